@@ -1,0 +1,20 @@
+//! tusk-cli: the `tusk` binary, a psql-like terminal for the tusk engine.
+//!
+//! The binary is thin (`main.rs` parses the command line); the behaviour
+//! lives in this library so that it can be tested without an engine:
+//!
+//! * [`format`] prints result tables exactly like psql 15 (aligned and
+//!   unaligned, tuples only), with [`width`] measuring display columns;
+//! * [`scan`] splits input into statements and backslash commands;
+//! * [`report`] builds psql's client-side messages (error excerpts with a
+//!   caret, `\timing` lines);
+//! * [`shell`] runs statements and backslash commands against anything that
+//!   implements [`shell::Engine`], in `-c`, script or interactive mode;
+//! * [`interactive`] is the line-editing loop around the shell.
+
+pub mod format;
+pub mod interactive;
+pub mod report;
+pub mod scan;
+pub mod shell;
+pub mod width;

@@ -1,0 +1,201 @@
+//! `tusk`: a psql-like terminal for the tusk engine.
+//!
+//! ```text
+//! tusk [-D DIR] [-c SQL]... [-f FILE]... [-A] [-t] [-q] [-F SEP]
+//! ```
+//!
+//! `-c` and `-f` run in the order given and stop at the first error. Without
+//! them, a terminal on standard input gets the interactive shell, anything
+//! else is read as a script (like `-f -`).
+//!
+//! Exit status: 0 on success (and after `\q`), 1 after an error in a
+//! script or command, 2 for a usage error or a data directory that cannot be
+//! opened, 141 when standard output was closed early (what a shell reports
+//! for psql, which dies of SIGPIPE there).
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser};
+
+use tusk_cli::format::{Format, PrintOptions};
+use tusk_cli::report::os_message;
+use tusk_cli::shell::{Flow, Settings, Shell};
+use tusk_cli::{interactive, shell};
+
+/// tusk is the interactive terminal for the tusk database engine.
+#[derive(Debug, Parser)]
+#[command(name = "tusk", version)]
+struct Cli {
+    /// Data directory (created on first use)
+    #[arg(
+        short = 'D',
+        long = "pgdata",
+        value_name = "DIR",
+        env = "TUSKDATA",
+        default_value = "./tusk-data"
+    )]
+    data_dir: PathBuf,
+
+    /// Run one command (SQL or a backslash command); may be repeated
+    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
+    command: Vec<String>,
+
+    /// Run commands from FILE ("-" for standard input); may be repeated
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Vec<String>,
+
+    /// Unaligned output: fields separated by "|" (see -F)
+    #[arg(short = 'A', long = "no-align")]
+    no_align: bool,
+
+    /// Print rows only: no header, no row count footer
+    #[arg(short = 't', long = "tuples-only")]
+    tuples_only: bool,
+
+    /// Quiet: no command tags or informational messages
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+
+    /// Field separator for unaligned output
+    #[arg(
+        short = 'F',
+        long = "field-separator",
+        value_name = "STRING",
+        default_value = "|"
+    )]
+    field_separator: String,
+
+    /// Accepted for psql compatibility (tusk reads no startup file)
+    #[arg(short = 'X', long = "no-psqlrc", hide = true)]
+    no_psqlrc: bool,
+}
+
+/// One `-c` or `-f`, in command-line order.
+enum Action {
+    Command(String),
+    File(String),
+}
+
+/// Exit status when standard output was closed under us; what a shell
+/// reports for psql, which dies of SIGPIPE there.
+const EXIT_OUTPUT_CLOSED: u8 = 141;
+
+fn main() -> ExitCode {
+    // An empty $TUSKDATA means "not set" (clap would reject it as a value).
+    // Still single-threaded here, so changing the environment is sound.
+    if std::env::var_os("TUSKDATA").is_some_and(|v| v.is_empty()) {
+        std::env::remove_var("TUSKDATA");
+    }
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+
+    // Interleave -c and -f by their position on the command line.
+    let mut actions: Vec<(usize, Action)> = Vec::new();
+    if let Some(idx) = matches.indices_of("command") {
+        actions.extend(
+            idx.zip(cli.command.iter())
+                .map(|(i, c)| (i, Action::Command(c.clone()))),
+        );
+    }
+    if let Some(idx) = matches.indices_of("file") {
+        actions.extend(
+            idx.zip(cli.file.iter())
+                .map(|(i, f)| (i, Action::File(f.clone()))),
+        );
+    }
+    actions.sort_by_key(|(i, _)| *i);
+
+    let settings = Settings {
+        print: PrintOptions {
+            format: if cli.no_align {
+                Format::Unaligned
+            } else {
+                Format::Aligned
+            },
+            tuples_only: cli.tuples_only,
+            field_sep: cli.field_separator.clone(),
+        },
+        quiet: cli.quiet,
+        timing: false,
+    };
+
+    let session = match tusk_sql::Session::open(&cli.data_dir) {
+        Ok(s) => s,
+        Err(e) => {
+            complain(&format!(
+                "could not open data directory \"{}\": {}",
+                cli.data_dir.display(),
+                e.message
+            ));
+            return ExitCode::from(2);
+        }
+    };
+
+    let stdout = BufWriter::new(io::stdout());
+    let mut sh = Shell::new(session, stdout, io::stderr(), settings);
+    let flow = if actions.is_empty() {
+        if io::stdin().is_terminal() {
+            interactive::run(&mut sh)
+        } else {
+            sh.run_script(io::stdin().lock(), None)
+        }
+    } else {
+        run_actions(&mut sh, actions.into_iter().map(|(_, a)| a))
+    };
+    sh.flush();
+    let flow = if sh.output_error().is_some() {
+        Flow::OutputClosed
+    } else {
+        flow
+    };
+
+    let code = match flow {
+        Flow::Continue | Flow::Quit => ExitCode::SUCCESS,
+        Flow::Error => ExitCode::FAILURE,
+        Flow::OutputClosed => match sh.output_error() {
+            Some(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                complain(&format!("could not write to standard output: {e}"));
+                ExitCode::FAILURE
+            }
+            _ => ExitCode::from(EXIT_OUTPUT_CLOSED),
+        },
+    };
+    // Close the session (and its data directory) before exiting.
+    drop(sh);
+    code
+}
+
+fn run_actions<E: shell::Engine, O: Write, W: Write>(
+    sh: &mut Shell<E, O, W>,
+    actions: impl Iterator<Item = Action>,
+) -> Flow {
+    for action in actions {
+        let flow = match action {
+            Action::Command(c) => sh.run_command_string(&c),
+            Action::File(name) if name == "-" => sh.run_script(io::stdin().lock(), Some("<stdin>")),
+            Action::File(name) => match File::open(&name) {
+                Ok(f) => sh.run_script(BufReader::new(f), Some(&name)),
+                Err(e) => {
+                    sh.flush();
+                    complain(&format!("{name}: {}", os_message(&e)));
+                    Flow::Error
+                }
+            },
+        };
+        if flow != Flow::Continue {
+            return flow;
+        }
+    }
+    Flow::Continue
+}
+
+/// `tusk: error: MESSAGE` on standard error (ignoring a failure to write it).
+fn complain(message: &str) {
+    let _ = writeln!(io::stderr(), "tusk: error: {message}");
+}

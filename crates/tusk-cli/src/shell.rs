@@ -1,0 +1,859 @@
+//! Running statements and backslash commands, and reporting the outcome the
+//! way psql does.
+//!
+//! A [`Shell`] owns an [`Engine`] (a `tusk_sql::Session`, or a stand-in in
+//! tests), the output streams and the settings that the command line and
+//! `\timing` change. Its three entry points follow psql's three input modes:
+//!
+//! * [`Shell::run_command_string`] for one `-c` string: sent whole to the
+//!   engine (which runs its `;`-separated statements in order and prints
+//!   every result), or run as a backslash command if it starts with `\`;
+//! * [`Shell::run_script`] for `-f FILE`, `-f -` and piped standard input:
+//!   split into statements client-side (see [`crate::scan`]), each sent on
+//!   its own, stopping at the first error;
+//! * [`Shell::run_item`] for one statement or command of the interactive
+//!   loop, which goes on after errors.
+//!
+//! Errors go to standard error as `ERROR:  message` plus psql's `LINE n:`
+//! excerpt and caret when the engine gives a position. While a named script
+//! runs, every message is prefixed with `tusk:FILE:LINE: ` as psql does with
+//! `psql:FILE:LINE: `. Standard output is flushed before anything is written
+//! to standard error, so the two interleave in order on a terminal.
+//!
+//! A failed write to standard output (most often a closed pipe, as with
+//! `tusk ... | head`) is remembered, silences all further output, and ends
+//! the run with [`Flow::OutputClosed`] so that the caller can exit quietly.
+
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+use tusk_sql::{QueryResult, Session, SqlError};
+
+use crate::format::{print_table, PrintOptions, Table};
+use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
+use crate::scan::{is_blank, parse_meta, Item, MetaCommand, Scanner};
+
+/// What the shell needs from the database engine.
+pub trait Engine {
+    /// Runs `sql` (one or more statements), handing each result to `sink`;
+    /// stops at the first error.
+    fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError>;
+    /// `\d` (no table) and `\d table`.
+    fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError>;
+}
+
+impl Engine for Session {
+    fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError> {
+        Session::execute(self, sql, sink)
+    }
+
+    fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError> {
+        Session::describe(self, table)
+    }
+}
+
+/// Settings from the command line and backslash commands.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub print: PrintOptions,
+    /// `-q`: no command tags or informational messages.
+    pub quiet: bool,
+    /// `\timing`: print `Time: ...` after each statement.
+    pub timing: bool,
+}
+
+/// What running a piece of input led to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on with the next input.
+    Continue,
+    /// An error was reported; scripts stop here.
+    Error,
+    /// `\q`: stop reading input.
+    Quit,
+    /// Writing to standard output failed (e.g. a closed pipe): stop quietly.
+    OutputClosed,
+}
+
+/// Short help printed by `\?`.
+pub const HELP: &str = "\
+General
+  \\q                     quit tusk
+  \\?                     show this help
+
+Query Buffer
+  \\g                     execute the query buffer (or the previous query if it is empty)
+  \\r                     reset (clear) the query buffer
+
+Informational
+  \\d                     list tables
+  \\d NAME                describe table NAME
+
+Input/Output
+  \\echo [-n] [STRING]    write string to standard output (-n for no newline)
+
+Formatting
+  \\timing [on|off]       toggle timing of commands
+";
+
+/// A session with the engine, its output streams and settings.
+pub struct Shell<E, O, W> {
+    engine: E,
+    out: O,
+    err: W,
+    pub settings: Settings,
+    /// The first failed write to `out`; once set, output is dropped.
+    out_error: Option<io::Error>,
+    /// The last statement sent, for `\g` with an empty buffer.
+    last_query: Option<String>,
+    /// The script being run, for message prefixes, and the current line.
+    script: Option<String>,
+    line: usize,
+    /// Whether input comes from a person at a terminal (adds hints).
+    pub interactive: bool,
+}
+
+impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
+    pub fn new(engine: E, out: O, err: W, settings: Settings) -> Self {
+        Shell {
+            engine,
+            out,
+            err,
+            settings,
+            out_error: None,
+            last_query: None,
+            script: None,
+            line: 0,
+            interactive: false,
+        }
+    }
+
+    /// Gives back the engine and the streams.
+    pub fn into_parts(self) -> (E, O, W) {
+        (self.engine, self.out, self.err)
+    }
+
+    /// The write error that closed standard output, if any.
+    pub fn output_error(&self) -> Option<&io::Error> {
+        self.out_error.as_ref()
+    }
+
+    fn write_out(&mut self, bytes: &[u8]) {
+        if self.out_error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.out_error = Some(e);
+            }
+        }
+    }
+
+    /// Flushes standard output (after each statement and before messages).
+    pub fn flush(&mut self) {
+        if self.out_error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.out_error = Some(e);
+            }
+        }
+    }
+
+    fn write_err(&mut self, text: &str) {
+        self.flush();
+        // Nothing sensible is left to do if standard error fails too.
+        let _ = self.err.write_all(text.as_bytes());
+        let _ = self.err.flush();
+    }
+
+    /// psql's prefix for messages about a script: `tusk:FILE:LINE: `.
+    fn locus(&self) -> String {
+        match &self.script {
+            Some(name) => format!("tusk:{name}:{}: ", self.line),
+            None => String::new(),
+        }
+    }
+
+    /// A client-side error, as psql's `pg_log_error` prints it.
+    fn log_error(&mut self, message: &str) {
+        let text = match &self.script {
+            Some(_) => format!("{}error: {message}\n", self.locus()),
+            None => format!("{message}\n"),
+        };
+        self.write_err(&text);
+    }
+
+    fn log_warning(&mut self, message: &str) {
+        let text = match &self.script {
+            Some(_) => format!("{}warning: {message}\n", self.locus()),
+            None => format!("{message}\n"),
+        };
+        self.write_err(&text);
+    }
+
+    /// `ERROR:  message` and, with a position, the `LINE n:` excerpt of
+    /// `query` with a caret.
+    fn report_sql_error(&mut self, error: &SqlError, query: &str) {
+        let mut text = format!("{}ERROR:  {}\n", self.locus(), error.message);
+        if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
+            text.push_str(&lines);
+        }
+        self.write_err(&text);
+    }
+
+    fn info(&mut self, message: &str) {
+        if !self.settings.quiet {
+            self.write_out(message.as_bytes());
+            self.write_out(b"\n");
+        }
+    }
+
+    fn finish(&mut self, flow: Flow) -> Flow {
+        self.flush();
+        if self.out_error.is_some() {
+            Flow::OutputClosed
+        } else {
+            flow
+        }
+    }
+
+    /// Sends `sql` to the engine and prints every result, the error that
+    /// stopped it, and the time it took if `\timing` is on.
+    pub fn run_sql(&mut self, sql: &str) -> Flow {
+        let start = Instant::now();
+        let Shell {
+            engine,
+            out,
+            settings,
+            out_error,
+            ..
+        } = self;
+        let result = engine.execute(sql, &mut |r| {
+            if out_error.is_none() {
+                if let Err(e) = print_result(out, &r, settings, true) {
+                    *out_error = Some(e);
+                }
+            }
+        });
+        let elapsed = start.elapsed();
+        self.last_query = Some(sql.to_string());
+        let flow = match result {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                self.report_sql_error(&e, sql);
+                Flow::Error
+            }
+        };
+        if self.settings.timing {
+            let line = timing_line(elapsed.as_secs_f64() * 1000.0);
+            self.write_out(line.as_bytes());
+            self.write_out(b"\n");
+        }
+        self.finish(flow)
+    }
+
+    /// Runs one `-c` string.
+    pub fn run_command_string(&mut self, command: &str) -> Flow {
+        let trimmed = command.trim_start();
+        if let Some(meta) = trimmed.strip_prefix('\\') {
+            let cmd = parse_meta(&meta.replace(['\n', '\r'], " "));
+            let mut scanner = Scanner::new();
+            return self.run_meta(&cmd, &mut scanner);
+        }
+        if is_blank(command) {
+            return self.finish(Flow::Continue);
+        }
+        self.run_sql(command)
+    }
+
+    /// Runs a statement or backslash command that `scanner` produced.
+    pub fn run_item(&mut self, item: &Item, scanner: &mut Scanner) -> Flow {
+        match item {
+            Item::Statement(sql) => self.run_sql(sql),
+            Item::Meta(cmd) => self.run_meta(cmd, scanner),
+        }
+    }
+
+    fn warn_extra_args(&mut self, cmd: &MetaCommand, allowed: usize) {
+        for extra in cmd.args.iter().skip(allowed) {
+            self.log_warning(&format!(
+                "\\{}: extra argument \"{extra}\" ignored",
+                cmd.name
+            ));
+        }
+    }
+
+    /// Runs a backslash command. `scanner` holds the pending query buffer
+    /// (for `\g` and `\r`).
+    pub fn run_meta(&mut self, cmd: &MetaCommand, scanner: &mut Scanner) -> Flow {
+        let flow = match cmd.name.as_str() {
+            "q" | "quit" => {
+                self.warn_extra_args(cmd, 0);
+                Flow::Quit
+            }
+            "?" => {
+                self.warn_extra_args(cmd, 0);
+                self.write_out(HELP.as_bytes());
+                Flow::Continue
+            }
+            "timing" => {
+                self.warn_extra_args(cmd, 1);
+                let mut flow = Flow::Continue;
+                match cmd.args.first() {
+                    None => self.settings.timing = !self.settings.timing,
+                    Some(v) => match parse_bool(v) {
+                        Some(on) => self.settings.timing = on,
+                        None => {
+                            self.log_error(&format!(
+                                "unrecognized value \"{v}\" for \"\\timing\": Boolean expected"
+                            ));
+                            flow = Flow::Error;
+                        }
+                    },
+                }
+                let state = if self.settings.timing {
+                    "Timing is on."
+                } else {
+                    "Timing is off."
+                };
+                self.info(state);
+                flow
+            }
+            "d" => {
+                self.warn_extra_args(cmd, 1);
+                let name = cmd.args.first().map(|a| normalize_name(a));
+                self.describe(name.as_deref())
+            }
+            "g" => {
+                self.warn_extra_args(cmd, 0);
+                let query = scanner.take_pending().or_else(|| self.last_query.clone());
+                match query {
+                    Some(q) => return self.run_sql(&q),
+                    None => Flow::Continue,
+                }
+            }
+            "r" | "reset" => {
+                self.warn_extra_args(cmd, 0);
+                scanner.reset();
+                self.info("Query buffer reset (cleared).");
+                Flow::Continue
+            }
+            "echo" => {
+                let (newline, words) = match cmd.args.first() {
+                    Some(first) if first == "-n" => (false, &cmd.args[1..]),
+                    _ => (true, &cmd.args[..]),
+                };
+                let mut text = words.join(" ");
+                if newline {
+                    text.push('\n');
+                }
+                self.write_out(text.as_bytes());
+                Flow::Continue
+            }
+            other => {
+                self.log_error(&format!("invalid command \\{other}"));
+                if self.interactive {
+                    self.log_error("Try \\? for help.");
+                }
+                Flow::Error
+            }
+        };
+        self.finish(flow)
+    }
+
+    fn describe(&mut self, name: Option<&str>) -> Flow {
+        match self.engine.describe(name) {
+            Ok(QueryResult::Rows { rows, .. }) if name.is_none() && rows.is_empty() => {
+                self.log_error("Did not find any relations.");
+                Flow::Continue
+            }
+            Ok(result) => {
+                if self.out_error.is_none() {
+                    if let Err(e) =
+                        print_result(&mut self.out, &result, &self.settings, name.is_none())
+                    {
+                        self.out_error = Some(e);
+                    }
+                }
+                Flow::Continue
+            }
+            Err(e) => {
+                self.log_error(&e.message);
+                Flow::Error
+            }
+        }
+    }
+
+    /// Runs a script read from `input` line by line, stopping at the first
+    /// error. `name` (a file name, or `<stdin>` for `-f -`) turns on the
+    /// `tusk:NAME:LINE: ` message prefix; piped standard input has none.
+    pub fn run_script<R: BufRead>(&mut self, mut input: R, name: Option<&str>) -> Flow {
+        let saved = (self.script.take(), self.line);
+        self.script = name.map(str::to_string);
+        self.line = 0;
+        let mut scanner = Scanner::new();
+        let mut raw = Vec::new();
+        let flow = 'lines: loop {
+            raw.clear();
+            match input.read_until(b'\n', &mut raw) {
+                Ok(0) => break Flow::Continue,
+                Ok(_) => {}
+                Err(e) => {
+                    let message = format!("could not read from input file: {}", os_message(&e));
+                    let text = match &self.script {
+                        Some(name) => format!("tusk:{name}: error: {message}\n"),
+                        None => format!("tusk: error: {message}\n"),
+                    };
+                    self.write_err(&text);
+                    break Flow::Error;
+                }
+            }
+            self.line += 1;
+            if raw.last() == Some(&b'\n') {
+                raw.pop();
+            }
+            let line = String::from_utf8_lossy(&raw).into_owned();
+            for item in scanner.feed_line(&line) {
+                let flow = self.run_item(&item, &mut scanner);
+                if flow != Flow::Continue {
+                    break 'lines flow;
+                }
+            }
+        };
+        let flow = match flow {
+            Flow::Continue => match scanner.take_pending() {
+                Some(sql) => self.run_sql(&sql),
+                None => self.finish(Flow::Continue),
+            },
+            other => other,
+        };
+        (self.script, self.line) = saved;
+        flow
+    }
+}
+
+/// Prints one result: a table (with `(N rows)` if `row_count` is set and
+/// the table has no footers of its own) or a command tag (unless quiet).
+pub fn print_result(
+    out: &mut dyn Write,
+    result: &QueryResult,
+    settings: &Settings,
+    row_count: bool,
+) -> io::Result<()> {
+    match result {
+        QueryResult::Rows {
+            title,
+            columns,
+            rows,
+        } => {
+            let table = Table {
+                title: title.as_deref(),
+                columns,
+                rows,
+                footers: &[],
+                default_footer: row_count,
+            };
+            print_table(out, &table, &settings.print)
+        }
+        QueryResult::Command { tag } => {
+            if settings.quiet {
+                Ok(())
+            } else {
+                out.write_all(tag.as_bytes())?;
+                out.write_all(b"\n")
+            }
+        }
+    }
+}
+
+/// A `\d` argument as psql reads a name: unquoted letters fold to lower
+/// case, `"..."` parts are taken verbatim (`""` is a quote) without their
+/// quotes. `Public."My Table"` becomes `public.My Table`.
+pub fn normalize_name(arg: &str) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut chars = arg.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            if quoted && chars.next_if_eq(&'"').is_some() {
+                out.push('"');
+            } else {
+                quoted = !quoted;
+            }
+        } else if quoted {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Format;
+    use tusk_sql::ColumnHeader;
+
+    /// A stand-in engine: a few canned statements, and a log of what ran.
+    #[derive(Default)]
+    struct Fake {
+        log: Vec<String>,
+        described: Vec<Option<String>>,
+        no_tables: bool,
+    }
+
+    fn one(name: &str, numeric: bool, values: &[Option<&str>]) -> QueryResult {
+        QueryResult::Rows {
+            title: None,
+            columns: vec![ColumnHeader {
+                name: name.to_string(),
+                numeric,
+            }],
+            rows: values.iter().map(|v| vec![v.map(str::to_string)]).collect(),
+        }
+    }
+
+    impl Engine for Fake {
+        fn execute(
+            &mut self,
+            sql: &str,
+            sink: &mut dyn FnMut(QueryResult),
+        ) -> Result<(), SqlError> {
+            self.log.push(sql.to_string());
+            // Statements separated by ';' are run in order, like the engine.
+            let mut offset = 0;
+            for part in sql.split_inclusive(';') {
+                let words: Vec<&str> = part.trim_end_matches(';').split_whitespace().collect();
+                let stmt = words.join(" ");
+                let start = offset + part.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+                offset += part.chars().count();
+                match stmt.as_str() {
+                    "" => {}
+                    "select 1" => sink(one("?column?", true, &[Some("1")])),
+                    "select 2" => sink(one("?column?", true, &[Some("2")])),
+                    "select null" => sink(one("x", false, &[None])),
+                    "create table t (a int)" => sink(QueryResult::Command {
+                        tag: "CREATE TABLE".into(),
+                    }),
+                    s if s.starts_with("selec ") => {
+                        return Err(SqlError {
+                            message: "syntax error at or near \"selec\"".into(),
+                            position: Some(start + 1),
+                        })
+                    }
+                    s => {
+                        return Err(SqlError {
+                            message: format!("cannot run {s}"),
+                            position: None,
+                        })
+                    }
+                }
+            }
+            Ok(())
+        }
+
+        fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError> {
+            self.described.push(table.map(str::to_string));
+            match table {
+                None if self.no_tables => Ok(QueryResult::Rows {
+                    title: Some("List of relations".into()),
+                    columns: vec![],
+                    rows: vec![],
+                }),
+                None => Ok(QueryResult::Rows {
+                    title: Some("List of relations".into()),
+                    columns: ["Schema", "Name", "Type", "Owner"]
+                        .iter()
+                        .map(|n| ColumnHeader {
+                            name: n.to_string(),
+                            numeric: false,
+                        })
+                        .collect(),
+                    rows: vec![["public", "t", "table", "tusk"]
+                        .iter()
+                        .map(|v| Some(v.to_string()))
+                        .collect()],
+                }),
+                Some("t") => Ok(QueryResult::Rows {
+                    title: Some("Table \"public.t\"".into()),
+                    columns: ["Column", "Type"]
+                        .iter()
+                        .map(|n| ColumnHeader {
+                            name: n.to_string(),
+                            numeric: false,
+                        })
+                        .collect(),
+                    rows: vec![vec![Some("a".into()), Some("integer".into())]],
+                }),
+                Some(other) => Err(SqlError {
+                    message: format!("Did not find any relation named \"{other}\"."),
+                    position: None,
+                }),
+            }
+        }
+    }
+
+    type TestShell = Shell<Fake, Vec<u8>, Vec<u8>>;
+
+    fn shell() -> TestShell {
+        Shell::new(Fake::default(), Vec::new(), Vec::new(), Settings::default())
+    }
+
+    fn outputs(shell: TestShell) -> (String, String, Fake) {
+        let (engine, out, err) = shell.into_parts();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+            engine,
+        )
+    }
+
+    const ONE: &str = " ?column? \n----------\n        1\n(1 row)\n\n";
+    const TWO: &str = " ?column? \n----------\n        2\n(1 row)\n\n";
+
+    #[test]
+    fn command_string_prints_every_result() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("select 1; select 2"), Flow::Continue);
+        assert_eq!(
+            sh.run_command_string("create table t (a int)"),
+            Flow::Continue
+        );
+        let (out, err, engine) = outputs(sh);
+        assert_eq!(out, format!("{ONE}{TWO}CREATE TABLE\n"));
+        assert_eq!(err, "");
+        assert_eq!(
+            engine.log,
+            vec!["select 1; select 2", "create table t (a int)"]
+        );
+    }
+
+    #[test]
+    fn command_string_error_after_results() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("select 1;\nselec 2"), Flow::Error);
+        let (out, err, _) = outputs(sh);
+        assert_eq!(out, ONE);
+        assert_eq!(
+            err,
+            "ERROR:  syntax error at or near \"selec\"\nLINE 2: selec 2\n        ^\n"
+        );
+    }
+
+    #[test]
+    fn blank_command_string_runs_nothing() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string(""), Flow::Continue);
+        assert_eq!(sh.run_command_string(" ; -- x"), Flow::Continue);
+        let (out, err, engine) = outputs(sh);
+        assert_eq!((out.as_str(), err.as_str()), ("", ""));
+        assert!(engine.log.is_empty());
+    }
+
+    #[test]
+    fn quiet_hides_tags_and_messages() {
+        let mut sh = shell();
+        sh.settings.quiet = true;
+        sh.run_command_string("create table t (a int)");
+        sh.run_command_string("\\timing on");
+        let (out, _, _) = outputs(sh);
+        assert_eq!(out, "");
+    }
+
+    #[test]
+    fn unaligned_tuples_only_null() {
+        let mut sh = shell();
+        sh.settings.print.format = Format::Unaligned;
+        sh.settings.print.tuples_only = true;
+        sh.run_command_string("select null; select 1");
+        let (out, _, _) = outputs(sh);
+        assert_eq!(out, "\n1\n");
+    }
+
+    #[test]
+    fn timing_toggles_and_prints() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("\\timing"), Flow::Continue);
+        sh.run_command_string("select 1");
+        assert_eq!(sh.run_command_string("\\timing off"), Flow::Continue);
+        assert_eq!(sh.run_command_string("\\timing bogus"), Flow::Error);
+        let (out, err, _) = outputs(sh);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "Timing is on.");
+        assert!(
+            lines[6].starts_with("Time: ") && lines[6].ends_with(" ms"),
+            "{out}"
+        );
+        assert_eq!(&lines[7..], &["Timing is off.", "Timing is off."]);
+        assert_eq!(
+            err,
+            "unrecognized value \"bogus\" for \"\\timing\": Boolean expected\n"
+        );
+    }
+
+    #[test]
+    fn script_splits_and_stops_at_first_error() {
+        let mut sh = shell();
+        let script = "-- leading comment\nselect 1;\n\nselect\n  2; selec 3;\nselect 1;\n";
+        assert_eq!(sh.run_script(script.as_bytes(), Some("x.sql")), Flow::Error);
+        let (out, err, engine) = outputs(sh);
+        assert_eq!(engine.log, vec!["select 1;", "select\n  2;", "selec 3;"]);
+        assert_eq!(out, format!("{ONE}{TWO}"));
+        assert_eq!(
+            err,
+            "tusk:x.sql:5: ERROR:  syntax error at or near \"selec\"\nLINE 1: selec 3;\n        ^\n"
+        );
+    }
+
+    #[test]
+    fn piped_stdin_has_no_prefix_and_runs_last_statement() {
+        let mut sh = shell();
+        assert_eq!(
+            sh.run_script("select 1;\nselect 2".as_bytes(), None),
+            Flow::Continue
+        );
+        assert_eq!(sh.run_script("selec 1;".as_bytes(), None), Flow::Error);
+        let (out, err, _) = outputs(sh);
+        assert_eq!(out, format!("{ONE}{TWO}"));
+        assert!(err.starts_with("ERROR:  syntax error"), "{err}");
+    }
+
+    #[test]
+    fn script_quit_stops() {
+        let mut sh = shell();
+        assert_eq!(
+            sh.run_script("select 1;\n\\q\nselect 2;\n".as_bytes(), Some("f")),
+            Flow::Quit
+        );
+        let (out, _, engine) = outputs(sh);
+        assert_eq!(out, ONE);
+        assert_eq!(engine.log.len(), 1);
+    }
+
+    #[test]
+    fn invalid_command() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("\\foo"), Flow::Error);
+        assert_eq!(
+            sh.run_script("\n\\foo\n".as_bytes(), Some("<stdin>")),
+            Flow::Error
+        );
+        sh.interactive = true;
+        sh.run_command_string("\\bar");
+        let (_, err, _) = outputs(sh);
+        assert_eq!(
+            err,
+            "invalid command \\foo\ntusk:<stdin>:2: error: invalid command \\foo\n\
+             invalid command \\bar\nTry \\? for help.\n"
+        );
+    }
+
+    #[test]
+    fn describe_list_and_table() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("\\d"), Flow::Continue);
+        assert_eq!(sh.run_command_string("\\d T"), Flow::Continue);
+        let (out, err, engine) = outputs(sh);
+        assert_eq!(
+            out,
+            "       List of relations\n \
+             Schema | Name | Type  | Owner \n\
+             --------+------+-------+-------\n \
+             public | t    | table | tusk\n\
+             (1 row)\n\n\
+             \x20Table \"public.t\"\n \
+             Column |  Type   \n\
+             --------+---------\n \
+             a      | integer\n\n"
+        );
+        assert_eq!(err, "");
+        assert_eq!(engine.described, vec![None, Some("t".to_string())]);
+    }
+
+    #[test]
+    fn describe_errors_and_warnings() {
+        let mut sh = shell();
+        assert_eq!(sh.run_command_string("\\d nope"), Flow::Error);
+        assert_eq!(
+            sh.run_script("\\d t u\n".as_bytes(), Some("s.sql")),
+            Flow::Continue
+        );
+        sh.engine.no_tables = true;
+        assert_eq!(sh.run_command_string("\\d"), Flow::Continue);
+        let (_, err, _) = outputs(sh);
+        assert_eq!(
+            err,
+            "Did not find any relation named \"nope\".\n\
+             tusk:s.sql:1: warning: \\d: extra argument \"u\" ignored\n\
+             Did not find any relations.\n"
+        );
+    }
+
+    #[test]
+    fn go_and_reset() {
+        let mut sh = shell();
+        let script = "select 1 \\g\n\\g\nselect 2 \\r\n\\echo done 'a b' \"c\"\n";
+        assert_eq!(sh.run_script(script.as_bytes(), None), Flow::Continue);
+        let (out, _, engine) = outputs(sh);
+        assert_eq!(engine.log, vec!["select 1 ", "select 1 "]);
+        assert_eq!(
+            out,
+            format!("{ONE}{ONE}Query buffer reset (cleared).\ndone a b \"c\"\n")
+        );
+    }
+
+    #[test]
+    fn names_fold_like_psql() {
+        assert_eq!(normalize_name("T"), "t");
+        assert_eq!(normalize_name("Public.\"My Table\""), "public.My Table");
+        assert_eq!(normalize_name("\"a\"\"b\""), "a\"b");
+        assert_eq!(normalize_name("\"open"), "open");
+    }
+
+    /// Input that cannot be read (like `-f /tmp`, a directory).
+    struct Unreadable;
+
+    impl io::Read for Unreadable {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::from_raw_os_error(21))
+        }
+    }
+
+    #[test]
+    fn unreadable_script() {
+        let mut sh = shell();
+        let input = io::BufReader::new(Unreadable);
+        assert_eq!(sh.run_script(input, Some("/tmp")), Flow::Error);
+        let input = io::BufReader::new(Unreadable);
+        assert_eq!(sh.run_script(input, None), Flow::Error);
+        let (_, err, _) = outputs(sh);
+        assert_eq!(
+            err,
+            "tusk:/tmp: error: could not read from input file: Is a directory\n\
+             tusk: error: could not read from input file: Is a directory\n"
+        );
+    }
+
+    /// A writer whose reader went away.
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn closed_output_stops_quietly() {
+        let mut sh = Shell::new(Fake::default(), Closed, Vec::new(), Settings::default());
+        assert_eq!(
+            sh.run_script("select 1;\nselect 2;\n".as_bytes(), Some("f")),
+            Flow::OutputClosed
+        );
+        assert_eq!(sh.output_error().unwrap().kind(), io::ErrorKind::BrokenPipe);
+        let (engine, _, err) = sh.into_parts();
+        assert_eq!(engine.log.len(), 1);
+        assert!(err.is_empty());
+    }
+}

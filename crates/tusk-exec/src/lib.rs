@@ -1,0 +1,39 @@
+//! # tusk-exec: the batch-at-a-time executor
+//!
+//! Plans ([`plan::Plan`]) come from the SQL layer; [`exec::build`] turns them
+//! into operators that pull [`vector::Batch`]es of column vectors from their
+//! children. Per-row work happens in tight loops over typed arrays inside an
+//! operator; the dynamic dispatch between operators happens once per batch.
+//!
+//! | module | what |
+//! |---|---|
+//! | `vector`, `value`, `numeric` | column vectors, single values, the decimal type |
+//! | `expr`, `cast` | scalar expressions, vectorised, with PostgreSQL's error rules |
+//! | `scan` | heap sequential scan, `generate_series`, literal rows |
+//! | `join`, `hashkey` | inner hash join (chained table, resumable probe) |
+//! | `agg` | plain and grouped aggregation |
+//! | `sort` | ORDER BY |
+//! | `dml` | INSERT and DELETE sinks |
+
+pub mod agg;
+pub mod cast;
+pub mod dml;
+pub mod error;
+pub mod exec;
+pub mod expr;
+pub mod hashkey;
+pub mod join;
+pub mod numeric;
+pub mod plan;
+pub mod scan;
+pub mod sort;
+pub mod value;
+pub mod vector;
+
+pub use error::{ExecError, Result};
+pub use exec::{build, ExecContext, NodeStats, Operator};
+pub use expr::Expr;
+pub use numeric::Numeric;
+pub use plan::{Estimate, NodeKind, Plan};
+pub use value::Value;
+pub use vector::{Batch, Vector};

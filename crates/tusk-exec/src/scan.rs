@@ -1,0 +1,291 @@
+//! Leaf operators: heap sequential scan, `generate_series`, literal rows.
+
+use crate::error::{ExecError, Result};
+use crate::exec::{apply_filter, ExecContext, Operator};
+use crate::expr::Expr;
+use crate::plan::{NodeKind, Plan};
+use crate::value::Value;
+use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
+use std::sync::Arc;
+use tusk_storage::heap::{self, Tid, Visibility};
+use tusk_storage::tuple::{self, Attr};
+use tusk_storage::{DataType, Database, Snapshot};
+
+/// Sequential scan: reads blocks in order, deforms the visible tuples'
+/// needed attributes straight into column vectors.
+pub struct SeqScan {
+    db: Arc<Database>,
+    oid: u32,
+    table_types: Vec<DataType>,
+    /// For each attribute up to the last needed one: its output column.
+    out_of_att: Vec<Option<usize>>,
+    out_types: Vec<DataType>,
+    with_tid: bool,
+    snapshot: Snapshot,
+    next_block: u32,
+    nblocks: u32,
+    filter: Option<Expr>,
+    ctx: ExecContext,
+    id: usize,
+}
+
+impl SeqScan {
+    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<SeqScan> {
+        let NodeKind::SeqScan {
+            oid,
+            table_types,
+            columns,
+            with_tid,
+            filter,
+            ..
+        } = &plan.kind
+        else {
+            unreachable!()
+        };
+        let last = columns.iter().copied().max();
+        let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
+        for (out, &att) in columns.iter().enumerate() {
+            out_of_att[att] = Some(out);
+        }
+        let mut out_types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        if *with_tid {
+            out_types.push(DataType::Int8);
+        }
+        Ok(SeqScan {
+            db: ctx.db.clone(),
+            oid: *oid,
+            table_types: table_types.clone(),
+            out_of_att,
+            out_types,
+            with_tid: *with_tid,
+            snapshot: ctx.snapshot,
+            next_block: 0,
+            nblocks: ctx.db.nblocks(*oid)?,
+            filter: filter.clone(),
+            ctx: ctx.clone(),
+            id: plan.id,
+        })
+    }
+
+    fn read_batch(&mut self) -> Result<Option<Batch>> {
+        if self.next_block >= self.nblocks {
+            return Ok(None);
+        }
+        let mut cols: Vec<Vector> = self
+            .out_types
+            .iter()
+            .map(|&t| Vector::with_capacity(t, BATCH_SIZE + 512))
+            .collect();
+        let ncols = cols.len();
+        let mut nulls: Vec<Vec<bool>> = vec![Vec::with_capacity(BATCH_SIZE + 512); ncols];
+        let mut rows = 0usize;
+        let mut vis = Visibility::new(&self.db.txn, self.snapshot);
+        let last_att = self.out_of_att.len().checked_sub(1);
+        let out_of_att = &self.out_of_att;
+        let types = &self.table_types;
+        let with_tid = self.with_tid;
+        while rows < BATCH_SIZE && self.next_block < self.nblocks {
+            let block = self.next_block;
+            self.next_block += 1;
+            heap::scan_page(&self.db.pool, self.oid, block, &mut vis, |item, t| {
+                rows += 1;
+                if let Some(last) = last_att {
+                    tuple::walk(t, types, last, |att, a| {
+                        if let Some(o) = out_of_att[att] {
+                            push_attr(&mut cols[o], &mut nulls[o], a);
+                        }
+                    });
+                }
+                if with_tid {
+                    if let Data::Int8(d) = &mut cols[ncols - 1].data {
+                        d.push(Tid { block, item }.to_u64() as i64);
+                    }
+                    nulls[ncols - 1].push(false);
+                }
+            })?;
+        }
+        for (c, n) in cols.iter_mut().zip(nulls) {
+            if n.iter().any(|&b| b) {
+                c.nulls = Some(n);
+            }
+        }
+        Ok(Some(Batch::new(cols, rows)))
+    }
+}
+
+#[inline]
+fn push_attr(v: &mut Vector, nulls: &mut Vec<bool>, a: Attr<'_>) {
+    match (&mut v.data, a) {
+        (Data::Int4(d), Attr::Int4(x)) => d.push(x),
+        (Data::Int8(d), Attr::Int8(x)) => d.push(x),
+        (Data::Bool(d), Attr::Bool(x)) => d.push(x),
+        (Data::Text(d), Attr::Text(x)) => d.push(x),
+        (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(crate::numeric::Numeric {
+            unscaled: u,
+            scale: s,
+        }),
+        (Data::Int4(d), _) => d.push(0),
+        (Data::Int8(d), _) => d.push(0),
+        (Data::Bool(d), _) => d.push(false),
+        (Data::Text(d), _) => d.push(b""),
+        (Data::Numeric(d), _) => d.push(crate::numeric::Numeric::from_i64(0)),
+    }
+    nulls.push(matches!(a, Attr::Null));
+}
+
+impl Operator for SeqScan {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while let Some(b) = self.read_batch()? {
+            let b = match &self.filter {
+                Some(f) => {
+                    let (b, removed) = apply_filter(b, f)?;
+                    self.ctx.add_removed(self.id, removed);
+                    b
+                }
+                None => b,
+            };
+            if b.len > 0 {
+                return Ok(Some(b));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Evaluates constant expressions (no column references) to values.
+pub fn eval_constants(exprs: &[Expr]) -> Result<Vec<Value>> {
+    let one = Batch::new(vec![], 1);
+    exprs.iter().map(|e| Ok(e.eval(&one)?.value(0))).collect()
+}
+
+/// `generate_series(start, stop [, step])` over integers.
+pub struct FunctionScan {
+    next: i128,
+    stop: i128,
+    step: i128,
+    ty: DataType,
+    done: bool,
+    filter: Option<Expr>,
+    ctx: ExecContext,
+    id: usize,
+}
+
+impl FunctionScan {
+    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<FunctionScan> {
+        let NodeKind::FunctionScan {
+            args, ty, filter, ..
+        } = &plan.kind
+        else {
+            unreachable!()
+        };
+        let vals = eval_constants(args)?;
+        let as_int = |v: &Value| -> Option<i128> {
+            match v {
+                Value::Int4(x) => Some(*x as i128),
+                Value::Int8(x) => Some(*x as i128),
+                _ => None,
+            }
+        };
+        let ints: Vec<Option<i128>> = vals.iter().map(as_int).collect();
+        let step = ints.get(2).copied().unwrap_or(Some(1));
+        if step == Some(0) {
+            return Err(ExecError::new("step size cannot equal zero"));
+        }
+        let done = ints.iter().any(|v| v.is_none()) || step.is_none();
+        Ok(FunctionScan {
+            next: ints[0].unwrap_or(0),
+            stop: ints[1].unwrap_or(0),
+            step: step.unwrap_or(1),
+            ty: *ty,
+            done,
+            filter: filter.clone(),
+            ctx: ctx.clone(),
+            id: plan.id,
+        })
+    }
+
+    fn produce(&mut self) -> Option<Batch> {
+        if self.done {
+            return None;
+        }
+        let remaining = if self.step > 0 {
+            if self.next > self.stop {
+                0
+            } else {
+                (self.stop - self.next) / self.step + 1
+            }
+        } else if self.next < self.stop {
+            0
+        } else {
+            (self.next - self.stop) / (-self.step) + 1
+        };
+        if remaining == 0 {
+            self.done = true;
+            return None;
+        }
+        let n = remaining.min(BATCH_SIZE as i128) as usize;
+        let start = self.next;
+        let step = self.step;
+        let data = match self.ty {
+            DataType::Int4 => {
+                Data::Int4((0..n).map(|i| (start + step * i as i128) as i32).collect())
+            }
+            _ => Data::Int8((0..n).map(|i| (start + step * i as i128) as i64).collect()),
+        };
+        self.next = start + step * n as i128;
+        Some(Batch::new(vec![Vector::new(data, None)], n))
+    }
+}
+
+impl Operator for FunctionScan {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while let Some(b) = self.produce() {
+            let b = match &self.filter {
+                Some(f) => {
+                    let (b, removed) = apply_filter(b, f)?;
+                    self.ctx.add_removed(self.id, removed);
+                    b
+                }
+                None => b,
+            };
+            if b.len > 0 {
+                return Ok(Some(b));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Literal rows, evaluated when first pulled.
+pub struct ValuesScan {
+    rows: Option<Vec<Vec<Expr>>>,
+    types: Vec<DataType>,
+}
+
+impl ValuesScan {
+    pub fn new(rows: Vec<Vec<Expr>>, types: Vec<DataType>) -> Self {
+        ValuesScan {
+            rows: Some(rows),
+            types,
+        }
+    }
+}
+
+impl Operator for ValuesScan {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        let Some(rows) = self.rows.take() else {
+            return Ok(None);
+        };
+        let mut cols: Vec<Vector> = self
+            .types
+            .iter()
+            .map(|&t| Vector::with_capacity(t, rows.len()))
+            .collect();
+        for row in &rows {
+            for (c, v) in cols.iter_mut().zip(eval_constants(row)?) {
+                c.push_value(&v);
+            }
+        }
+        Ok(Some(Batch::new(cols, rows.len())))
+    }
+}

@@ -1,0 +1,199 @@
+//! # tusk-shmem: shared memory for the engine
+//!
+//! Everything that several participants of a query share lives in memory that
+//! could be mapped by another process at another address. This crate provides
+//! that memory and the discipline for using it.
+//!
+//! ## Segments
+//!
+//! A [`Segment`] is an anonymous memory file (`memfd_create`) mapped
+//! `MAP_SHARED`. Because it is a file descriptor, another process can map the
+//! same bytes (through `/proc/PID/fd/N` or fd passing), at a different address.
+//! With [`HugePages::Try`] or [`HugePages::On`] the memfd is created with
+//! `MFD_HUGETLB | MFD_HUGE_2MB`, so the kernel backs it with 2 MB pages and the
+//! TLB covers 512 times more memory per entry. Huge pages come from a pool the
+//! administrator reserves (`/proc/sys/vm/nr_hugepages`); the pages a new segment
+//! may take are `HugePages_Free - HugePages_Rsvd`. When there are not enough,
+//! `Try` falls back to ordinary 4 kB pages and `On` fails with a clear error.
+//!
+//! ## The main region
+//!
+//! At startup the engine creates one [`MainRegion`]: a single segment laid out
+//! by a [`RegionLayout`] into named, aligned areas (buffer descriptors, buffer
+//! pages, the mapping table, ...). The layout records *offsets*, never
+//! addresses, so the region is position independent: a structure inside it that
+//! refers to another part of it stores an offset from the region's base. Code
+//! that turns an offset into a reference does so through [`MainRegion::area`],
+//! which checks bounds and alignment once at startup.
+//!
+//! ## Invariants
+//!
+//! * A segment's size is a multiple of its page size and never changes.
+//! * The mapping lives as long as the [`Segment`]; references handed out by
+//!   [`Segment::as_ptr`] must not outlive it (callers keep an `Arc`).
+//! * Areas never overlap: [`RegionLayout::reserve`] only moves forward.
+
+mod segment;
+
+pub use segment::{huge_pages_usable, HugePages, Segment, HUGE_PAGE_SIZE};
+
+use std::fmt;
+
+/// Errors from creating or mapping shared memory.
+#[derive(Debug, thiserror::Error)]
+pub enum ShmemError {
+    #[error("could not create shared memory segment of {size} bytes: {source}")]
+    Create { size: usize, source: std::io::Error },
+    #[error("could not map shared memory segment of {size} bytes: {source}")]
+    Map { size: usize, source: std::io::Error },
+    #[error(
+        "could not allocate {needed} huge pages for a shared memory segment of {size} bytes: \
+         only {usable} are free (huge_pages = on; reserve more in /proc/sys/vm/nr_hugepages)"
+    )]
+    NotEnoughHugePages {
+        size: usize,
+        needed: usize,
+        usable: usize,
+    },
+    #[error("shared memory region layout needs {needed} bytes but the region has {size}")]
+    LayoutTooLarge { needed: usize, size: usize },
+}
+
+/// A named area of the main region: an offset and a length in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Area {
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// Plans the main region: hands out non-overlapping, aligned areas in order.
+///
+/// The engine first asks every subsystem for its size (`reserve`), then creates
+/// the region with [`RegionLayout::total_size`] bytes, then lets each subsystem
+/// initialise its area.
+#[derive(Debug, Default)]
+pub struct RegionLayout {
+    areas: Vec<(&'static str, Area)>,
+    next: usize,
+}
+
+impl RegionLayout {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reserves `len` bytes aligned to `align` (a power of two) and returns the area.
+    pub fn reserve(&mut self, name: &'static str, len: usize, align: usize) -> Area {
+        assert!(align.is_power_of_two(), "alignment must be a power of two");
+        let offset = self.next.div_ceil(align) * align;
+        self.next = offset + len;
+        let area = Area { offset, len };
+        self.areas.push((name, area));
+        area
+    }
+
+    /// Bytes the region needs to hold every reserved area.
+    pub fn total_size(&self) -> usize {
+        self.next
+    }
+
+    pub fn areas(&self) -> &[(&'static str, Area)] {
+        &self.areas
+    }
+}
+
+/// The engine's main shared memory region: one segment holding every fixed-size
+/// shared structure, laid out by a [`RegionLayout`].
+pub struct MainRegion {
+    segment: Segment,
+    layout: RegionLayout,
+}
+
+impl fmt::Debug for MainRegion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MainRegion")
+            .field("size", &self.segment.len())
+            .field("huge_pages", &self.segment.huge_pages())
+            .field("areas", &self.layout.areas())
+            .finish()
+    }
+}
+
+impl MainRegion {
+    /// Creates the region for `layout`, zero-filled.
+    pub fn create(layout: RegionLayout, huge_pages: HugePages) -> Result<MainRegion, ShmemError> {
+        let segment = Segment::create("tusk main region", layout.total_size().max(1), huge_pages)?;
+        Ok(MainRegion { segment, layout })
+    }
+
+    pub fn segment(&self) -> &Segment {
+        &self.segment
+    }
+
+    /// Whether the region is backed by huge pages (`SHOW huge_pages_status`).
+    pub fn huge_pages_status(&self) -> &'static str {
+        if self.segment.huge_pages() {
+            "on"
+        } else {
+            "off"
+        }
+    }
+
+    /// Base address of `area` in this process.
+    ///
+    /// The returned pointer is valid for `area.len` bytes for as long as the
+    /// region lives; the area lies inside the segment because the layout
+    /// sized the segment.
+    pub fn area_ptr(&self, area: Area) -> *mut u8 {
+        assert!(area.offset + area.len <= self.segment.len());
+        // The bounds were checked above, so the offset stays inside the mapping.
+        self.segment.as_ptr().wrapping_add(area.offset)
+    }
+
+    pub fn layout(&self) -> &RegionLayout {
+        &self.layout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_aligns_and_never_overlaps() {
+        let mut layout = RegionLayout::new();
+        let a = layout.reserve("a", 10, 8);
+        let b = layout.reserve("b", 100, 64);
+        let c = layout.reserve("c", 1, 4096);
+        assert_eq!(a.offset, 0);
+        assert_eq!(b.offset, 64);
+        assert_eq!(c.offset, 4096);
+        assert!(a.offset + a.len <= b.offset && b.offset + b.len <= c.offset);
+        assert_eq!(layout.total_size(), 4097);
+    }
+
+    #[test]
+    fn region_is_zeroed_and_writable() {
+        let mut layout = RegionLayout::new();
+        let area = layout.reserve("x", 1 << 20, 64);
+        let region = MainRegion::create(layout, HugePages::Off).unwrap();
+        let p = region.area_ptr(area);
+        // SAFETY: the area lies inside the live mapping and nothing else uses it.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(p, area.len) };
+        assert!(bytes.iter().all(|&b| b == 0));
+        bytes[12345] = 7;
+        assert_eq!(bytes[12345], 7);
+        assert_eq!(region.huge_pages_status(), "off");
+    }
+
+    #[test]
+    fn huge_pages_try_falls_back_when_none_are_free() {
+        let size = 4 * HUGE_PAGE_SIZE;
+        let seg = Segment::create("try", size, HugePages::Try).unwrap();
+        let usable = huge_pages_usable();
+        if usable < 4 {
+            assert!(!seg.huge_pages());
+        }
+        assert!(seg.len() >= size);
+    }
+}

@@ -1,0 +1,323 @@
+//! EXPLAIN in PostgreSQL's text format, and the expression deparser it uses.
+//!
+//! ```text
+//! Aggregate  (cost=... rows=1 width=8) (actual time=0.010..0.011 rows=1 loops=1)
+//!   ->  Hash Join  (...)
+//!         Hash Cond: (t1.i = t2.i)
+//!         ->  Seq Scan on t t1  (...)
+//!         ->  Hash  (...)
+//!               Buckets: 1024  Batches: 1  Memory Usage: 9kB
+//!               ->  Seq Scan on t t2  (...)
+//! ```
+//!
+//! A node at depth d > 0 is indented 2 + 6(d-1) spaces and starts with `->  `;
+//! its detail lines are indented 6 more (2 for the root). Project nodes are
+//! not shown, as PostgreSQL folds projections into the node below.
+
+use tusk_exec::expr::Expr;
+use tusk_exec::plan::{NodeKind, Plan};
+use tusk_exec::{NodeStats, Value};
+use tusk_storage::DataType;
+
+fn type_name(t: DataType) -> &'static str {
+    t.display_name()
+}
+
+/// Renders an expression the way EXPLAIN shows it (`(t1.i = t2.i)`).
+pub fn deparse(e: &Expr, names: &[String]) -> String {
+    match e {
+        Expr::Column { index, .. } => names
+            .get(*index)
+            .cloned()
+            .unwrap_or_else(|| format!("${index}")),
+        Expr::Const { value, ty } => match value {
+            Value::Null => format!("NULL::{}", type_name(*ty)),
+            Value::Bool(b) => b.to_string(),
+            Value::Int4(v) if *v >= 0 => v.to_string(),
+            Value::Int8(v) if *v >= 0 => v.to_string(),
+            Value::Numeric(n) if n.unscaled >= 0 => n.to_string(),
+            Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
+            other => format!(
+                "'{}'::{}",
+                other.to_text().unwrap_or_default(),
+                type_name(*ty)
+            ),
+        },
+        Expr::Arith {
+            op, left, right, ..
+        } => {
+            format!(
+                "({} {} {})",
+                deparse(left, names),
+                op.symbol(),
+                deparse(right, names)
+            )
+        }
+        Expr::Neg { arg, .. } => format!("(- {})", deparse(arg, names)),
+        Expr::Cmp { op, left, right } => {
+            format!(
+                "({} {} {})",
+                deparse(left, names),
+                op.symbol(),
+                deparse(right, names)
+            )
+        }
+        Expr::And(..) | Expr::Or(..) => {
+            let is_and = matches!(e, Expr::And(..));
+            let mut parts = Vec::new();
+            flatten(e, is_and, &mut parts);
+            let inner: Vec<String> = parts.iter().map(|p| deparse(p, names)).collect();
+            format!("({})", inner.join(if is_and { " AND " } else { " OR " }))
+        }
+        Expr::Not(a) => format!("(NOT {})", deparse(a, names)),
+        Expr::IsNull { arg, negated } => {
+            format!(
+                "({} IS {}NULL)",
+                deparse(arg, names),
+                if *negated { "NOT " } else { "" }
+            )
+        }
+        Expr::Cast { arg, to } => format!("({})::{}", deparse(arg, names), type_name(*to)),
+        Expr::BpcharToText(arg) => format!("({})::text", deparse(arg, names)),
+        Expr::Concat { left, right } => {
+            format!("({} || {})", deparse(left, names), deparse(right, names))
+        }
+        Expr::Like {
+            arg,
+            pattern,
+            negated,
+            case_insensitive,
+        } => {
+            let op = match (negated, case_insensitive) {
+                (false, false) => "~~",
+                (true, false) => "!~~",
+                (false, true) => "~~*",
+                (true, true) => "!~~*",
+            };
+            format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
+        }
+    }
+}
+
+fn flatten<'e>(e: &'e Expr, is_and: bool, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::And(a, b) if is_and => {
+            flatten(a, true, out);
+            flatten(b, true, out);
+        }
+        Expr::Or(a, b) if !is_and => {
+            flatten(a, false, out);
+            flatten(b, false, out);
+        }
+        e => out.push(e),
+    }
+}
+
+/// EXPLAIN options.
+#[derive(Debug, Clone, Copy)]
+pub struct ExplainOptions {
+    pub analyze: bool,
+    pub costs: bool,
+    pub timing: bool,
+}
+
+/// The visible node under a chain of projections.
+fn visible(p: &Plan) -> &Plan {
+    match p.kind {
+        NodeKind::Project { .. } => visible(&p.children[0]),
+        _ => p,
+    }
+}
+
+/// Renders the plan as EXPLAIN lines.
+pub fn explain(plan: &Plan, opts: ExplainOptions, stats: Option<&[NodeStats]>) -> Vec<String> {
+    let mut out = Vec::new();
+    node(visible(plan), 0, opts, stats, &mut out);
+    out
+}
+
+fn node(
+    p: &Plan,
+    depth: usize,
+    opts: ExplainOptions,
+    stats: Option<&[NodeStats]>,
+    out: &mut Vec<String>,
+) {
+    let indent = if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
+    let detail = " ".repeat(if depth == 0 { 2 } else { indent + 6 });
+    let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
+    let (title, mut details): (String, Vec<String>) = match &p.kind {
+        NodeKind::SeqScan {
+            table,
+            alias,
+            filter,
+            ..
+        } => {
+            let name = if alias == table {
+                table.clone()
+            } else {
+                format!("{table} {alias}")
+            };
+            let mut d = vec![];
+            if let Some(f) = filter {
+                d.push(format!("Filter: {}", deparse(f, &p.names)));
+            }
+            (format!("Seq Scan on {name}"), d)
+        }
+        NodeKind::FunctionScan { alias, filter, .. } => {
+            let mut d = vec![];
+            if let Some(f) = filter {
+                d.push(format!("Filter: {}", deparse(f, &p.names)));
+            }
+            let name = if alias.is_empty() || alias == "generate_series" {
+                "generate_series".to_string()
+            } else {
+                format!("generate_series {alias}")
+            };
+            (format!("Function Scan on {name}"), d)
+        }
+        NodeKind::Values { rows } => {
+            if rows.len() == 1 {
+                ("Result".into(), vec![])
+            } else {
+                ("Values Scan on \"*VALUES*\"".into(), vec![])
+            }
+        }
+        NodeKind::Filter { predicate } => (
+            "Result".into(),
+            vec![format!(
+                "One-Time Filter: {}",
+                deparse(predicate, child_names(0))
+            )],
+        ),
+        NodeKind::Project { .. } => unreachable!("projections are skipped"),
+        NodeKind::HashJoin {
+            outer_keys,
+            inner_keys,
+            join_filter,
+            ..
+        } => {
+            let on = child_names(0);
+            let inn = child_names(1);
+            let conds: Vec<String> = outer_keys
+                .iter()
+                .zip(inner_keys)
+                .map(|(o, i)| format!("({} = {})", deparse(o, on), deparse(i, inn)))
+                .collect();
+            let mut d = vec![];
+            if !conds.is_empty() {
+                let c = if conds.len() == 1 {
+                    conds[0].clone()
+                } else {
+                    format!("({})", conds.join(" AND "))
+                };
+                d.push(format!("Hash Cond: {c}"));
+            }
+            if let Some(f) = join_filter {
+                let mut both: Vec<String> = on.to_vec();
+                both.extend(inn.iter().cloned());
+                d.push(format!("Join Filter: {}", deparse(f, &both)));
+            }
+            ("Hash Join".into(), d)
+        }
+        NodeKind::Hash => ("Hash".into(), vec![]),
+        NodeKind::Aggregate { group, .. } => {
+            if group.is_empty() {
+                ("Aggregate".into(), vec![])
+            } else {
+                let keys: Vec<String> = group.iter().map(|g| deparse(g, child_names(0))).collect();
+                (
+                    "HashAggregate".into(),
+                    vec![format!("Group Key: {}", keys.join(", "))],
+                )
+            }
+        }
+        NodeKind::Sort { keys } => {
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    let mut s = deparse(&k.expr, child_names(0));
+                    if k.desc {
+                        s.push_str(" DESC");
+                    }
+                    if k.nulls_first != k.desc {
+                        s.push_str(if k.nulls_first {
+                            " NULLS FIRST"
+                        } else {
+                            " NULLS LAST"
+                        });
+                    }
+                    s
+                })
+                .collect();
+            ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
+        }
+        NodeKind::Limit { .. } => ("Limit".into(), vec![]),
+    };
+    let mut line = String::new();
+    line.push_str(&" ".repeat(indent));
+    if depth > 0 {
+        line.push_str("->  ");
+    }
+    line.push_str(&title);
+    if opts.costs {
+        line.push_str(&format!(
+            "  (cost={:.2}..{:.2} rows={} width={})",
+            p.est.startup_cost,
+            p.est.total_cost,
+            p.est.rows.max(1.0) as u64,
+            p.est.width
+        ));
+    }
+    if let Some(st) = stats {
+        let s = &st[p.id];
+        if s.loops == 0 {
+            line.push_str(" (never executed)");
+        } else if opts.timing {
+            let first = s.first_row.unwrap_or(s.total).as_secs_f64() * 1000.0;
+            let total = s.total.as_secs_f64() * 1000.0;
+            line.push_str(&format!(
+                " (actual time={first:.3}..{total:.3} rows={} loops={})",
+                s.rows, s.loops
+            ));
+        } else {
+            line.push_str(&format!(" (actual rows={} loops={})", s.rows, s.loops));
+        }
+        let has_filter = matches!(
+            &p.kind,
+            NodeKind::SeqScan {
+                filter: Some(_),
+                ..
+            } | NodeKind::FunctionScan {
+                filter: Some(_),
+                ..
+            }
+        );
+        if has_filter {
+            details.push(format!(
+                "Rows Removed by Filter: {}",
+                s.rows_removed_by_filter
+            ));
+        }
+        if matches!(
+            &p.kind,
+            NodeKind::HashJoin {
+                join_filter: Some(_),
+                ..
+            }
+        ) {
+            details.push(format!(
+                "Rows Removed by Join Filter: {}",
+                s.rows_removed_by_filter
+            ));
+        }
+        details.extend(s.extra.iter().cloned());
+    }
+    out.push(line);
+    for d in details {
+        out.push(format!("{detail}{d}"));
+    }
+    for c in &p.children {
+        node(visible(c), depth + 1, opts, stats, out);
+    }
+}

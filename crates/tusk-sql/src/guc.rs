@@ -1,0 +1,318 @@
+//! Run-time settings (GUCs) with PostgreSQL's names, units and messages.
+//!
+//! Each session has its own values. Defaults come from PostgreSQL, then from
+//! `tusk.conf`; `SET` changes the session value, `RESET` restores the default.
+//! Settings fixed at startup (`shared_buffers`, `huge_pages`) can be shown but
+//! not set.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// Memory in kB, shown with the largest exact unit.
+    MemoryKb {
+        min: i64,
+        max: i64,
+    },
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Real {
+        min: f64,
+        max: f64,
+    },
+    Enum(&'static [&'static str]),
+    Bool,
+}
+
+struct Def {
+    name: &'static str,
+    default: &'static str,
+    kind: Kind,
+    /// Fixed at startup.
+    read_only: bool,
+    description: &'static str,
+}
+
+const DEFS: &[Def] = &[
+    Def {
+        name: "work_mem",
+        default: "4MB",
+        kind: Kind::MemoryKb {
+            min: 64,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "memory for each hash table or sort, in kB",
+    },
+    Def {
+        name: "hash_mem_multiplier",
+        default: "2",
+        kind: Kind::Real {
+            min: 1.0,
+            max: 1000.0,
+        },
+        read_only: false,
+        description: "multiple of work_mem a hash table may use",
+    },
+    Def {
+        name: "maintenance_work_mem",
+        default: "64MB",
+        kind: Kind::MemoryKb {
+            min: 1024,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "memory for maintenance operations such as VACUUM",
+    },
+    Def {
+        name: "max_parallel_workers_per_gather",
+        default: "2",
+        kind: Kind::Int { min: 0, max: 1024 },
+        read_only: false,
+        description: "parallel workers per Gather (execution is serial until parallel query lands)",
+    },
+    Def {
+        name: "shared_buffers",
+        default: "128MB",
+        kind: Kind::MemoryKb {
+            min: 128,
+            max: i64::MAX,
+        },
+        read_only: true,
+        description: "size of the shared buffer pool (set in tusk.conf)",
+    },
+    Def {
+        name: "huge_pages",
+        default: "try",
+        kind: Kind::Enum(&["off", "on", "try"]),
+        read_only: true,
+        description: "use huge pages for the main shared memory region (set in tusk.conf)",
+    },
+    Def {
+        name: "huge_pages_status",
+        default: "off",
+        kind: Kind::Enum(&["off", "on", "unknown"]),
+        read_only: true,
+        description: "whether the main region got huge pages",
+    },
+    Def {
+        name: "enable_hashjoin",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "accepted for compatibility; hash join is the only join method",
+    },
+];
+
+fn def(name: &str) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.name == name)
+}
+
+/// Formats a kB amount as PostgreSQL does: the largest unit that divides it.
+pub fn format_kb(kb: i64) -> String {
+    if kb == 0 {
+        return "0".into();
+    }
+    for (unit, div) in [("TB", 1i64 << 30), ("GB", 1 << 20), ("MB", 1 << 10)] {
+        if kb % div == 0 {
+            return format!("{}{unit}", kb / div);
+        }
+    }
+    format!("{kb}kB")
+}
+
+fn parse_kb(v: &str) -> Option<i64> {
+    let bytes = tusk_storage::parse_memory(v, 1024)?;
+    if bytes % 1024 != 0 && bytes < 1024 {
+        return None;
+    }
+    i64::try_from(bytes / 1024).ok()
+}
+
+/// A session's settings.
+#[derive(Debug, Clone)]
+pub struct Gucs {
+    values: BTreeMap<&'static str, String>,
+    defaults: BTreeMap<&'static str, String>,
+}
+
+impl Gucs {
+    /// Settings with PostgreSQL's defaults overridden by `conf` (tusk.conf)
+    /// and the startup facts in `fixed`.
+    pub fn new(conf: &BTreeMap<String, String>, fixed: &[(&str, String)]) -> Result<Gucs, String> {
+        let mut defaults = BTreeMap::new();
+        for d in DEFS {
+            defaults.insert(d.name, d.default.to_string());
+        }
+        let mut g = Gucs {
+            values: defaults.clone(),
+            defaults,
+        };
+        for (k, v) in conf {
+            if let Some(d) = def(k) {
+                let canon = g.validate(d, v)?;
+                g.defaults.insert(d.name, canon);
+            }
+        }
+        for (k, v) in fixed {
+            if let Some(d) = def(k) {
+                g.defaults.insert(d.name, v.clone());
+            }
+        }
+        g.values = g.defaults.clone();
+        Ok(g)
+    }
+
+    fn validate(&self, d: &Def, raw: &str) -> Result<String, String> {
+        let invalid = || format!("invalid value for parameter \"{}\": \"{raw}\"", d.name);
+        match d.kind {
+            Kind::MemoryKb { min, max } => {
+                let kb = parse_kb(raw).ok_or_else(invalid)?;
+                if kb < min || kb > max {
+                    return Err(format!(
+                        "{kb} kB is outside the valid range for parameter \"{}\" ({min} .. {max})",
+                        d.name
+                    ));
+                }
+                Ok(format_kb(kb))
+            }
+            Kind::Int { min, max } => {
+                let n: i64 = raw.trim().parse().map_err(|_| invalid())?;
+                if n < min || n > max {
+                    return Err(format!(
+                        "{n} is outside the valid range for parameter \"{}\" ({min} .. {max})",
+                        d.name
+                    ));
+                }
+                Ok(n.to_string())
+            }
+            Kind::Real { min, max } => {
+                let n: f64 = raw.trim().parse().map_err(|_| invalid())?;
+                if !(min..=max).contains(&n) {
+                    return Err(format!(
+                        "{n} is outside the valid range for parameter \"{}\" ({min} .. {max})",
+                        d.name
+                    ));
+                }
+                Ok(format!("{n}"))
+            }
+            Kind::Enum(options) => {
+                let v = raw.trim().to_ascii_lowercase();
+                if options.contains(&v.as_str()) {
+                    Ok(v)
+                } else {
+                    Err(invalid())
+                }
+            }
+            Kind::Bool => match tusk_exec::cast::parse_bool(raw) {
+                Ok(true) => Ok("on".into()),
+                Ok(false) => Ok("off".into()),
+                Err(_) => Err(format!("parameter \"{}\" requires a Boolean value", d.name)),
+            },
+        }
+    }
+
+    fn lookup(name: &str) -> Result<&'static Def, String> {
+        def(&name.to_ascii_lowercase())
+            .ok_or_else(|| format!("unrecognized configuration parameter \"{name}\""))
+    }
+
+    pub fn set(&mut self, name: &str, raw: &str) -> Result<(), String> {
+        let d = Self::lookup(name)?;
+        if d.read_only {
+            return Err(format!(
+                "parameter \"{}\" cannot be changed without restarting the server",
+                d.name
+            ));
+        }
+        let v = self.validate(d, raw)?;
+        self.values.insert(d.name, v);
+        Ok(())
+    }
+
+    pub fn reset(&mut self, name: &str) -> Result<(), String> {
+        let d = Self::lookup(name)?;
+        if d.read_only {
+            return Err(format!(
+                "parameter \"{}\" cannot be changed without restarting the server",
+                d.name
+            ));
+        }
+        self.values.insert(d.name, self.defaults[d.name].clone());
+        Ok(())
+    }
+
+    pub fn reset_all(&mut self) {
+        for d in DEFS.iter().filter(|d| !d.read_only) {
+            self.values.insert(d.name, self.defaults[d.name].clone());
+        }
+    }
+
+    pub fn show(&self, name: &str) -> Result<String, String> {
+        let d = Self::lookup(name)?;
+        Ok(self.values[d.name].clone())
+    }
+
+    /// All settings: (name, value, description).
+    pub fn all(&self) -> Vec<(String, String, String)> {
+        DEFS.iter()
+            .map(|d| {
+                (
+                    d.name.to_string(),
+                    self.values[d.name].clone(),
+                    d.description.to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn kb(&self, name: &str) -> i64 {
+        parse_kb(&self.values[name]).unwrap_or(4096)
+    }
+
+    pub fn work_mem_bytes(&self) -> usize {
+        (self.kb("work_mem") as usize) * 1024
+    }
+
+    pub fn hash_mem_multiplier(&self) -> f64 {
+        self.values["hash_mem_multiplier"].parse().unwrap_or(2.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_show_reset() {
+        let mut g = Gucs::new(&BTreeMap::new(), &[]).unwrap();
+        assert_eq!(g.show("work_mem").unwrap(), "4MB");
+        g.set("work_mem", "64kB").unwrap();
+        assert_eq!(g.show("WORK_MEM").unwrap(), "64kB");
+        g.set("work_mem", "2048").unwrap();
+        assert_eq!(g.show("work_mem").unwrap(), "2MB");
+        assert_eq!(g.work_mem_bytes(), 2 << 20);
+        assert!(g
+            .set("work_mem", "abc")
+            .unwrap_err()
+            .contains("invalid value for parameter \"work_mem\""));
+        assert!(g
+            .set("work_mem", "1kB")
+            .unwrap_err()
+            .contains("outside the valid range"));
+        assert_eq!(
+            g.set("nope", "1").unwrap_err(),
+            "unrecognized configuration parameter \"nope\""
+        );
+        assert!(g
+            .set("shared_buffers", "1GB")
+            .unwrap_err()
+            .contains("without restarting"));
+        g.reset("work_mem").unwrap();
+        assert_eq!(g.show("work_mem").unwrap(), "4MB");
+        assert_eq!(format_kb(1536), "1536kB");
+        assert_eq!(format_kb(1 << 20), "1GB");
+    }
+}

@@ -1,0 +1,591 @@
+//! The buffer manager: a fixed pool of 8 kB page buffers in the main shared
+//! region, found through the buffer mapping table and replaced by clock sweep.
+//!
+//! ## Shared state
+//!
+//! Each buffer has a descriptor in the main region (64 bytes, one cache line):
+//!
+//! * `tag_rel`, `tag_block`: which page the buffer holds (valid while
+//!   `TAG_VALID` is set). Written only by the thread that holds the header
+//!   lock and the only pin, read by anyone who holds a pin.
+//! * `state`: one atomic word — reference (pin) count in bits 0..32, usage
+//!   count for clock sweep in bits 32..36, flags above. `LOCKED` is the buffer
+//!   header spinlock: while it is set only its holder changes `state`, and it
+//!   releases the lock by storing the whole new word. Everyone else changes
+//!   `state` with a CAS loop that waits for `LOCKED` to clear, so no update is
+//!   lost.
+//! * `content_lock`: a reader-writer lock on the page bytes (bit 31 = writer,
+//!   low bits = readers). Readers of page contents hold it shared; a change to a
+//!   page holds it exclusively and marks the buffer dirty.
+//!
+//! ## Finding a page ([`BufferPool::read_buffer`])
+//!
+//! 1. Look the tag up in the mapping table. The answer may be stale, so pin
+//!    the buffer and re-check its tag; on a mismatch unpin and start over.
+//!    If another thread is still reading the page in (`IO_IN_PROGRESS`), wait.
+//! 2. On a miss, take a victim by clock sweep: the hand advances over the
+//!    descriptors, decrementing usage counts of unpinned buffers, and takes the
+//!    first unpinned buffer with usage 0 — pinned, with its header locked. A
+//!    dirty victim is written out first (WAL-before-data will hook in there).
+//! 3. Insert the new tag into the mapping. If someone mapped it first, give
+//!    the victim back and use theirs. Otherwise set the descriptor's tag (still
+//!    under the header lock and with the only pin), release the header lock with
+//!    `IO_IN_PROGRESS` set, then remove the victim's old tag from the mapping.
+//!    The two mapping operations are separate, so no thread ever holds two
+//!    mapping partitions at once.
+//! 4. Read the block, set `VALID`, clear `IO_IN_PROGRESS`.
+//!
+//! ## Memory ordering
+//!
+//! Pinning is an acquire CAS on `state`; the tag store happens before the
+//! release store that drops the header lock, so a thread that pins after that
+//! release sees the new tag. Page bytes are published by the release that
+//! clears `IO_IN_PROGRESS` (readers acquire it while waiting) and by the content
+//! lock's release/acquire pair.
+
+use crate::page::{self, PAGE_SIZE};
+use crate::smgr::Smgr;
+use crate::StorageError;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use tusk_chash::{BufferMapping, BufferTag};
+use tusk_shmem::{Area, MainRegion, RegionLayout};
+
+const REFCOUNT_MASK: u64 = 0xffff_ffff;
+const USAGE_SHIFT: u32 = 32;
+const USAGE_MASK: u64 = 0xf << USAGE_SHIFT;
+const MAX_USAGE: u64 = 5;
+const LOCKED: u64 = 1 << 40;
+const DIRTY: u64 = 1 << 41;
+const VALID: u64 = 1 << 42;
+const TAG_VALID: u64 = 1 << 43;
+const IO_IN_PROGRESS: u64 = 1 << 44;
+
+const WRITER: u32 = 1 << 31;
+
+/// A buffer descriptor, laid out in shared memory.
+#[repr(C, align(64))]
+struct BufferDesc {
+    tag_rel: AtomicU32,
+    tag_block: AtomicU32,
+    state: AtomicU64,
+    content_lock: AtomicU32,
+}
+
+/// Shared header of the pool: the clock hand.
+#[repr(C, align(64))]
+struct PoolHeader {
+    clock_hand: AtomicU64,
+}
+
+/// Areas of the main region used by the pool.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolLayout {
+    header: Area,
+    descs: Area,
+    pages: Area,
+    nbuffers: usize,
+}
+
+impl PoolLayout {
+    /// Reserves room for `nbuffers` buffers in the main region's layout.
+    pub fn reserve(layout: &mut RegionLayout, nbuffers: usize) -> PoolLayout {
+        let header = layout.reserve("buffer pool header", std::mem::size_of::<PoolHeader>(), 64);
+        let descs = layout.reserve(
+            "buffer descriptors",
+            nbuffers * std::mem::size_of::<BufferDesc>(),
+            64,
+        );
+        let pages = layout.reserve("buffer pages", nbuffers * PAGE_SIZE, 4096);
+        PoolLayout {
+            header,
+            descs,
+            pages,
+            nbuffers,
+        }
+    }
+}
+
+/// Counters for EXPLAIN (BUFFERS) and benchmarks.
+#[derive(Debug, Default)]
+pub struct PoolStats {
+    pub hits: AtomicU64,
+    pub reads: AtomicU64,
+    pub writes: AtomicU64,
+}
+
+/// The shared buffer pool.
+pub struct BufferPool {
+    region: Arc<MainRegion>,
+    header: *const PoolHeader,
+    descs: *const BufferDesc,
+    pages: *mut u8,
+    nbuffers: usize,
+    mapping: Box<dyn BufferMapping>,
+    smgr: Arc<Smgr>,
+    pub stats: PoolStats,
+}
+
+// SAFETY: the raw pointers point into the main region, which `region` keeps
+// alive; all shared state behind them is atomics or page bytes guarded by the
+// content lock protocol described in the module doc.
+unsafe impl Send for BufferPool {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for BufferPool {}
+
+impl BufferPool {
+    /// Attaches the pool to its areas of a freshly created (zeroed) region.
+    pub fn new(
+        region: Arc<MainRegion>,
+        layout: PoolLayout,
+        mapping: Box<dyn BufferMapping>,
+        smgr: Arc<Smgr>,
+    ) -> BufferPool {
+        assert!(layout.nbuffers > 0 && layout.nbuffers < u32::MAX as usize);
+        let header = region.area_ptr(layout.header) as *const PoolHeader;
+        let descs = region.area_ptr(layout.descs) as *const BufferDesc;
+        let pages = region.area_ptr(layout.pages);
+        assert_eq!(descs as usize % std::mem::align_of::<BufferDesc>(), 0);
+        // A zeroed descriptor is a free buffer: no tag, no pins, no flags.
+        BufferPool {
+            region,
+            header,
+            descs,
+            pages,
+            nbuffers: layout.nbuffers,
+            mapping,
+            smgr,
+            stats: PoolStats::default(),
+        }
+    }
+
+    pub fn nbuffers(&self) -> usize {
+        self.nbuffers
+    }
+
+    pub fn mapping_name(&self) -> &'static str {
+        self.mapping.name()
+    }
+
+    pub fn huge_pages_status(&self) -> &'static str {
+        self.region.huge_pages_status()
+    }
+
+    /// Length of relation `rel` in blocks.
+    pub fn nblocks(&self, rel: u32) -> Result<u32, StorageError> {
+        self.smgr.nblocks(rel)
+    }
+
+    #[inline]
+    fn desc(&self, id: u32) -> &BufferDesc {
+        debug_assert!((id as usize) < self.nbuffers);
+        // SAFETY: `id < nbuffers`, the descriptor array holds `nbuffers`
+        // aligned descriptors inside the live region, and all fields are atomics.
+        unsafe { &*self.descs.add(id as usize) }
+    }
+
+    #[inline]
+    fn page_ptr(&self, id: u32) -> *mut u8 {
+        // SAFETY: `id < nbuffers`, so the page lies inside the pages area.
+        unsafe { self.pages.add(id as usize * PAGE_SIZE) }
+    }
+
+    fn header(&self) -> &PoolHeader {
+        // SAFETY: the header area is sized and aligned for `PoolHeader`, all atomics.
+        unsafe { &*self.header }
+    }
+
+    /// Applies `f` to the state word with a CAS loop that waits while the
+    /// header is locked. `f` returns `None` to give up without a change.
+    fn update_state(&self, id: u32, mut f: impl FnMut(u64) -> Option<u64>) -> Option<u64> {
+        let st = &self.desc(id).state;
+        let mut cur = st.load(Ordering::Relaxed);
+        loop {
+            if cur & LOCKED != 0 {
+                std::hint::spin_loop();
+                cur = st.load(Ordering::Relaxed);
+                continue;
+            }
+            let new = f(cur)?;
+            match st.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return Some(new),
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    fn pin(&self, id: u32) -> u64 {
+        self.update_state(id, |s| {
+            let usage = ((s & USAGE_MASK) >> USAGE_SHIFT).min(MAX_USAGE - 1) + 1;
+            Some(((s + 1) & !USAGE_MASK) | (usage << USAGE_SHIFT))
+        })
+        .expect("pin never gives up")
+    }
+
+    fn unpin(&self, id: u32) {
+        self.update_state(id, |s| {
+            debug_assert!(s & REFCOUNT_MASK > 0, "unpin of an unpinned buffer");
+            Some(s - 1)
+        });
+    }
+
+    /// Locks the header of a buffer; returns the state word as it was.
+    fn lock_header(&self, id: u32) -> u64 {
+        let st = &self.desc(id).state;
+        loop {
+            let old = st.fetch_or(LOCKED, Ordering::Acquire);
+            if old & LOCKED == 0 {
+                return old;
+            }
+            while st.load(Ordering::Relaxed) & LOCKED != 0 {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    fn unlock_header(&self, id: u32, new_state: u64) {
+        self.desc(id)
+            .state
+            .store(new_state & !LOCKED, Ordering::Release);
+    }
+
+    fn tag_of(&self, id: u32) -> BufferTag {
+        let d = self.desc(id);
+        BufferTag::new(
+            d.tag_rel.load(Ordering::Relaxed),
+            d.tag_block.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Clock sweep: returns an unpinned, usage-0 buffer, pinned once, header locked,
+    /// together with its state word.
+    fn clock_sweep(&self) -> Result<(u32, u64), StorageError> {
+        let n = self.nbuffers as u64;
+        let mut tries = 0u64;
+        loop {
+            let id = (self.header().clock_hand.fetch_add(1, Ordering::Relaxed) % n) as u32;
+            let st = &self.desc(id).state;
+            let s = st.load(Ordering::Relaxed);
+            if s & (LOCKED | REFCOUNT_MASK) == 0 {
+                if s & USAGE_MASK != 0 {
+                    let _ = st.compare_exchange(
+                        s,
+                        s - (1 << USAGE_SHIFT),
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                } else if st
+                    .compare_exchange(s, (s | LOCKED) + 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return Ok((id, s + 1));
+                }
+            }
+            tries += 1;
+            if tries > n * (MAX_USAGE + 2) {
+                return Err(StorageError::Other("no unpinned buffers available".into()));
+            }
+        }
+    }
+
+    /// Returns the buffer holding block `block` of relation `rel`, pinned.
+    pub fn read_buffer(&self, rel: u32, block: u32) -> Result<PinnedBuffer<'_>, StorageError> {
+        self.get_buffer(BufferTag::new(rel, block), false)
+    }
+
+    /// Extends relation `rel` by one block and returns it pinned, formatted as
+    /// an empty page and marked dirty.
+    pub fn new_page(&self, rel: u32) -> Result<PinnedBuffer<'_>, StorageError> {
+        let block = self.smgr.extend(rel)?;
+        let buf = self.get_buffer(BufferTag::new(rel, block), true)?;
+        {
+            let mut g = buf.lock_exclusive();
+            page::init(g.page_mut());
+        }
+        Ok(buf)
+    }
+
+    fn get_buffer(
+        &self,
+        tag: BufferTag,
+        new_block: bool,
+    ) -> Result<PinnedBuffer<'_>, StorageError> {
+        loop {
+            if let Some(id) = self.mapping.lookup(&tag) {
+                self.pin(id);
+                let s = self.desc(id).state.load(Ordering::Acquire);
+                if s & TAG_VALID != 0 && self.tag_of(id) == tag
+                    && self.wait_io(id) {
+                        self.stats.hits.fetch_add(1, Ordering::Relaxed);
+                        return Ok(PinnedBuffer {
+                            pool: self,
+                            id,
+                            block: tag.block,
+                        });
+                    }
+                // Stale answer or failed read: let go and look again.
+                self.unpin(id);
+                std::thread::yield_now();
+                continue;
+            }
+            let (victim, mut s) = self.clock_sweep()?;
+            if s & DIRTY != 0 {
+                // Write the old page out with the header unlocked but pinned.
+                self.unlock_header(victim, s);
+                let res = self.flush(victim);
+                if let Err(e) = res {
+                    self.unpin(victim);
+                    return Err(e);
+                }
+                s = self.lock_header(victim);
+                if s & DIRTY != 0 || s & REFCOUNT_MASK != 1 {
+                    self.unlock_header(victim, s - 1);
+                    continue;
+                }
+            }
+            if s & REFCOUNT_MASK != 1 {
+                // Someone pinned it through a stale lookup; choose another.
+                self.unlock_header(victim, s - 1);
+                continue;
+            }
+            if let Err(_existing) = self.mapping.insert(&tag, victim) {
+                self.unlock_header(victim, s - 1);
+                continue;
+            }
+            let old_tag = (s & TAG_VALID != 0).then(|| self.tag_of(victim));
+            let d = self.desc(victim);
+            d.tag_rel.store(tag.rel, Ordering::Relaxed);
+            d.tag_block.store(tag.block, Ordering::Relaxed);
+            let new_state = (s & REFCOUNT_MASK) | (1 << USAGE_SHIFT) | TAG_VALID | IO_IN_PROGRESS;
+            self.unlock_header(victim, new_state);
+            if let Some(old) = old_tag {
+                self.mapping.remove(&old, victim);
+            }
+            // SAFETY: we hold the only pin and IO_IN_PROGRESS, so no one else
+            // reads or writes the page bytes until we clear it.
+            let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(victim), PAGE_SIZE) };
+            let res = if new_block {
+                page.fill(0);
+                Ok(())
+            } else {
+                self.stats.reads.fetch_add(1, Ordering::Relaxed);
+                self.smgr.read(tag.rel, tag.block, page)
+            };
+            match res {
+                Ok(()) => {
+                    self.update_state(victim, |s| Some((s & !IO_IN_PROGRESS) | VALID));
+                    return Ok(PinnedBuffer {
+                        pool: self,
+                        id: victim,
+                        block: tag.block,
+                    });
+                }
+                Err(e) => {
+                    // Forget the tag so the next reader tries again.
+                    self.mapping.remove(&tag, victim);
+                    self.update_state(victim, |s| {
+                        Some((s & !(IO_IN_PROGRESS | TAG_VALID | VALID | USAGE_MASK)) - 1)
+                    });
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Waits until no read is in progress; returns whether the page is valid.
+    fn wait_io(&self, id: u32) -> bool {
+        let st = &self.desc(id).state;
+        let mut spins = 0u32;
+        loop {
+            let s = st.load(Ordering::Acquire);
+            if s & IO_IN_PROGRESS == 0 {
+                return s & VALID != 0;
+            }
+            spins += 1;
+            if spins < 100 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    fn lock_content_shared(&self, id: u32) {
+        let l = &self.desc(id).content_lock;
+        let mut cur = l.load(Ordering::Relaxed);
+        loop {
+            if cur & WRITER != 0 {
+                std::thread::yield_now();
+                cur = l.load(Ordering::Relaxed);
+                continue;
+            }
+            match l.compare_exchange_weak(cur, cur + 1, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(a) => cur = a,
+            }
+        }
+    }
+
+    fn unlock_content_shared(&self, id: u32) {
+        self.desc(id).content_lock.fetch_sub(1, Ordering::Release);
+    }
+
+    fn lock_content_exclusive(&self, id: u32) {
+        let l = &self.desc(id).content_lock;
+        while l
+            .compare_exchange_weak(0, WRITER, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::thread::yield_now();
+        }
+    }
+
+    fn unlock_content_exclusive(&self, id: u32) {
+        self.desc(id).content_lock.store(0, Ordering::Release);
+    }
+
+    /// Writes a pinned buffer's page out if it is dirty.
+    fn flush(&self, id: u32) -> Result<(), StorageError> {
+        self.lock_content_shared(id);
+        let was_dirty = self
+            .update_state(id, |s| (s & DIRTY != 0).then_some(s & !DIRTY))
+            .is_some();
+        let mut res = Ok(());
+        if was_dirty {
+            let tag = self.tag_of(id);
+            let mut copy = [0u8; PAGE_SIZE];
+            // SAFETY: we hold the content lock shared, so no one modifies the page.
+            copy.copy_from_slice(unsafe {
+                std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE)
+            });
+            page::set_checksum(&mut copy, tag.block);
+            res = self.smgr.write(tag.rel, tag.block, &copy);
+            if res.is_err() {
+                self.update_state(id, |s| Some(s | DIRTY));
+            } else {
+                self.stats.writes.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.unlock_content_shared(id);
+        res
+    }
+
+    /// Writes out every dirty buffer (at commit, checkpoint and shutdown).
+    pub fn flush_all(&self) -> Result<(), StorageError> {
+        for id in 0..self.nbuffers as u32 {
+            let s = self.desc(id).state.load(Ordering::Relaxed);
+            if s & DIRTY == 0 || s & VALID == 0 {
+                continue;
+            }
+            self.pin(id);
+            let s = self.desc(id).state.load(Ordering::Acquire);
+            let res = if s & VALID != 0 {
+                self.flush(id)
+            } else {
+                Ok(())
+            };
+            self.unpin(id);
+            res?;
+        }
+        Ok(())
+    }
+
+    /// Forgets every buffer of relation `rel` without writing it (DROP TABLE).
+    /// The caller guarantees no one uses the relation any more.
+    pub fn drop_relation(&self, rel: u32) {
+        for id in 0..self.nbuffers as u32 {
+            let s = self.desc(id).state.load(Ordering::Relaxed);
+            if s & TAG_VALID == 0 || self.desc(id).tag_rel.load(Ordering::Relaxed) != rel {
+                continue;
+            }
+            let s = self.lock_header(id);
+            if s & TAG_VALID != 0 && self.tag_of(id).rel == rel && s & REFCOUNT_MASK == 0 {
+                let tag = self.tag_of(id);
+                self.mapping.remove(&tag, id);
+                self.unlock_header(id, 0);
+            } else {
+                self.unlock_header(id, s);
+            }
+        }
+    }
+}
+
+/// A pinned buffer; unpinned on drop. Lock it to see the page.
+pub struct PinnedBuffer<'a> {
+    pool: &'a BufferPool,
+    id: u32,
+    block: u32,
+}
+
+impl<'a> PinnedBuffer<'a> {
+    pub fn block(&self) -> u32 {
+        self.block
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Locks the page for reading.
+    pub fn lock_shared(&self) -> PageReadGuard<'_> {
+        self.pool.lock_content_shared(self.id);
+        PageReadGuard { buf: self }
+    }
+
+    /// Locks the page for changing; the buffer is marked dirty when the guard drops.
+    pub fn lock_exclusive(&self) -> PageWriteGuard<'_> {
+        self.pool.lock_content_exclusive(self.id);
+        PageWriteGuard { buf: self }
+    }
+}
+
+impl Drop for PinnedBuffer<'_> {
+    fn drop(&mut self) {
+        self.pool.unpin(self.id);
+    }
+}
+
+/// Shared access to a pinned page.
+pub struct PageReadGuard<'b> {
+    buf: &'b PinnedBuffer<'b>,
+}
+
+impl PageReadGuard<'_> {
+    pub fn page(&self) -> &[u8] {
+        // SAFETY: the buffer is pinned (so it keeps its page) and we hold the
+        // content lock shared (so no one writes it) for the guard's lifetime.
+        unsafe { std::slice::from_raw_parts(self.buf.pool.page_ptr(self.buf.id), PAGE_SIZE) }
+    }
+}
+
+impl Drop for PageReadGuard<'_> {
+    fn drop(&mut self) {
+        self.buf.pool.unlock_content_shared(self.buf.id);
+    }
+}
+
+/// Exclusive access to a pinned page.
+pub struct PageWriteGuard<'b> {
+    buf: &'b PinnedBuffer<'b>,
+}
+
+impl PageWriteGuard<'_> {
+    pub fn page(&self) -> &[u8] {
+        // SAFETY: pinned and exclusively locked for the guard's lifetime.
+        unsafe { std::slice::from_raw_parts(self.buf.pool.page_ptr(self.buf.id), PAGE_SIZE) }
+    }
+
+    pub fn page_mut(&mut self) -> &mut [u8] {
+        // SAFETY: pinned and exclusively locked; `&mut self` prevents aliasing
+        // through this guard.
+        unsafe { std::slice::from_raw_parts_mut(self.buf.pool.page_ptr(self.buf.id), PAGE_SIZE) }
+    }
+}
+
+impl Drop for PageWriteGuard<'_> {
+    fn drop(&mut self) {
+        let pool = self.buf.pool;
+        pool.update_state(self.buf.id, |s| Some(s | DIRTY));
+        pool.unlock_content_exclusive(self.buf.id);
+    }
+}

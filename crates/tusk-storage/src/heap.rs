@@ -1,0 +1,193 @@
+//! Heap relations: unordered tuples in slotted pages, with MVCC headers.
+//!
+//! Insertion appends to the relation's last page, adding pages as needed
+//! ([`HeapInserter`] keeps its target page pinned across rows). Deletion
+//! stamps the deleting xid into the tuple's `xmax`; the dead version stays
+//! until VACUUM. Scans read a page under its shared content lock and hand the
+//! visible tuples to a callback.
+
+use crate::bufmgr::{BufferPool, PinnedBuffer};
+use crate::page;
+use crate::tuple;
+use crate::txn::{Snapshot, TxnManager, Xid};
+use crate::StorageError;
+
+/// A tuple's address: block number and item number (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tid {
+    pub block: u32,
+    pub item: u16,
+}
+
+impl Tid {
+    /// Packs the TID into one integer (for carrying it through the executor).
+    pub fn to_u64(self) -> u64 {
+        (self.block as u64) << 16 | self.item as u64
+    }
+    pub fn from_u64(v: u64) -> Tid {
+        Tid {
+            block: (v >> 16) as u32,
+            item: (v & 0xffff) as u16,
+        }
+    }
+}
+
+/// Caches the commit status of the last xids looked up during a scan: the
+/// tuples of a page almost always share a handful of xids.
+pub struct Visibility<'a> {
+    txn: &'a TxnManager,
+    snapshot: Snapshot,
+    last: [(Xid, bool); 2],
+}
+
+impl<'a> Visibility<'a> {
+    pub fn new(txn: &'a TxnManager, snapshot: Snapshot) -> Self {
+        Visibility {
+            txn,
+            snapshot,
+            last: [(0, false); 2],
+        }
+    }
+
+    #[inline]
+    fn committed(&mut self, xid: Xid) -> bool {
+        if self.last[0].0 == xid {
+            return self.last[0].1;
+        }
+        if self.last[1].0 == xid {
+            return self.last[1].1;
+        }
+        let c = self.txn.is_committed(xid);
+        self.last[1] = self.last[0];
+        self.last[0] = (xid, c);
+        c
+    }
+
+    /// Whether the tuple is visible to the snapshot.
+    #[inline]
+    pub fn sees(&mut self, t: &[u8]) -> bool {
+        let snap = self.snapshot;
+        snap.sees(tuple::xmin(t), tuple::xmax(t), |x| self.committed(x))
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot
+    }
+
+    /// Commit status lookup with the same cache (for callers that need it).
+    pub fn is_committed(&mut self, xid: Xid) -> bool {
+        self.committed(xid)
+    }
+}
+
+/// Calls `f(item, tuple)` for every tuple on block `block` of `rel` visible
+/// through `vis`. The page stays share-locked while `f` runs.
+pub fn scan_page(
+    pool: &BufferPool,
+    rel: u32,
+    block: u32,
+    vis: &mut Visibility<'_>,
+    mut f: impl FnMut(u16, &[u8]),
+) -> Result<(), StorageError> {
+    let buf = pool.read_buffer(rel, block)?;
+    let guard = buf.lock_shared();
+    let p = guard.page();
+    if page::is_new(p) {
+        return Ok(());
+    }
+    let n = page::item_count(p);
+    for item in 1..=n {
+        if let Some(t) = page::item_bytes(p, item) {
+            if vis.sees(t) {
+                f(item, t);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends tuples to a relation, keeping the current target page pinned.
+pub struct HeapInserter<'p> {
+    pool: &'p BufferPool,
+    rel: u32,
+    target: Option<PinnedBuffer<'p>>,
+    pub inserted: u64,
+}
+
+impl<'p> HeapInserter<'p> {
+    pub fn new(pool: &'p BufferPool, rel: u32) -> Self {
+        HeapInserter {
+            pool,
+            rel,
+            target: None,
+            inserted: 0,
+        }
+    }
+
+    /// Inserts one tuple (built by [`tuple::TupleBuilder`]); returns its TID.
+    pub fn insert(&mut self, t: &[u8]) -> Result<Tid, StorageError> {
+        if t.len() > page::MAX_ITEM_SIZE {
+            return Err(StorageError::Other(format!(
+                "row is too big: size {}, maximum size {}",
+                t.len(),
+                page::MAX_ITEM_SIZE
+            )));
+        }
+        if self.target.is_none() {
+            // Start at the relation's last page if it has room.
+            let nblocks = self.pool_smgr_nblocks()?;
+            if nblocks > 0 {
+                let buf = self.pool.read_buffer(self.rel, nblocks - 1)?;
+                self.target = Some(buf);
+            }
+        }
+        if let Some(buf) = &self.target {
+            let mut g = buf.lock_exclusive();
+            let p = g.page_mut();
+            if page::is_new(p) {
+                page::init(p);
+            }
+            if let Some(item) = page::add_item(p, t) {
+                self.inserted += 1;
+                return Ok(Tid {
+                    block: buf.block(),
+                    item,
+                });
+            }
+        }
+        self.target = None;
+        let buf = self.pool.new_page(self.rel)?;
+        let item = {
+            let mut g = buf.lock_exclusive();
+            page::add_item(g.page_mut(), t).expect("a tuple of checked size fits an empty page")
+        };
+        let tid = Tid {
+            block: buf.block(),
+            item,
+        };
+        self.target = Some(buf);
+        self.inserted += 1;
+        Ok(tid)
+    }
+
+    fn pool_smgr_nblocks(&self) -> Result<u32, StorageError> {
+        self.pool.nblocks(self.rel)
+    }
+}
+
+/// Marks the tuple at `tid` deleted by `xid`. Returns false if it was not there.
+pub fn delete(pool: &BufferPool, rel: u32, tid: Tid, xid: Xid) -> Result<bool, StorageError> {
+    let buf = pool.read_buffer(rel, tid.block)?;
+    let mut g = buf.lock_exclusive();
+    let p = g.page_mut();
+    if tid.item == 0 || tid.item > page::item_count(p) {
+        return Ok(false);
+    }
+    match page::item_bytes_mut(p, tid.item) {
+        Some(t) => {
+            tuple::set_xmax(t, xid);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}

@@ -1,0 +1,199 @@
+//! Slotted 8 kB pages.
+//!
+//! ```text
+//! +----------------+---------------------+--------> <-------------------+
+//! | header 24 B    | line pointers 4 B.. |   free space   | tuples ...   |
+//! +----------------+---------------------+--------> <-------------------+
+//!                                        ^lower           ^upper
+//! ```
+//!
+//! The header holds the page LSN (bytes 0..8, for WAL), a checksum (8..10)
+//! computed when the page is written out, flags, and the `lower`/`upper` bounds
+//! of the free space. Line pointers grow up from the header; tuple bodies grow
+//! down from the end. A line pointer is `(offset: u16, len: u16)`; the top two
+//! bits of `offset` hold its state (unused, normal, dead). Item numbers
+//! (offsets in a TID) start at 1, as in PostgreSQL.
+//!
+//! Functions here operate on plain byte slices; locking is the caller's job.
+
+pub const PAGE_SIZE: usize = 8192;
+pub const PAGE_HEADER_SIZE: usize = 24;
+pub const LINE_POINTER_SIZE: usize = 4;
+
+const OFF_LSN: usize = 0;
+const OFF_CHECKSUM: usize = 8;
+const OFF_LOWER: usize = 12;
+const OFF_UPPER: usize = 14;
+const OFF_VERSION: usize = 18;
+const PAGE_VERSION: u16 = 1;
+
+const LP_OFFSET_MASK: u16 = 0x3fff;
+const LP_STATE_SHIFT: u16 = 14;
+
+/// State of a line pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemState {
+    Unused = 0,
+    Normal = 1,
+    Dead = 3,
+}
+
+#[inline]
+fn get_u16(p: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([p[off], p[off + 1]])
+}
+
+#[inline]
+fn put_u16(p: &mut [u8], off: usize, v: u16) {
+    p[off..off + 2].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Formats an empty page.
+pub fn init(page: &mut [u8]) {
+    page[..PAGE_SIZE].fill(0);
+    put_u16(page, OFF_LOWER, PAGE_HEADER_SIZE as u16);
+    put_u16(page, OFF_UPPER, PAGE_SIZE as u16);
+    put_u16(page, OFF_VERSION, PAGE_VERSION);
+}
+
+/// Whether the page was never initialised (a block extended but not formatted).
+pub fn is_new(page: &[u8]) -> bool {
+    get_u16(page, OFF_UPPER) == 0
+}
+
+pub fn lsn(page: &[u8]) -> u64 {
+    u64::from_le_bytes(page[OFF_LSN..OFF_LSN + 8].try_into().unwrap())
+}
+
+pub fn set_lsn(page: &mut [u8], lsn: u64) {
+    page[OFF_LSN..OFF_LSN + 8].copy_from_slice(&lsn.to_le_bytes());
+}
+
+/// Number of line pointers on the page.
+#[inline]
+pub fn item_count(page: &[u8]) -> u16 {
+    let lower = get_u16(page, OFF_LOWER) as usize;
+    (lower.saturating_sub(PAGE_HEADER_SIZE) / LINE_POINTER_SIZE) as u16
+}
+
+/// Free bytes between the line pointers and the tuples.
+pub fn free_space(page: &[u8]) -> usize {
+    (get_u16(page, OFF_UPPER) as usize).saturating_sub(get_u16(page, OFF_LOWER) as usize)
+}
+
+/// Line pointer `item` (1-based): (state, offset, length).
+#[inline]
+pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
+    let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
+    let raw = get_u16(page, at);
+    let len = get_u16(page, at + 2) as usize;
+    let state = match raw >> LP_STATE_SHIFT {
+        1 => ItemState::Normal,
+        3 => ItemState::Dead,
+        _ => ItemState::Unused,
+    };
+    (state, (raw & LP_OFFSET_MASK) as usize, len)
+}
+
+/// The bytes of item `item` if it is in the normal state.
+#[inline]
+pub fn item_bytes(page: &[u8], item_no: u16) -> Option<&[u8]> {
+    match item(page, item_no) {
+        (ItemState::Normal, off, len) => Some(&page[off..off + len]),
+        _ => None,
+    }
+}
+
+/// Mutable bytes of a normal item.
+pub fn item_bytes_mut(page: &mut [u8], item_no: u16) -> Option<&mut [u8]> {
+    match item(page, item_no) {
+        (ItemState::Normal, off, len) => Some(&mut page[off..off + len]),
+        _ => None,
+    }
+}
+
+fn set_item(page: &mut [u8], item_no: u16, state: ItemState, off: usize, len: usize) {
+    let at = PAGE_HEADER_SIZE + (item_no as usize - 1) * LINE_POINTER_SIZE;
+    put_u16(page, at, (off as u16) | ((state as u16) << LP_STATE_SHIFT));
+    put_u16(page, at + 2, len as u16);
+}
+
+/// Largest tuple body a page can hold.
+pub const MAX_ITEM_SIZE: usize = PAGE_SIZE - PAGE_HEADER_SIZE - LINE_POINTER_SIZE;
+
+/// Adds `data` to the page; returns its item number, or `None` if it does not fit.
+/// Tuple bodies are placed at 8-byte aligned offsets.
+pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
+    let lower = get_u16(page, OFF_LOWER) as usize;
+    let upper = get_u16(page, OFF_UPPER) as usize;
+    let new_upper = (upper.checked_sub(data.len())?) & !7;
+    if new_upper < lower + LINE_POINTER_SIZE {
+        return None;
+    }
+    page[new_upper..new_upper + data.len()].copy_from_slice(data);
+    let item_no = item_count(page) + 1;
+    put_u16(page, OFF_LOWER, (lower + LINE_POINTER_SIZE) as u16);
+    put_u16(page, OFF_UPPER, new_upper as u16);
+    set_item(page, item_no, ItemState::Normal, new_upper, data.len());
+    Some(item_no)
+}
+
+/// Computes the page checksum for block `block` (with the checksum field as zero).
+pub fn checksum(page: &[u8], block: u32) -> u16 {
+    let mut crc = crc32c::crc32c(&page[..OFF_CHECKSUM]);
+    crc = crc32c::crc32c_append(crc, &[0, 0]);
+    crc = crc32c::crc32c_append(crc, &page[OFF_CHECKSUM + 2..PAGE_SIZE]);
+    crc ^= block;
+    ((crc >> 16) ^ (crc & 0xffff)) as u16 | 1
+}
+
+/// Stamps the checksum into a page about to be written.
+pub fn set_checksum(page: &mut [u8], block: u32) {
+    let c = checksum(page, block);
+    put_u16(page, OFF_CHECKSUM, c);
+}
+
+/// Verifies a page read from disk. All-zero pages (extended, never written) pass.
+pub fn verify_checksum(page: &[u8], block: u32) -> bool {
+    let stored = get_u16(page, OFF_CHECKSUM);
+    if stored == 0 {
+        return page[..PAGE_SIZE].iter().all(|&b| b == 0);
+    }
+    stored == checksum(page, block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_and_read_items() {
+        let mut p = vec![0u8; PAGE_SIZE];
+        init(&mut p);
+        assert_eq!(item_count(&p), 0);
+        let a = add_item(&mut p, b"hello").unwrap();
+        let b = add_item(&mut p, b"world!").unwrap();
+        assert_eq!((a, b), (1, 2));
+        assert_eq!(item_bytes(&p, 1).unwrap(), b"hello");
+        assert_eq!(item_bytes(&p, 2).unwrap(), b"world!");
+        let mut n = 2;
+        while add_item(&mut p, &[1u8; 100]).is_some() {
+            n += 1;
+        }
+        assert!(n > 60);
+        assert!(free_space(&p) < 104 + 8);
+    }
+
+    #[test]
+    fn checksum_detects_corruption() {
+        let mut p = vec![0u8; PAGE_SIZE];
+        assert!(verify_checksum(&p, 3));
+        init(&mut p);
+        add_item(&mut p, b"abc").unwrap();
+        set_checksum(&mut p, 3);
+        assert!(verify_checksum(&p, 3));
+        assert!(!verify_checksum(&p, 4));
+        p[5000] ^= 1;
+        assert!(!verify_checksum(&p, 3));
+    }
+}

@@ -1,0 +1,187 @@
+//! Relation files: `base/<relfilenode>` in the data directory, a sequence of
+//! 8 kB blocks. The storage manager caches open files and each relation's
+//! length in blocks; blocks are added with [`Smgr::extend`], which writes a
+//! zero block so that the file length always covers every allocated block.
+
+use crate::page::{self, PAGE_SIZE};
+use crate::StorageError;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+struct RelFile {
+    file: File,
+    nblocks: AtomicU32,
+    /// Serialises extension so block numbers are handed out once.
+    extend_lock: Mutex<()>,
+}
+
+/// The storage manager: block I/O on relation files.
+pub struct Smgr {
+    base: PathBuf,
+    files: Mutex<HashMap<u32, Arc<RelFile>>>,
+}
+
+impl Smgr {
+    pub fn new(base: PathBuf) -> Smgr {
+        Smgr {
+            base,
+            files: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn path(&self, rel: u32) -> PathBuf {
+        self.base.join(rel.to_string())
+    }
+
+    fn open(&self, rel: u32) -> Result<Arc<RelFile>, StorageError> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = files.get(&rel) {
+            return Ok(f.clone());
+        }
+        let path = self.path(rel);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| {
+                StorageError::io(format!("could not open file \"{}\"", path.display()), e)
+            })?;
+        let len = file
+            .metadata()
+            .map_err(|e| {
+                StorageError::io(format!("could not stat file \"{}\"", path.display()), e)
+            })?
+            .len();
+        let rf = Arc::new(RelFile {
+            file,
+            nblocks: AtomicU32::new((len / PAGE_SIZE as u64) as u32),
+            extend_lock: Mutex::new(()),
+        });
+        files.insert(rel, rf.clone());
+        Ok(rf)
+    }
+
+    /// Creates an empty relation file.
+    pub fn create(&self, rel: u32) -> Result<(), StorageError> {
+        let path = self.path(rel);
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                StorageError::io(format!("could not create file \"{}\"", path.display()), e)
+            })?;
+        Ok(())
+    }
+
+    /// Removes a relation file and forgets it.
+    pub fn unlink(&self, rel: u32) -> Result<(), StorageError> {
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&rel);
+        let path = self.path(rel);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StorageError::io(
+                format!("could not remove file \"{}\"", path.display()),
+                e,
+            )),
+        }
+    }
+
+    pub fn nblocks(&self, rel: u32) -> Result<u32, StorageError> {
+        Ok(self.open(rel)?.nblocks.load(Ordering::Acquire))
+    }
+
+    /// Appends a zero block and returns its number.
+    pub fn extend(&self, rel: u32) -> Result<u32, StorageError> {
+        let f = self.open(rel)?;
+        let _guard = f.extend_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let block = f.nblocks.load(Ordering::Acquire);
+        if block == u32::MAX {
+            return Err(StorageError::Other(
+                "cannot extend relation beyond 2^32 blocks".into(),
+            ));
+        }
+        static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+        f.file
+            .write_all_at(&ZERO, block as u64 * PAGE_SIZE as u64)
+            .map_err(|e| {
+                StorageError::io(
+                    format!("could not extend file \"{}\"", self.path(rel).display()),
+                    e,
+                )
+            })?;
+        f.nblocks.store(block + 1, Ordering::Release);
+        Ok(block)
+    }
+
+    /// Reads block `block` into `buf`, verifying its checksum.
+    pub fn read(&self, rel: u32, block: u32, buf: &mut [u8]) -> Result<(), StorageError> {
+        let f = self.open(rel)?;
+        f.file
+            .read_exact_at(&mut buf[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
+            .map_err(|e| {
+                StorageError::io(
+                    format!(
+                        "could not read block {block} in file \"{}\"",
+                        self.path(rel).display()
+                    ),
+                    e,
+                )
+            })?;
+        if !page::verify_checksum(buf, block) {
+            return Err(StorageError::Other(format!(
+                "invalid page in block {block} of relation \"{}\"",
+                self.path(rel).display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes `page` (already checksummed) as block `block`.
+    pub fn write(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
+        let f = self.open(rel)?;
+        f.file
+            .write_all_at(&page[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
+            .map_err(|e| {
+                StorageError::io(
+                    format!(
+                        "could not write block {block} in file \"{}\"",
+                        self.path(rel).display()
+                    ),
+                    e,
+                )
+            })
+    }
+
+    /// fsyncs every open relation file.
+    pub fn sync_all(&self) -> Result<(), StorageError> {
+        let files: Vec<(u32, Arc<RelFile>)> = self
+            .files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        for (rel, f) in files {
+            f.file.sync_data().map_err(|e| {
+                StorageError::io(
+                    format!("could not fsync file \"{}\"", self.path(rel).display()),
+                    e,
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+}

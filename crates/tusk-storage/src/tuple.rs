@@ -1,0 +1,209 @@
+//! Heap tuple format.
+//!
+//! ```text
+//! xmin u32 | xmax u32 | natts u16 | flags u16 | [null bitmap] | attributes...
+//! ```
+//!
+//! The null bitmap (one bit per attribute, set = NULL) is present only when
+//! `flags & HAS_NULLS`. NULL attributes take no bytes. Attribute encodings, all
+//! little endian and unaligned: `boolean` 1 byte, `integer` 4, `bigint` 8,
+//! `numeric` 16-byte unscaled value + 2-byte scale, text types a 2-byte length
+//! and the UTF-8 bytes (a tuple must fit in a page; there is no TOAST).
+
+use crate::catalog::DataType;
+use crate::txn::Xid;
+
+pub const TUPLE_HEADER_SIZE: usize = 12;
+const HAS_NULLS: u16 = 1;
+
+#[inline]
+pub fn xmin(t: &[u8]) -> Xid {
+    u32::from_le_bytes([t[0], t[1], t[2], t[3]])
+}
+
+#[inline]
+pub fn xmax(t: &[u8]) -> Xid {
+    u32::from_le_bytes([t[4], t[5], t[6], t[7]])
+}
+
+pub fn set_xmax(t: &mut [u8], xid: Xid) {
+    t[4..8].copy_from_slice(&xid.to_le_bytes());
+}
+
+/// Builds one tuple's bytes. Reuse it across rows to avoid allocation.
+#[derive(Default)]
+pub struct TupleBuilder {
+    nulls: Vec<u8>,
+    data: Vec<u8>,
+    natts: usize,
+    any_null: bool,
+    out: Vec<u8>,
+}
+
+impl TupleBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn begin(&mut self) {
+        self.nulls.clear();
+        self.data.clear();
+        self.natts = 0;
+        self.any_null = false;
+    }
+
+    fn next_att(&mut self, null: bool) {
+        if self.natts.is_multiple_of(8) {
+            self.nulls.push(0);
+        }
+        if null {
+            self.nulls[self.natts / 8] |= 1 << (self.natts % 8);
+            self.any_null = true;
+        }
+        self.natts += 1;
+    }
+
+    pub fn push_null(&mut self) {
+        self.next_att(true);
+    }
+    pub fn push_bool(&mut self, v: bool) {
+        self.next_att(false);
+        self.data.push(v as u8);
+    }
+    pub fn push_i32(&mut self, v: i32) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_i64(&mut self, v: i64) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_numeric(&mut self, unscaled: i128, scale: u16) {
+        self.next_att(false);
+        self.data.extend_from_slice(&unscaled.to_le_bytes());
+        self.data.extend_from_slice(&scale.to_le_bytes());
+    }
+    pub fn push_text(&mut self, v: &[u8]) {
+        self.next_att(false);
+        let len = v.len().min(u16::MAX as usize) as u16;
+        self.data.extend_from_slice(&len.to_le_bytes());
+        self.data.extend_from_slice(&v[..len as usize]);
+    }
+
+    /// Finishes the tuple with the inserting transaction's xid.
+    pub fn finish(&mut self, xmin: Xid) -> &[u8] {
+        self.out.clear();
+        self.out.extend_from_slice(&xmin.to_le_bytes());
+        self.out.extend_from_slice(&0u32.to_le_bytes());
+        self.out
+            .extend_from_slice(&(self.natts as u16).to_le_bytes());
+        let flags = if self.any_null { HAS_NULLS } else { 0 };
+        self.out.extend_from_slice(&flags.to_le_bytes());
+        if self.any_null {
+            self.out.extend_from_slice(&self.nulls);
+        }
+        self.out.extend_from_slice(&self.data);
+        &self.out
+    }
+}
+
+/// One attribute as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Attr<'a> {
+    Null,
+    Bool(bool),
+    Int4(i32),
+    Int8(i64),
+    Numeric(i128, u16),
+    Text(&'a [u8]),
+}
+
+/// Walks the attributes of tuple `t` (whose columns have `types`) up to and
+/// including attribute `last`, calling `f(attno, attr)` for each.
+#[inline]
+pub fn walk<'t>(t: &'t [u8], types: &[DataType], last: usize, mut f: impl FnMut(usize, Attr<'t>)) {
+    let natts = u16::from_le_bytes([t[8], t[9]]) as usize;
+    let flags = u16::from_le_bytes([t[10], t[11]]);
+    let mut pos = TUPLE_HEADER_SIZE;
+    let bitmap = if flags & HAS_NULLS != 0 {
+        let b = &t[pos..pos + natts.div_ceil(8)];
+        pos += natts.div_ceil(8);
+        Some(b)
+    } else {
+        None
+    };
+    for (attno, ty) in types.iter().enumerate().take(last + 1) {
+        if attno >= natts || bitmap.is_some_and(|b| b[attno / 8] & (1 << (attno % 8)) != 0) {
+            f(attno, Attr::Null);
+            continue;
+        }
+        let a = match ty {
+            DataType::Bool => {
+                pos += 1;
+                Attr::Bool(t[pos - 1] != 0)
+            }
+            DataType::Int4 => {
+                pos += 4;
+                Attr::Int4(i32::from_le_bytes(t[pos - 4..pos].try_into().unwrap()))
+            }
+            DataType::Int8 => {
+                pos += 8;
+                Attr::Int8(i64::from_le_bytes(t[pos - 8..pos].try_into().unwrap()))
+            }
+            DataType::Numeric => {
+                pos += 18;
+                Attr::Numeric(
+                    i128::from_le_bytes(t[pos - 18..pos - 2].try_into().unwrap()),
+                    u16::from_le_bytes([t[pos - 2], t[pos - 1]]),
+                )
+            }
+            DataType::Text => {
+                let len = u16::from_le_bytes([t[pos], t[pos + 1]]) as usize;
+                pos += 2 + len;
+                Attr::Text(&t[pos - len..pos])
+            }
+        };
+        f(attno, a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let types = [
+            DataType::Int4,
+            DataType::Text,
+            DataType::Int8,
+            DataType::Bool,
+            DataType::Numeric,
+        ];
+        let mut b = TupleBuilder::new();
+        b.begin();
+        b.push_i32(-5);
+        b.push_null();
+        b.push_i64(1 << 40);
+        b.push_bool(true);
+        b.push_numeric(-12345, 2);
+        let t = b.finish(7).to_vec();
+        assert_eq!(xmin(&t), 7);
+        assert_eq!(xmax(&t), 0);
+        let mut got = vec![];
+        walk(&t, &types, 4, |i, a| got.push((i, format!("{a:?}"))));
+        assert_eq!(got.len(), 5);
+        assert_eq!(got[0].1, "Int4(-5)");
+        assert_eq!(got[1].1, "Null");
+        assert_eq!(got[2].1, format!("Int8({})", 1i64 << 40));
+        assert_eq!(got[3].1, "Bool(true)");
+        assert_eq!(got[4].1, "Numeric(-12345, 2)");
+        b.begin();
+        b.push_i32(1);
+        b.push_text(b"hi");
+        let t = b.finish(9).to_vec();
+        let mut texts = vec![];
+        walk(&t, &types[..2], 1, |_, a| texts.push(a));
+        assert_eq!(texts[1], Attr::Text(b"hi"));
+    }
+}
