@@ -293,7 +293,11 @@ class Tusk:
         )
         binary = REPO_DIR / "target" / "release" / "tusk"
         if r.returncode != 0 or not binary.exists():
-            self.build_error = "build failed: " + short_error(r.stderr)
+            # rustc's first `error[...]` line names the cause; the last one only
+            # says which crate did not compile.
+            first = next((l for l in r.stderr.splitlines()
+                          if re.match(r"error(\[E\d+\])?:", l) and "could not compile" not in l), "")
+            self.build_error = "build failed: " + (first.strip()[:300] or short_error(r.stderr))
             log(f"bench: tusk {self.build_error}")
             return
         self.binary = str(binary)
@@ -332,6 +336,8 @@ class Tusk:
         return times, values
 
     def version(self) -> str:
+        if self.binary and Path(self.binary).resolve() != (REPO_DIR / "target" / "release" / "tusk").resolve():
+            return f"binary {self.binary}"
         try:
             rev = subprocess.run(
                 ["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"],
@@ -872,6 +878,8 @@ def main() -> int:
     args = parser.parse_args()
     if getattr(args, "runs", 1) < 1:
         parser.error("--runs must be at least 1")
+    if any(t < 1 for t in getattr(args, "threads", [1])):
+        parser.error("--threads must be at least 1")
 
     ensure_venv()
     install_signal_handlers()

@@ -7,7 +7,9 @@
 //! * on PostgreSQL, through `psql -X -A -t -q -c STMT` on a throwaway cluster
 //!   that this test creates (`initdb` into a temporary directory, a socket
 //!   directory of its own, no TCP listener) and destroys again, also when the
-//!   test panics ([`PgCluster`] stops the server in its `Drop`);
+//!   test panics ([`PgCluster`] stops the server in its `Drop`). One psql runs a
+//!   whole file, one `-c` per statement, with marker lines in between (see
+//!   [`PgCluster::run_file`]);
 //! * on tusk, through `tusk -D DIR -A -t -q -c STMT`, with a fresh data
 //!   directory per corpus file.
 //!
@@ -21,7 +23,8 @@
 //!   multiset, unless the statement has an `ORDER BY` at the top level (outside
 //!   parentheses), in which case order matters too;
 //! * a statement that fails on both sides must fail with the same first
-//!   `ERROR:` line (psql's `LINE 1:` / caret / `DETAIL:` lines are not compared);
+//!   `ERROR:` line (`ERROR:  ` and the first line of the message; psql's
+//!   `LINE 1:` / caret / `DETAIL:` lines are not compared);
 //! * anything else (one side fails, or a side exits 0 but prints `ERROR:`, or
 //!   exits non-zero without an `ERROR:` line, or hangs) is a mismatch.
 //!
@@ -56,6 +59,9 @@ const DEFAULT_PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Comment line that marks the next statement as failing deliberately.
 const EXPECT_ERROR_MARKER: &str = "expect: error";
+/// Marker lines that separate statement outcomes in psql's output.
+const PSQL_MARK: &str = "@@tusk-diff-outcome@@";
+const PSQL_END_MARK: &str = "@@tusk-diff-end@@";
 /// Threads that run corpus files (each file once on PostgreSQL, once on tusk).
 const WORKER_THREADS: usize = 4;
 /// Output lines shown per side in the mismatch report.
@@ -567,7 +573,7 @@ impl PgCluster {
                 cmd.env_remove(key);
             }
         }
-        cmd.args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-h"])
+        cmd.args(["-X", "-A", "-t", "-q", "-h"])
             .arg(&self.socket_dir)
             .args(["-p", &self.port.to_string(), "-U", "postgres", "-d", db]);
         cmd
@@ -583,11 +589,68 @@ impl PgCluster {
         .map(|_| ())
     }
 
-    fn run(&self, db: &str, sql: &str) -> Outcome {
-        Outcome::from_run(run_with_timeout(
-            self.psql(db).arg("-c").arg(sql),
-            STATEMENT_TIMEOUT,
-        ))
+    /// Runs `statements` in order on database `db`, in one psql session.
+    ///
+    /// Every statement is its own `-c` (psql runs them one after another on
+    /// one connection, each in its own transaction, and goes on after an
+    /// error). After each one, `\echo` prints a marker line with psql's
+    /// `ERROR` and `LAST_ERROR_MESSAGE` variables, then an end marker: the rows
+    /// come before the markers, the error message between them, all on stdout,
+    /// so nothing depends on how stdout and stderr interleave. One psql for a
+    /// whole file instead of one per statement saves most of the run time.
+    fn run_file(&self, db: &str, statements: &[Statement]) -> Vec<Outcome> {
+        let mut cmd = self.psql(db);
+        for st in statements {
+            cmd.arg("-c").arg(&st.sql);
+            cmd.arg("-c")
+                .arg(format!("\\echo {PSQL_MARK} :ERROR :LAST_ERROR_MESSAGE"));
+            cmd.arg("-c").arg(format!("\\echo {PSQL_END_MARK}"));
+        }
+        let timeout = STATEMENT_TIMEOUT * 2 + Duration::from_secs(1) * statements.len() as u32;
+        let run = match run_with_timeout(&mut cmd, timeout) {
+            Ok(run) => run,
+            Err(e) => {
+                let why = Outcome::Error(format!("[could not start psql: {e}]"));
+                return vec![why; statements.len()];
+            }
+        };
+        let mut outcomes = Vec::with_capacity(statements.len());
+        let mut rows = Vec::new();
+        let mut lines = run.stdout.lines();
+        while let Some(line) = lines.next() {
+            let Some(rest) = line.strip_prefix(PSQL_MARK) else {
+                rows.push(line.to_string());
+                continue;
+            };
+            let rest = rest.trim_start();
+            let (failed, first) = match rest.split_once(' ') {
+                Some((flag, message)) => (flag == "true", message.to_string()),
+                None => (rest == "true", String::new()),
+            };
+            // The message may span lines; only its first is compared.
+            for more in lines.by_ref() {
+                if more == PSQL_END_MARK {
+                    break;
+                }
+            }
+            outcomes.push(if failed {
+                Outcome::Error(format!("ERROR:  {first}"))
+            } else {
+                Outcome::Rows(std::mem::take(&mut rows))
+            });
+        }
+        // psql died or timed out part-way: the rest has no outcome.
+        let why = if run.timed_out {
+            format!("[psql timed out after {} s]", timeout.as_secs())
+        } else {
+            format!(
+                "[psql ended early, exit {:?}] {}",
+                run.code,
+                run.stderr.lines().last().unwrap_or_default()
+            )
+        };
+        outcomes.resize(statements.len(), Outcome::Error(why));
+        outcomes
     }
 }
 
@@ -715,10 +778,7 @@ fn differential_corpus() {
                 let outcomes: Vec<Outcome> = if on_pg {
                     let db = database_name(i, &file.name);
                     pg.create_database(&db).unwrap_or_else(|e| panic!("{e}"));
-                    file.statements
-                        .iter()
-                        .map(|st| pg.run(&db, &st.sql))
-                        .collect()
+                    pg.run_file(&db, &file.statements)
                 } else {
                     // Not created in advance: tusk creates it on first use.
                     let dir = tusk_root.path().join(format!("data-{i}"));

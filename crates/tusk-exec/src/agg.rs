@@ -165,7 +165,9 @@ impl Acc {
                 let a = arg.unwrap();
                 for i in 0..n {
                     if live(i) {
-                        sum[g(i)] = sum[g(i)].checked_add(num_at(a, i)).map_err(ExecError::new)?;
+                        sum[g(i)] = sum[g(i)]
+                            .checked_add(num_at(a, i))
+                            .map_err(ExecError::new)?;
                         seen[g(i)] = true;
                     }
                 }
@@ -174,7 +176,9 @@ impl Acc {
                 let a = arg.unwrap();
                 for i in 0..n {
                     if live(i) {
-                        sum[g(i)] = sum[g(i)].checked_add(num_at(a, i)).map_err(ExecError::new)?;
+                        sum[g(i)] = sum[g(i)]
+                            .checked_add(num_at(a, i))
+                            .map_err(ExecError::new)?;
                         cnt[g(i)] += 1;
                     }
                 }

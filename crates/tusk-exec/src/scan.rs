@@ -77,7 +77,6 @@ impl SeqScan {
             .map(|&t| Vector::with_capacity(t, BATCH_SIZE + 512))
             .collect();
         let ncols = cols.len();
-        let mut nulls: Vec<Vec<bool>> = vec![Vec::with_capacity(BATCH_SIZE + 512); ncols];
         let mut rows = 0usize;
         let mut vis = Visibility::new(&self.db.txn, self.snapshot);
         let last_att = self.out_of_att.len().checked_sub(1);
@@ -92,7 +91,7 @@ impl SeqScan {
                 if let Some(last) = last_att {
                     tuple::walk(t, types, last, |att, a| {
                         if let Some(o) = out_of_att[att] {
-                            push_attr(&mut cols[o], &mut nulls[o], a);
+                            push_attr(&mut cols[o], a);
                         }
                     });
                 }
@@ -100,21 +99,18 @@ impl SeqScan {
                     if let Data::Int8(d) = &mut cols[ncols - 1].data {
                         d.push(Tid { block, item }.to_u64() as i64);
                     }
-                    nulls[ncols - 1].push(false);
                 }
             })?;
-        }
-        for (c, n) in cols.iter_mut().zip(nulls) {
-            if n.iter().any(|&b| b) {
-                c.nulls = Some(n);
-            }
         }
         Ok(Some(Batch::new(cols, rows)))
     }
 }
 
+/// Appends one stored attribute to a column vector. The null mask is only
+/// materialised once the first NULL arrives.
 #[inline]
-fn push_attr(v: &mut Vector, nulls: &mut Vec<bool>, a: Attr<'_>) {
+fn push_attr(v: &mut Vector, a: Attr<'_>) {
+    let before = v.len();
     match (&mut v.data, a) {
         (Data::Int4(d), Attr::Int4(x)) => d.push(x),
         (Data::Int8(d), Attr::Int8(x)) => d.push(x),
@@ -130,7 +126,7 @@ fn push_attr(v: &mut Vector, nulls: &mut Vec<bool>, a: Attr<'_>) {
         (Data::Text(d), _) => d.push(b""),
         (Data::Numeric(d), _) => d.push(crate::numeric::Numeric::from_i64(0)),
     }
-    nulls.push(matches!(a, Attr::Null));
+    v.push_null_flag(before, matches!(a, Attr::Null));
 }
 
 impl Operator for SeqScan {

@@ -211,8 +211,10 @@ impl Vector {
         debug_assert!(null || self.value(n) == *v);
     }
 
+    /// Records whether the value just appended at row `n` is NULL,
+    /// materialising the mask on the first NULL.
     #[inline]
-    fn push_null_flag(&mut self, n: usize, null: bool) {
+    pub fn push_null_flag(&mut self, n: usize, null: bool) {
         match &mut self.nulls {
             Some(m) => m.push(null),
             None if null => {

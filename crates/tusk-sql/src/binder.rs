@@ -112,7 +112,10 @@ impl Scope {
     /// A reference to global column `g`; `character(n)` columns read as text.
     fn column_expr(&self, g: usize) -> Expr {
         let r = &self.rels[self.rel_of(g)];
-        let col = Expr::Column { index: g, ty: r.cols[g - r.base].1 };
+        let col = Expr::Column {
+            index: g,
+            ty: r.cols[g - r.base].1,
+        };
         if r.bpchar[g - r.base] {
             Expr::BpcharToText(Box::new(col))
         } else {
@@ -1056,7 +1059,11 @@ impl<'a> Binder<'a> {
                             alias: alias_name.unwrap_or_else(|| relname.clone()),
                             relname,
                             source: RelSource::Table(t.clone()),
-                            bpchar: t.columns.iter().map(|c| matches!(c.ty, SqlType::Char(_))).collect(),
+                            bpchar: t
+                                .columns
+                                .iter()
+                                .map(|c| matches!(c.ty, SqlType::Char(_)))
+                                .collect(),
                             cols,
                             base,
                             est_rows,

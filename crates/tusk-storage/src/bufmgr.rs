@@ -314,15 +314,14 @@ impl BufferPool {
             if let Some(id) = self.mapping.lookup(&tag) {
                 self.pin(id);
                 let s = self.desc(id).state.load(Ordering::Acquire);
-                if s & TAG_VALID != 0 && self.tag_of(id) == tag
-                    && self.wait_io(id) {
-                        self.stats.hits.fetch_add(1, Ordering::Relaxed);
-                        return Ok(PinnedBuffer {
-                            pool: self,
-                            id,
-                            block: tag.block,
-                        });
-                    }
+                if s & TAG_VALID != 0 && self.tag_of(id) == tag && self.wait_io(id) {
+                    self.stats.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(PinnedBuffer {
+                        pool: self,
+                        id,
+                        block: tag.block,
+                    });
+                }
                 // Stale answer or failed read: let go and look again.
                 self.unpin(id);
                 std::thread::yield_now();

@@ -1,0 +1,229 @@
+//! End-to-end behaviour of sessions: results, errors, persistence.
+
+use tusk_sql::{QueryResult, Session};
+
+fn session(dir: &std::path::Path) -> Session {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("tusk.conf"),
+        "shared_buffers = 256kB\nhuge_pages = off\n",
+    )
+    .unwrap();
+    Session::open(dir).unwrap()
+}
+
+/// Runs `sql` and returns the rows of the last result, `|`-joined.
+fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let res = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    match res.last().unwrap() {
+        QueryResult::Rows { rows, .. } => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v| v.clone().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect(),
+        QueryResult::Command { tag } => vec![tag.clone()],
+    }
+}
+
+fn error(s: &mut Session, sql: &str) -> String {
+    match s.query(sql) {
+        Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
+        Err(e) => e.message,
+    }
+}
+
+#[test]
+fn join_through_a_tiny_buffer_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    assert_eq!(
+        rows(
+            &mut s,
+            "create table t as select generate_series(1, 100000)::int i"
+        ),
+        ["SELECT 100000"]
+    );
+    assert_eq!(
+        rows(&mut s, "select count(*) from t t1 join t t2 using (i)"),
+        ["100000"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*), sum(t1.i) from t t1, t t2 where t1.i = t2.i + 1 and t2.i % 2 = 0"
+        ),
+        ["49999|2499999999"]
+    );
+}
+
+#[test]
+fn duplicates_multiply_and_nulls_never_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table a (k int, v text)");
+    rows(&mut s, "create table b (k bigint, w text)");
+    rows(
+        &mut s,
+        "insert into a values (1, 'x'), (1, 'y'), (null, 'n'), (2, 'z')",
+    );
+    rows(
+        &mut s,
+        "insert into b values (1, 'p'), (1, 'q'), (1, 'r'), (null, 'n')",
+    );
+    assert_eq!(
+        rows(&mut s, "select count(*) from a join b on a.k = b.k"),
+        ["6"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select a.v, b.w from a join b using (k) where b.w = 'q' order by 1"
+        ),
+        ["x|q", "y|q"]
+    );
+    // Multi-key join with text keys goes through the byte-key path.
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*) from a x join a y on x.k = y.k and x.v = y.v"
+        ),
+        ["3"]
+    );
+}
+
+#[test]
+fn data_survives_restart_and_failed_statements_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut s = session(dir.path());
+        rows(&mut s, "create table t (a int not null, b varchar(3))");
+        rows(&mut s, "insert into t values (1, 'abc'), (2, null)");
+        assert_eq!(
+            error(
+                &mut s,
+                "insert into t select g, 'x' from generate_series(10, 20) g union all select 1"
+            ),
+            "UNION, INTERSECT and EXCEPT are not supported"
+        );
+        assert_eq!(
+            error(
+                &mut s,
+                "insert into t select 2147483647 + g, 'y' from generate_series(-5, 5) g"
+            ),
+            "integer out of range"
+        );
+        assert_eq!(
+            error(&mut s, "insert into t values (3, 'abcd')"),
+            "value too long for type character varying(3)"
+        );
+        assert_eq!(
+            error(&mut s, "insert into t values (null, 'a')"),
+            "null value in column \"a\" of relation \"t\" violates not-null constraint"
+        );
+        rows(&mut s, "delete from t where a = 2");
+    }
+    let mut s = session(dir.path());
+    assert_eq!(rows(&mut s, "select * from t"), ["1|abc"]);
+    assert_eq!(rows(&mut s, "select count(*) from t"), ["1"]);
+}
+
+#[test]
+fn errors_use_postgres_wording() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table a (x int, y text)");
+    assert_eq!(
+        error(&mut s, "select * from nope"),
+        "relation \"nope\" does not exist"
+    );
+    assert_eq!(
+        error(&mut s, "select z from a"),
+        "column \"z\" does not exist"
+    );
+    assert_eq!(
+        error(&mut s, "insert into a values ('abc', 1)"),
+        "invalid input syntax for type integer: \"abc\""
+    );
+    assert_eq!(error(&mut s, "select 1/0"), "division by zero");
+    assert_eq!(
+        error(&mut s, "select 2147483647 + 1"),
+        "integer out of range"
+    );
+    assert_eq!(
+        error(&mut s, "select 9223372036854775807 + 1"),
+        "bigint out of range"
+    );
+    assert_eq!(
+        error(&mut s, "select x + y from a"),
+        "operator does not exist: integer + text"
+    );
+    assert_eq!(
+        error(&mut s, "create table a (q int)"),
+        "relation \"a\" already exists"
+    );
+    assert_eq!(
+        error(&mut s, "select y, count(*) from a"),
+        "column \"y\" must appear in the GROUP BY clause or be used in an aggregate function"
+    );
+    let e = s.query("selec 1").unwrap_err();
+    assert_eq!(e.message, "syntax error at or near \"selec\"");
+    assert_eq!(e.position, Some(1));
+    let e = s.query("select 1 +").unwrap_err();
+    assert_eq!(e.message, "syntax error at end of input");
+    // The session goes on after errors.
+    assert_eq!(rows(&mut s, "select 1 + 1"), ["2"]);
+}
+
+#[test]
+fn gucs_and_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    assert_eq!(rows(&mut s, "show work_mem"), ["4MB"]);
+    rows(&mut s, "set work_mem = '64kB'");
+    assert_eq!(rows(&mut s, "show work_mem"), ["64kB"]);
+    rows(&mut s, "reset work_mem");
+    assert_eq!(rows(&mut s, "show work_mem"), ["4MB"]);
+    assert_eq!(rows(&mut s, "show shared_buffers"), ["256kB"]);
+    rows(
+        &mut s,
+        "create table t as select generate_series(1, 1000) i",
+    );
+    let plan = rows(
+        &mut s,
+        "explain (costs off) select count(*) from t t1 join t t2 using (i)",
+    );
+    assert_eq!(
+        plan,
+        [
+            "Aggregate",
+            "  ->  Hash Join",
+            "        Hash Cond: (t1.i = t2.i)",
+            "        ->  Seq Scan on t t1",
+            "        ->  Hash",
+            "              ->  Seq Scan on t t2",
+        ]
+    );
+    let analyzed = rows(
+        &mut s,
+        "explain analyze select count(*) from t t1 join t t2 using (i)",
+    );
+    assert!(analyzed[0].starts_with("Aggregate  (cost="), "{analyzed:?}");
+    assert!(
+        analyzed
+            .iter()
+            .any(|l| l.contains("Buckets: 1024  Batches: 1  Memory Usage:")),
+        "{analyzed:?}"
+    );
+    assert!(
+        analyzed.iter().any(|l| l.starts_with("Execution Time: ")),
+        "{analyzed:?}"
+    );
+    assert!(
+        analyzed.iter().any(|l| l.contains("rows=1000 loops=1")),
+        "{analyzed:?}"
+    );
+}
