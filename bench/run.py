@@ -302,10 +302,17 @@ class Tusk:
             return
         self.binary = str(binary)
 
+    # Startup settings written to the data directory's tusk.conf; they match
+    # the PostgreSQL cluster's shared_buffers and huge_pages.
+    STARTUP = {"shared_buffers": "2GB", "huge_pages": "off"}
+
     def fresh_data_dir(self, parent: str | None) -> None:
         root = Path(tempfile.mkdtemp(prefix="tusk-bench-data-", dir=parent))
         on_exit(lambda: shutil.rmtree(root, ignore_errors=True))
-        self.data_dir = root / "data"  # tusk creates it on first use
+        self.data_dir = root / "data"
+        self.data_dir.mkdir()
+        (self.data_dir / "tusk.conf").write_text(
+            "".join(f"{k} = {v}\n" for k, v in self.STARTUP.items()))
 
     def script(self, lines: list) -> tuple[list, list]:
         """Runs a -f script; returns (Time: values in ms, integer result lines)."""
@@ -713,7 +720,8 @@ class JoinBench(Benchmark):
                 failures["postgres"] = short_error(str(e))
                 log(f"bench: PostgreSQL: {e}")
         if tusk is not None:
-            log("bench: tusk settings: " + ", ".join(f"{k}={v}" for k, v in self.TUSK_SETTINGS.items())
+            log("bench: tusk settings: " + ", ".join(f"{k}={v}" for k, v in
+                                                      {**Tusk.STARTUP, **self.TUSK_SETTINGS}.items())
                 + ", max_parallel_workers_per_gather = threads - 1")
 
         for keys in self.KEYS:
