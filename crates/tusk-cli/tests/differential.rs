@@ -673,6 +673,10 @@ impl Drop for PgCluster {
 // The tusk side
 // ---------------------------------------------------------------------------
 
+/// Settings of the second tusk run: a memory limit small enough that every
+/// hash join in the corpus spills.
+const TUSK_SPILL_CONF: &str = "work_mem = 64kB\n";
+
 fn tusk_binary() -> PathBuf {
     std::env::var_os("TUSK_DIFF_BIN")
         .map(PathBuf::from)
@@ -762,8 +766,10 @@ fn differential_corpus() {
     // and so are the two systems, so a few threads share the jobs; within one
     // job the statements run in order. Most of the time goes to starting
     // processes and connections, which overlaps well.
-    let jobs: Vec<(usize, bool)> = (0..corpus.len())
-        .flat_map(|i| [(i, true), (i, false)])
+    // Each file runs on PostgreSQL and on tusk twice: with default settings,
+    // and with `work_mem = 64kB` so that every hash join spills to partitions.
+    let jobs: Vec<(usize, usize)> = (0..corpus.len())
+        .flat_map(|i| [(i, 0), (i, 1), (i, 2)])
         .collect();
     let next_job = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Vec<Outcome>>>> = Mutex::new(vec![None; jobs.len()]);
@@ -771,17 +777,20 @@ fn differential_corpus() {
         for _ in 0..WORKER_THREADS {
             s.spawn(|| loop {
                 let j = next_job.fetch_add(1, Ordering::Relaxed);
-                let Some(&(i, on_pg)) = jobs.get(j) else {
+                let Some(&(i, system)) = jobs.get(j) else {
                     break;
                 };
                 let file = &corpus[i];
-                let outcomes: Vec<Outcome> = if on_pg {
+                let outcomes: Vec<Outcome> = if system == 0 {
                     let db = database_name(i, &file.name);
                     pg.create_database(&db).unwrap_or_else(|e| panic!("{e}"));
                     pg.run_file(&db, &file.statements)
                 } else {
-                    // Not created in advance: tusk creates it on first use.
-                    let dir = tusk_root.path().join(format!("data-{i}"));
+                    let dir = tusk_root.path().join(format!("data-{i}-{system}"));
+                    if system == 2 {
+                        std::fs::create_dir_all(&dir).expect("tusk data directory");
+                        std::fs::write(dir.join("tusk.conf"), TUSK_SPILL_CONF).expect("tusk.conf");
+                    }
                     file.statements
                         .iter()
                         .map(|st| run_tusk(&tusk, &dir, &st.sql))
@@ -794,40 +803,53 @@ fn differential_corpus() {
     let mut results = results.into_inner().unwrap().into_iter();
     let mut pg_outcomes = Vec::new();
     let mut tusk_outcomes = Vec::new();
+    let mut spill_outcomes = Vec::new();
     for _ in 0..corpus.len() {
         pg_outcomes.push(results.next().flatten().expect("PostgreSQL job result"));
         tusk_outcomes.push(results.next().flatten().expect("tusk job result"));
+        spill_outcomes.push(
+            results
+                .next()
+                .flatten()
+                .expect("tusk (spilling) job result"),
+        );
     }
 
     let mut report = String::new();
     let mut mismatches = 0;
     let mut total = 0;
-    for ((file, pg_file), tusk_file) in corpus.iter().zip(&pg_outcomes).zip(&tusk_outcomes) {
-        for ((st, pg_out), tusk_out) in file.statements.iter().zip(pg_file).zip(tusk_file) {
-            total += 1;
-            let corpus_problem = st.expect_error != pg_out.is_error();
-            let ordered = has_top_level_order_by(&st.sql);
-            if !corpus_problem && outcomes_agree(pg_out, tusk_out, ordered) {
-                continue;
-            }
-            mismatches += 1;
-            let _ = writeln!(report, "--- {}:{}", file.name, st.line);
-            for line in st.sql.lines() {
-                let _ = writeln!(report, "  {line}");
-            }
-            if corpus_problem {
-                let _ = writeln!(
+    let variants = [
+        ("tusk", &tusk_outcomes),
+        ("tusk with work_mem = 64kB", &spill_outcomes),
+    ];
+    for (label, outcomes) in variants {
+        for ((file, pg_file), tusk_file) in corpus.iter().zip(&pg_outcomes).zip(outcomes.iter()) {
+            for ((st, pg_out), tusk_out) in file.statements.iter().zip(pg_file).zip(tusk_file) {
+                total += 1;
+                let corpus_problem = st.expect_error != pg_out.is_error();
+                let ordered = has_top_level_order_by(&st.sql);
+                if !corpus_problem && outcomes_agree(pg_out, tusk_out, ordered) {
+                    continue;
+                }
+                mismatches += 1;
+                let _ = writeln!(report, "--- {}:{}", file.name, st.line);
+                for line in st.sql.lines() {
+                    let _ = writeln!(report, "  {line}");
+                }
+                if corpus_problem {
+                    let _ = writeln!(
                     report,
                     "  CORPUS BUG: PostgreSQL {} but the statement is {}marked `-- {EXPECT_ERROR_MARKER}`",
                     if pg_out.is_error() { "fails" } else { "succeeds" },
                     if st.expect_error { "" } else { "not " },
                 );
+                }
+                let order = if ordered { "ordered" } else { "as a multiset" };
+                let _ = writeln!(report, "  PostgreSQL ({order}):");
+                report.push_str(&pg_out.render());
+                let _ = writeln!(report, "  {label}:");
+                report.push_str(&tusk_out.render());
             }
-            let order = if ordered { "ordered" } else { "as a multiset" };
-            let _ = writeln!(report, "  PostgreSQL ({order}):");
-            report.push_str(&pg_out.render());
-            let _ = writeln!(report, "  tusk:");
-            report.push_str(&tusk_out.render());
         }
     }
     say(&format!(

@@ -42,6 +42,8 @@ pub struct ExecContext {
     pub work_mem: usize,
     pub hash_mem_multiplier: f64,
     pub stats: Option<StatsHandle>,
+    /// Temp-file traffic of the statement (and its `temp_file_limit`).
+    pub spill: Rc<crate::spill::SpillStats>,
 }
 
 impl ExecContext {

@@ -27,6 +27,7 @@ pub mod numeric;
 pub mod plan;
 pub mod scan;
 pub mod sort;
+pub mod spill;
 pub mod value;
 pub mod vector;
 

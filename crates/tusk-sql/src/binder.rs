@@ -56,6 +56,10 @@ impl B {
 pub struct BoundQuery {
     pub plan: Plan,
     pub names: Vec<String>,
+    /// Output columns that are untyped literals (`NULL`, `'abc'`), typed as
+    /// text for display but converted to the target type by INSERT, as
+    /// PostgreSQL resolves unknown-type literals from context.
+    pub unknown: Vec<bool>,
 }
 
 impl BoundQuery {
@@ -1358,7 +1362,11 @@ impl<'a> Binder<'a> {
                 width: width_of(&types),
             },
         );
-        Ok(BoundQuery { plan, names })
+        Ok(BoundQuery {
+            plan,
+            names,
+            unknown: vec![],
+        })
     }
 
     /// Coerces a value for storing into a column of type `to` (assignment rules).
@@ -1536,8 +1544,10 @@ impl<'a> Binder<'a> {
         // Select list.
         let mut out_exprs = Vec::new();
         let mut names = Vec::new();
+        let mut unknown = Vec::new();
         for (e, name) in &items {
             let b = self.bind(e, &scope, &mut mode)?;
+            unknown.push(b.unknown);
             let mut bound = if b.unknown {
                 self.coerce(b, DataType::Text, |_| String::new())?
             } else {
@@ -1670,7 +1680,7 @@ impl<'a> Binder<'a> {
                 rels: HashSet::new(),
             };
             // Post-aggregate expressions already index the aggregate's output.
-            return self.finish_select(
+            let mut bq = self.finish_select(
                 plan_part.plan,
                 out_exprs,
                 names,
@@ -1680,10 +1690,12 @@ impl<'a> Binder<'a> {
                 limit,
                 offset,
                 None,
-            );
+            )?;
+            bq.unknown = unknown;
+            return Ok(bq);
         }
         let pos = plan_part.pos();
-        self.finish_select(
+        let mut bq = self.finish_select(
             plan_part.plan,
             out_exprs,
             names,
@@ -1693,7 +1705,9 @@ impl<'a> Binder<'a> {
             limit,
             offset,
             Some(&pos),
-        )
+        )?;
+        bq.unknown = unknown;
+        Ok(bq)
     }
 
     /// ORDER BY / GROUP BY item that names an output column (by position or alias).
@@ -1784,6 +1798,7 @@ impl<'a> Binder<'a> {
             plan = Plan::new(NodeKind::Sort { keys: sort_keys }, vec![plan], out, nm, est);
         }
         let mut bq = BoundQuery {
+            unknown: vec![],
             plan,
             names: vec![],
         };

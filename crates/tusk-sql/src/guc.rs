@@ -57,6 +57,16 @@ const DEFS: &[Def] = &[
         description: "multiple of work_mem a hash table may use",
     },
     Def {
+        name: "temp_file_limit",
+        default: "-1",
+        kind: Kind::MemoryKb {
+            min: -1,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "largest total size of a statement's temporary files, in kB (-1: no limit)",
+    },
+    Def {
         name: "maintenance_work_mem",
         default: "64MB",
         kind: Kind::MemoryKb {
@@ -112,8 +122,8 @@ fn def(name: &str) -> Option<&'static Def> {
 
 /// Formats a kB amount as PostgreSQL does: the largest unit that divides it.
 pub fn format_kb(kb: i64) -> String {
-    if kb == 0 {
-        return "0".into();
+    if kb <= 0 {
+        return kb.to_string();
     }
     for (unit, div) in [("TB", 1i64 << 30), ("GB", 1 << 20), ("MB", 1 << 10)] {
         if kb % div == 0 {
@@ -124,6 +134,9 @@ pub fn format_kb(kb: i64) -> String {
 }
 
 fn parse_kb(v: &str) -> Option<i64> {
+    if v.trim() == "-1" {
+        return Some(-1);
+    }
     let bytes = tusk_storage::parse_memory(v, 1024)?;
     if bytes % 1024 != 0 && bytes < 1024 {
         return None;
@@ -274,6 +287,12 @@ impl Gucs {
 
     pub fn work_mem_bytes(&self) -> usize {
         (self.kb("work_mem") as usize) * 1024
+    }
+
+    /// `temp_file_limit` in bytes, `None` when unlimited.
+    pub fn temp_file_limit_bytes(&self) -> Option<u64> {
+        let kb = self.kb("temp_file_limit");
+        (kb >= 0).then(|| kb as u64 * 1024)
     }
 
     pub fn hash_mem_multiplier(&self) -> f64 {

@@ -234,6 +234,7 @@ impl Session {
             stats: analyze.then(|| {
                 std::rc::Rc::new(std::cell::RefCell::new(vec![Default::default(); nodes]))
             }),
+            spill: tusk_exec::spill::SpillStats::new(self.gucs.temp_file_limit_bytes()),
         }
     }
 
@@ -733,14 +734,23 @@ impl Session {
                             index: p,
                             ty: bq.plan.output[p],
                         };
-                        exprs.push(binder.assign(
-                            binder::B {
-                                e: src,
-                                unknown: false,
-                            },
-                            ty,
-                            Some(&col.name),
-                        )?);
+                        if bq.unknown.get(p).copied().unwrap_or(false) && bq.plan.output[p] != ty {
+                            // An untyped literal of the query: convert it now (may fail
+                            // with PostgreSQL's input-syntax error, as there).
+                            exprs.push(tusk_exec::Expr::Cast {
+                                arg: Box::new(src),
+                                to: ty,
+                            });
+                        } else {
+                            exprs.push(binder.assign(
+                                binder::B {
+                                    e: src,
+                                    unknown: false,
+                                },
+                                ty,
+                                Some(&col.name),
+                            )?);
+                        }
                     }
                     None => exprs.push(tusk_exec::Expr::Const {
                         value: tusk_exec::Value::Null,

@@ -227,3 +227,124 @@ fn gucs_and_explain() {
         "{analyzed:?}"
     );
 }
+
+/// Peak memory and limit (kB) from EXPLAIN ANALYZE's tusk line of the Hash node.
+fn peak_and_limit(plan: &[String]) -> (u64, u64) {
+    let line = plan
+        .iter()
+        .find(|l| l.contains("Peak Memory:"))
+        .expect("peak memory line");
+    let num = |after: &str| -> u64 {
+        let rest = &line[line.find(after).unwrap() + after.len()..];
+        rest.chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .unwrap()
+    };
+    (num("Peak Memory: "), num("(limit "))
+}
+
+#[test]
+fn hash_join_spills_within_its_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(
+        &mut s,
+        "create table big as select g as k, g % 97 as v from generate_series(1, 200000) g",
+    );
+    rows(
+        &mut s,
+        "create table probe as select g as k from generate_series(1, 300000) g",
+    );
+    let expected = rows(
+        &mut s,
+        "select count(*), sum(v) from big join probe using (k)",
+    );
+    rows(&mut s, "set work_mem = '64kB'");
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*), sum(v) from big join probe using (k)"
+        ),
+        expected
+    );
+    let plan = rows(
+        &mut s,
+        "explain analyze select count(*), sum(v) from big join probe using (k)",
+    );
+    let (peak, limit) = peak_and_limit(&plan);
+    assert_eq!(limit, 128);
+    assert!(peak <= limit, "peak {peak}kB over the limit: {plan:#?}");
+    assert!(
+        plan.iter().any(|l| l.contains("(originally 1)")),
+        "{plan:#?}"
+    );
+    // Spill files are gone once the statement ends.
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("tmp")).unwrap().count(),
+        0
+    );
+}
+
+#[test]
+fn one_key_repeated_200k_times_is_joined_in_chunks_within_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(
+        &mut s,
+        "create table hot as select 1 as k, g as v from generate_series(1, 200000) g",
+    );
+    rows(
+        &mut s,
+        "create table probe as select g % 3 as k from generate_series(1, 300000) g",
+    );
+    rows(&mut s, "set work_mem = '64kB'");
+    // 100000 probe rows have k = 1, each matching all 200000 build rows.
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*) from hot join probe using (k) where probe.k = 1 and hot.v <= 3"
+        ),
+        ["300000"]
+    );
+    let plan = rows(
+        &mut s,
+        "explain analyze select count(*) from hot join probe using (k) where hot.v <= 3000",
+    );
+    let (peak, limit) = peak_and_limit(&plan);
+    assert!(
+        peak <= limit,
+        "peak {peak}kB over the limit {limit}kB: {plan:#?}"
+    );
+    assert!(plan.iter().any(|l| l.contains("1 chunked")), "{plan:#?}");
+    assert!(
+        plan.iter().any(|l| l.contains("rows=300000000 ")),
+        "{plan:#?}"
+    );
+}
+
+#[test]
+fn temp_file_limit_ends_the_statement_not_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(
+        &mut s,
+        "create table big as select g as k from generate_series(1, 100000) g",
+    );
+    rows(&mut s, "set work_mem = '64kB'");
+    rows(&mut s, "set temp_file_limit = '100kB'");
+    assert_eq!(
+        error(&mut s, "select count(*) from big a join big b using (k)"),
+        "temporary file size exceeds temp_file_limit (100kB)"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("tmp")).unwrap().count(),
+        0
+    );
+    rows(&mut s, "reset temp_file_limit");
+    assert_eq!(
+        rows(&mut s, "select count(*) from big a join big b using (k)"),
+        ["100000"]
+    );
+}

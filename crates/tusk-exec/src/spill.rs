@@ -1,0 +1,418 @@
+//! Spill files: rows of a batch written to a temporary file and read back.
+//!
+//! A spill file lives in the data directory's temp area and is unlinked as
+//! soon as it is created, so it disappears when its handle is dropped — at
+//! the end of the statement, on error, and in a crash (the startup sweep of
+//! the temp directory is only a second line of defence).
+//!
+//! Each row is stored as
+//!
+//! ```text
+//! u32 length of what follows | u64 hash | null bitmap | values
+//! ```
+//!
+//! with values in the same little-endian encodings as heap tuples. Writers and
+//! readers each own one buffer of a fixed size, which is what the memory
+//! accounting of the hash join counts per open file.
+//!
+//! Every byte written or read is added to the statement's [`SpillStats`],
+//! which also enforces `temp_file_limit`.
+
+use crate::error::{ExecError, Result};
+use crate::numeric::Numeric;
+use crate::vector::{Batch, Data, Vector};
+use std::cell::Cell;
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tusk_storage::DataType;
+
+/// Largest buffer a spill writer or reader holds; callers pick smaller ones
+/// under small memory limits.
+pub const SPILL_BUFFER_SIZE: usize = 32 * 1024;
+
+/// Temp-file traffic of one statement.
+#[derive(Debug, Default)]
+pub struct SpillStats {
+    pub written: Cell<u64>,
+    pub read: Cell<u64>,
+    pub files: Cell<u64>,
+    /// `temp_file_limit` in bytes, if any.
+    pub limit: Option<u64>,
+}
+
+impl SpillStats {
+    pub fn new(limit: Option<u64>) -> Rc<SpillStats> {
+        Rc::new(SpillStats {
+            limit,
+            ..Default::default()
+        })
+    }
+
+    fn add_written(&self, n: u64) -> Result<()> {
+        let w = self.written.get() + n;
+        self.written.set(w);
+        match self.limit {
+            Some(l) if w > l => Err(ExecError::new(format!(
+                "temporary file size exceeds temp_file_limit ({}kB)",
+                l / 1024
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A temporary file, already unlinked.
+pub struct SpillFile {
+    file: File,
+    /// Rows and bytes written.
+    pub rows: u64,
+    pub bytes: u64,
+}
+
+static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
+
+impl SpillFile {
+    pub fn create(dir: &Path) -> Result<SpillFile> {
+        let n = NEXT_FILE.fetch_add(1, Ordering::Relaxed);
+        let path: PathBuf = dir.join(format!("tusk_tmp.{}.{n}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                ExecError::new(format!(
+                    "could not create temporary file \"{}\": {e}",
+                    path.display()
+                ))
+            })?;
+        // Unlinked right away: the data lives as long as the handle.
+        let _ = std::fs::remove_file(&path);
+        Ok(SpillFile {
+            file,
+            rows: 0,
+            bytes: 0,
+        })
+    }
+}
+
+/// Appends rows to a spill file through a fixed-size buffer.
+pub struct SpillWriter {
+    file: SpillFile,
+    buf: Vec<u8>,
+    buf_size: usize,
+    stats: Rc<SpillStats>,
+}
+
+impl SpillWriter {
+    /// A writer whose buffer holds `buf_size` bytes (flushed when full).
+    pub fn new(dir: &Path, buf_size: usize, stats: Rc<SpillStats>) -> Result<SpillWriter> {
+        stats.files.set(stats.files.get() + 1);
+        Ok(SpillWriter {
+            file: SpillFile::create(dir)?,
+            buf: Vec::with_capacity(buf_size + 64),
+            buf_size,
+            stats,
+        })
+    }
+
+    pub fn rows(&self) -> u64 {
+        self.file.rows
+    }
+
+    /// Bytes written so far, including what is still buffered.
+    pub fn bytes(&self) -> u64 {
+        self.file.bytes + self.buf.len() as u64
+    }
+
+    /// Appends row `row` of `batch` with its key hash.
+    pub fn write_row(&mut self, hash: u64, batch: &Batch, row: usize) -> Result<()> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&[0; 4]);
+        self.buf.extend_from_slice(&hash.to_le_bytes());
+        let nbytes = batch.columns.len().div_ceil(8);
+        let bitmap_at = self.buf.len();
+        self.buf.resize(bitmap_at + nbytes, 0);
+        for (c, col) in batch.columns.iter().enumerate() {
+            if col.is_null(row) {
+                self.buf[bitmap_at + c / 8] |= 1 << (c % 8);
+                continue;
+            }
+            match &col.data {
+                Data::Bool(d) => self.buf.push(d[row] as u8),
+                Data::Int4(d) => self.buf.extend_from_slice(&d[row].to_le_bytes()),
+                Data::Int8(d) => self.buf.extend_from_slice(&d[row].to_le_bytes()),
+                Data::Numeric(d) => {
+                    self.buf.extend_from_slice(&d[row].unscaled.to_le_bytes());
+                    self.buf.extend_from_slice(&d[row].scale.to_le_bytes());
+                }
+                Data::Text(d) => {
+                    let s = d.get(row);
+                    self.buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                    self.buf.extend_from_slice(s);
+                }
+            }
+        }
+        let len = (self.buf.len() - start - 4) as u32;
+        self.buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        self.file.rows += 1;
+        if self.buf.len() >= self.buf_size {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        self.file
+            .file
+            .write_all(&self.buf)
+            .map_err(|e| ExecError::new(format!("could not write to temporary file: {e}")))?;
+        self.stats.add_written(self.buf.len() as u64)?;
+        self.file.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Flushes and hands back the file for reading.
+    pub fn finish(mut self) -> Result<Rc<SpillFile>> {
+        self.flush()?;
+        Ok(Rc::new(self.file))
+    }
+}
+
+/// Reads a spill file back as batches, from the start.
+pub struct SpillReader {
+    file: Rc<SpillFile>,
+    pos: u64,
+    buf: Vec<u8>,
+    buf_size: usize,
+    start: usize,
+    types: Vec<DataType>,
+    stats: Rc<SpillStats>,
+}
+
+impl SpillReader {
+    pub fn new(
+        file: Rc<SpillFile>,
+        types: Vec<DataType>,
+        buf_size: usize,
+        stats: Rc<SpillStats>,
+    ) -> SpillReader {
+        SpillReader {
+            file,
+            pos: 0,
+            buf: Vec::with_capacity(buf_size),
+            buf_size,
+            start: 0,
+            types,
+            stats,
+        }
+    }
+
+    fn fill(&mut self) -> Result<bool> {
+        // Keep the unread tail, then top the buffer up from the file.
+        self.buf.drain(..self.start);
+        self.start = 0;
+        if self.pos >= self.file.bytes {
+            return Ok(false);
+        }
+        // A row longer than the buffer grows it for that row only.
+        let want = (self.buf_size.max(self.buf.len() * 2) - self.buf.len())
+            .min((self.file.bytes - self.pos) as usize);
+        let old = self.buf.len();
+        self.buf.resize(old + want, 0);
+        self.file
+            .file
+            .read_exact_at(&mut self.buf[old..], self.pos)
+            .map_err(|e| ExecError::new(format!("could not read from temporary file: {e}")))?;
+        self.pos += want as u64;
+        self.stats.read.set(self.stats.read.get() + want as u64);
+        Ok(true)
+    }
+
+    /// Whether every row has been returned.
+    pub fn at_end(&self) -> bool {
+        self.start >= self.buf.len() && self.pos >= self.file.bytes
+    }
+
+    /// Next batch of up to `max_rows` rows with their hashes, or `None` at the end.
+    pub fn next_batch(&mut self, max_rows: usize) -> Result<Option<(Batch, Vec<u64>)>> {
+        let mut cols: Vec<Vector> = self
+            .types
+            .iter()
+            .map(|&t| Vector::with_capacity(t, max_rows.min(4096)))
+            .collect();
+        let mut hashes = Vec::new();
+        while hashes.len() < max_rows {
+            let avail = self.buf.len() - self.start;
+            let need = if avail >= 4 {
+                4 + u32::from_le_bytes(self.buf[self.start..self.start + 4].try_into().unwrap())
+                    as usize
+            } else {
+                4
+            };
+            if avail < need {
+                if !self.fill()? {
+                    break;
+                }
+                continue;
+            }
+            let row = &self.buf[self.start + 4..self.start + need];
+            hashes.push(u64::from_le_bytes(row[..8].try_into().unwrap()));
+            decode_row(&row[8..], &mut cols);
+            self.start += need;
+        }
+        if hashes.is_empty() {
+            return Ok(None);
+        }
+        let n = hashes.len();
+        Ok(Some((Batch::new(cols, n), hashes)))
+    }
+}
+
+fn decode_row(row: &[u8], cols: &mut [Vector]) {
+    let nbytes = cols.len().div_ceil(8);
+    let (bitmap, mut p) = (&row[..nbytes], nbytes);
+    for (c, col) in cols.iter_mut().enumerate() {
+        let n = col.len();
+        let null = bitmap[c / 8] & (1 << (c % 8)) != 0;
+        match &mut col.data {
+            Data::Bool(d) => {
+                d.push(!null && row[p] != 0);
+                p += (!null) as usize;
+            }
+            Data::Int4(d) => {
+                d.push(if null {
+                    0
+                } else {
+                    i32::from_le_bytes(row[p..p + 4].try_into().unwrap())
+                });
+                p += if null { 0 } else { 4 };
+            }
+            Data::Int8(d) => {
+                d.push(if null {
+                    0
+                } else {
+                    i64::from_le_bytes(row[p..p + 8].try_into().unwrap())
+                });
+                p += if null { 0 } else { 8 };
+            }
+            Data::Numeric(d) => {
+                if null {
+                    d.push(Numeric::from_i64(0));
+                } else {
+                    d.push(Numeric {
+                        unscaled: i128::from_le_bytes(row[p..p + 16].try_into().unwrap()),
+                        scale: u16::from_le_bytes([row[p + 16], row[p + 17]]),
+                    });
+                    p += 18;
+                }
+            }
+            Data::Text(d) => {
+                if null {
+                    d.push(b"");
+                } else {
+                    let len = u32::from_le_bytes(row[p..p + 4].try_into().unwrap()) as usize;
+                    d.push(&row[p + 4..p + 4 + len]);
+                    p += 4 + len;
+                }
+            }
+        }
+        col.push_null_flag(n, null);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    #[test]
+    fn round_trip_and_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let types = vec![
+            DataType::Int4,
+            DataType::Text,
+            DataType::Numeric,
+            DataType::Bool,
+            DataType::Int8,
+        ];
+        let mut b = Batch::empty(&types);
+        for i in 0..5000i32 {
+            let row = [
+                if i % 7 == 0 {
+                    Value::Null
+                } else {
+                    Value::Int4(i)
+                },
+                Value::Text("x".repeat((i % 50) as usize)),
+                Value::Numeric(Numeric {
+                    unscaled: i as i128 * 3,
+                    scale: 1,
+                }),
+                if i % 5 == 0 {
+                    Value::Null
+                } else {
+                    Value::Bool(i % 2 == 0)
+                },
+                Value::Int8(-(i as i64)),
+            ];
+            for (c, v) in b.columns.iter_mut().zip(&row) {
+                c.push_value(v);
+            }
+            b.len += 1;
+        }
+        let stats = SpillStats::new(None);
+        let mut w = SpillWriter::new(dir.path(), 4096, stats.clone()).unwrap();
+        for r in 0..b.len {
+            w.write_row(r as u64 * 11, &b, r).unwrap();
+        }
+        let f = w.finish().unwrap();
+        assert_eq!(f.rows, 5000);
+        assert_eq!(stats.written.get(), f.bytes);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "spill files are unlinked"
+        );
+        for _pass in 0..2 {
+            let mut r = SpillReader::new(f.clone(), types.clone(), 4096, stats.clone());
+            let mut back = Batch::empty(&types);
+            let mut hashes = vec![];
+            while let Some((bb, h)) = r.next_batch(777).unwrap() {
+                back.append(&bb);
+                hashes.extend(h);
+            }
+            assert_eq!(hashes, (0..5000u64).map(|i| i * 11).collect::<Vec<_>>());
+            for r in 0..b.len {
+                for c in 0..types.len() {
+                    assert_eq!(
+                        back.columns[c].value(r),
+                        b.columns[c].value(r),
+                        "row {r} col {c}"
+                    );
+                }
+            }
+        }
+        let limited = SpillStats::new(Some(1024));
+        let mut w = SpillWriter::new(dir.path(), 4096, limited).unwrap();
+        let mut err = None;
+        for r in 0..b.len {
+            if let Err(e) = w.write_row(0, &b, r) {
+                err = Some(e);
+                break;
+            }
+        }
+        assert_eq!(
+            err.unwrap().0,
+            "temporary file size exceeds temp_file_limit (1kB)"
+        );
+    }
+}
