@@ -1057,8 +1057,9 @@ impl<'a> Binder<'a> {
                             .nblocks(t.oid)
                             .map_err(|e| SqlError::new(e.to_string()))?
                             as f64;
-                        let tuple_width = width_of(&t.column_types()) as f64 + 16.0;
-                        let est_rows = (pages * (8168.0 / tuple_width)).floor();
+                        let est_rows =
+                            tusk_storage::heap::estimate_tuples(&self.db.pool, t.oid, pages as u32)
+                                .map_err(|e| SqlError::new(e.to_string()))?;
                         Rel {
                             alias: alias_name.unwrap_or_else(|| relname.clone()),
                             relname,
