@@ -316,6 +316,17 @@ class Tusk:
 
     def script(self, lines: list) -> tuple[list, list]:
         """Runs a -f script; returns (Time: values in ms, integer result lines)."""
+        times, values = [], []
+        for line in self.output(lines).splitlines():
+            m = TIME_RE.match(line.strip())
+            if m:
+                times.append(float(m.group(1)))
+            elif re.fullmatch(r"-?\d+", line.strip()):
+                values.append(int(line.strip()))
+        return times, values
+
+    def output(self, lines: list) -> str:
+        """Runs a -f script (`-A -t -q`) and returns its standard output."""
         if self.build_error:
             raise RuntimeError(self.build_error)
         with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
@@ -333,14 +344,7 @@ class Tusk:
             os.unlink(path)
         if r.returncode != 0:
             raise RuntimeError(short_error(r.stderr or r.stdout or f"exit {r.returncode}"))
-        times, values = [], []
-        for line in r.stdout.splitlines():
-            m = TIME_RE.match(line.strip())
-            if m:
-                times.append(float(m.group(1)))
-            elif re.fullmatch(r"-?\d+", line.strip()):
-                values.append(int(line.strip()))
-        return times, values
+        return r.stdout
 
     def version(self) -> str:
         if self.binary and Path(self.binary).resolve() != (REPO_DIR / "target" / "release" / "tusk").resolve():
@@ -369,6 +373,8 @@ class Tusk:
 
 
 def worker_main(spec: dict) -> dict:
+    if spec.get("bench") == "spill":
+        return spill_duckdb_worker(spec)
     system, keys, threads = spec["system"], spec["keys"], spec["threads"]
     rows, runs, query = spec["rows"], spec["runs"], spec["query"]
     notes = []
@@ -866,7 +872,733 @@ class JoinBench(Benchmark):
         plt.close(fig)
 
 
-BENCHMARKS = {b.name: b for b in [JoinBench()]}
+# ---------------------------------------------------------------------------
+# spill: a hash join whose hash table does not fit in memory (seed 004)
+# ---------------------------------------------------------------------------
+
+
+def parse_size_kb(text: str) -> int:
+    """'4MB', '512kB', '1GB' (PostgreSQL units, 1 MB = 1024 kB) -> kB."""
+    m = re.fullmatch(r"\s*(\d+)\s*(kB|MB|GB)?\s*", text, re.I)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4MB, 512kB)")
+    return int(m.group(1)) * {"kb": 1, "mb": 1024, "gb": 1024 * 1024}[(m.group(2) or "kB").lower()]
+
+
+def fmt_kb(kb: int) -> str:
+    """kB -> PostgreSQL unit text ('4MB', '512kB')."""
+    for unit, size in (("GB", 1024 * 1024), ("MB", 1024)):
+        if kb % size == 0:
+            return f"{kb // size}{unit}"
+    return f"{kb}kB"
+
+
+def proc_io() -> dict:
+    """This process's I/O counters. `wchar` counts every byte handed to a
+    write system call, whether or not it reached the disk."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        return {}
+    return {k: int(v) for k, v in (l.split(": ", 1) for l in text.splitlines() if ": " in l)}
+
+
+def spill_duckdb_worker(spec: dict) -> dict:
+    """DuckDB side of the spill benchmark, in its own subprocess.
+
+    The tables live in a database file (an in-memory database would count
+    them against memory_limit and spill them to the temp directory too). The
+    query runs at memory_limit = spec['limit_kb'] KiB, doubling on
+    out-of-memory up to spec['max_limit_kb']; then once with the JSON profiler
+    (build side, peak buffer memory) and `runs` times plain (timed, with the
+    bytes this process wrote meanwhile, which all go to temp files: the
+    query does not modify the database)."""
+    import duckdb
+
+    work = Path(spec["dir"])
+    con = duckdb.connect(str(work / "spill.duckdb"))
+    con.execute("SET threads = 1")
+    con.execute(f"SET temp_directory = '{work / 'tmp'}'")
+    notes = []
+
+    def used_bytes() -> int:
+        used, block = con.execute("select used_blocks, block_size from pragma_database_size()").fetchone()
+        return used * block
+
+    con.execute("checkpoint")
+    before = used_bytes()
+    t0 = time.perf_counter()
+    con.execute(spec["load_big"])
+    con.execute("checkpoint")
+    load_big_ms = (time.perf_counter() - t0) * 1e3
+    table_bytes = used_bytes() - before
+    t0 = time.perf_counter()
+    con.execute(spec["load_probe"])
+    con.execute("checkpoint")
+    load_probe_ms = (time.perf_counter() - t0) * 1e3
+
+    query = spec["query"]
+
+    def timed():
+        io0 = proc_io()
+        t0 = time.perf_counter()
+        row = con.execute(query).fetchall()[0]
+        secs = time.perf_counter() - t0
+        io1 = proc_io()
+        wrote = io1["wchar"] - io0["wchar"] if "wchar" in io0 and "wchar" in io1 else None
+        return secs, row, wrote
+
+    limit_kb, tried = spec["limit_kb"], []
+    while True:
+        # KiB, not KB: DuckDB's KB/MB are powers of 1000, PostgreSQL's of 1024.
+        con.execute(f"SET memory_limit = '{limit_kb}KiB'")
+        setting = con.execute("select current_setting('memory_limit')").fetchone()[0]
+        try:
+            first = timed()
+            tried.append({"limit_kb": limit_kb, "setting": setting, "result": "ok"})
+            break
+        except duckdb.Error as e:
+            if "out of memory" not in str(e).lower():
+                raise
+            tried.append({"limit_kb": limit_kb, "setting": setting, "result": "out of memory",
+                          "error": short_error(str(e))})
+            if limit_kb * 2 > spec["max_limit_kb"]:
+                return {"error": f"out of memory at every memory_limit up to {setting}",
+                        "memory_limits": tried, "table_bytes": table_bytes,
+                        "load_big_ms": load_big_ms, "load_probe_ms": load_probe_ms,
+                        "version": duckdb.__version__}
+            limit_kb *= 2
+
+    prof_path = work / "profile.json"
+    con.execute("PRAGMA enable_profiling = 'json'")
+    con.execute(f"SET profile_output = '{prof_path}'")
+    con.execute(query).fetchall()  # the profile is written when the result is consumed
+    con.execute("PRAGMA disable_profiling")
+    profile = json.loads(prof_path.read_text())
+
+    def find(node, kind):
+        """The first operator of type `kind` in a profile (tree under
+        'operator' or 'children', depending on the DuckDB version)."""
+        if isinstance(node, list):
+            return next((hit for hit in (find(x, kind) for x in node) if hit is not None), None)
+        if not isinstance(node, dict):
+            return None
+        if node.get("type") == kind or node.get("operator_type") == kind:
+            return node
+        return find([node[k] for k in ("operator", "children") if k in node], kind)
+
+    hashed, join_info = None, {}
+    join = find(profile, "HASH_JOIN")
+    if join is not None:
+        join_info = join.get("extra_info", {})
+        if len(join.get("children", [])) == 2:  # DuckDB builds on the right child
+            build = find(join["children"][1], "TABLE_SCAN") or {}
+            table = build.get("extra_info", {}).get("Table", "")
+            hashed = table.rsplit(".", 1)[-1] if table else None
+    else:
+        notes.append("no HASH_JOIN in the profile")
+    system = profile.get("system", {})
+
+    times, written, rows = [], [], set()
+    for _ in range(spec["runs"]):
+        secs, row, wrote = timed()
+        times.append(secs)
+        written.append(wrote)
+        rows.add(tuple(row))
+    if len(rows) > 1:
+        notes.append(f"result varies between runs: {sorted(rows)}")
+    row = min(rows)
+    return {"version": duckdb.__version__, "table_bytes": table_bytes,
+            "load_big_ms": load_big_ms, "load_probe_ms": load_probe_ms,
+            "memory_limits": tried, "memory_limit": setting, "limit_kb": limit_kb,
+            "first_run_s": first[0], "times_s": times, "wchar": written,
+            "count": int(row[0]), "max_pad": row[1], "hashed": hashed, "join_info": join_info,
+            "peak_buffer_memory": system.get("peak_buffer_memory"),
+            "peak_temp_dir_size": system.get("peak_temp_dir_size"),
+            "profile_io": profile.get("io", {}), "notes": notes}
+
+
+@dataclass
+class SpillResult:
+    """One system at one size."""
+
+    system: str
+    rows: int
+    query: str = ""
+    hashed: str | None = None        # the relation under the Hash node (build side)
+    nbatch: int | None = None
+    peak_kb: int | None = None       # as the system reports it (see the footnotes)
+    limit_kb: int | None = None
+    times_s: list = field(default_factory=list)
+    table_bytes: int | None = None   # size of `big` in the system's own storage
+    temp_written: int | None = None  # bytes
+    temp_read: int | None = None     # bytes
+    count: int | None = None
+    max_pad: str | None = None
+    error: str | None = None
+    notes: list = field(default_factory=list)
+    plan: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.times_s)
+
+    @property
+    def amplification(self) -> float | None:
+        if self.temp_written is None or not self.table_bytes:
+            return None
+        return self.temp_written / self.table_bytes
+
+
+def plan_node(lines: list, header: str) -> list:
+    """The lines of the first plan node whose title matches `header` (a regex
+    matched after the optional `->`): its title line and its detail lines, up
+    to its first child."""
+    for i, line in enumerate(lines):
+        if re.match(r"\s*(->\s+)?" + header + r"\s\s\(", line):
+            block = [line]
+            for nxt in lines[i + 1:]:
+                if re.match(r"\s*->", nxt):
+                    break
+                block.append(nxt)
+            return block
+    return []
+
+
+def hashed_relation(lines: list) -> str | None:
+    """The relation scanned below the first Hash node of a text plan."""
+    for i, line in enumerate(lines):
+        m = re.match(r"(\s*)(->\s+)?Hash\s\s", line)
+        if m:
+            depth = len(m.group(1))
+            for nxt in lines[i + 1:]:
+                mm = re.match(r"(\s*)", nxt)
+                if len(mm.group(1)) <= depth and nxt.strip():
+                    break
+                scan = re.search(r"Scan on (\w+)", nxt)
+                if scan:
+                    return scan.group(1)
+            return None
+    return None
+
+
+class SpillBench(Benchmark):
+    name = "spill"
+    help = "hash join whose hash table does not fit in work_mem (seed 004's table)"
+
+    SYSTEMS = ["tusk", "postgres", "duckdb"]
+    # 93 characters; with the row number appended a pad is ~100 bytes.
+    PAD_PREFIX = ("tusk-spill-" + "0123456789abcdefghijklmnopqrstuvwxyz" * 3)[:93]
+    QUERY = "select count(*), max(b.pad) from probe p join big b using (id)"
+    # The planners hash the side they think is smaller. If a system still
+    # picks `probe`, this variant (a filter that removes no row but divides
+    # `big`'s estimate) is tried; the report says when it was used.
+    QUERY_NUDGED = QUERY + " where b.id > 0"
+
+    def add_arguments(self, p):
+        self.add_common_arguments(p)
+        p.add_argument("--rows", default="1000000,5000000,10000000,25000000",
+                       type=lambda s: [int(x) for x in parse_list(s)],
+                       help="comma list of row counts of `big` (default 1M,5M,10M,25M)")
+        p.add_argument("--probe-factor", type=int, default=2,
+                       help="probe has this many rows per row of big, every id of big equally "
+                            "often (default 2: with 1, PostgreSQL hashes the narrow probe)")
+        p.add_argument("--work-mem", type=parse_size_kb, default=parse_size_kb("4MB"),
+                       help="work_mem for tusk and PostgreSQL (default 4MB; hash_mem_multiplier "
+                            "is 2.0, so the hash join may use twice that)")
+        p.add_argument("--duckdb-memory-limit", type=parse_size_kb, default=None,
+                       help="first DuckDB memory_limit to try (default work_mem x 2, i.e. 8MB); "
+                            "doubled on out-of-memory")
+        p.add_argument("--duckdb-max-memory-limit", type=parse_size_kb, default=parse_size_kb("16GB"),
+                       help="give up doubling DuckDB's memory_limit beyond this (default 16GB)")
+        p.add_argument("--runs", type=int, default=1,
+                       help="timed runs of the plain query per system and size (default 1; "
+                            "the EXPLAIN ANALYZE run before them is the warm-up)")
+        p.add_argument("--systems", default=",".join(self.SYSTEMS),
+                       type=lambda s: parse_list(s, self.SYSTEMS),
+                       help="comma list from: " + ",".join(self.SYSTEMS))
+
+    # -- workload ----------------------------------------------------------------
+
+    def load_sql(self, system: str, rows: int, factor: int) -> tuple[str, str]:
+        """(CREATE TABLE big, CREATE TABLE probe) in the system's dialect."""
+        src = "generate_series(1, {}) s(g)" if system == "duckdb" else "generate_series(1, {}) g"
+        big = (f"create table big as select g::int as id, '{self.PAD_PREFIX}' || g::text as pad "
+               f"from {src.format(rows)}")
+        probe = f"create table probe as select (g % {rows} + 1)::int as id from {src.format(factor * rows)}"
+        return big, probe
+
+    def limit_kb(self, args) -> int:
+        return args.work_mem * 2  # hash_mem_multiplier = 2.0
+
+    def pg_settings(self, args) -> dict:
+        return {
+            "huge_pages": "off",
+            "shared_buffers": "2GB",
+            "work_mem": fmt_kb(args.work_mem),
+            "hash_mem_multiplier": "2.0",
+            "max_parallel_workers_per_gather": "0",
+            "jit": "off",
+            "autovacuum": "off",
+            "max_wal_size": "8GB",
+        }
+
+    def tusk_settings(self, args) -> dict:
+        return {"work_mem": fmt_kb(args.work_mem), "hash_mem_multiplier": "2",
+                "max_parallel_workers_per_gather": "0"}
+
+    # -- tusk ----------------------------------------------------------------------
+
+    @staticmethod
+    def file_sizes(directory: Path) -> dict:
+        sizes = {}
+        if directory.exists():
+            for f in directory.rglob("*"):
+                if f.is_file():
+                    sizes[str(f.relative_to(directory))] = f.stat().st_size
+        return sizes
+
+    def bench_tusk(self, args, tusk, n, res, loads, meta):
+        meta.setdefault("versions", {})["tusk"] = tusk.version()
+        base = tusk.data_dir / "base"
+        load_big, load_probe = self.load_sql("tusk", n, args.probe_factor)
+        tusk.output(["drop table if exists big;", "drop table if exists probe;"])
+        before = self.file_sizes(base)
+        out = tusk.output(["\\timing on", load_big + ";"])
+        after = self.file_sizes(base)
+        # The relation file(s) the CREATE TABLE made; `big` is the only table.
+        res.table_bytes = sum(size for name, size in after.items() if before.get(name) != size)
+        res.extra["big_files"] = sorted(name for name, size in after.items() if before.get(name) != size)
+        big_ms = next((float(m.group(1)) for m in map(TIME_RE.match, out.splitlines()) if m), None)
+        out = tusk.output(["\\timing on", load_probe + ";"])
+        probe_ms = next((float(m.group(1)) for m in map(TIME_RE.match, out.splitlines()) if m), None)
+        loads.append({"system": "tusk", "rows": n, "big_ms": big_ms, "probe_ms": probe_ms,
+                      "how": "CREATE TABLE AS (Time: lines)"})
+
+        sets = [f"set {k} = '{v}';" for k, v in self.tusk_settings(args).items()]
+        for q in (self.QUERY, self.QUERY_NUDGED):
+            plan = tusk.output(sets + ["explain " + q + ";"]).splitlines()
+            res.query, res.hashed = q, hashed_relation(plan)
+            if res.hashed == "big":
+                break
+        if res.query != self.QUERY:
+            res.notes.append("the plain query hashed `probe`; ran it with `where b.id > 0` added "
+                             "(removes no row, lowers big's row estimate)")
+
+        script = sets + ["\\timing on", "explain analyze " + res.query + ";"] + [res.query + ";"] * args.runs
+        out = tusk.output(script).splitlines()
+        times = [float(m.group(1)) for m in map(TIME_RE.match, (l.strip() for l in out)) if m]
+        first_time = next(i for i, l in enumerate(out) if TIME_RE.match(l.strip()))
+        plan = out[:first_time]
+        res.plan = "\n".join(plan)
+        res.hashed = hashed_relation(plan)
+        results = [re.match(r"^(\d+)\|(.*)$", l) for l in out[first_time:]]
+        results = [(int(m.group(1)), m.group(2)) for m in results if m]
+        if len(times) != args.runs + 1 or len(results) != args.runs:
+            raise RuntimeError(f"expected {args.runs + 1} Time: lines and {args.runs} results, "
+                               f"got {len(times)} and {len(results)}")
+        res.times_s = [t / 1e3 for t in times[1:]]
+        res.extra["explain_analyze_s"] = times[0] / 1e3
+        res.count, res.max_pad = min(results)
+        if len(set(results)) > 1:
+            res.notes.append("result varies between runs")
+
+        node = "\n".join(plan_node(plan, "Hash"))
+        if not node:
+            res.notes.append("no Hash node in EXPLAIN ANALYZE")
+        m = re.search(r"Batches: (\d+)(?: \(originally (\d+)\))?", node)
+        if m:
+            res.nbatch = int(m.group(1))
+        m = re.search(r"Peak Memory: (\d+)kB(?: \(limit (\d+)kB\))?", node)
+        if m:
+            res.peak_kb = int(m.group(1))
+            res.limit_kb = int(m.group(2)) if m.group(2) else None
+        else:
+            res.notes.append("no `Peak Memory:` in EXPLAIN ANALYZE")
+        m = re.search(r"Memory Usage: (\d+)kB", node)
+        if m:
+            res.extra["memory_usage_kb"] = int(m.group(1))
+        m = re.search(r"Temp Written: (\d+)kB", node)
+        res.temp_written = int(m.group(1)) * 1024 if m else None
+        m = re.search(r"Temp Read: (\d+)kB", node)
+        res.temp_read = int(m.group(1)) * 1024 if m else None
+        if res.temp_written is None:
+            res.notes.append("no `Temp Written:` in EXPLAIN ANALYZE")
+        m = re.search(r"Partitions: (\d+) per level, (\d+) level\(s\), (\d+) chunked", node)
+        if m:
+            res.extra.update(partitions_per_level=int(m.group(1)), levels=int(m.group(2)),
+                             chunked=int(m.group(3)))
+            res.notes.append(f"{m.group(1)} partitions per level, {m.group(2)} level(s), "
+                             f"{m.group(3)} chunked")
+        m = re.search(r"Slices?: (\d+)", node)
+        if m:
+            res.extra["slices"] = int(m.group(1))
+            res.notes.append(f"{m.group(1)} slices")
+        if res.peak_kb is not None and res.peak_kb > (res.limit_kb or self.limit_kb(args)):
+            res.notes.append(f"peak memory {res.peak_kb} kB is over the limit "
+                             f"{res.limit_kb or self.limit_kb(args)} kB")
+        leftovers = self.file_sizes(tusk.data_dir / "tmp")
+        if leftovers:
+            res.notes.append(f"{len(leftovers)} file(s), {sum(leftovers.values()) / 2**20:.1f} MB "
+                             "left in the data directory's tmp/ after the script")
+
+    def drop_tusk(self, tusk):
+        tusk.output(["drop table if exists big;", "drop table if exists probe;"])
+
+    # -- PostgreSQL ------------------------------------------------------------------
+
+    def bench_postgres(self, args, cluster, n, res, loads, meta):
+        conn = cluster.connect()
+        try:
+            cur = conn.cursor()
+            meta.setdefault("versions", {})["postgres"] = conn.info.parameter_status("server_version")
+            cur.execute("drop table if exists big")
+            cur.execute("drop table if exists probe")
+            load_big, load_probe = self.load_sql("postgres", n, args.probe_factor)
+            t0 = time.perf_counter()
+            cur.execute(load_big)
+            big_ms = (time.perf_counter() - t0) * 1e3
+            t0 = time.perf_counter()
+            cur.execute(load_probe)
+            probe_ms = (time.perf_counter() - t0) * 1e3
+            t0 = time.perf_counter()
+            cur.execute("vacuum analyze big")
+            cur.execute("vacuum analyze probe")
+            vac_ms = (time.perf_counter() - t0) * 1e3
+            loads.append({"system": "postgres", "rows": n, "big_ms": big_ms, "probe_ms": probe_ms,
+                          "how": f"CREATE TABLE AS; then VACUUM ANALYZE both, {fmt_ms(vac_ms)} ms (not counted)"})
+            cur.execute("select pg_relation_size('big')")
+            res.table_bytes = cur.fetchone()[0]
+            for k, v in self.pg_settings(args).items():
+                if k in ("work_mem", "hash_mem_multiplier", "max_parallel_workers_per_gather"):
+                    cur.execute(f"set {k} = '{v}'")
+            for q in (self.QUERY, self.QUERY_NUDGED):
+                cur.execute("explain " + q)
+                res.query = q
+                res.hashed = hashed_relation([r[0] for r in cur.fetchall()])
+                if res.hashed == "big":
+                    break
+            if res.query != self.QUERY:
+                res.notes.append("the plain query hashed `probe`; ran it with `where b.id > 0` added")
+            t0 = time.perf_counter()
+            cur.execute("explain (analyze, buffers) " + res.query)
+            plan = [r[0] for r in cur.fetchall()]
+            res.extra["explain_analyze_s"] = time.perf_counter() - t0
+            res.plan = "\n".join(plan)
+            res.hashed = hashed_relation(plan)
+            node = "\n".join(plan_node(plan, "Hash"))
+            m = re.search(r"Batches: (\d+)(?: \(originally (\d+)\))?", node)
+            if m:
+                res.nbatch = int(m.group(1))
+                if m.group(2):
+                    res.extra["nbatch_originally"] = int(m.group(2))
+            m = re.search(r"Memory Usage: (\d+)kB", node)
+            if m:
+                res.peak_kb = int(m.group(1))
+            res.limit_kb = self.limit_kb(args)
+            join = "\n".join(plan_node(plan, "Hash Join"))
+            m = re.search(r"temp(?: read=(\d+))?(?: written=(\d+))?", join)
+            if m:
+                res.temp_read = int(m.group(1) or 0) * 8192
+                res.temp_written = int(m.group(2) or 0) * 8192
+            elif join:
+                res.temp_read = res.temp_written = 0
+            if res.nbatch and res.nbatch > 1:
+                bufs = 2 * res.nbatch * 8
+                res.extra["buffile_buffers_kb"] = bufs
+                res.notes.append(f"Memory Usage leaves out the batch files' buffers: up to "
+                                 f"2 × {res.nbatch} × 8 kB = {bufs:,} kB more")
+            outs = set()
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                cur.execute(res.query)
+                row = cur.fetchone()
+                res.times_s.append(time.perf_counter() - t0)
+                outs.add((int(row[0]), row[1]))
+            res.count, res.max_pad = min(outs)
+            if len(outs) > 1:
+                res.notes.append("result varies between runs")
+        finally:
+            conn.close()
+
+    def drop_postgres(self, cluster):
+        conn = cluster.connect()
+        try:
+            conn.execute("drop table if exists big")
+            conn.execute("drop table if exists probe")
+        finally:
+            conn.close()
+
+    # -- DuckDB ----------------------------------------------------------------------
+
+    def bench_duckdb(self, args, n, res, loads, meta):
+        work = Path(tempfile.mkdtemp(prefix="tusk-bench-duckdb-", dir=args.workdir))
+        on_exit(lambda: shutil.rmtree(work, ignore_errors=True))
+        try:
+            load_big, load_probe = self.load_sql("duckdb", n, args.probe_factor)
+            spec = {"bench": "spill", "system": "duckdb", "threads": 1, "dir": str(work),
+                    "load_big": load_big, "load_probe": load_probe, "query": self.QUERY,
+                    "limit_kb": args.duckdb_memory_limit or self.limit_kb(args),
+                    "max_limit_kb": args.duckdb_max_memory_limit, "runs": args.runs}
+            out = run_worker(spec, args.timeout)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        res.query = self.QUERY
+        if "version" in out:
+            meta.setdefault("versions", {})["duckdb"] = out["version"]
+        if "load_big_ms" in out:
+            loads.append({"system": "duckdb", "rows": n, "big_ms": out["load_big_ms"],
+                          "probe_ms": out["load_probe_ms"],
+                          "how": "CREATE TABLE AS into a database file, then CHECKPOINT"})
+        res.table_bytes = out.get("table_bytes")
+        tried = out.get("memory_limits", [])
+        res.extra["memory_limits"] = tried
+        failed = [t for t in tried if t["result"] != "ok"]
+        if failed:
+            res.notes.append("memory_limit " + ", ".join(f"{t['setting']}: out of memory" for t in failed)
+                             + (f"; ran at {out['memory_limit']}" if "memory_limit" in out else ""))
+            res.extra["first_error"] = failed[0].get("error")
+        if "error" in out:
+            res.error = out["error"]
+            return
+        res.limit_kb = out["limit_kb"]
+        res.hashed = out["hashed"]
+        res.times_s = out["times_s"]
+        res.count, res.max_pad = out["count"], out["max_pad"]
+        res.peak_kb = out["peak_buffer_memory"] // 1024 if out.get("peak_buffer_memory") is not None else None
+        written = [w for w in out["wchar"] if w is not None]
+        res.temp_written = min(written) if written else None
+        if written and max(written) != min(written):
+            res.notes.append(f"bytes written vary between runs: {', '.join(f'{w / 2**20:.1f}' for w in written)} MB")
+        res.extra.update(join_info=out["join_info"], peak_temp_dir_size=out["peak_temp_dir_size"],
+                         profile_io=out["profile_io"], first_run_s=out["first_run_s"], memory_limit=out["memory_limit"])
+        res.notes.extend(out.get("notes", []))
+
+    # -- main ------------------------------------------------------------------------
+
+    def run(self, args):
+        if args.runs < 1:
+            raise SystemExit("--runs must be at least 1")
+        results: list[SpillResult] = []
+        loads: list[dict] = []
+        meta: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description()}
+        failures: dict[str, str] = {}
+        tusk = cluster = None
+        if "tusk" in args.systems:
+            tusk = Tusk(args.tusk_bin, args.timeout)
+            tusk.build()
+            tusk.fresh_data_dir(args.workdir)
+            log("bench: tusk settings: " + ", ".join(
+                f"{k}={v}" for k, v in {**Tusk.STARTUP, **self.tusk_settings(args)}.items()))
+        if "postgres" in args.systems:
+            cluster = PgCluster(args.pg_bin, self.pg_settings(args))
+            try:
+                cluster.start()
+                log(f"bench: PostgreSQL cluster in {cluster.root}, port {cluster.port}: "
+                    + ", ".join(f"{k}={v}" for k, v in self.pg_settings(args).items()))
+            except Exception as e:  # noqa: BLE001
+                failures["postgres"] = short_error(str(e))
+                log(f"bench: PostgreSQL: {e}")
+
+        for n in args.rows:
+            free = shutil.disk_usage(args.workdir or tempfile.gettempdir()).free
+            log(f"bench: {n:,} rows; {free / 2**30:.1f} GiB free on the work disk")
+            for system in args.systems:
+                res = SpillResult(system, n)
+                results.append(res)
+                try:
+                    if system in failures:
+                        raise RuntimeError(failures[system])
+                    if system == "tusk":
+                        try:
+                            self.bench_tusk(args, tusk, n, res, loads, meta)
+                        finally:
+                            self.drop_tusk(tusk)
+                    elif system == "postgres":
+                        try:
+                            self.bench_postgres(args, cluster, n, res, loads, meta)
+                        finally:
+                            self.drop_postgres(cluster)
+                    else:
+                        self.bench_duckdb(args, n, res, loads, meta)
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as e:  # noqa: BLE001 - one system failing must not stop the others
+                    res.error = short_error(str(e))
+                    if os.environ.get("TUSK_BENCH_DEBUG"):
+                        traceback.print_exc()
+                self.progress(res)
+        if cluster is not None:
+            cluster.stop()
+
+        markdown = self.markdown(args, results, loads, meta)
+        print(markdown)
+        data = {"benchmark": self.name, "query": self.QUERY, "rows": args.rows,
+                "probe_factor": args.probe_factor, "work_mem_kb": args.work_mem,
+                "limit_kb": self.limit_kb(args), "runs": args.runs, "meta": meta,
+                "load_sql": {s: self.load_sql(s, args.rows[0], args.probe_factor) for s in args.systems},
+                "pg_settings": self.pg_settings(args), "tusk_settings": self.tusk_settings(args),
+                "results": [dict(vars(r), amplification=r.amplification) for r in results],
+                "loads": loads}
+        written = write_outputs(self.name, markdown, data, lambda p: self.chart(p, args, results))
+        log("bench: wrote " + ", ".join(written))
+        return 0
+
+    @staticmethod
+    def progress(res: SpillResult) -> None:
+        if res.ok:
+            amp = f"{res.amplification:.2f}" if res.amplification is not None else "n/a"
+            log(f"bench: {res.system} {res.rows:,}: {min(res.times_s):.2f} s, hashed {res.hashed}, "
+                f"nbatch {res.nbatch}, peak {res.peak_kb} kB, temp {fmt_mb(res.temp_written)} MB, "
+                f"amplification {amp}" + (f" ({'; '.join(res.notes)})" if res.notes else ""))
+        else:
+            log(f"bench: {res.system} {res.rows:,}: FAILED {res.error}")
+
+    # -- report ----------------------------------------------------------------------
+
+    def markdown(self, args, results, loads, meta) -> str:
+        limit = self.limit_kb(args)
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(meta.get("versions", {}).items()))
+        pad_len = len(self.PAD_PREFIX)
+        out = [f"# spill benchmark, {meta['started']}", ""]
+        out.append(f"`{self.QUERY}` — `big(id int, pad text)` has N rows, `pad` = "
+                   f"`'<{pad_len} characters>' || g::text` (about {pad_len + 7} bytes); "
+                   f"`probe(id int)` has {args.probe_factor} × N rows, each id of `big` "
+                   f"{args.probe_factor} time(s), so the expected count is {args.probe_factor} × N. "
+                   "Every system must hash `big` (column *hashed*), and `max(b.pad)` puts the "
+                   "pad into the hash table.")
+        out.append("")
+        out.append(f"work_mem = {fmt_kb(args.work_mem)}, hash_mem_multiplier = 2.0: the join's limit is "
+                   f"{limit:,} kB. One thread everywhere (`max_parallel_workers_per_gather = 0`, "
+                   "DuckDB `threads = 1`).")
+        out.append("")
+        out.append(f"Machine: {meta['machine']}. Versions: {versions or 'n/a'}.")
+        out.append("")
+        out.append("| system | rows | hashed | nbatch | peak memory (kB) | time (s) | size (MB) "
+                   "| temp written (MB) | amplif |")
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+        notes = []
+        expected = {n: args.probe_factor * n for n in args.rows}
+        pads = {}
+        for r in results:
+            if r.ok and r.max_pad is not None:
+                pads.setdefault(r.rows, []).append(r.max_pad)
+        for n in args.rows:
+            for system in args.systems:
+                for r in results:
+                    if (r.system, r.rows) != (system, n):
+                        continue
+                    mark = {"tusk": "", "postgres": " ¹", "duckdb": " ²"}[system]
+                    size = fmt_mb(r.table_bytes)
+                    if not r.ok:
+                        out.append(f"| {system} | {n:,} | — | — | — | failed | {size} | — | — |")
+                        notes.append(f"{system} {n:,} failed: {r.error}")
+                    else:
+                        hashed = r.hashed or "?"
+                        if hashed != "big":
+                            hashed = f"**{hashed}**"
+                        nbatch = str(r.nbatch) if r.nbatch is not None else "n/a ³"
+                        peak = f"{r.peak_kb:,}" if r.peak_kb is not None else "n/a"
+                        if r.peak_kb is not None and system == "tusk" and r.peak_kb > (r.limit_kb or limit):
+                            peak = f"**{peak}**"
+                        peak += mark
+                        temp = fmt_mb(r.temp_written) + (" ⁴" if system == "duckdb" and r.temp_written is not None else "")
+                        amp = f"{r.amplification:.2f}" if r.amplification is not None else "n/a"
+                        out.append(f"| {system} | {n:,} | {hashed} | {nbatch} | {peak} | "
+                                   f"{fmt_s(min(r.times_s))} | {size} | {temp} | {amp} |")
+                        if r.count != expected[n]:
+                            notes.append(f"{system} {n:,}: count {r.count:,}, expected {expected[n]:,}")
+                        common = pads.get(n, [])
+                        if common and r.max_pad != max(set(common), key=common.count):
+                            notes.append(f"{system} {n:,}: max(pad) differs from the other systems'")
+                    notes.extend(f"{system} {n:,}: {x}" for x in r.notes)
+        out += ["", "- tusk: peak memory is EXPLAIN ANALYZE's `Peak Memory` (hash table, bucket "
+                "array and every spill-file buffer); temp written is its `Temp Written`; size is "
+                "the relation file of `big` under `base/`. A peak over the limit is bold.",
+                "- ¹ PostgreSQL: peak memory is the Hash node's `Memory Usage` as printed; it "
+                "leaves out the 8 kB buffer of every batch file (seed 004's point; see the notes "
+                "for the amount). Temp written is the Hash Join's `temp written` (8 kB blocks) "
+                "from `EXPLAIN (ANALYZE, BUFFERS)`; size is `pg_relation_size('big')`.",
+                "- ² DuckDB: peak memory is the profiler's `peak_buffer_memory` (everything its "
+                "buffer manager held, table blocks included) at the memory_limit the notes give; "
+                "size is the database blocks `big` took after CHECKPOINT (compressed, hence the "
+                "large amplification).",
+                "- ³ DuckDB does not report a batch count.",
+                "- ⁴ DuckDB: bytes the DuckDB process passed to write calls during the timed run "
+                "(`wchar` in /proc/self/io); the query changes no table, so they all went to its "
+                "temp directory.",
+                "- Time: minimum of "
+                f"{args.runs} run(s) of the plain query, after one EXPLAIN ANALYZE (or profiled) run; "
+                "table load not included. MB = 2^20 bytes; amplif = temp written / size."]
+        if notes:
+            out += ["", "## Notes", ""] + [f"- {x}" for x in notes]
+        out += ["", "## Table load (not included above)", "",
+                "| system | rows | big (s) | probe (s) | how |", "|---|---:|---:|---:|---|"]
+        for l in loads:
+            out.append(f"| {l['system']} | {l['rows']:,} | {fmt_s(l['big_ms'] / 1e3) if l['big_ms'] is not None else '—'} | "
+                       f"{fmt_s(l['probe_ms'] / 1e3) if l['probe_ms'] is not None else '—'} | {l['how']} |")
+        settings = {
+            "tusk": "tusk: `tusk.conf` " + ", ".join(f"`{k} = {v}`" for k, v in Tusk.STARTUP.items())
+            + "; " + ", ".join(f"`SET {k} = '{v}'`" for k, v in self.tusk_settings(args).items())
+            + "; one `tusk -A -t -q -f` script runs EXPLAIN ANALYZE and then the timed query "
+            "(times from `\\timing on`).",
+            "postgres": "PostgreSQL 15, private cluster (initdb --locale=C, Unix socket only): "
+            + ", ".join(f"`{k}={v}`" for k, v in self.pg_settings(args).items())
+            + "; VACUUM ANALYZE after the load; timed client-side with psycopg.",
+            "duckdb": "DuckDB: database file in a temporary directory, `SET threads = 1`, "
+            "`temp_directory` of its own, `memory_limit` starting at "
+            f"{fmt_kb(args.duckdb_memory_limit or limit)} (as KiB: DuckDB's MB is 10^6 bytes) "
+            "and doubled on out-of-memory; run in a fresh Python subprocess per size.",
+        }
+        out += ["", "## Settings", ""] + [f"- {settings[s]}" for s in args.systems]
+        return "\n".join(out) + "\n"
+
+    def chart(self, path: Path, args, results) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        panels = [("time (s)", lambda r: min(r.times_s), True),
+                  ("peak memory (kB, as reported)", lambda r: r.peak_kb, True),
+                  ("write amplification (temp / size)", lambda r: r.amplification, False)]
+        fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5))
+        for ax, (title, value, log_scale) in zip(axes, panels):
+            for system in args.systems:
+                pts = [(r.rows, value(r)) for r in results
+                       if r.system == system and r.ok and value(r) is not None]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=system)
+            if title.startswith("peak"):
+                ax.axhline(self.limit_kb(args), color="grey", linestyle="--", linewidth=1,
+                           label=f"limit {self.limit_kb(args):,} kB")
+            ax.set_xscale("log")
+            if log_scale:
+                ax.set_yscale("log")
+            ax.set_xlabel("rows in big")
+            ax.set_title(title)
+            ax.legend(fontsize=8)
+        fig.suptitle(f"{self.QUERY}, work_mem = {fmt_kb(args.work_mem)}", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=120)
+        plt.close(fig)
+
+
+def fmt_mb(b: int | None) -> str:
+    if b is None:
+        return "n/a"
+    mb = b / 2**20
+    return f"{mb:,.1f}" if mb < 100 else f"{mb:,.0f}"
+
+
+def fmt_s(s: float | None) -> str:
+    if s is None:
+        return "—"
+    return f"{s:.2f}" if s < 10 else f"{s:.1f}" if s < 100 else f"{s:.0f}"
+
+
+BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench()]}
 
 
 def main() -> int:

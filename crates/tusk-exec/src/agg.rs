@@ -8,7 +8,7 @@
 
 use crate::error::{int8_out_of_range, ExecError, Result};
 use crate::exec::{build, emit_chunk, ExecContext, Operator};
-use crate::expr::Expr;
+use crate::expr::{eval_all, Expr};
 use crate::hashkey::is_int_key;
 use crate::numeric::Numeric;
 use crate::plan::{AggCall, AggFunc, NodeKind, Plan};
@@ -352,11 +352,7 @@ impl Aggregate {
             let groups = if self.group.is_empty() {
                 None
             } else {
-                let kv = self
-                    .group
-                    .iter()
-                    .map(|e| e.eval(&b))
-                    .collect::<Result<Vec<Vector>>>()?;
+                let kv = eval_all(&self.group, &b)?;
                 let m = map.get_or_insert_with(|| {
                     if is_int_key(&kv) {
                         GroupMap::Int {

@@ -146,54 +146,70 @@ impl Expr {
         }
     }
 
-    /// Column indexes this expression reads.
-    pub fn columns(&self, out: &mut Vec<usize>) {
+    /// Calls `f` on each direct sub-expression.
+    fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { index, .. } => out.push(*index),
-            Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } => {}
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
             | Expr::And(left, right)
-            | Expr::Or(left, right) => {
-                left.columns(out);
-                right.columns(out);
-            }
-            Expr::Like { arg, pattern, .. } => {
-                arg.columns(out);
-                pattern.columns(out);
+            | Expr::Or(left, right)
+            | Expr::Like {
+                arg: left,
+                pattern: right,
+                ..
+            } => {
+                f(left);
+                f(right);
             }
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
             | Expr::IsNull { arg, .. }
             | Expr::Cast { arg, .. }
-            | Expr::BpcharToText(arg) => arg.columns(out),
+            | Expr::BpcharToText(arg) => f(arg),
         }
+    }
+
+    /// Calls `f` on each direct sub-expression, mutably.
+    fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        match self {
+            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Arith { left, right, .. }
+            | Expr::Cmp { left, right, .. }
+            | Expr::Concat { left, right }
+            | Expr::And(left, right)
+            | Expr::Or(left, right)
+            | Expr::Like {
+                arg: left,
+                pattern: right,
+                ..
+            } => {
+                f(left);
+                f(right);
+            }
+            Expr::Neg { arg, .. }
+            | Expr::Not(arg)
+            | Expr::IsNull { arg, .. }
+            | Expr::Cast { arg, .. }
+            | Expr::BpcharToText(arg) => f(arg),
+        }
+    }
+
+    /// Column indexes this expression reads.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        if let Expr::Column { index, .. } = self {
+            out.push(*index);
+        }
+        self.for_each_child(|c| c.columns(out));
     }
 
     /// Rewrites column references through `map` (old index -> new index).
     pub fn remap_columns(&mut self, map: &dyn Fn(usize) -> usize) {
-        match self {
-            Expr::Column { index, .. } => *index = map(*index),
-            Expr::Const { .. } => {}
-            Expr::Arith { left, right, .. }
-            | Expr::Cmp { left, right, .. }
-            | Expr::Concat { left, right }
-            | Expr::And(left, right)
-            | Expr::Or(left, right) => {
-                left.remap_columns(map);
-                right.remap_columns(map);
-            }
-            Expr::Like { arg, pattern, .. } => {
-                arg.remap_columns(map);
-                pattern.remap_columns(map);
-            }
-            Expr::Neg { arg, .. }
-            | Expr::Not(arg)
-            | Expr::IsNull { arg, .. }
-            | Expr::Cast { arg, .. }
-            | Expr::BpcharToText(arg) => arg.remap_columns(map),
+        if let Expr::Column { index, .. } = self {
+            *index = map(*index);
         }
+        self.for_each_child_mut(|c| c.remap_columns(map));
     }
 
     /// Evaluates over every row of `batch`.
@@ -325,6 +341,11 @@ impl Expr {
             }
         }
     }
+}
+
+/// Evaluates each expression over `batch`.
+pub fn eval_all(exprs: &[Expr], batch: &Batch) -> Result<Vec<Vector>> {
+    exprs.iter().map(|e| e.eval(batch)).collect()
 }
 
 fn bools(v: &Vector) -> (&[bool], Option<&Vec<bool>>) {

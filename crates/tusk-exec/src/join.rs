@@ -59,7 +59,7 @@
 
 use crate::error::Result;
 use crate::exec::{apply_filter, build, ExecContext, Operator};
-use crate::expr::Expr;
+use crate::expr::{eval_all, Expr};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, rehash};
 use crate::plan::{NodeKind, Plan};
 use crate::spill::{SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE};
@@ -649,11 +649,7 @@ impl HashJoin {
                 overflow = Some(b);
                 break;
             }
-            let kv = self
-                .inner_keys
-                .iter()
-                .map(|k| k.eval(&b))
-                .collect::<Result<Vec<_>>>()?;
+            let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
             self.report.peak = self.report.peak.max(builder.memory());
         }
@@ -682,7 +678,7 @@ impl HashJoin {
         drop(builder);
         let inner_keys = self.inner_keys.clone();
         let write_batch = |parts: &mut Partitioner, b: &Batch, keys: &[Expr]| -> Result<()> {
-            let kv = keys.iter().map(|k| k.eval(b)).collect::<Result<Vec<_>>>()?;
+            let kv = eval_all(keys, b)?;
             let hashes = ProbeKeys::of(&kv, b.len);
             for i in 0..b.len {
                 if let Some(h) = hashes.hash(i) {
@@ -732,11 +728,7 @@ impl HashJoin {
                 src.pending = Some(b);
                 break;
             }
-            let kv = self
-                .inner_keys
-                .iter()
-                .map(|k| k.eval(&b))
-                .collect::<Result<Vec<_>>>()?;
+            let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
         }
         let t = builder.finish();
@@ -769,14 +761,7 @@ impl HashJoin {
             if task.chunked {
                 self.report.chunked += 1;
             }
-            self.note_memory(2 * self.buf);
-            self.source = ProbeSource::File(SpillReader::new(
-                task.outer.clone(),
-                self.outer_types.clone(),
-                self.buf,
-                self.ctx.spill.clone(),
-            ));
-            self.current = Some((task, more.then_some(src)));
+            self.probe_partition(task, more.then_some(src));
             self.phase = Phase::Probe;
             return Ok(());
         }
@@ -821,6 +806,19 @@ impl HashJoin {
         Ok(())
     }
 
+    /// Streams `task`'s probe partition through the table just loaded;
+    /// `rest` holds the build rows of a chunked partition not loaded yet.
+    fn probe_partition(&mut self, task: Task, rest: Option<BuildSource>) {
+        self.note_memory(2 * self.buf);
+        self.source = ProbeSource::File(SpillReader::new(
+            task.outer.clone(),
+            self.outer_types.clone(),
+            self.buf,
+            self.ctx.spill.clone(),
+        ));
+        self.current = Some((task, rest));
+    }
+
     /// The next batch to probe with, or `None` when the current source is done.
     fn next_probe_batch(&mut self) -> Result<Option<Batch>> {
         match &mut self.source {
@@ -845,14 +843,7 @@ impl HashJoin {
             Some(mut src) => {
                 let budget = self.limit.saturating_sub(2 * self.buf);
                 let more = self.load(&mut src, budget)?;
-                self.note_memory(2 * self.buf);
-                self.source = ProbeSource::File(SpillReader::new(
-                    task.outer.clone(),
-                    self.outer_types.clone(),
-                    self.buf,
-                    self.ctx.spill.clone(),
-                ));
-                self.current = Some((task, more.then_some(src)));
+                self.probe_partition(task, more.then_some(src));
             }
             None => self.phase = Phase::NextPartition,
         }
@@ -946,11 +937,7 @@ impl Operator for HashJoin {
                         }
                         match self.next_probe_batch()? {
                             Some(b) => {
-                                let kv = self
-                                    .outer_keys
-                                    .iter()
-                                    .map(|k| k.eval(&b))
-                                    .collect::<Result<Vec<_>>>()?;
+                                let kv = eval_all(&self.outer_keys, &b)?;
                                 let keys = ProbeKeys::of(&kv, b.len);
                                 let table = self.table.as_ref().unwrap();
                                 let heads = load_heads(table, &keys, b.len);

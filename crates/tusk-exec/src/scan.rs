@@ -132,20 +132,31 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
 impl Operator for SeqScan {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.read_batch()? {
-            let b = match &self.filter {
-                Some(f) => {
-                    let (b, removed) = apply_filter(b, f)?;
-                    self.ctx.add_removed(self.id, removed);
-                    b
-                }
-                None => b,
-            };
-            if b.len > 0 {
+            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }
         Ok(None)
     }
+}
+
+/// Applies a scan's filter (counting removed rows for EXPLAIN ANALYZE);
+/// `None` when no row is left.
+fn scan_filter(
+    b: Batch,
+    filter: &Option<Expr>,
+    ctx: &ExecContext,
+    id: usize,
+) -> Result<Option<Batch>> {
+    let b = match filter {
+        Some(f) => {
+            let (b, removed) = apply_filter(b, f)?;
+            ctx.add_removed(id, removed);
+            b
+        }
+        None => b,
+    };
+    Ok((b.len > 0).then_some(b))
 }
 
 /// Evaluates constant expressions (no column references) to values.
@@ -236,15 +247,7 @@ impl FunctionScan {
 impl Operator for FunctionScan {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.produce() {
-            let b = match &self.filter {
-                Some(f) => {
-                    let (b, removed) = apply_filter(b, f)?;
-                    self.ctx.add_removed(self.id, removed);
-                    b
-                }
-                None => b,
-            };
-            if b.len > 0 {
+            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }

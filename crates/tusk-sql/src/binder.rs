@@ -640,11 +640,7 @@ impl<'a> Binder<'a> {
                 let ge = self.binary(x.clone(), &A::BinaryOperator::GtEq, lo)?;
                 let le = self.binary(x, &A::BinaryOperator::LtEq, hi)?;
                 let both = Expr::And(Box::new(ge.e), Box::new(le.e));
-                Ok(B::known(if *negated {
-                    Expr::Not(Box::new(both))
-                } else {
-                    both
-                }))
+                Ok(B::known(negate_if(both, *negated)))
             }
             A::Expr::InList {
                 expr,
@@ -662,11 +658,7 @@ impl<'a> Binder<'a> {
                     });
                 }
                 let any = acc.ok_or_else(|| SqlError::new("syntax error at or near \")\""))?;
-                Ok(B::known(if *negated {
-                    Expr::Not(Box::new(any))
-                } else {
-                    any
-                }))
+                Ok(B::known(negate_if(any, *negated)))
             }
             A::Expr::Like {
                 negated,
@@ -1681,21 +1673,9 @@ impl<'a> Binder<'a> {
                 rels: HashSet::new(),
             };
             // Post-aggregate expressions already index the aggregate's output.
-            let mut bq = self.finish_select(
-                plan_part.plan,
-                out_exprs,
-                names,
-                visible,
-                sort_keys,
-                input_names,
-                limit,
-                offset,
-                None,
-            )?;
-            bq.unknown = unknown;
-            return Ok(bq);
+            plan_part.cols.clear();
         }
-        let pos = plan_part.pos();
+        let pos = (!plan_part.cols.is_empty()).then(|| plan_part.pos());
         let mut bq = self.finish_select(
             plan_part.plan,
             out_exprs,
@@ -1705,7 +1685,7 @@ impl<'a> Binder<'a> {
             input_names,
             limit,
             offset,
-            Some(&pos),
+            pos.as_ref(),
         )?;
         bq.unknown = unknown;
         Ok(bq)
@@ -2175,6 +2155,14 @@ impl<'a> Binder<'a> {
         plan.output.push(DataType::Int8);
         plan.names.push("ctid".into());
         Ok((t, plan))
+    }
+}
+
+fn negate_if(e: Expr, negated: bool) -> Expr {
+    if negated {
+        Expr::Not(Box::new(e))
+    } else {
+        e
     }
 }
 
