@@ -2,6 +2,7 @@
 """Benchmark harness: runs tusk beside PostgreSQL, DuckDB, DataFusion and Polars.
 
     python3 bench/run.py join [--rows N] [--runs N] [--systems ...] [--threads 1,2]
+    python3 bench/run.py spill [--rows 1000000,5000000,...] [--work-mem 4MB] [--systems ...]
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -11,7 +12,7 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS); `join` is the first. The machinery they share lives at module
+BENCHMARKS): `join` and `spill`. The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
 
@@ -948,6 +949,9 @@ def spill_duckdb_worker(spec: dict) -> dict:
         wrote = io1["wchar"] - io0["wchar"] if "wchar" in io0 and "wchar" in io1 else None
         return secs, row, wrote
 
+    def out_of_memory(e: Exception) -> bool:
+        return isinstance(e, duckdb.Error) and "out of memory" in str(e).lower()
+
     limit_kb, tried = spec["limit_kb"], []
     while True:
         # KiB, not KB: DuckDB's KB/MB are powers of 1000, PostgreSQL's of 1024.
@@ -957,8 +961,8 @@ def spill_duckdb_worker(spec: dict) -> dict:
             first = timed()
             tried.append({"limit_kb": limit_kb, "setting": setting, "result": "ok"})
             break
-        except duckdb.Error as e:
-            if "out of memory" not in str(e).lower():
+        except Exception as e:  # noqa: BLE001
+            if not out_of_memory(e):
                 raise
             tried.append({"limit_kb": limit_kb, "setting": setting, "result": "out of memory",
                           "error": short_error(str(e))})
@@ -972,9 +976,14 @@ def spill_duckdb_worker(spec: dict) -> dict:
     prof_path = work / "profile.json"
     con.execute("PRAGMA enable_profiling = 'json'")
     con.execute(f"SET profile_output = '{prof_path}'")
-    con.execute(query).fetchall()  # the profile is written when the result is consumed
+    try:
+        con.execute(query).fetchall()  # the profile is written when the result is consumed
+    except Exception as e:  # noqa: BLE001
+        if not out_of_memory(e):
+            raise
+        notes.append(f"the profiled run failed at {setting}: {short_error(str(e))}")
     con.execute("PRAGMA disable_profiling")
-    profile = json.loads(prof_path.read_text())
+    profile = json.loads(prof_path.read_text()) if prof_path.exists() else {}
 
     def find(node, kind):
         """The first operator of type `kind` in a profile (tree under
@@ -1000,11 +1009,20 @@ def spill_duckdb_worker(spec: dict) -> dict:
     system = profile.get("system", {})
 
     times, written, rows = [], [], set()
-    for _ in range(spec["runs"]):
-        secs, row, wrote = timed()
+    for i in range(spec["runs"]):
+        try:
+            secs, row, wrote = timed()
+        except Exception as e:  # noqa: BLE001 - the limit held once; say so if it does not again
+            if not out_of_memory(e):
+                raise
+            notes.append(f"timed run {i + 1} failed at {setting}: {short_error(str(e))}")
+            continue
         times.append(secs)
         written.append(wrote)
         rows.add(tuple(row))
+    if not times:  # fall back on the run that found the limit
+        notes.append("time and bytes written are from the run that found the memory limit")
+        times, written, rows = [first[0]], [first[2]], {tuple(first[1])}
     if len(rows) > 1:
         notes.append(f"result varies between runs: {sorted(rows)}")
     row = min(rows)
@@ -1118,6 +1136,9 @@ class SpillBench(Benchmark):
         p.add_argument("--systems", default=",".join(self.SYSTEMS),
                        type=lambda s: parse_list(s, self.SYSTEMS),
                        help="comma list from: " + ",".join(self.SYSTEMS))
+        p.add_argument("--tusk-in-memory", type=parse_size_kb, default=None, metavar="WORK_MEM",
+                       help="also run tusk's query at this work_mem (e.g. 8GB) for a no-spill "
+                            "reference row, and give the spilling run's time relative to it")
 
     # -- workload ----------------------------------------------------------------
 
@@ -1186,6 +1207,24 @@ class SpillBench(Benchmark):
             res.notes.append("the plain query hashed `probe`; ran it with `where b.id > 0` added "
                              "(removes no row, lowers big's row estimate)")
 
+        self.tusk_measure(args, tusk, sets, res)
+        extra = []
+        if args.tusk_in_memory:
+            mem = SpillResult(f"tusk, work_mem {fmt_kb(args.tusk_in_memory)}", n, query=res.query,
+                              table_bytes=res.table_bytes)
+            extra.append(mem)
+            mem_sets = sets + [f"set work_mem = '{fmt_kb(args.tusk_in_memory)}';"]
+            try:
+                self.tusk_measure(args, tusk, mem_sets, mem)
+            except Exception as e:  # noqa: BLE001
+                mem.error = short_error(str(e))
+            if mem.ok and res.ok:
+                ratio = min(res.times_s) / min(mem.times_s)
+                res.notes.append(f"{ratio:.2f}× the time at work_mem = {fmt_kb(args.tusk_in_memory)}")
+        return extra
+
+    def tusk_measure(self, args, tusk, sets, res):
+        """EXPLAIN ANALYZE, then the timed runs, in one tusk process; fills `res`."""
         script = sets + ["\\timing on", "explain analyze " + res.query + ";"] + [res.query + ";"] * args.runs
         out = tusk.output(script).splitlines()
         times = [float(m.group(1)) for m in map(TIME_RE.match, (l.strip() for l in out)) if m]
@@ -1214,7 +1253,7 @@ class SpillBench(Benchmark):
         if m:
             res.peak_kb = int(m.group(1))
             res.limit_kb = int(m.group(2)) if m.group(2) else None
-        else:
+        elif res.nbatch != 1:
             res.notes.append("no `Peak Memory:` in EXPLAIN ANALYZE")
         m = re.search(r"Memory Usage: (\d+)kB", node)
         if m:
@@ -1224,7 +1263,10 @@ class SpillBench(Benchmark):
         m = re.search(r"Temp Read: (\d+)kB", node)
         res.temp_read = int(m.group(1)) * 1024 if m else None
         if res.temp_written is None:
-            res.notes.append("no `Temp Written:` in EXPLAIN ANALYZE")
+            if res.nbatch == 1:
+                res.temp_written = 0
+            else:
+                res.notes.append("no `Temp Written:` in EXPLAIN ANALYZE")
         m = re.search(r"Partitions: (\d+) per level, (\d+) level\(s\), (\d+) chunked", node)
         if m:
             res.extra.update(partitions_per_level=int(m.group(1)), levels=int(m.group(2)),
@@ -1407,12 +1449,13 @@ class SpillBench(Benchmark):
             for system in args.systems:
                 res = SpillResult(system, n)
                 results.append(res)
+                more = []  # reference rows (tusk at a large work_mem)
                 try:
                     if system in failures:
                         raise RuntimeError(failures[system])
                     if system == "tusk":
                         try:
-                            self.bench_tusk(args, tusk, n, res, loads, meta)
+                            more = self.bench_tusk(args, tusk, n, res, loads, meta)
                         finally:
                             self.drop_tusk(tusk)
                     elif system == "postgres":
@@ -1428,7 +1471,9 @@ class SpillBench(Benchmark):
                     res.error = short_error(str(e))
                     if os.environ.get("TUSK_BENCH_DEBUG"):
                         traceback.print_exc()
-                self.progress(res)
+                for r in [res] + more:
+                    self.progress(r)
+                results.extend(more)
         if cluster is not None:
             cluster.stop()
 
@@ -1484,35 +1529,33 @@ class SpillBench(Benchmark):
         for r in results:
             if r.ok and r.max_pad is not None:
                 pads.setdefault(r.rows, []).append(r.max_pad)
-        for n in args.rows:
-            for system in args.systems:
-                for r in results:
-                    if (r.system, r.rows) != (system, n):
-                        continue
-                    mark = {"tusk": "", "postgres": " ¹", "duckdb": " ²"}[system]
-                    size = fmt_mb(r.table_bytes)
-                    if not r.ok:
-                        out.append(f"| {system} | {n:,} | — | — | — | failed | {size} | — | — |")
-                        notes.append(f"{system} {n:,} failed: {r.error}")
-                    else:
-                        hashed = r.hashed or "?"
-                        if hashed != "big":
-                            hashed = f"**{hashed}**"
-                        nbatch = str(r.nbatch) if r.nbatch is not None else "n/a ³"
-                        peak = f"{r.peak_kb:,}" if r.peak_kb is not None else "n/a"
-                        if r.peak_kb is not None and system == "tusk" and r.peak_kb > (r.limit_kb or limit):
-                            peak = f"**{peak}**"
-                        peak += mark
-                        temp = fmt_mb(r.temp_written) + (" ⁴" if system == "duckdb" and r.temp_written is not None else "")
-                        amp = f"{r.amplification:.2f}" if r.amplification is not None else "n/a"
-                        out.append(f"| {system} | {n:,} | {hashed} | {nbatch} | {peak} | "
-                                   f"{fmt_s(min(r.times_s))} | {size} | {temp} | {amp} |")
-                        if r.count != expected[n]:
-                            notes.append(f"{system} {n:,}: count {r.count:,}, expected {expected[n]:,}")
-                        common = pads.get(n, [])
-                        if common and r.max_pad != max(set(common), key=common.count):
-                            notes.append(f"{system} {n:,}: max(pad) differs from the other systems'")
-                    notes.extend(f"{system} {n:,}: {x}" for x in r.notes)
+        for r in sorted(results, key=lambda r: args.rows.index(r.rows)):  # stable: system order kept
+            system, n = r.system, r.rows
+            size = fmt_mb(r.table_bytes)
+            if not r.ok:
+                out.append(f"| {system} | {n:,} | — | — | — | failed | {size} | — | — |")
+                notes.append(f"{system} {n:,} failed: {r.error}")
+            else:
+                hashed = r.hashed or "?"
+                if hashed != "big":
+                    hashed = f"**{hashed}**"
+                nbatch = str(r.nbatch) if r.nbatch is not None else "n/a ³"
+                peak = f"{r.peak_kb:,}" if r.peak_kb is not None else "n/a"
+                if system.startswith("tusk") and r.peak_kb is not None and r.peak_kb > (r.limit_kb or limit):
+                    peak = f"**{peak}**"
+                peak += {"postgres": " ¹", "duckdb": " ²"}.get(system, "")
+                temp = fmt_mb(r.temp_written)
+                if system == "duckdb" and r.temp_written is not None:
+                    temp += " ⁴"
+                amp = f"{r.amplification:.2f}" if r.amplification is not None else "n/a"
+                out.append(f"| {system} | {n:,} | {hashed} | {nbatch} | {peak} | "
+                           f"{fmt_s(min(r.times_s))} | {size} | {temp} | {amp} |")
+                if r.count != expected[n]:
+                    notes.append(f"{system} {n:,}: count {r.count:,}, expected {expected[n]:,}")
+                common = pads.get(n, [])
+                if common and r.max_pad != max(set(common), key=common.count):
+                    notes.append(f"{system} {n:,}: max(pad) differs from the other systems'")
+            notes.extend(f"{system} {n:,}: {x}" for x in r.notes)
         out += ["", "- tusk: peak memory is EXPLAIN ANALYZE's `Peak Memory` (hash table, bucket "
                 "array and every spill-file buffer); temp written is its `Temp Written`; size is "
                 "the relation file of `big` under `base/`. A peak over the limit is bold.",
@@ -1521,16 +1564,22 @@ class SpillBench(Benchmark):
                 "for the amount). Temp written is the Hash Join's `temp written` (8 kB blocks) "
                 "from `EXPLAIN (ANALYZE, BUFFERS)`; size is `pg_relation_size('big')`.",
                 "- ² DuckDB: peak memory is the profiler's `peak_buffer_memory` (everything its "
-                "buffer manager held, table blocks included) at the memory_limit the notes give; "
+                "buffer manager held, table blocks included) at the first memory_limit that did "
+                f"not fail, starting at {fmt_kb(args.duckdb_memory_limit or limit)} and doubling "
+                "(the notes list the failures); "
                 "size is the database blocks `big` took after CHECKPOINT (compressed, hence the "
                 "large amplification).",
                 "- ³ DuckDB does not report a batch count.",
-                "- ⁴ DuckDB: bytes the DuckDB process passed to write calls during the timed run "
-                "(`wchar` in /proc/self/io); the query changes no table, so they all went to its "
-                "temp directory.",
+                "- ⁴ DuckDB: bytes the DuckDB process passed to write calls during a timed run "
+                "(`wchar` in /proc/self/io; the least of the runs); the query changes no table, so "
+                "they all went to its temp directory.",
                 "- Time: minimum of "
                 f"{args.runs} run(s) of the plain query, after one EXPLAIN ANALYZE (or profiled) run; "
                 "table load not included. MB = 2^20 bytes; amplif = temp written / size."]
+        if args.tusk_in_memory:
+            out.append(f"- `tusk, work_mem {fmt_kb(args.tusk_in_memory)}`: tusk's same query at "
+                       f"work_mem = {fmt_kb(args.tusk_in_memory)}, a reference without spilling; the "
+                       "notes give the spilling run's time as a multiple of it.")
         if notes:
             out += ["", "## Notes", ""] + [f"- {x}" for x in notes]
         out += ["", "## Table load (not included above)", "",
@@ -1565,7 +1614,7 @@ class SpillBench(Benchmark):
                   ("write amplification (temp / size)", lambda r: r.amplification, False)]
         fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5))
         for ax, (title, value, log_scale) in zip(axes, panels):
-            for system in args.systems:
+            for system in dict.fromkeys(r.system for r in results):
                 pts = [(r.rows, value(r)) for r in results
                        if r.system == system and r.ok and value(r) is not None]
                 if pts:
@@ -1574,6 +1623,9 @@ class SpillBench(Benchmark):
                 ax.axhline(self.limit_kb(args), color="grey", linestyle="--", linewidth=1,
                            label=f"limit {self.limit_kb(args):,} kB")
             ax.set_xscale("log")
+            ax.set_xticks(args.rows)
+            ax.set_xticklabels([f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k" for n in args.rows])
+            ax.minorticks_off()
             if log_scale:
                 ax.set_yscale("log")
             ax.set_xlabel("rows in big")

@@ -71,11 +71,11 @@ impl Acc {
         let int = matches!(arg, Some(DataType::Int4 | DataType::Int8));
         match call.func {
             AggFunc::CountStar | AggFunc::Count => Acc::Count(vec![]),
-            AggFunc::Sum if int => Acc::SumInt {
+            AggFunc::Sum | AggFunc::SumInt8 if int => Acc::SumInt {
                 sum: vec![],
                 seen: vec![],
             },
-            AggFunc::Sum => Acc::SumNum {
+            AggFunc::Sum | AggFunc::SumInt8 => Acc::SumNum {
                 sum: vec![],
                 seen: vec![],
             },
@@ -319,7 +319,7 @@ pub struct Aggregate {
 
 impl Aggregate {
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<Aggregate> {
-        let NodeKind::Aggregate { group, aggs } = &plan.kind else {
+        let NodeKind::Aggregate { group, aggs, .. } = &plan.kind else {
             unreachable!()
         };
         Ok(Aggregate {

@@ -44,6 +44,10 @@ pub struct ExecContext {
     pub stats: Option<StatsHandle>,
     /// Temp-file traffic of the statement (and its `temp_file_limit`).
     pub spill: Rc<crate::spill::SpillStats>,
+    /// Shared state when running under a Gather.
+    pub parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
+    /// 0 for the leader, 1.. for workers.
+    pub participant: usize,
 }
 
 impl ExecContext {
@@ -110,6 +114,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::HashJoin { .. } => Box::new(join::HashJoin::new(plan, ctx)?),
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
         NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx)?),
+        NodeKind::Gather { .. } => Box::new(crate::parallel::Gather::new(plan, ctx)?),
         NodeKind::Sort { keys } => Box::new(sort::Sort::new(
             build(&plan.children[0], ctx)?,
             keys.clone(),

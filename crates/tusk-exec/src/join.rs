@@ -61,10 +61,14 @@ use crate::error::Result;
 use crate::exec::{apply_filter, build, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, rehash};
+use crate::parallel::Phaser;
 use crate::plan::{NodeKind, Plan};
 use crate::spill::{SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE};
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
 use std::rc::Rc;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::{Relaxed, Release};
+use std::sync::{Arc, Mutex, OnceLock};
 use tusk_storage::DataType;
 
 const EMPTY: u32 = 0;
@@ -94,18 +98,19 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-#[derive(Clone, Copy)]
 #[repr(C)]
 struct IntEntry {
     key: i64,
-    next: u32,
+    /// Next entry of the bucket; atomic only so that parallel builders can
+    /// link concurrently (relaxed loads compile to plain loads).
+    next: AtomicU32,
 }
 
 enum Entries {
     Int(Vec<IntEntry>),
     Bytes {
         hashes: Vec<u64>,
-        next: Vec<u32>,
+        next: Vec<AtomicU32>,
         offsets: Vec<u32>,
         arena: Vec<u8>,
     },
@@ -176,12 +181,12 @@ impl TableBuilder {
                             self.linked += 1;
                             v.push(IntEntry {
                                 key: k,
-                                next: EMPTY,
+                                next: AtomicU32::new(EMPTY),
                             })
                         }
                         None => v.push(IntEntry {
                             key: 0,
-                            next: UNLINKED,
+                            next: AtomicU32::new(UNLINKED),
                         }),
                     }
                 }
@@ -197,11 +202,11 @@ impl TableBuilder {
                     if encode_row(kv, i, &mut self.key_buf) {
                         self.linked += 1;
                         hashes.push(hash_bytes(&self.key_buf));
-                        next.push(EMPTY);
+                        next.push(AtomicU32::new(EMPTY));
                         arena.extend_from_slice(&self.key_buf);
                     } else {
                         hashes.push(0);
-                        next.push(UNLINKED);
+                        next.push(AtomicU32::new(UNLINKED));
                     }
                     offsets.push(arena.len() as u32);
                 }
@@ -243,31 +248,71 @@ impl TableBuilder {
     /// The key hash of build row `i`, or `None` if its key is NULL.
     fn hash_of(&self, i: usize) -> Option<u64> {
         match self.entries.as_ref()? {
-            Entries::Int(e) => (e[i].next != UNLINKED).then(|| hash_i64(e[i].key)),
-            Entries::Bytes { hashes, next, .. } => (next[i] != UNLINKED).then_some(hashes[i]),
+            Entries::Int(e) => (e[i].next.load(Relaxed) != UNLINKED).then(|| hash_i64(e[i].key)),
+            Entries::Bytes { hashes, next, .. } => {
+                (next[i].load(Relaxed) != UNLINKED).then_some(hashes[i])
+            }
         }
     }
 
-    fn finish(self) -> JoinTable {
+    /// The table with every entry in place but no bucket chains yet.
+    fn finish_unlinked(self) -> JoinTable {
         let memory = self.memory();
         let nbuckets = self.bucket_count();
-        let mut t = JoinTable {
+        JoinTable {
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
-            buckets: vec![EMPTY; nbuckets],
+            buckets: (0..nbuckets).map(|_| AtomicU32::new(EMPTY)).collect(),
             shift: 64 - nbuckets.trailing_zeros(),
             payload: self.payload,
             linked: self.linked,
             memory,
-        };
+        }
+    }
+
+    fn finish(self) -> JoinTable {
+        let mut t = self.finish_unlinked();
         t.link();
         t
+    }
+
+    /// Moves the rows of `other` (built over the same types) after this builder's.
+    fn absorb(&mut self, other: TableBuilder) {
+        match (&mut self.entries, other.entries) {
+            (_, None) => {}
+            (None, Some(e)) => self.entries = Some(e),
+            (Some(Entries::Int(a)), Some(Entries::Int(mut b))) => a.append(&mut b),
+            (
+                Some(Entries::Bytes {
+                    hashes,
+                    next,
+                    offsets,
+                    arena,
+                }),
+                Some(Entries::Bytes {
+                    hashes: h2,
+                    next: mut n2,
+                    offsets: o2,
+                    arena: a2,
+                }),
+            ) => {
+                let base = arena.len() as u32;
+                hashes.extend(h2);
+                next.append(&mut n2);
+                offsets.extend(o2[1..].iter().map(|o| o + base));
+                arena.extend(a2);
+            }
+            _ => unreachable!("all participants use the same key representation"),
+        }
+        self.payload.append(&other.payload);
+        self.payload_bytes += other.payload_bytes;
+        self.linked += other.linked;
     }
 }
 
 /// The build side: entries, buckets and payload columns.
 struct JoinTable {
     entries: Entries,
-    buckets: Vec<u32>,
+    buckets: Vec<AtomicU32>,
     shift: u32,
     payload: Batch,
     /// Rows with a non-NULL key (linked into buckets).
@@ -280,7 +325,11 @@ impl JoinTable {
         (hash >> self.shift) as usize
     }
 
-    /// Pushes every non-NULL entry onto its bucket's chain.
+    fn len(&self) -> usize {
+        self.payload.len
+    }
+
+    /// Pushes every non-NULL entry onto its bucket's chain (single-threaded).
     fn link(&mut self) {
         let shift = self.shift;
         let buckets = &mut self.buckets;
@@ -292,12 +341,12 @@ impl JoinTable {
                         prefetch(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
                     }
                     let e = &mut v[i];
-                    if e.next == UNLINKED {
+                    if *e.next.get_mut() == UNLINKED {
                         continue;
                     }
-                    let b = (hash_i64(e.key) >> shift) as usize;
-                    e.next = buckets[b];
-                    buckets[b] = i as u32 + 1;
+                    let head = buckets[(hash_i64(e.key) >> shift) as usize].get_mut();
+                    *e.next.get_mut() = *head;
+                    *head = i as u32 + 1;
                 }
             }
             Entries::Bytes { hashes, next, .. } => {
@@ -305,12 +354,49 @@ impl JoinTable {
                     if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE) {
                         prefetch(&buckets[(h >> shift) as usize]);
                     }
-                    if next[i] == UNLINKED {
+                    if *next[i].get_mut() == UNLINKED {
                         continue;
                     }
-                    let b = (hashes[i] >> shift) as usize;
-                    next[i] = buckets[b];
-                    buckets[b] = i as u32 + 1;
+                    let head = buckets[(hashes[i] >> shift) as usize].get_mut();
+                    *next[i].get_mut() = *head;
+                    *head = i as u32 + 1;
+                }
+            }
+        }
+    }
+
+    /// Links entries `range` while other threads link other ranges of the
+    /// same table: each entry is pushed onto its chain with a CAS on the
+    /// bucket head. Callers synchronise (a barrier) before anyone probes.
+    fn link_shared(&self, range: std::ops::Range<usize>) {
+        let push = |bucket: usize, next: &AtomicU32, i: usize| {
+            let head = &self.buckets[bucket];
+            let mut cur = head.load(Relaxed);
+            loop {
+                next.store(cur, Relaxed);
+                match head.compare_exchange_weak(cur, i as u32 + 1, Release, Relaxed) {
+                    Ok(_) => break,
+                    Err(actual) => cur = actual,
+                }
+            }
+        };
+        match &self.entries {
+            Entries::Int(v) => {
+                for i in range {
+                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE) {
+                        prefetch(&self.buckets[self.bucket_of(hash_i64(ahead.key))]);
+                    }
+                    let e = &v[i];
+                    if e.next.load(Relaxed) != UNLINKED {
+                        push(self.bucket_of(hash_i64(e.key)), &e.next, i);
+                    }
+                }
+            }
+            Entries::Bytes { hashes, next, .. } => {
+                for i in range {
+                    if next[i].load(Relaxed) != UNLINKED {
+                        push(self.bucket_of(hashes[i]), &next[i], i);
+                    }
                 }
             }
         }
@@ -366,7 +452,13 @@ fn load_heads(t: &JoinTable, keys: &ProbeKeys, n: usize) -> Vec<u32> {
     }
     let heads: Vec<u32> = buckets
         .iter()
-        .map(|&b| if b == usize::MAX { EMPTY } else { t.buckets[b] })
+        .map(|&b| {
+            if b == usize::MAX {
+                EMPTY
+            } else {
+                t.buckets[b].load(Relaxed)
+            }
+        })
         .collect();
     if let Entries::Int(entries) = &t.entries {
         for &h in &heads {
@@ -425,7 +517,7 @@ impl ProbeState {
                             outer_idx.push(self.row as u32);
                             inner_idx.push(e - 1);
                         }
-                        e = ent.next;
+                        e = ent.next.load(Relaxed);
                     }
                     self.started_row = false;
                     self.row += 1;
@@ -464,7 +556,7 @@ impl ProbeState {
                             outer_idx.push(self.row as u32);
                             inner_idx.push(i as u32);
                         }
-                        e = next[i];
+                        e = next[i].load(Relaxed);
                     }
                     self.started_row = false;
                     self.row += 1;
@@ -561,7 +653,7 @@ pub struct HashJoin {
     buf: usize,
     fanout: usize,
     phase: Phase,
-    table: Option<JoinTable>,
+    table: Option<Arc<JoinTable>>,
     probe: Option<ProbeState>,
     source: ProbeSource,
     tasks: Vec<Task>,
@@ -571,6 +663,33 @@ pub struct HashJoin {
     ctx: ExecContext,
     id: usize,
     hash_id: usize,
+    /// Set for a Parallel Hash Join: the build all participants share.
+    shared: Option<Arc<SharedBuild>>,
+}
+
+/// The shared build of a Parallel Hash Join.
+///
+/// Phase 1: every participant builds the rows of its share of the inner
+/// input into a private [`TableBuilder`] (no locks) and deposits it. Phase 2:
+/// the last to arrive concatenates them into one table with an empty bucket
+/// array. Phase 3: every participant links a disjoint range of the entries
+/// into the shared buckets with compare-and-swap pushes. A phaser separates the
+/// phases; its mutex gives the happens-before edge that lets probes read the
+/// chains with relaxed loads afterwards. The table is then immutable.
+pub struct SharedBuild {
+    pub(crate) phaser: Phaser,
+    builders: Mutex<Vec<TableBuilder>>,
+    table: OnceLock<Arc<JoinTable>>,
+}
+
+impl SharedBuild {
+    pub fn new(participants: usize) -> SharedBuild {
+        SharedBuild {
+            phaser: Phaser::new(participants),
+            builders: Mutex::new(Vec::new()),
+            table: OnceLock::new(),
+        }
+    }
 }
 
 impl HashJoin {
@@ -581,11 +700,20 @@ impl HashJoin {
             outer_out,
             inner_out,
             join_filter,
+            parallel,
         } = &plan.kind
         else {
             unreachable!()
         };
         let hash = &plan.children[1];
+        let shared = if *parallel {
+            let state = ctx.parallel.as_ref().ok_or_else(|| {
+                crate::error::ExecError::new("Parallel Hash Join outside a Gather")
+            })?;
+            Some(state.join(plan.id))
+        } else {
+            None
+        };
         let limit = ((ctx.work_mem as f64) * ctx.hash_mem_multiplier) as usize;
         let buf = (limit / 64).clamp(4096, SPILL_BUFFER_SIZE);
         let fanout = (((limit / 2) / buf).max(2)).next_power_of_two().min(256);
@@ -620,6 +748,7 @@ impl HashJoin {
             ctx: ctx.clone(),
             id: plan.id,
             hash_id: hash.id,
+            shared,
         })
     }
 
@@ -634,11 +763,62 @@ impl HashJoin {
         }
         self.report.buckets = self.report.buckets.max(t.buckets.len());
         self.report.table_peak = self.report.table_peak.max(t.memory);
-        self.table = Some(t);
+        self.table = Some(Arc::new(t));
+    }
+
+    /// Parallel Hash Join: builds this participant's share, then the shared
+    /// table with the other participants (see [`SharedBuild`]).
+    fn parallel_build(&mut self, shared: Arc<SharedBuild>) -> Result<()> {
+        let mut input = self.inner.take().expect("build side consumed once");
+        let mut builder = TableBuilder::new(&self.inner_types);
+        while let Some(b) = input.next()? {
+            self.report.inner_rows += b.len as u64;
+            let kv = eval_all(&self.inner_keys, &b)?;
+            builder.add(&b, &kv);
+        }
+        shared
+            .builders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(builder);
+        if shared.phaser.wait()? {
+            let mut parts =
+                std::mem::take(&mut *shared.builders.lock().unwrap_or_else(|e| e.into_inner()));
+            let mut all = parts.pop().expect("at least one participant");
+            for p in parts {
+                all.absorb(p);
+            }
+            let _ = shared.table.set(Arc::new(all.finish_unlinked()));
+        }
+        shared.phaser.wait()?;
+        let table = shared
+            .table
+            .get()
+            .expect("table published before the phaser")
+            .clone();
+        let n = table.len();
+        let (me, all) = (
+            self.ctx.participant,
+            self.ctx.parallel.as_ref().map_or(1, |p| p.participants),
+        );
+        table.link_shared(n * me / all..n * (me + 1) / all);
+        shared.phaser.wait()?;
+        if self.ctx.participant == 0 {
+            self.report.buckets = table.buckets.len();
+            self.report.table_peak = table.memory;
+            self.report.peak = table.memory;
+        }
+        self.table = Some(table);
+        self.phase = Phase::Probe;
+        self.source = ProbeSource::Outer;
+        Ok(())
     }
 
     /// Reads the build side; joins in memory if it fits, else partitions both sides.
     fn build_phase(&mut self) -> Result<()> {
+        if let Some(shared) = self.shared.clone() {
+            return self.parallel_build(shared);
+        }
         let mut input = self.inner.take().expect("build side consumed once");
         let budget = self.limit.saturating_sub(self.fanout * self.buf);
         let mut builder = TableBuilder::new(&self.inner_types);
@@ -854,6 +1034,9 @@ impl HashJoin {
         let Some(stats) = &self.ctx.stats else {
             return;
         };
+        if self.shared.is_some() && self.ctx.participant != 0 {
+            return;
+        }
         let r = &self.report;
         let mut s = stats.borrow_mut();
         let h = &mut s[self.hash_id];
@@ -911,6 +1094,7 @@ impl Operator for HashJoin {
                     if let Some(stats) = &self.ctx.stats {
                         let mut s = stats.borrow_mut();
                         let h = &mut s[self.hash_id];
+                        h.loops = 1;
                         h.total = start.elapsed();
                         h.first_row = Some(h.total);
                         h.rows = self.report.inner_rows;

@@ -24,6 +24,7 @@ pub mod expr;
 pub mod hashkey;
 pub mod join;
 pub mod numeric;
+pub mod parallel;
 pub mod plan;
 pub mod scan;
 pub mod sort;

@@ -20,6 +20,8 @@ pub enum AggFunc {
     Min,
     Max,
     Avg,
+    /// Sum of partial counts or partial `sum(int4)`s, as bigint (finalize only).
+    SumInt8,
 }
 
 impl AggFunc {
@@ -30,6 +32,7 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
+            AggFunc::SumInt8 => "sum",
         }
     }
 
@@ -37,13 +40,23 @@ impl AggFunc {
     /// sum(int4) is bigint, sum(int8) and avg of integers are numeric).
     pub fn result_type(self, arg: Option<DataType>) -> DataType {
         match (self, arg) {
-            (AggFunc::CountStar | AggFunc::Count, _) => DataType::Int8,
+            (AggFunc::CountStar | AggFunc::Count | AggFunc::SumInt8, _) => DataType::Int8,
             (AggFunc::Sum, Some(DataType::Int4)) => DataType::Int8,
             (AggFunc::Sum | AggFunc::Avg, _) => DataType::Numeric,
             (AggFunc::Min | AggFunc::Max, Some(t)) => t,
             (AggFunc::Min | AggFunc::Max, None) => DataType::Text,
         }
     }
+}
+
+/// Whether an aggregate works alone or in a parallel pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggMode {
+    Simple,
+    /// Below a Gather: one participant's share of the groups.
+    Partial,
+    /// Above a Gather: combines the partial results.
+    Finalize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +85,8 @@ pub enum NodeKind {
         columns: Vec<usize>,
         with_tid: bool,
         filter: Option<Expr>,
+        /// Parallel Seq Scan: participants share the blocks.
+        parallel: bool,
     },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {
@@ -101,6 +116,8 @@ pub enum NodeKind {
         inner_out: Vec<usize>,
         /// Residual condition over (outer columns ++ inner columns).
         join_filter: Option<Expr>,
+        /// Parallel Hash Join: all participants build one shared table.
+        parallel: bool,
     },
     /// The build side of a hash join (its only child); executed by the join.
     Hash,
@@ -108,6 +125,12 @@ pub enum NodeKind {
     Aggregate {
         group: Vec<Expr>,
         aggs: Vec<AggCall>,
+        mode: AggMode,
+    },
+    /// Runs its child in `workers` worker threads plus the leader and
+    /// merges their rows.
+    Gather {
+        workers: usize,
     },
     Sort {
         keys: Vec<SortKey>,

@@ -27,6 +27,8 @@ pub struct SeqScan {
     filter: Option<Expr>,
     ctx: ExecContext,
     id: usize,
+    /// Shared block counter of a Parallel Seq Scan.
+    parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
 }
 
 impl SeqScan {
@@ -37,6 +39,7 @@ impl SeqScan {
             columns,
             with_tid,
             filter,
+            parallel,
             ..
         } = &plan.kind
         else {
@@ -58,6 +61,11 @@ impl SeqScan {
             out_of_att,
             out_types,
             with_tid: *with_tid,
+            parallel: if *parallel {
+                ctx.parallel.clone()
+            } else {
+                None
+            },
             snapshot: ctx.snapshot,
             next_block: 0,
             nblocks: ctx.db.nblocks(*oid)?,
@@ -84,8 +92,20 @@ impl SeqScan {
         let types = &self.table_types;
         let with_tid = self.with_tid;
         while rows < BATCH_SIZE && self.next_block < self.nblocks {
-            let block = self.next_block;
-            self.next_block += 1;
+            let block = match &self.parallel {
+                // Parallel Seq Scan: blocks come from the counter all participants share.
+                Some(p) => match p.next_block(self.id) {
+                    b if b < self.nblocks => b,
+                    _ => {
+                        self.next_block = self.nblocks;
+                        break;
+                    }
+                },
+                None => {
+                    self.next_block += 1;
+                    self.next_block - 1
+                }
+            };
             heap::scan_page(&self.db.pool, self.oid, block, &mut vis, |item, t| {
                 rows += 1;
                 if let Some(last) = last_att {

@@ -25,7 +25,7 @@ use sqlparser::ast as A;
 use std::collections::{HashMap, HashSet};
 use tusk_exec::cast::{assignment, cast_value, implicit};
 use tusk_exec::expr::{ArithOp, CmpOp};
-use tusk_exec::plan::{AggCall, AggFunc, SortKey};
+use tusk_exec::plan::{AggCall, AggFunc, AggMode, SortKey};
 use tusk_exec::{Estimate, Expr, NodeKind, Plan, Value};
 use tusk_storage::{Catalog, DataType, Database, SqlType, TableDef};
 
@@ -254,7 +254,7 @@ fn type_colname(t: DataType) -> &'static str {
 }
 
 /// How aggregates may appear where an expression is being bound.
-enum AggMode {
+enum AggScope {
     /// No aggregation in this query (yet): finding one is an error with this context.
     Forbidden(&'static str),
     /// Select list and ORDER BY of an aggregating query.
@@ -290,7 +290,15 @@ fn contains_aggregate(e: &A::Expr) -> bool {
 pub struct Binder<'a> {
     db: &'a Database,
     catalog: &'a Catalog,
+    /// `max_parallel_workers_per_gather` (0: never plan parallel).
+    workers: usize,
+    /// Memory limit of one hash table (work_mem × hash_mem_multiplier).
+    hash_mem: usize,
 }
+
+/// Smallest estimated scan (rows) worth a parallel plan, about PostgreSQL's
+/// `min_parallel_table_scan_size` of 8 MB for narrow rows.
+const MIN_PARALLEL_ROWS: f64 = 100_000.0;
 
 /// Width in bytes PostgreSQL would estimate for a type.
 fn type_width(t: DataType) -> u32 {
@@ -373,7 +381,82 @@ impl Part {
 
 impl<'a> Binder<'a> {
     pub fn new(db: &'a Database, catalog: &'a Catalog) -> Self {
-        Binder { db, catalog }
+        Binder {
+            db,
+            catalog,
+            workers: 0,
+            hash_mem: usize::MAX,
+        }
+    }
+
+    /// Allows parallel plans with up to `workers` workers per Gather.
+    pub fn with_parallelism(mut self, workers: usize, hash_mem: usize) -> Self {
+        self.workers = workers;
+        self.hash_mem = hash_mem;
+        self
+    }
+
+    /// Whether the scan/join tree `p` can run under a Gather: only heap scans
+    /// and hash joins whose build side is a scan, big enough to be worth it,
+    /// and with every hash table expected to fit in memory (a Parallel Hash
+    /// Join does not spill).
+    fn parallel_safe(&self, p: &Plan, aggs: Option<&AggState>) -> bool {
+        fn walk(b: &Binder<'_>, p: &Plan, biggest: &mut f64) -> bool {
+            match &p.kind {
+                NodeKind::SeqScan {
+                    with_tid: false, ..
+                } => {
+                    *biggest = biggest.max(p.est.rows);
+                    true
+                }
+                NodeKind::HashJoin { .. } => {
+                    let inner = &p.children[1].children[0];
+                    let fits = inner.est.rows * (24.0 + inner.est.width as f64)
+                        <= b.hash_mem as f64 * (b.workers + 1) as f64;
+                    matches!(inner.kind, NodeKind::SeqScan { .. })
+                        && fits
+                        && walk(b, &p.children[0], biggest)
+                        && walk(b, inner, biggest)
+                }
+                _ => false,
+            }
+        }
+        if self.workers == 0 {
+            return false;
+        }
+        if aggs.is_some_and(|a| a.calls.iter().any(|c| c.func == AggFunc::Avg)) {
+            return false;
+        }
+        let mut biggest = 0.0;
+        walk(self, p, &mut biggest) && biggest >= MIN_PARALLEL_ROWS
+    }
+
+    /// Marks every scan and join of a parallel-safe tree as parallel.
+    fn make_parallel(p: &mut Plan) {
+        match &mut p.kind {
+            NodeKind::SeqScan { parallel, .. } | NodeKind::HashJoin { parallel, .. } => {
+                *parallel = true
+            }
+            _ => {}
+        }
+        for c in &mut p.children {
+            Self::make_parallel(c);
+        }
+    }
+
+    fn gather(&self, child: Plan) -> Plan {
+        let out = child.output.clone();
+        let names = child.names.clone();
+        let est = child.est;
+        Plan::new(
+            NodeKind::Gather {
+                workers: self.workers,
+            },
+            vec![child],
+            out,
+            names,
+            est,
+        )
     }
 
     pub fn table(&self, name: &A::ObjectName) -> Result<&'a TableDef> {
@@ -517,10 +600,10 @@ impl<'a> Binder<'a> {
         })
     }
 
-    fn bind(&self, e: &A::Expr, scope: &Scope, mode: &mut AggMode) -> Result<B> {
-        if let AggMode::Collect(state) = mode {
+    fn bind(&self, e: &A::Expr, scope: &Scope, mode: &mut AggScope) -> Result<B> {
+        if let AggScope::Collect(state) = mode {
             if !contains_aggregate(e) && !matches!(e, A::Expr::Value(_)) {
-                let b = self.bind(e, scope, &mut AggMode::Forbidden("GROUP BY"))?;
+                let b = self.bind(e, scope, &mut AggScope::Forbidden("GROUP BY"))?;
                 if let Some(i) = state.group.iter().position(|g| *g == b.e) {
                     return Ok(B::known(Expr::Column {
                         index: i,
@@ -834,7 +917,7 @@ impl<'a> Binder<'a> {
         }
     }
 
-    fn function(&self, f: &A::Function, scope: &Scope, mode: &mut AggMode) -> Result<B> {
+    fn function(&self, f: &A::Function, scope: &Scope, mode: &mut AggScope) -> Result<B> {
         let name = object_name(&f.name)?;
         if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
             return err(format!(
@@ -844,11 +927,11 @@ impl<'a> Binder<'a> {
         let (args, distinct) = self.function_args(f)?;
         if is_aggregate_name(&name) {
             let state = match mode {
-                AggMode::Forbidden(ctx) => {
+                AggScope::Forbidden(ctx) => {
                     return err(format!("aggregate functions are not allowed in {ctx}"))
                 }
-                AggMode::Nested => return err("aggregate function calls cannot be nested"),
-                AggMode::Collect(s) => s,
+                AggScope::Nested => return err("aggregate function calls cannot be nested"),
+                AggScope::Collect(s) => s,
             };
             if distinct {
                 return err(format!("{name}(DISTINCT ...) is not supported"));
@@ -860,7 +943,7 @@ impl<'a> Binder<'a> {
                     result: DataType::Int8,
                 },
                 (_, [A::FunctionArgExpr::Expr(x)]) => {
-                    let b = self.bind(x, scope, &mut AggMode::Nested)?;
+                    let b = self.bind(x, scope, &mut AggScope::Nested)?;
                     let func = match name.as_str() {
                         "count" => AggFunc::Count,
                         "sum" => AggFunc::Sum,
@@ -940,7 +1023,7 @@ impl<'a> Binder<'a> {
             let A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) = a else {
                 return err("generate_series takes plain arguments");
             };
-            let b = self.bind(x, &empty, &mut AggMode::Forbidden("functions in FROM"))?;
+            let b = self.bind(x, &empty, &mut AggScope::Forbidden("functions in FROM"))?;
             bound.push(b);
         }
         if !(2..=3).contains(&bound.len()) {
@@ -1112,7 +1195,7 @@ impl<'a> Binder<'a> {
                 let right = self.add_relation(&j.relation, scope)?;
                 match constraint {
                     Some(A::JoinConstraint::On(e)) => {
-                        let b = self.bind(e, scope, &mut AggMode::Forbidden("JOIN conditions"))?;
+                        let b = self.bind(e, scope, &mut AggScope::Forbidden("JOIN conditions"))?;
                         let p = self.coerce(b, DataType::Bool, |t| {
                             format!(
                                 "argument of JOIN/ON must be type boolean, not type {}",
@@ -1245,7 +1328,7 @@ impl<'a> Binder<'a> {
     }
 
     fn const_count(&self, e: &A::Expr, what: &'static str) -> Result<Option<u64>> {
-        let b = self.bind(e, &Scope::default(), &mut AggMode::Forbidden(what))?;
+        let b = self.bind(e, &Scope::default(), &mut AggScope::Forbidden(what))?;
         let e = self.coerce(b, DataType::Int8, |t| {
             format!(
                 "argument of {what} must be type bigint, not type {}",
@@ -1292,7 +1375,7 @@ impl<'a> Binder<'a> {
         for row in &v.rows {
             let r = row
                 .iter()
-                .map(|e| self.bind(e, &empty, &mut AggMode::Forbidden("VALUES")))
+                .map(|e| self.bind(e, &empty, &mut AggScope::Forbidden("VALUES")))
                 .collect::<Result<Vec<_>>>()?;
             if let Some(first) = rows.first() {
                 if first.len() != r.len() {
@@ -1455,7 +1538,7 @@ impl<'a> Binder<'a> {
         }
         self.bind_from(&from, &mut scope, &mut preds)?;
         if let Some(w) = &s.selection {
-            let b = self.bind(w, &scope, &mut AggMode::Forbidden("WHERE"))?;
+            let b = self.bind(w, &scope, &mut AggScope::Forbidden("WHERE"))?;
             let p = self.coerce(b, DataType::Bool, |t| {
                 format!(
                     "argument of WHERE must be type boolean, not type {}",
@@ -1518,7 +1601,7 @@ impl<'a> Binder<'a> {
                 Some(i) => &items[i].0,
                 None => g,
             };
-            let b = self.bind(e, &scope, &mut AggMode::Forbidden("GROUP BY"))?;
+            let b = self.bind(e, &scope, &mut AggScope::Forbidden("GROUP BY"))?;
             let ge = if b.unknown {
                 self.coerce(b, DataType::Text, |_| String::new())?
             } else {
@@ -1529,9 +1612,9 @@ impl<'a> Binder<'a> {
             }
         }
         let mut mode = if aggregating {
-            AggMode::Collect(state)
+            AggScope::Collect(state)
         } else {
-            AggMode::Forbidden("this context")
+            AggScope::Forbidden("this context")
         };
 
         // Select list.
@@ -1591,7 +1674,7 @@ impl<'a> Binder<'a> {
 
         // Which global columns are needed above the scans.
         let agg_state = match mode {
-            AggMode::Collect(s) => Some(s),
+            AggScope::Collect(s) => Some(s),
             _ => None,
         };
         let mut needed: Vec<usize> = Vec::new();
@@ -1659,13 +1742,77 @@ impl<'a> Binder<'a> {
                 rows: ngroups,
                 width: width_of(&types),
             };
-            let plan = Plan::new(
-                NodeKind::Aggregate { group, aggs: calls },
-                vec![plan_part.plan],
-                types,
-                agg_names.clone(),
-                est,
-            );
+            let plan = if self.parallel_safe(&plan_part.plan, Some(&st)) {
+                // Partial Aggregate under a Gather, Finalize Aggregate above it.
+                let mut tree = plan_part.plan;
+                Self::make_parallel(&mut tree);
+                let ng = group.len();
+                let final_aggs: Vec<AggCall> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| {
+                        let partial = Expr::Column {
+                            index: ng + j,
+                            ty: c.result,
+                        };
+                        let func = match c.func {
+                            AggFunc::CountStar | AggFunc::Count | AggFunc::SumInt8 => {
+                                AggFunc::SumInt8
+                            }
+                            AggFunc::Sum if c.result == DataType::Int8 => AggFunc::SumInt8,
+                            f => f,
+                        };
+                        AggCall {
+                            func,
+                            arg: Some(partial),
+                            result: c.result,
+                        }
+                    })
+                    .collect();
+                let final_group: Vec<Expr> = group
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| Expr::Column {
+                        index: i,
+                        ty: g.data_type(),
+                    })
+                    .collect();
+                let partial = Plan::new(
+                    NodeKind::Aggregate {
+                        group,
+                        aggs: calls,
+                        mode: AggMode::Partial,
+                    },
+                    vec![tree],
+                    types.clone(),
+                    agg_names.clone(),
+                    est,
+                );
+                let gathered = self.gather(partial);
+                Plan::new(
+                    NodeKind::Aggregate {
+                        group: final_group,
+                        aggs: final_aggs,
+                        mode: AggMode::Finalize,
+                    },
+                    vec![gathered],
+                    types,
+                    agg_names.clone(),
+                    est,
+                )
+            } else {
+                Plan::new(
+                    NodeKind::Aggregate {
+                        group,
+                        aggs: calls,
+                        mode: AggMode::Simple,
+                    },
+                    vec![plan_part.plan],
+                    types,
+                    agg_names.clone(),
+                    est,
+                )
+            };
             input_names = agg_names;
             plan_part = Part {
                 plan,
@@ -1676,6 +1823,11 @@ impl<'a> Binder<'a> {
             plan_part.cols.clear();
         }
         let pos = (!plan_part.cols.is_empty()).then(|| plan_part.pos());
+        if !plan_part.cols.is_empty() && self.parallel_safe(&plan_part.plan, None) {
+            let mut tree = plan_part.plan;
+            Self::make_parallel(&mut tree);
+            plan_part.plan = self.gather(tree);
+        }
         let mut bq = self.finish_select(
             plan_part.plan,
             out_exprs,
@@ -1991,6 +2143,7 @@ impl<'a> Binder<'a> {
                     columns: cols.iter().map(|g| g - rel.base).collect(),
                     with_tid: false,
                     filter,
+                    parallel: false,
                 },
                 Estimate {
                     startup_cost: 0.0,
@@ -2104,6 +2257,7 @@ impl<'a> Binder<'a> {
                 outer_out,
                 inner_out,
                 join_filter,
+                parallel: false,
             },
             vec![outer.plan, hash],
             types.clone(),
@@ -2132,7 +2286,7 @@ impl<'a> Binder<'a> {
         let t = t.clone();
         let mut preds = Vec::new();
         if let Some(w) = selection {
-            let b = self.bind(w, &scope, &mut AggMode::Forbidden("WHERE"))?;
+            let b = self.bind(w, &scope, &mut AggScope::Forbidden("WHERE"))?;
             let p = self.coerce(b, DataType::Bool, |ty| {
                 format!(
                     "argument of WHERE must be type boolean, not type {}",

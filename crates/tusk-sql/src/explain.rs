@@ -15,7 +15,7 @@
 //! not shown, as PostgreSQL folds projections into the node below.
 
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{NodeKind, Plan};
+use tusk_exec::plan::{AggMode, NodeKind, Plan};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -129,16 +129,23 @@ fn visible(p: &Plan) -> &Plan {
     }
 }
 
+/// PostgreSQL prints the average rows per loop (a parallel node runs once
+/// per participant).
+fn rows_per_loop(s: &NodeStats) -> u64 {
+    (s.rows as f64 / s.loops.max(1) as f64).round() as u64
+}
+
 /// Renders the plan as EXPLAIN lines.
 pub fn explain(plan: &Plan, opts: ExplainOptions, stats: Option<&[NodeStats]>) -> Vec<String> {
     let mut out = Vec::new();
-    node(visible(plan), 0, opts, stats, &mut out);
+    node(visible(plan), 0, false, opts, stats, &mut out);
     out
 }
 
 fn node(
     p: &Plan,
     depth: usize,
+    parallel_parent: bool,
     opts: ExplainOptions,
     stats: Option<&[NodeStats]>,
     out: &mut Vec<String>,
@@ -151,6 +158,7 @@ fn node(
             table,
             alias,
             filter,
+            parallel,
             ..
         } => {
             let name = if alias == table {
@@ -162,7 +170,12 @@ fn node(
             if let Some(f) = filter {
                 d.push(format!("Filter: {}", deparse(f, &p.names)));
             }
-            (format!("Seq Scan on {name}"), d)
+            let kind = if *parallel {
+                "Parallel Seq Scan"
+            } else {
+                "Seq Scan"
+            };
+            (format!("{kind} on {name}"), d)
         }
         NodeKind::FunctionScan { alias, filter, .. } => {
             let mut d = vec![];
@@ -218,16 +231,30 @@ fn node(
                 both.extend(inn.iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            ("Hash Join".into(), d)
+            let kind = if matches!(p.kind, NodeKind::HashJoin { parallel: true, .. }) {
+                "Parallel Hash Join"
+            } else {
+                "Hash Join"
+            };
+            (kind.into(), d)
         }
+        NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
         NodeKind::Hash => ("Hash".into(), vec![]),
-        NodeKind::Aggregate { group, .. } => {
+        NodeKind::Gather { workers } => {
+            ("Gather".into(), vec![format!("Workers Planned: {workers}")])
+        }
+        NodeKind::Aggregate { group, mode, .. } => {
+            let prefix = match mode {
+                AggMode::Simple => "",
+                AggMode::Partial => "Partial ",
+                AggMode::Finalize => "Finalize ",
+            };
             if group.is_empty() {
-                ("Aggregate".into(), vec![])
+                (format!("{prefix}Aggregate"), vec![])
             } else {
                 let keys: Vec<String> = group.iter().map(|g| deparse(g, child_names(0))).collect();
                 (
-                    "HashAggregate".into(),
+                    format!("{prefix}HashAggregate"),
                     vec![format!("Group Key: {}", keys.join(", "))],
                 )
             }
@@ -278,10 +305,15 @@ fn node(
             let total = s.total.as_secs_f64() * 1000.0;
             line.push_str(&format!(
                 " (actual time={first:.3}..{total:.3} rows={} loops={})",
-                s.rows, s.loops
+                rows_per_loop(s),
+                s.loops
             ));
         } else {
-            line.push_str(&format!(" (actual rows={} loops={})", s.rows, s.loops));
+            line.push_str(&format!(
+                " (actual rows={} loops={})",
+                rows_per_loop(s),
+                s.loops
+            ));
         }
         let has_filter = matches!(
             &p.kind,
@@ -318,6 +350,7 @@ fn node(
         out.push(format!("{detail}{d}"));
     }
     for c in &p.children {
-        node(visible(c), depth + 1, opts, stats, out);
+        let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
+        node(visible(c), depth + 1, parallel, opts, stats, out);
     }
 }

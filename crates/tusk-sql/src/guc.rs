@@ -81,7 +81,7 @@ const DEFS: &[Def] = &[
         default: "2",
         kind: Kind::Int { min: 0, max: 1024 },
         read_only: false,
-        description: "parallel workers per Gather (execution is serial until parallel query lands)",
+        description: "worker threads per Gather (plus the leader)",
     },
     Def {
         name: "shared_buffers",
@@ -287,6 +287,13 @@ impl Gucs {
 
     pub fn work_mem_bytes(&self) -> usize {
         (self.kb("work_mem") as usize) * 1024
+    }
+
+    /// `max_parallel_workers_per_gather`.
+    pub fn max_parallel_workers(&self) -> usize {
+        self.values["max_parallel_workers_per_gather"]
+            .parse()
+            .unwrap_or(0)
     }
 
     /// `temp_file_limit` in bytes, `None` when unlimited.

@@ -235,12 +235,18 @@ impl Session {
                 std::rc::Rc::new(std::cell::RefCell::new(vec![Default::default(); nodes]))
             }),
             spill: tusk_exec::spill::SpillStats::new(self.gucs.temp_file_limit_bytes()),
+            parallel: None,
+            participant: 0,
         }
     }
 
     fn bind_query(&self, q: &A::Query) -> Result<BoundQuery> {
         let cat = self.db.catalog();
-        let mut bq = Binder::new(&self.db, &cat).bind_query(q)?;
+        let hash_mem =
+            (self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier()) as usize;
+        let mut bq = Binder::new(&self.db, &cat)
+            .with_parallelism(self.gucs.max_parallel_workers(), hash_mem)
+            .bind_query(q)?;
         bq.plan.assign_ids();
         Ok(bq)
     }

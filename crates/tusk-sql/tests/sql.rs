@@ -348,3 +348,59 @@ fn temp_file_limit_ends_the_statement_not_the_session() {
         ["100000"]
     );
 }
+
+#[test]
+fn parallel_plans_give_the_serial_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table f as select g as id, g % 1000 as k, 'v' || (g % 7)::text as tag from generate_series(1, 300000) g");
+    rows(
+        &mut s,
+        "insert into f select null, null, null from generate_series(1, 1000) g",
+    );
+    // Skewed build keys: one key holds a third of the rows.
+    rows(
+        &mut s,
+        "create table d as select g as k, g % 3 as w from generate_series(1, 200000) g",
+    );
+    rows(
+        &mut s,
+        "insert into d select 7, 1 from generate_series(1, 100000) g",
+    );
+    let queries = [
+        "select count(*), sum(f.id), min(d.w), max(f.tag) from f join d on f.id = d.k",
+        "select count(*) from f join d on f.k = d.k",
+        "select d.w, count(*), sum(f.id) from f join d on f.k = d.k group by d.w order by d.w",
+        "select count(*) from f a join f b on a.tag = b.tag and a.k = b.k where a.id < 2000",
+        "select f.tag, count(*) from f group by f.tag order by f.tag",
+        "select count(*), sum(id) from f where k < 10",
+    ];
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
+    let serial: Vec<Vec<String>> = queries.iter().map(|q| rows(&mut s, q)).collect();
+    for workers in [1, 2] {
+        rows(
+            &mut s,
+            &format!("set max_parallel_workers_per_gather = {workers}"),
+        );
+        for (q, expected) in queries.iter().zip(&serial) {
+            assert_eq!(&rows(&mut s, q), expected, "{q} with {workers} workers");
+        }
+    }
+    let plan = rows(
+        &mut s,
+        "explain analyze select count(*) from f join d on f.id = d.k",
+    );
+    assert!(
+        plan.iter().any(|l| l.contains("Workers Launched: 2")),
+        "{plan:#?}"
+    );
+    assert!(
+        plan.iter().any(|l| l.contains("Parallel Hash Join")),
+        "{plan:#?}"
+    );
+    assert!(
+        plan.iter()
+            .any(|l| l.trim_start().starts_with("Finalize Aggregate")),
+        "{plan:#?}"
+    );
+}
