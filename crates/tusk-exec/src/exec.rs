@@ -48,6 +48,8 @@ pub struct ExecContext {
     pub parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
     /// 0 for the leader, 1.. for workers.
     pub participant: usize,
+    /// `tusk.hash_join_prefetch`: software prefetching in hash joins.
+    pub prefetch: bool,
 }
 
 impl ExecContext {

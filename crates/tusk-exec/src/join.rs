@@ -86,7 +86,7 @@ const LOAD_BATCH_ROWS: usize = 256;
 /// Hints the CPU to bring the cache line holding `*p` closer. Never faults,
 /// whatever `p` points at; a no-op on targets without a prefetch instruction.
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists
@@ -269,9 +269,9 @@ impl TableBuilder {
         }
     }
 
-    fn finish(self) -> JoinTable {
+    fn finish(self, prefetch: bool) -> JoinTable {
         let mut t = self.finish_unlinked();
-        t.link();
+        t.link(prefetch);
         t
     }
 
@@ -330,15 +330,15 @@ impl JoinTable {
     }
 
     /// Pushes every non-NULL entry onto its bucket's chain (single-threaded).
-    fn link(&mut self) {
+    fn link(&mut self, prefetch: bool) {
         let shift = self.shift;
         let buckets = &mut self.buckets;
         match &mut self.entries {
             Entries::Int(v) => {
                 // Bucket heads are random writes: prefetch a few entries ahead.
                 for i in 0..v.len() {
-                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE) {
-                        prefetch(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
+                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
+                        prefetch_line(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
                     }
                     let e = &mut v[i];
                     if *e.next.get_mut() == UNLINKED {
@@ -351,8 +351,8 @@ impl JoinTable {
             }
             Entries::Bytes { hashes, next, .. } => {
                 for i in 0..hashes.len() {
-                    if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE) {
-                        prefetch(&buckets[(h >> shift) as usize]);
+                    if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
+                        prefetch_line(&buckets[(h >> shift) as usize]);
                     }
                     if *next[i].get_mut() == UNLINKED {
                         continue;
@@ -368,7 +368,7 @@ impl JoinTable {
     /// Links entries `range` while other threads link other ranges of the
     /// same table: each entry is pushed onto its chain with a CAS on the
     /// bucket head. Callers synchronise (a barrier) before anyone probes.
-    fn link_shared(&self, range: std::ops::Range<usize>) {
+    fn link_shared(&self, range: std::ops::Range<usize>, prefetch: bool) {
         let push = |bucket: usize, next: &AtomicU32, i: usize| {
             let head = &self.buckets[bucket];
             let mut cur = head.load(Relaxed);
@@ -383,8 +383,8 @@ impl JoinTable {
         match &self.entries {
             Entries::Int(v) => {
                 for i in range {
-                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE) {
-                        prefetch(&self.buckets[self.bucket_of(hash_i64(ahead.key))]);
+                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
+                        prefetch_line(&self.buckets[self.bucket_of(hash_i64(ahead.key))]);
                     }
                     let e = &v[i];
                     if e.next.load(Relaxed) != UNLINKED {
@@ -441,13 +441,19 @@ impl ProbeKeys {
 /// first the bucket of each row is computed and its slot prefetched, then the
 /// heads are read and the first entry of each chain is prefetched. Walking the
 /// chains afterwards mostly hits the cache.
-fn load_heads(t: &JoinTable, keys: &ProbeKeys, n: usize) -> Vec<u32> {
+///
+/// Without prefetching (`tusk.hash_join_prefetch = off`) no heads are
+/// loaded up front and each row looks its bucket up when its turn comes.
+fn load_heads(t: &JoinTable, keys: &ProbeKeys, n: usize, prefetch: bool) -> Vec<u32> {
+    if !prefetch {
+        return Vec::new();
+    }
     let buckets: Vec<usize> = (0..n)
         .map(|i| keys.hash(i).map_or(usize::MAX, |h| t.bucket_of(h)))
         .collect();
     for &b in &buckets {
         if b != usize::MAX {
-            prefetch(&t.buckets[b]);
+            prefetch_line(&t.buckets[b]);
         }
     }
     let heads: Vec<u32> = buckets
@@ -463,7 +469,7 @@ fn load_heads(t: &JoinTable, keys: &ProbeKeys, n: usize) -> Vec<u32> {
     if let Entries::Int(entries) = &t.entries {
         for &h in &heads {
             if h != EMPTY {
-                prefetch(&entries[h as usize - 1]);
+                prefetch_line(&entries[h as usize - 1]);
             }
         }
     }
@@ -485,6 +491,15 @@ impl ProbeState {
         self.row >= self.batch.len
     }
 
+    /// First chain entry of `row`: preloaded by [`load_heads`], or looked up now.
+    #[inline]
+    fn head(&self, table: &JoinTable, row: usize, hash: u64) -> u32 {
+        match self.heads.get(row) {
+            Some(&h) => h,
+            None => table.buckets[table.bucket_of(hash)].load(Relaxed),
+        }
+    }
+
     /// Collects up to `limit` matching (probe row, build row) pairs.
     fn pairs(
         &mut self,
@@ -504,7 +519,7 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.heads[self.row]
+                        self.head(table, self.row, hash_i64(k))
                     };
                     while e != EMPTY {
                         let ent = &entries[e as usize - 1];
@@ -541,7 +556,7 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.heads[self.row]
+                        self.head(table, self.row, *h)
                     };
                     while e != EMPTY {
                         let i = e as usize - 1;
@@ -801,7 +816,7 @@ impl HashJoin {
             self.ctx.participant,
             self.ctx.parallel.as_ref().map_or(1, |p| p.participants),
         );
-        table.link_shared(n * me / all..n * (me + 1) / all);
+        table.link_shared(n * me / all..n * (me + 1) / all, self.ctx.prefetch);
         shared.phaser.wait()?;
         if self.ctx.participant == 0 {
             self.report.buckets = table.buckets.len();
@@ -834,7 +849,7 @@ impl HashJoin {
             self.report.peak = self.report.peak.max(builder.memory());
         }
         let Some(first_unbuilt) = overflow else {
-            let t = builder.finish();
+            let t = builder.finish(self.ctx.prefetch);
             self.set_table(t);
             self.note_memory(0);
             self.phase = Phase::Probe;
@@ -911,7 +926,7 @@ impl HashJoin {
             let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
         }
-        let t = builder.finish();
+        let t = builder.finish(self.ctx.prefetch);
         self.set_table(t);
         Ok(src.pending.is_some() || !src.reader.at_end())
     }
@@ -1057,7 +1072,8 @@ impl HashJoin {
         ));
         let spill = &self.ctx.spill;
         let mut line = format!(
-            "Peak Memory: {}kB (limit {}kB)",
+            "Prefetch: {}  Peak Memory: {}kB (limit {}kB)",
+            if self.ctx.prefetch { "on" } else { "off" },
             r.peak.div_ceil(1024),
             self.limit.div_ceil(1024)
         );
@@ -1124,7 +1140,7 @@ impl Operator for HashJoin {
                                 let kv = eval_all(&self.outer_keys, &b)?;
                                 let keys = ProbeKeys::of(&kv, b.len);
                                 let table = self.table.as_ref().unwrap();
-                                let heads = load_heads(table, &keys, b.len);
+                                let heads = load_heads(table, &keys, b.len, self.ctx.prefetch);
                                 self.probe = Some(ProbeState {
                                     batch: b,
                                     keys,

@@ -187,6 +187,7 @@ impl Gather {
             let (work_mem, mult) = (self.ctx.work_mem, self.ctx.hash_mem_multiplier);
             let analyze = self.ctx.stats.is_some();
             let temp_limit = self.ctx.spill.limit;
+            let prefetch = self.ctx.prefetch;
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
                 .spawn(move || {
@@ -202,6 +203,7 @@ impl Gather {
                             ]))
                         }),
                         spill: SpillStats::new(temp_limit),
+                        prefetch,
                         parallel: Some(state.clone()),
                         participant: w + 1,
                     };

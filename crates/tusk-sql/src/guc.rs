@@ -108,6 +108,13 @@ const DEFS: &[Def] = &[
         description: "whether the main region got huge pages",
     },
     Def {
+        name: "tusk.hash_join_prefetch",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "prefetch bucket heads and chain entries in hash join build and probe",
+    },
+    Def {
         name: "enable_hashjoin",
         default: "on",
         kind: Kind::Bool,
@@ -287,6 +294,10 @@ impl Gucs {
 
     pub fn work_mem_bytes(&self) -> usize {
         (self.kb("work_mem") as usize) * 1024
+    }
+
+    pub fn hash_join_prefetch(&self) -> bool {
+        self.values["tusk.hash_join_prefetch"] == "on"
     }
 
     /// `max_parallel_workers_per_gather`.

@@ -89,6 +89,17 @@ pub fn render_rows(batch: &Batch) -> Vec<Vec<Option<String>>> {
     rows
 }
 
+/// A setting's name: dotted custom names (`tusk.hash_join_prefetch`) kept whole.
+fn setting_name(n: &A::ObjectName) -> String {
+    n.0.iter()
+        .map(|p| match p {
+            A::ObjectNamePart::Identifier(i) => ident(i),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// Turns a sqlparser error into PostgreSQL's `syntax error at or near "x"`.
 fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
     let msg = e.to_string();
@@ -237,6 +248,7 @@ impl Session {
             spill: tusk_exec::spill::SpillStats::new(self.gucs.temp_file_limit_bytes()),
             parallel: None,
             participant: 0,
+            prefetch: self.gucs.hash_join_prefetch(),
         }
     }
 
@@ -435,7 +447,12 @@ impl Session {
             A::Statement::Set(set) => self.set(set),
             A::Statement::ShowVariable { variable } => {
                 let name: Vec<String> = variable.iter().map(ident).collect();
-                let name = name.join(" ");
+                // `SHOW tusk.x` arrives as two identifiers.
+                let name = if name.len() == 2 {
+                    name.join(".")
+                } else {
+                    name.join(" ")
+                };
                 if name == "all" {
                     return Ok(QueryResult::Rows {
                         title: None,
@@ -468,7 +485,7 @@ impl Session {
                 match &r.reset {
                     A::Reset::ALL => self.gucs.reset_all(),
                     A::Reset::ConfigurationParameter(n) => {
-                        self.gucs.reset(&object_name(n)?).map_err(SqlError::new)?
+                        self.gucs.reset(&setting_name(n)).map_err(SqlError::new)?
                     }
                     _ => return Err(SqlError::new("RESET of this kind is not supported")),
                 }
@@ -500,7 +517,7 @@ impl Session {
         else {
             return Err(SqlError::new("this form of SET is not supported"));
         };
-        let name = object_name(variable)?;
+        let name = setting_name(variable);
         let value = match values.as_slice() {
             [A::Expr::Value(v)] => match &v.value {
                 A::Value::SingleQuotedString(s) => s.clone(),

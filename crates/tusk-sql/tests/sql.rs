@@ -377,6 +377,12 @@ fn parallel_plans_give_the_serial_answers() {
     ];
     rows(&mut s, "set max_parallel_workers_per_gather = 0");
     let serial: Vec<Vec<String>> = queries.iter().map(|q| rows(&mut s, q)).collect();
+    rows(&mut s, "set tusk.hash_join_prefetch = off");
+    assert_eq!(rows(&mut s, "show tusk.hash_join_prefetch"), ["off"]);
+    for (q, expected) in queries.iter().zip(&serial) {
+        assert_eq!(&rows(&mut s, q), expected, "{q} without prefetching");
+    }
+    rows(&mut s, "reset tusk.hash_join_prefetch");
     for workers in [1, 2] {
         rows(
             &mut s,
