@@ -57,6 +57,7 @@
 //! amplification ≤ 2 for builds up to F² × limit — with at most F files open,
 //! and there is never a moment when thousands of file buffers exist.
 
+use crate::chain::AtomicU32;
 use crate::error::Result;
 use crate::exec::{apply_filter, build, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
@@ -66,8 +67,7 @@ use crate::plan::{NodeKind, Plan};
 use crate::spill::{SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE};
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
 use std::rc::Rc;
-use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::{Relaxed, Release};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, OnceLock};
 use tusk_storage::DataType;
 
@@ -340,13 +340,14 @@ impl JoinTable {
                     if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
                         prefetch_line(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
                     }
-                    let e = &mut v[i];
-                    if *e.next.get_mut() == UNLINKED {
+                    // Single-threaded: relaxed loads and stores are plain moves.
+                    let e = &v[i];
+                    if e.next.load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = buckets[(hash_i64(e.key) >> shift) as usize].get_mut();
-                    *e.next.get_mut() = *head;
-                    *head = i as u32 + 1;
+                    let head = &buckets[(hash_i64(e.key) >> shift) as usize];
+                    e.next.store(head.load(Relaxed), Relaxed);
+                    head.store(i as u32 + 1, Relaxed);
                 }
             }
             Entries::Bytes { hashes, next, .. } => {
@@ -354,12 +355,12 @@ impl JoinTable {
                     if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
                         prefetch_line(&buckets[(h >> shift) as usize]);
                     }
-                    if *next[i].get_mut() == UNLINKED {
+                    if next[i].load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = buckets[(hashes[i] >> shift) as usize].get_mut();
-                    *next[i].get_mut() = *head;
-                    *head = i as u32 + 1;
+                    let head = &buckets[(hashes[i] >> shift) as usize];
+                    next[i].store(head.load(Relaxed), Relaxed);
+                    head.store(i as u32 + 1, Relaxed);
                 }
             }
         }
@@ -370,15 +371,7 @@ impl JoinTable {
     /// bucket head. Callers synchronise (a barrier) before anyone probes.
     fn link_shared(&self, range: std::ops::Range<usize>, prefetch: bool) {
         let push = |bucket: usize, next: &AtomicU32, i: usize| {
-            let head = &self.buckets[bucket];
-            let mut cur = head.load(Relaxed);
-            loop {
-                next.store(cur, Relaxed);
-                match head.compare_exchange_weak(cur, i as u32 + 1, Release, Relaxed) {
-                    Ok(_) => break,
-                    Err(actual) => cur = actual,
-                }
-            }
+            crate::chain::push(&self.buckets[bucket], next, i as u32)
         };
         match &self.entries {
             Entries::Int(v) => {

@@ -17,6 +17,7 @@
 
 pub mod agg;
 pub mod cast;
+mod chain;
 pub mod dml;
 pub mod error;
 pub mod exec;
