@@ -243,9 +243,9 @@ impl<A: NodeAlloc> TidStore<A> {
                 let mut len = count;
                 while len > 1 {
                     let half = len / 2;
-                    if list_entry(n, base + half, w) <= target {
-                        base += half;
-                    }
+                    // Arithmetic, not `if`: the outcome is a coin toss
+                    // for the branch predictor.
+                    base += half * usize::from(list_entry(n, base + half, w) <= target);
                     len -= half;
                 }
                 list_entry(n, base, w) == target

@@ -95,13 +95,17 @@ fn n4_count_le(h: u64, c: u8) -> usize {
 
 // ---- kind 32 (classes 16 and 32): sorted chunk array, SIMD search ------------
 
-/// The 32 chunk bytes starting at word 1. For class 16 the last 16 bytes are
-/// the first slots; they are masked off by `count` in every search.
+/// The 32 chunk bytes: words 1..=4 of the node itself (no copy). For class 16
+/// the last 16 bytes are the first slots; every search masks them by `count`.
 #[inline(always)]
-fn n32_chunks(n: &[u64]) -> [u8; 32] {
+fn n32_chunks(n: &[u64]) -> &simd::Chunks {
+    n[1..5].try_into().unwrap()
+}
+
+fn chunk_bytes(w: &simd::Chunks) -> [u8; 32] {
     let mut b = [0u8; 32];
     for i in 0..4 {
-        b[8 * i..8 * i + 8].copy_from_slice(&n[1 + i].to_le_bytes());
+        b[8 * i..8 * i + 8].copy_from_slice(&w[i].to_le_bytes());
     }
     b
 }
@@ -300,7 +304,7 @@ impl<A: NodeAlloc> RadixTree<A> {
             let slot = match hdr_kind(h) {
                 KIND_4 => n[1 + n4_find(h, c)?],
                 KIND_32 => {
-                    let i = simd::find_eq(&n32_chunks(n), hdr_count(h), c)?;
+                    let i = simd::find_eq(n32_chunks(n), hdr_count(h), c)?;
                     n[n32_slots(hdr_class(h)) + i]
                 }
                 KIND_48 => {
@@ -326,12 +330,68 @@ impl<A: NodeAlloc> RadixTree<A> {
     }
 
     /// The entry with the greatest key `<= key` (predecessor search).
+    ///
+    /// One pass down the exact path, remembering the nodes passed. Only when
+    /// the exact path ends does it look, from the deepest node up, for the
+    /// largest chunk below the key's chunk, and then take the maximum of that
+    /// subtree. The TidStore's lookups mostly end on the exact path or one
+    /// level above it.
+    #[inline]
     pub fn get_le(&self, key: u64) -> Option<(u64, u64)> {
         if self.root.is_null() {
             return None;
         }
         let key = key.min(self.max_key());
-        self.le_rec(self.root, self.root_shift, key)
+        let mut path = [RelPtr::NULL; 8];
+        let mut depth = 0;
+        let mut p = self.root;
+        let mut shift = self.root_shift;
+        loop {
+            path[depth] = p;
+            depth += 1;
+            let n = self.alloc.words(p);
+            let h = n[0];
+            let c = (key >> shift) as u8;
+            let slot = match hdr_kind(h) {
+                KIND_4 => n4_find(h, c).map(|i| n[1 + i]),
+                KIND_32 => simd::find_eq(n32_chunks(n), hdr_count(h), c)
+                    .map(|i| n[n32_slots(hdr_class(h)) + i]),
+                KIND_48 => match n48_index(n, c) {
+                    0 => None,
+                    i => Some(n[N48_SLOTS + i - 1]),
+                },
+                _ => isset(n, c).then(|| n[N256_SLOTS + c as usize]),
+            };
+            match slot {
+                Some(v) if shift == 0 => return Some((key, v)),
+                Some(v) => {
+                    p = RelPtr(v);
+                    shift -= 8;
+                }
+                None => break,
+            }
+        }
+        // Walk back up for the nearest smaller sibling.
+        while depth > 0 {
+            depth -= 1;
+            let c = (key >> shift) as u8;
+            if c > 0 {
+                if let Some((ch, slot)) = self.chunk_le(path[depth], c - 1) {
+                    let above = if shift >= 56 {
+                        0
+                    } else {
+                        key & !((1u64 << (shift + 8)) - 1)
+                    };
+                    let prefix = above | u64::from(ch) << shift;
+                    if shift == 0 {
+                        return Some((prefix, slot));
+                    }
+                    return Some(self.max_rec(RelPtr(slot), shift - 8, prefix));
+                }
+            }
+            shift += 8;
+        }
+        None
     }
 
     /// Largest chunk `<= c` in node `p` and its slot.
@@ -346,8 +406,8 @@ impl<A: NodeAlloc> RadixTree<A> {
             }
             KIND_32 => {
                 let ch = n32_chunks(n);
-                let k = simd::count_le(&ch, hdr_count(h), c);
-                (k > 0).then(|| (ch[k - 1], n[n32_slots(hdr_class(h)) + k - 1]))
+                let k = simd::count_le(ch, hdr_count(h), c);
+                (k > 0).then(|| (simd::chunk(ch, k - 1), n[n32_slots(hdr_class(h)) + k - 1]))
             }
             KIND_48 => {
                 let ch = isset_le(n, c)?;
@@ -358,31 +418,6 @@ impl<A: NodeAlloc> RadixTree<A> {
                 Some((ch, n[N256_SLOTS + ch as usize]))
             }
         }
-    }
-
-    fn le_rec(&self, p: RelPtr, shift: u32, key: u64) -> Option<(u64, u64)> {
-        let c = (key >> shift) as u8;
-        let above = if shift >= 56 {
-            0
-        } else {
-            key & !((1u64 << (shift + 8)) - 1)
-        };
-        let (ch, slot) = self.chunk_le(p, c)?;
-        let prefix = above | u64::from(ch) << shift;
-        if shift == 0 {
-            return Some((prefix, slot));
-        }
-        if ch == c {
-            if let Some(r) = self.le_rec(RelPtr(slot), shift - 8, key) {
-                return Some(r);
-            }
-            if c == 0 {
-                return None;
-            }
-            let (ch, slot) = self.chunk_le(p, c - 1)?;
-            return Some(self.max_rec(RelPtr(slot), shift - 8, above | u64::from(ch) << shift));
-        }
-        Some(self.max_rec(RelPtr(slot), shift - 8, prefix))
     }
 
     fn max_rec(&self, mut p: RelPtr, mut shift: u32, mut prefix: u64) -> (u64, u64) {
@@ -427,7 +462,7 @@ impl<A: NodeAlloc> RadixTree<A> {
             let h = n[0];
             let word = match hdr_kind(h) {
                 KIND_4 => n4_find(h, c).map(|i| 1 + i),
-                KIND_32 => simd::find_eq(&n32_chunks(n), hdr_count(h), c)
+                KIND_32 => simd::find_eq(n32_chunks(n), hdr_count(h), c)
                     .map(|i| n32_slots(hdr_class(h)) + i),
                 KIND_48 => match n48_index(n, c) {
                     0 => None,
@@ -491,8 +526,8 @@ impl<A: NodeAlloc> RadixTree<A> {
                 n[0] = header(CLASS_4, count + 1) | u64::from(u32::from_le_bytes(chunks)) << 32;
             }
             KIND_32 if count < CLASSES[class].1 => {
-                let mut chunks = n32_chunks(n);
-                let pos = simd::count_le(&chunks, count, c);
+                let pos = simd::count_le(n32_chunks(n), count, c);
+                let mut chunks = chunk_bytes(n32_chunks(n));
                 let fanout = CLASSES[class].1;
                 chunks.copy_within(pos..fanout - 1, pos + 1);
                 chunks[pos] = c;
@@ -552,7 +587,7 @@ impl<A: NodeAlloc> RadixTree<A> {
                 e.len = count;
             }
             KIND_32 => {
-                let ch = n32_chunks(n);
+                let ch = chunk_bytes(n32_chunks(n));
                 let base = n32_slots(hdr_class(h));
                 e.chunks[..count].copy_from_slice(&ch[..count]);
                 e.slots[..count].copy_from_slice(&n[base..base + count]);
@@ -645,9 +680,7 @@ impl<A: NodeAlloc> RadixTree<A> {
             let c = (key >> shift) as u8;
             let w = match hdr_kind(h) {
                 KIND_4 => 1 + n4_find(h, c)?,
-                KIND_32 => {
-                    n32_slots(hdr_class(h)) + simd::find_eq(&n32_chunks(n), hdr_count(h), c)?
-                }
+                KIND_32 => n32_slots(hdr_class(h)) + simd::find_eq(n32_chunks(n), hdr_count(h), c)?,
                 KIND_48 => match n48_index(n, c) {
                     0 => return None,
                     i => N48_SLOTS + i - 1,
@@ -702,8 +735,8 @@ impl<A: NodeAlloc> RadixTree<A> {
             }
             KIND_32 => {
                 let class = hdr_class(h);
-                let mut chunks = n32_chunks(n);
-                let pos = simd::find_eq(&chunks, count + 1, c).expect("present");
+                let pos = simd::find_eq(n32_chunks(n), count + 1, c).expect("present");
+                let mut chunks = chunk_bytes(n32_chunks(n));
                 let fanout = CLASSES[class].1;
                 chunks.copy_within(pos + 1..fanout, pos);
                 for i in 0..fanout / 8 {
@@ -772,7 +805,7 @@ impl<A: NodeAlloc> RadixTree<A> {
             KIND_32 => (pos < count).then(|| {
                 (
                     pos + 1,
-                    n32_chunks(n)[pos],
+                    simd::chunk(n32_chunks(n), pos),
                     n[n32_slots(hdr_class(h)) + pos],
                 )
             }),
@@ -859,5 +892,60 @@ impl<A: NodeAlloc> Iterator for Iter<'_, A> {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One node grows through every class and shrinks back through them.
+    #[test]
+    fn grow_and_shrink_through_every_class() {
+        let mut t = RadixTree::new();
+        let mut seen = Vec::new();
+        for k in 0..256u64 {
+            // Spread the order so that inserts land in the middle too.
+            let key = (k * 167) % 256;
+            assert_eq!(t.insert(key, key + 1), None);
+            t.check_invariants();
+            let class = t.stats().nodes.iter().position(|&c| c == 1).unwrap();
+            if seen.last() != Some(&class) {
+                seen.push(class);
+            }
+        }
+        assert_eq!(seen, vec![CLASS_4, CLASS_16, CLASS_32, CLASS_48, CLASS_256]);
+        for k in 0..256u64 {
+            assert_eq!(t.get(k), Some(k + 1));
+            assert_eq!(t.get_le(k), Some((k, k + 1)));
+        }
+        let mut seen = Vec::new();
+        for k in (0..256u64).rev() {
+            assert_eq!(t.remove(k), Some(k + 1));
+            t.check_invariants();
+            if let Some(class) = t.stats().nodes.iter().position(|&c| c == 1) {
+                if seen.last() != Some(&class) {
+                    seen.push(class);
+                }
+            }
+        }
+        assert_eq!(seen, vec![CLASS_256, CLASS_48, CLASS_32, CLASS_16, CLASS_4]);
+        assert!(t.is_empty());
+        assert_eq!(t.stats().nodes, [0; 5]);
+    }
+
+    #[test]
+    fn height_grows_for_large_keys_and_predecessor_crosses_subtrees() {
+        let mut t = RadixTree::new();
+        t.insert(5, 50);
+        t.insert(u64::MAX, 1);
+        t.insert(1 << 40, 2);
+        assert_eq!(t.stats().height, 8);
+        assert_eq!(t.get(5), Some(50));
+        assert_eq!(t.get_le(u64::MAX - 1), Some((1 << 40, 2)));
+        assert_eq!(t.get_le((1 << 40) - 1), Some((5, 50)));
+        assert_eq!(t.get_le(4), None);
+        let all: Vec<_> = t.iter().collect();
+        assert_eq!(all, vec![(5, 50), (1 << 40, 2), (u64::MAX, 1)]);
     }
 }
