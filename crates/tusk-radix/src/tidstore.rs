@@ -32,10 +32,16 @@ const INLINE_MAX_OFFSET: u16 = 61;
 /// (8 to 40 bytes) spreads to a fraction of a byte per TID, small enough that
 /// a lookup's binary search stays within a few cache lines (at most 7 steps).
 pub const LIST_MAX: usize = 128;
-/// A block gets its own key (inline or bitmap) when that costs at least this
-/// many bytes less than its TIDs would take in a list (estimated at 2 bytes
-/// each): enough to pay for closing a list container early.
+/// A block's own key costs a slot and its share of a tree node: 16 bytes is
+/// the estimate when it shares a leaf with the previous key (8.2 in a full
+/// n256 leaf, more in sparser ones); 48 more per new kind-4 node otherwise.
+const OWN_KEY_BASE: usize = 16;
+/// A block gets its own key (inline or bitmap) when that costs no more than
+/// its TIDs would take in a list (estimated at 2 bytes each); if that would
+/// close a list of fewer than `LIST_MIN_CLOSE` entries, it must also save this
+/// many bytes, which pays for the early close.
 const OWN_KEY_MARGIN: usize = 48;
+const LIST_MIN_CLOSE: usize = 64;
 
 #[inline(always)]
 fn bits(x: u64) -> u32 {
@@ -75,6 +81,8 @@ pub struct TidStore<A: NodeAlloc = LocalAlloc> {
     /// when a block that gets its own key arrives.
     open: Vec<(u32, u16)>,
     last_block: Option<u32>,
+    /// The last key written to the tree.
+    last_key: Option<u32>,
     num_tids: usize,
     num_blocks: usize,
 }
@@ -97,6 +105,7 @@ impl<A: NodeAlloc> TidStore<A> {
             tree: RadixTree::with_alloc(alloc),
             open: Vec::with_capacity(LIST_MAX),
             last_block: None,
+            last_key: None,
             num_tids: 0,
             num_blocks: 0,
         }
@@ -152,7 +161,22 @@ impl<A: NodeAlloc> TidStore<A> {
         } else {
             8 * (max as usize / 64 + 1)
         };
-        if n > LIST_MAX || own_extra + OWN_KEY_MARGIN <= 2 * n {
+        // Closing a short open list early wastes its container overhead; a
+        // list of `LIST_MIN_CLOSE` or more entries has paid for itself.
+        let penalty = if self.open.is_empty() || self.open.len() >= LIST_MIN_CLOSE {
+            0
+        } else {
+            OWN_KEY_MARGIN
+        };
+        // What a new key costs in the tree depends on how far it is from the
+        // previous one: a slot in the same leaf, or new kind-4 nodes.
+        let prev_key = self.open.first().map(|e| e.0).or(self.last_key);
+        let own_base = match prev_key {
+            Some(k) if k >> 8 == block >> 8 => OWN_KEY_BASE,
+            Some(k) if k >> 16 == block >> 16 => OWN_KEY_BASE + 48,
+            _ => OWN_KEY_BASE + 96,
+        };
+        if n > LIST_MAX || own_base + own_extra + penalty <= 2 * n {
             self.close_list();
             let value = if max <= INLINE_MAX_OFFSET {
                 let bitmap = offsets.iter().fold(0u64, |m, &o| m | 1 << (o + 2));
@@ -167,6 +191,7 @@ impl<A: NodeAlloc> TidStore<A> {
                 p.0 << 9 | (words as u64) << 2 | TAG_BITMAP
             };
             self.tree.insert(u64::from(block), value);
+            self.last_key = Some(block);
         } else {
             if self.open.len() + n > LIST_MAX {
                 self.close_list();
@@ -201,6 +226,7 @@ impl<A: NodeAlloc> TidStore<A> {
             }
         }
         self.tree.insert(u64::from(first), p.0 << 2 | TAG_LIST);
+        self.last_key = Some(first);
         self.open.clear();
     }
 

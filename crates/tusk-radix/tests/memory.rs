@@ -164,6 +164,32 @@ fn never_above_six() {
             }
         }),
     );
+    // Adversarial for the own-key rule: 64 very sparse single-TID pages (a
+    // list just long enough to be closed without penalty), then a page with
+    // 8 dead (just enough for an inline key), far apart.
+    let mut rng = Rng(8);
+    measure(
+        "64 sparse pages + one 8-dead page, far apart",
+        6.0,
+        (0..65_000u32).map(|i| {
+            let b = i << 16 | rng.below(1 << 16) as u32;
+            if i % 65 == 64 {
+                (b, random_offsets(&mut rng, 8, 61))
+            } else {
+                (b, random_offsets(&mut rng, 1, 2048))
+            }
+        }),
+    );
+    // Pages dense enough for an inline key next to their neighbour, but
+    // alone in their part of the block space.
+    for k in [8, 24] {
+        let mut rng = Rng(9 + k as u64);
+        measure(
+            &format!("{k} dead of 61 on every 65536th page"),
+            6.0,
+            (0..65_000u32).map(|i| (i << 16, random_offsets(&mut rng, k, 61))),
+        );
+    }
     // Every density from 1 to 291 in turn.
     let mut rng = Rng(6);
     measure(
