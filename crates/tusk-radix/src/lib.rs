@@ -114,13 +114,18 @@
 //!   container spans 128 blocks and entries are 7 + 9 = 16 bits; at one in
 //!   100 pages, 14 + 9 = 23 bits; at worst 32 + 12 = 44 bits.
 //!
-//! A block gets its own key (inline or bitmap) when that is cheaper than its
-//! share of a list by a margin of 48 bytes (TIDs estimated at 2 bytes in a
-//! list): `8 * bitmap_words + 48 <= 2 * n`, with no bitmap words for inline,
-//! or when it has more than 128 TIDs. The margin pays for closing the current
-//! list early, so alternating sparse and dense pages cannot blow up. List
-//! entries are gathered in a small open buffer until 128 are reached or an
-//! own-key block arrives; lookups check that buffer too.
+//! A block gets its own key (inline or bitmap) when that costs no more than
+//! its TIDs would in a list, estimated at 2 bytes each:
+//! `base + 8 * bitmap_words + penalty <= 2 * n` (no bitmap words for inline),
+//! or when it has more than 128 TIDs. `base` prices the tree: 16 bytes when
+//! the key shares a leaf with the previous key, 64 when it needs a new leaf,
+//! 112 when it needs two new nodes. `penalty` is 48 bytes when the block would
+//! close an open list of fewer than 64 entries early, which pays for that
+//! list's container overhead. These three terms are what keep every pattern
+//! under 6 bytes per TID, including the adversarial ones in
+//! `tests/memory.rs` (isolated 8-dead pages, alternating sparse and dense
+//! pages). List entries are gathered in a small open buffer until 128 are
+//! reached or an own-key block arrives; lookups check that buffer too.
 //!
 //! A lookup is a predecessor search in the tree (the greatest key `<=`
 //! block; one pass down the exact path, and only on a miss a step back up to
@@ -134,10 +139,11 @@
 //! | pattern | bound (issue 7) | measured |
 //! |---|---|---|
 //! | whole pages dead (291/page) | 0.2 | 0.17 (40 B bitmap + 8.2 B tree per page) |
-//! | 30 dead of a 60-tuple page | 0.8 | 0.30 (inline bitmap) |
+//! | 30 dead of a 60-tuple page | 0.8 | 0.32 (inline bitmap) |
 //! | 1, 2, 3 dead per page | 3 | 2.4, 2.1, 2.3 (lists of 16-bit entries) |
 //! | 1 dead in 5 % / 1 % of pages | 5 | 3.3 / 4.2 |
-//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.6 (39-bit entries) |
+//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.6 (34-bit entries) |
+//! | adversarial mixes (see the test) | 6 | 2.1 to 5.5 |
 //!
 //! PostgreSQL 17, for comparison, spends a tree slot plus a bitmap header per
 //! block, about 8 bytes per TID at one dead tuple per page.
