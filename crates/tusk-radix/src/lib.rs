@@ -1,0 +1,163 @@
+//! # tusk-radix: an adaptive radix tree and the TidStore built on it
+//!
+//! VACUUM collects the tuple ids (TIDs) of dead tuples while it scans a heap,
+//! then removes every index entry that points at one of them. The second step
+//! probes the set once per index entry, in index order — that is, at random
+//! heap positions. PostgreSQL up to 16 kept the set as a sorted array of
+//! 6-byte ItemPointers searched with `bsearch`: 6 bytes per TID however dense
+//! the dead tuples are, a 1 GB cap, and ~20 cache-missing steps per probe.
+//! PostgreSQL 17 replaced it with a radix tree keyed by block number whose
+//! values are per-block offset bitmaps (the "TidStore", reviewed in seed 003).
+//! This crate does the same, with two changes to the value encoding so that
+//! sparse dead tuples cost less than the array did instead of more.
+//!
+//! ## The tree ([`RadixTree`])
+//!
+//! Keys are u64, consumed 8 bits (one *chunk*) per level from the most
+//! significant non-zero byte down: the root's shift is the smallest multiple
+//! of 8 that covers the largest key, so a TidStore keyed by 32-bit block
+//! numbers is at most 4 levels deep, and 3 for tables under 16 M blocks. The
+//! tree grows upwards when a larger key arrives (the old root becomes child 0
+//! of a new kind-4 root). There is no path compression: with short, dense
+//! keys it would only add a branch to every level.
+//!
+//! Values are u64 stored directly in the slots of the nodes at shift 0 — no
+//! separate leaf allocation. Slots above shift 0 hold child pointers. A node
+//! does not record whether it is a leaf: the level tells, and every walk
+//! knows its level.
+//!
+//! ### Node kinds and size classes
+//!
+//! Seed 003 argues for exactly four node *kinds* (one search algorithm each)
+//! and for size classes decoupled from kinds, so that memory can be tuned
+//! without adding code paths. Ours (sizes in 8-byte words, as allocated):
+//!
+//! | class | kind | fanout | layout (words) | bytes | bytes/slot |
+//! |---|---|---|---|---|---|
+//! | n4   | 4   | 4   | header with 4 chunks in its top half, 4 slots | 40 | 10.0 |
+//! | n16  | 32  | 16  | header, 16 chunks (2 words), 16 slots | 152 | 9.5 |
+//! | n32  | 32  | 32  | header, 32 chunks (4 words), 32 slots | 296 | 9.25 |
+//! | n48  | 48  | 48  | header, 256-bit isset map, 48-bit used-slot map, 256-byte index, 48 slots | 688 | 14.3 |
+//! | n256 | 256 | 256 | header, 256-bit isset map, 256 slots | 2088 | 8.2 |
+//!
+//! The header word is `kind | class << 8 | count << 16` (kind 4 keeps its
+//! chunks in bits 32..63). Why these classes:
+//!
+//! * Seed 003's loads (half the blocks, item ids below 64) produce leaves with
+//!   anywhere from 1 to 32 children; with one class per kind they were split
+//!   between node16 and node32 *kinds*, two code paths that mispredicted each
+//!   other. Here 16 and 32 are two classes of one kind: the same code, the
+//!   slot array found at `1 + fanout / 8`, and a half-full leaf costs 152 bytes
+//!   rather than 296. Growth is 4 → 16 → 32 → 48 → 256, so a node is copied
+//!   at most four times on its way to full.
+//! * Kind 4 covers the long thin paths of sparse keys (the TidStore's list
+//!   containers are keyed 128 TIDs apart), at 40 bytes.
+//! * Kind 48 bridges 32 and 256: its index byte array makes lookup O(1) for
+//!   nodes that a linear search of 48 would slow, at a third of n256's size.
+//! * n256 is the densest per slot (8.2 B): a TidStore over every block of a
+//!   table pays 8.2 bytes per block in the tree.
+//!
+//! Deletion shrinks a node when its count falls to 36 (n256 → n48), 24
+//! (n48 → n32), 12 (n32 → n16) or 3 (n16 → n4); the gap between these and the
+//! growth points means one key inserted and deleted repeatedly never makes a
+//! node rebuild each time. An empty node is freed and removed from its parent;
+//! an empty tree frees its root.
+//!
+//! ### Search without branches or generic calls
+//!
+//! Kind 32's chunks are sorted. Lookup compares all 32 chunk bytes with the
+//! key at once (AVX2, or two SSE2 compares; see [`simd`]), masks off entries
+//! at or beyond `count`, and takes `trailing_zeros` of the mask; insertion
+//! finds its position, and predecessor search its answer, by counting the
+//! chunks `<= key` the same way. For class n16 the 32 bytes read run into the
+//! first slots, which is safe (same allocation) and masked. Kind 4 does the
+//! same on its four header bytes with a SWAR zero-byte test. Kinds 48 and 256
+//! need no search.
+//!
+//! Every walk (lookup, insert, delete, predecessor) reads the header once,
+//! `match`es on the kind and then does that kind's work inline: there is no
+//! `get_children`-style accessor that forgets the kind and asks again, which
+//! seed 003 measured as the main cost of the first patch. Rebuilding a node
+//! to another class (the cold path) does gather its entries generically.
+//!
+//! ### Memory: relative pointers and the allocator
+//!
+//! Nodes are runs of u64 words obtained from a [`NodeAlloc`] and named by a
+//! 64-bit [`RelPtr`], never by a Rust reference: a slot holding a child holds
+//! the child's RelPtr. [`LocalAlloc`] is an arena of 32 kB pages with exact
+//! size free lists, where a RelPtr is a word index; the shared variant will
+//! implement the same trait over `tusk-shmem`'s DSA, where a RelPtr is a DSA
+//! pointer, so a tree built by one process can be read by another that maps
+//! the segments elsewhere. The tree is generic over the allocator, so each
+//! backend gets a monomorphised hot path with no indirect call.
+//!
+//! Invariants (checked by `check_invariants` in the tests): every node's
+//! count is between 1 and its fanout; chunks of the linear kinds are sorted
+//! and unique; the isset map of kinds 48 and 256 has exactly `count` bits and
+//! kind 48's index names distinct used slots; all leaves sit at shift 0.
+//!
+//! ## The TidStore ([`TidStore`])
+//!
+//! A set of (block, offset) filled one block at a time in ascending block
+//! order, as VACUUM's heap scan produces it. The tree's key is a block number
+//! and its value is a tagged word (low two bits):
+//!
+//! * `01` **inline bitmap**: offsets 0..=61 of the key's block, in bits 2..63.
+//!   A page whose dead line pointers are all below 62 costs one slot.
+//! * `10` **bitmap chunk**: a pointer (bits 9..) and a word count (bits 2..8)
+//!   to a per-block bitmap of `max_offset / 64 + 1` words.
+//! * `11` **list container**: a pointer to up to 128 TIDs of one or more
+//!   consecutive-in-the-store blocks, keyed by the first block. Each entry is
+//!   `(block - key) << ob | offset`, bit-packed at `db + ob` bits, where `db`
+//!   and `ob` are the bit widths of the largest block delta and offset in the
+//!   container (stored in its header word). At one dead tuple per page a
+//!   container spans 128 blocks and entries are 7 + 9 = 16 bits; at one in
+//!   100 pages, 14 + 9 = 23 bits; at worst 32 + 12 = 44 bits.
+//!
+//! A block gets its own key (inline or bitmap) when that costs no more than
+//! its TIDs would in a list, estimated at 2 bytes each:
+//! `base + 8 * bitmap_words + penalty <= 2 * n` (no bitmap words for inline),
+//! or when it has more than 128 TIDs. `base` prices the tree: 16 bytes when
+//! the key shares a leaf with the previous key, 64 when it needs a new leaf,
+//! 112 when it needs two new nodes. `penalty` is 48 bytes when the block would
+//! close an open list of fewer than 64 entries early, which pays for that
+//! list's container overhead. These three terms are what keep every pattern
+//! under 6 bytes per TID, including the adversarial ones in
+//! `tests/memory.rs` (isolated 8-dead pages, alternating sparse and dense
+//! pages). List entries are gathered in a small open buffer until 128 are
+//! reached or an own-key block arrives; lookups check that buffer too.
+//!
+//! A lookup is a predecessor search in the tree (the greatest key `<=`
+//! block; one pass down the exact path, and only on a miss a step back up to
+//! the nearest smaller sibling), then a bit test or a branch-light binary
+//! search of at most 7 steps over the packed entries.
+//!
+//! Memory per TID ([`TidStore::memory_usage`] counts the arena's pages, so it
+//! is what the caller compares with `maintenance_work_mem`; the test
+//! `tests/memory.rs` asserts these):
+//!
+//! | pattern | bound (issue 7) | measured |
+//! |---|---|---|
+//! | whole pages dead (291/page) | 0.2 | 0.17 (40 B bitmap + 8.2 B tree per page) |
+//! | 30 dead of a 60-tuple page | 0.8 | 0.32 (inline bitmap) |
+//! | 1, 2, 3 dead per page | 3 | 2.4, 2.1, 2.3 (lists of 16-bit entries) |
+//! | 1 dead in 5 % / 1 % of pages | 5 | 3.3 / 4.2 |
+//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.6 (34-bit entries) |
+//! | adversarial mixes (see the test) | 6 | 2.1 to 5.5 |
+//!
+//! PostgreSQL 17, for comparison, spends a tree slot plus a bitmap header per
+//! block, about 8 bytes per TID at one dead tuple per page.
+//!
+//! ## What is not here yet
+//!
+//! The DSA-backed allocator (it needs `tusk-shmem`'s DSA) and the lock-free
+//! readers of a completed shared tree; VACUUM itself lives in `tusk-storage`.
+
+pub mod alloc;
+pub mod simd;
+pub mod tidstore;
+pub mod tree;
+
+pub use alloc::{LocalAlloc, NodeAlloc, RelPtr};
+pub use tidstore::{Tid, TidIter, TidStore, MAX_OFFSET};
+pub use tree::{RadixTree, TreeStats};

@@ -1,0 +1,378 @@
+//! The TidStore: a set of heap tuple ids (block, offset) on the radix tree.
+//! See the crate documentation for the value encodings and the memory bounds.
+
+use crate::alloc::{LocalAlloc, NodeAlloc, RelPtr};
+use crate::tree::{RadixTree, TreeStats};
+
+/// Largest offset a TidStore accepts. tusk's pages are 8 kB, so a line
+/// pointer number never exceeds 2048 (PostgreSQL's `MaxOffsetNumber`); 4095
+/// leaves room for 32 kB pages and bounds a block's bitmap at 64 words.
+pub const MAX_OFFSET: u16 = 4095;
+
+/// A heap tuple id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Tid {
+    pub block: u32,
+    pub offset: u16,
+}
+
+impl Tid {
+    pub fn new(block: u32, offset: u16) -> Tid {
+        Tid { block, offset }
+    }
+}
+
+// Tags in the low two bits of a tree value.
+const TAG_INLINE: u64 = 0b01;
+const TAG_BITMAP: u64 = 0b10;
+const TAG_LIST: u64 = 0b11;
+/// Offsets an inline bitmap can hold: 0..=61 in bits 2..=63.
+const INLINE_MAX_OFFSET: u16 = 61;
+/// Entries per list container. Large enough that the tree's per-key cost
+/// (8 to 40 bytes) spreads to a fraction of a byte per TID, small enough that
+/// a lookup's binary search stays within a few cache lines (at most 7 steps).
+pub const LIST_MAX: usize = 128;
+/// A block's own key costs a slot and its share of a tree node: 16 bytes is
+/// the estimate when it shares a leaf with the previous key (8.2 in a full
+/// n256 leaf, more in sparser ones); 48 more per new kind-4 node otherwise.
+const OWN_KEY_BASE: usize = 16;
+/// A block gets its own key (inline or bitmap) when that costs no more than
+/// its TIDs would take in a list (estimated at 2 bytes each); if that would
+/// close a list of fewer than `LIST_MIN_CLOSE` entries, it must also save this
+/// many bytes, which pays for the early close.
+const OWN_KEY_MARGIN: usize = 48;
+const LIST_MIN_CLOSE: usize = 64;
+
+#[inline(always)]
+fn bits(x: u64) -> u32 {
+    64 - x.leading_zeros()
+}
+
+/// Read entry `i` of a packed list whose entries are `w` bits wide. `n` is
+/// the container: word 0 the header, then the entries, then one pad word so
+/// that the two-word read never leaves the allocation.
+#[inline(always)]
+fn list_entry(n: &[u64], i: usize, w: u32) -> u64 {
+    let pos = i * w as usize;
+    let wi = 1 + (pos >> 6);
+    let two = u128::from(n[wi]) | u128::from(n[wi + 1]) << 64;
+    ((two >> (pos & 63)) as u64) & ((1u64 << w) - 1)
+}
+
+#[inline(always)]
+fn list_header(h: u64) -> (usize, u32, u32) {
+    (
+        (h & 0xffff) as usize,
+        (h >> 16) as u8 as u32,
+        (h >> 24) as u8 as u32,
+    )
+}
+
+fn list_words(count: usize, w: u32) -> usize {
+    2 + (count * w as usize).div_ceil(64)
+}
+
+/// Dead tuple ids, filled block by block in ascending block order.
+#[derive(Debug)]
+pub struct TidStore<A: NodeAlloc = LocalAlloc> {
+    tree: RadixTree<A>,
+    /// The list container being filled: (block, offset) in ascending order,
+    /// at most `LIST_MAX` entries. Written to the tree when it is full or
+    /// when a block that gets its own key arrives.
+    open: Vec<(u32, u16)>,
+    last_block: Option<u32>,
+    /// The last key written to the tree.
+    last_key: Option<u32>,
+    num_tids: usize,
+    num_blocks: usize,
+}
+
+impl Default for TidStore<LocalAlloc> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TidStore<LocalAlloc> {
+    pub fn new() -> Self {
+        Self::with_alloc(LocalAlloc::new())
+    }
+}
+
+impl<A: NodeAlloc> TidStore<A> {
+    pub fn with_alloc(alloc: A) -> Self {
+        TidStore {
+            tree: RadixTree::with_alloc(alloc),
+            open: Vec::with_capacity(LIST_MAX),
+            last_block: None,
+            last_key: None,
+            num_tids: 0,
+            num_blocks: 0,
+        }
+    }
+
+    /// Number of TIDs stored.
+    pub fn len(&self) -> usize {
+        self.num_tids
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.num_tids == 0
+    }
+
+    pub fn num_blocks(&self) -> usize {
+        self.num_blocks
+    }
+
+    /// Bytes held: the allocator's pages (tree nodes and containers) plus the
+    /// open container's buffer. Compare it with `maintenance_work_mem`.
+    pub fn memory_usage(&self) -> usize {
+        self.tree.memory_usage()
+            + self.open.capacity() * std::mem::size_of::<(u32, u16)>()
+            + std::mem::size_of::<Self>()
+    }
+
+    pub fn tree_stats(&self) -> TreeStats {
+        self.tree.stats()
+    }
+
+    /// Add the dead `offsets` of `block`. Blocks must come in strictly
+    /// ascending order; offsets must be strictly ascending, non-empty and at
+    /// most [`MAX_OFFSET`].
+    pub fn add_block(&mut self, block: u32, offsets: &[u16]) {
+        assert!(
+            self.last_block.is_none_or(|b| b < block),
+            "blocks must be added in ascending order"
+        );
+        assert!(!offsets.is_empty(), "a block needs at least one offset");
+        assert!(
+            offsets.windows(2).all(|w| w[0] < w[1]),
+            "offsets must be strictly ascending"
+        );
+        let max = *offsets.last().unwrap();
+        assert!(max <= MAX_OFFSET, "offset {max} above MAX_OFFSET");
+        self.last_block = Some(block);
+        self.num_tids += offsets.len();
+        self.num_blocks += 1;
+
+        let n = offsets.len();
+        let own_extra = if max <= INLINE_MAX_OFFSET {
+            0
+        } else {
+            8 * (max as usize / 64 + 1)
+        };
+        // Closing a short open list early wastes its container overhead; a
+        // list of `LIST_MIN_CLOSE` or more entries has paid for itself.
+        let penalty = if self.open.is_empty() || self.open.len() >= LIST_MIN_CLOSE {
+            0
+        } else {
+            OWN_KEY_MARGIN
+        };
+        // What a new key costs in the tree depends on how far it is from the
+        // previous one: a slot in the same leaf, or new kind-4 nodes.
+        let prev_key = self.open.first().map(|e| e.0).or(self.last_key);
+        let own_base = match prev_key {
+            Some(k) if k >> 8 == block >> 8 => OWN_KEY_BASE,
+            Some(k) if k >> 16 == block >> 16 => OWN_KEY_BASE + 48,
+            _ => OWN_KEY_BASE + 96,
+        };
+        if n > LIST_MAX || own_base + own_extra + penalty <= 2 * n {
+            self.close_list();
+            let value = if max <= INLINE_MAX_OFFSET {
+                let bitmap = offsets.iter().fold(0u64, |m, &o| m | 1 << (o + 2));
+                bitmap | TAG_INLINE
+            } else {
+                let words = max as usize / 64 + 1;
+                let p = self.tree.alloc_mut().alloc(words);
+                let chunk = self.tree.alloc_mut().words_mut(p);
+                for &o in offsets {
+                    chunk[o as usize >> 6] |= 1 << (o & 63);
+                }
+                p.0 << 9 | (words as u64) << 2 | TAG_BITMAP
+            };
+            self.tree.insert(u64::from(block), value);
+            self.last_key = Some(block);
+        } else {
+            if self.open.len() + n > LIST_MAX {
+                self.close_list();
+            }
+            self.open.extend(offsets.iter().map(|&o| (block, o)));
+        }
+    }
+
+    /// Write the open list container to the tree, keyed by its first block.
+    fn close_list(&mut self) {
+        let Some(&(first, _)) = self.open.first() else {
+            return;
+        };
+        let last = self.open.last().unwrap().0;
+        let max_off = self.open.iter().map(|&(_, o)| o).max().unwrap();
+        let db = bits(u64::from(last - first));
+        let ob = bits(u64::from(max_off));
+        let w = db + ob;
+        let count = self.open.len();
+        let words = list_words(count, w);
+        let p = self.tree.alloc_mut().alloc(words);
+        let n = self.tree.alloc_mut().words_mut(p);
+        n[0] = count as u64 | u64::from(db) << 16 | u64::from(ob) << 24;
+        for (i, &(b, o)) in self.open.iter().enumerate() {
+            let e = u64::from(b - first) << ob | u64::from(o);
+            let pos = i * w as usize;
+            let wi = 1 + (pos >> 6);
+            let sh = pos & 63;
+            n[wi] |= e << sh;
+            if sh != 0 && sh + w as usize > 64 {
+                n[wi + 1] |= e >> (64 - sh);
+            }
+        }
+        self.tree.insert(u64::from(first), p.0 << 2 | TAG_LIST);
+        self.last_key = Some(first);
+        self.open.clear();
+    }
+
+    /// Is `tid` in the set?
+    #[inline]
+    pub fn contains(&self, tid: Tid) -> bool {
+        let Tid { block, offset } = tid;
+        if let Some(&(first, _)) = self.open.first() {
+            if block >= first {
+                return self.open.binary_search(&(block, offset)).is_ok();
+            }
+        }
+        let Some((key, value)) = self.tree.get_le(u64::from(block)) else {
+            return false;
+        };
+        match value & 3 {
+            TAG_INLINE => {
+                key == u64::from(block)
+                    && offset <= INLINE_MAX_OFFSET
+                    && value >> (offset + 2) & 1 != 0
+            }
+            TAG_BITMAP => {
+                let words = (value >> 2 & 0x7f) as usize;
+                let w = offset as usize >> 6;
+                key == u64::from(block)
+                    && w < words
+                    && self.tree.alloc().words(RelPtr(value >> 9))[w] >> (offset & 63) & 1 != 0
+            }
+            _ => {
+                let n = self.tree.alloc().words(RelPtr(value >> 2));
+                let (count, db, ob) = list_header(n[0]);
+                let delta = u64::from(block) - key;
+                if bits(delta) > db || bits(u64::from(offset)) > ob {
+                    return false;
+                }
+                let target = delta << ob | u64::from(offset);
+                let w = db + ob;
+                // Branch-light binary search over the packed entries.
+                let mut base = 0;
+                let mut len = count;
+                while len > 1 {
+                    let half = len / 2;
+                    // Arithmetic, not `if`: the outcome is a coin toss
+                    // for the branch predictor.
+                    base += half * usize::from(list_entry(n, base + half, w) <= target);
+                    len -= half;
+                }
+                list_entry(n, base, w) == target
+            }
+        }
+    }
+
+    /// Blocks in ascending order with their offsets.
+    pub fn iter(&self) -> TidIter<'_, A> {
+        TidIter {
+            store: self,
+            tree: self.tree.iter(),
+            buf: Vec::new(),
+            pos: 0,
+            open_done: false,
+        }
+    }
+
+    /// Check internal invariants (tests).
+    pub fn check_invariants(&self) {
+        self.tree.check_invariants();
+        assert!(self.open.len() <= LIST_MAX);
+    }
+}
+
+/// Block-by-block iterator over a [`TidStore`].
+pub struct TidIter<'a, A: NodeAlloc> {
+    store: &'a TidStore<A>,
+    tree: crate::tree::Iter<'a, A>,
+    /// Decoded entries of the current list container.
+    buf: Vec<(u32, u16)>,
+    pos: usize,
+    open_done: bool,
+}
+
+impl<A: NodeAlloc> TidIter<'_, A> {
+    fn take_block(&mut self, entries: &[(u32, u16)], pos: usize) -> (u32, Vec<u16>, usize) {
+        let b = entries[pos].0;
+        let end = pos + entries[pos..].iter().take_while(|e| e.0 == b).count();
+        (b, entries[pos..end].iter().map(|e| e.1).collect(), end)
+    }
+}
+
+impl<A: NodeAlloc> Iterator for TidIter<'_, A> {
+    type Item = (u32, Vec<u16>);
+
+    fn next(&mut self) -> Option<(u32, Vec<u16>)> {
+        loop {
+            if self.pos < self.buf.len() {
+                let buf = std::mem::take(&mut self.buf);
+                let (b, offs, end) = self.take_block(&buf, self.pos);
+                self.buf = buf;
+                self.pos = end;
+                return Some((b, offs));
+            }
+            match self.tree.next() {
+                Some((key, value)) => {
+                    let block = key as u32;
+                    match value & 3 {
+                        TAG_INLINE => {
+                            let bm = value >> 2;
+                            let offs = (0..=INLINE_MAX_OFFSET)
+                                .filter(|&o| bm >> o & 1 != 0)
+                                .collect();
+                            return Some((block, offs));
+                        }
+                        TAG_BITMAP => {
+                            let words = (value >> 2 & 0x7f) as usize;
+                            let n = self.store.tree.alloc().words(RelPtr(value >> 9));
+                            let mut offs = Vec::new();
+                            for (w, &word) in n[..words].iter().enumerate() {
+                                let mut x = word;
+                                while x != 0 {
+                                    offs.push((w * 64 + x.trailing_zeros() as usize) as u16);
+                                    x &= x - 1;
+                                }
+                            }
+                            return Some((block, offs));
+                        }
+                        _ => {
+                            let n = self.store.tree.alloc().words(RelPtr(value >> 2));
+                            let (count, db, ob) = list_header(n[0]);
+                            let w = db + ob;
+                            self.buf.clear();
+                            for i in 0..count {
+                                let e = list_entry(n, i, w);
+                                let b = block + (e >> ob) as u32;
+                                self.buf.push((b, (e & ((1u64 << ob) - 1)) as u16));
+                            }
+                            self.pos = 0;
+                        }
+                    }
+                }
+                None if !self.open_done => {
+                    self.open_done = true;
+                    self.buf.clear();
+                    self.buf.extend_from_slice(&self.store.open);
+                    self.pos = 0;
+                }
+                None => return None,
+            }
+        }
+    }
+}
