@@ -147,8 +147,11 @@
 //! On x86 every load is already an acquire and the fences compile to nothing,
 //! so a lookup costs the hash, one cache line and a handful of compares.
 //!
-//! The loom models in `tests/loom.rs` check these arguments on small tables
-//! (`.ci/loom` runs them).
+//! The loom models in `tests/loom.rs` check the read side against a writer
+//! (torn entries, spilled entries, publication) on tiny tables; `.ci/loom`
+//! runs them. Races between writers are mutual exclusion on the bucket
+//! locks and are exercised by the multi-thread stress test instead (loom
+//! cannot explore a spinning test-and-set lock).
 //!
 //! ## Statistics
 //!
