@@ -28,6 +28,7 @@
 //! The WAL issue replaces this force-at-commit policy.
 
 pub mod bufmgr;
+pub mod buftable;
 pub mod catalog;
 pub mod heap;
 pub mod page;
@@ -71,6 +72,8 @@ pub struct StartupOptions {
     /// Size of the buffer pool in bytes (`shared_buffers`).
     pub shared_buffers: usize,
     pub huge_pages: HugePages,
+    /// Which buffer mapping table serves the pool (`tusk.buffer_mapping`).
+    pub buffer_mapping: tusk_chash::MappingKind,
 }
 
 impl Default for StartupOptions {
@@ -78,6 +81,7 @@ impl Default for StartupOptions {
         StartupOptions {
             shared_buffers: 128 << 20,
             huge_pages: HugePages::Try,
+            buffer_mapping: tusk_chash::MappingKind::default(),
         }
     }
 }
@@ -88,6 +92,7 @@ const DEFAULT_CONF: &str = "\
 # session defaults.
 #shared_buffers = 128MB
 #huge_pages = try
+#tusk.buffer_mapping = chash		# chash, partitioned or global
 #work_mem = 4MB
 ";
 
@@ -196,15 +201,22 @@ impl Database {
                 ))
             })?;
         }
+        if let Some(v) = settings.get("tusk.buffer_mapping") {
+            options.buffer_mapping = tusk_chash::MappingKind::parse(v).ok_or_else(|| {
+                StorageError::Other(format!(
+                    "invalid value for parameter \"tusk.buffer_mapping\": \"{v}\""
+                ))
+            })?;
+        }
 
         let nbuffers = options.shared_buffers / page::PAGE_SIZE;
         let mut layout = tusk_shmem::RegionLayout::new();
         let pool_layout = bufmgr::PoolLayout::reserve(&mut layout, nbuffers);
+        let table_layout =
+            buftable::BufTableLayout::reserve(&mut layout, nbuffers, options.buffer_mapping);
         let region = Arc::new(tusk_shmem::MainRegion::create(layout, options.huge_pages)?);
         let smgr = Arc::new(smgr::Smgr::new(base));
-        let mapping = Box::new(tusk_chash::PartitionedTable::new(
-            nbuffers + nbuffers / 8 + 128,
-        ));
+        let mapping = table_layout.build(&region);
         let pool = BufferPool::new(region, pool_layout, mapping, smgr.clone());
         let txn = TxnManager::open(&dir.join("pg_xact"))?;
         let catalog = Catalog::open(&dir.join("catalog"))?;
