@@ -148,7 +148,7 @@
 //! PostgreSQL 17, for comparison, spends a tree slot plus a bitmap header per
 //! block, about 8 bytes per TID at one dead tuple per page.
 //!
-//! The allocator's fixed cost (one 32 kB page, 4 kB of free-list heads) is
+//! The allocator's fixed cost (one 32 kB page and its bookkeeping) is
 //! included, so the bounds hold from about 10 000 TIDs up; a store of a few
 //! thousand TIDs costs more per TID than the array would.
 //!
