@@ -18,6 +18,9 @@
 //!   least as long as the allocation (it may run on to the end of the page or
 //!   segment). Callers index only within their allocation.
 //! * `free(p, words)` takes back an allocation with its original size.
+//! * Pointers fit in 55 bits: the TidStore packs a pointer with a 9-bit tag
+//!   and length into one tree value. (A DSA pointer of 10 segment bits and a
+//!   40-bit offset fits; the local arena's word indexes fit up to 256 PB.)
 //! * `memory_usage()` is the number of bytes the backend holds from the
 //!   system for this structure — what a caller compares with
 //!   `maintenance_work_mem`. It is deterministic: it depends only on the
@@ -39,6 +42,9 @@ impl RelPtr {
 /// The largest allocation any caller makes, in words (a 256-way node is 261
 /// words; a TidStore list container at most 1 + 128 * 48 / 64 = 97).
 pub const MAX_ALLOC_WORDS: usize = 512;
+
+/// Largest value a [`RelPtr`] may take (see the contract above).
+pub const MAX_REL_PTR: u64 = (1 << 55) - 1;
 
 /// Where nodes live. Implemented by [`LocalAlloc`] now and by a DSA-backed
 /// allocator later; the tree is generic over it so that each backend gets its
@@ -69,8 +75,8 @@ pub struct LocalAlloc {
     pages: Vec<Box<[u64; PAGE_WORDS]>>,
     /// Next free word in the last page.
     bump: usize,
-    /// Head of the free list for each size; a free chunk's first word holds
-    /// the next chunk's pointer.
+    /// Head of the free list for each size (grown to the largest size freed);
+    /// a free chunk's first word holds the next chunk's pointer.
     free_heads: Vec<u64>,
     live_words: usize,
 }
@@ -86,7 +92,7 @@ impl LocalAlloc {
         LocalAlloc {
             pages: Vec::new(),
             bump: PAGE_WORDS,
-            free_heads: vec![0; MAX_ALLOC_WORDS + 1],
+            free_heads: Vec::new(),
             live_words: 0,
         }
     }
@@ -98,6 +104,9 @@ impl LocalAlloc {
     }
 
     fn push_free(&mut self, p: u64, words: usize) {
+        if self.free_heads.len() <= words {
+            self.free_heads.resize(words + 1, 0);
+        }
         let head = self.free_heads[words];
         self.words_mut(RelPtr(p))[0] = head;
         self.free_heads[words] = p;
@@ -111,7 +120,7 @@ impl NodeAlloc for LocalAlloc {
             "bad allocation size {words}"
         );
         self.live_words += words;
-        let head = self.free_heads[words];
+        let head = self.free_heads.get(words).copied().unwrap_or(0);
         if head != 0 {
             let slice = self.words_mut(RelPtr(head));
             let next = slice[0];
@@ -132,6 +141,7 @@ impl NodeAlloc for LocalAlloc {
         }
         let p = ((self.pages.len() - 1) << PAGE_SHIFT | self.bump) as u64;
         self.bump += words;
+        assert!(p <= MAX_REL_PTR, "arena exhausted");
         RelPtr(p)
     }
 
@@ -156,7 +166,7 @@ impl NodeAlloc for LocalAlloc {
     fn memory_usage(&self) -> usize {
         self.pages.len() * PAGE_BYTES
             + self.pages.capacity() * std::mem::size_of::<usize>()
-            + self.free_heads.len() * 8
+            + self.free_heads.capacity() * 8
     }
 }
 
