@@ -33,129 +33,163 @@
 //!   [`Segment::as_ptr`] must not outlive it (callers keep an `Arc`).
 //! * Areas never overlap: [`RegionLayout::reserve`] only moves forward.
 
+// Under `--cfg loom` only the lock-free core is built, for its models.
+#[cfg(not(loom))]
+pub mod dsa;
+#[cfg(not(loom))]
+pub mod dsm;
+#[cfg(not(loom))]
+pub mod freepage;
+mod lockfree;
+#[cfg(not(loom))]
 mod segment;
 
-pub use segment::{huge_pages_usable, HugePages, Segment, HUGE_PAGE_SIZE};
+#[cfg(not(loom))]
+pub use dsa::{DsaArea, DsaConfig, DsaPointer, DsaPtr, DsaStats};
+#[cfg(not(loom))]
+pub use dsm::{Dsm, DsmConfig, DsmHandle, DsmSegment, DsmStats};
+#[cfg(not(loom))]
+pub use segment::{
+    huge_pages_usable, AttachInfo, HugePages, Segment, HUGE_PAGE_SIZE, SMALL_PAGE_SIZE,
+};
 
-use std::fmt;
+#[cfg(not(loom))]
+pub use region::*;
 
-/// Errors from creating or mapping shared memory.
-#[derive(Debug, thiserror::Error)]
-pub enum ShmemError {
-    #[error("could not create shared memory segment of {size} bytes: {source}")]
-    Create { size: usize, source: std::io::Error },
-    #[error("could not map shared memory segment of {size} bytes: {source}")]
-    Map { size: usize, source: std::io::Error },
-    #[error(
-        "could not allocate {needed} huge pages for a shared memory segment of {size} bytes: \
+#[cfg(not(loom))]
+mod region {
+    use crate::segment::{HugePages, Segment};
+
+    use std::fmt;
+
+    /// Errors from creating or mapping shared memory.
+    #[derive(Debug, thiserror::Error)]
+    pub enum ShmemError {
+        #[error("could not create shared memory segment of {size} bytes: {source}")]
+        Create { size: usize, source: std::io::Error },
+        #[error("could not map shared memory segment of {size} bytes: {source}")]
+        Map { size: usize, source: std::io::Error },
+        #[error(
+            "could not allocate {needed} huge pages for a shared memory segment of {size} bytes: \
          only {usable} are free (huge_pages = on; reserve more in /proc/sys/vm/nr_hugepages)"
-    )]
-    NotEnoughHugePages {
-        size: usize,
-        needed: usize,
-        usable: usize,
-    },
-    #[error("shared memory region layout needs {needed} bytes but the region has {size}")]
-    LayoutTooLarge { needed: usize, size: usize },
-}
-
-/// A named area of the main region: an offset and a length in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Area {
-    pub offset: usize,
-    pub len: usize,
-}
-
-/// Plans the main region: hands out non-overlapping, aligned areas in order.
-///
-/// The engine first asks every subsystem for its size (`reserve`), then creates
-/// the region with [`RegionLayout::total_size`] bytes, then lets each subsystem
-/// initialise its area.
-#[derive(Debug, Default)]
-pub struct RegionLayout {
-    areas: Vec<(&'static str, Area)>,
-    next: usize,
-}
-
-impl RegionLayout {
-    pub fn new() -> Self {
-        Self::default()
+        )]
+        NotEnoughHugePages {
+            size: usize,
+            needed: usize,
+            usable: usize,
+        },
+        #[error("shared memory region layout needs {needed} bytes but the region has {size}")]
+        LayoutTooLarge { needed: usize, size: usize },
+        #[error("out of shared memory: failed on DSA request of size {request}")]
+        OutOfSharedMemory { request: usize },
+        #[error("invalid or stale dynamic shared memory handle {handle:#x}")]
+        StaleHandle { handle: u64 },
+        #[error("too many dynamic shared memory segments (max {max})")]
+        TooManySegments { max: u32 },
     }
 
-    /// Reserves `len` bytes aligned to `align` (a power of two) and returns the area.
-    pub fn reserve(&mut self, name: &'static str, len: usize, align: usize) -> Area {
-        assert!(align.is_power_of_two(), "alignment must be a power of two");
-        let offset = self.next.div_ceil(align) * align;
-        self.next = offset + len;
-        let area = Area { offset, len };
-        self.areas.push((name, area));
-        area
+    /// A named area of the main region: an offset and a length in bytes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Area {
+        pub offset: usize,
+        pub len: usize,
     }
 
-    /// Bytes the region needs to hold every reserved area.
-    pub fn total_size(&self) -> usize {
-        self.next
+    /// Plans the main region: hands out non-overlapping, aligned areas in order.
+    ///
+    /// The engine first asks every subsystem for its size (`reserve`), then creates
+    /// the region with [`RegionLayout::total_size`] bytes, then lets each subsystem
+    /// initialise its area.
+    #[derive(Debug, Default)]
+    pub struct RegionLayout {
+        areas: Vec<(&'static str, Area)>,
+        next: usize,
     }
 
-    pub fn areas(&self) -> &[(&'static str, Area)] {
-        &self.areas
-    }
-}
+    impl RegionLayout {
+        pub fn new() -> Self {
+            Self::default()
+        }
 
-/// The engine's main shared memory region: one segment holding every fixed-size
-/// shared structure, laid out by a [`RegionLayout`].
-pub struct MainRegion {
-    segment: Segment,
-    layout: RegionLayout,
-}
+        /// Reserves `len` bytes aligned to `align` (a power of two) and returns the area.
+        pub fn reserve(&mut self, name: &'static str, len: usize, align: usize) -> Area {
+            assert!(align.is_power_of_two(), "alignment must be a power of two");
+            let offset = self.next.div_ceil(align) * align;
+            self.next = offset + len;
+            let area = Area { offset, len };
+            self.areas.push((name, area));
+            area
+        }
 
-impl fmt::Debug for MainRegion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MainRegion")
-            .field("size", &self.segment.len())
-            .field("huge_pages", &self.segment.huge_pages())
-            .field("areas", &self.layout.areas())
-            .finish()
-    }
-}
+        /// Bytes the region needs to hold every reserved area.
+        pub fn total_size(&self) -> usize {
+            self.next
+        }
 
-impl MainRegion {
-    /// Creates the region for `layout`, zero-filled.
-    pub fn create(layout: RegionLayout, huge_pages: HugePages) -> Result<MainRegion, ShmemError> {
-        let segment = Segment::create("tusk main region", layout.total_size().max(1), huge_pages)?;
-        Ok(MainRegion { segment, layout })
-    }
-
-    pub fn segment(&self) -> &Segment {
-        &self.segment
-    }
-
-    /// Whether the region is backed by huge pages (`SHOW huge_pages_status`).
-    pub fn huge_pages_status(&self) -> &'static str {
-        if self.segment.huge_pages() {
-            "on"
-        } else {
-            "off"
+        pub fn areas(&self) -> &[(&'static str, Area)] {
+            &self.areas
         }
     }
 
-    /// Base address of `area` in this process.
-    ///
-    /// The returned pointer is valid for `area.len` bytes for as long as the
-    /// region lives; the area lies inside the segment because the layout
-    /// sized the segment.
-    pub fn area_ptr(&self, area: Area) -> *mut u8 {
-        assert!(area.offset + area.len <= self.segment.len());
-        // The bounds were checked above, so the offset stays inside the mapping.
-        self.segment.as_ptr().wrapping_add(area.offset)
+    /// The engine's main shared memory region: one segment holding every fixed-size
+    /// shared structure, laid out by a [`RegionLayout`].
+    pub struct MainRegion {
+        segment: Segment,
+        layout: RegionLayout,
     }
 
-    pub fn layout(&self) -> &RegionLayout {
-        &self.layout
+    impl fmt::Debug for MainRegion {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_struct("MainRegion")
+                .field("size", &self.segment.len())
+                .field("huge_pages", &self.segment.huge_pages())
+                .field("areas", &self.layout.areas())
+                .finish()
+        }
+    }
+
+    impl MainRegion {
+        /// Creates the region for `layout`, zero-filled.
+        pub fn create(
+            layout: RegionLayout,
+            huge_pages: HugePages,
+        ) -> Result<MainRegion, ShmemError> {
+            let segment =
+                Segment::create("tusk main region", layout.total_size().max(1), huge_pages)?;
+            Ok(MainRegion { segment, layout })
+        }
+
+        pub fn segment(&self) -> &Segment {
+            &self.segment
+        }
+
+        /// Whether the region is backed by huge pages (`SHOW huge_pages_status`).
+        pub fn huge_pages_status(&self) -> &'static str {
+            if self.segment.huge_pages() {
+                "on"
+            } else {
+                "off"
+            }
+        }
+
+        /// Base address of `area` in this process.
+        ///
+        /// The returned pointer is valid for `area.len` bytes for as long as the
+        /// region lives; the area lies inside the segment because the layout
+        /// sized the segment.
+        pub fn area_ptr(&self, area: Area) -> *mut u8 {
+            assert!(area.offset + area.len <= self.segment.len());
+            // The bounds were checked above, so the offset stays inside the mapping.
+            self.segment.as_ptr().wrapping_add(area.offset)
+        }
+
+        pub fn layout(&self) -> &RegionLayout {
+            &self.layout
+        }
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
