@@ -19,6 +19,9 @@
 //! `count`, or a non-null base at `i`, therefore also sees the header writes
 //! that preceded publication.
 
+// Under loom only the models use this module.
+#![cfg_attr(loom, allow(dead_code))]
+
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 #[cfg(not(loom))]
