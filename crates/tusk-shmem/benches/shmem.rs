@@ -1,1 +1,302 @@
-fn main() {}
+//! Benchmarks of tusk-shmem (plain binary, `cargo bench -p tusk-shmem --bench
+//! shmem -- [create] [chunks] [build]`). Huge-page variants run only when
+//! enough huge pages are usable (`/proc/sys/vm/nr_hugepages`); they are
+//! reported as skipped otherwise.
+//!
+//! 1. `create`: create + map + destroy a DSM segment of 1 MB, 32 MB, 1 GB,
+//!    from the pool vs fresh from the OS; also with every page touched once
+//!    (what a user of the segment pays before it can use it).
+//! 2. `chunks`: DSA allocation of 32 kB and 128 kB chunks from 1 and 2
+//!    threads, against the same allocator behind one area-wide mutex (the
+//!    shape of PostgreSQL's dsa.c).
+//! 3. `build`: a hash-join-like build: random 8-byte read-modify-writes over
+//!    `TUSK_BENCH_BUILD_MB` (default 1024) MB of DSA memory, 4 kB pages vs
+//!    huge pages (pool in a huge-page main region, and fresh huge segments).
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tusk_shmem::{
+    huge_pages_usable, DsaArea, DsaConfig, DsaPointer, Dsm, DsmConfig, HugePages, MainRegion,
+    RegionLayout, HUGE_PAGE_SIZE,
+};
+
+const KB: usize = 1 << 10;
+const MB: usize = 1 << 20;
+const GB: usize = 1 << 30;
+
+fn dsm_with_pool(pool: usize, huge: HugePages) -> Option<Dsm> {
+    let mut layout = RegionLayout::new();
+    let area = Dsm::reserve(&mut layout, pool)?;
+    let region = match MainRegion::create(layout, huge) {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            eprintln!("  (pool on {huge:?} pages unavailable: {e})");
+            return None;
+        }
+    };
+    // Fault the pool in, as a running server's would be after first use.
+    let seg = region.segment();
+    for off in (area.offset..area.offset + area.len).step_by(4096) {
+        // SAFETY: inside the live mapping of the region, used only here.
+        unsafe { seg.as_ptr().add(off).write_volatile(0) };
+    }
+    Some(Dsm::new(
+        Some((region, area)),
+        DsmConfig {
+            huge_pages: HugePages::Off,
+            ..DsmConfig::default()
+        },
+    ))
+}
+
+fn fresh_dsm(huge: HugePages) -> Dsm {
+    Dsm::new(
+        None,
+        DsmConfig {
+            huge_pages: huge,
+            ..DsmConfig::default()
+        },
+    )
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn fmt(d: Duration) -> String {
+    let ns = d.as_nanos() as f64;
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} us", ns / 1e3)
+    } else {
+        format!("{:.2} ms", ns / 1e6)
+    }
+}
+
+/// Median time of `iters` create (+ touch) + destroy cycles.
+fn time_create(dsm: &Dsm, size: usize, iters: usize, touch: bool) -> Duration {
+    let mut times = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        let t = Instant::now();
+        let seg = dsm.create(size).expect("create");
+        if touch {
+            for off in (0..seg.len()).step_by(4096) {
+                // SAFETY: inside the segment, which only this loop uses.
+                unsafe { seg.as_ptr().add(off).write_volatile(1) };
+            }
+        }
+        drop(seg);
+        times.push(t.elapsed());
+    }
+    median(times)
+}
+
+fn bench_create() {
+    println!("## 1. DSM segment create + map + destroy (median)");
+    let pool4k = dsm_with_pool(GB + 32 * MB, HugePages::Off).expect("4 kB pool");
+    let fresh4k = fresh_dsm(HugePages::Off);
+    let huge_ok = huge_pages_usable() * HUGE_PAGE_SIZE >= GB + 64 * MB;
+    let fresh_huge = huge_ok.then(|| fresh_dsm(HugePages::Try));
+    println!(
+        "{:>6} | {:>12} | {:>12} | {:>12} | {:>8} | {:>14} | {:>14}",
+        "size", "pool", "fresh 4kB", "fresh huge", "speedup", "pool+touch", "fresh4k+touch"
+    );
+    for (size, iters) in [(MB, 2000), (32 * MB, 100), (GB, 6)] {
+        let fresh_iters = (iters / 4).max(3);
+        let p = time_create(&pool4k, size, iters, false);
+        let f = time_create(&fresh4k, size, fresh_iters, false);
+        let fh = fresh_huge
+            .as_ref()
+            .map(|d| fmt(time_create(d, size, fresh_iters, false)))
+            .unwrap_or_else(|| "skipped".into());
+        let pt = time_create(&pool4k, size, (iters / 10).max(3), true);
+        let ft = time_create(&fresh4k, size, (fresh_iters / 10).max(3), true);
+        println!(
+            "{:>6} | {:>12} | {:>12} | {:>12} | {:>7.0}x | {:>14} | {:>14}",
+            format!("{}MB", size / MB),
+            fmt(p),
+            fmt(f),
+            fh,
+            f.as_nanos() as f64 / p.as_nanos().max(1) as f64,
+            fmt(pt),
+            fmt(ft)
+        );
+    }
+    let s = pool4k.stats();
+    println!(
+        "   counters (pool dsm): pool segments {}, fresh {}; fresh dsm: fresh segments {}",
+        s.pool_segments_created,
+        s.fresh_segments_created,
+        fresh4k.stats().fresh_segments_created
+    );
+}
+
+/// Allocates `total` bytes of `chunk`-sized chunks from `threads` threads;
+/// returns chunks per second (median of `rounds`).
+fn chunk_rate(dsm: &Dsm, chunk: usize, threads: usize, global_lock: bool) -> f64 {
+    let total = 512 * MB;
+    let per_thread = total / chunk / threads;
+    let mut rates = Vec::new();
+    for _ in 0..5 {
+        let area = DsaArea::create(dsm, DsaConfig::default()).unwrap();
+        let lock = Mutex::new(());
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    let mut last = DsaPointer::NULL;
+                    for _ in 0..per_thread {
+                        last = if global_lock {
+                            let _g = lock.lock().unwrap();
+                            area.allocate(chunk).unwrap()
+                        } else {
+                            area.allocate(chunk).unwrap()
+                        };
+                    }
+                    std::hint::black_box(last);
+                });
+            }
+        });
+        let el = t.elapsed();
+        rates.push((per_thread * threads) as f64 / el.as_secs_f64());
+    }
+    rates.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    rates[rates.len() / 2]
+}
+
+fn bench_chunks() {
+    println!("## 2. DSA chunk allocation (512 MB per round, untouched; median of 5)");
+    let dsm = dsm_with_pool(GB, HugePages::Off).expect("pool");
+    println!(
+        "{:>6} | {:>7} | {:>18} | {:>18}",
+        "chunk", "threads", "lock-free tail", "one area mutex"
+    );
+    for chunk in [32 * KB, 128 * KB] {
+        for threads in [1, 2] {
+            let a = chunk_rate(&dsm, chunk, threads, false);
+            let b = chunk_rate(&dsm, chunk, threads, true);
+            println!(
+                "{:>6} | {:>7} | {:>12.2} M/s | {:>12.2} M/s",
+                format!("{}kB", chunk / KB),
+                threads,
+                a / 1e6,
+                b / 1e6
+            );
+        }
+    }
+    println!("   (pool of 1 GB, 4 kB pages; figures from a shared 2-core machine)");
+}
+
+/// Hash-join-like build over `bytes` of DSA memory in 32 kB chunks: touch
+/// every chunk once (the tuples), then `writes` random 8-byte
+/// read-modify-writes (bucket heads). Returns (fill time, writes time).
+fn build(dsm: &Dsm, bytes: usize, writes: usize) -> (Duration, Duration, bool) {
+    let area = DsaArea::create(
+        dsm,
+        DsaConfig {
+            initial_segment_size: 32 * MB,
+            ..DsaConfig::default()
+        },
+    )
+    .unwrap();
+    let chunk = 32 * KB;
+    let t = Instant::now();
+    let chunks: Vec<*mut u64> = (0..bytes / chunk)
+        .map(|_| {
+            let p = area.get(area.allocate(chunk).unwrap());
+            // SAFETY: a fresh 32 kB allocation owned by this function.
+            unsafe { std::ptr::write_bytes(p, 0, chunk) };
+            p.cast()
+        })
+        .collect();
+    let fill = t.elapsed();
+    let huge = (0..area.stats().segments).all(|i| area.segment(i).unwrap().huge_pages());
+    let words = chunk / 8;
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let t = Instant::now();
+    for i in 0..writes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let c = chunks[(x as usize) % chunks.len()];
+        let w = (x >> 40) as usize % words;
+        // SAFETY: `w < words`, inside a live chunk of this area.
+        unsafe {
+            let p = c.add(w);
+            p.write(p.read().wrapping_add(i as u64));
+        }
+    }
+    let el = t.elapsed();
+    (fill, el, huge)
+}
+
+fn bench_build() {
+    let mb: usize = std::env::var("TUSK_BENCH_BUILD_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let bytes = mb * MB;
+    let writes = 40_000_000;
+    println!(
+        "## 3. hash-join-like build: {mb} MB of DSA chunks, {}M random 8-byte read-modify-writes",
+        writes / 1_000_000
+    );
+    let usable = huge_pages_usable();
+    println!("   huge pages usable: {usable}");
+    let mut base = None;
+    type MakeDsm = Box<dyn Fn() -> Option<Dsm>>;
+    let variants: Vec<(&str, MakeDsm)> = vec![
+        (
+            "4 kB pages, fresh segments",
+            Box::new(|| Some(fresh_dsm(HugePages::Off))),
+        ),
+        (
+            "4 kB pages, pool",
+            Box::new(move || dsm_with_pool(bytes + 256 * MB, HugePages::Off)),
+        ),
+        (
+            "huge pages, pool",
+            Box::new(move || dsm_with_pool(bytes + 256 * MB, HugePages::On)),
+        ),
+        (
+            "huge pages, fresh segments",
+            Box::new(|| Some(fresh_dsm(HugePages::Try))),
+        ),
+    ];
+    for (name, make) in variants {
+        let Some(dsm) = make() else {
+            println!("{name:>28}: skipped");
+            continue;
+        };
+        let (fill, w, huge) = build(&dsm, bytes, writes);
+        let b = *base.get_or_insert(w);
+        println!(
+            "{name:>28}: fill {:>9}  writes {:>9} ({:.1} ns/write, {:+.0}% vs first){}",
+            fmt(fill),
+            fmt(w),
+            w.as_nanos() as f64 / writes as f64,
+            (b.as_secs_f64() / w.as_secs_f64() - 1.0) * 100.0,
+            if huge { "" } else { "  [4 kB pages]" }
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let all = args.is_empty();
+    let want = |n: &str| all || args.iter().any(|a| a == n);
+    if want("create") {
+        bench_create();
+    }
+    if want("chunks") {
+        bench_chunks();
+    }
+    if want("build") {
+        bench_build();
+    }
+}

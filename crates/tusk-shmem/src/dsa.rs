@@ -128,7 +128,7 @@ impl DsaPointer {
         self.0 == 0
     }
     /// The pointer `bytes` further on in the same segment.
-    pub fn add(self, bytes: usize) -> DsaPointer {
+    pub fn offset_by(self, bytes: usize) -> DsaPointer {
         DsaPointer::new(self.segment(), self.offset() + bytes)
     }
     pub fn to_u64(self) -> u64 {
@@ -538,7 +538,7 @@ impl DsaArea {
                             i
                         }
                         head => {
-                            let obj = self.get(sb.add(object_offset(head - 1, size)));
+                            let obj = self.get(sb.offset_by(object_offset(head - 1, size)));
                             h.free_head
                                 .store(raw::word(obj).load(Ordering::Relaxed), Ordering::Relaxed);
                             head - 1
@@ -550,7 +550,7 @@ impl DsaArea {
                         cs.partial.pop();
                         h.on_partial.store(0, Ordering::Relaxed);
                     }
-                    return Ok(sb.add(object_offset(idx, size)));
+                    return Ok(sb.offset_by(object_offset(idx, size)));
                 }
             }
             // No superblock with room: get one without holding the class lock.
@@ -579,13 +579,13 @@ impl DsaArea {
         let class = h.class.load(Ordering::Relaxed) as usize;
         let size = SIZE_CLASSES[class] as usize;
         assert!(
-            within >= SUPERBLOCK_HEADER && (within - SUPERBLOCK_HEADER) % size == 0,
+            within >= SUPERBLOCK_HEADER && (within - SUPERBLOCK_HEADER).is_multiple_of(size),
             "free of {:?}: not an allocation",
-            sb.add(within)
+            sb.offset_by(within)
         );
         let idx = ((within - SUPERBLOCK_HEADER) / size) as u32;
         let mut cs = lock(&self.classes[class]);
-        let obj = self.get(sb.add(within));
+        let obj = self.get(sb.offset_by(within));
         raw::word(obj).store(h.free_head.load(Ordering::Relaxed), Ordering::Relaxed);
         h.free_head.store(idx + 1, Ordering::Relaxed);
         let nfree = h.nfree.load(Ordering::Relaxed) + 1;

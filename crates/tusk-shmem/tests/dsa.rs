@@ -139,7 +139,10 @@ fn segments_grow_geometrically_and_fall_back_from_the_pool() {
     }
     let s = area.stats();
     assert!(s.segments >= 4 && s.segments <= 16, "{s:?}");
-    assert!(s.pool_segments >= 1 && s.pool_segments < s.segments, "{s:?}");
+    assert!(
+        s.pool_segments >= 1 && s.pool_segments < s.segments,
+        "{s:?}"
+    );
     let sizes: Vec<usize> = (0..s.segments)
         .map(|i| area.segment(i).unwrap().len())
         .collect();
@@ -174,7 +177,12 @@ fn typed_pointers_and_linked_structures() {
     for v in 0..1000u64 {
         let n = area.allocate_typed::<Node>().unwrap();
         // SAFETY: a fresh allocation of a `Node`, owned here.
-        unsafe { n.get(&area).write(Node { value: v, next: head }) };
+        unsafe {
+            n.get(&area).write(Node {
+                value: v,
+                next: head,
+            })
+        };
         head = n;
     }
     let (mut sum, mut p) = (0, head);
@@ -196,7 +204,7 @@ fn freeing_a_wild_pointer_panics() {
     let dsm = dsm(0);
     let area = small_area(&dsm, usize::MAX);
     let p = area.allocate(64 * KB).unwrap();
-    area.free(p.add(4096));
+    area.free(p.offset_by(4096));
 }
 
 /// Several threads allocate and free small objects and chunks at once while
@@ -225,7 +233,7 @@ fn stress_concurrent_allocation_and_growth() {
                     let p = area.allocate(size).unwrap();
                     fill(&area, p, size, tag);
                     live.push((p, size, tag));
-                    if x % 3 == 0 {
+                    if x.is_multiple_of(3) {
                         let (p, s, tag) = live.swap_remove((x >> 20) as usize % live.len());
                         assert!(check(&area, p, s, tag));
                         area.free(p);

@@ -186,7 +186,12 @@ fn another_process_attaches_by_handle_description() {
         desc.push(found.attach_info().encode());
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["child_process_entry", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "child_process_entry",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, desc.join(","))
         .output()
         .unwrap();
