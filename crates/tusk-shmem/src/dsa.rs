@@ -201,6 +201,9 @@ pub struct DsaConfig {
     pub max_segment_size: usize,
     /// Total size of all segments (`usize::MAX`: no limit).
     pub max_total_size: usize,
+    /// Create the next segment when the current one is three-quarters used,
+    /// so that the switch to it costs no system call.
+    pub prepare_ahead: bool,
 }
 
 impl Default for DsaConfig {
@@ -209,6 +212,7 @@ impl Default for DsaConfig {
             initial_segment_size: 1 << 20,
             max_segment_size: 1 << 30,
             max_total_size: usize::MAX,
+            prepare_ahead: true,
         }
     }
 }
@@ -329,7 +333,7 @@ impl DsaArea {
                 .collect(),
         };
         let _g = lock(&area.grow);
-        area.add_segment(0, 1)?;
+        area.add_segment(1, 1, true)?;
         drop(_g);
         Ok(area)
     }
@@ -452,20 +456,59 @@ impl DsaArea {
         }
         loop {
             let cur = self.current.load(Ordering::Acquire);
-            if let Some(first) = self.seg(cur).tail.take(n) {
+            let st = self.seg(cur);
+            if let Some(first) = st.tail.take(n) {
+                // Exactly one run contains the three-quarter mark: its taker
+                // prepares the next segment while the others go on.
+                let mark = st.npages * 3 / 4;
+                if self.config.prepare_ahead && first <= mark && mark < first + n {
+                    self.prepare_next(cur);
+                }
                 return Ok((cur, first));
             }
             let _g = lock(&self.grow);
             if self.current.load(Ordering::Acquire) != cur {
-                continue; // somebody grew the area meanwhile
+                continue; // somebody switched segments meanwhile
             }
-            self.add_segment(n, request)?;
+            if self.table.count() > cur + 1 {
+                self.switch_to(cur + 1); // prepared ahead: no system call
+            } else {
+                self.add_segment(n, request, true)?;
+            }
         }
     }
 
-    /// Adds a segment with room for at least `need_pages` pages and makes it
-    /// current. Called with the grow mutex held.
-    fn add_segment(&self, need_pages: usize, request: usize) -> Result<(), ShmemError> {
+    /// Creates the segment after `cur` ahead of need, unless someone is
+    /// already growing the area or it exists. Failure (the limit) is left for
+    /// the allocation that really needs the room to report.
+    fn prepare_next(&self, cur: usize) {
+        let Ok(_g) = self.grow.try_lock() else {
+            return;
+        };
+        if self.table.count() == cur + 1 && self.current.load(Ordering::Acquire) == cur {
+            let _ = self.add_segment(1, 0, false);
+        }
+    }
+
+    /// Makes segment `next` current and retires the old one's tail. Called
+    /// with the grow mutex held.
+    fn switch_to(&self, next: usize) {
+        let old = self.current.load(Ordering::Relaxed);
+        self.current.store(next, Ordering::Release);
+        // Nobody takes from the old segment's tail once it is not current
+        // (a thread that loaded it earlier still may; retiring takes what is
+        // left with the same CAS, so both cannot get the same pages).
+        self.seg(old).retire_tail(self);
+    }
+
+    /// Adds a segment with room for at least `need_pages` pages, and makes it
+    /// current if `make_current`. Called with the grow mutex held.
+    fn add_segment(
+        &self,
+        need_pages: usize,
+        request: usize,
+        make_current: bool,
+    ) -> Result<(), ShmemError> {
         let index = self.table.count();
         if index >= self.table.capacity() {
             return Err(ShmemError::OutOfSharedMemory { request });
@@ -508,14 +551,9 @@ impl DsaArea {
         };
         assert!(self.segs[index].set(state).is_ok());
         self.total.fetch_add(size, Ordering::Relaxed);
-        let old = self.current.load(Ordering::Relaxed);
         self.table.publish(index, base);
-        self.current.store(index, Ordering::Release);
-        if index > 0 {
-            // Nobody takes from the old segment's tail once it is not current
-            // (a thread that loaded it earlier may still; retire takes what is
-            // left atomically, so both cannot get the same pages).
-            self.seg(old).retire_tail(self);
+        if make_current && index > 0 {
+            self.switch_to(index);
         }
         Ok(())
     }

@@ -26,12 +26,17 @@ fn dsm(pool: usize) -> Dsm {
 }
 
 fn small_area(dsm: &Dsm, limit: usize) -> DsaArea {
+    area_with(dsm, limit, true)
+}
+
+fn area_with(dsm: &Dsm, limit: usize, prepare_ahead: bool) -> DsaArea {
     DsaArea::create(
         dsm,
         DsaConfig {
             initial_segment_size: 256 * KB,
             max_segment_size: 4 * MB,
             max_total_size: limit,
+            prepare_ahead,
         },
     )
     .unwrap()
@@ -211,8 +216,17 @@ fn freeing_a_wild_pointer_panics() {
 /// the area grows; every allocation keeps its contents.
 #[test]
 fn stress_concurrent_allocation_and_growth() {
+    stress(true);
+}
+
+#[test]
+fn stress_concurrent_allocation_growing_on_demand() {
+    stress(false);
+}
+
+fn stress(prepare_ahead: bool) {
     let dsm = dsm(4 * MB);
-    let area = Arc::new(small_area(&dsm, usize::MAX));
+    let area = Arc::new(area_with(&dsm, usize::MAX, prepare_ahead));
     let threads: Vec<_> = (0..4u8)
         .map(|t| {
             let area = area.clone();
