@@ -11,7 +11,8 @@
 //!    shape of PostgreSQL's dsa.c).
 //! 3. `build`: a hash-join-like build: random 8-byte read-modify-writes over
 //!    `TUSK_BENCH_BUILD_MB` (default 1024) MB of DSA memory, 4 kB pages vs
-//!    huge pages (pool in a huge-page main region, and fresh huge segments).
+//!    huge pages (pool in a huge-page main region), with fresh 4 kB segments
+//!    (PostgreSQL's default) as the reference.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -236,57 +237,75 @@ fn bench_chunks() {
             );
         }
     }
-    println!("   (figures from a shared 2-core machine: preemption adds slow calls to every column)");
+    println!(
+        "   (figures from a shared 2-core machine: preemption adds slow calls to every column)"
+    );
 }
 
-/// Hash-join-like build over `bytes` of DSA memory in 32 kB chunks: touch
-/// every chunk once (the tuples), then `writes` random 8-byte
-/// read-modify-writes (bucket heads). Returns (fill time, writes time,
-/// fraction of the area on huge pages).
-fn build(dsm: &Dsm, bytes: usize, writes: usize) -> (Duration, Duration, f64) {
-    let area = DsaArea::create(
-        dsm,
-        DsaConfig {
-            initial_segment_size: 32 * MB,
-            ..DsaConfig::default()
-        },
-    )
-    .unwrap();
-    let chunk = 32 * KB;
-    let t = Instant::now();
-    let chunks: Vec<*mut u64> = (0..bytes / chunk)
-        .map(|_| {
-            let p = area.get(area.allocate(chunk).unwrap());
-            // SAFETY: a fresh 32 kB allocation owned by this function.
-            unsafe { std::ptr::write_bytes(p, 0, chunk) };
-            p.cast()
-        })
-        .collect();
-    let fill = t.elapsed();
-    let (mut on_huge, mut all) = (0, 0);
-    for i in 0..area.stats().segments {
-        let seg = area.segment(i).unwrap();
-        all += seg.len();
-        on_huge += if seg.huge_pages() { seg.len() } else { 0 };
-    }
-    let huge = on_huge as f64 / all as f64;
-    let words = chunk / 8;
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let t = Instant::now();
-    for i in 0..writes {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let c = chunks[(x as usize) % chunks.len()];
-        let w = (x >> 40) as usize % words;
-        // SAFETY: `w < words`, inside a live chunk of this area.
-        unsafe {
-            let p = c.add(w);
-            p.write(p.read().wrapping_add(i as u64));
+/// A hash-join-like table: `bytes` of DSA memory in 32 kB chunks, each
+/// touched once when it is allocated (the tuples being loaded).
+struct BuildTable {
+    area: DsaArea,
+    chunks: Vec<*mut u64>,
+    fill: Duration,
+    huge_share: f64,
+}
+
+impl BuildTable {
+    fn new(dsm: &Dsm, bytes: usize) -> BuildTable {
+        let area = DsaArea::create(
+            dsm,
+            DsaConfig {
+                initial_segment_size: 32 * MB,
+                ..DsaConfig::default()
+            },
+        )
+        .unwrap();
+        let chunk = 32 * KB;
+        let t = Instant::now();
+        let chunks: Vec<*mut u64> = (0..bytes / chunk)
+            .map(|_| {
+                let p = area.get(area.allocate(chunk).unwrap());
+                // SAFETY: a fresh 32 kB allocation owned by this table.
+                unsafe { std::ptr::write_bytes(p, 0, chunk) };
+                p.cast()
+            })
+            .collect();
+        let fill = t.elapsed();
+        let (mut on_huge, mut all) = (0, 0);
+        for i in 0..area.stats().segments {
+            let seg = area.segment(i).unwrap();
+            all += seg.len();
+            on_huge += if seg.huge_pages() { seg.len() } else { 0 };
+        }
+        BuildTable {
+            area,
+            chunks,
+            fill,
+            huge_share: on_huge as f64 / all as f64,
         }
     }
-    let el = t.elapsed();
-    (fill, el, huge)
+
+    /// `writes` random 8-byte read-modify-writes (bucket-head updates).
+    fn writes(&self, writes: usize, seed: u64) -> Duration {
+        let words = 32 * KB / 8;
+        let mut x = seed | 1;
+        let t = Instant::now();
+        for i in 0..writes {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let c = self.chunks[(x as usize) % self.chunks.len()];
+            let w = (x >> 40) as usize % words;
+            // SAFETY: `w < words`, inside a live chunk of `self.area`.
+            unsafe {
+                let p = c.add(w);
+                p.write(p.read().wrapping_add(i as u64));
+            }
+        }
+        let _ = &self.area;
+        t.elapsed()
+    }
 }
 
 fn bench_build() {
@@ -295,47 +314,46 @@ fn bench_build() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1024);
     let bytes = mb * MB;
-    let writes = 40_000_000;
+    let writes = 10_000_000;
+    let rounds = 7;
     println!(
-        "## 3. hash-join-like build: {mb} MB of DSA chunks, {}M random 8-byte read-modify-writes",
+        "## 3. hash-join-like build: {mb} MB of DSA chunks; {rounds} rounds of {}M random 8-byte \
+         read-modify-writes per variant, variants interleaved",
         writes / 1_000_000
     );
-    let usable = huge_pages_usable();
-    println!("   huge pages usable: {usable}");
-    let mut base = None;
-    type MakeDsm = Box<dyn Fn() -> Option<Dsm>>;
-    let variants: Vec<(&str, MakeDsm)> = vec![
-        (
-            "4 kB pages, fresh segments",
-            Box::new(|| Some(fresh_dsm(HugePages::Off))),
-        ),
-        (
-            "4 kB pages, pool",
-            Box::new(move || dsm_with_pool(bytes * 3 / 2, HugePages::Off)),
-        ),
-        (
-            "huge pages, pool",
-            Box::new(move || dsm_with_pool(bytes * 3 / 2, HugePages::On)),
-        ),
-        (
-            "huge pages, fresh segments",
-            Box::new(|| Some(fresh_dsm(HugePages::Try))),
-        ),
-    ];
-    for (name, make) in variants {
-        let Some(dsm) = make() else {
-            println!("{name:>28}: skipped");
-            continue;
-        };
-        let (fill, w, huge) = build(&dsm, bytes, writes);
-        let b = *base.get_or_insert(w);
+    println!("   huge pages usable: {}", huge_pages_usable());
+    let mut tables: Vec<(&str, BuildTable)> = Vec::new();
+    let fresh4k = fresh_dsm(HugePages::Off);
+    tables.push((
+        "4 kB pages, fresh segments",
+        BuildTable::new(&fresh4k, bytes),
+    ));
+    let pool4k = dsm_with_pool(bytes * 3 / 2, HugePages::Off).expect("4 kB pool");
+    tables.push(("4 kB pages, pool", BuildTable::new(&pool4k, bytes)));
+    let pool_huge = dsm_with_pool(bytes * 3 / 2, HugePages::On);
+    match &pool_huge {
+        Some(d) => tables.push(("huge pages, pool", BuildTable::new(d, bytes))),
+        None => println!("{:>28}: skipped", "huge pages, pool"),
+    }
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); tables.len()];
+    for r in 0..rounds {
+        for (i, (_, t)) in tables.iter().enumerate() {
+            times[i].push(t.writes(writes, 0x9E37_79B9 + r as u64));
+        }
+    }
+    let base = median(times[0].clone());
+    for ((name, t), ts) in tables.iter().zip(times) {
+        let best = *ts.iter().min().unwrap();
+        let med = median(ts);
         println!(
-            "{name:>28}: fill {:>9}  writes {:>9} ({:.1} ns/write, {:+.0}% vs first), {:.0}% on huge pages",
-            fmt(fill),
-            fmt(w),
-            w.as_nanos() as f64 / writes as f64,
-            (b.as_secs_f64() / w.as_secs_f64() - 1.0) * 100.0,
-            huge * 100.0
+            "{name:>28}: fill {:>9}  writes median {:>9} ({:.1} ns/write, best {:.1}), \
+             {:.0}% faster than the first; {:.0}% on huge pages",
+            fmt(t.fill),
+            fmt(med),
+            med.as_nanos() as f64 / writes as f64,
+            best.as_nanos() as f64 / writes as f64,
+            (base.as_secs_f64() / med.as_secs_f64() - 1.0) * 100.0,
+            t.huge_share * 100.0
         );
     }
 }

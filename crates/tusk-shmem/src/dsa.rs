@@ -19,7 +19,7 @@
 //! ## Allocating pages
 //!
 //! Each segment has two sources of pages: its never-used tail, handed out by a
-//! lock-free compare-and-swap ([`BumpPages`](crate::lockfree)), and pages freed
+//! lock-free compare-and-swap (`BumpPages` in `lockfree.rs`), and pages freed
 //! since, in a per-segment [`FreePages`] (coalescing, best fit) under a
 //! per-segment mutex. An allocation of whole pages (requests over 8 kB,
 //! rounded up to pages; hash-join chunks of 32 kB or 128 kB are such) first

@@ -23,8 +23,56 @@
 //! pages, the mapping table, ...). The layout records *offsets*, never
 //! addresses, so the region is position independent: a structure inside it that
 //! refers to another part of it stores an offset from the region's base. Code
-//! that turns an offset into a reference does so through [`MainRegion::area`],
-//! which checks bounds and alignment once at startup.
+//! that turns an offset into a reference does so through
+//! [`MainRegion::area_ptr`], which checks bounds.
+//!
+//! ## Dynamic shared memory (`dsm`)
+//!
+//! Per-query shared memory (a parallel hash join's table, a shared TID store)
+//! comes in *DSM segments*. `min_dynamic_shared_memory` bytes of the main
+//! region are set aside as a pool ([`Dsm::reserve`]); [`Dsm::create`] carves a
+//! segment from it with a coalescing free-page manager ([`freepage`]) and only
+//! when the pool has no room creates a fresh memfd segment. A pool segment
+//! costs no system call and no page fault, and sits on huge pages whenever
+//! the main region does: that is the whole point (PostgreSQL 14's
+//! `min_dynamic_shared_memory`, seed 000). Segments are named by
+//! [`DsmHandle`]s `{slot, generation}`: lookups index a slot and compare a
+//! generation, so stale handles are detected and nothing scans the slot
+//! array under a lock. Another process maps a segment from its
+//! [`AttachInfo`] (`/proc/PID/fd/N`, offset, length) with [`Segment::attach`].
+//!
+//! ## DSA areas (`dsa`)
+//!
+//! A [`DsaArea`] allocates objects of any size from a growing set of DSM
+//! segments and names them by [`DsaPointer`] (segment index, offset), which
+//! every participant resolves to its own address. Small requests use size
+//! classes in 64 kB superblocks, each class under its own lock; whole-page
+//! requests (hash-join chunks of 32 kB or 128 kB) take pages from the current
+//! segment's tail with one compare-and-swap and no lock. Segments grow
+//! geometrically, the next one is created ahead of need by whichever
+//! participant crosses three quarters of the current one (the others keep
+//! allocating meanwhile), and the area's total size is capped, failing with
+//! "out of shared memory". The module documentation of [`dsa`] gives the
+//! details and the memory-ordering argument; the lock-free steps are
+//! modelled with loom (`.ci/loom-shmem`).
+//!
+//! ## Who locks what
+//!
+//! | structure | protected by | held during |
+//! |---|---|---|
+//! | DSM pool free pages | pool mutex | tree updates only, never a system call |
+//! | DSM slot | that slot's mutex | reading/changing one generation |
+//! | DSM free-slot stack | its mutex | one push or pop |
+//! | DSA segment tail | nothing (CAS) | — |
+//! | DSA segment table | nothing (release/acquire publication) | — |
+//! | DSA growth | area grow mutex (`try_lock` when preparing ahead) | creating one segment |
+//! | DSA freed pages of a segment | that segment's mutex | tree updates |
+//! | DSA size class | that class's mutex | superblock free-list updates |
+//!
+//! No mutex is held while another is taken, except the grow mutex, under
+//! which the DSM locks (creating the segment) and the old segment's
+//! free-page mutex (retiring its tail) are taken; nothing takes the grow
+//! mutex while holding another, so there is no cycle.
 //!
 //! ## Invariants
 //!
@@ -32,6 +80,17 @@
 //! * The mapping lives as long as the [`Segment`]; references handed out by
 //!   [`Segment::as_ptr`] must not outlive it (callers keep an `Arc`).
 //! * Areas never overlap: [`RegionLayout::reserve`] only moves forward.
+//! * A DSM handle names at most one segment ever; a pool page belongs to at
+//!   most one live segment; a DSA page belongs to at most one live
+//!   allocation, superblock or free run (asserted on every free).
+//! * Shared structures store offsets or [`DsaPointer`]s, never addresses.
+//!
+//! ## Limits of this version
+//!
+//! The bookkeeping of the DSM registry and of DSA areas (free-page trees,
+//! size-class lists) lives in this process's memory, because tusk's parallel
+//! workers are threads; only the *data* is position independent and mappable
+//! by another process. Pool segments are not zeroed on creation.
 
 // Under `--cfg loom` only the lock-free core is built, for its models.
 #[cfg(not(loom))]
