@@ -241,8 +241,6 @@ impl Dsm {
             .ok_or(ShmemError::TooManySegments {
                 max: inner.config.max_segments,
             })?;
-        let generation = lock(&inner.slots[slot as usize]).generation;
-        let handle = DsmHandle::new(slot, generation);
         let from_pool = inner.pool.as_ref().and_then(|pool| {
             let npages = size / DSM_PAGE_SIZE;
             let first_page = lock(&pool.pages).allocate(npages)?;
@@ -278,14 +276,23 @@ impl Dsm {
                 (seg.as_ptr(), Backing::Fresh(seg))
             }
         };
-        let seg = Arc::new(DsmSegment {
-            handle,
-            ptr,
-            len: size,
-            backing,
-            dsm: inner.clone(),
+        // One visit to the slot: read its generation and register the
+        // segment. The slot is ours (popped from the free stack), so nobody
+        // else changes it meanwhile; lookups of older handles fail on the
+        // generation, and a lookup of this handle cannot happen before we
+        // return it.
+        let mut st = lock(&inner.slots[slot as usize]);
+        let seg = Arc::new_cyclic(|weak| {
+            st.segment = weak.clone();
+            DsmSegment {
+                handle: DsmHandle::new(slot, st.generation),
+                ptr,
+                len: size,
+                backing,
+                dsm: inner.clone(),
+            }
         });
-        lock(&inner.slots[slot as usize]).segment = Arc::downgrade(&seg);
+        drop(st);
         Ok(seg)
     }
 

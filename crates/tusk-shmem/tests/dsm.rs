@@ -210,3 +210,34 @@ fn another_process_attaches_by_handle_description() {
         }
     }
 }
+
+/// Threads create, look up and drop segments at once; handles never alias and
+/// every pool page comes back.
+#[test]
+fn concurrent_create_lookup_destroy() {
+    let dsm = dsm_with_pool(4 * MB, HugePages::Off);
+    std::thread::scope(|s| {
+        for t in 0..4usize {
+            let dsm = dsm.clone();
+            s.spawn(move || {
+                let mut old = Vec::new();
+                for i in 0..300usize {
+                    let seg = dsm.create(4096 * (1 + (i + t) % 40)).unwrap();
+                    // SAFETY: the segment is ours and at least 4 kB.
+                    unsafe { *seg.as_ptr() = t as u8 };
+                    let again = dsm.lookup(seg.handle()).unwrap();
+                    assert_eq!(again.as_ptr(), seg.as_ptr());
+                    // SAFETY: as above.
+                    assert_eq!(unsafe { *again.as_ptr() }, t as u8);
+                    old.push(seg.handle());
+                }
+                for h in old {
+                    assert!(dsm.lookup(h).is_err(), "handle {h} outlived its segment");
+                }
+            });
+        }
+    });
+    let s = dsm.stats();
+    assert_eq!((s.pool_bytes, s.fresh_bytes), (0, 0));
+    assert_eq!(dsm.pool_free(), (4 * MB, 1));
+}
