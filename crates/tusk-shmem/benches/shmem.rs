@@ -6,7 +6,7 @@
 //! 1. `create`: create + map + destroy a DSM segment of 1 MB, 32 MB, 1 GB,
 //!    from the pool vs fresh from the OS; also with every page touched once
 //!    (what a user of the segment pays before it can use it).
-//! 2. `chunks`: DSA allocation of 32 kB and 128 kB chunks from 1 and 2
+//! 2. `chunks`: DSA allocation of 32 kB and 128 kB chunks (warm pool) from 1 and 2
 //!    threads, against the same allocator behind one area-wide mutex (the
 //!    shape of PostgreSQL's dsa.c).
 //! 3. `build`: a hash-join-like build: random 8-byte read-modify-writes over
@@ -135,7 +135,7 @@ fn bench_create() {
 }
 
 /// Allocates `total` bytes of `chunk`-sized chunks from `threads` threads;
-/// returns chunks per second and allocations slower than 20 us (medians of 3
+/// returns chunks per second and allocations slower than 20 us (medians of 9
 /// rounds).
 fn chunk_rate(
     dsm: &Dsm,
@@ -145,11 +145,11 @@ fn chunk_rate(
     prepare_ahead: bool,
 ) -> (f64, usize) {
     let slow_cycles = (cycles_per_ns() * 20_000.0) as u64;
-    let total = 4 * GB;
+    let total = 512 * MB;
     let per_thread = total / chunk / threads;
     let mut rates = Vec::new();
     let mut worst = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..9 {
         let area = DsaArea::create(
             dsm,
             DsaConfig {
@@ -207,9 +207,9 @@ fn cycles_per_ns() -> f64 {
 }
 
 fn bench_chunks() {
-    println!("## 2. DSA chunk allocation: 4 GB per round in fresh 4 kB segments, untouched;");
-    println!("##    throughput and allocations slower than 20 us (median of 3 rounds)");
-    let dsm = fresh_dsm(HugePages::Off);
+    println!("## 2. DSA chunk allocation: 512 MB per round from a warm 1 GB pool, untouched;");
+    println!("##    throughput and allocations slower than 20 us (median of 9 rounds)");
+    let dsm = dsm_with_pool(GB, HugePages::Off).expect("pool");
     println!(
         "{:>6} | {:>7} | {:>28} | {:>28} | {:>28}",
         "chunk",
