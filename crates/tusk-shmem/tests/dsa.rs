@@ -292,3 +292,96 @@ fn concurrent_chunks_are_disjoint() {
         assert!(w[0] + 32 * KB <= w[1]);
     }
 }
+
+const CHILD_ENV: &str = "TUSK_SHMEM_DSA_CHILD";
+
+#[repr(C)]
+struct ListNode {
+    value: u64,
+    next: DsaPtr<ListNode>,
+}
+
+/// Child side of `another_process_walks_a_list_by_dsa_pointers`: maps every
+/// segment of the area at its own addresses and follows the pointers.
+#[test]
+fn dsa_child_process_entry() {
+    let Ok(desc) = std::env::var(CHILD_ENV) else {
+        return; // an ordinary test run
+    };
+    let mut parts = desc.split(',');
+    let head = DsaPointer::from_u64(parts.next().unwrap().parse().unwrap());
+    let segs: Vec<tusk_shmem::Segment> = parts
+        .map(|p| tusk_shmem::Segment::attach(&tusk_shmem::AttachInfo::decode(p).unwrap()).unwrap())
+        .collect();
+    let resolve = |p: DsaPointer| segs[p.segment()].as_ptr().wrapping_add(p.offset());
+    let (mut sum, mut n, mut p) = (0u64, 0, head);
+    while !p.is_null() {
+        // SAFETY: the parent built the list in these segments and waits for us.
+        let node = unsafe { &*resolve(p).cast::<ListNode>() };
+        sum += node.value;
+        n += 1;
+        p = node.next.raw();
+    }
+    println!(
+        "child-walked {n} nodes sum {sum} over {} segments",
+        segs.len()
+    );
+}
+
+#[test]
+fn another_process_walks_a_list_by_dsa_pointers() {
+    let dsm = dsm(2 * MB);
+    let area = small_area(&dsm, usize::MAX);
+    let mut head = DsaPtr::<ListNode>::NULL;
+    let mut expected = 0u64;
+    // Page-sized nodes so that the list spans several segments, some from
+    // the pool and some fresh.
+    for v in 1..=400u64 {
+        let n = DsaPtr::<ListNode>::from_raw(area.allocate(12 * KB).unwrap());
+        // SAFETY: a fresh allocation large enough for a node.
+        unsafe {
+            n.get(&area).write(ListNode {
+                value: v,
+                next: head,
+            })
+        };
+        head = n;
+        expected += v;
+    }
+    let nsegs = area.stats().segments;
+    assert!(
+        nsegs >= 3 && area.stats().pool_segments >= 1,
+        "{:?}",
+        area.stats()
+    );
+    let mut desc = vec![head.raw().to_u64().to_string()];
+    for i in 0..nsegs {
+        let seg = area.segment(i).unwrap();
+        // Another participant would look the segment up by its handle.
+        let found = dsm.lookup(area.segment_handle(i).unwrap()).unwrap();
+        assert_eq!(found.as_ptr(), seg.as_ptr());
+        desc.push(found.attach_info().encode());
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "dsa_child_process_entry",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, desc.join(","))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "child-walked 400 nodes sum {expected} over {nsegs} segments"
+        )),
+        "{stdout}"
+    );
+}
