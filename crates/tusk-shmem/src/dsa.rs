@@ -434,8 +434,12 @@ impl DsaArea {
         self.segs.get(index)?.get().map(|s| &s.seg)
     }
 
+    /// Returns pages to their segment. The counters (hints that let the hot
+    /// path skip the free lists) change under the same lock as the list, so
+    /// they never count pages that are not there.
     fn give_back(&self, st: &SegState, first: usize, n: usize) {
-        lock(&st.free).free(first, n);
+        let mut free = lock(&st.free);
+        free.free(first, n);
         st.recycled.fetch_add(n, Ordering::Relaxed);
         self.recycled_total.fetch_add(n, Ordering::Relaxed);
     }
@@ -447,7 +451,8 @@ impl DsaArea {
                 if st.recycled.load(Ordering::Relaxed) < n {
                     continue;
                 }
-                if let Some(first) = lock(&st.free).allocate(n) {
+                let mut free = lock(&st.free);
+                if let Some(first) = free.allocate(n) {
                     st.recycled.fetch_sub(n, Ordering::Relaxed);
                     self.recycled_total.fetch_sub(n, Ordering::Relaxed);
                     return Ok((i, first));
