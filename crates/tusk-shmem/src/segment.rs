@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 /// Size of a huge page on this platform (x86-64 default hugetlb size).
 pub const HUGE_PAGE_SIZE: usize = 2 * 1024 * 1024;
-const SMALL_PAGE_SIZE: usize = 4096;
+pub const SMALL_PAGE_SIZE: usize = 4096;
 
 /// The `huge_pages` setting, as in PostgreSQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,9 +55,53 @@ pub fn huge_pages_usable() -> usize {
 /// A shared memory segment: a memfd and its `MAP_SHARED` mapping in this process.
 pub struct Segment {
     fd: OwnedFd,
+    /// The whole mapping (page aligned), for `munmap`.
+    map: *mut u8,
+    map_len: usize,
+    /// The segment's bytes: `map` plus the sub-page part of the file offset.
     ptr: *mut u8,
     len: usize,
     huge_pages: bool,
+}
+
+/// What another process needs to map a segment (or a part of one):
+/// `/proc/{pid}/fd/{fd}` from `offset`, `len` bytes, whose file uses pages of
+/// `page_size` bytes (mapping offsets must be multiples of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttachInfo {
+    pub pid: u32,
+    pub fd: i32,
+    pub offset: usize,
+    pub len: usize,
+    pub page_size: usize,
+}
+
+impl AttachInfo {
+    /// The path through which another process opens the memfd.
+    pub fn proc_path(&self) -> std::path::PathBuf {
+        format!("/proc/{}/fd/{}", self.pid, self.fd).into()
+    }
+
+    /// A single-line text form (`pid:fd:offset:len:page_size`), handy for
+    /// passing through an environment variable or a pipe.
+    pub fn encode(&self) -> String {
+        format!(
+            "{}:{}:{}:{}:{}",
+            self.pid, self.fd, self.offset, self.len, self.page_size
+        )
+    }
+
+    pub fn decode(s: &str) -> Option<AttachInfo> {
+        let mut it = s.split(':').map(|x| x.parse::<u64>().ok());
+        let mut next = || it.next().flatten();
+        Some(AttachInfo {
+            pid: next()? as u32,
+            fd: next()? as i32,
+            offset: next()? as usize,
+            len: next()? as usize,
+            page_size: next()? as usize,
+        })
+    }
 }
 
 // SAFETY: the mapping is plain shared memory; all concurrent access to its
@@ -127,10 +171,77 @@ impl Segment {
         })?;
         Ok(Segment {
             fd,
+            map: ptr.cast(),
+            map_len: len,
             ptr: ptr.cast(),
             len,
             huge_pages: huge,
         })
+    }
+
+    /// Maps a segment that another process (or this one) created, from the
+    /// description it published. The bytes are the same; the address is new.
+    pub fn attach(info: &AttachInfo) -> Result<Segment, ShmemError> {
+        let map_err = |e: std::io::Error| ShmemError::Map {
+            size: info.len,
+            source: e,
+        };
+        if !info.page_size.is_power_of_two() || info.len == 0 {
+            return Err(map_err(std::io::ErrorKind::InvalidInput.into()));
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(info.proc_path())
+            .map_err(map_err)?;
+        let fd = OwnedFd::from(file);
+        let start = info.offset & !(info.page_size - 1);
+        let skip = info.offset - start;
+        let map_len = (skip + info.len).div_ceil(info.page_size) * info.page_size;
+        // SAFETY: a fresh shared mapping of an existing file; no memory of
+        // this process is affected, and the kernel checks the range.
+        let map = unsafe {
+            mmap(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+                &fd,
+                start as u64,
+            )
+        }
+        .map_err(|e| map_err(e.into()))?;
+        let map: *mut u8 = map.cast();
+        Ok(Segment {
+            fd,
+            map,
+            map_len,
+            // `skip < page_size <= map_len`, so this stays inside the mapping.
+            ptr: map.wrapping_add(skip),
+            len: info.len,
+            huge_pages: info.page_size == HUGE_PAGE_SIZE,
+        })
+    }
+
+    /// How another process maps `len` bytes of this segment from `offset`.
+    pub fn attach_info(&self, offset: usize, len: usize) -> AttachInfo {
+        assert!(offset + len <= self.len);
+        AttachInfo {
+            pid: std::process::id(),
+            fd: self.raw_fd(),
+            offset,
+            len,
+            page_size: self.page_size(),
+        }
+    }
+
+    /// Size of the pages backing the segment.
+    pub fn page_size(&self) -> usize {
+        if self.huge_pages {
+            HUGE_PAGE_SIZE
+        } else {
+            SMALL_PAGE_SIZE
+        }
     }
 
     /// Base address of the mapping in this process.
@@ -159,10 +270,11 @@ impl Segment {
 
 impl Drop for Segment {
     fn drop(&mut self) {
-        // SAFETY: `ptr`/`len` describe the mapping created in `create_with`,
-        // and every reference into it is tied to the lifetime of `self`.
+        // SAFETY: `map`/`map_len` describe the mapping created in
+        // `create_with` or `attach`, and every reference into it is tied to
+        // the lifetime of `self`.
         unsafe {
-            let _ = munmap(self.ptr.cast(), self.len);
+            let _ = munmap(self.map.cast(), self.map_len);
         }
     }
 }

@@ -101,6 +101,17 @@ const DEFS: &[Def] = &[
         description: "use huge pages for the main shared memory region (set in tusk.conf)",
     },
     Def {
+        name: "min_dynamic_shared_memory",
+        default: "0",
+        kind: Kind::MemoryKb {
+            min: 0,
+            max: i64::MAX,
+        },
+        read_only: true,
+        description:
+            "main-region memory reserved for dynamic shared memory segments (set in tusk.conf)",
+    },
+    Def {
         name: "huge_pages_status",
         default: "off",
         kind: Kind::Enum(&["off", "on", "unknown"]),

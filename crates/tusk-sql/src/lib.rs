@@ -150,6 +150,10 @@ impl Session {
                 guc::format_kb((db.options().shared_buffers / 1024) as i64),
             ),
             ("huge_pages", db.options().huge_pages.as_str().to_string()),
+            (
+                "min_dynamic_shared_memory",
+                guc::format_kb((db.options().min_dynamic_shared_memory / 1024) as i64),
+            ),
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
         let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::new)?;

@@ -14,7 +14,9 @@
 //!
 //! Pages are cached in the shared buffer pool (`bufmgr`), which lives in the
 //! main shared memory region (`tusk-shmem`) and finds pages through the buffer
-//! mapping table (`tusk-chash`). Heap tuples carry `xmin`/`xmax` (`tuple`,
+//! mapping table (`tusk-chash`). The main region also holds the
+//! `min_dynamic_shared_memory` pool from which [`Database::dsm`] carves
+//! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
 //! `heap`) and are filtered through snapshots (`txn`).
 //!
 //! ## Durability (until WAL exists)
@@ -74,6 +76,9 @@ pub struct StartupOptions {
     pub huge_pages: HugePages,
     /// Which buffer mapping table serves the pool (`tusk.buffer_mapping`).
     pub buffer_mapping: tusk_chash::MappingKind,
+    /// Bytes of the main region set aside for DSM segments
+    /// (`min_dynamic_shared_memory`, in MB when no unit is given).
+    pub min_dynamic_shared_memory: usize,
 }
 
 impl Default for StartupOptions {
@@ -82,6 +87,7 @@ impl Default for StartupOptions {
             shared_buffers: 128 << 20,
             huge_pages: HugePages::Try,
             buffer_mapping: tusk_chash::MappingKind::default(),
+            min_dynamic_shared_memory: 0,
         }
     }
 }
@@ -93,6 +99,7 @@ const DEFAULT_CONF: &str = "\
 #shared_buffers = 128MB
 #huge_pages = try
 #tusk.buffer_mapping = chash		# chash, partitioned or global
+#min_dynamic_shared_memory = 0MB
 #work_mem = 4MB
 ";
 
@@ -122,6 +129,10 @@ pub struct Database {
     pub pool: BufferPool,
     pub smgr: Arc<smgr::Smgr>,
     pub txn: TxnManager,
+    /// Dynamic shared memory: segments from the `min_dynamic_shared_memory`
+    /// pool, fresh ones beyond it. Parallel query builds its DSA areas on it
+    /// (`tusk_shmem::DsaArea::create(&db.dsm, ...)`).
+    pub dsm: tusk_shmem::Dsm,
     catalog: RwLock<Catalog>,
     settings: BTreeMap<String, String>,
     options: StartupOptions,
@@ -208,13 +219,30 @@ impl Database {
                 ))
             })?;
         }
+        if let Some(v) = settings.get("min_dynamic_shared_memory") {
+            options.min_dynamic_shared_memory = parse_memory(v, 1 << 20)
+                .and_then(|b| usize::try_from(b).ok())
+                .ok_or_else(|| {
+                    StorageError::Other(format!(
+                        "invalid value for parameter \"min_dynamic_shared_memory\": \"{v}\""
+                    ))
+                })?;
+        }
 
         let nbuffers = options.shared_buffers / page::PAGE_SIZE;
         let mut layout = tusk_shmem::RegionLayout::new();
         let pool_layout = bufmgr::PoolLayout::reserve(&mut layout, nbuffers);
         let table_layout =
             buftable::BufTableLayout::reserve(&mut layout, nbuffers, options.buffer_mapping);
+        let dsm_area = tusk_shmem::Dsm::reserve(&mut layout, options.min_dynamic_shared_memory);
         let region = Arc::new(tusk_shmem::MainRegion::create(layout, options.huge_pages)?);
+        let dsm = tusk_shmem::Dsm::new(
+            dsm_area.map(|area| (region.clone(), area)),
+            tusk_shmem::DsmConfig {
+                huge_pages: options.huge_pages,
+                ..tusk_shmem::DsmConfig::default()
+            },
+        );
         let smgr = Arc::new(smgr::Smgr::new(base));
         let mapping = table_layout.build(&region);
         let pool = BufferPool::new(region, pool_layout, mapping, smgr.clone());
@@ -226,6 +254,7 @@ impl Database {
             pool,
             smgr,
             txn,
+            dsm,
             catalog: RwLock::new(catalog),
             settings,
             options,
