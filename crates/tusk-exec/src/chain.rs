@@ -14,11 +14,12 @@
 //! behind. Readers in tusk only walk the chains after a barrier that follows
 //! all pushes (the phaser's mutex orders them), so they may use relaxed loads;
 //! the release/acquire pair is what makes a concurrent reader safe too, and
-//! the loom model below checks it.
+//! the loom model below checks it (`RUSTFLAGS="--cfg tusk_exec_loom"`, see
+//! `.ci/loom`).
 
-#[cfg(loom)]
+#[cfg(tusk_exec_loom)]
 pub(crate) use loom::sync::atomic::AtomicU32;
-#[cfg(not(loom))]
+#[cfg(not(tusk_exec_loom))]
 pub(crate) use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Relaxed, Release};
 
@@ -36,7 +37,7 @@ pub(crate) fn push(head: &AtomicU32, next: &AtomicU32, entry: u32) {
     }
 }
 
-#[cfg(all(test, loom))]
+#[cfg(all(test, tusk_exec_loom))]
 mod loom_tests {
     use super::*;
     use loom::sync::Arc;
@@ -90,7 +91,7 @@ mod loom_tests {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(tusk_exec_loom)))]
 mod tests {
     use super::*;
 
