@@ -33,8 +33,9 @@
 //!    `F` partition files by bits of the key hash; then the probe input is
 //!    written to `F` partition files by the same bits. NULL keys are dropped
 //!    (they cannot match in an inner join). Only one side's `F` files are open
-//!    at a time, each with a buffer of `B` bytes, where `B` = limit/64 clamped
-//!    to 4–32 kB and `F` = the largest power of two with F·B ≤ limit/2.
+//!    at a time, each with a buffer of `B` bytes, where `B` = limit/1024
+//!    clamped to 4–32 kB (8 kB at the default 8 MB limit, PostgreSQL's BufFile
+//!    size) and `F` = the largest power of two with F·B ≤ limit/2, at most 1024.
 //! 2. Each pair of partitions is then joined on its own: if the build
 //!    partition fits, it is loaded into a table and the probe partition is
 //!    streamed through it. If not, both are partitioned again, `F` ways, with
@@ -52,7 +53,7 @@
 //! slice, to bound the number of open files; that writes the data about 2.2
 //! times. Partitioning with a fan-out fixed by the memory limit writes every
 //! row once per level, and one level suffices while the build side is smaller
-//! than about F × limit (128 × 8 MB = 1 GB at the defaults); each further level
+//! than about F × limit (512 × 8 MB = 4 GB at the defaults); each further level
 //! multiplies that by F. So the data is written once or twice — write
 //! amplification ≤ 2 for builds up to F² × limit — with at most F files open,
 //! and there is never a moment when thousands of file buffers exist.
@@ -75,6 +76,8 @@ const EMPTY: u32 = 0;
 /// Marks an entry whose key is NULL (never linked into a bucket).
 const UNLINKED: u32 = u32::MAX;
 const MIN_BUCKETS: usize = 1024;
+/// Most partition files open at once.
+const MAX_FANOUT: usize = 1024;
 
 /// How far ahead the build's linking pass prefetches bucket heads.
 const LINK_PREFETCH_DISTANCE: usize = 16;
@@ -723,13 +726,17 @@ impl HashJoin {
             None
         };
         let limit = ((ctx.work_mem as f64) * ctx.hash_mem_multiplier) as usize;
-        let buf = (limit / 64).clamp(4096, SPILL_BUFFER_SIZE);
-        let fanout = (((limit / 2) / buf).max(2)).next_power_of_two().min(256);
-        let fanout = if fanout * buf > limit / 2 {
-            (fanout / 2).max(2)
-        } else {
+        // Spill buffers of 8 kB (PostgreSQL's BufFile size) at the default
+        // limit, so that half the limit buys a fan-out of 512 and one level
+        // of partitioning covers build sides of up to ~512 × the limit.
+        let buf = (limit / 1024).clamp(4096, SPILL_BUFFER_SIZE);
+        let fanout = ((limit / 2) / buf).max(2);
+        let fanout = if fanout.is_power_of_two() {
             fanout
-        };
+        } else {
+            fanout.next_power_of_two() / 2
+        }
+        .min(MAX_FANOUT);
         Ok(HashJoin {
             outer: build(&plan.children[0], ctx)?,
             inner: Some(build(&hash.children[0], ctx)?),
@@ -957,12 +964,17 @@ impl HashJoin {
         let level = task.level + 1;
         self.report.levels = self.report.levels.max(level + 1);
         self.table = None;
+        // Only as many sub-partitions as the estimate needs (with room for
+        // skew): a partition just over the budget splits in 2 or 4, not 512.
+        let fanout = (estimate.div_ceil(budget.max(1)) * 2)
+            .next_power_of_two()
+            .clamp(2, self.fanout);
         let split = |this: &mut Self,
                      file: &Rc<SpillFile>,
                      types: &[DataType]|
          -> Result<Vec<Rc<SpillFile>>> {
-            let mut parts = Partitioner::new(this.fanout, level, &this.ctx, this.buf)?;
-            this.report.peak = this.report.peak.max((this.fanout + 1) * this.buf);
+            let mut parts = Partitioner::new(fanout, level, &this.ctx, this.buf)?;
+            this.report.peak = this.report.peak.max((fanout + 1) * this.buf);
             let mut reader = SpillReader::new(
                 file.clone(),
                 types.to_vec(),
