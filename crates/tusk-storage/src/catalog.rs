@@ -3,6 +3,9 @@
 //! The catalog is small and changes only with DDL, so it is kept in memory and
 //! rewritten whole to `catalog` in the data directory on every change
 //! (written to a temporary file, fsynced, renamed over the old one).
+//! Crash safety comes from the WAL: CREATE TABLE and DROP TABLE log their
+//! change, and recovery enforces the outcome of the transaction on the
+//! catalog and the relation files (see `recovery`, "Catalog changes").
 //! The file format is line based text:
 //!
 //! ```text

@@ -173,6 +173,9 @@ impl DurabilityOptions {
                         .filter(|&n: &usize| n <= 1000)
                         .ok_or_else(bad)?
                 }
+                "tusk.recovery_prefetch_method" => {
+                    o.recovery.method = recovery::PrefetchMethod::parse(v).ok_or_else(bad)?
+                }
                 "wal_decode_buffer_size" => {
                     o.recovery.wal_decode_buffer_size = parse_memory(v, 1)
                         .filter(|&b| b >= 64 << 10)
@@ -203,6 +206,15 @@ const DEFAULT_CONF: &str = "\
 #shared_buffers = 128MB
 #huge_pages = try
 #work_mem = 4MB
+#synchronous_commit = on
+#full_page_writes = on
+#wal_buffers = 4MB
+#max_wal_size = 1GB
+#checkpoint_timeout = 5min
+#recovery_prefetch = try
+#maintenance_io_concurrency = 10
+#wal_decode_buffer_size = 512kB
+#tusk.recovery_prefetch_method = fadvise
 ";
 
 /// Parses a memory size as PostgreSQL does (`8kB`, `128MB`, `1GB`; a bare
