@@ -48,8 +48,9 @@ use crate::page::{self, PAGE_SIZE};
 use crate::smgr::Smgr;
 use crate::wal::Wal;
 use crate::StorageError;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use tusk_chash::{BufferMapping, BufferTag};
 use tusk_shmem::{Area, MainRegion, RegionLayout};
 
@@ -128,6 +129,9 @@ pub struct BufferPool {
     /// The WAL that dirty pages must respect (set once the database has
     /// finished recovery; during redo every record is already durable).
     wal: OnceLock<Arc<Wal>>,
+    /// Relations created by the running transaction, whose changes are not
+    /// logged: their pages are written and fsynced at commit instead.
+    unlogged: RwLock<HashSet<u32>>,
     pub stats: PoolStats,
 }
 
@@ -161,6 +165,7 @@ impl BufferPool {
             mapping,
             smgr,
             wal: OnceLock::new(),
+            unlogged: RwLock::new(HashSet::new()),
             stats: PoolStats::default(),
         }
     }
@@ -176,6 +181,32 @@ impl BufferPool {
     #[inline]
     pub fn wal(&self) -> Option<&Wal> {
         self.wal.get().map(|w| &**w)
+    }
+
+    /// The WAL page changes of `rel` must be logged to: none for a relation
+    /// created by the running transaction (see [`BufferPool::set_unlogged`]).
+    #[inline]
+    pub fn wal_for(&self, rel: u32) -> Option<&Wal> {
+        let wal = self.wal()?;
+        let unlogged = self.unlogged.read().unwrap_or_else(|e| e.into_inner());
+        (unlogged.is_empty() || !unlogged.contains(&rel)).then_some(wal)
+    }
+
+    /// Stops (or resumes) logging changes to `rel`. Only for a relation
+    /// created by the running transaction, whose commit then writes and
+    /// fsyncs the relation (see `Database::commit`) before its commit record.
+    pub fn set_unlogged(&self, rel: u32, unlogged: bool) {
+        let mut set = self.unlogged.write().unwrap_or_else(|e| e.into_inner());
+        if unlogged {
+            set.insert(rel);
+        } else {
+            set.remove(&rel);
+        }
+    }
+
+    /// Writes out every dirty buffer of relation `rel`.
+    pub fn flush_relation(&self, rel: u32) -> Result<(), StorageError> {
+        self.flush_matching(|d| d.tag_rel.load(Ordering::Relaxed) == rel)
     }
 
     /// Whether block `block` of `rel` is in the pool (a hint: it may be
@@ -517,14 +548,18 @@ impl BufferPool {
 
     /// Writes out every dirty buffer (at checkpoint and shutdown).
     pub fn flush_all(&self) -> Result<(), StorageError> {
+        self.flush_matching(|_| true)
+    }
+
+    fn flush_matching(&self, wanted: impl Fn(&BufferDesc) -> bool) -> Result<(), StorageError> {
         for id in 0..self.nbuffers as u32 {
             let s = self.desc(id).state.load(Ordering::Relaxed);
-            if s & DIRTY == 0 || s & VALID == 0 {
+            if s & DIRTY == 0 || s & VALID == 0 || !wanted(self.desc(id)) {
                 continue;
             }
             self.pin(id);
             let s = self.desc(id).state.load(Ordering::Acquire);
-            let res = if s & VALID != 0 {
+            let res = if s & VALID != 0 && wanted(self.desc(id)) {
                 self.flush(id)
             } else {
                 Ok(())

@@ -12,6 +12,9 @@
 //! `HeapInsertInit` (redo formats the page, so no image is needed), any other
 //! change logs its item (and tuple), or the whole page when it is the page's
 //! first change since the last checkpoint and `full_page_writes` is on.
+//! Changes to a relation created by the running transaction (CREATE TABLE
+//! AS) are not logged at all: the commit writes and fsyncs the relation
+//! before its commit record, as PostgreSQL does with `wal_level = minimal`.
 
 use crate::bufmgr::{BufferPool, PinnedBuffer};
 use crate::page;
@@ -32,7 +35,7 @@ pub(crate) fn log_page_change(
     block: BlockRef,
     payload: &[u8],
 ) -> Result<(), StorageError> {
-    let Some(wal) = pool.wal() else {
+    let Some(wal) = pool.wal_for(block.rel) else {
         return Ok(());
     };
     let lsn = if kind != RecordType::HeapInsertInit && wal.needs_fpi(page::lsn(page)) {
@@ -143,6 +146,9 @@ pub struct HeapInserter<'p> {
     pool: &'p BufferPool,
     rel: u32,
     target: Option<PinnedBuffer<'p>>,
+    /// Whether insertions are WAL-logged (not into a relation created by
+    /// the running transaction).
+    logged: bool,
     /// Scratch space for WAL payloads.
     payload: Vec<u8>,
     pub inserted: u64,
@@ -154,6 +160,7 @@ impl<'p> HeapInserter<'p> {
             pool,
             rel,
             target: None,
+            logged: pool.wal_for(rel).is_some(),
             payload: Vec::new(),
             inserted: 0,
         }
@@ -185,10 +192,13 @@ impl<'p> HeapInserter<'p> {
             if let Some(item) = page::add_item(p, t) {
                 log_insert(
                     self.pool,
-                    self.rel,
+                    self.logged,
                     &mut self.payload,
                     p,
-                    buf.block(),
+                    BlockRef {
+                        rel: self.rel,
+                        block: buf.block(),
+                    },
                     item,
                     t,
                 )?;
@@ -207,10 +217,13 @@ impl<'p> HeapInserter<'p> {
             let item = page::add_item(p, t).expect("a tuple of checked size fits an empty page");
             log_insert(
                 self.pool,
-                self.rel,
+                self.logged,
                 &mut self.payload,
                 p,
-                buf.block(),
+                BlockRef {
+                    rel: self.rel,
+                    block: buf.block(),
+                },
                 item,
                 t,
             )?;
@@ -230,18 +243,18 @@ impl<'p> HeapInserter<'p> {
     }
 }
 
-/// Logs the insertion of `t` as item `item` of block `block` of `rel`,
-/// using `scratch` for the payload.
+/// Logs the insertion of `t` as item `item` of `block`,
+/// using `scratch` for the payload (nothing if not `logged`).
 fn log_insert(
     pool: &BufferPool,
-    rel: u32,
+    logged: bool,
     scratch: &mut Vec<u8>,
     page: &mut [u8],
-    block: u32,
+    block: BlockRef,
     item: u16,
     t: &[u8],
 ) -> Result<(), StorageError> {
-    if pool.wal().is_none() {
+    if !logged || pool.wal().is_none() {
         return Ok(());
     }
     scratch.clear();
@@ -252,14 +265,7 @@ fn log_insert(
     } else {
         RecordType::HeapInsert
     };
-    log_page_change(
-        pool,
-        page,
-        kind,
-        tuple::xmin(t),
-        BlockRef { rel, block },
-        scratch,
-    )
+    log_page_change(pool, page, kind, tuple::xmin(t), block, scratch)
 }
 
 /// Marks the tuple at `tid` deleted by `xid`. Returns false if it was not there.

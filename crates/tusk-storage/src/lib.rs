@@ -249,6 +249,8 @@ pub struct Database {
     pub wal: Arc<Wal>,
     /// Tables dropped by the running writer, removed once it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
+    /// Relations created by the running writer: unlogged until it commits.
+    new_relations: Mutex<Vec<(Xid, u32)>>,
     last_checkpoint: Mutex<Instant>,
     recovery_stats: RecoveryStats,
 }
@@ -353,6 +355,7 @@ impl Database {
             options,
             wal,
             pending_drops: Mutex::new(Vec::new()),
+            new_relations: Mutex::new(Vec::new()),
             last_checkpoint: Mutex::new(Instant::now()),
             recovery_stats,
         };
@@ -397,6 +400,17 @@ impl Database {
     /// dropped disappear here, after the commit record is durable.
     pub fn commit(&self, txn: WriteTxn<'_>) -> Result<(), StorageError> {
         let xid = txn.xid();
+        // Relations this transaction created were not logged: make them
+        // durable before the commit record can be.
+        let created: Vec<(Xid, u32)> =
+            std::mem::take(&mut *self.new_relations.lock().unwrap_or_else(|e| e.into_inner()));
+        for &(x, oid) in &created {
+            if x == xid && self.smgr.exists(oid) {
+                self.pool.flush_relation(oid)?;
+                self.smgr.sync(oid)?;
+            }
+            self.pool.set_unlogged(oid, false);
+        }
         let lsn = self
             .wal
             .insert(wal::RecordType::Commit, xid, None, false, &[])?;
@@ -423,11 +437,19 @@ impl Database {
     }
 
     /// Logs the creation of `table` by `txn`; call before creating its file.
+    /// Until `txn` commits, changes to the new relation are not logged (an
+    /// abort or crash discards the whole relation anyway); the commit writes
+    /// and fsyncs it instead.
     pub fn log_create_table(
         &self,
         txn: &WriteTxn<'_>,
         table: &TableDef,
     ) -> Result<(), StorageError> {
+        self.new_relations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((txn.xid(), table.oid));
+        self.pool.set_unlogged(table.oid, true);
         let text = catalog::encode_table(table);
         self.wal.insert(
             wal::RecordType::CreateTable,

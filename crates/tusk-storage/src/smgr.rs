@@ -205,6 +205,17 @@ impl Smgr {
             })
     }
 
+    /// fsyncs one relation file.
+    pub fn sync(&self, rel: u32) -> Result<(), StorageError> {
+        let f = self.open(rel)?;
+        f.file.sync_data().map_err(|e| {
+            StorageError::io(
+                format!("could not fsync file \"{}\"", self.path(rel).display()),
+                e,
+            )
+        })
+    }
+
     /// fsyncs every open relation file.
     pub fn sync_all(&self) -> Result<(), StorageError> {
         let files: Vec<(u32, Arc<RelFile>)> = self
