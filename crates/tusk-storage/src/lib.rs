@@ -451,14 +451,16 @@ impl Database {
             .push((txn.xid(), table.oid));
         self.pool.set_unlogged(table.oid, true);
         let text = catalog::encode_table(table);
-        self.wal.insert(
+        let lsn = self.wal.insert(
             wal::RecordType::CreateTable,
             txn.xid(),
             None,
             false,
             text.as_bytes(),
         )?;
-        Ok(())
+        // The record must be durable before the catalog entry or the file
+        // can exist, or recovery could not tell that they must go.
+        self.wal.flush(lsn)
     }
 
     /// Drops `table` when `txn` commits (and not at all if it aborts).
