@@ -168,6 +168,10 @@ impl Session {
     /// statements in order, handing each result to `sink` as soon as it is
     /// complete. Stops at the first error.
     pub fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+        if let Some(r) = self.special_statement(sql)? {
+            sink(r);
+            return Ok(());
+        }
         let stmts =
             Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| syntax_error(sql, &e))?;
         for s in &stmts {
@@ -175,6 +179,41 @@ impl Session {
             sink(r);
         }
         Ok(())
+    }
+
+    /// Statements sqlparser does not know: `CHECKPOINT` and the view
+    /// `pg_stat_recovery_prefetch` (what the recovery at startup did).
+    fn special_statement(&mut self, sql: &str) -> Result<Option<QueryResult>> {
+        let words: Vec<String> = sql
+            .trim()
+            .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+            .split_whitespace()
+            .map(|w| w.to_ascii_lowercase())
+            .collect();
+        let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
+        match words.as_slice() {
+            ["checkpoint"] => {
+                self.db.checkpoint()?;
+                Ok(Some(QueryResult::Command {
+                    tag: "CHECKPOINT".into(),
+                }))
+            }
+            ["select", "*", "from", "pg_stat_recovery_prefetch"] => {
+                let cols = self.db.recovery_stats().columns();
+                Ok(Some(QueryResult::Rows {
+                    title: None,
+                    columns: cols
+                        .iter()
+                        .map(|(n, _)| ColumnHeader {
+                            name: n.to_string(),
+                            numeric: true,
+                        })
+                        .collect(),
+                    rows: vec![cols.into_iter().map(|(_, v)| Some(v)).collect()],
+                }))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Runs `sql` and returns all results (convenience for tests and tools).
@@ -409,9 +448,8 @@ impl Session {
                     }
                 }
                 for t in &victims {
-                    self.db.catalog_mut().remove_table(&t.name)?;
-                    self.db.pool.drop_relation(t.oid);
-                    self.db.smgr.unlink(t.oid)?;
+                    // Takes effect at commit, once the commit record is durable.
+                    self.db.drop_table(&txn, t)?;
                 }
                 self.db.commit(txn)?;
                 Ok(QueryResult::Command {
@@ -632,6 +670,7 @@ impl Session {
             name: name.clone(),
             columns,
         };
+        self.db.log_create_table(&txn, &table)?;
         self.db.smgr.create(oid)?;
         let result = (|| -> Result<u64> {
             match &query {

@@ -26,7 +26,8 @@
 //! 2. On a miss, take a victim by clock sweep: the hand advances over the
 //!    descriptors, decrementing usage counts of unpinned buffers, and takes the
 //!    first unpinned buffer with usage 0 — pinned, with its header locked. A
-//!    dirty victim is written out first (WAL-before-data will hook in there).
+//!    dirty victim is written out first, after the WAL up to its page LSN has
+//!    been flushed (WAL-before-data, see `wal`).
 //! 3. Insert the new tag into the mapping. If someone mapped it first, give
 //!    the victim back and use theirs. Otherwise set the descriptor's tag (still
 //!    under the header lock and with the only pin), release the header lock with
@@ -45,9 +46,11 @@
 
 use crate::page::{self, PAGE_SIZE};
 use crate::smgr::Smgr;
+use crate::wal::Wal;
 use crate::StorageError;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, RwLock};
 use tusk_chash::{BufferMapping, BufferTag};
 use tusk_shmem::{Area, MainRegion, RegionLayout};
 
@@ -123,6 +126,12 @@ pub struct BufferPool {
     nbuffers: usize,
     mapping: Box<dyn BufferMapping>,
     smgr: Arc<Smgr>,
+    /// The WAL that dirty pages must respect (set once the database has
+    /// finished recovery; during redo every record is already durable).
+    wal: OnceLock<Arc<Wal>>,
+    /// Relations created by the running transaction, whose changes are not
+    /// logged: their pages are written and fsynced at commit instead.
+    unlogged: RwLock<HashSet<u32>>,
     pub stats: PoolStats,
 }
 
@@ -155,8 +164,68 @@ impl BufferPool {
             nbuffers: layout.nbuffers,
             mapping,
             smgr,
+            wal: OnceLock::new(),
+            unlogged: RwLock::new(HashSet::new()),
             stats: PoolStats::default(),
         }
+    }
+
+    /// Attaches the WAL: from now on a page is written only after the WAL up
+    /// to its LSN is durable, and page changes are logged.
+    pub fn set_wal(&self, wal: Arc<Wal>) {
+        let _ = self.wal.set(wal);
+    }
+
+    /// The WAL page changes are logged to (none during recovery and in
+    /// pools built without one).
+    #[inline]
+    pub fn wal(&self) -> Option<&Wal> {
+        self.wal.get().map(|w| &**w)
+    }
+
+    /// The WAL page changes of `rel` must be logged to: none for a relation
+    /// created by the running transaction (see [`BufferPool::set_unlogged`]).
+    #[inline]
+    pub fn wal_for(&self, rel: u32) -> Option<&Wal> {
+        let wal = self.wal()?;
+        let unlogged = self.unlogged.read().unwrap_or_else(|e| e.into_inner());
+        (unlogged.is_empty() || !unlogged.contains(&rel)).then_some(wal)
+    }
+
+    /// Stops (or resumes) logging changes to `rel`. Only for a relation
+    /// created by the running transaction, whose commit then writes and
+    /// fsyncs the relation (see `Database::commit`) before its commit record.
+    pub fn set_unlogged(&self, rel: u32, unlogged: bool) {
+        let mut set = self.unlogged.write().unwrap_or_else(|e| e.into_inner());
+        if unlogged {
+            set.insert(rel);
+        } else {
+            set.remove(&rel);
+        }
+    }
+
+    /// Writes out every dirty buffer of relation `rel`.
+    pub fn flush_relation(&self, rel: u32) -> Result<(), StorageError> {
+        self.flush_matching(|d| d.tag_rel.load(Ordering::Relaxed) == rel)
+    }
+
+    /// Whether block `block` of `rel` is in the pool (a hint: it may be
+    /// evicted right after the answer).
+    pub fn is_cached(&self, rel: u32, block: u32) -> bool {
+        self.mapping.lookup(&BufferTag::new(rel, block)).is_some()
+    }
+
+    /// Returns the buffer for block `block` of `rel`, pinned, for WAL redo.
+    /// With `will_init` the block is not read from disk when it is not
+    /// cached (redo is about to overwrite the whole page); its bytes are
+    /// then zero.
+    pub fn read_buffer_for_redo(
+        &self,
+        rel: u32,
+        block: u32,
+        will_init: bool,
+    ) -> Result<PinnedBuffer<'_>, StorageError> {
+        self.get_buffer(BufferTag::new(rel, block), will_init)
     }
 
     pub fn nbuffers(&self) -> usize {
@@ -457,8 +526,16 @@ impl BufferPool {
             copy.copy_from_slice(unsafe {
                 std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE)
             });
-            page::set_checksum(&mut copy, tag.block);
-            res = self.smgr.write(tag.rel, tag.block, &copy);
+            // WAL-before-data: the record that made the page look like this
+            // must be durable before the page can reach the file.
+            let lsn = page::lsn(&copy);
+            if let (Some(wal), true) = (self.wal(), lsn != 0) {
+                res = wal.flush(lsn);
+            }
+            if res.is_ok() {
+                page::set_checksum(&mut copy, tag.block);
+                res = self.smgr.write(tag.rel, tag.block, &copy);
+            }
             if res.is_err() {
                 self.update_state(id, |s| Some(s | DIRTY));
             } else {
@@ -469,16 +546,20 @@ impl BufferPool {
         res
     }
 
-    /// Writes out every dirty buffer (at commit, checkpoint and shutdown).
+    /// Writes out every dirty buffer (at checkpoint and shutdown).
     pub fn flush_all(&self) -> Result<(), StorageError> {
+        self.flush_matching(|_| true)
+    }
+
+    fn flush_matching(&self, wanted: impl Fn(&BufferDesc) -> bool) -> Result<(), StorageError> {
         for id in 0..self.nbuffers as u32 {
             let s = self.desc(id).state.load(Ordering::Relaxed);
-            if s & DIRTY == 0 || s & VALID == 0 {
+            if s & DIRTY == 0 || s & VALID == 0 || !wanted(self.desc(id)) {
                 continue;
             }
             self.pin(id);
             let s = self.desc(id).state.load(Ordering::Acquire);
-            let res = if s & VALID != 0 {
+            let res = if s & VALID != 0 && wanted(self.desc(id)) {
                 self.flush(id)
             } else {
                 Ok(())

@@ -3,6 +3,9 @@
 //! The catalog is small and changes only with DDL, so it is kept in memory and
 //! rewritten whole to `catalog` in the data directory on every change
 //! (written to a temporary file, fsynced, renamed over the old one).
+//! Crash safety comes from the WAL: CREATE TABLE and DROP TABLE log their
+//! change, and recovery enforces the outcome of the transaction on the
+//! catalog and the relation files (see `recovery`, "Catalog changes").
 //! The file format is line based text:
 //!
 //! ```text
@@ -134,6 +137,91 @@ impl TableDef {
 /// First oid handed out to user tables, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
 
+/// Parses catalog text into `next_oid` and `tables`.
+fn parse(
+    text: &str,
+    next_oid: &mut u32,
+    tables: &mut BTreeMap<String, TableDef>,
+) -> Result<(), StorageError> {
+    let corrupt = |line: &str| StorageError::Other(format!("corrupt catalog line: {line:?}"));
+    let mut current: Option<TableDef> = None;
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ' ');
+        match parts.next() {
+            Some("tusk-catalog") => {}
+            Some("next_oid") => {
+                *next_oid = parts
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| corrupt(line))?
+            }
+            Some("table") => {
+                if let Some(t) = current.take() {
+                    tables.insert(t.name.clone(), t);
+                }
+                let oid = parts
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| corrupt(line))?;
+                let name = parts.next().ok_or_else(|| corrupt(line))?.to_string();
+                current = Some(TableDef {
+                    oid,
+                    name,
+                    columns: vec![],
+                });
+            }
+            Some("column") => {
+                let rest: Vec<&str> = line.splitn(4, ' ').collect();
+                if rest.len() != 4 {
+                    return Err(corrupt(line));
+                }
+                let ty = SqlType::decode(rest[1]).ok_or_else(|| corrupt(line))?;
+                let not_null = rest[2] == "notnull";
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.columns.push(ColumnDef {
+                    name: rest[3].to_string(),
+                    ty,
+                    not_null,
+                });
+            }
+            Some("") | None => {}
+            Some(_) => return Err(corrupt(line)),
+        }
+    }
+    if let Some(t) = current.take() {
+        tables.insert(t.name.clone(), t);
+    }
+    Ok(())
+}
+
+/// A table definition as catalog text (the payload of WAL `CreateTable`).
+pub fn encode_table(t: &TableDef) -> String {
+    let mut text = format!("table {} {}\n", t.oid, t.name);
+    for c in &t.columns {
+        text.push_str(&format!(
+            "column {} {} {}\n",
+            c.ty.encode(),
+            if c.not_null { "notnull" } else { "null" },
+            c.name
+        ));
+    }
+    text
+}
+
+/// Inverse of [`encode_table`].
+pub fn decode_table(text: &str) -> Result<TableDef, StorageError> {
+    let mut tables = BTreeMap::new();
+    let mut next_oid = 0;
+    parse(text, &mut next_oid, &mut tables)?;
+    let mut it = tables.into_values();
+    match (it.next(), it.next()) {
+        (Some(t), None) => Ok(t),
+        _ => Err(StorageError::Other(format!(
+            "invalid table definition in WAL: {text:?}"
+        ))),
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Catalog {
     path: PathBuf,
@@ -161,54 +249,7 @@ impl Catalog {
                 ))
             }
         };
-        let corrupt = |line: &str| StorageError::Other(format!("corrupt catalog line: {line:?}"));
-        let mut current: Option<TableDef> = None;
-        for line in text.lines() {
-            let mut parts = line.splitn(3, ' ');
-            match parts.next() {
-                Some("tusk-catalog") => {}
-                Some("next_oid") => {
-                    cat.next_oid = parts
-                        .next()
-                        .and_then(|n| n.parse().ok())
-                        .ok_or_else(|| corrupt(line))?
-                }
-                Some("table") => {
-                    if let Some(t) = current.take() {
-                        cat.tables.insert(t.name.clone(), t);
-                    }
-                    let oid = parts
-                        .next()
-                        .and_then(|n| n.parse().ok())
-                        .ok_or_else(|| corrupt(line))?;
-                    let name = parts.next().ok_or_else(|| corrupt(line))?.to_string();
-                    current = Some(TableDef {
-                        oid,
-                        name,
-                        columns: vec![],
-                    });
-                }
-                Some("column") => {
-                    let rest: Vec<&str> = line.splitn(4, ' ').collect();
-                    if rest.len() != 4 {
-                        return Err(corrupt(line));
-                    }
-                    let ty = SqlType::decode(rest[1]).ok_or_else(|| corrupt(line))?;
-                    let not_null = rest[2] == "notnull";
-                    let t = current.as_mut().ok_or_else(|| corrupt(line))?;
-                    t.columns.push(ColumnDef {
-                        name: rest[3].to_string(),
-                        ty,
-                        not_null,
-                    });
-                }
-                Some("") | None => {}
-                Some(_) => return Err(corrupt(line)),
-            }
-        }
-        if let Some(t) = current.take() {
-            cat.tables.insert(t.name.clone(), t);
-        }
+        parse(&text, &mut cat.next_oid, &mut cat.tables)?;
         Ok(cat)
     }
 
@@ -216,15 +257,7 @@ impl Catalog {
         let mut text = String::from("tusk-catalog 1\n");
         text.push_str(&format!("next_oid {}\n", self.next_oid));
         for t in self.tables.values() {
-            text.push_str(&format!("table {} {}\n", t.oid, t.name));
-            for c in &t.columns {
-                text.push_str(&format!(
-                    "column {} {} {}\n",
-                    c.ty.encode(),
-                    if c.not_null { "notnull" } else { "null" },
-                    c.name
-                ));
-            }
+            text.push_str(&encode_table(t));
         }
         let tmp = self.path.with_extension("tmp");
         let io = |e| StorageError::io(format!("could not write \"{}\"", tmp.display()), e);
@@ -259,6 +292,26 @@ impl Catalog {
     pub fn add_table(&mut self, table: TableDef) -> Result<(), StorageError> {
         self.tables.insert(table.name.clone(), table);
         self.save()
+    }
+
+    pub fn table_by_oid(&self, oid: u32) -> Option<&TableDef> {
+        self.tables.values().find(|t| t.oid == oid)
+    }
+
+    /// Puts a table recovered from the WAL back (replacing any table of the
+    /// same name or oid) and keeps `next_oid` past it.
+    pub fn restore_table(&mut self, table: TableDef) -> Result<(), StorageError> {
+        self.tables.retain(|_, t| t.oid != table.oid);
+        self.next_oid = self.next_oid.max(table.oid + 1);
+        self.add_table(table)
+    }
+
+    /// Removes the table with relation `oid`, if there is one.
+    pub fn remove_oid(&mut self, oid: u32) -> Result<Option<TableDef>, StorageError> {
+        match self.table_by_oid(oid).map(|t| t.name.clone()) {
+            Some(name) => self.remove_table(&name),
+            None => Ok(None),
+        }
     }
 
     pub fn remove_table(&mut self, name: &str) -> Result<Option<TableDef>, StorageError> {
@@ -299,6 +352,8 @@ mod tests {
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();
         assert_eq!(c2.table("my table"), c.table("my table"));
+        let t = c.table("my table").unwrap();
+        assert_eq!(&decode_table(&encode_table(t)).unwrap(), t);
         let mut c3 = c2.clone();
         assert!(c3.allocate_oid().unwrap() > oid);
     }

@@ -5,12 +5,47 @@
 //! stamps the deleting xid into the tuple's `xmax`; the dead version stays
 //! until VACUUM. Scans read a page under its shared content lock and hand the
 //! visible tuples to a callback.
+//!
+//! Every change is WAL-logged while the page is still exclusively locked,
+//! and the record's LSN is stamped into the page before the lock is released
+//! (see `wal` and `recovery`): an insertion into an empty page logs
+//! `HeapInsertInit` (redo formats the page, so no image is needed), any other
+//! change logs its item (and tuple), or the whole page when it is the page's
+//! first change since the last checkpoint and `full_page_writes` is on.
+//! Changes to a relation created by the running transaction (CREATE TABLE
+//! AS) are not logged at all: the commit writes and fsyncs the relation
+//! before its commit record, as PostgreSQL does with `wal_level = minimal`.
 
 use crate::bufmgr::{BufferPool, PinnedBuffer};
 use crate::page;
 use crate::tuple;
 use crate::txn::{Snapshot, TxnManager, Xid};
+use crate::wal::{BlockRef, RecordType};
 use crate::StorageError;
+
+/// Logs a change just made to `page` (block `block` of `rel`, exclusively
+/// locked by the caller) and stamps the record's LSN into it. `payload` is
+/// the change; it is replaced by a full-page image when one is due. Without a
+/// WAL (recovery, bare pools in tests) nothing is logged.
+pub(crate) fn log_page_change(
+    pool: &BufferPool,
+    page: &mut [u8],
+    kind: RecordType,
+    xid: Xid,
+    block: BlockRef,
+    payload: &[u8],
+) -> Result<(), StorageError> {
+    let Some(wal) = pool.wal_for(block.rel) else {
+        return Ok(());
+    };
+    let lsn = if kind != RecordType::HeapInsertInit && wal.needs_fpi(page::lsn(page)) {
+        wal.insert(kind, xid, Some(block), true, &page[..page::PAGE_SIZE])?
+    } else {
+        wal.insert(kind, xid, Some(block), false, payload)?
+    };
+    page::set_lsn(page, lsn);
+    Ok(())
+}
 
 /// A tuple's address: block number and item number (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,6 +146,11 @@ pub struct HeapInserter<'p> {
     pool: &'p BufferPool,
     rel: u32,
     target: Option<PinnedBuffer<'p>>,
+    /// Whether insertions are WAL-logged (not into a relation created by
+    /// the running transaction).
+    logged: bool,
+    /// Scratch space for WAL payloads.
+    payload: Vec<u8>,
     pub inserted: u64,
 }
 
@@ -120,6 +160,8 @@ impl<'p> HeapInserter<'p> {
             pool,
             rel,
             target: None,
+            logged: pool.wal_for(rel).is_some(),
+            payload: Vec::new(),
             inserted: 0,
         }
     }
@@ -148,6 +190,18 @@ impl<'p> HeapInserter<'p> {
                 page::init(p);
             }
             if let Some(item) = page::add_item(p, t) {
+                log_insert(
+                    self.pool,
+                    self.logged,
+                    &mut self.payload,
+                    p,
+                    BlockRef {
+                        rel: self.rel,
+                        block: buf.block(),
+                    },
+                    item,
+                    t,
+                )?;
                 self.inserted += 1;
                 return Ok(Tid {
                     block: buf.block(),
@@ -159,7 +213,21 @@ impl<'p> HeapInserter<'p> {
         let buf = self.pool.new_page(self.rel)?;
         let item = {
             let mut g = buf.lock_exclusive();
-            page::add_item(g.page_mut(), t).expect("a tuple of checked size fits an empty page")
+            let p = g.page_mut();
+            let item = page::add_item(p, t).expect("a tuple of checked size fits an empty page");
+            log_insert(
+                self.pool,
+                self.logged,
+                &mut self.payload,
+                p,
+                BlockRef {
+                    rel: self.rel,
+                    block: buf.block(),
+                },
+                item,
+                t,
+            )?;
+            item
         };
         let tid = Tid {
             block: buf.block(),
@@ -175,6 +243,31 @@ impl<'p> HeapInserter<'p> {
     }
 }
 
+/// Logs the insertion of `t` as item `item` of `block`,
+/// using `scratch` for the payload (nothing if not `logged`).
+fn log_insert(
+    pool: &BufferPool,
+    logged: bool,
+    scratch: &mut Vec<u8>,
+    page: &mut [u8],
+    block: BlockRef,
+    item: u16,
+    t: &[u8],
+) -> Result<(), StorageError> {
+    if !logged || pool.wal().is_none() {
+        return Ok(());
+    }
+    scratch.clear();
+    scratch.extend_from_slice(&item.to_le_bytes());
+    scratch.extend_from_slice(t);
+    let kind = if item == 1 {
+        RecordType::HeapInsertInit
+    } else {
+        RecordType::HeapInsert
+    };
+    log_page_change(pool, page, kind, tuple::xmin(t), block, scratch)
+}
+
 /// Marks the tuple at `tid` deleted by `xid`. Returns false if it was not there.
 pub fn delete(pool: &BufferPool, rel: u32, tid: Tid, xid: Xid) -> Result<bool, StorageError> {
     let buf = pool.read_buffer(rel, tid.block)?;
@@ -186,6 +279,18 @@ pub fn delete(pool: &BufferPool, rel: u32, tid: Tid, xid: Xid) -> Result<bool, S
     match page::item_bytes_mut(p, tid.item) {
         Some(t) => {
             tuple::set_xmax(t, xid);
+            let block = BlockRef {
+                rel,
+                block: tid.block,
+            };
+            log_page_change(
+                pool,
+                p,
+                RecordType::HeapDelete,
+                xid,
+                block,
+                &tid.item.to_le_bytes(),
+            )?;
             Ok(true)
         }
         None => Ok(false),

@@ -8,6 +8,8 @@
 //!   tusk.lock     held with flock() while a process has the directory open
 //!   catalog       tables and columns (see `catalog`)
 //!   pg_xact       commit status, one byte per transaction id (see `txn`)
+//!   pg_control    redo point of the last checkpoint (see `wal::control`)
+//!   pg_wal/       write-ahead log segments (see `wal`)
 //!   base/OID      relation files, 8 kB pages (see `page`, `smgr`)
 //!   tmp/          spill files of running queries
 //! ```
@@ -19,35 +21,40 @@
 //! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
 //! `heap`) and are filtered through snapshots (`txn`).
 //!
-//! ## Durability (until WAL exists)
+//! ## Durability
 //!
-//! A writing statement writes every dirty buffer to the relation files before
-//! it marks its transaction committed in `pg_xact`, and `pg_xact` records a
-//! transaction as in progress before any of its tuples can reach disk. So after
-//! a crash of the *process* every committed statement is on disk and every
-//! unfinished one is invisible. Nothing is fsynced before a clean shutdown,
-//! though: an operating-system crash or power loss can lose recent commits.
-//! The WAL issue replaces this force-at-commit policy.
+//! Every page change is described by a WAL record (`wal`) before the page
+//! may be written, and a commit writes a commit record and (with
+//! `synchronous_commit = on`, the default) flushes the WAL before it reports
+//! success; data pages are written later, by eviction, checkpoints
+//! (`CHECKPOINT`, every `max_wal_size` of WAL or `checkpoint_timeout`) and
+//! shutdown. After a crash, [`Database::open`] replays the WAL from the last
+//! checkpoint (`recovery`, which states the invariants and the algorithm).
 
 pub mod bufmgr;
 pub mod buftable;
 pub mod catalog;
 pub mod heap;
 pub mod page;
+pub mod recovery;
 pub mod smgr;
 pub mod tuple;
 pub mod txn;
+pub mod wal;
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
 pub use catalog::{Catalog, ColumnDef, DataType, SqlType, TableDef};
 pub use heap::Tid;
+pub use recovery::{RecoveryOptions, RecoveryPrefetch, RecoveryStats};
 pub use tusk_shmem::HugePages;
 pub use txn::{Snapshot, TxnManager, WriteTxn, Xid};
+pub use wal::Wal;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -79,6 +86,115 @@ pub struct StartupOptions {
     /// Bytes of the main region set aside for DSM segments
     /// (`min_dynamic_shared_memory`, in MB when no unit is given).
     pub min_dynamic_shared_memory: usize,
+    pub durability: DurabilityOptions,
+}
+
+/// WAL, checkpoint and recovery settings (`tusk.conf`).
+#[derive(Debug, Clone, Copy)]
+pub struct DurabilityOptions {
+    pub synchronous_commit: bool,
+    pub wal: wal::WalOptions,
+    /// WAL written since the last checkpoint's redo point that triggers the
+    /// next checkpoint (`max_wal_size`).
+    pub max_wal_size: u64,
+    pub checkpoint_timeout: Duration,
+    pub recovery: RecoveryOptions,
+}
+
+impl Default for DurabilityOptions {
+    fn default() -> Self {
+        DurabilityOptions {
+            synchronous_commit: true,
+            wal: wal::WalOptions::default(),
+            max_wal_size: 1 << 30,
+            checkpoint_timeout: Duration::from_secs(300),
+            recovery: RecoveryOptions::default(),
+        }
+    }
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Some(true),
+        "off" | "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Parses a duration as PostgreSQL does (`300`, `30s`, `5min`, `1h`; a bare
+/// number is in seconds).
+fn parse_duration(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => return Some(Duration::from_millis(n)),
+        "min" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86400,
+        _ => return None,
+    };
+    Some(Duration::from_secs(secs))
+}
+
+impl DurabilityOptions {
+    fn from_settings(settings: &BTreeMap<String, String>) -> Result<Self, StorageError> {
+        let mut o = DurabilityOptions::default();
+        let invalid = |k: &str, v: &str| {
+            StorageError::Other(format!("invalid value for parameter \"{k}\": \"{v}\""))
+        };
+        for (k, v) in settings {
+            let bad = || invalid(k, v);
+            match k.as_str() {
+                "synchronous_commit" => {
+                    o.synchronous_commit = match v.trim() {
+                        "local" | "remote_write" | "remote_apply" => true,
+                        _ => parse_bool(v).ok_or_else(bad)?,
+                    }
+                }
+                "full_page_writes" => o.wal.full_page_writes = parse_bool(v).ok_or_else(bad)?,
+                "wal_buffers" => {
+                    o.wal.buffer_size = parse_memory(v, 8192)
+                        .filter(|&b| b >= 64 << 10)
+                        .ok_or_else(bad)? as usize
+                }
+                "max_wal_size" => {
+                    o.max_wal_size = parse_memory(v, 1 << 20)
+                        .filter(|&b| b >= 2 << 20)
+                        .ok_or_else(bad)?
+                }
+                "checkpoint_timeout" => {
+                    o.checkpoint_timeout = parse_duration(v)
+                        .filter(|d| *d >= Duration::from_secs(1))
+                        .ok_or_else(bad)?
+                }
+                "recovery_prefetch" => {
+                    o.recovery.prefetch = RecoveryPrefetch::parse(v).ok_or_else(bad)?
+                }
+                "maintenance_io_concurrency" => {
+                    o.recovery.maintenance_io_concurrency = v
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n <= 1000)
+                        .ok_or_else(bad)?
+                }
+                "tusk.recovery_prefetch_method" => {
+                    o.recovery.method = recovery::PrefetchMethod::parse(v).ok_or_else(bad)?
+                }
+                "wal_decode_buffer_size" => {
+                    o.recovery.wal_decode_buffer_size = parse_memory(v, 1)
+                        .filter(|&b| b >= 64 << 10)
+                        .ok_or_else(bad)?
+                        as usize
+                }
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
 }
 
 impl Default for StartupOptions {
@@ -88,6 +204,7 @@ impl Default for StartupOptions {
             huge_pages: HugePages::Try,
             buffer_mapping: tusk_chash::MappingKind::default(),
             min_dynamic_shared_memory: 0,
+            durability: DurabilityOptions::default(),
         }
     }
 }
@@ -101,6 +218,15 @@ const DEFAULT_CONF: &str = "\
 #tusk.buffer_mapping = chash		# chash, partitioned or global
 #min_dynamic_shared_memory = 0MB
 #work_mem = 4MB
+#synchronous_commit = on
+#full_page_writes = on
+#wal_buffers = 4MB
+#max_wal_size = 1GB
+#checkpoint_timeout = 5min
+#recovery_prefetch = try
+#maintenance_io_concurrency = 10
+#wal_decode_buffer_size = 512kB
+#tusk.recovery_prefetch_method = fadvise
 ";
 
 /// Parses a memory size as PostgreSQL does (`8kB`, `128MB`, `1GB`; a bare
@@ -136,6 +262,13 @@ pub struct Database {
     catalog: RwLock<Catalog>,
     settings: BTreeMap<String, String>,
     options: StartupOptions,
+    pub wal: Arc<Wal>,
+    /// Tables dropped by the running writer, removed once it commits.
+    pending_drops: Mutex<Vec<(Xid, u32)>>,
+    /// Relations created by the running writer: unlogged until it commits.
+    new_relations: Mutex<Vec<(Xid, u32)>>,
+    last_checkpoint: Mutex<Instant>,
+    recovery_stats: RecoveryStats,
 }
 
 impl Database {
@@ -229,6 +362,8 @@ impl Database {
                 })?;
         }
 
+        options.durability = DurabilityOptions::from_settings(&settings)?;
+
         let nbuffers = options.shared_buffers / page::PAGE_SIZE;
         let mut layout = tusk_shmem::RegionLayout::new();
         let pool_layout = bufmgr::PoolLayout::reserve(&mut layout, nbuffers);
@@ -247,18 +382,32 @@ impl Database {
         let mapping = table_layout.build(&region);
         let pool = BufferPool::new(region, pool_layout, mapping, smgr.clone());
         let txn = TxnManager::open(&dir.join("pg_xact"))?;
-        let catalog = Catalog::open(&dir.join("catalog"))?;
-        Ok(Arc::new(Database {
+        let catalog = RwLock::new(Catalog::open(&dir.join("catalog"))?);
+        let (wal, recovery_stats) = recover(dir, &pool, &smgr, &txn, &catalog, &options)?;
+        let db = Database {
             dir: dir.to_path_buf(),
             _lock: lock,
             pool,
             smgr,
             txn,
             dsm,
-            catalog: RwLock::new(catalog),
+            catalog,
             settings,
             options,
-        }))
+            wal,
+            pending_drops: Mutex::new(Vec::new()),
+            new_relations: Mutex::new(Vec::new()),
+            last_checkpoint: Mutex::new(Instant::now()),
+            recovery_stats,
+        };
+        // End-of-recovery checkpoint (also writes pg_control the first time).
+        db.checkpoint()?;
+        Ok(Arc::new(db))
+    }
+
+    /// What the recovery at open did (all zero after a clean shutdown).
+    pub fn recovery_stats(&self) -> &RecoveryStats {
+        &self.recovery_stats
     }
 
     pub fn dir(&self) -> &Path {
@@ -287,23 +436,155 @@ impl Database {
         self.catalog.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Makes a writing transaction's changes durable and visible.
+    /// Makes a writing transaction's changes durable (a flushed commit
+    /// record, unless `synchronous_commit = off`) and visible. Tables it
+    /// dropped disappear here, after the commit record is durable.
     pub fn commit(&self, txn: WriteTxn<'_>) -> Result<(), StorageError> {
-        self.pool.flush_all()?;
-        txn.commit()
+        let xid = txn.xid();
+        // Relations this transaction created were not logged: make them
+        // durable before the commit record can be.
+        let created: Vec<(Xid, u32)> =
+            std::mem::take(&mut *self.new_relations.lock().unwrap_or_else(|e| e.into_inner()));
+        for &(x, oid) in &created {
+            if x == xid && self.smgr.exists(oid) {
+                self.pool.flush_relation(oid)?;
+                self.smgr.sync(oid)?;
+            }
+            self.pool.set_unlogged(oid, false);
+        }
+        let lsn = self
+            .wal
+            .insert(wal::RecordType::Commit, xid, None, false, &[])?;
+        let drops: Vec<u32> = {
+            let mut p = self.pending_drops.lock().unwrap_or_else(|e| e.into_inner());
+            let mine = p
+                .iter()
+                .filter(|(x, _)| *x == xid)
+                .map(|&(_, o)| o)
+                .collect();
+            p.clear();
+            mine
+        };
+        if self.options.durability.synchronous_commit || !drops.is_empty() {
+            self.wal.flush(lsn)?;
+        }
+        for oid in drops {
+            self.catalog_mut().remove_oid(oid)?;
+            self.pool.drop_relation(oid);
+            self.smgr.unlink(oid)?;
+        }
+        txn.commit()?;
+        self.maybe_checkpoint()
     }
 
-    /// Writes everything out and fsyncs (clean shutdown, CHECKPOINT).
+    /// Logs the creation of `table` by `txn`; call before creating its file.
+    /// Until `txn` commits, changes to the new relation are not logged (an
+    /// abort or crash discards the whole relation anyway); the commit writes
+    /// and fsyncs it instead.
+    pub fn log_create_table(
+        &self,
+        txn: &WriteTxn<'_>,
+        table: &TableDef,
+    ) -> Result<(), StorageError> {
+        self.new_relations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((txn.xid(), table.oid));
+        self.pool.set_unlogged(table.oid, true);
+        let text = catalog::encode_table(table);
+        let lsn = self.wal.insert(
+            wal::RecordType::CreateTable,
+            txn.xid(),
+            None,
+            false,
+            text.as_bytes(),
+        )?;
+        // The record must be durable before the catalog entry or the file
+        // can exist, or recovery could not tell that they must go.
+        self.wal.flush(lsn)
+    }
+
+    /// Drops `table` when `txn` commits (and not at all if it aborts).
+    pub fn drop_table(&self, txn: &WriteTxn<'_>, table: &TableDef) -> Result<(), StorageError> {
+        self.wal.insert(
+            wal::RecordType::DropTable,
+            txn.xid(),
+            None,
+            false,
+            &table.oid.to_le_bytes(),
+        )?;
+        self.pending_drops
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((txn.xid(), table.oid));
+        Ok(())
+    }
+
+    /// Checkpoints if `max_wal_size` of WAL or `checkpoint_timeout` passed
+    /// since the last one.
+    fn maybe_checkpoint(&self) -> Result<(), StorageError> {
+        let d = &self.options.durability;
+        let wal_since = self.wal.insert_lsn() - self.wal.redo_lsn();
+        let due = wal_since >= d.max_wal_size
+            || self
+                .last_checkpoint
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .elapsed()
+                >= d.checkpoint_timeout;
+        if due {
+            self.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    /// A checkpoint (`CHECKPOINT`, periodic, end of recovery, shutdown):
+    /// under the writer lock, take the end of WAL as the redo point, write
+    /// and fsync every dirty page, the relation files and `pg_xact`, record
+    /// the redo point in `pg_control` and remove WAL segments before it.
     pub fn checkpoint(&self) -> Result<(), StorageError> {
+        let _writer = self.txn.lock_writer();
+        let redo = self.wal.insert_lsn();
+        self.wal.set_redo_lsn(redo);
         self.pool.flush_all()?;
         self.smgr.sync_all()?;
-        self.txn.sync()
+        self.txn.sync()?;
+        self.wal.flush_all()?;
+        wal::control::write(&self.dir.join("pg_control"), redo)?;
+        self.wal.remove_old_segments(redo)?;
+        *self
+            .last_checkpoint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Ok(())
     }
 
     /// Number of blocks of a relation.
     pub fn nblocks(&self, rel: u32) -> Result<u32, StorageError> {
         self.smgr.nblocks(rel)
     }
+}
+
+/// Replays the WAL from the last checkpoint (see `recovery`) and opens it
+/// for appending.
+fn recover(
+    dir: &Path,
+    pool: &BufferPool,
+    smgr: &smgr::Smgr,
+    txn: &TxnManager,
+    catalog: &RwLock<Catalog>,
+    options: &StartupOptions,
+) -> Result<(Arc<Wal>, RecoveryStats), StorageError> {
+    let wal_dir = dir.join("pg_wal");
+    let redo = wal::control::read(&dir.join("pg_control"))?.unwrap_or(0);
+    let d = &options.durability;
+    let outcome = recovery::replay(&wal_dir, redo, pool, smgr, txn, catalog, d.recovery)?;
+    if outcome.stats.records > 0 {
+        eprintln!("LOG:  {}", outcome.stats.summary());
+    }
+    let wal = Arc::new(Wal::open(&wal_dir, outcome.end, redo, d.wal)?);
+    pool.set_wal(wal.clone());
+    Ok((wal, outcome.stats))
 }
 
 impl Drop for Database {

@@ -78,6 +78,50 @@ impl Smgr {
         Ok(())
     }
 
+    /// Creates an empty relation file unless it exists (WAL redo).
+    pub fn create_if_missing(&self, rel: u32) -> Result<(), StorageError> {
+        if self.exists(rel) {
+            return Ok(());
+        }
+        self.create(rel)
+    }
+
+    /// Whether the relation file exists.
+    pub fn exists(&self, rel: u32) -> bool {
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&rel)
+            || self.path(rel).exists()
+    }
+
+    /// Asks the kernel to start reading block `block` of `rel` into its page
+    /// cache (`posix_fadvise(WILLNEED)`); the later `read` then finds it there.
+    pub fn prefetch(&self, rel: u32, block: u32) -> Result<(), StorageError> {
+        let f = self.open(rel)?;
+        rustix::fs::fadvise(
+            &f.file,
+            block as u64 * PAGE_SIZE as u64,
+            std::num::NonZeroU64::new(PAGE_SIZE as u64),
+            rustix::fs::Advice::WillNeed,
+        )
+        .map_err(|e| StorageError::io("could not prefetch block".to_string(), e.into()))
+    }
+
+    /// Writes back and drops the cached pages of every relation file from
+    /// the kernel's page cache (benchmarks: a cold start).
+    pub fn evict_os_cache(&self) -> Result<(), StorageError> {
+        let entries = std::fs::read_dir(&self.base)
+            .map_err(|e| StorageError::io("could not read base directory".to_string(), e))?;
+        for e in entries.flatten() {
+            if let Ok(f) = File::open(e.path()) {
+                let _ = f.sync_all();
+                let _ = rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed);
+            }
+        }
+        Ok(())
+    }
+
     /// Removes a relation file and forgets it.
     pub fn unlink(&self, rel: u32) -> Result<(), StorageError> {
         self.files
@@ -161,6 +205,17 @@ impl Smgr {
             })
     }
 
+    /// fsyncs one relation file.
+    pub fn sync(&self, rel: u32) -> Result<(), StorageError> {
+        let f = self.open(rel)?;
+        f.file.sync_data().map_err(|e| {
+            StorageError::io(
+                format!("could not fsync file \"{}\"", self.path(rel).display()),
+                e,
+            )
+        })
+    }
+
     /// fsyncs every open relation file.
     pub fn sync_all(&self) -> Result<(), StorageError> {
         let files: Vec<(u32, Arc<RelFile>)> = self
@@ -178,6 +233,7 @@ impl Smgr {
                 )
             })?;
         }
+        crate::wal::sync_dir(&self.base);
         Ok(())
     }
 

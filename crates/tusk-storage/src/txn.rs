@@ -142,6 +142,31 @@ impl TxnManager {
         st.get(xid as usize).copied() == Some(COMMITTED)
     }
 
+    /// Takes the writer lock without starting a transaction (checkpoints
+    /// run under it, so no page changes while they run).
+    pub fn lock_writer(&self) -> MutexGuard<'_, ()> {
+        self.writer_lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the outcome of `xid` found by WAL replay, growing the commit log
+    /// (and the xid counter) if the crash lost its tail.
+    pub fn recover_status(&self, xid: Xid, committed: bool) -> Result<(), StorageError> {
+        if xid < FIRST_NORMAL_XID {
+            return Ok(());
+        }
+        let s = if committed { COMMITTED } else { ABORTED };
+        {
+            let mut st = self.status.write().unwrap_or_else(|e| e.into_inner());
+            if st.len() <= xid as usize {
+                st.resize(xid as usize + 1, ABORTED);
+            }
+            st[xid as usize] = s;
+        }
+        self.write_status(xid, s)?;
+        self.next_xid.fetch_max(xid + 1, Ordering::AcqRel);
+        Ok(())
+    }
+
     pub fn sync(&self) -> Result<(), StorageError> {
         self.clog_file
             .sync_data()
