@@ -24,6 +24,9 @@ enum Kind {
     },
     Enum(&'static [&'static str]),
     Bool,
+    /// A startup setting shown as written in tusk.conf (the storage layer
+    /// parses and checks it when the database opens).
+    Startup,
 }
 
 struct Def {
@@ -124,6 +127,77 @@ const DEFS: &[Def] = &[
         kind: Kind::Bool,
         read_only: false,
         description: "prefetch bucket heads and chain entries in hash join build and probe",
+    },
+    Def {
+        name: "synchronous_commit",
+        default: "on",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "wait for the commit record to reach disk (set in tusk.conf)",
+    },
+    Def {
+        name: "full_page_writes",
+        default: "on",
+        kind: Kind::Startup,
+        read_only: true,
+        description:
+            "log a full page image at the first change after a checkpoint (set in tusk.conf)",
+    },
+    Def {
+        name: "wal_buffers",
+        default: "4MB",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "WAL buffer size (set in tusk.conf)",
+    },
+    Def {
+        name: "max_wal_size",
+        default: "1GB",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "WAL written between automatic checkpoints (set in tusk.conf)",
+    },
+    Def {
+        name: "checkpoint_timeout",
+        default: "5min",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "time between automatic checkpoints (set in tusk.conf)",
+    },
+    Def {
+        name: "recovery_prefetch",
+        default: "try",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "prefetch referenced blocks during recovery (set in tusk.conf)",
+    },
+    Def {
+        name: "maintenance_io_concurrency",
+        default: "10",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "reads in flight during recovery prefetching (set in tusk.conf)",
+    },
+    Def {
+        name: "wal_decode_buffer_size",
+        default: "512kB",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "how far ahead recovery decodes WAL (set in tusk.conf)",
+    },
+    Def {
+        name: "tusk.recovery_prefetch_method",
+        default: "fadvise",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "fadvise or threads (set in tusk.conf)",
+    },
+    Def {
+        name: "tusk.buffer_mapping",
+        default: "chash",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "buffer mapping table: chash, partitioned or global (set in tusk.conf)",
     },
     Def {
         name: "enable_hashjoin",
@@ -229,6 +303,7 @@ impl Gucs {
                 }
                 Ok(format!("{n}"))
             }
+            Kind::Startup => Ok(raw.trim().to_string()),
             Kind::Enum(options) => {
                 let v = raw.trim().to_ascii_lowercase();
                 if options.contains(&v.as_str()) {

@@ -188,6 +188,9 @@ fn gucs_and_explain() {
     rows(&mut s, "reset work_mem");
     assert_eq!(rows(&mut s, "show work_mem"), ["4MB"]);
     assert_eq!(rows(&mut s, "show shared_buffers"), ["256kB"]);
+    assert_eq!(rows(&mut s, "show checkpoint_timeout"), ["5min"]);
+    assert_eq!(rows(&mut s, "show tusk.buffer_mapping"), ["chash"]);
+    assert!(error(&mut s, "set synchronous_commit = off").contains("without restarting"));
     rows(
         &mut s,
         "create table t as select generate_series(1, 1000) i",
