@@ -27,6 +27,7 @@ const ID_MASK: u32 = (1 << ID_BITS) - 1;
 /// Largest buffer id the table can hold.
 pub const MAX_BUFFER_ID: u32 = ID_MASK - 1;
 
+#[cfg_attr(loom, allow(dead_code))]
 const MAGIC: u64 = 0x7475_736b_6368_3031; // "tuskch01"
 
 /// One cache line of the table.
