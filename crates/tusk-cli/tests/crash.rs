@@ -153,14 +153,7 @@ fn trial(seed: u64, rounds: usize) -> usize {
     let (mut next_key, mut ctas) = (1i64, 0u32);
     let mut acked_total = 0;
     for round in 0..rounds {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-            .arg("-D")
-            .arg(dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_tusk(dir.path());
         let mut stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let (tx, rx) = mpsc::channel();
@@ -245,17 +238,22 @@ fn crash_recovery_keeps_acknowledged_commits_only() {
     );
 }
 
-/// Runs `statements` in a `tusk` child, waits for each acknowledgement, then
-/// SIGKILLs it (nothing is written at shutdown).
-fn run_and_kill(dir: &Path, statements: &[&str]) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+/// Starts a `tusk` shell on `dir` reading statements from a pipe.
+fn spawn_tusk(dir: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_tusk"))
         .arg("-D")
         .arg(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `statements` in a `tusk` child, waits for each acknowledgement, then
+/// SIGKILLs it (nothing is written at shutdown).
+fn run_and_kill(dir: &Path, statements: &[&str]) {
+    let mut child = spawn_tusk(dir);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for sql in statements {

@@ -83,10 +83,5 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
 /// of the in-memory bucket bits.
 #[inline]
 pub fn rehash(h: u64, level: u32) -> u64 {
-    let mut k = h ^ (0x243F_6A88_85A3_08D3u64.wrapping_mul(level as u64 + 1));
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
+    tusk_chash::mix64(h ^ 0x243F_6A88_85A3_08D3u64.wrapping_mul(level as u64 + 1))
 }

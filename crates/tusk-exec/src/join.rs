@@ -632,7 +632,9 @@ enum Phase {
     Build,
     Probe,
     NextPartition,
+    /// All output produced; EXPLAIN lines not yet written.
     Done,
+    Reported,
 }
 
 /// What EXPLAIN ANALYZE reports.
@@ -1127,11 +1129,10 @@ impl Operator for HashJoin {
                 },
                 Phase::Done => {
                     self.finish_report();
-                    self.phase = Phase::Done;
-                    self.report = Report::default();
-                    self.ctx.stats = None;
+                    self.phase = Phase::Reported;
                     return Ok(None);
                 }
+                Phase::Reported => return Ok(None),
                 Phase::Probe => {
                     if self.probe.as_ref().is_none_or(|p| p.done()) {
                         let table = self.table.as_ref().unwrap();

@@ -2,6 +2,8 @@
 //! DSA areas: invariants, limits, growth, concurrency.
 
 use proptest::prelude::*;
+mod common;
+
 use std::sync::Arc;
 use tusk_shmem::{
     DsaArea, DsaConfig, DsaPointer, DsaPtr, Dsm, DsmConfig, HugePages, MainRegion, RegionLayout,
@@ -362,22 +364,7 @@ fn another_process_walks_a_list_by_dsa_pointers() {
         assert_eq!(found.as_ptr(), seg.as_ptr());
         desc.push(found.attach_info().encode());
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "dsa_child_process_entry",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, desc.join(","))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::run_child("dsa_child_process_entry", CHILD_ENV, &desc.join(","));
     assert!(
         stdout.contains(&format!(
             "child-walked 400 nodes sum {expected} over {nsegs} segments"

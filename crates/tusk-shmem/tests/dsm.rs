@@ -1,6 +1,8 @@
 #![cfg(not(loom))]
 //! DSM segments: pool and fallback, handles, counters, another process.
 
+mod common;
+
 use std::sync::Arc;
 use tusk_shmem::{
     huge_pages_usable, AttachInfo, Dsm, DsmConfig, DsmHandle, HugePages, MainRegion, RegionLayout,
@@ -185,22 +187,7 @@ fn another_process_attaches_by_handle_description() {
         let found = dsm.lookup(seg.handle()).unwrap();
         desc.push(found.attach_info().encode());
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "child_process_entry",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, desc.join(","))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::run_child("child_process_entry", CHILD_ENV, &desc.join(","));
     assert_eq!(stdout.matches("child-mapped-at").count(), 2, "{stdout}");
     for seg in [&pool_seg, &fresh_seg] {
         // SAFETY: as above; the child has exited.

@@ -177,69 +177,46 @@ impl<'p> HeapInserter<'p> {
         }
         if self.target.is_none() {
             // Start at the relation's last page if it has room.
-            let nblocks = self.pool_smgr_nblocks()?;
+            let nblocks = self.pool.nblocks(self.rel)?;
             if nblocks > 0 {
-                let buf = self.pool.read_buffer(self.rel, nblocks - 1)?;
-                self.target = Some(buf);
+                self.target = Some(self.pool.read_buffer(self.rel, nblocks - 1)?);
             }
         }
-        if let Some(buf) = &self.target {
-            let mut g = buf.lock_exclusive();
-            let p = g.page_mut();
-            if page::is_new(p) {
-                page::init(p);
-            }
-            if let Some(item) = page::add_item(p, t) {
-                log_insert(
-                    self.pool,
-                    self.logged,
-                    &mut self.payload,
-                    p,
-                    BlockRef {
-                        rel: self.rel,
-                        block: buf.block(),
-                    },
-                    item,
-                    t,
-                )?;
-                self.inserted += 1;
-                return Ok(Tid {
-                    block: buf.block(),
-                    item,
-                });
+        if let Some(buf) = self.target.take() {
+            let placed = self.place(&buf, t)?;
+            self.target = Some(buf);
+            if let Some(tid) = placed {
+                return Ok(tid);
             }
         }
-        self.target = None;
         let buf = self.pool.new_page(self.rel)?;
-        let item = {
-            let mut g = buf.lock_exclusive();
-            let p = g.page_mut();
-            let item = page::add_item(p, t).expect("a tuple of checked size fits an empty page");
-            log_insert(
-                self.pool,
-                self.logged,
-                &mut self.payload,
-                p,
-                BlockRef {
-                    rel: self.rel,
-                    block: buf.block(),
-                },
-                item,
-                t,
-            )?;
-            item
-        };
-        let tid = Tid {
-            block: buf.block(),
-            item,
-        };
+        let tid = self
+            .place(&buf, t)?
+            .expect("a tuple of checked size fits an empty page");
         self.target = Some(buf);
-        self.inserted += 1;
         Ok(tid)
     }
 
-    fn pool_smgr_nblocks(&self) -> Result<u32, StorageError> {
-        self.pool.nblocks(self.rel)
+    /// Adds `t` to the page of `buf` and logs it; `None` if the page is full.
+    fn place(&mut self, buf: &PinnedBuffer<'p>, t: &[u8]) -> Result<Option<Tid>, StorageError> {
+        let mut g = buf.lock_exclusive();
+        let p = g.page_mut();
+        if page::is_new(p) {
+            page::init(p);
+        }
+        let Some(item) = page::add_item(p, t) else {
+            return Ok(None);
+        };
+        let block = BlockRef {
+            rel: self.rel,
+            block: buf.block(),
+        };
+        log_insert(self.pool, self.logged, &mut self.payload, p, block, item, t)?;
+        self.inserted += 1;
+        Ok(Some(Tid {
+            block: buf.block(),
+            item,
+        }))
     }
 }
 
