@@ -136,13 +136,23 @@ fn describe(t: &Tables) -> String {
         .join(" ")
 }
 
+/// Recovery prefetch methods the trials rotate through (`io_uring` falls
+/// back to `fadvise` where the kernel refuses io_uring).
+const METHODS: [&str; 4] = ["io_uring", "io_uring", "fadvise", "threads"];
+
 /// Runs `rounds` crash/restart rounds on a fresh data directory.
 fn trial(seed: u64, rounds: usize) -> usize {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let dir = tempfile::tempdir().unwrap();
+    let method = METHODS[seed as usize % METHODS.len()];
+    // Every other io_uring trial reads through the page cache.
+    let direct = if seed % 8 == 1 { "off" } else { "on" };
     std::fs::write(
         dir.path().join("tusk.conf"),
-        "shared_buffers = 256kB\nmax_wal_size = 4MB\nhuge_pages = off\n",
+        format!(
+            "shared_buffers = 256kB\nmax_wal_size = 4MB\nhuge_pages = off\n\
+             tusk.recovery_prefetch_method = {method}\ntusk.recovery_direct_io = {direct}\n"
+        ),
     )
     .unwrap();
     {

@@ -187,10 +187,18 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "tusk.recovery_prefetch_method",
-        default: "fadvise",
+        default: "io_uring",
         kind: Kind::Startup,
         read_only: true,
-        description: "fadvise or threads (set in tusk.conf)",
+        description:
+            "io_uring (fadvise where the kernel refuses it), fadvise or threads (set in tusk.conf)",
+    },
+    Def {
+        name: "tusk.recovery_direct_io",
+        default: "on",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "io_uring recovery reads bypass the page cache (set in tusk.conf)",
     },
     Def {
         name: "tusk.buffer_mapping",

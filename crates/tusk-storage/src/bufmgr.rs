@@ -379,17 +379,44 @@ impl BufferPool {
         tag: BufferTag,
         new_block: bool,
     ) -> Result<PinnedBuffer<'_>, StorageError> {
+        let id = match self.lookup_or_claim(tag)? {
+            Lookup::Cached(buf) => return Ok(buf),
+            Lookup::Claimed(id) => id,
+        };
+        // SAFETY: we hold the only pin and IO_IN_PROGRESS, so no one else
+        // reads or writes the page bytes until we clear it.
+        let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(id), PAGE_SIZE) };
+        let res = if new_block {
+            page.fill(0);
+            Ok(())
+        } else {
+            self.stats.reads.fetch_add(1, Ordering::Relaxed);
+            self.smgr.read(tag.rel, tag.block, page)
+        };
+        self.finish_io(id, tag, res)?;
+        Ok(PinnedBuffer {
+            pool: self,
+            id,
+            block: tag.block,
+        })
+    }
+
+    /// Finds the buffer of `tag` (pinned, its page valid) or claims one for
+    /// it: a victim, pinned once, mapped to `tag`, with `IO_IN_PROGRESS` set.
+    /// The claimer must fill the page and call [`BufferPool::finish_io`];
+    /// until then everyone else who looks the tag up waits.
+    fn lookup_or_claim(&self, tag: BufferTag) -> Result<Lookup<'_>, StorageError> {
         loop {
             if let Some(id) = self.mapping.lookup(&tag) {
                 self.pin(id);
                 let s = self.desc(id).state.load(Ordering::Acquire);
                 if s & TAG_VALID != 0 && self.tag_of(id) == tag && self.wait_io(id) {
                     self.stats.hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(PinnedBuffer {
+                    return Ok(Lookup::Cached(PinnedBuffer {
                         pool: self,
                         id,
                         block: tag.block,
-                    });
+                    }));
                 }
                 // Stale answer or failed read: let go and look again.
                 self.unpin(id);
@@ -429,35 +456,94 @@ impl BufferPool {
             if let Some(old) = old_tag {
                 self.mapping.remove(&old, victim);
             }
-            // SAFETY: we hold the only pin and IO_IN_PROGRESS, so no one else
-            // reads or writes the page bytes until we clear it.
-            let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(victim), PAGE_SIZE) };
-            let res = if new_block {
-                page.fill(0);
+            return Ok(Lookup::Claimed(victim));
+        }
+    }
+
+    /// Ends the I/O on a buffer claimed by [`BufferPool::lookup_or_claim`]:
+    /// on success the page becomes valid and the claimer keeps its pin; on
+    /// failure the tag is forgotten (the next reader tries again) and the
+    /// pin is dropped.
+    fn finish_io(
+        &self,
+        id: u32,
+        tag: BufferTag,
+        res: Result<(), StorageError>,
+    ) -> Result<(), StorageError> {
+        match res {
+            Ok(()) => {
+                self.update_state(id, |s| Some((s & !IO_IN_PROGRESS) | VALID));
                 Ok(())
-            } else {
-                self.stats.reads.fetch_add(1, Ordering::Relaxed);
-                self.smgr.read(tag.rel, tag.block, page)
-            };
-            match res {
-                Ok(()) => {
-                    self.update_state(victim, |s| Some((s & !IO_IN_PROGRESS) | VALID));
-                    return Ok(PinnedBuffer {
-                        pool: self,
-                        id: victim,
-                        block: tag.block,
-                    });
-                }
-                Err(e) => {
-                    // Forget the tag so the next reader tries again.
-                    self.mapping.remove(&tag, victim);
-                    self.update_state(victim, |s| {
-                        Some((s & !(IO_IN_PROGRESS | TAG_VALID | VALID | USAGE_MASK)) - 1)
-                    });
-                    return Err(e);
-                }
+            }
+            Err(e) => {
+                self.mapping.remove(&tag, id);
+                self.update_state(id, |s| {
+                    Some((s & !(IO_IN_PROGRESS | TAG_VALID | VALID | USAGE_MASK)) - 1)
+                });
+                Err(e)
             }
         }
+    }
+
+    /// Starts reading block `block` of `rel` into a buffer without waiting:
+    /// claims a buffer for it (`IO_IN_PROGRESS`, so anyone else who wants
+    /// the block waits for this read) and returns it for the caller to fill
+    /// (e.g. through io_uring) and pass to [`BufferPool::finish_async_read`].
+    /// `None` when the block is already in the pool.
+    pub fn start_async_read(
+        &self,
+        rel: u32,
+        block: u32,
+    ) -> Result<Option<AsyncRead<'_>>, StorageError> {
+        let tag = BufferTag::new(rel, block);
+        match self.lookup_or_claim(tag)? {
+            Lookup::Cached(_) => Ok(None),
+            Lookup::Claimed(id) => {
+                self.stats.reads.fetch_add(1, Ordering::Relaxed);
+                Ok(Some(AsyncRead {
+                    pool: self,
+                    id,
+                    tag,
+                }))
+            }
+        }
+    }
+
+    /// Completes a read started with [`BufferPool::start_async_read`], given
+    /// the number of bytes that arrived in its page (or the I/O error). The
+    /// page's checksum is verified here; a short read or a bad checksum is
+    /// an error and leaves the block unread, for the next reader to retry.
+    pub fn finish_async_read(
+        &self,
+        read: AsyncRead<'_>,
+        result: std::io::Result<usize>,
+    ) -> Result<(), StorageError> {
+        let (id, tag) = (read.id, read.tag);
+        std::mem::forget(read);
+        let res = match result {
+            Ok(PAGE_SIZE) => {
+                // SAFETY: the read is over and we hold IO_IN_PROGRESS and the
+                // only pin, so no one else touches the page.
+                let page = unsafe { std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE) };
+                self.smgr.verify_page(tag.rel, tag.block, page)
+            }
+            Ok(n) => Err(StorageError::Other(format!(
+                "could not read block {} in file \"{}\": read only {n} of {PAGE_SIZE} bytes",
+                tag.block,
+                self.smgr.path(tag.rel).display()
+            ))),
+            Err(e) => Err(StorageError::io(
+                format!(
+                    "could not read block {} in file \"{}\"",
+                    tag.block,
+                    self.smgr.path(tag.rel).display()
+                ),
+                e,
+            )),
+        };
+        self.finish_io(id, tag, res)?;
+        self.unpin(id);
+        Ok(())
     }
 
     /// Waits until no read is in progress; returns whether the page is valid.
@@ -587,6 +673,47 @@ impl BufferPool {
                 self.unlock_header(id, s);
             }
         }
+    }
+}
+
+/// What [`BufferPool::lookup_or_claim`] found.
+enum Lookup<'a> {
+    Cached(PinnedBuffer<'a>),
+    Claimed(u32),
+}
+
+/// A buffer claimed for a block whose read is under way (see
+/// [`BufferPool::start_async_read`]). It holds the claimer's pin and the
+/// buffer's `IO_IN_PROGRESS`; [`BufferPool::finish_async_read`] ends it.
+/// Dropped unfinished, the read counts as failed — so whoever issued the read
+/// must make sure the I/O is over before that (the recovery prefetcher
+/// drops its ring, which waits for every request, before its reads).
+pub struct AsyncRead<'a> {
+    pool: &'a BufferPool,
+    id: u32,
+    tag: BufferTag,
+}
+
+impl AsyncRead<'_> {
+    pub fn rel(&self) -> u32 {
+        self.tag.rel
+    }
+
+    pub fn block(&self) -> u32 {
+        self.tag.block
+    }
+
+    /// Where the block's 8 kB go: the buffer's page, aligned to 4096 bytes
+    /// (so `O_DIRECT` can read straight into it).
+    pub fn page_ptr(&self) -> *mut u8 {
+        self.pool.page_ptr(self.id)
+    }
+}
+
+impl Drop for AsyncRead<'_> {
+    fn drop(&mut self) {
+        let err = StorageError::Other("read abandoned".into());
+        let _ = self.pool.finish_io(self.id, self.tag, Err(err));
     }
 }
 

@@ -40,6 +40,7 @@ pub mod recovery;
 pub mod smgr;
 pub mod tuple;
 pub mod txn;
+pub mod uring;
 pub mod wal;
 
 use std::collections::BTreeMap;
@@ -184,6 +185,9 @@ impl DurabilityOptions {
                 "tusk.recovery_prefetch_method" => {
                     o.recovery.method = recovery::PrefetchMethod::parse(v).ok_or_else(bad)?
                 }
+                "tusk.recovery_direct_io" => {
+                    o.recovery.direct_io = parse_bool(v).ok_or_else(bad)?
+                }
                 "wal_decode_buffer_size" => {
                     o.recovery.wal_decode_buffer_size = parse_memory(v, 1)
                         .filter(|&b| b >= 64 << 10)
@@ -226,7 +230,8 @@ const DEFAULT_CONF: &str = "\
 #recovery_prefetch = try
 #maintenance_io_concurrency = 10
 #wal_decode_buffer_size = 512kB
-#tusk.recovery_prefetch_method = fadvise
+#tusk.recovery_prefetch_method = io_uring	# io_uring (fadvise if unavailable), fadvise or threads
+#tusk.recovery_direct_io = on		# io_uring reads bypass the page cache (O_DIRECT)
 ";
 
 /// Parses a memory size as PostgreSQL does (`8kB`, `128MB`, `1GB`; a bare

@@ -82,12 +82,13 @@
 //! threads lost to `fadvise` (they compete with redo for the CPU), so
 //! `fadvise` is the default.
 //!
-use crate::bufmgr::BufferPool;
+use crate::bufmgr::{AsyncRead, BufferPool};
 use crate::catalog::{self, Catalog};
 use crate::page;
-use crate::smgr::Smgr;
+use crate::smgr::{ReadFile, Smgr};
 use crate::tuple;
 use crate::txn::{TxnManager, Xid};
+use crate::uring::{Completion, Ring};
 use crate::wal::{BlockRef, Lsn, Record, RecordType, WalReader};
 use crate::StorageError;
 use std::collections::hash_map::Entry;
@@ -122,11 +123,17 @@ pub struct RecoveryOptions {
     pub maintenance_io_concurrency: usize,
     pub wal_decode_buffer_size: usize,
     pub method: PrefetchMethod,
+    /// `tusk.recovery_direct_io`: io_uring reads bypass the kernel's page
+    /// cache (`O_DIRECT`) where the file system allows it.
+    pub direct_io: bool,
 }
 
 /// How a prefetch is started (`tusk.recovery_prefetch_method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefetchMethod {
+    /// Asynchronous reads straight into buffers through io_uring (the
+    /// default where the kernel allows io_uring, else `Fadvise`).
+    IoUring,
     /// `posix_fadvise(WILLNEED)`: the kernel reads into its page cache.
     Fadvise,
     /// I/O threads read the block into the buffer pool.
@@ -136,9 +143,27 @@ pub enum PrefetchMethod {
 impl PrefetchMethod {
     pub fn parse(v: &str) -> Option<PrefetchMethod> {
         match v.trim() {
+            "io_uring" => Some(PrefetchMethod::IoUring),
             "fadvise" => Some(PrefetchMethod::Fadvise),
             "threads" => Some(PrefetchMethod::Threads),
             _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PrefetchMethod::IoUring => "io_uring",
+            PrefetchMethod::Fadvise => "fadvise",
+            PrefetchMethod::Threads => "threads",
+        }
+    }
+
+    /// The method used when none is configured.
+    pub fn default_for_this_kernel() -> PrefetchMethod {
+        if Ring::available() {
+            PrefetchMethod::IoUring
+        } else {
+            PrefetchMethod::Fadvise
         }
     }
 }
@@ -149,7 +174,8 @@ impl Default for RecoveryOptions {
             prefetch: RecoveryPrefetch::Try,
             maintenance_io_concurrency: 10,
             wal_decode_buffer_size: 512 << 10,
-            method: PrefetchMethod::Fadvise,
+            method: PrefetchMethod::default_for_this_kernel(),
+            direct_io: true,
         }
     }
 }
@@ -176,6 +202,10 @@ pub struct RecoveryStats {
     /// Records whose change the page already had.
     pub already_applied: u64,
     pub elapsed: Duration,
+    /// How prefetches were started (`off` without prefetching).
+    pub method: &'static str,
+    /// io_uring reads that bypassed the page cache (`O_DIRECT`).
+    pub direct_reads: u64,
 }
 
 impl RecoveryStats {
@@ -202,11 +232,12 @@ impl RecoveryStats {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         format!(
-            "redo done at {:X} ({} records from {:X}) in {:.3} s; recovery prefetch: {}",
+            "redo done at {:X} ({} records from {:X}) in {:.3} s; recovery prefetch ({}): {}",
             self.redo_end,
             self.records,
             self.redo_start,
             self.elapsed.as_secs_f64(),
+            self.method,
             cols.join(" ")
         )
     }
@@ -222,6 +253,125 @@ pub struct Outcome {
     /// End of valid WAL: new records go here.
     pub end: Lsn,
     pub stats: RecoveryStats,
+}
+
+/// Block reads started through io_uring and not yet finished.
+///
+/// Each read owns a claimed buffer ([`AsyncRead`]: pinned, `IO_IN_PROGRESS`)
+/// and the open file it reads from; its slot number is the request's
+/// `user_data`. Redo must never wait for such a buffer through the buffer
+/// manager — only this thread can reap the completion that ends the wait —
+/// so before redo touches a block, [`UringReads::wait_for`] finishes the
+/// block's read. Field order matters: the ring drops first and waits for
+/// every request still in the kernel, and only then are unfinished reads
+/// dropped (which releases their buffers).
+struct UringReads<'a> {
+    ring: Ring,
+    slots: Vec<Option<(AsyncRead<'a>, ReadFile)>>,
+    free: Vec<usize>,
+    by_block: HashMap<BlockRef, usize>,
+    pool: &'a BufferPool,
+    smgr: &'a Smgr,
+    direct: bool,
+    direct_reads: u64,
+}
+
+impl<'a> UringReads<'a> {
+    fn new(ring: Ring, pool: &'a BufferPool, smgr: &'a Smgr, direct: bool) -> Self {
+        UringReads {
+            ring,
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_block: HashMap::new(),
+            pool,
+            smgr,
+            direct,
+            direct_reads: 0,
+        }
+    }
+
+    /// Starts reading `b` into a buffer; false if it is in the pool already.
+    fn start(&mut self, b: BlockRef) -> Result<bool, StorageError> {
+        while self.ring.room() == 0 {
+            self.complete_next()?;
+        }
+        let Some(read) = self.pool.start_async_read(b.rel, b.block)? else {
+            return Ok(false);
+        };
+        let file = self.smgr.read_file(b.rel, self.direct)?;
+        self.direct_reads += file.is_direct() as u64;
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.slots.push(None);
+            self.slots.len() - 1
+        });
+        // SAFETY: the destination is the claimed buffer's page (8 kB): its
+        // pin and IO_IN_PROGRESS, held by `read` in `slots[slot]` until the
+        // completion is reaped (or the ring, dropped first, has waited for
+        // it), keep every other thread away from it; the slot also keeps
+        // the file open.
+        let placed = unsafe {
+            self.ring.prepare_read(
+                file.fd(),
+                read.page_ptr(),
+                page::PAGE_SIZE as u32,
+                b.block as u64 * page::PAGE_SIZE as u64,
+                slot as u64,
+            )
+        };
+        assert!(placed, "ring had room");
+        self.slots[slot] = Some((read, file));
+        self.by_block.insert(b, slot);
+        Ok(true)
+    }
+
+    fn submit(&mut self) -> Result<(), StorageError> {
+        self.ring
+            .submit()
+            .map_err(|e| StorageError::io("could not submit reads".into(), e))
+    }
+
+    /// Makes a finished read's buffer valid. A failed read leaves the block
+    /// unread; redo then reads it itself and reports the error.
+    fn complete(&mut self, c: Completion) {
+        let slot = c.user_data as usize;
+        let Some((read, _file)) = self.slots.get_mut(slot).and_then(Option::take) else {
+            return;
+        };
+        self.by_block.remove(&BlockRef {
+            rel: read.rel(),
+            block: read.block(),
+        });
+        self.free.push(slot);
+        let _ = self.pool.finish_async_read(read, c.result);
+    }
+
+    fn complete_next(&mut self) -> Result<bool, StorageError> {
+        match self.ring.wait() {
+            Ok(Some(c)) => {
+                self.complete(c);
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(e) => Err(StorageError::io("could not wait for reads".into(), e)),
+        }
+    }
+
+    /// Finishes the reads that are done, without waiting.
+    fn reap_ready(&mut self) {
+        while let Some(c) = self.ring.pop() {
+            self.complete(c);
+        }
+    }
+
+    /// Waits until the read of `b`, if one is under way, has finished.
+    fn wait_for(&mut self, b: BlockRef) -> Result<(), StorageError> {
+        while self.by_block.contains_key(&b) {
+            if !self.complete_next()? {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 struct Replayer<'a> {
@@ -256,6 +406,18 @@ pub fn replay(
     } else {
         0
     };
+    let max_io = options.maintenance_io_concurrency.max(1);
+    // io_uring where asked for and the kernel allows it, else fadvise.
+    let ring = if prefetching && options.method == PrefetchMethod::IoUring {
+        Ring::new((max_io as u32).next_power_of_two()).ok()
+    } else {
+        None
+    };
+    stats.method = match (prefetching, &ring, options.method) {
+        (false, _, _) => "off",
+        (true, None, PrefetchMethod::IoUring) => PrefetchMethod::Fadvise.name(),
+        (true, _, m) => m.name(),
+    };
     let (mut sum_wal, mut sum_blocks, mut sum_io) = (0u64, 0u64, 0u64);
     let (r, end) = std::thread::scope(|scope| -> Result<_, StorageError> {
         // I/O threads: each reads requested blocks into the buffer pool, so
@@ -278,6 +440,7 @@ pub fn replay(
         } else {
             (None, Vec::new())
         };
+        let mut uring = ring.map(|ring| UringReads::new(ring, pool, smgr, options.direct_io));
         let mut reader = WalReader::new(wal_dir, redo);
         let mut r = Replayer {
             pool,
@@ -286,7 +449,6 @@ pub fn replay(
             seen: HashSet::new(),
             ddl: Vec::new(),
         };
-        let max_io = options.maintenance_io_concurrency.max(1);
         // Decoded records not yet replayed, and how many of them name a block.
         let mut queue: VecDeque<Record> = VecDeque::new();
         let mut queued_blocks = 0usize;
@@ -327,18 +489,23 @@ pub fn replay(
                             match pending.entry(b) {
                                 Entry::Occupied(_) => stats.skip_rep += 1,
                                 Entry::Vacant(slot) => {
-                                    if pool.is_cached(b.rel, b.block) {
-                                        stats.hit += 1;
+                                    let started = if pool.is_cached(b.rel, b.block) {
+                                        false
+                                    } else if let Some(tx) = &requests {
+                                        let _ = tx.send(b);
+                                        true
+                                    } else if let Some(u) = &mut uring {
+                                        u.start(b)?
                                     } else {
-                                        match &requests {
-                                            Some(tx) => {
-                                                let _ = tx.send(b);
-                                            }
-                                            None => smgr.prefetch(b.rel, b.block)?,
-                                        }
+                                        smgr.prefetch(b.rel, b.block)?;
+                                        true
+                                    };
+                                    if started {
                                         stats.prefetch += 1;
                                         in_flight.push_back(rec.lsn);
                                         slot.insert(rec.lsn);
+                                    } else {
+                                        stats.hit += 1;
                                     }
                                 }
                             }
@@ -346,6 +513,9 @@ pub fn replay(
                     }
                 }
                 queue.push_back(rec);
+            }
+            if let Some(u) = &mut uring {
+                u.submit()?;
             }
             let Some(rec) = queue.pop_front() else {
                 break;
@@ -358,6 +528,10 @@ pub fn replay(
                 if pending.get(&b) == Some(&rec.lsn) {
                     pending.remove(&b);
                 }
+                if let Some(u) = &mut uring {
+                    u.reap_ready();
+                    u.wait_for(b)?;
+                }
             }
             sum_wal += queue.back().map_or(rec.end, |b| b.end) - rec.lsn;
             sum_blocks += queued_blocks as u64;
@@ -369,6 +543,9 @@ pub fn replay(
         }
 
         let end = reader.pos();
+        if let Some(u) = uring {
+            stats.direct_reads = u.direct_reads;
+        }
         drop(requests);
         for w in workers {
             let _ = w.join();

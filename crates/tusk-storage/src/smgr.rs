@@ -10,13 +10,38 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 struct RelFile {
     file: File,
+    /// The same file opened with `O_DIRECT` for asynchronous reads, opened
+    /// on first use; `None` inside when the file system refuses `O_DIRECT`.
+    direct: OnceLock<Option<File>>,
     nblocks: AtomicU32,
     /// Serialises extension so block numbers are handed out once.
     extend_lock: Mutex<()>,
+}
+
+/// A relation file held open for asynchronous reads (see [`Smgr::read_file`]).
+pub struct ReadFile {
+    file: Arc<RelFile>,
+    direct: bool,
+}
+
+impl ReadFile {
+    /// The descriptor to read from; valid while `self` lives.
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        match self.file.direct.get() {
+            Some(Some(d)) if self.direct => d.as_fd(),
+            _ => self.file.file.as_fd(),
+        }
+    }
+
+    /// Whether reads bypass the page cache.
+    pub fn is_direct(&self) -> bool {
+        self.direct && matches!(self.file.direct.get(), Some(Some(_)))
+    }
 }
 
 /// The storage manager: block I/O on relation files.
@@ -58,6 +83,7 @@ impl Smgr {
             .len();
         let rf = Arc::new(RelFile {
             file,
+            direct: OnceLock::new(),
             nblocks: AtomicU32::new((len / PAGE_SIZE as u64) as u32),
             extend_lock: Mutex::new(()),
         });
@@ -106,6 +132,25 @@ impl Smgr {
             rustix::fs::Advice::WillNeed,
         )
         .map_err(|e| StorageError::io("could not prefetch block".to_string(), e.into()))
+    }
+
+    /// An open file of `rel` to read blocks from asynchronously (io_uring).
+    /// With `direct` it bypasses the kernel's page cache (`O_DIRECT`: the
+    /// device writes straight into the destination, which must be 4096-byte
+    /// aligned) where the file system allows it, else it is the ordinary file.
+    pub fn read_file(&self, rel: u32, direct: bool) -> Result<ReadFile, StorageError> {
+        let f = self.open(rel)?;
+        if direct {
+            f.direct.get_or_init(|| {
+                use std::os::unix::fs::OpenOptionsExt;
+                OpenOptions::new()
+                    .read(true)
+                    .custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32)
+                    .open(self.path(rel))
+                    .ok()
+            });
+        }
+        Ok(ReadFile { file: f, direct })
     }
 
     /// Writes back and drops the cached pages of every relation file from
@@ -180,7 +225,12 @@ impl Smgr {
                     e,
                 )
             })?;
-        if !page::verify_checksum(buf, block) {
+        self.verify_page(rel, block, buf)
+    }
+
+    /// Checks the checksum of a page just read as block `block` of `rel`.
+    pub fn verify_page(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
+        if !page::verify_checksum(page, block) {
             return Err(StorageError::Other(format!(
                 "invalid page in block {block} of relation \"{}\"",
                 self.path(rel).display()
