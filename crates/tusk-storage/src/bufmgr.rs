@@ -49,7 +49,7 @@ use crate::smgr::Smgr;
 use crate::wal::Wal;
 use crate::StorageError;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use tusk_chash::{BufferMapping, BufferTag};
 use tusk_shmem::{Area, MainRegion, RegionLayout};
@@ -132,8 +132,14 @@ pub struct BufferPool {
     /// Relations created by the running transaction, whose changes are not
     /// logged: their pages are written and fsynced at commit instead.
     unlogged: RwLock<HashSet<u32>>,
+    /// Write pages with `O_DIRECT` (see [`BufferPool::set_direct_writes`]).
+    direct_writes: AtomicBool,
     pub stats: PoolStats,
 }
+
+/// A page-sized buffer aligned for `O_DIRECT`.
+#[repr(C, align(4096))]
+struct AlignedPage([u8; PAGE_SIZE]);
 
 // SAFETY: the raw pointers point into the main region, which `region` keeps
 // alive; all shared state behind them is atomics or page bytes guarded by the
@@ -166,6 +172,7 @@ impl BufferPool {
             smgr,
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
+            direct_writes: AtomicBool::new(false),
             stats: PoolStats::default(),
         }
     }
@@ -607,20 +614,26 @@ impl BufferPool {
         let mut res = Ok(());
         if was_dirty {
             let tag = self.tag_of(id);
-            let mut copy = [0u8; PAGE_SIZE];
+            // Aligned, so that it can also be written with O_DIRECT.
+            let mut copy = AlignedPage([0u8; PAGE_SIZE]);
+            let copy = &mut copy.0;
             // SAFETY: we hold the content lock shared, so no one modifies the page.
             copy.copy_from_slice(unsafe {
                 std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE)
             });
             // WAL-before-data: the record that made the page look like this
             // must be durable before the page can reach the file.
-            let lsn = page::lsn(&copy);
+            let lsn = page::lsn(copy);
             if let (Some(wal), true) = (self.wal(), lsn != 0) {
                 res = wal.flush(lsn);
             }
             if res.is_ok() {
-                page::set_checksum(&mut copy, tag.block);
-                res = self.smgr.write(tag.rel, tag.block, &copy);
+                page::set_checksum(copy, tag.block);
+                res = if self.direct_writes.load(Ordering::Relaxed) {
+                    self.smgr.write_direct(tag.rel, tag.block, copy)
+                } else {
+                    self.smgr.write(tag.rel, tag.block, copy)
+                };
             }
             if res.is_err() {
                 self.update_state(id, |s| Some(s | DIRTY));
@@ -630,6 +643,46 @@ impl BufferPool {
         }
         self.unlock_content_shared(id);
         res
+    }
+
+    /// Writes out dirty buffers that clock sweep is about to reach, so that
+    /// the thread that needs a free buffer finds a clean one and does not
+    /// have to write (PostgreSQL's background writer does this). Looks at up
+    /// to `scan` buffers ahead of the clock hand and writes those that are
+    /// dirty, unpinned and used at most once since the hand last passed (the
+    /// ones the next sweep will take). Returns how many it wrote.
+    pub fn clean_ahead(&self, scan: usize) -> Result<usize, StorageError> {
+        let n = self.nbuffers as u64;
+        let hand = self.header().clock_hand.load(Ordering::Relaxed);
+        let mut written = 0;
+        for i in 0..(scan as u64).min(n) {
+            let id = ((hand + i) % n) as u32;
+            let s = self.desc(id).state.load(Ordering::Relaxed);
+            let soon = (s & USAGE_MASK) >> USAGE_SHIFT <= 1;
+            if s & (DIRTY | VALID) != DIRTY | VALID || s & REFCOUNT_MASK != 0 || !soon {
+                continue;
+            }
+            // Pin without counting a use: the buffer should stay a victim.
+            self.update_state(id, |s| Some(s + 1));
+            let s = self.desc(id).state.load(Ordering::Acquire);
+            let res = if s & VALID != 0 && s & DIRTY != 0 {
+                written += 1;
+                self.flush(id)
+            } else {
+                Ok(())
+            };
+            self.unpin(id);
+            res?;
+        }
+        Ok(written)
+    }
+
+    /// Makes page writes bypass the kernel's page cache (`O_DIRECT`, where
+    /// the file system allows it). Recovery turns this on while it reads
+    /// with `O_DIRECT`: a direct read of a block whose buffered write is
+    /// still dirty in the page cache would first have to wait for that write.
+    pub fn set_direct_writes(&self, on: bool) {
+        self.direct_writes.store(on, Ordering::Relaxed);
     }
 
     /// Writes out every dirty buffer (at checkpoint and shutdown).

@@ -589,6 +589,7 @@ fn recover(
     }
     let wal = Arc::new(Wal::open(&wal_dir, outcome.end, redo, d.wal)?);
     pool.set_wal(wal.clone());
+    txn.set_wal(wal.clone());
     Ok((wal, outcome.stats))
 }
 

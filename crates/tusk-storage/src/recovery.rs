@@ -34,10 +34,12 @@
 //!   page) and, unless the page LSN shows the change is already there
 //!   (`page LSN >= record LSN`), apply it and set the page LSN. This makes
 //!   redo idempotent: replaying twice is the same as once.
-//! * commit records: the xid committed. Every xid that wrote records after
-//!   the redo point but has no commit record is aborted — including one whose
-//!   `pg_xact` byte said committed with `synchronous_commit = off` but whose
-//!   commit record did not reach the disk.
+//! * commit records: the xid committed. Abort records (a statement that
+//!   failed after writing records): the xid aborted. Every xid that wrote
+//!   records after the redo point but has no commit record is aborted too —
+//!   a crash leaves no abort record, and neither does a lost unflushed one —
+//!   including one whose `pg_xact` byte said committed with
+//!   `synchronous_commit = off` but whose commit record did not reach the disk.
 //! * DDL records: applied at the end, once outcomes are known (see below).
 //!
 //! Then the new WAL is opened at the end of the valid records (cutting off
@@ -94,6 +96,7 @@ use crate::StorageError;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
@@ -201,6 +204,8 @@ pub struct RecoveryStats {
     pub redo_end: Lsn,
     /// Records whose change the page already had.
     pub already_applied: u64,
+    /// Transactions with an abort record.
+    pub aborted: u64,
     pub elapsed: Duration,
     /// How prefetches were started (`off` without prefetching).
     pub method: &'static str,
@@ -378,6 +383,8 @@ struct Replayer<'a> {
     pool: &'a BufferPool,
     smgr: &'a Smgr,
     committed: HashSet<Xid>,
+    /// Xids with an abort record.
+    aborted: HashSet<Xid>,
     seen: HashSet<Xid>,
     ddl: Vec<Ddl>,
 }
@@ -401,12 +408,17 @@ pub fn replay(
         ..Default::default()
     };
     let prefetching = options.prefetch != RecoveryPrefetch::Off;
+    let mut max_io = options.maintenance_io_concurrency.max(1);
+    if prefetching && options.method != PrefetchMethod::Fadvise {
+        // Reads into buffers pin them until they complete: leave most of
+        // the pool to redo.
+        max_io = max_io.min((pool.nbuffers() / 4).max(1));
+    }
     let threads = if prefetching && options.method == PrefetchMethod::Threads {
-        options.maintenance_io_concurrency.max(1)
+        max_io
     } else {
         0
     };
-    let max_io = options.maintenance_io_concurrency.max(1);
     // io_uring where asked for and the kernel allows it, else fadvise.
     let ring = if prefetching && options.method == PrefetchMethod::IoUring {
         Ring::new((max_io as u32).next_power_of_two()).ok()
@@ -419,6 +431,7 @@ pub fn replay(
         (true, _, m) => m.name(),
     };
     let (mut sum_wal, mut sum_blocks, mut sum_io) = (0u64, 0u64, 0u64);
+    let redo_done = AtomicBool::new(false);
     let (r, end) = std::thread::scope(|scope| -> Result<_, StorageError> {
         // I/O threads: each reads requested blocks into the buffer pool, so
         // up to `threads` reads are in flight while redo works.
@@ -440,12 +453,33 @@ pub fn replay(
         } else {
             (None, Vec::new())
         };
-        let mut uring = ring.map(|ring| UringReads::new(ring, pool, smgr, options.direct_io));
+        // The background writer: cleans buffers ahead of the clock hand so
+        // that redo seldom has to write a victim itself.
+        let bgwriter = scope.spawn(|| -> Result<(), StorageError> {
+            while !redo_done.load(Ordering::Acquire) {
+                if pool.clean_ahead(128)? == 0 {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            }
+            Ok(())
+        });
+        // Stops the writer however redo ends (an error returns early).
+        struct Stop<'f>(&'f AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        let stop = Stop(&redo_done);
+        let direct_io = ring.is_some() && options.direct_io;
+        pool.set_direct_writes(direct_io);
+        let mut uring = ring.map(|ring| UringReads::new(ring, pool, smgr, direct_io));
         let mut reader = WalReader::new(wal_dir, redo);
         let mut r = Replayer {
             pool,
             smgr,
             committed: HashSet::new(),
+            aborted: HashSet::new(),
             seen: HashSet::new(),
             ddl: Vec::new(),
         };
@@ -546,6 +580,13 @@ pub fn replay(
         if let Some(u) = uring {
             stats.direct_reads = u.direct_reads;
         }
+        drop(stop);
+        let bgwriter_result = bgwriter.join();
+        pool.set_direct_writes(false);
+        match bgwriter_result {
+            Ok(res) => res?,
+            Err(p) => std::panic::resume_unwind(p),
+        }
         drop(requests);
         for w in workers {
             let _ = w.join();
@@ -564,9 +605,12 @@ pub fn replay(
     for &x in &r.committed {
         txn.recover_status(x, true)?;
     }
-    for &x in r.seen.difference(&r.committed) {
-        txn.recover_status(x, false)?;
+    for &x in r.seen.union(&r.aborted) {
+        if !r.committed.contains(&x) {
+            txn.recover_status(x, false)?;
+        }
     }
+    stats.aborted = r.aborted.len() as u64;
     // DDL outcomes, in WAL order.
     let mut cat = catalog.write().unwrap_or_else(|e| e.into_inner());
     for d in r.ddl {
@@ -609,6 +653,10 @@ impl Replayer<'_> {
         match rec.kind {
             RecordType::Commit => {
                 self.committed.insert(rec.xid);
+                Ok(true)
+            }
+            RecordType::Abort => {
+                self.aborted.insert(rec.xid);
                 Ok(true)
             }
             RecordType::CreateTable => {

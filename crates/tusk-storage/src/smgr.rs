@@ -145,6 +145,7 @@ impl Smgr {
                 use std::os::unix::fs::OpenOptionsExt;
                 OpenOptions::new()
                     .read(true)
+                    .write(true)
                     .custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32)
                     .open(self.path(rel))
                     .ok()
@@ -242,8 +243,11 @@ impl Smgr {
     /// Writes `page` (already checksummed) as block `block`.
     pub fn write(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
         let f = self.open(rel)?;
-        f.file
-            .write_all_at(&page[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
+        self.write_at(rel, &f.file, block, page)
+    }
+
+    fn write_at(&self, rel: u32, file: &File, block: u32, page: &[u8]) -> Result<(), StorageError> {
+        file.write_all_at(&page[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
             .map_err(|e| {
                 StorageError::io(
                     format!(
@@ -253,6 +257,24 @@ impl Smgr {
                     e,
                 )
             })
+    }
+
+    /// Writes `page` (already checksummed, 4096-byte aligned) as block
+    /// `block`, bypassing the page cache where the file system allows it
+    /// (see [`Smgr::read_file`]); otherwise as [`Smgr::write`].
+    pub fn write_direct(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
+        let f = self.read_file(rel, true)?;
+        if !f.is_direct() {
+            return self.write(rel, block, page);
+        }
+        assert_eq!(page.as_ptr() as usize % 4096, 0, "O_DIRECT needs alignment");
+        let direct = f
+            .file
+            .direct
+            .get()
+            .and_then(Option::as_ref)
+            .expect("direct");
+        self.write_at(rel, direct, block, page)
     }
 
     /// fsyncs one relation file.

@@ -19,12 +19,13 @@
 //! does not see its own insertions, which is what `INSERT INTO t SELECT ... FROM t`
 //! needs.
 
+use crate::wal::{Lsn, RecordType, Wal};
 use crate::StorageError;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 pub type Xid = u32;
 
@@ -44,6 +45,8 @@ pub struct TxnManager {
     /// Xid of the running writer, or 0.
     active_writer: AtomicU32,
     writer_lock: Mutex<()>,
+    /// The WAL an aborting writer logs its abort to (set after recovery).
+    wal: OnceLock<Arc<Wal>>,
 }
 
 /// What a statement may see.
@@ -82,7 +85,14 @@ impl TxnManager {
             next_xid: AtomicU32::new(next),
             active_writer: AtomicU32::new(INVALID_XID),
             writer_lock: Mutex::new(()),
+            wal: OnceLock::new(),
         })
+    }
+
+    /// Attaches the WAL: from now on a writer that aborts after writing WAL
+    /// logs an abort record (see [`WriteTxn`]).
+    pub fn set_wal(&self, wal: Arc<Wal>) {
+        let _ = self.wal.set(wal);
     }
 
     /// A snapshot for a read-only statement.
@@ -116,6 +126,7 @@ impl TxnManager {
         Ok(WriteTxn {
             mgr: self,
             xid,
+            wal_start: self.wal.get().map(|w| w.insert_lsn()),
             _guard: guard,
             done: false,
         })
@@ -194,10 +205,19 @@ impl Snapshot {
     }
 }
 
-/// The running writer. Dropping it without [`WriteTxn::commit`] aborts.
+/// The running writer. Dropping it without [`WriteTxn::commit`] aborts:
+/// `pg_xact` says aborted and, if the transaction wrote WAL (a statement that
+/// failed half-way), an abort record follows its records, so that recovery
+/// sees the outcome in the WAL itself rather than inferring it from a missing
+/// commit record. The abort record is not flushed: were it lost in a crash,
+/// recovery would still abort the transaction for want of a commit record.
 pub struct WriteTxn<'a> {
     mgr: &'a TxnManager,
     xid: Xid,
+    /// End of WAL when the transaction began (None without a WAL). Writers
+    /// run one at a time and checkpoints wait for the writer, so any WAL
+    /// inserted since is this transaction's.
+    wal_start: Option<Lsn>,
     _guard: MutexGuard<'a, ()>,
     done: bool,
 }
@@ -229,6 +249,11 @@ impl WriteTxn<'_> {
 impl Drop for WriteTxn<'_> {
     fn drop(&mut self) {
         if !self.done {
+            if let (Some(wal), Some(start)) = (self.mgr.wal.get(), self.wal_start) {
+                if wal.insert_lsn() != start {
+                    let _ = wal.insert(RecordType::Abort, self.xid, None, false, &[]);
+                }
+            }
             self.mgr.set_status(self.xid, ABORTED);
             let _ = self.mgr.write_status(self.xid, ABORTED);
         }

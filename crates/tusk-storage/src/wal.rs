@@ -81,6 +81,9 @@ pub enum RecordType {
     CreateTable = 5,
     /// Payload: relation oid u32. The drop takes effect if the xid commits.
     DropTable = 6,
+    /// The record's xid aborted after writing records (a failed statement).
+    /// Not flushed: recovery aborts an xid without a commit record anyway.
+    Abort = 7,
 }
 
 impl RecordType {
@@ -92,6 +95,7 @@ impl RecordType {
             4 => RecordType::Commit,
             5 => RecordType::CreateTable,
             6 => RecordType::DropTable,
+            7 => RecordType::Abort,
             _ => return None,
         })
     }
