@@ -132,6 +132,8 @@ pub struct BufferPool {
     /// Relations created by the running transaction, whose changes are not
     /// logged: their pages are written and fsynced at commit instead.
     unlogged: RwLock<HashSet<u32>>,
+    /// Heap pages with room (filled by VACUUM, used by inserts).
+    pub fsm: crate::fsm::FreeSpaceMap,
     pub stats: PoolStats,
 }
 
@@ -166,6 +168,7 @@ impl BufferPool {
             smgr,
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
+            fsm: Default::default(),
             stats: PoolStats::default(),
         }
     }
@@ -573,6 +576,7 @@ impl BufferPool {
     /// Forgets every buffer of relation `rel` without writing it (DROP TABLE).
     /// The caller guarantees no one uses the relation any more.
     pub fn drop_relation(&self, rel: u32) {
+        self.fsm.drop_relation(rel);
         for id in 0..self.nbuffers as u32 {
             let s = self.desc(id).state.load(Ordering::Relaxed);
             if s & TAG_VALID == 0 || self.desc(id).tag_rel.load(Ordering::Relaxed) != rel {
