@@ -552,7 +552,7 @@ impl<'p> Btree<'p> {
     }
 
     /// A cursor over the entries whose value lies within the bounds.
-    pub fn scan(&self, lo: Bound<i64>, hi: Bound<i64>) -> Result<Cursor<'p>, StorageError> {
+    pub fn scan(&self, lo: Bound<i64>, hi: Bound<i64>) -> Result<Cursor, StorageError> {
         let start = match lo {
             Bound::Unbounded => MIN_KEY,
             Bound::Included(v) => (v, 0),
@@ -563,7 +563,6 @@ impl<'p> Btree<'p> {
         };
         let (leaf, _) = self.descend(start)?;
         Ok(Cursor {
-            pool: self.pool,
             rel: self.rel,
             block: leaf,
             after: None,
@@ -639,9 +638,8 @@ fn get_u64(p: &[u8], off: usize) -> u64 {
 }
 
 /// Walks the leaf level from a start key up to an upper bound, handing out
-/// TIDs in batches; between batches no lock is held.
-pub struct Cursor<'p> {
-    pool: &'p BufferPool,
+/// TIDs in batches; between batches no lock or pin is held.
+pub struct Cursor {
     rel: u32,
     block: u32,
     /// The last key handed out (resume strictly after it).
@@ -651,13 +649,18 @@ pub struct Cursor<'p> {
     done: bool,
 }
 
-impl Cursor<'_> {
-    /// Appends up to `max` TIDs (at least one page's worth is read) to
-    /// `out`; returns false once the range is exhausted.
-    pub fn next_batch(&mut self, out: &mut Vec<Tid>, max: usize) -> Result<bool, StorageError> {
+impl Cursor {
+    /// Appends up to `max` TIDs of the index (in `pool`) to `out`; returns
+    /// false once the range is exhausted.
+    pub fn next_batch(
+        &mut self,
+        pool: &BufferPool,
+        out: &mut Vec<Tid>,
+        max: usize,
+    ) -> Result<bool, StorageError> {
         let target = out.len() + max;
         while !self.done && out.len() < target {
-            let buf = self.pool.read_buffer(self.rel, self.block)?;
+            let buf = pool.read_buffer(self.rel, self.block)?;
             let g = buf.lock_shared();
             let p = g.page();
             if !node::is_node(p) || !node::is_leaf(p) {

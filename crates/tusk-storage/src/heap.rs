@@ -166,6 +166,41 @@ pub fn scan_page(
     Ok(())
 }
 
+/// Calls `f(tid, tuple)` for each of `tids` (of relation `rel`) whose
+/// tuple is visible through `vis` (an index scan's heap fetches). Runs of
+/// TIDs on the same block share one buffer lookup and lock.
+pub fn fetch(
+    pool: &BufferPool,
+    rel: u32,
+    tids: &[Tid],
+    vis: &mut Visibility<'_>,
+    mut f: impl FnMut(Tid, &[u8]),
+) -> Result<(), StorageError> {
+    let mut i = 0;
+    while i < tids.len() {
+        let block = tids[i].block;
+        let run = tids[i..].iter().take_while(|t| t.block == block).count();
+        let buf = pool.read_buffer(rel, block)?;
+        let g = buf.lock_shared();
+        let p = g.page();
+        if !page::is_new(p) {
+            let n = page::item_count(p);
+            for &tid in &tids[i..i + run] {
+                if tid.item == 0 || tid.item > n {
+                    continue;
+                }
+                if let Some(t) = page::item_bytes(p, tid.item) {
+                    if vis.sees(t) {
+                        f(tid, t);
+                    }
+                }
+            }
+        }
+        i += run;
+    }
+    Ok(())
+}
+
 /// Appends tuples to a relation, keeping the current target page pinned.
 pub struct HeapInserter<'p> {
     pool: &'p BufferPool,

@@ -177,6 +177,9 @@ pub fn vacuum_table(
     if !store.is_empty() {
         clean(db, table, indexes, xid, &store, &mut report)?;
     }
+    for (i, index) in indexes.iter().enumerate() {
+        report.indexes[i].1.pages = db.nblocks(index.oid)?;
+    }
     report.elapsed = start.elapsed();
     Ok(report)
 }

@@ -31,7 +31,7 @@ fn scan(db: &Database, rel: u32, lo: Bound<i64>, hi: Bound<i64>) -> Vec<(i64, Ti
     let bt = Btree::new(&db.pool, rel);
     let mut c = bt.scan(lo, hi).unwrap();
     let mut out = Vec::new();
-    while c.next_batch(&mut out, 100).unwrap() {}
+    while c.next_batch(&db.pool, &mut out, 100).unwrap() {}
     // Values are recovered from the model's TIDs by the caller.
     out.into_iter().map(|t| (0, t)).collect()
 }
