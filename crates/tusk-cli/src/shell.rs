@@ -451,6 +451,11 @@ pub fn print_result(
             };
             print_table(out, &table, &settings.print)
         }
+        QueryResult::Notice { level, message } => {
+            // psql prints server messages on stderr, whatever the output.
+            eprintln!("{level}:  {message}");
+            Ok(())
+        }
         QueryResult::Command { tag } => {
             if settings.quiet {
                 Ok(())

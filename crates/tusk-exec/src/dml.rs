@@ -3,14 +3,21 @@
 use crate::error::{ExecError, Result};
 use crate::exec::Operator;
 use crate::vector::Data;
+use tusk_storage::btree::Btree;
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{Database, SqlType, TableDef, Xid};
 
 /// Inserts every row of `input` (columns already of the table's types, in
-/// table order) into `table` as transaction `xid`. Returns the row count.
+/// table order) into `table` as transaction `xid`, and an entry for each
+/// row into each of the table's indexes. Returns the row count.
 pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operator) -> Result<u64> {
     let mut ins = HeapInserter::new(&db.pool, table.oid);
+    let indexes: Vec<(Btree<'_>, usize)> = db
+        .catalog()
+        .indexes_of(table.oid)
+        .map(|i| (Btree::new(&db.pool, i.oid), i.column))
+        .collect();
     let mut tb = TupleBuilder::new();
     let mut padded = String::new();
     while let Some(b) = input.next()? {
@@ -54,7 +61,19 @@ pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operato
                     }
                 }
             }
-            ins.insert(tb.finish(xid))?;
+            let tid = ins.insert(tb.finish(xid))?;
+            for (index, col) in &indexes {
+                let c = &b.columns[*col];
+                if c.is_null(row) {
+                    continue;
+                }
+                let key = match &c.data {
+                    Data::Int4(d) => d[row] as i64,
+                    Data::Int8(d) => d[row],
+                    _ => return Err(ExecError::new("btree indexes support integer columns only")),
+                };
+                index.insert(key, tid, xid)?;
+            }
         }
     }
     Ok(ins.inserted)

@@ -99,6 +99,7 @@ impl Operator for Instrumented {
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let op: Box<dyn Operator> = match &plan.kind {
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
+        NodeKind::IndexScan { .. } => Box::new(scan::IndexScan::new(plan, ctx)?),
         NodeKind::FunctionScan { .. } => Box::new(scan::FunctionScan::new(plan, ctx)?),
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))

@@ -88,6 +88,24 @@ pub enum NodeKind {
         /// Parallel Seq Scan: participants share the blocks.
         parallel: bool,
     },
+    /// Index scan: the btree `index_oid` on attribute `key_att` of the
+    /// table yields the TIDs whose key lies within `lo..hi`; the visible
+    /// tuples are fetched from the heap. Output as for `SeqScan`.
+    IndexScan {
+        table: String,
+        alias: String,
+        oid: u32,
+        index: String,
+        index_oid: u32,
+        table_types: Vec<DataType>,
+        columns: Vec<usize>,
+        with_tid: bool,
+        lo: std::ops::Bound<i64>,
+        hi: std::ops::Bound<i64>,
+        /// `Index Cond:` as EXPLAIN prints it.
+        index_cond: String,
+        filter: Option<Expr>,
+    },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {
         alias: String,

@@ -1,4 +1,5 @@
-//! Leaf operators: heap sequential scan, `generate_series`, literal rows.
+//! Leaf operators: heap sequential scan, btree index scan,
+//! `generate_series`, literal rows.
 
 use crate::error::{ExecError, Result};
 use crate::exec::{apply_filter, ExecContext, Operator};
@@ -11,16 +12,67 @@ use tusk_storage::heap::{self, Tid, Visibility};
 use tusk_storage::tuple::{self, Attr};
 use tusk_storage::{DataType, Database, Snapshot};
 
-/// Sequential scan: reads blocks in order, deforms the visible tuples'
-/// needed attributes straight into column vectors.
-pub struct SeqScan {
-    db: Arc<Database>,
-    oid: u32,
+/// Turns stored tuples into column vectors: the needed attributes and,
+/// optionally, a last Int8 column with the TID (shared by the heap scans).
+struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
     out_types: Vec<DataType>,
     with_tid: bool,
+}
+
+impl Deformer {
+    fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+        let last = columns.iter().copied().max();
+        let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
+        for (out, &att) in columns.iter().enumerate() {
+            out_of_att[att] = Some(out);
+        }
+        let mut out_types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        if with_tid {
+            out_types.push(DataType::Int8);
+        }
+        Deformer {
+            table_types: table_types.to_vec(),
+            out_of_att,
+            out_types,
+            with_tid,
+        }
+    }
+
+    fn columns(&self, capacity: usize) -> Vec<Vector> {
+        self.out_types
+            .iter()
+            .map(|&t| Vector::with_capacity(t, capacity))
+            .collect()
+    }
+
+    /// Appends tuple `t` (at `tid`) to `cols`.
+    #[inline]
+    fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
+        if let Some(last) = self.out_of_att.len().checked_sub(1) {
+            let out_of_att = &self.out_of_att;
+            tuple::walk(t, &self.table_types, last, |att, a| {
+                if let Some(o) = out_of_att[att] {
+                    push_attr(&mut cols[o], a);
+                }
+            });
+        }
+        if self.with_tid {
+            if let Some(Data::Int8(d)) = cols.last_mut().map(|c| &mut c.data) {
+                d.push(tid.to_u64() as i64);
+            }
+        }
+    }
+}
+
+/// Sequential scan: reads blocks in order, deforms the visible tuples'
+/// needed attributes straight into column vectors.
+pub struct SeqScan {
+    db: Arc<Database>,
+    oid: u32,
+    deform: Deformer,
     snapshot: Snapshot,
     next_block: u32,
     nblocks: u32,
@@ -45,22 +97,10 @@ impl SeqScan {
         else {
             unreachable!()
         };
-        let last = columns.iter().copied().max();
-        let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
-        for (out, &att) in columns.iter().enumerate() {
-            out_of_att[att] = Some(out);
-        }
-        let mut out_types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
-        if *with_tid {
-            out_types.push(DataType::Int8);
-        }
         Ok(SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
-            table_types: table_types.clone(),
-            out_of_att,
-            out_types,
-            with_tid: *with_tid,
+            deform: Deformer::new(table_types, columns, *with_tid),
             parallel: if *parallel {
                 ctx.parallel.clone()
             } else {
@@ -79,18 +119,10 @@ impl SeqScan {
         if self.next_block >= self.nblocks {
             return Ok(None);
         }
-        let mut cols: Vec<Vector> = self
-            .out_types
-            .iter()
-            .map(|&t| Vector::with_capacity(t, BATCH_SIZE + 512))
-            .collect();
-        let ncols = cols.len();
+        let mut cols = self.deform.columns(BATCH_SIZE + 512);
         let mut rows = 0usize;
         let mut vis = Visibility::new(&self.db.txn, self.snapshot);
-        let last_att = self.out_of_att.len().checked_sub(1);
-        let out_of_att = &self.out_of_att;
-        let types = &self.table_types;
-        let with_tid = self.with_tid;
+        let deform = &self.deform;
         while rows < BATCH_SIZE && self.next_block < self.nblocks {
             let block = match &self.parallel {
                 // Parallel Seq Scan: blocks come from the counter all participants share.
@@ -108,18 +140,7 @@ impl SeqScan {
             };
             heap::scan_page(&self.db.pool, self.oid, block, &mut vis, |item, t| {
                 rows += 1;
-                if let Some(last) = last_att {
-                    tuple::walk(t, types, last, |att, a| {
-                        if let Some(o) = out_of_att[att] {
-                            push_attr(&mut cols[o], a);
-                        }
-                    });
-                }
-                if with_tid {
-                    if let Data::Int8(d) = &mut cols[ncols - 1].data {
-                        d.push(Tid { block, item }.to_u64() as i64);
-                    }
-                }
+                deform.push(&mut cols, t, Tid { block, item });
             })?;
         }
         Ok(Some(Batch::new(cols, rows)))
@@ -150,6 +171,84 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
 }
 
 impl Operator for SeqScan {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        while let Some(b) = self.read_batch()? {
+            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
+                return Ok(Some(b));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Index scan: TIDs from a btree range, tuples from the heap, checked
+/// against the snapshot there (dead and uncommitted rows are never
+/// returned: the index has entries for every version).
+pub struct IndexScan {
+    db: Arc<Database>,
+    oid: u32,
+    deform: Deformer,
+    snapshot: Snapshot,
+    cursor: tusk_storage::btree::Cursor,
+    more: bool,
+    tids: Vec<Tid>,
+    filter: Option<Expr>,
+    ctx: ExecContext,
+    id: usize,
+}
+
+impl IndexScan {
+    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<IndexScan> {
+        let NodeKind::IndexScan {
+            oid,
+            index_oid,
+            table_types,
+            columns,
+            with_tid,
+            lo,
+            hi,
+            filter,
+            ..
+        } = &plan.kind
+        else {
+            unreachable!()
+        };
+        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(*lo, *hi)?;
+        Ok(IndexScan {
+            db: ctx.db.clone(),
+            oid: *oid,
+            deform: Deformer::new(table_types, columns, *with_tid),
+            snapshot: ctx.snapshot,
+            cursor,
+            more: true,
+            tids: Vec::with_capacity(BATCH_SIZE),
+            filter: filter.clone(),
+            ctx: ctx.clone(),
+            id: plan.id,
+        })
+    }
+
+    fn read_batch(&mut self) -> Result<Option<Batch>> {
+        if !self.more {
+            return Ok(None);
+        }
+        self.tids.clear();
+        self.more = self
+            .cursor
+            .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
+        let mut cols = self.deform.columns(self.tids.len());
+        let mut rows = 0usize;
+        let mut vis = Visibility::new(&self.db.txn, self.snapshot);
+        let deform = &self.deform;
+        heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
+            rows += 1;
+            deform.push(&mut cols, t, tid);
+        })?;
+        Ok(Some(Batch::new(cols, rows)))
+    }
+}
+
+impl Operator for IndexScan {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.read_batch()? {
             if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {

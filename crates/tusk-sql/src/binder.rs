@@ -23,6 +23,7 @@
 use crate::error::SqlError;
 use sqlparser::ast as A;
 use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
 use tusk_exec::cast::{assignment, cast_value, implicit};
 use tusk_exec::expr::{ArithOp, CmpOp};
 use tusk_exec::plan::{AggCall, AggFunc, AggMode, SortKey};
@@ -294,6 +295,9 @@ pub struct Binder<'a> {
     workers: usize,
     /// Memory limit of one hash table (work_mem × hash_mem_multiplier).
     hash_mem: usize,
+    /// `enable_indexscan` and `enable_seqscan`.
+    enable_indexscan: bool,
+    enable_seqscan: bool,
 }
 
 /// Smallest estimated scan (rows) worth a parallel plan, about PostgreSQL's
@@ -316,6 +320,10 @@ fn width_of(types: &[DataType]) -> u32 {
 }
 
 const CPU_TUPLE_COST: f64 = 0.01;
+const CPU_INDEX_TUPLE_COST: f64 = 0.005;
+const RANDOM_PAGE_COST: f64 = 4.0;
+/// PostgreSQL's cost penalty for a disabled plan method.
+const DISABLE_COST: f64 = 1.0e10;
 const CPU_OPERATOR_COST: f64 = 0.0025;
 
 /// Splits an expression at top-level ANDs.
@@ -386,7 +394,18 @@ impl<'a> Binder<'a> {
             catalog,
             workers: 0,
             hash_mem: usize::MAX,
+            enable_indexscan: true,
+            enable_seqscan: true,
         }
+    }
+
+    /// Applies `enable_indexscan` and `enable_seqscan`: a disabled method
+    /// is still used when nothing else can run, at a cost raised by
+    /// PostgreSQL's `disable_cost` (so EXPLAIN shows it as there).
+    pub fn with_scan_methods(mut self, indexscan: bool, seqscan: bool) -> Self {
+        self.enable_indexscan = indexscan;
+        self.enable_seqscan = seqscan;
+        self
     }
 
     /// Allows parallel plans with up to `workers` workers per Gather.
@@ -2133,6 +2152,17 @@ impl<'a> Binder<'a> {
         let sel: f64 = filters.iter().map(selectivity).product();
         let rows = (rel.est_rows * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * rel.est_rows;
+        if let RelSource::Table(t) = &rel.source {
+            let seq_cost = rel.pages + rel.est_rows * CPU_TUPLE_COST + qual_cost;
+            if let Some(plan) = self.index_scan(scope, ri, t, &cols, &filters, seq_cost) {
+                return Ok(Part {
+                    plan,
+                    cols,
+                    rels: std::iter::once(ri).collect(),
+                });
+            }
+        }
+        let disabled = if self.enable_seqscan { 0.0 } else { DISABLE_COST };
         let (kind, est) = match &rel.source {
             RelSource::Table(t) => (
                 NodeKind::SeqScan {
@@ -2146,8 +2176,8 @@ impl<'a> Binder<'a> {
                     parallel: false,
                 },
                 Estimate {
-                    startup_cost: 0.0,
-                    total_cost: rel.pages + rel.est_rows * CPU_TUPLE_COST + qual_cost,
+                    startup_cost: disabled,
+                    total_cost: disabled + rel.pages + rel.est_rows * CPU_TUPLE_COST + qual_cost,
                     rows,
                     width: width_of(&types),
                 },
@@ -2177,6 +2207,129 @@ impl<'a> Binder<'a> {
             cols,
             rels: std::iter::once(ri).collect(),
         })
+    }
+
+    /// The cheapest index scan of table `t` (relation `ri` of `scope`) for
+    /// `filters`, if one beats a sequential scan costing `seq_cost` (or
+    /// sequential scans are disabled). Index conditions are conjuncts
+    /// `column op constant` (`=`, `<`, `<=`, `>`, `>=`; BETWEEN arrives as
+    /// two of them) on an indexed integer column; the rest stays a filter.
+    fn index_scan(
+        &self,
+        scope: &Scope,
+        ri: usize,
+        t: &TableDef,
+        cols: &[usize],
+        filters: &[Expr],
+        seq_cost: f64,
+    ) -> Option<Plan> {
+        let rel = &scope.rels[ri];
+        let mut best: Option<(f64, Plan)> = None;
+        for index in self.catalog.indexes_of(t.oid) {
+            let g = rel.base + index.column;
+            let (mut lo, mut hi) = (i64::MIN as i128, i64::MAX as i128);
+            let (mut used, mut rest) = (Vec::new(), Vec::new());
+            let (mut eq, mut lower, mut upper) = (false, false, false);
+            for f in filters {
+                match index_condition(f, g) {
+                    Some((op, v)) => {
+                        let v = v as i128;
+                        match op {
+                            CmpOp::Eq => {
+                                lo = lo.max(v);
+                                hi = hi.min(v);
+                                eq = true;
+                            }
+                            CmpOp::Lt => (hi, upper) = (hi.min(v - 1), true),
+                            CmpOp::Le => (hi, upper) = (hi.min(v), true),
+                            CmpOp::Gt => (lo, lower) = (lo.max(v + 1), true),
+                            CmpOp::Ge => (lo, lower) = (lo.max(v), true),
+                            CmpOp::Ne => unreachable!("not an index condition"),
+                        }
+                        used.push(f.clone());
+                    }
+                    None => rest.push(f.clone()),
+                }
+            }
+            if used.is_empty() {
+                continue;
+            }
+            // PostgreSQL's default selectivities: equality 0.005, a range
+            // closed on both sides 0.005, an open range a third.
+            let sel = if eq || (lower && upper) { 0.005 } else { 0.3333 };
+            let tuples = rel.est_rows.max(1.0);
+            let rows = (tuples * sel).max(1.0);
+            let mut leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
+            let mut height = 0.0;
+            while leaf_pages > 1.0 {
+                leaf_pages = (leaf_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
+                height += 1.0;
+            }
+            let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
+            let disabled = if self.enable_indexscan { 0.0 } else { DISABLE_COST };
+            // Descent (as PostgreSQL's btcostestimate), leaf pages, heap
+            // pages. Without statistics the heap is assumed to be in key
+            // order (as a table loaded in order is: PostgreSQL's
+            // correlation 1), so the rows of a range share pages.
+            let startup =
+                disabled + tuples.log2().ceil() * CPU_OPERATOR_COST + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
+            let total = startup
+                + RANDOM_PAGE_COST * (sel * leaf_pages).ceil()
+                + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * used.len() as f64)
+                + RANDOM_PAGE_COST * (sel * rel.pages).ceil().max(1.0)
+                + rows * CPU_TUPLE_COST
+                + rows * CPU_OPERATOR_COST * rest.len() as f64;
+            if best.as_ref().is_some_and(|(c, _)| *c <= total) {
+                continue;
+            }
+            let pos: HashMap<usize, usize> = cols.iter().enumerate().map(|(i, &g)| (g, i)).collect();
+            let names: Vec<String> = cols.iter().map(|&g| scope.qualified_name(g)).collect();
+            let types: Vec<DataType> = cols.iter().map(|&g| scope.col(g).1 .1).collect();
+            let cond_names = [scope.col(g).1 .0.clone()];
+            let cond = and_all(
+                used.iter()
+                    .map(|f| remap(f, &std::iter::once((g, 0)).collect()))
+                    .collect(),
+            )
+            .expect("at least one condition");
+            let bound = |v: i128| Bound::Included(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+            let (lo, hi) = if lo > hi {
+                // Contradictory conditions: an empty range.
+                (Bound::Included(1), Bound::Included(0))
+            } else {
+                (bound(lo), bound(hi))
+            };
+            let out_rows = (tuples * sel * rest.iter().map(selectivity).product::<f64>()).max(1.0).round();
+            let plan = Plan::new(
+                NodeKind::IndexScan {
+                    table: t.name.clone(),
+                    alias: rel.alias.clone(),
+                    oid: t.oid,
+                    index: index.name.clone(),
+                    index_oid: index.oid,
+                    table_types: t.column_types(),
+                    columns: cols.iter().map(|g| g - rel.base).collect(),
+                    with_tid: false,
+                    lo,
+                    hi,
+                    index_cond: crate::explain::deparse(&cond, &cond_names),
+                    filter: and_all(rest.iter().map(|f| remap(f, &pos)).collect()),
+                },
+                vec![],
+                types.clone(),
+                names,
+                Estimate {
+                    startup_cost: startup,
+                    total_cost: total,
+                    rows: out_rows,
+                    width: width_of(&types),
+                },
+            );
+            best = Some((total, plan));
+        }
+        let (cost, plan) = best?;
+        let seq_cost = seq_cost + if self.enable_seqscan { 0.0 } else { DISABLE_COST };
+        (cost < seq_cost).then_some(plan)
     }
 
     fn hash_join(
@@ -2303,13 +2456,58 @@ impl<'a> Binder<'a> {
         needed.dedup();
         let part = self.scan(&scope, 0, needed, preds)?;
         let mut plan = part.plan;
-        if let NodeKind::SeqScan { with_tid, .. } = &mut plan.kind {
+        if let NodeKind::SeqScan { with_tid, .. } | NodeKind::IndexScan { with_tid, .. } =
+            &mut plan.kind
+        {
             *with_tid = true;
         }
         plan.output.push(DataType::Int8);
         plan.names.push("ctid".into());
         Ok((t, plan))
     }
+}
+
+/// `(op, value)` if `f` compares global column `g` (an integer column)
+/// with an integer constant: `g op v` or `v op g` (turned around).
+fn index_condition(f: &Expr, g: usize) -> Option<(CmpOp, i64)> {
+    let Expr::Cmp { op, left, right } = f else {
+        return None;
+    };
+    let constant = |e: &Expr| -> Option<i64> {
+        let e = match e {
+            Expr::Cast { arg, to: DataType::Int4 | DataType::Int8 } => arg.as_ref(),
+            e => e,
+        };
+        match e {
+            Expr::Const {
+                value: Value::Int4(v),
+                ..
+            } => Some(*v as i64),
+            Expr::Const {
+                value: Value::Int8(v),
+                ..
+            } => Some(*v),
+            _ => None,
+        }
+    };
+    let is_col = |e: &Expr| {
+        matches!(e, Expr::Column { index, ty: DataType::Int4 | DataType::Int8 } if *index == g)
+    };
+    let (op, v) = if is_col(left) {
+        (*op, constant(right)?)
+    } else if is_col(right) {
+        let flipped = match op {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => *o,
+        };
+        (flipped, constant(left)?)
+    } else {
+        return None;
+    };
+    (op != CmpOp::Ne).then_some((op, v))
 }
 
 fn negate_if(e: Expr, negated: bool) -> Expr {

@@ -177,6 +177,25 @@ fn node(
             };
             (format!("{kind} on {name}"), d)
         }
+        NodeKind::IndexScan {
+            table,
+            alias,
+            index,
+            index_cond,
+            filter,
+            ..
+        } => {
+            let name = if alias == table {
+                table.clone()
+            } else {
+                format!("{table} {alias}")
+            };
+            let mut d = vec![format!("Index Cond: {index_cond}")];
+            if let Some(f) = filter {
+                d.push(format!("Filter: {}", deparse(f, &p.names)));
+            }
+            (format!("Index Scan using {index} on {name}"), d)
+        }
         NodeKind::FunctionScan { alias, filter, .. } => {
             let mut d = vec![];
             if let Some(f) = filter {
@@ -318,6 +337,9 @@ fn node(
         let has_filter = matches!(
             &p.kind,
             NodeKind::SeqScan {
+                filter: Some(_),
+                ..
+            } | NodeKind::IndexScan {
                 filter: Some(_),
                 ..
             } | NodeKind::FunctionScan {

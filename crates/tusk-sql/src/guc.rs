@@ -208,6 +208,20 @@ const DEFS: &[Def] = &[
         description: "buffer mapping table: chash, partitioned or global (set in tusk.conf)",
     },
     Def {
+        name: "enable_indexscan",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "lets the planner use index scans",
+    },
+    Def {
+        name: "enable_seqscan",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "lets the planner use sequential scans (when off, only where nothing else can run)",
+    },
+    Def {
         name: "enable_hashjoin",
         default: "on",
         kind: Kind::Bool,
@@ -388,6 +402,19 @@ impl Gucs {
 
     pub fn work_mem_bytes(&self) -> usize {
         (self.kb("work_mem") as usize) * 1024
+    }
+
+    /// `maintenance_work_mem` in bytes (VACUUM's dead-TID memory).
+    pub fn maintenance_work_mem_bytes(&self) -> usize {
+        (self.kb("maintenance_work_mem") as usize) * 1024
+    }
+
+    pub fn enable_indexscan(&self) -> bool {
+        self.values["enable_indexscan"] == "on"
+    }
+
+    pub fn enable_seqscan(&self) -> bool {
+        self.values["enable_seqscan"] == "on"
     }
 
     pub fn hash_join_prefetch(&self) -> bool {

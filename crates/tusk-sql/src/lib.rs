@@ -51,6 +51,9 @@ pub enum QueryResult {
     },
     /// A command tag such as `CREATE TABLE`, `INSERT 0 5`, `DELETE 3`, `SET`.
     Command { tag: String },
+    /// A message to the client before the statement's result, such as
+    /// VACUUM VERBOSE's; psql prints `LEVEL:  message` on stderr.
+    Notice { level: &'static str, message: String },
 }
 
 /// A client session on an open data directory.
@@ -87,6 +90,53 @@ pub fn render_rows(batch: &Batch) -> Vec<Vec<Option<String>>> {
         }
     }
     rows
+}
+
+/// What a `VACUUM` statement names.
+struct VacuumTarget {
+    verbose: bool,
+    table: Option<String>,
+}
+
+/// Recognises `VACUUM [VERBOSE] [table]` and `VACUUM (VERBOSE) [table]`
+/// (sqlparser knows only other dialects' VACUUM). Unquoted names fold to
+/// lower case; `"..."` is taken verbatim.
+fn vacuum_command(sql: &str) -> Option<VacuumTarget> {
+    let text = sql.trim().trim_end_matches(|c: char| c == ';' || c.is_whitespace());
+    text.get(..6).filter(|w| w.eq_ignore_ascii_case("vacuum"))?;
+    let after = &text[6..];
+    if !(after.is_empty() || after.starts_with(char::is_whitespace) || after.starts_with('(')) {
+        return None;
+    }
+    let mut rest = after.trim_start();
+    let mut verbose = false;
+    if let Some(r) = rest.strip_prefix('(') {
+        let (opts, after) = r.split_once(')')?;
+        for o in opts.split(',') {
+            match o.trim().to_ascii_lowercase().as_str() {
+                "verbose" | "verbose true" | "verbose on" => verbose = true,
+                "verbose false" | "verbose off" => verbose = false,
+                _ => return None,
+            }
+        }
+        rest = after.trim_start();
+    } else if rest.len() >= 7
+        && rest[..7].eq_ignore_ascii_case("verbose")
+        && rest[7..].chars().next().is_none_or(char::is_whitespace)
+    {
+        verbose = true;
+        rest = rest[7..].trim_start();
+    }
+    let table = if rest.is_empty() {
+        None
+    } else if let Some(q) = rest.strip_prefix('"') {
+        Some(q.strip_suffix('"')?.replace("\"\"", "\""))
+    } else if rest.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        Some(rest.to_lowercase())
+    } else {
+        return None;
+    };
+    Some(VacuumTarget { verbose, table })
 }
 
 /// A setting's name: dotted custom names (`tusk.hash_join_prefetch`) kept whole.
@@ -168,6 +218,9 @@ impl Session {
     /// statements in order, handing each result to `sink` as soon as it is
     /// complete. Stops at the first error.
     pub fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+        if let Some(target) = vacuum_command(sql) {
+            return self.vacuum(target, sink);
+        }
         if let Some(r) = self.special_statement(sql)? {
             sink(r);
             return Ok(());
@@ -299,11 +352,18 @@ impl Session {
         let cat = self.db.catalog();
         let hash_mem =
             (self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier()) as usize;
-        let mut bq = Binder::new(&self.db, &cat)
+        let mut bq = self
+            .binder(&cat)
             .with_parallelism(self.gucs.max_parallel_workers(), hash_mem)
             .bind_query(q)?;
         bq.plan.assign_ids();
         Ok(bq)
+    }
+
+    /// A binder with the session's planner settings.
+    fn binder<'c>(&'c self, cat: &'c tusk_storage::Catalog) -> Binder<'c> {
+        Binder::new(&self.db, cat)
+            .with_scan_methods(self.gucs.enable_indexscan(), self.gucs.enable_seqscan())
     }
 
     fn run_plan(&self, plan: &Plan, ctx: &ExecContext) -> Result<Batch> {
@@ -419,12 +479,16 @@ impl Session {
                 })
             }
             A::Statement::CreateTable(ct) => self.create_table(ct),
+            A::Statement::CreateIndex(ci) => self.create_index(ci),
             A::Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => {
+                if *object_type == A::ObjectType::Index {
+                    return self.drop_index(names, *if_exists);
+                }
                 if *object_type != A::ObjectType::Table {
                     return Err(SqlError::new(format!(
                         "DROP {object_type} is not supported"
@@ -472,8 +536,7 @@ impl Session {
                 }
                 let (table, mut plan) = {
                     let cat = self.db.catalog();
-                    Binder::new(&self.db, &cat)
-                        .bind_delete(&tables[0].relation, d.selection.as_ref())?
+                    self.binder(&cat).bind_delete(&tables[0].relation, d.selection.as_ref())?
                 };
                 plan.assign_ids();
                 let txn = self.db.txn.begin_write()?;
@@ -590,7 +653,7 @@ impl Session {
         if name.contains('\n') {
             return Err(SqlError::new("table names must not contain newlines"));
         }
-        if self.db.catalog().table(&name).is_some() {
+        if self.db.catalog().relation_exists(&name) {
             if ct.if_not_exists {
                 return Ok(QueryResult::Command {
                     tag: "CREATE TABLE".into(),
@@ -708,6 +771,218 @@ impl Session {
         }
     }
 
+    /// `CREATE INDEX [name] ON table [USING btree] (column)`: a btree built
+    /// from a scan of the table's visible rows, in one transaction.
+    fn create_index(&mut self, ci: &A::CreateIndex) -> Result<QueryResult> {
+        let tag = || QueryResult::Command {
+            tag: "CREATE INDEX".into(),
+        };
+        if ci.unique
+            || ci.concurrently
+            || !ci.include.is_empty()
+            || ci.predicate.is_some()
+            || !ci.with.is_empty()
+        {
+            return Err(SqlError::new(
+                "only plain CREATE INDEX [name] ON table (column) is supported",
+            ));
+        }
+        if let Some(u) = &ci.using {
+            if !matches!(u, A::IndexType::BTree) {
+                return Err(SqlError::new(format!(
+                    "access method \"{}\" does not exist",
+                    u.to_string().to_lowercase()
+                )));
+            }
+        }
+        let (table, column) = {
+            let cat = self.db.catalog();
+            let binder = self.binder(&cat);
+            let table = binder.table(&ci.table_name)?.clone();
+            if ci.columns.len() != 1 {
+                return Err(SqlError::new("btree indexes on more than one column are not supported"));
+            }
+            let A::Expr::Identifier(id) = &ci.columns[0].column.expr else {
+                return Err(SqlError::new("indexes on expressions are not supported"));
+            };
+            let cname = ident(id);
+            let column = table
+                .columns
+                .iter()
+                .position(|c| c.name == cname)
+                .ok_or_else(|| SqlError::new(format!("column \"{cname}\" does not exist")))?;
+            if !matches!(table.columns[column].ty.data_type(), DataType::Int4 | DataType::Int8) {
+                return Err(SqlError::new(format!(
+                    "btree indexes on type {} are not supported (integer and bigint are)",
+                    table.columns[column].ty.display_name()
+                )));
+            }
+            (table, column)
+        };
+        let name = match &ci.name {
+            Some(n) => {
+                let n = object_name(n)?;
+                if self.db.catalog().relation_exists(&n) {
+                    if ci.if_not_exists {
+                        return Ok(tag());
+                    }
+                    return Err(SqlError::new(format!("relation \"{n}\" already exists")));
+                }
+                n
+            }
+            None => {
+                // PostgreSQL's choice: table_column_idx, then ...idx1, idx2, ...
+                let cat = self.db.catalog();
+                let base = format!("{}_{}_idx", table.name, table.columns[column].name);
+                let mut n = base.clone();
+                let mut k = 0;
+                while cat.relation_exists(&n) {
+                    k += 1;
+                    n = format!("{base}{k}");
+                }
+                n
+            }
+        };
+        if name.contains('\n') {
+            return Err(SqlError::new("index names must not contain newlines"));
+        }
+        let txn = self.db.txn.begin_write()?;
+        let oid = self.db.catalog_mut().allocate_oid()?;
+        let index = tusk_storage::IndexDef {
+            oid,
+            name,
+            table: table.oid,
+            column,
+        };
+        self.db.log_create_index(&txn, &index)?;
+        self.db.smgr.create(oid)?;
+        let built = (|| -> Result<()> {
+            // The keys of the visible rows, with their TIDs.
+            let plan = Plan::new(
+                tusk_exec::NodeKind::SeqScan {
+                    table: table.name.clone(),
+                    alias: table.name.clone(),
+                    oid: table.oid,
+                    table_types: table.column_types(),
+                    columns: vec![column],
+                    with_tid: true,
+                    filter: None,
+                    parallel: false,
+                },
+                vec![],
+                vec![table.columns[column].ty.data_type(), DataType::Int8],
+                vec![],
+                Default::default(),
+            );
+            let ctx = self.exec_context(txn.snapshot(), false, 0);
+            let mut op = build(&plan, &ctx)?;
+            let mut keys: Vec<(i64, u64)> = Vec::new();
+            while let Some(b) = op.next()? {
+                let Data::Int8(tids) = &b.columns[1].data else {
+                    unreachable!("TID column")
+                };
+                let col = &b.columns[0];
+                for (row, &tid) in tids.iter().enumerate().take(b.len) {
+                    if col.is_null(row) {
+                        continue;
+                    }
+                    let v = match &col.data {
+                        Data::Int4(d) => d[row] as i64,
+                        Data::Int8(d) => d[row],
+                        _ => unreachable!("integer column"),
+                    };
+                    keys.push((v, tid as u64));
+                }
+            }
+            tusk_storage::btree::Btree::new(&self.db.pool, oid).build(&mut keys, txn.xid())?;
+            Ok(())
+        })();
+        match built {
+            Ok(()) => {
+                self.db.catalog_mut().add_index(index)?;
+                self.db.commit(txn)?;
+                Ok(tag())
+            }
+            Err(e) => {
+                drop(txn);
+                self.db.pool.drop_relation(oid);
+                let _ = self.db.smgr.unlink(oid);
+                Err(e)
+            }
+        }
+    }
+
+    /// `DROP INDEX [IF EXISTS] name, ...`.
+    fn drop_index(&mut self, names: &[A::ObjectName], if_exists: bool) -> Result<QueryResult> {
+        let txn = self.db.txn.begin_write()?;
+        let mut victims = Vec::new();
+        {
+            let cat = self.db.catalog();
+            for n in names {
+                let name = object_name(n)?;
+                match cat.index(&name) {
+                    Some(i) => victims.push(i.oid),
+                    None if if_exists => {}
+                    None if cat.table(&name).is_some() => {
+                        return Err(SqlError::new(format!("\"{name}\" is not an index")))
+                    }
+                    None => {
+                        return Err(SqlError::new(format!(
+                            "index \"{name}\" does not exist"
+                        )))
+                    }
+                }
+            }
+        }
+        for oid in victims {
+            self.db.drop_relation(&txn, oid)?;
+        }
+        self.db.commit(txn)?;
+        Ok(QueryResult::Command {
+            tag: "DROP INDEX".into(),
+        })
+    }
+
+    /// `VACUUM [VERBOSE] [table]`: every table when none is named, each in
+    /// its own transaction. VERBOSE sends PostgreSQL's INFO messages.
+    fn vacuum(&mut self, target: VacuumTarget, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+        let tables: Vec<TableDef> = {
+            let cat = self.db.catalog();
+            match &target.table {
+                Some(name) => vec![cat
+                    .table(name)
+                    .ok_or_else(|| SqlError::new(format!("relation \"{name}\" does not exist")))?
+                    .clone()],
+                None => cat.tables().cloned().collect(),
+            }
+        };
+        for table in tables {
+            let indexes: Vec<tusk_storage::IndexDef> =
+                self.db.catalog().indexes_of(table.oid).cloned().collect();
+            let txn = self.db.txn.begin_write()?;
+            let report = tusk_storage::vacuum::vacuum_table(
+                &self.db,
+                &table,
+                &indexes,
+                txn.xid(),
+                self.gucs.maintenance_work_mem_bytes(),
+            )?;
+            self.db.commit(txn)?;
+            if target.verbose {
+                for message in report.verbose_messages("tusk") {
+                    sink(QueryResult::Notice {
+                        level: "INFO",
+                        message,
+                    });
+                }
+            }
+        }
+        sink(QueryResult::Command {
+            tag: "VACUUM".into(),
+        });
+        Ok(())
+    }
+
     fn insert(&mut self, ins: &A::Insert) -> Result<QueryResult> {
         let A::TableObject::TableName(tname) = &ins.table else {
             return Err(SqlError::new(
@@ -724,7 +999,7 @@ impl Session {
         };
         let mut plan = {
             let cat = self.db.catalog();
-            let binder = Binder::new(&self.db, &cat);
+            let binder = self.binder(&cat);
             let table = binder.table(tname)?.clone();
             // Target columns in the order the statement names them.
             let targets: Vec<usize> = if ins.columns.is_empty() {

@@ -134,6 +134,8 @@ pub struct BufferPool {
     unlogged: RwLock<HashSet<u32>>,
     /// Write pages with `O_DIRECT` (see [`BufferPool::set_direct_writes`]).
     direct_writes: AtomicBool,
+    /// Heap pages with room (filled by VACUUM, used by inserts).
+    pub fsm: crate::fsm::FreeSpaceMap,
     pub stats: PoolStats,
 }
 
@@ -173,6 +175,7 @@ impl BufferPool {
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
             direct_writes: AtomicBool::new(false),
+            fsm: Default::default(),
             stats: PoolStats::default(),
         }
     }
@@ -712,6 +715,7 @@ impl BufferPool {
     /// Forgets every buffer of relation `rel` without writing it (DROP TABLE).
     /// The caller guarantees no one uses the relation any more.
     pub fn drop_relation(&self, rel: u32) {
+        self.fsm.drop_relation(rel);
         for id in 0..self.nbuffers as u32 {
             let s = self.desc(id).state.load(Ordering::Relaxed);
             if s & TAG_VALID == 0 || self.desc(id).tag_rel.load(Ordering::Relaxed) != rel {

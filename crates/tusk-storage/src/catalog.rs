@@ -13,7 +13,12 @@
 //! next_oid 16390
 //! table 16384 t
 //! column i int4 -1 null
+//! index 16385 16384 0 t_i_idx
 //! ```
+//!
+//! An `index` line is `index OID TABLE_OID ATTNO NAME` (a btree on one
+//! column, attribute numbers from 0). Tables and indexes share one name
+//! space, as PostgreSQL's relations do; dropping a table drops its indexes.
 
 use crate::StorageError;
 use std::collections::BTreeMap;
@@ -134,6 +139,18 @@ impl TableDef {
     }
 }
 
+/// A btree index on one column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexDef {
+    /// Object id; also the relation file number.
+    pub oid: u32,
+    pub name: String,
+    /// Oid of the indexed table.
+    pub table: u32,
+    /// Attribute number (from 0) of the indexed column.
+    pub column: usize,
+}
+
 /// First oid handed out to user tables, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
 
@@ -142,6 +159,7 @@ fn parse(
     text: &str,
     next_oid: &mut u32,
     tables: &mut BTreeMap<String, TableDef>,
+    indexes: &mut BTreeMap<String, IndexDef>,
 ) -> Result<(), StorageError> {
     let corrupt = |line: &str| StorageError::Other(format!("corrupt catalog line: {line:?}"));
     let mut current: Option<TableDef> = None;
@@ -184,6 +202,24 @@ fn parse(
                     not_null,
                 });
             }
+            Some("index") => {
+                let rest: Vec<&str> = line.splitn(5, ' ').collect();
+                let num = |i: usize| rest.get(i).and_then(|n| n.parse::<u32>().ok());
+                let (Some(oid), Some(table), Some(column), Some(name)) =
+                    (num(1), num(2), num(3), rest.get(4))
+                else {
+                    return Err(corrupt(line));
+                };
+                indexes.insert(
+                    name.to_string(),
+                    IndexDef {
+                        oid,
+                        name: name.to_string(),
+                        table,
+                        column: column as usize,
+                    },
+                );
+            }
             Some("") | None => {}
             Some(_) => return Err(corrupt(line)),
         }
@@ -208,11 +244,29 @@ pub fn encode_table(t: &TableDef) -> String {
     text
 }
 
+/// An index definition as catalog text (the payload of WAL `CreateIndex`).
+pub fn encode_index(i: &IndexDef) -> String {
+    format!("index {} {} {} {}\n", i.oid, i.table, i.column, i.name)
+}
+
+/// Inverse of [`encode_index`].
+pub fn decode_index(text: &str) -> Result<IndexDef, StorageError> {
+    let (mut tables, mut indexes) = (BTreeMap::new(), BTreeMap::new());
+    parse(text, &mut 0, &mut tables, &mut indexes)?;
+    let mut it = indexes.into_values();
+    match (it.next(), it.next(), tables.is_empty()) {
+        (Some(i), None, true) => Ok(i),
+        _ => Err(StorageError::Other(format!(
+            "invalid index definition in WAL: {text:?}"
+        ))),
+    }
+}
+
 /// Inverse of [`encode_table`].
 pub fn decode_table(text: &str) -> Result<TableDef, StorageError> {
     let mut tables = BTreeMap::new();
     let mut next_oid = 0;
-    parse(text, &mut next_oid, &mut tables)?;
+    parse(text, &mut next_oid, &mut tables, &mut BTreeMap::new())?;
     let mut it = tables.into_values();
     match (it.next(), it.next()) {
         (Some(t), None) => Ok(t),
@@ -227,6 +281,7 @@ pub struct Catalog {
     path: PathBuf,
     next_oid: u32,
     tables: BTreeMap<String, TableDef>,
+    indexes: BTreeMap<String, IndexDef>,
 }
 
 impl Catalog {
@@ -235,6 +290,7 @@ impl Catalog {
             path: path.to_path_buf(),
             next_oid: FIRST_USER_OID,
             tables: BTreeMap::new(),
+            indexes: BTreeMap::new(),
         };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -249,7 +305,7 @@ impl Catalog {
                 ))
             }
         };
-        parse(&text, &mut cat.next_oid, &mut cat.tables)?;
+        parse(&text, &mut cat.next_oid, &mut cat.tables, &mut cat.indexes)?;
         Ok(cat)
     }
 
@@ -258,6 +314,9 @@ impl Catalog {
         text.push_str(&format!("next_oid {}\n", self.next_oid));
         for t in self.tables.values() {
             text.push_str(&encode_table(t));
+        }
+        for i in self.indexes.values() {
+            text.push_str(&encode_index(i));
         }
         let tmp = self.path.with_extension("tmp");
         let io = |e| StorageError::io(format!("could not write \"{}\"", tmp.display()), e);
@@ -306,20 +365,56 @@ impl Catalog {
         self.add_table(table)
     }
 
-    /// Removes the table with relation `oid`, if there is one.
-    pub fn remove_oid(&mut self, oid: u32) -> Result<Option<TableDef>, StorageError> {
-        match self.table_by_oid(oid).map(|t| t.name.clone()) {
-            Some(name) => self.remove_table(&name),
-            None => Ok(None),
+    /// Removes relation `oid`: a table with its indexes, or an index.
+    /// Returns the oids of the relations removed (their files must go too).
+    pub fn remove_oid(&mut self, oid: u32) -> Result<Vec<u32>, StorageError> {
+        let mut gone = Vec::new();
+        if let Some(name) = self.table_by_oid(oid).map(|t| t.name.clone()) {
+            self.tables.remove(&name);
+            gone.push(oid);
         }
-    }
-
-    pub fn remove_table(&mut self, name: &str) -> Result<Option<TableDef>, StorageError> {
-        let t = self.tables.remove(name);
-        if t.is_some() {
+        self.indexes.retain(|_, i| {
+            let drop = i.oid == oid || i.table == oid;
+            if drop {
+                gone.push(i.oid);
+            }
+            !drop
+        });
+        if !gone.is_empty() {
             self.save()?;
         }
-        Ok(t)
+        Ok(gone)
+    }
+
+    /// Whether a table or an index is called `name`.
+    pub fn relation_exists(&self, name: &str) -> bool {
+        self.tables.contains_key(name) || self.indexes.contains_key(name)
+    }
+
+    pub fn index(&self, name: &str) -> Option<&IndexDef> {
+        self.indexes.get(name)
+    }
+
+    pub fn index_by_oid(&self, oid: u32) -> Option<&IndexDef> {
+        self.indexes.values().find(|i| i.oid == oid)
+    }
+
+    /// The indexes of table `table` (by oid), in name order.
+    pub fn indexes_of(&self, table: u32) -> impl Iterator<Item = &IndexDef> {
+        self.indexes.values().filter(move |i| i.table == table)
+    }
+
+    pub fn add_index(&mut self, index: IndexDef) -> Result<(), StorageError> {
+        self.indexes.insert(index.name.clone(), index);
+        self.save()
+    }
+
+    /// Puts an index recovered from the WAL back (replacing any of the same
+    /// name or oid) and keeps `next_oid` past it.
+    pub fn restore_index(&mut self, index: IndexDef) -> Result<(), StorageError> {
+        self.indexes.retain(|_, i| i.oid != index.oid);
+        self.next_oid = self.next_oid.max(index.oid + 1);
+        self.add_index(index)
     }
 }
 
@@ -354,6 +449,20 @@ mod tests {
         assert_eq!(c2.table("my table"), c.table("my table"));
         let t = c.table("my table").unwrap();
         assert_eq!(&decode_table(&encode_table(t)).unwrap(), t);
+        let idx = IndexDef {
+            oid: c.allocate_oid().unwrap(),
+            name: "my index".into(),
+            table: oid,
+            column: 1,
+        };
+        assert_eq!(decode_index(&encode_index(&idx)).unwrap(), idx);
+        c.add_index(idx.clone()).unwrap();
+        let c2 = Catalog::open(&p).unwrap();
+        assert_eq!(c2.index("my index"), Some(&idx));
+        assert!(c2.relation_exists("my index") && c2.relation_exists("my table"));
+        let mut c3 = c2.clone();
+        assert_eq!(c3.remove_oid(oid).unwrap(), vec![oid, idx.oid]);
+        assert!(c3.indexes_of(oid).next().is_none());
         let mut c3 = c2.clone();
         assert!(c3.allocate_oid().unwrap() > oid);
     }

@@ -1,6 +1,7 @@
 //! Heap relations: unordered tuples in slotted pages, with MVCC headers.
 //!
-//! Insertion appends to the relation's last page, adding pages as needed
+//! Insertion fills pages the free-space map (`fsm`) knows to have room
+//! after a VACUUM, then the relation's last page, adding pages as needed
 //! ([`HeapInserter`] keeps its target page pinned across rows). Deletion
 //! stamps the deleting xid into the tuple's `xmax`; the dead version stays
 //! until VACUUM. Scans read a page under its shared content lock and hand the
@@ -43,6 +44,30 @@ pub(crate) fn log_page_change(
     } else {
         wal.insert(kind, xid, Some(block), false, payload)?
     };
+    page::set_lsn(page, lsn);
+    Ok(())
+}
+
+/// Logs the whole of `page` (block `block`, exclusively locked, just
+/// changed) as a page image of kind `BtreePage` and stamps the LSN: for
+/// changes that rewrite a page or touch several pages at once (btree
+/// splits). Nothing is logged for an unlogged relation.
+pub(crate) fn log_page_image(
+    pool: &BufferPool,
+    page: &mut [u8],
+    xid: Xid,
+    block: BlockRef,
+) -> Result<(), StorageError> {
+    let Some(wal) = pool.wal_for(block.rel) else {
+        return Ok(());
+    };
+    let lsn = wal.insert(
+        RecordType::BtreePage,
+        xid,
+        Some(block),
+        true,
+        &page[..page::PAGE_SIZE],
+    )?;
     page::set_lsn(page, lsn);
     Ok(())
 }
@@ -141,6 +166,41 @@ pub fn scan_page(
     Ok(())
 }
 
+/// Calls `f(tid, tuple)` for each of `tids` (of relation `rel`) whose
+/// tuple is visible through `vis` (an index scan's heap fetches). Runs of
+/// TIDs on the same block share one buffer lookup and lock.
+pub fn fetch(
+    pool: &BufferPool,
+    rel: u32,
+    tids: &[Tid],
+    vis: &mut Visibility<'_>,
+    mut f: impl FnMut(Tid, &[u8]),
+) -> Result<(), StorageError> {
+    let mut i = 0;
+    while i < tids.len() {
+        let block = tids[i].block;
+        let run = tids[i..].iter().take_while(|t| t.block == block).count();
+        let buf = pool.read_buffer(rel, block)?;
+        let g = buf.lock_shared();
+        let p = g.page();
+        if !page::is_new(p) {
+            let n = page::item_count(p);
+            for &tid in &tids[i..i + run] {
+                if tid.item == 0 || tid.item > n {
+                    continue;
+                }
+                if let Some(t) = page::item_bytes(p, tid.item) {
+                    if vis.sees(t) {
+                        f(tid, t);
+                    }
+                }
+            }
+        }
+        i += run;
+    }
+    Ok(())
+}
+
 /// Appends tuples to a relation, keeping the current target page pinned.
 pub struct HeapInserter<'p> {
     pool: &'p BufferPool,
@@ -176,17 +236,25 @@ impl<'p> HeapInserter<'p> {
             )));
         }
         if self.target.is_none() {
-            // Start at the relation's last page if it has room.
-            let nblocks = self.pool.nblocks(self.rel)?;
-            if nblocks > 0 {
-                self.target = Some(self.pool.read_buffer(self.rel, nblocks - 1)?);
+            // Start at a page VACUUM freed space on, or at the relation's
+            // last page.
+            let block = match self.pool.fsm.find(self.rel, t.len()) {
+                Some(b) => Some(b),
+                None => self.pool.nblocks(self.rel)?.checked_sub(1),
+            };
+            if let Some(b) = block {
+                self.target = Some(self.pool.read_buffer(self.rel, b)?);
             }
         }
-        if let Some(buf) = self.target.take() {
-            let placed = self.place(&buf, t)?;
-            self.target = Some(buf);
-            if let Some(tid) = placed {
+        while let Some(buf) = self.target.take() {
+            if let Some(tid) = self.place(&buf, t)? {
+                self.target = Some(buf);
                 return Ok(tid);
+            }
+            // Full: try the next page with room, if any.
+            self.pool.fsm.forget(self.rel, buf.block());
+            if let Some(b) = self.pool.fsm.find(self.rel, t.len()) {
+                self.target = Some(self.pool.read_buffer(self.rel, b)?);
             }
         }
         let buf = self.pool.new_page(self.rel)?;
@@ -237,7 +305,9 @@ fn log_insert(
     scratch.clear();
     scratch.extend_from_slice(&item.to_le_bytes());
     scratch.extend_from_slice(t);
-    let kind = if item == 1 {
+    // Only an insertion into a page that was empty may be redone by
+    // formatting the page (a reused item 1 of a vacuumed page is not).
+    let kind = if item == 1 && page::item_count(page) == 1 {
         RecordType::HeapInsertInit
     } else {
         RecordType::HeapInsert

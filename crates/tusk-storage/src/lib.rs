@@ -31,9 +31,11 @@
 //! shutdown. After a crash, [`Database::open`] replays the WAL from the last
 //! checkpoint (`recovery`, which states the invariants and the algorithm).
 
+pub mod btree;
 pub mod bufmgr;
 pub mod buftable;
 pub mod catalog;
+pub mod fsm;
 pub mod heap;
 pub mod page;
 pub mod recovery;
@@ -41,6 +43,7 @@ pub mod smgr;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
+pub mod vacuum;
 pub mod wal;
 
 use std::collections::BTreeMap;
@@ -50,7 +53,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
-pub use catalog::{Catalog, ColumnDef, DataType, SqlType, TableDef};
+pub use catalog::{Catalog, ColumnDef, DataType, IndexDef, SqlType, TableDef};
 pub use heap::Tid;
 pub use recovery::{RecoveryOptions, RecoveryPrefetch, RecoveryStats};
 pub use tusk_shmem::HugePages;
@@ -474,9 +477,11 @@ impl Database {
             self.wal.flush(lsn)?;
         }
         for oid in drops {
-            self.catalog_mut().remove_oid(oid)?;
-            self.pool.drop_relation(oid);
-            self.smgr.unlink(oid)?;
+            let gone = self.catalog_mut().remove_oid(oid)?;
+            for rel in gone.into_iter().chain([oid]) {
+                self.pool.drop_relation(rel);
+                self.smgr.unlink(rel)?;
+            }
         }
         txn.commit()?;
         self.maybe_checkpoint()
@@ -509,19 +514,51 @@ impl Database {
         self.wal.flush(lsn)
     }
 
-    /// Drops `table` when `txn` commits (and not at all if it aborts).
+    /// Logs the creation of index `index` by `txn`; call before creating
+    /// its file. As with [`Database::log_create_table`], the new relation's
+    /// pages (the whole bulk build) are not logged but written and fsynced
+    /// at commit.
+    pub fn log_create_index(
+        &self,
+        txn: &WriteTxn<'_>,
+        index: &IndexDef,
+    ) -> Result<(), StorageError> {
+        self.new_relations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((txn.xid(), index.oid));
+        self.pool.set_unlogged(index.oid, true);
+        let text = catalog::encode_index(index);
+        let lsn = self.wal.insert(
+            wal::RecordType::CreateIndex,
+            txn.xid(),
+            None,
+            false,
+            text.as_bytes(),
+        )?;
+        self.wal.flush(lsn)
+    }
+
+    /// Drops `table` (with its indexes) when `txn` commits (and not at all
+    /// if it aborts).
     pub fn drop_table(&self, txn: &WriteTxn<'_>, table: &TableDef) -> Result<(), StorageError> {
+        self.drop_relation(txn, table.oid)
+    }
+
+    /// Drops relation `oid` (a table with its indexes, or an index) when
+    /// `txn` commits.
+    pub fn drop_relation(&self, txn: &WriteTxn<'_>, oid: u32) -> Result<(), StorageError> {
         self.wal.insert(
             wal::RecordType::DropTable,
             txn.xid(),
             None,
             false,
-            &table.oid.to_le_bytes(),
+            &oid.to_le_bytes(),
         )?;
         self.pending_drops
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((txn.xid(), table.oid));
+            .push((txn.xid(), oid));
         Ok(())
     }
 

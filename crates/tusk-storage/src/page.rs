@@ -14,6 +14,12 @@
 //! bits of `offset` hold its state (unused, normal, dead). Item numbers
 //! (offsets in a TID) start at 1, as in PostgreSQL.
 //!
+//! VACUUM frees space in two steps, as PostgreSQL does: pruning turns the
+//! line pointers of dead tuples *dead* and compacts the tuple bodies
+//! ([`prune`]); once no index points at them any more they become *unused*
+//! ([`set_unused`]) and a later [`add_item`] reuses them. A line pointer is
+//! never reused while an index entry may still carry its TID.
+//!
 //! Functions here operate on plain byte slices; locking is the caller's job.
 
 pub const PAGE_SIZE: usize = 8192;
@@ -24,6 +30,11 @@ const OFF_LSN: usize = 0;
 const OFF_CHECKSUM: usize = 8;
 const OFF_LOWER: usize = 12;
 const OFF_UPPER: usize = 14;
+const OFF_FLAGS: usize = 16;
+/// Some line pointer is unused (set by VACUUM): [`add_item`] looks for one
+/// before growing the line pointer array, and clears the flag when it
+/// finds none.
+const HAS_FREE_LINES: u16 = 1;
 const OFF_VERSION: usize = 18;
 const PAGE_VERSION: u16 = 1;
 
@@ -123,19 +134,92 @@ pub const MAX_ITEM_SIZE: usize = PAGE_SIZE - PAGE_HEADER_SIZE - LINE_POINTER_SIZ
 
 /// Adds `data` to the page; returns its item number, or `None` if it does not fit.
 /// Tuple bodies are placed at 8-byte aligned offsets.
+/// An unused line pointer is reused (the first one) when the page has any.
 pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
     let lower = get_u16(page, OFF_LOWER) as usize;
     let upper = get_u16(page, OFF_UPPER) as usize;
     let new_upper = (upper.checked_sub(data.len())?) & !7;
-    if new_upper < lower + LINE_POINTER_SIZE {
+    let mut reuse = None;
+    if get_u16(page, OFF_FLAGS) & HAS_FREE_LINES != 0 {
+        reuse = (1..=item_count(page)).find(|&i| item(page, i).0 == ItemState::Unused);
+        if reuse.is_none() {
+            let flags = get_u16(page, OFF_FLAGS) & !HAS_FREE_LINES;
+            put_u16(page, OFF_FLAGS, flags);
+        }
+    }
+    let lp_bytes = if reuse.is_some() { 0 } else { LINE_POINTER_SIZE };
+    if new_upper < lower + lp_bytes {
         return None;
     }
     page[new_upper..new_upper + data.len()].copy_from_slice(data);
-    let item_no = item_count(page) + 1;
-    put_u16(page, OFF_LOWER, (lower + LINE_POINTER_SIZE) as u16);
+    let item_no = match reuse {
+        Some(i) => i,
+        None => {
+            put_u16(page, OFF_LOWER, (lower + LINE_POINTER_SIZE) as u16);
+            item_count(page)
+        }
+    };
     put_u16(page, OFF_UPPER, new_upper as u16);
     set_item(page, item_no, ItemState::Normal, new_upper, data.len());
     Some(item_no)
+}
+
+/// Marks the (normal) items `items` dead and compacts the page: the bodies
+/// of the remaining normal items are moved together at the end, in item
+/// order, so all free space is one gap. Returns false if an item number is
+/// out of range or not normal (nothing is changed then).
+pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
+    let n = item_count(page);
+    if items
+        .iter()
+        .any(|&i| i == 0 || i > n || item(page, i).0 != ItemState::Normal)
+    {
+        return false;
+    }
+    for &i in items {
+        set_item(page, i, ItemState::Dead, 0, 0);
+    }
+    compact(page);
+    true
+}
+
+/// Rewrites the tuple area with the normal items packed at the end.
+fn compact(page: &mut [u8]) {
+    let mut scratch = [0u8; PAGE_SIZE];
+    let mut upper = PAGE_SIZE;
+    for i in 1..=item_count(page) {
+        if let (ItemState::Normal, off, len) = item(page, i) {
+            upper = (upper - len) & !7;
+            scratch[upper..upper + len].copy_from_slice(&page[off..off + len]);
+            set_item(page, i, ItemState::Normal, upper, len);
+        }
+    }
+    page[upper..PAGE_SIZE].copy_from_slice(&scratch[upper..PAGE_SIZE]);
+    put_u16(page, OFF_UPPER, upper as u16);
+}
+
+/// Marks the dead items `items` unused, so that inserts may reuse them.
+/// Returns false if an item is out of range or not dead (nothing changed).
+pub fn set_unused(page: &mut [u8], items: &[u16]) -> bool {
+    let n = item_count(page);
+    if items
+        .iter()
+        .any(|&i| i == 0 || i > n || item(page, i).0 != ItemState::Dead)
+    {
+        return false;
+    }
+    for &i in items {
+        set_item(page, i, ItemState::Unused, 0, 0);
+    }
+    let flags = get_u16(page, OFF_FLAGS) | HAS_FREE_LINES;
+    put_u16(page, OFF_FLAGS, flags);
+    true
+}
+
+/// Bytes a tuple of `len` bytes can have on this page (accounting for a
+/// reusable line pointer only approximately: the free-space map's view).
+pub fn room_for(page: &[u8]) -> usize {
+    free_space(page).saturating_sub(LINE_POINTER_SIZE + 7)
 }
 
 /// Computes the page checksum for block `block` (with the checksum field as zero).
@@ -182,6 +266,30 @@ mod tests {
         }
         assert!(n > 60);
         assert!(free_space(&p) < 104 + 8);
+    }
+
+    #[test]
+    fn prune_compacts_and_unused_items_are_reused() {
+        let mut p = vec![0u8; PAGE_SIZE];
+        init(&mut p);
+        for k in 0..10u8 {
+            add_item(&mut p, &[k; 100]).unwrap();
+        }
+        let before = free_space(&p);
+        assert!(prune(&mut p, &[2, 5, 6]));
+        assert!(!prune(&mut p, &[2]), "already dead");
+        assert!(free_space(&p) >= before + 300);
+        for k in [1u8, 3, 4, 7, 8, 9, 10] {
+            assert_eq!(item_bytes(&p, k as u16).unwrap(), &[k - 1; 100][..]);
+        }
+        assert_eq!(item(&p, 5).0, ItemState::Dead);
+        assert!(set_unused(&mut p, &[2, 5, 6]));
+        assert_eq!(add_item(&mut p, b"x"), Some(2));
+        assert_eq!(add_item(&mut p, b"y"), Some(5));
+        assert_eq!(add_item(&mut p, b"z"), Some(6));
+        assert_eq!(add_item(&mut p, b"w"), Some(11));
+        assert_eq!(item_bytes(&p, 5).unwrap(), b"y");
+        assert_eq!(item_bytes(&p, 10).unwrap(), &[9u8; 100][..]);
     }
 
     #[test]

@@ -251,6 +251,7 @@ impl RecoveryStats {
 enum Ddl {
     Create(Xid, catalog::TableDef),
     Drop(Xid, u32),
+    CreateIndex(Xid, catalog::IndexDef),
 }
 
 /// What replay found.
@@ -622,22 +623,44 @@ pub fn replay(
                         cat.restore_table(def)?;
                     }
                 } else {
-                    cat.remove_oid(def.oid)?;
-                    pool.drop_relation(def.oid);
-                    smgr.unlink(def.oid)?;
+                    let gone = cat.remove_oid(def.oid)?;
+                    drop_files(pool, smgr, gone.into_iter().chain([def.oid]))?;
+                }
+            }
+            Ddl::CreateIndex(xid, def) => {
+                if r.committed.contains(&xid) && cat.table_by_oid(def.table).is_some() {
+                    smgr.create_if_missing(def.oid)?;
+                    if cat.index_by_oid(def.oid) != Some(&def) {
+                        cat.restore_index(def)?;
+                    }
+                } else {
+                    let gone = cat.remove_oid(def.oid)?;
+                    drop_files(pool, smgr, gone.into_iter().chain([def.oid]))?;
                 }
             }
             Ddl::Drop(xid, oid) => {
                 if r.committed.contains(&xid) {
-                    cat.remove_oid(oid)?;
-                    pool.drop_relation(oid);
-                    smgr.unlink(oid)?;
+                    let gone = cat.remove_oid(oid)?;
+                    drop_files(pool, smgr, gone.into_iter().chain([oid]))?;
                 }
             }
         }
     }
     stats.elapsed = start.elapsed();
     Ok(Outcome { end, stats })
+}
+
+/// Forgets the buffers and removes the files of relations `rels`.
+fn drop_files(
+    pool: &BufferPool,
+    smgr: &Smgr,
+    rels: impl Iterator<Item = u32>,
+) -> Result<(), StorageError> {
+    for rel in rels {
+        pool.drop_relation(rel);
+        smgr.unlink(rel)?;
+    }
+    Ok(())
 }
 
 fn corrupt(rec: &Record, what: &str) -> StorageError {
@@ -676,14 +699,29 @@ impl Replayer<'_> {
                 self.ddl.push(Ddl::Drop(rec.xid, oid));
                 Ok(true)
             }
-            RecordType::HeapInsert | RecordType::HeapInsertInit | RecordType::HeapDelete => {
+            RecordType::CreateIndex => {
                 self.seen.insert(rec.xid);
-                self.redo_heap(rec)
+                let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
+                self.ddl
+                    .push(Ddl::CreateIndex(rec.xid, catalog::decode_index(text)?));
+                Ok(true)
+            }
+            RecordType::HeapInsert
+            | RecordType::HeapInsertInit
+            | RecordType::HeapDelete
+            | RecordType::HeapPrune
+            | RecordType::HeapUnused
+            | RecordType::BtreeInsert
+            | RecordType::BtreePage
+            | RecordType::BtreeDelete => {
+                self.seen.insert(rec.xid);
+                self.redo_page(rec)
             }
         }
     }
 
-    fn redo_heap(&mut self, rec: &Record) -> Result<bool, StorageError> {
+    /// Redo of a record that changes one page (heap and btree records).
+    fn redo_page(&mut self, rec: &Record) -> Result<bool, StorageError> {
         let b = rec.block.ok_or_else(|| corrupt(rec, "no block"))?;
         self.smgr.create_if_missing(b.rel)?;
         while self.smgr.nblocks(b.rel)? <= b.block {
@@ -704,6 +742,28 @@ impl Replayer<'_> {
         }
         if !rec.will_init() && page::lsn(p) >= rec.lsn {
             return Ok(false);
+        }
+        if matches!(rec.kind, RecordType::BtreeInsert | RecordType::BtreeDelete) {
+            crate::btree::redo(rec.kind, p, &rec.payload).map_err(|e| corrupt(rec, e))?;
+            page::set_lsn(p, rec.lsn);
+            return Ok(true);
+        }
+        if matches!(rec.kind, RecordType::HeapPrune | RecordType::HeapUnused) {
+            let items: Vec<u16> = rec
+                .payload
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            let ok = if rec.kind == RecordType::HeapPrune {
+                page::prune(p, &items)
+            } else {
+                page::set_unused(p, &items)
+            };
+            if !ok {
+                return Err(corrupt(rec, "item state does not match"));
+            }
+            page::set_lsn(p, rec.lsn);
+            return Ok(true);
         }
         let item = rec
             .payload

@@ -84,6 +84,24 @@ pub enum RecordType {
     /// The record's xid aborted after writing records (a failed statement).
     /// Not flushed: recovery aborts an xid without a commit record anyway.
     Abort = 7,
+    /// Payload: position u16, key (value i64, tid u64) and, on internal
+    /// pages, child block u32: one entry inserted into a btree page.
+    BtreeInsert = 20,
+    /// Always a page image (`HAS_FPI`): a btree page written whole (split
+    /// halves, new root, metapage, pages of a logged build).
+    BtreePage = 21,
+    /// Payload: ascending positions u16 of the entries VACUUM removed from
+    /// a btree leaf.
+    BtreeDelete = 22,
+    /// Payload: item numbers u16 of heap tuples VACUUM pruned: their line
+    /// pointers become dead and the page is compacted.
+    HeapPrune = 23,
+    /// Payload: item numbers u16 of dead line pointers VACUUM made unused
+    /// (their index entries are gone; inserts may reuse them).
+    HeapUnused = 24,
+    /// Payload: the index definition (catalog text). Logged before the
+    /// index relation file is created.
+    CreateIndex = 25,
 }
 
 impl RecordType {
@@ -96,6 +114,12 @@ impl RecordType {
             5 => RecordType::CreateTable,
             6 => RecordType::DropTable,
             7 => RecordType::Abort,
+            20 => RecordType::BtreeInsert,
+            21 => RecordType::BtreePage,
+            22 => RecordType::BtreeDelete,
+            23 => RecordType::HeapPrune,
+            24 => RecordType::HeapUnused,
+            25 => RecordType::CreateIndex,
             _ => return None,
         })
     }

