@@ -129,6 +129,13 @@ const DEFS: &[Def] = &[
         description: "prefetch bucket heads and chain entries in hash join build and probe",
     },
     Def {
+        name: "tusk.hash_chunk_size",
+        default: "32kB",
+        kind: Kind::MemoryKb { min: 16, max: 1024 },
+        read_only: false,
+        description: "size of each chunk of a Parallel Hash Join's shared table (a power of two)",
+    },
+    Def {
         name: "synchronous_commit",
         default: "on",
         kind: Kind::Startup,
@@ -281,6 +288,9 @@ impl Gucs {
                         d.name
                     ));
                 }
+                if d.name == "tusk.hash_chunk_size" && !(kb as u64).is_power_of_two() {
+                    return Err(invalid());
+                }
                 Ok(format_kb(kb))
             }
             Kind::Int { min, max } => {
@@ -384,6 +394,11 @@ impl Gucs {
 
     pub fn hash_join_prefetch(&self) -> bool {
         self.values["tusk.hash_join_prefetch"] == "on"
+    }
+
+    /// `tusk.hash_chunk_size` in bytes.
+    pub fn hash_chunk_size(&self) -> usize {
+        (self.kb("tusk.hash_chunk_size") as usize) * 1024
     }
 
     /// `max_parallel_workers_per_gather`.

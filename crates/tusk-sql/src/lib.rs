@@ -292,6 +292,7 @@ impl Session {
             parallel: None,
             participant: 0,
             prefetch: self.gucs.hash_join_prefetch(),
+            hash_chunk_size: self.gucs.hash_chunk_size(),
         }
     }
 
