@@ -87,6 +87,16 @@ const DEFS: &[Def] = &[
         description: "worker threads per Gather (plus the leader)",
     },
     Def {
+        name: "min_parallel_table_scan_size",
+        default: "8MB",
+        kind: Kind::MemoryKb {
+            min: 0,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "smallest table scan worth a parallel plan",
+    },
+    Def {
         name: "shared_buffers",
         default: "128MB",
         kind: Kind::MemoryKb {
@@ -399,6 +409,11 @@ impl Gucs {
     /// `tusk.hash_chunk_size` in bytes.
     pub fn hash_chunk_size(&self) -> usize {
         (self.kb("tusk.hash_chunk_size") as usize) * 1024
+    }
+
+    /// `min_parallel_table_scan_size` in bytes.
+    pub fn min_parallel_table_scan_size(&self) -> usize {
+        (self.kb("min_parallel_table_scan_size").max(0) as usize) * 1024
     }
 
     /// `max_parallel_workers_per_gather`.

@@ -298,10 +298,11 @@ impl Session {
 
     fn bind_query(&self, q: &A::Query) -> Result<BoundQuery> {
         let cat = self.db.catalog();
-        let hash_mem =
-            (self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier()) as usize;
         let mut bq = Binder::new(&self.db, &cat)
-            .with_parallelism(self.gucs.max_parallel_workers(), hash_mem)
+            .with_parallelism(
+                self.gucs.max_parallel_workers(),
+                self.gucs.min_parallel_table_scan_size(),
+            )
             .bind_query(q)?;
         bq.plan.assign_ids();
         Ok(bq)
