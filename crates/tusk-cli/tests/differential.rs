@@ -674,8 +674,9 @@ impl Drop for PgCluster {
 // ---------------------------------------------------------------------------
 
 /// Settings of the second tusk run: a memory limit small enough that every
-/// hash join in the corpus spills.
-const TUSK_SPILL_CONF: &str = "work_mem = 64kB\n";
+/// hash join in the corpus spills, and every scan/join tree eligible for a
+/// parallel plan, so that the Parallel Hash Join spills too.
+const TUSK_SPILL_CONF: &str = "work_mem = 64kB\nmin_parallel_table_scan_size = 0\n";
 
 fn tusk_binary() -> PathBuf {
     std::env::var_os("TUSK_DIFF_BIN")
@@ -767,7 +768,8 @@ fn differential_corpus() {
     // job the statements run in order. Most of the time goes to starting
     // processes and connections, which overlaps well.
     // Each file runs on PostgreSQL and on tusk twice: with default settings,
-    // and with `work_mem = 64kB` so that every hash join spills to partitions.
+    // and with `work_mem = 64kB` so that every hash join spills to partitions
+    // (with `min_parallel_table_scan_size = 0`: parallel plans spill too).
     let jobs: Vec<(usize, usize)> = (0..corpus.len())
         .flat_map(|i| [(i, 0), (i, 1), (i, 2)])
         .collect();

@@ -50,6 +50,9 @@ pub struct ExecContext {
     pub participant: usize,
     /// `tusk.hash_join_prefetch`: software prefetching in hash joins.
     pub prefetch: bool,
+    /// `tusk.hash_chunk_size`: bytes of each chunk of a Parallel Hash Join's
+    /// shared table (a power of two).
+    pub hash_chunk_size: usize,
 }
 
 impl ExecContext {

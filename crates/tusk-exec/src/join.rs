@@ -65,11 +65,14 @@ use crate::expr::{eval_all, Expr};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, rehash};
 use crate::parallel::Phaser;
 use crate::plan::{NodeKind, Plan};
-use crate::spill::{SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE};
+use crate::shared_table::{ChunkWriter, MemoryReport, SharedTable, SharedView, TupleKey};
+use crate::spill::{
+    self, bytes_of, rows_of, SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE,
+};
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
-use std::rc::Rc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::{Arc, Mutex};
 use tusk_storage::DataType;
 
 const EMPTY: u32 = 0;
@@ -89,7 +92,7 @@ const LOAD_BATCH_ROWS: usize = 256;
 /// Hints the CPU to bring the cache line holding `*p` closer. Never faults,
 /// whatever `p` points at; a no-op on targets without a prefetch instruction.
 #[inline(always)]
-fn prefetch_line<T>(p: *const T) {
+pub(crate) fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists
@@ -277,39 +280,6 @@ impl TableBuilder {
         t.link(prefetch);
         t
     }
-
-    /// Moves the rows of `other` (built over the same types) after this builder's.
-    fn absorb(&mut self, other: TableBuilder) {
-        match (&mut self.entries, other.entries) {
-            (_, None) => {}
-            (None, Some(e)) => self.entries = Some(e),
-            (Some(Entries::Int(a)), Some(Entries::Int(mut b))) => a.append(&mut b),
-            (
-                Some(Entries::Bytes {
-                    hashes,
-                    next,
-                    offsets,
-                    arena,
-                }),
-                Some(Entries::Bytes {
-                    hashes: h2,
-                    next: mut n2,
-                    offsets: o2,
-                    arena: a2,
-                }),
-            ) => {
-                let base = arena.len() as u32;
-                hashes.extend(h2);
-                next.append(&mut n2);
-                offsets.extend(o2[1..].iter().map(|o| o + base));
-                arena.extend(a2);
-            }
-            _ => unreachable!("all participants use the same key representation"),
-        }
-        self.payload.append(&other.payload);
-        self.payload_bytes += other.payload_bytes;
-        self.linked += other.linked;
-    }
 }
 
 /// The build side: entries, buckets and payload columns.
@@ -326,10 +296,6 @@ struct JoinTable {
 impl JoinTable {
     fn bucket_of(&self, hash: u64) -> usize {
         (hash >> self.shift) as usize
-    }
-
-    fn len(&self) -> usize {
-        self.payload.len
     }
 
     /// Pushes every non-NULL entry onto its bucket's chain (single-threaded).
@@ -364,35 +330,6 @@ impl JoinTable {
                     let head = &buckets[(hashes[i] >> shift) as usize];
                     next[i].store(head.load(Relaxed), Relaxed);
                     head.store(i as u32 + 1, Relaxed);
-                }
-            }
-        }
-    }
-
-    /// Links entries `range` while other threads link other ranges of the
-    /// same table: each entry is pushed onto its chain with a CAS on the
-    /// bucket head. Callers synchronise (a barrier) before anyone probes.
-    fn link_shared(&self, range: std::ops::Range<usize>, prefetch: bool) {
-        let push = |bucket: usize, next: &AtomicU32, i: usize| {
-            crate::chain::push(&self.buckets[bucket], next, i as u32)
-        };
-        match &self.entries {
-            Entries::Int(v) => {
-                for i in range {
-                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
-                        prefetch_line(&self.buckets[self.bucket_of(hash_i64(ahead.key))]);
-                    }
-                    let e = &v[i];
-                    if e.next.load(Relaxed) != UNLINKED {
-                        push(self.bucket_of(hash_i64(e.key)), &e.next, i);
-                    }
-                }
-            }
-            Entries::Bytes { hashes, next, .. } => {
-                for i in range {
-                    if next[i].load(Relaxed) != UNLINKED {
-                        push(self.bucket_of(hashes[i]), &next[i], i);
-                    }
                 }
             }
         }
@@ -432,41 +369,148 @@ impl ProbeKeys {
     }
 }
 
+/// What probing needs from a table. Two tables implement it: the serial
+/// join's [`JoinTable`] (entries in vectors, entry *e* − 1 = build row) and the
+/// Parallel Hash Join's shared table in DSA chunks ([`SharedView`], entry
+/// *e* − 1 = tuple ref). An entry is 1 + its index; 0 ends a chain.
+trait Chains {
+    /// `Some(true)` for single-integer keys, `Some(false)` for encoded keys.
+    fn int_keys(&self) -> Option<bool>;
+    fn head_slot(&self, hash: u64) -> &AtomicU32;
+    /// Where an entry's key and link live (for prefetching).
+    fn entry_ptr(&self, e: u32) -> *const u8;
+    /// Key and next entry (integer keys).
+    fn int_entry(&self, e: u32) -> (i64, u32);
+    /// Hash, encoded key and next entry (encoded keys).
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32);
+}
+
+impl Chains for JoinTable {
+    fn int_keys(&self) -> Option<bool> {
+        Some(matches!(self.entries, Entries::Int(_)))
+    }
+
+    #[inline]
+    fn head_slot(&self, hash: u64) -> &AtomicU32 {
+        &self.buckets[self.bucket_of(hash)]
+    }
+
+    #[inline]
+    fn entry_ptr(&self, e: u32) -> *const u8 {
+        match &self.entries {
+            Entries::Int(v) => (&v[e as usize - 1] as *const IntEntry).cast(),
+            Entries::Bytes { hashes, .. } => (&hashes[e as usize - 1] as *const u64).cast(),
+        }
+    }
+
+    #[inline]
+    fn int_entry(&self, e: u32) -> (i64, u32) {
+        let Entries::Int(v) = &self.entries else {
+            unreachable!("integer probe of an encoded-key table")
+        };
+        let ent = &v[e as usize - 1];
+        (ent.key, ent.next.load(Relaxed))
+    }
+
+    #[inline]
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32) {
+        let Entries::Bytes {
+            hashes,
+            next,
+            offsets,
+            arena,
+        } = &self.entries
+        else {
+            unreachable!("encoded probe of an integer-key table")
+        };
+        let i = e as usize - 1;
+        (
+            hashes[i],
+            &arena[offsets[i] as usize..offsets[i + 1] as usize],
+            next[i].load(Relaxed),
+        )
+    }
+}
+
+impl Chains for SharedView<'_> {
+    fn int_keys(&self) -> Option<bool> {
+        Some(self.int_key)
+    }
+
+    #[inline]
+    fn head_slot(&self, hash: u64) -> &AtomicU32 {
+        &self.buckets[self.bucket_of(hash)]
+    }
+
+    #[inline]
+    fn entry_ptr(&self, e: u32) -> *const u8 {
+        self.tuple_ptr(e)
+    }
+
+    #[inline]
+    fn int_entry(&self, e: u32) -> (i64, u32) {
+        SharedView::int_entry(self, e)
+    }
+
+    #[inline]
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32) {
+        SharedView::bytes_entry(self, e)
+    }
+}
+
+/// A built table: the serial join's own, or the Parallel Hash Join's shared one.
+#[derive(Clone)]
+enum Table {
+    Local(Arc<JoinTable>),
+    Shared(Arc<SharedTable>),
+}
+
+impl Table {
+    /// Rows that can match (non-NULL keys).
+    fn linked(&self) -> usize {
+        match self {
+            Table::Local(t) => t.linked,
+            Table::Shared(t) => t.rows(),
+        }
+    }
+
+    /// Columns `cols` of the build rows `rows` (entry − 1 each).
+    fn gather(&self, types: &[DataType], cols: &[usize], rows: &[u32]) -> Vec<Vector> {
+        match self {
+            Table::Local(t) => cols
+                .iter()
+                .map(|&c| t.payload.columns[c].gather(rows))
+                .collect(),
+            Table::Shared(t) => t.gather(types, cols, rows),
+        }
+    }
+}
+
 /// Loads the bucket head of every probe row of a batch in two passes, so
 /// that the cache misses of many rows overlap instead of following each other:
-/// first the bucket of each row is computed and its slot prefetched, then the
-/// heads are read and the first entry of each chain is prefetched. Walking the
+/// first the bucket slot of each row is found and prefetched, then the heads
+/// are read and the first entry of each chain is prefetched. Walking the
 /// chains afterwards mostly hits the cache.
 ///
 /// Without prefetching (`tusk.hash_join_prefetch = off`) no heads are
 /// loaded up front and each row looks its bucket up when its turn comes.
-fn load_heads(t: &JoinTable, keys: &ProbeKeys, n: usize, prefetch: bool) -> Vec<u32> {
+fn load_heads<T: Chains>(t: &T, keys: &ProbeKeys, n: usize, prefetch: bool) -> Vec<u32> {
     if !prefetch {
         return Vec::new();
     }
-    let buckets: Vec<usize> = (0..n)
-        .map(|i| keys.hash(i).map_or(usize::MAX, |h| t.bucket_of(h)))
+    let slots: Vec<Option<&AtomicU32>> = (0..n)
+        .map(|i| keys.hash(i).map(|h| t.head_slot(h)))
         .collect();
-    for &b in &buckets {
-        if b != usize::MAX {
-            prefetch_line(&t.buckets[b]);
-        }
+    for s in slots.iter().flatten() {
+        prefetch_line(*s);
     }
-    let heads: Vec<u32> = buckets
+    let heads: Vec<u32> = slots
         .iter()
-        .map(|&b| {
-            if b == usize::MAX {
-                EMPTY
-            } else {
-                t.buckets[b].load(Relaxed)
-            }
-        })
+        .map(|s| s.map_or(EMPTY, |s| s.load(Relaxed)))
         .collect();
-    if let Entries::Int(entries) = &t.entries {
-        for &h in &heads {
-            if h != EMPTY {
-                prefetch_line(&entries[h as usize - 1]);
-            }
+    for &h in &heads {
+        if h != EMPTY {
+            prefetch_line(t.entry_ptr(h));
         }
     }
     heads
@@ -489,24 +533,24 @@ impl ProbeState {
 
     /// First chain entry of `row`: preloaded by [`load_heads`], or looked up now.
     #[inline]
-    fn head(&self, table: &JoinTable, row: usize, hash: u64) -> u32 {
+    fn head<T: Chains>(&self, table: &T, row: usize, hash: u64) -> u32 {
         match self.heads.get(row) {
             Some(&h) => h,
-            None => table.buckets[table.bucket_of(hash)].load(Relaxed),
+            None => table.head_slot(hash).load(Relaxed),
         }
     }
 
-    /// Collects up to `limit` matching (probe row, build row) pairs.
-    fn pairs(
+    /// Collects up to `limit` matching (probe row, build entry − 1) pairs.
+    fn pairs<T: Chains>(
         &mut self,
-        table: &JoinTable,
+        table: &T,
         limit: usize,
         outer_idx: &mut Vec<u32>,
         inner_idx: &mut Vec<u32>,
     ) {
         let n = self.batch.len;
-        match (&table.entries, &self.keys) {
-            (Entries::Int(entries), ProbeKeys::Int(keys)) => {
+        match (table.int_keys(), &self.keys) {
+            (Some(true), ProbeKeys::Int(keys)) => {
                 while self.row < n {
                     let Some(k) = keys[self.row] else {
                         self.row += 1;
@@ -518,8 +562,8 @@ impl ProbeState {
                         self.head(table, self.row, hash_i64(k))
                     };
                     while e != EMPTY {
-                        let ent = &entries[e as usize - 1];
-                        if ent.key == k {
+                        let (key, next) = table.int_entry(e);
+                        if key == k {
                             if outer_idx.len() == limit {
                                 self.started_row = true;
                                 self.chain = e;
@@ -528,21 +572,13 @@ impl ProbeState {
                             outer_idx.push(self.row as u32);
                             inner_idx.push(e - 1);
                         }
-                        e = ent.next.load(Relaxed);
+                        e = next;
                     }
                     self.started_row = false;
                     self.row += 1;
                 }
             }
-            (
-                Entries::Bytes {
-                    hashes,
-                    next,
-                    offsets,
-                    arena,
-                },
-                ProbeKeys::Bytes(keys, parena),
-            ) => {
+            (Some(false), ProbeKeys::Bytes(keys, parena)) => {
                 while self.row < n {
                     let Some((h, range)) = &keys[self.row] else {
                         self.row += 1;
@@ -555,19 +591,17 @@ impl ProbeState {
                         self.head(table, self.row, *h)
                     };
                     while e != EMPTY {
-                        let i = e as usize - 1;
-                        if hashes[i] == *h
-                            && &arena[offsets[i] as usize..offsets[i + 1] as usize] == probe_key
-                        {
+                        let (hash, key, next) = table.bytes_entry(e);
+                        if hash == *h && key == probe_key {
                             if outer_idx.len() == limit {
                                 self.started_row = true;
                                 self.chain = e;
                                 return;
                             }
                             outer_idx.push(self.row as u32);
-                            inner_idx.push(i as u32);
+                            inner_idx.push(e - 1);
                         }
-                        e = next[i].load(Relaxed);
+                        e = next;
                     }
                     self.started_row = false;
                     self.row += 1;
@@ -595,12 +629,33 @@ impl Partitioner {
     }
 
     #[inline]
+    fn partition(&self, hash: u64) -> usize {
+        (rehash(hash, self.level) as usize) & (self.writers.len() - 1)
+    }
+
+    #[inline]
     fn write(&mut self, hash: u64, b: &Batch, row: usize) -> Result<()> {
-        let p = (rehash(hash, self.level) as usize) & (self.writers.len() - 1);
+        let p = self.partition(hash);
         self.writers[p].write_row(hash, b, row)
     }
 
-    fn finish(self) -> Result<Vec<Rc<SpillFile>>> {
+    /// Writes a row already in the spill encoding.
+    fn write_encoded(&mut self, hash: u64, row: &[u8]) -> Result<()> {
+        let p = self.partition(hash);
+        self.writers[p].write_encoded(hash, row)
+    }
+
+    /// Writes every row of `b` with a non-NULL key (hashes in `keys`), from row `from`.
+    fn write_batch(&mut self, b: &Batch, keys: &ProbeKeys, from: usize) -> Result<()> {
+        for i in from..b.len {
+            if let Some(h) = keys.hash(i) {
+                self.write(h, b, i)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<Arc<SpillFile>>> {
         self.writers.into_iter().map(|w| w.finish()).collect()
     }
 }
@@ -614,8 +669,9 @@ struct BuildSource {
 
 /// A pair of partition files still to be joined.
 struct Task {
-    inner: Rc<SpillFile>,
-    outer: Rc<SpillFile>,
+    /// One file per participant that wrote this partition.
+    inner: Vec<Arc<SpillFile>>,
+    outer: Vec<Arc<SpillFile>>,
     level: u32,
     /// Repartitioning could not split it: join it chunk by chunk.
     chunked: bool,
@@ -638,7 +694,7 @@ enum Phase {
 }
 
 /// What EXPLAIN ANALYZE reports.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Report {
     buckets: usize,
     original_buckets: usize,
@@ -666,7 +722,7 @@ pub struct HashJoin {
     buf: usize,
     fanout: usize,
     phase: Phase,
-    table: Option<Arc<JoinTable>>,
+    table: Option<Table>,
     probe: Option<ProbeState>,
     source: ProbeSource,
     tasks: Vec<Task>,
@@ -680,28 +736,101 @@ pub struct HashJoin {
     shared: Option<Arc<SharedBuild>>,
 }
 
-/// The shared build of a Parallel Hash Join.
+/// The shared state of a Parallel Hash Join (see `shared_table` for the
+/// table and its phases).
 ///
-/// Phase 1: every participant builds the rows of its share of the inner
-/// input into a private [`TableBuilder`] (no locks) and deposits it. Phase 2:
-/// the last to arrive concatenates them into one table with an empty bucket
-/// array. Phase 3: every participant links a disjoint range of the entries
-/// into the shared buckets with compare-and-swap pushes. A phaser separates the
-/// phases; its mutex gives the happens-before edge that lets probes read the
-/// chains with relaxed loads afterwards. The table is then immutable.
+/// **Memory.** The join's limit is `work_mem × hash_mem_multiplier ×
+/// participants` (PostgreSQL's rule for a Parallel Hash). It covers every
+/// participant's chunks, the bucket array, the chunk directory and, should
+/// the build not fit, every participant's spill-file buffers: room for those
+/// (`participants × F × B`, as in the serial join) is kept free from the
+/// start. A participant asks before taking each chunk; the asks of different
+/// participants may race, so the peak stays within the limit plus one chunk
+/// per participant.
+///
+/// **Spilling.** When a chunk would not fit (or the final bucket array
+/// would not), the spill flag is raised. Every participant then writes the
+/// tuples of its chunks, and the rest of its share of the build input, to
+/// its own `F` partition files (hash bits of level 0, as the serial join),
+/// then its share of the probe input to `F` more. After a phaser the table's
+/// DSA area is dropped, and participants take partitions one at a time from
+/// a shared counter: partition *p* is the *p*-th file of every participant,
+/// joined by the serial join's partition code (`start_task`), which may
+/// repartition it or join it in chunks within each participant's own
+/// `work_mem × hash_mem_multiplier`.
 pub struct SharedBuild {
     pub(crate) phaser: Phaser,
-    builders: Mutex<Vec<TableBuilder>>,
-    table: OnceLock<Arc<JoinTable>>,
+    participants: usize,
+    table: Mutex<Option<Arc<SharedTable>>>,
+    /// Tuples written so far (published once per input batch).
+    rows: AtomicUsize,
+    spill: AtomicBool,
+    /// Spill buffers all participants hold during the build.
+    buffers: AtomicUsize,
+    /// Peak of chunks + buckets + directory + spill buffers.
+    peak: AtomicUsize,
+    /// (inner, outer) partition files of each participant that spilled.
+    files: Mutex<Vec<(Vec<Arc<SpillFile>>, Vec<Arc<SpillFile>>)>>,
+    next_partition: AtomicUsize,
+    memory: Mutex<Option<MemoryReport>>,
+    /// Participants' reports, combined by the last one to finish.
+    report: Mutex<(Report, usize, u64, u64)>,
 }
 
 impl SharedBuild {
     pub fn new(participants: usize) -> SharedBuild {
         SharedBuild {
             phaser: Phaser::new(participants),
-            builders: Mutex::new(Vec::new()),
-            table: OnceLock::new(),
+            participants,
+            table: Mutex::new(None),
+            rows: AtomicUsize::new(0),
+            spill: AtomicBool::new(false),
+            buffers: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+            files: Mutex::new(Vec::new()),
+            next_partition: AtomicUsize::new(0),
+            memory: Mutex::new(None),
+            report: Mutex::new((Report::default(), 0, 0, 0)),
         }
+    }
+
+    /// The shared table, created by the first participant to ask.
+    fn table(&self, ctx: &ExecContext, int_key: bool, limit: usize) -> Result<Arc<SharedTable>> {
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = &*t {
+            return Ok(t.clone());
+        }
+        let table = Arc::new(SharedTable::new(
+            &ctx.db.dsm,
+            ctx.hash_chunk_size,
+            int_key,
+            limit,
+        )?);
+        *t = Some(table.clone());
+        Ok(table)
+    }
+
+    fn note_peak(&self, bytes: usize) {
+        self.peak.fetch_max(bytes, Relaxed);
+    }
+
+    /// Whether `bytes` more of chunks fit: chunks, the bucket array the rows
+    /// so far need, the directory and the room kept for spill buffers.
+    fn may_allocate(
+        &self,
+        table: &SharedTable,
+        bytes: usize,
+        reserve: usize,
+        limit: usize,
+    ) -> bool {
+        let rows = self.rows.load(Relaxed);
+        let used =
+            table.chunk_bytes() + bytes + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+        if used + reserve > limit || self.spill.load(Relaxed) {
+            return false;
+        }
+        self.note_peak(used + self.buffers.load(Relaxed));
+        true
     }
 }
 
@@ -770,7 +899,10 @@ impl HashJoin {
     }
 
     fn note_memory(&mut self, extra: usize) {
-        let table = self.table.as_ref().map_or(0, |t| t.memory);
+        let table = match &self.table {
+            Some(Table::Local(t)) => t.memory,
+            _ => 0,
+        };
         self.report.peak = self.report.peak.max(table + extra);
     }
 
@@ -780,55 +912,173 @@ impl HashJoin {
         }
         self.report.buckets = self.report.buckets.max(t.buckets.len());
         self.report.table_peak = self.report.table_peak.max(t.memory);
-        self.table = Some(Arc::new(t));
+        self.table = Some(Table::Local(Arc::new(t)));
     }
 
-    /// Parallel Hash Join: builds this participant's share, then the shared
-    /// table with the other participants (see [`SharedBuild`]).
+    /// Parallel Hash Join: loads this participant's share of the build input
+    /// into its chunks of the shared table, then builds the buckets with the
+    /// others — or, if the table does not fit, partitions (see [`SharedBuild`]).
     fn parallel_build(&mut self, shared: Arc<SharedBuild>) -> Result<()> {
         let mut input = self.inner.take().expect("build side consumed once");
-        let mut builder = TableBuilder::new(&self.inner_types);
+        let (me, all) = (self.ctx.participant, shared.participants);
+        let limit = self.limit * all;
+        // Room for every participant's partition files, should they be needed.
+        let reserve = all * self.fanout * self.buf;
+        let int_key = self.inner_keys.len() == 1
+            && matches!(
+                self.inner_keys[0].data_type(),
+                DataType::Int4 | DataType::Int8 | DataType::Bool
+            );
+        let table = shared.table(&self.ctx, int_key, limit)?;
+        let mut writer = ChunkWriter::new();
+        let mut parts: Option<Partitioner> = None;
+        let mut row = Vec::new();
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
-            builder.add(&b, &kv);
-        }
-        shared
-            .builders
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(builder);
-        if shared.phaser.wait()? {
-            let mut parts =
-                std::mem::take(&mut *shared.builders.lock().unwrap_or_else(|e| e.into_inner()));
-            let mut all = parts.pop().expect("at least one participant");
-            for p in parts {
-                all.absorb(p);
+            let keys = ProbeKeys::of(&kv, b.len);
+            let mut from = 0;
+            if parts.is_none() {
+                let mut added = 0;
+                let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
+                while from < b.len {
+                    let key = match &keys {
+                        ProbeKeys::Int(k) => k[from].map(TupleKey::Int),
+                        ProbeKeys::Bytes(k, arena) => k[from]
+                            .as_ref()
+                            .map(|(h, r)| TupleKey::Bytes(*h, &arena[r.clone()])),
+                    };
+                    if let Some(key) = key {
+                        row.clear();
+                        spill::encode_row(&mut row, &b, from);
+                        if !writer.insert(&table, key, &row, &mut may)? {
+                            shared.spill.store(true, Relaxed);
+                            break;
+                        }
+                        added += 1;
+                    }
+                    from += 1;
+                }
+                shared.rows.fetch_add(added, Relaxed);
+                if from == b.len {
+                    continue;
+                }
             }
-            let _ = shared.table.set(Arc::new(all.finish_unlinked()));
+            let p = match &mut parts {
+                Some(p) => p,
+                None => parts.insert(self.spill_tuples(&shared, &table, &writer)?),
+            };
+            p.write_batch(&b, &keys, from)?;
+        }
+        if shared.phaser.wait()? {
+            // Last to finish loading: does the whole table fit?
+            let rows = shared.rows.load(Relaxed);
+            let need =
+                table.chunk_bytes() + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+            if !shared.spill.load(Relaxed) && need <= limit {
+                table.publish(rows)?;
+                shared.note_peak(need);
+            } else {
+                shared.spill.store(true, Relaxed);
+            }
+            *shared.memory.lock().unwrap_or_else(|e| e.into_inner()) = Some(table.memory_report());
         }
         shared.phaser.wait()?;
-        let table = shared
-            .table
-            .get()
-            .expect("table published before the phaser")
-            .clone();
-        let n = table.len();
-        let (me, all) = (
-            self.ctx.participant,
-            self.ctx.parallel.as_ref().map_or(1, |p| p.participants),
-        );
-        table.link_shared(n * me / all..n * (me + 1) / all, self.ctx.prefetch);
-        shared.phaser.wait()?;
-        if self.ctx.participant == 0 {
-            self.report.buckets = table.buckets.len();
-            self.report.table_peak = table.memory;
-            self.report.peak = table.memory;
+        if shared.spill.load(Relaxed) {
+            let parts = match parts {
+                Some(p) => p,
+                None => self.spill_tuples(&shared, &table, &writer)?,
+            };
+            drop(writer);
+            drop(table);
+            return self.parallel_partition(&shared, parts);
         }
-        self.table = Some(table);
+        table.zero_buckets(me, all);
+        shared.phaser.wait()?;
+        writer.link(&table, self.ctx.prefetch);
+        shared.phaser.wait()?;
+        self.report.buckets = table.view().buckets.len();
+        self.report.table_peak = table.chunk_bytes() + table.view().buckets.len() * 4;
+        self.table = Some(Table::Shared(table));
         self.phase = Phase::Probe;
         self.source = ProbeSource::Outer;
         Ok(())
+    }
+
+    /// Starts this participant's build partitions and writes the tuples it
+    /// has put into the shared table so far to them.
+    fn spill_tuples(
+        &mut self,
+        shared: &SharedBuild,
+        table: &SharedTable,
+        writer: &ChunkWriter,
+    ) -> Result<Partitioner> {
+        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
+        let held =
+            shared.buffers.fetch_add(self.fanout * self.buf, Relaxed) + self.fanout * self.buf;
+        shared.note_peak(
+            table.chunk_bytes()
+                + SharedTable::bucket_bytes(shared.rows.load(Relaxed))
+                + table.directory_bytes()
+                + held,
+        );
+        writer.for_each(table, |_, tuple| {
+            let (hash, row) = ChunkWriter::hash_and_row(table, tuple);
+            parts.write_encoded(hash, row)
+        })?;
+        Ok(parts)
+    }
+
+    /// The parallel build did not fit: finishes this participant's build
+    /// partitions, partitions its share of the probe input, and hands both
+    /// to the others; then partitions are joined one by one (`next_task`).
+    fn parallel_partition(&mut self, shared: &SharedBuild, parts: Partitioner) -> Result<()> {
+        let inner_files = parts.finish()?;
+        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
+        while let Some(b) = self.outer.next()? {
+            let kv = eval_all(&self.outer_keys, &b)?;
+            parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
+        }
+        let outer_files = parts.finish()?;
+        shared
+            .files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((inner_files, outer_files));
+        if shared.phaser.wait()? {
+            // Every participant has written its tuples out: the area can go.
+            shared
+                .table
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+        }
+        self.report.levels = 1;
+        self.report.fanout = self.fanout;
+        self.report.batches = 0;
+        self.report.peak = 0;
+        self.phase = Phase::NextPartition;
+        Ok(())
+    }
+
+    /// The next pair of partitions to join: this participant's own (from
+    /// repartitioning) first, then the next shared one of a parallel join.
+    fn next_task(&mut self) -> Option<Task> {
+        if let Some(t) = self.tasks.pop() {
+            return Some(t);
+        }
+        let shared = self.shared.as_ref()?;
+        let p = shared.next_partition.fetch_add(1, Relaxed);
+        let files = shared.files.lock().unwrap_or_else(|e| e.into_inner());
+        if p >= files.first()?.0.len() {
+            return None;
+        }
+        Some(Task {
+            inner: files.iter().map(|(i, _)| i[p].clone()).collect(),
+            outer: files.iter().map(|(_, o)| o[p].clone()).collect(),
+            level: 0,
+            chunked: false,
+        })
     }
 
     /// Reads the build side; joins in memory if it fits, else partitions both sides.
@@ -873,17 +1123,11 @@ impl HashJoin {
             }
         }
         drop(builder);
-        let inner_keys = self.inner_keys.clone();
         let write_batch = |parts: &mut Partitioner, b: &Batch, keys: &[Expr]| -> Result<()> {
             let kv = eval_all(keys, b)?;
-            let hashes = ProbeKeys::of(&kv, b.len);
-            for i in 0..b.len {
-                if let Some(h) = hashes.hash(i) {
-                    parts.write(h, b, i)?;
-                }
-            }
-            Ok(())
+            parts.write_batch(b, &ProbeKeys::of(&kv, b.len), 0)
         };
+        let inner_keys = self.inner_keys.clone();
         write_batch(&mut parts, &first_unbuilt, &inner_keys)?;
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
@@ -899,8 +1143,8 @@ impl HashJoin {
         self.report.batches = 0;
         for (inner, outer) in inner_files.into_iter().zip(outer_files).rev() {
             self.tasks.push(Task {
-                inner,
-                outer,
+                inner: vec![inner],
+                outer: vec![outer],
                 level: 0,
                 chunked: false,
             });
@@ -935,18 +1179,18 @@ impl HashJoin {
 
     /// Starts joining the next pair of partitions (or repartitions it).
     fn start_task(&mut self, task: Task) -> Result<()> {
-        if task.inner.rows == 0 || task.outer.rows == 0 {
+        if rows_of(&task.inner) == 0 || rows_of(&task.outer) == 0 {
             self.report.batches += 1;
             return Ok(());
         }
         // Table memory for the partition: entries and buckets (≤ 24 bytes a
         // row) plus the payload (≈ its spilled bytes); two file buffers stay open.
-        let estimate = task.inner.bytes as usize + task.inner.rows as usize * 24;
+        let estimate = bytes_of(&task.inner) as usize + rows_of(&task.inner) as usize * 24;
         let budget = self.limit.saturating_sub(2 * self.buf);
         if estimate <= budget || task.chunked {
             let mut src = BuildSource {
                 reader: SpillReader::new(
-                    task.inner.clone(),
+                    &task.inner,
                     self.inner_types.clone(),
                     self.buf,
                     self.ctx.spill.clone(),
@@ -972,17 +1216,13 @@ impl HashJoin {
             .next_power_of_two()
             .clamp(2, self.fanout);
         let split = |this: &mut Self,
-                     file: &Rc<SpillFile>,
+                     files: &[Arc<SpillFile>],
                      types: &[DataType]|
-         -> Result<Vec<Rc<SpillFile>>> {
+         -> Result<Vec<Arc<SpillFile>>> {
             let mut parts = Partitioner::new(fanout, level, &this.ctx, this.buf)?;
             this.report.peak = this.report.peak.max((fanout + 1) * this.buf);
-            let mut reader = SpillReader::new(
-                file.clone(),
-                types.to_vec(),
-                this.buf,
-                this.ctx.spill.clone(),
-            );
+            let mut reader =
+                SpillReader::new(files, types.to_vec(), this.buf, this.ctx.spill.clone());
             while let Some((b, hashes)) = reader.next_batch(BATCH_SIZE)? {
                 for (i, &h) in hashes.iter().enumerate() {
                     parts.write(h, &b, i)?;
@@ -994,13 +1234,13 @@ impl HashJoin {
         let outer_types = self.outer_types.clone();
         let inner_parts = split(self, &task.inner, &inner_types)?;
         let outer_parts = split(self, &task.outer, &outer_types)?;
-        let rows = task.inner.rows;
+        let rows = rows_of(&task.inner);
         drop(task);
         for (inner, outer) in inner_parts.into_iter().zip(outer_parts).rev() {
             let chunked = inner.rows == rows;
             self.tasks.push(Task {
-                inner,
-                outer,
+                inner: vec![inner],
+                outer: vec![outer],
                 level,
                 chunked,
             });
@@ -1013,7 +1253,7 @@ impl HashJoin {
     fn probe_partition(&mut self, task: Task, rest: Option<BuildSource>) {
         self.note_memory(2 * self.buf);
         self.source = ProbeSource::File(SpillReader::new(
-            task.outer.clone(),
+            &task.outer,
             self.outer_types.clone(),
             self.buf,
             self.ctx.spill.clone(),
@@ -1052,14 +1292,55 @@ impl HashJoin {
         Ok(())
     }
 
+    /// Writes the Hash node's EXPLAIN ANALYZE lines. In a Parallel Hash Join
+    /// every participant adds its figures to the shared report and the last
+    /// one to finish writes the lines (Gather merges them into the leader's).
     fn finish_report(&mut self) {
         let Some(stats) = &self.ctx.stats else {
             return;
         };
-        if self.shared.is_some() && self.ctx.participant != 0 {
-            return;
-        }
-        let r = &self.report;
+        let spill = &self.ctx.spill;
+        let (r, written, read, participants, memory) = match &self.shared {
+            None => (
+                self.report.clone(),
+                spill.written.get(),
+                spill.read.get(),
+                1,
+                None,
+            ),
+            Some(shared) => {
+                let mut g = shared.report.lock().unwrap_or_else(|e| e.into_inner());
+                let (c, finished, w, rd) = &mut *g;
+                let me = &self.report;
+                c.buckets = c.buckets.max(me.buckets);
+                c.original_buckets = c.original_buckets.max(me.original_buckets);
+                c.batches += me.batches;
+                c.table_peak = c.table_peak.max(me.table_peak);
+                // Partition-phase peaks of different participants may
+                // coincide, so they add up.
+                c.peak += me.peak;
+                c.levels = c.levels.max(me.levels);
+                c.chunked += me.chunked;
+                c.fanout = c.fanout.max(me.fanout);
+                *w += spill.written.get();
+                *rd += spill.read.get();
+                *finished += 1;
+                if *finished < shared.participants {
+                    return;
+                }
+                let mut c = c.clone();
+                c.peak = c.peak.max(shared.peak.load(Relaxed));
+                if c.levels == 0 {
+                    c.batches = 1;
+                }
+                let memory = shared
+                    .memory
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                (c, *w, *rd, shared.participants, memory)
+            }
+        };
         let mut s = stats.borrow_mut();
         let h = &mut s[self.hash_id];
         h.loops = 1;
@@ -1077,12 +1358,32 @@ impl HashJoin {
             "Buckets: {buckets}  Batches: {batches}  Memory Usage: {}kB",
             r.table_peak.div_ceil(1024)
         ));
-        let spill = &self.ctx.spill;
+        if let Some(m) = memory {
+            let source = match (m.pool_segments, m.segments) {
+                (0, _) => "fresh segments",
+                (p, n) if p == n => "pool",
+                _ => "pool and fresh segments",
+            };
+            h.extra.push(format!(
+                "Chunk Size: {}kB  Chunks: {}  Shared Memory: {}kB from {source}  Huge Pages: {}",
+                m.chunk_size / 1024,
+                m.chunks,
+                m.total.div_ceil(1024),
+                if m.huge_pages { "yes" } else { "no" }
+            ));
+        }
+        let limit = if participants > 1 {
+            format!(
+                "limit {}kB × {participants} participants",
+                self.limit.div_ceil(1024)
+            )
+        } else {
+            format!("limit {}kB", self.limit.div_ceil(1024))
+        };
         let mut line = format!(
-            "Prefetch: {}  Peak Memory: {}kB (limit {}kB)",
+            "Prefetch: {}  Peak Memory: {}kB ({limit})",
             if self.ctx.prefetch { "on" } else { "off" },
             r.peak.div_ceil(1024),
-            self.limit.div_ceil(1024)
         );
         if r.levels > 0 {
             line.push_str(&format!(
@@ -1090,8 +1391,8 @@ impl HashJoin {
                 r.fanout,
                 r.levels,
                 r.chunked,
-                spill.written.get().div_ceil(1024),
-                spill.read.get().div_ceil(1024)
+                written.div_ceil(1024),
+                read.div_ceil(1024)
             ));
         }
         h.extra.push(line);
@@ -1123,7 +1424,7 @@ impl Operator for HashJoin {
                         h.rows = self.report.inner_rows;
                     }
                 }
-                Phase::NextPartition => match self.tasks.pop() {
+                Phase::NextPartition => match self.next_task() {
                     Some(t) => self.start_task(t)?,
                     None => self.phase = Phase::Done,
                 },
@@ -1136,7 +1437,7 @@ impl Operator for HashJoin {
                 Phase::Probe => {
                     if self.probe.as_ref().is_none_or(|p| p.done()) {
                         let table = self.table.as_ref().unwrap();
-                        if table.linked == 0 {
+                        if table.linked() == 0 {
                             self.probe = None;
                             self.probe_source_done()?;
                             continue;
@@ -1146,7 +1447,13 @@ impl Operator for HashJoin {
                                 let kv = eval_all(&self.outer_keys, &b)?;
                                 let keys = ProbeKeys::of(&kv, b.len);
                                 let table = self.table.as_ref().unwrap();
-                                let heads = load_heads(table, &keys, b.len, self.ctx.prefetch);
+                                let prefetch = self.ctx.prefetch;
+                                let heads = match table {
+                                    Table::Local(t) => load_heads(&**t, &keys, b.len, prefetch),
+                                    Table::Shared(t) => {
+                                        load_heads(&t.view(), &keys, b.len, prefetch)
+                                    }
+                                };
                                 self.probe = Some(ProbeState {
                                     batch: b,
                                     keys,
@@ -1167,7 +1474,10 @@ impl Operator for HashJoin {
                     let st = self.probe.as_mut().unwrap();
                     let mut oi = Vec::with_capacity(limit.min(BATCH_SIZE));
                     let mut ii = Vec::with_capacity(limit.min(BATCH_SIZE));
-                    st.pairs(table, limit, &mut oi, &mut ii);
+                    match table {
+                        Table::Local(t) => st.pairs(&**t, limit, &mut oi, &mut ii),
+                        Table::Shared(t) => st.pairs(&t.view(), limit, &mut oi, &mut ii),
+                    }
                     if oi.is_empty() {
                         continue;
                     }
@@ -1178,18 +1488,15 @@ impl Operator for HashJoin {
                                 .iter()
                                 .map(|&c| st.batch.columns[c].gather(&oi))
                                 .collect();
-                            cols.extend(
-                                self.inner_out
-                                    .iter()
-                                    .map(|&c| table.payload.columns[c].gather(&ii)),
-                            );
+                            cols.extend(table.gather(&self.inner_types, &self.inner_out, &ii));
                             Batch::new(cols, oi.len())
                         }
                         Some(f) => {
                             let nouter = st.batch.columns.len();
                             let mut cols: Vec<Vector> =
                                 st.batch.columns.iter().map(|c| c.gather(&oi)).collect();
-                            cols.extend(table.payload.columns.iter().map(|c| c.gather(&ii)));
+                            let all: Vec<usize> = (0..self.inner_types.len()).collect();
+                            cols.extend(table.gather(&self.inner_types, &all, &ii));
                             let (full, removed) = apply_filter(Batch::new(cols, oi.len()), f)?;
                             self.ctx.add_removed(self.id, removed);
                             let mut keep: Vec<Vector> = self

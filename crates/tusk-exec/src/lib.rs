@@ -28,6 +28,7 @@ pub mod numeric;
 pub mod parallel;
 pub mod plan;
 pub mod scan;
+mod shared_table;
 pub mod sort;
 pub mod spill;
 pub mod value;

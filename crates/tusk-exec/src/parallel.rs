@@ -188,6 +188,7 @@ impl Gather {
             let analyze = self.ctx.stats.is_some();
             let temp_limit = self.ctx.spill.limit;
             let prefetch = self.ctx.prefetch;
+            let hash_chunk_size = self.ctx.hash_chunk_size;
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
                 .spawn(move || {
@@ -204,6 +205,7 @@ impl Gather {
                         }),
                         spill: SpillStats::new(temp_limit),
                         prefetch,
+                        hash_chunk_size,
                         parallel: Some(state.clone()),
                         participant: w + 1,
                     };

@@ -28,6 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use tusk_storage::DataType;
 
 /// Largest buffer a spill writer or reader holds; callers pick smaller ones
@@ -131,32 +132,27 @@ impl SpillWriter {
 
     /// Appends row `row` of `batch` with its key hash.
     pub fn write_row(&mut self, hash: u64, batch: &Batch, row: usize) -> Result<()> {
+        let start = self.begin_row(hash);
+        encode_row(&mut self.buf, batch, row);
+        self.end_row(start)
+    }
+
+    /// Appends a row already in the spill encoding ([`encode_row`]'s output),
+    /// e.g. the payload of a Parallel Hash Join tuple.
+    pub fn write_encoded(&mut self, hash: u64, row: &[u8]) -> Result<()> {
+        let start = self.begin_row(hash);
+        self.buf.extend_from_slice(row);
+        self.end_row(start)
+    }
+
+    fn begin_row(&mut self, hash: u64) -> usize {
         let start = self.buf.len();
         self.buf.extend_from_slice(&[0; 4]);
         self.buf.extend_from_slice(&hash.to_le_bytes());
-        let nbytes = batch.columns.len().div_ceil(8);
-        let bitmap_at = self.buf.len();
-        self.buf.resize(bitmap_at + nbytes, 0);
-        for (c, col) in batch.columns.iter().enumerate() {
-            if col.is_null(row) {
-                self.buf[bitmap_at + c / 8] |= 1 << (c % 8);
-                continue;
-            }
-            match &col.data {
-                Data::Bool(d) => self.buf.push(d[row] as u8),
-                Data::Int4(d) => self.buf.extend_from_slice(&d[row].to_le_bytes()),
-                Data::Int8(d) => self.buf.extend_from_slice(&d[row].to_le_bytes()),
-                Data::Numeric(d) => {
-                    self.buf.extend_from_slice(&d[row].unscaled.to_le_bytes());
-                    self.buf.extend_from_slice(&d[row].scale.to_le_bytes());
-                }
-                Data::Text(d) => {
-                    let s = d.get(row);
-                    self.buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
-                    self.buf.extend_from_slice(s);
-                }
-            }
-        }
+        start
+    }
+
+    fn end_row(&mut self, start: usize) -> Result<()> {
         let len = (self.buf.len() - start - 4) as u32;
         self.buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
         self.file.rows += 1;
@@ -181,15 +177,19 @@ impl SpillWriter {
     }
 
     /// Flushes and hands back the file for reading.
-    pub fn finish(mut self) -> Result<Rc<SpillFile>> {
+    pub fn finish(mut self) -> Result<Arc<SpillFile>> {
         self.flush()?;
-        Ok(Rc::new(self.file))
+        Ok(Arc::new(self.file))
     }
 }
 
-/// Reads a spill file back as batches, from the start.
+/// Reads one or more spill files back as batches, from the start, one file
+/// after the other (a Parallel Hash Join partition is one file per
+/// participant). One buffer serves all of them.
 pub struct SpillReader {
-    file: Rc<SpillFile>,
+    files: Vec<Arc<SpillFile>>,
+    /// File being read and the position in it.
+    file: usize,
     pos: u64,
     buf: Vec<u8>,
     buf_size: usize,
@@ -198,15 +198,26 @@ pub struct SpillReader {
     stats: Rc<SpillStats>,
 }
 
+/// Rows in a list of spill files.
+pub fn rows_of(files: &[Arc<SpillFile>]) -> u64 {
+    files.iter().map(|f| f.rows).sum()
+}
+
+/// Bytes in a list of spill files.
+pub fn bytes_of(files: &[Arc<SpillFile>]) -> u64 {
+    files.iter().map(|f| f.bytes).sum()
+}
+
 impl SpillReader {
     pub fn new(
-        file: Rc<SpillFile>,
+        files: &[Arc<SpillFile>],
         types: Vec<DataType>,
         buf_size: usize,
         stats: Rc<SpillStats>,
     ) -> SpillReader {
         SpillReader {
-            file,
+            files: files.to_vec(),
+            file: 0,
             pos: 0,
             buf: Vec::with_capacity(buf_size),
             buf_size,
@@ -217,19 +228,26 @@ impl SpillReader {
     }
 
     fn fill(&mut self) -> Result<bool> {
-        // Keep the unread tail, then top the buffer up from the file.
+        // Keep the unread tail, then top the buffer up from the file. Rows
+        // never span files: a file ends with a whole row.
         self.buf.drain(..self.start);
         self.start = 0;
-        if self.pos >= self.file.bytes {
-            return Ok(false);
+        while self.file < self.files.len() && self.pos >= self.files[self.file].bytes {
+            if !self.buf.is_empty() {
+                return Ok(false);
+            }
+            self.file += 1;
+            self.pos = 0;
         }
+        let Some(f) = self.files.get(self.file) else {
+            return Ok(false);
+        };
         // A row longer than the buffer grows it for that row only.
         let want = (self.buf_size.max(self.buf.len() * 2) - self.buf.len())
-            .min((self.file.bytes - self.pos) as usize);
+            .min((f.bytes - self.pos) as usize);
         let old = self.buf.len();
         self.buf.resize(old + want, 0);
-        self.file
-            .file
+        f.file
             .read_exact_at(&mut self.buf[old..], self.pos)
             .map_err(|e| ExecError::new(format!("could not read from temporary file: {e}")))?;
         self.pos += want as u64;
@@ -239,7 +257,17 @@ impl SpillReader {
 
     /// Whether every row has been returned.
     pub fn at_end(&self) -> bool {
-        self.start >= self.buf.len() && self.pos >= self.file.bytes
+        self.start >= self.buf.len()
+            && self.files[self.file.min(self.files.len())..]
+                .iter()
+                .enumerate()
+                .all(|(i, f)| {
+                    if i == 0 {
+                        self.pos >= f.bytes
+                    } else {
+                        f.bytes == 0
+                    }
+                })
     }
 
     /// Next batch of up to `max_rows` rows with their hashes, or `None` at the end.
@@ -277,7 +305,36 @@ impl SpillReader {
     }
 }
 
-fn decode_row(row: &[u8], cols: &mut [Vector]) {
+/// Appends row `row` of `batch` in the spill encoding (null bitmap, then the
+/// non-NULL values) to `buf`; [`decode_row`] reads it back.
+pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
+    let nbytes = batch.columns.len().div_ceil(8);
+    let bitmap_at = buf.len();
+    buf.resize(bitmap_at + nbytes, 0);
+    for (c, col) in batch.columns.iter().enumerate() {
+        if col.is_null(row) {
+            buf[bitmap_at + c / 8] |= 1 << (c % 8);
+            continue;
+        }
+        match &col.data {
+            Data::Bool(d) => buf.push(d[row] as u8),
+            Data::Int4(d) => buf.extend_from_slice(&d[row].to_le_bytes()),
+            Data::Int8(d) => buf.extend_from_slice(&d[row].to_le_bytes()),
+            Data::Numeric(d) => {
+                buf.extend_from_slice(&d[row].unscaled.to_le_bytes());
+                buf.extend_from_slice(&d[row].scale.to_le_bytes());
+            }
+            Data::Text(d) => {
+                let s = d.get(row);
+                buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                buf.extend_from_slice(s);
+            }
+        }
+    }
+}
+
+/// Appends one row in the spill encoding to `cols` (one vector per column).
+pub fn decode_row(row: &[u8], cols: &mut [Vector]) {
     let nbytes = cols.len().div_ceil(8);
     let (bitmap, mut p) = (&row[..nbytes], nbytes);
     for (c, col) in cols.iter_mut().enumerate() {
@@ -383,7 +440,7 @@ mod tests {
             "spill files are unlinked"
         );
         for _pass in 0..2 {
-            let mut r = SpillReader::new(f.clone(), types.clone(), 4096, stats.clone());
+            let mut r = SpillReader::new(&[f.clone()], types.clone(), 4096, stats.clone());
             let mut back = Batch::empty(&types);
             let mut hashes = vec![];
             while let Some((bb, h)) = r.next_batch(777).unwrap() {

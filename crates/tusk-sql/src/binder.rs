@@ -293,16 +293,18 @@ pub struct Binder<'a> {
     catalog: &'a Catalog,
     /// `max_parallel_workers_per_gather` (0: never plan parallel).
     workers: usize,
-    /// Memory limit of one hash table (work_mem × hash_mem_multiplier).
-    hash_mem: usize,
     /// `enable_indexscan` and `enable_seqscan`.
     enable_indexscan: bool,
     enable_seqscan: bool,
+    /// Smallest estimated scan (rows) worth a parallel plan.
+    min_parallel_rows: f64,
 }
 
-/// Smallest estimated scan (rows) worth a parallel plan, about PostgreSQL's
-/// `min_parallel_table_scan_size` of 8 MB for narrow rows.
+/// Rows of a scan worth a parallel plan at PostgreSQL's default
+/// `min_parallel_table_scan_size` of 8 MB (about that many narrow rows); the
+/// setting scales it linearly, and 0 makes every scan/join tree eligible.
 const MIN_PARALLEL_ROWS: f64 = 100_000.0;
+const DEFAULT_MIN_PARALLEL_SCAN: f64 = (8 << 20) as f64;
 
 /// Width in bytes PostgreSQL would estimate for a type.
 fn type_width(t: DataType) -> u32 {
@@ -393,9 +395,9 @@ impl<'a> Binder<'a> {
             db,
             catalog,
             workers: 0,
-            hash_mem: usize::MAX,
             enable_indexscan: true,
             enable_seqscan: true,
+            min_parallel_rows: MIN_PARALLEL_ROWS,
         }
     }
 
@@ -408,19 +410,22 @@ impl<'a> Binder<'a> {
         self
     }
 
-    /// Allows parallel plans with up to `workers` workers per Gather.
-    pub fn with_parallelism(mut self, workers: usize, hash_mem: usize) -> Self {
+    /// Allows parallel plans with up to `workers` workers per Gather for
+    /// scans of at least `min_scan_bytes` (`min_parallel_table_scan_size`).
+    pub fn with_parallelism(mut self, workers: usize, min_scan_bytes: usize) -> Self {
         self.workers = workers;
-        self.hash_mem = hash_mem;
+        self.min_parallel_rows =
+            MIN_PARALLEL_ROWS * min_scan_bytes as f64 / DEFAULT_MIN_PARALLEL_SCAN;
         self
     }
 
     /// Whether the scan/join tree `p` can run under a Gather: only heap scans
-    /// and hash joins whose build side is a scan, big enough to be worth it,
-    /// and with every hash table expected to fit in memory (a Parallel Hash
-    /// Join does not spill).
+    /// and hash joins whose build side is a scan, big enough to be worth it.
+    /// A build side that will not fit in memory is no reason to stay serial:
+    /// the Parallel Hash Join spills within `work_mem × hash_mem_multiplier ×
+    /// participants`.
     fn parallel_safe(&self, p: &Plan, aggs: Option<&AggState>) -> bool {
-        fn walk(b: &Binder<'_>, p: &Plan, biggest: &mut f64) -> bool {
+        fn walk(p: &Plan, biggest: &mut f64) -> bool {
             match &p.kind {
                 NodeKind::SeqScan {
                     with_tid: false, ..
@@ -430,12 +435,9 @@ impl<'a> Binder<'a> {
                 }
                 NodeKind::HashJoin { .. } => {
                     let inner = &p.children[1].children[0];
-                    let fits = inner.est.rows * (24.0 + inner.est.width as f64)
-                        <= b.hash_mem as f64 * (b.workers + 1) as f64;
                     matches!(inner.kind, NodeKind::SeqScan { .. })
-                        && fits
-                        && walk(b, &p.children[0], biggest)
-                        && walk(b, inner, biggest)
+                        && walk(&p.children[0], biggest)
+                        && walk(inner, biggest)
                 }
                 _ => false,
             }
@@ -447,7 +449,7 @@ impl<'a> Binder<'a> {
             return false;
         }
         let mut biggest = 0.0;
-        walk(self, p, &mut biggest) && biggest >= MIN_PARALLEL_ROWS
+        walk(p, &mut biggest) && biggest >= self.min_parallel_rows
     }
 
     /// Marks every scan and join of a parallel-safe tree as parallel.

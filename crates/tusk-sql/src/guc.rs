@@ -87,6 +87,16 @@ const DEFS: &[Def] = &[
         description: "worker threads per Gather (plus the leader)",
     },
     Def {
+        name: "min_parallel_table_scan_size",
+        default: "8MB",
+        kind: Kind::MemoryKb {
+            min: 0,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "smallest table scan worth a parallel plan",
+    },
+    Def {
         name: "shared_buffers",
         default: "128MB",
         kind: Kind::MemoryKb {
@@ -127,6 +137,13 @@ const DEFS: &[Def] = &[
         kind: Kind::Bool,
         read_only: false,
         description: "prefetch bucket heads and chain entries in hash join build and probe",
+    },
+    Def {
+        name: "tusk.hash_chunk_size",
+        default: "32kB",
+        kind: Kind::MemoryKb { min: 16, max: 1024 },
+        read_only: false,
+        description: "size of each chunk of a Parallel Hash Join's shared table (a power of two)",
     },
     Def {
         name: "synchronous_commit",
@@ -303,6 +320,9 @@ impl Gucs {
                         d.name
                     ));
                 }
+                if d.name == "tusk.hash_chunk_size" && !(kb as u64).is_power_of_two() {
+                    return Err(invalid());
+                }
                 Ok(format_kb(kb))
             }
             Kind::Int { min, max } => {
@@ -419,6 +439,16 @@ impl Gucs {
 
     pub fn hash_join_prefetch(&self) -> bool {
         self.values["tusk.hash_join_prefetch"] == "on"
+    }
+
+    /// `tusk.hash_chunk_size` in bytes.
+    pub fn hash_chunk_size(&self) -> usize {
+        (self.kb("tusk.hash_chunk_size") as usize) * 1024
+    }
+
+    /// `min_parallel_table_scan_size` in bytes.
+    pub fn min_parallel_table_scan_size(&self) -> usize {
+        (self.kb("min_parallel_table_scan_size").max(0) as usize) * 1024
     }
 
     /// `max_parallel_workers_per_gather`.

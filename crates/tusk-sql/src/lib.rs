@@ -345,16 +345,18 @@ impl Session {
             parallel: None,
             participant: 0,
             prefetch: self.gucs.hash_join_prefetch(),
+            hash_chunk_size: self.gucs.hash_chunk_size(),
         }
     }
 
     fn bind_query(&self, q: &A::Query) -> Result<BoundQuery> {
         let cat = self.db.catalog();
-        let hash_mem =
-            (self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier()) as usize;
         let mut bq = self
             .binder(&cat)
-            .with_parallelism(self.gucs.max_parallel_workers(), hash_mem)
+            .with_parallelism(
+                self.gucs.max_parallel_workers(),
+                self.gucs.min_parallel_table_scan_size(),
+            )
             .bind_query(q)?;
         bq.plan.assign_ids();
         Ok(bq)

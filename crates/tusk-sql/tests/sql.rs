@@ -414,3 +414,83 @@ fn parallel_plans_give_the_serial_answers() {
         "{plan:#?}"
     );
 }
+
+#[test]
+fn parallel_hash_join_spills_within_the_limit_of_all_participants() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(
+        &mut s,
+        "create table big as select g as k, g % 97 as v, 'x' || g::text as t from generate_series(1, 200000) g",
+    );
+    rows(
+        &mut s,
+        "insert into big select null, 1, null from generate_series(1, 500) g",
+    );
+    rows(
+        &mut s,
+        "create table probe as select g as k, g % 5 as w from generate_series(1, 300000) g",
+    );
+    let queries = [
+        "select count(*), sum(v), sum(w) from big join probe using (k)",
+        "select count(*), max(t), min(t) from big join probe on big.k = probe.k and probe.w < 3",
+        "select count(*) from big a join big b on a.t = b.t",
+    ];
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
+    let serial: Vec<Vec<String>> = queries.iter().map(|q| rows(&mut s, q)).collect();
+    rows(&mut s, "reset max_parallel_workers_per_gather");
+    // In memory, in parallel: the shared table in DSA chunks.
+    for chunk in ["32kB", "128kB"] {
+        rows(&mut s, &format!("set tusk.hash_chunk_size = '{chunk}'"));
+        for (q, expected) in queries.iter().zip(&serial) {
+            assert_eq!(&rows(&mut s, q), expected, "{q} with {chunk} chunks");
+        }
+        let plan = rows(&mut s, &format!("explain analyze {}", queries[0]));
+        assert!(
+            plan.iter().any(|l| l.contains("Parallel Hash Join")),
+            "{plan:#?}"
+        );
+        assert!(
+            plan.iter()
+                .any(|l| l.contains(&format!("Chunk Size: {chunk}  Chunks: "))
+                    && l.contains("Shared Memory: ")),
+            "{plan:#?}"
+        );
+    }
+    assert_eq!(
+        error(&mut s, "set tusk.hash_chunk_size = '48kB'"),
+        "invalid value for parameter \"tusk.hash_chunk_size\": \"48kB\""
+    );
+    rows(&mut s, "reset tusk.hash_chunk_size");
+    // Too big for work_mem × hash_mem_multiplier × 3 participants: the
+    // planner stays parallel and the join spills.
+    rows(&mut s, "set work_mem = '64kB'");
+    rows(&mut s, "set min_parallel_table_scan_size = 0");
+    for (q, expected) in queries.iter().zip(&serial) {
+        assert_eq!(&rows(&mut s, q), expected, "{q} spilled in parallel");
+    }
+    let plan = rows(&mut s, &format!("explain analyze {}", queries[0]));
+    assert!(
+        plan.iter().any(|l| l.contains("Parallel Hash Join")),
+        "{plan:#?}"
+    );
+    assert!(
+        plan.iter().any(|l| l.contains("(originally 1)")),
+        "{plan:#?}"
+    );
+    assert!(
+        plan.iter().any(|l| l.contains("kB × 3 participants)")),
+        "{plan:#?}"
+    );
+    let (peak, limit) = peak_and_limit(&plan);
+    assert_eq!(limit, 128);
+    // The stated bound: the limit of all participants plus one chunk each.
+    assert!(
+        peak <= 3 * limit + 3 * 32,
+        "peak {peak}kB over the limit: {plan:#?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("tmp")).unwrap().count(),
+        0
+    );
+}

@@ -1,0 +1,523 @@
+//! The Parallel Hash Join's shared table: tuples in DSA chunks.
+//!
+//! ## Layout
+//!
+//! Every Parallel Hash node gets its own DSA area (`tusk_shmem::DsaArea`),
+//! whose segments come from the `min_dynamic_shared_memory` pool when it has
+//! room and from fresh OS segments otherwise (huge pages when available).
+//! Each participant takes its own *chunks* of `tusk.hash_chunk_size` bytes
+//! from the area (one lock-free CAS on the segment tail per chunk) and writes
+//! its tuples into them one after the other, with no lock per tuple. A tuple
+//! is
+//!
+//! ```text
+//! next: u32 | len: u32 | key: i64                      (a single integer key)
+//! next: u32 | len: u32 | hash: u64 | klen: u32 | key   (any other key)
+//! ... then the build row in the spill encoding (`spill::encode_row`)
+//! ```
+//!
+//! padded to 8 bytes; `len` is the unpadded length. A tuple larger than a
+//! chunk gets an allocation of its own, which counts as one chunk.
+//!
+//! Tuples are named by 32-bit position-independent *refs*: the chunk's
+//! number in the *chunk directory* (an array of `DsaPointer`s in the area)
+//! and the tuple's offset in the chunk in 8-byte units. With chunks of 2^c
+//! bytes the offset takes c − 3 bits and the chunk number the other 35 − c,
+//! so a table can hold 32 GB whatever the chunk size. A chain link or bucket
+//! head stores ref + 1 (0 = end of chain), as `chain::push` does.
+//!
+//! The bucket array (one `AtomicU32` per bucket, a power of two at or above
+//! the row count) is allocated in the same area once the row count is known.
+//!
+//! ## Phases (the join drives them, a phaser between each)
+//!
+//! 1. *Load*: each participant writes the tuples of its share of the build
+//!    input into its own chunks ([`ChunkWriter`]).
+//! 2. The last participant to arrive allocates the bucket array
+//!    ([`SharedTable::publish`]) and resolves the chunk directory into this
+//!    process's addresses.
+//! 3. Each participant zeroes its slice of the bucket array.
+//! 4. Each participant links the tuples of its own chunks into the buckets
+//!    with an *insert buffer*: it hashes a batch of tuples, prefetches their
+//!    bucket slots, then pushes each with a compare-and-swap (`chain::push`).
+//!    No serial merge of the participants' tuples happens anywhere.
+//! 5. Probing, with relaxed loads: the phaser's mutex after phase 4 orders
+//!    every push before every probe.
+//!
+//! A second process would attach the area's segments and resolve the same
+//! directory into its own addresses; tusk's participants are threads, so the
+//! resolution is done once and shared.
+
+use crate::error::{ExecError, Result};
+use crate::hashkey::hash_i64;
+use crate::spill::decode_row;
+use crate::vector::Vector;
+// The chain links are `chain::AtomicU32` (loom's under `--cfg tusk_exec_loom`,
+// where this module compiles but never runs).
+use crate::chain::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::OnceLock;
+use tusk_shmem::{DsaArea, DsaConfig, DsaPointer, Dsm};
+use tusk_storage::DataType;
+
+/// Bytes of a tuple before its key (`next` and `len`).
+const HEADER: usize = 8;
+/// Tuples linked per insert-buffer round of the build.
+const INSERT_BUFFER: usize = 64;
+
+/// The key of a tuple being written.
+pub(crate) enum TupleKey<'a> {
+    Int(i64),
+    Bytes(u64, &'a [u8]),
+}
+
+/// A tuple read back.
+pub(crate) struct Tuple<'a> {
+    pub next: &'a AtomicU32,
+    pub bytes: &'a [u8],
+}
+
+/// Where the table's memory came from, for EXPLAIN.
+pub(crate) struct MemoryReport {
+    pub chunk_size: usize,
+    pub chunks: usize,
+    pub total: usize,
+    pub pool_segments: usize,
+    pub segments: usize,
+    pub huge_pages: bool,
+}
+
+struct Published {
+    buckets: *const AtomicU32,
+    nbuckets: usize,
+    shift: u32,
+    rows: usize,
+    /// Address of every chunk in this process, by directory index.
+    bases: Vec<usize>,
+}
+
+/// The shared table of one Parallel Hash Join.
+pub(crate) struct SharedTable {
+    area: DsaArea,
+    chunk_size: usize,
+    offset_bits: u32,
+    int_key: bool,
+    directory: *const std::sync::atomic::AtomicU64,
+    capacity: usize,
+    /// Directory slots taken so far.
+    next_chunk: AtomicU32,
+    /// Bytes of chunks (and oversized tuples) allocated.
+    chunk_bytes: std::sync::atomic::AtomicUsize,
+    published: OnceLock<Published>,
+}
+
+// SAFETY: the raw pointers point into `area`, which the table owns and which
+// stays mapped as long as the table lives; everything reached through them
+// that several threads touch concurrently is atomic (directory slots, bucket
+// heads, `next` links). Tuple bytes are written by one participant before a
+// phaser and only read after it.
+unsafe impl Send for SharedTable {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for SharedTable {}
+
+fn shmem_error(e: tusk_shmem::ShmemError) -> ExecError {
+    ExecError::new(e.to_string())
+}
+
+impl SharedTable {
+    /// A table for at most `max_bytes` of chunks, in a new DSA area of `dsm`.
+    pub fn new(dsm: &Dsm, chunk_size: usize, int_key: bool, max_bytes: usize) -> Result<Self> {
+        assert!(chunk_size.is_power_of_two() && chunk_size >= 1024);
+        let offset_bits = chunk_size.trailing_zeros() - 3;
+        let max_by_bits = (1usize << (32 - offset_bits)) - 1;
+        let capacity = (max_bytes / chunk_size + 64).min(max_by_bits);
+        let area = DsaArea::create(dsm, DsaConfig::default()).map_err(shmem_error)?;
+        let dir = area.allocate(capacity * 8).map_err(shmem_error)?;
+        let directory = area.get(dir).cast::<std::sync::atomic::AtomicU64>();
+        Ok(SharedTable {
+            area,
+            chunk_size,
+            offset_bits,
+            int_key,
+            directory,
+            capacity,
+            next_chunk: AtomicU32::new(0),
+            chunk_bytes: Default::default(),
+            published: OnceLock::new(),
+        })
+    }
+
+    /// Bytes of chunks allocated so far.
+    pub fn chunk_bytes(&self) -> usize {
+        self.chunk_bytes.load(Relaxed)
+    }
+
+    /// Bytes of the bucket array for `rows` tuples.
+    pub fn bucket_bytes(rows: usize) -> usize {
+        rows.next_power_of_two().max(1024) * 4
+    }
+
+    /// Bytes of the chunk directory.
+    pub fn directory_bytes(&self) -> usize {
+        self.capacity * 8
+    }
+
+    fn directory(&self, i: usize) -> &std::sync::atomic::AtomicU64 {
+        assert!(i < self.capacity);
+        // SAFETY: the directory holds `capacity` slots (allocated in `new`)
+        // and lives as long as `self.area`, hence as long as `&self`.
+        unsafe { &*self.directory.add(i) }
+    }
+
+    /// Takes a directory slot and `bytes` of memory for it. `None` when the
+    /// directory is full.
+    fn new_chunk(&self, bytes: usize) -> Result<Option<(u32, *mut u8)>> {
+        let i = self.next_chunk.fetch_add(1, Relaxed) as usize;
+        if i >= self.capacity {
+            return Ok(None);
+        }
+        let p = self.area.allocate(bytes).map_err(shmem_error)?;
+        // Relaxed: the slot is read after a phaser (phase 2).
+        self.directory(i).store(p.to_u64(), Relaxed);
+        self.chunk_bytes.fetch_add(bytes, Relaxed);
+        Ok(Some((i as u32, self.area.get(p))))
+    }
+
+    /// Phase 2 (one participant, after every load): allocates the bucket
+    /// array for `rows` tuples and resolves the directory.
+    pub fn publish(&self, rows: usize) -> Result<()> {
+        let nbuckets = rows.next_power_of_two().max(1024);
+        let p = self.area.allocate(nbuckets * 4).map_err(shmem_error)?;
+        let chunks = (self.next_chunk.load(Relaxed) as usize).min(self.capacity);
+        let bases = (0..chunks)
+            .map(|i| {
+                self.area
+                    .get(DsaPointer::from_u64(self.directory(i).load(Relaxed)))
+                    as usize
+            })
+            .collect();
+        let _ = self.published.set(Published {
+            buckets: self.area.get(p).cast::<AtomicU32>(),
+            nbuckets,
+            shift: 64 - nbuckets.trailing_zeros(),
+            rows,
+            bases,
+        });
+        Ok(())
+    }
+
+    fn published(&self) -> &Published {
+        self.published.get().expect("table used before publish")
+    }
+
+    /// Phase 3: zeroes part `me` of `parts` of the bucket array.
+    pub fn zero_buckets(&self, me: usize, parts: usize) {
+        let v = self.view();
+        let n = v.buckets.len();
+        for b in &v.buckets[n * me / parts..n * (me + 1) / parts] {
+            b.store(0, Relaxed);
+        }
+    }
+
+    /// A cheap view for probing and linking (after [`SharedTable::publish`]).
+    pub fn view(&self) -> SharedView<'_> {
+        let p = self.published();
+        SharedView {
+            // SAFETY: the array has `nbuckets` slots, allocated in `publish`
+            // in `self.area`, which lives as long as `&self`; zeroed in phase 3
+            // before anyone reads it.
+            buckets: unsafe { std::slice::from_raw_parts(p.buckets, p.nbuckets) },
+            shift: p.shift,
+            bases: &p.bases,
+            offset_bits: self.offset_bits,
+            int_key: self.int_key,
+        }
+    }
+
+    /// Tuples in the table (after publish).
+    pub fn rows(&self) -> usize {
+        self.published().rows
+    }
+
+    /// The build row (spill encoding) of a tuple.
+    pub fn payload(&self, entry: u32) -> &[u8] {
+        let b = self.view().tuple(entry).bytes;
+        if self.int_key {
+            &b[16..]
+        } else {
+            let klen = u32::from_le_bytes(b[16..20].try_into().unwrap()) as usize;
+            &b[20 + klen..]
+        }
+    }
+
+    /// Columns `cols` of the build rows named by `refs`.
+    pub fn gather(&self, types: &[DataType], cols: &[usize], refs: &[u32]) -> Vec<Vector> {
+        if cols.is_empty() {
+            return Vec::new();
+        }
+        let mut all: Vec<Vector> = types
+            .iter()
+            .map(|&t| Vector::with_capacity(t, refs.len()))
+            .collect();
+        for &r in refs {
+            decode_row(self.payload(r + 1), &mut all);
+        }
+        let mut all: Vec<Option<Vector>> = all.into_iter().map(Some).collect();
+        // Each column is moved out at its last mention and cloned before.
+        cols.iter()
+            .enumerate()
+            .map(|(j, &c)| {
+                if cols[j + 1..].contains(&c) {
+                    all[c].clone().expect("column not yet moved")
+                } else {
+                    all[c]
+                        .take()
+                        .expect("column mentioned again after its last mention")
+                }
+            })
+            .collect()
+    }
+
+    pub fn memory_report(&self) -> MemoryReport {
+        let s = self.area.stats();
+        MemoryReport {
+            chunk_size: self.chunk_size,
+            chunks: (self.next_chunk.load(Relaxed) as usize).min(self.capacity),
+            total: s.total_size,
+            pool_segments: s.pool_segments,
+            segments: s.segments,
+            huge_pages: (0..s.segments)
+                .all(|i| self.area.segment(i).is_some_and(|g| g.huge_pages())),
+        }
+    }
+}
+
+/// The published table as probing sees it: bucket slots and chunk addresses.
+pub(crate) struct SharedView<'a> {
+    pub buckets: &'a [AtomicU32],
+    shift: u32,
+    bases: &'a [usize],
+    offset_bits: u32,
+    pub int_key: bool,
+}
+
+impl<'a> SharedView<'a> {
+    #[inline]
+    pub fn bucket_of(&self, hash: u64) -> usize {
+        (hash >> self.shift) as usize
+    }
+
+    /// Address of the tuple a chain entry (ref + 1) names.
+    #[inline]
+    pub fn tuple_ptr(&self, entry: u32) -> *const u8 {
+        let r = entry - 1;
+        let base = self.bases[(r >> self.offset_bits) as usize];
+        (base + (((r & ((1 << self.offset_bits) - 1)) as usize) << 3)) as *const u8
+    }
+
+    /// The tuple a chain entry (ref + 1) names.
+    #[inline]
+    pub fn tuple(&self, entry: u32) -> Tuple<'a> {
+        let t = self.tuple_ptr(entry);
+        // SAFETY: refs come from `ChunkWriter::link`, which only links tuples
+        // written completely in a chunk of this area before the phaser that
+        // precedes probing; the tuple starts 8-aligned with its `next` link
+        // and its `len` field, and `len` bytes of it are inside the chunk.
+        unsafe {
+            let len = (t.add(4) as *const u32).read() as usize;
+            Tuple {
+                next: &*(t as *const AtomicU32),
+                bytes: std::slice::from_raw_parts(t, len),
+            }
+        }
+    }
+
+    /// Integer key and next entry of a tuple (single-integer-key tables).
+    #[inline]
+    pub fn int_entry(&self, entry: u32) -> (i64, u32) {
+        let t = self.tuple_ptr(entry);
+        // SAFETY: as in `tuple`; integer-key tuples hold their key at 8.
+        unsafe {
+            (
+                (t.add(HEADER) as *const i64).read(),
+                (*(t as *const AtomicU32)).load(Relaxed),
+            )
+        }
+    }
+
+    /// Hash, encoded key and next entry of a tuple (byte-key tables).
+    #[inline]
+    pub fn bytes_entry(&self, entry: u32) -> (u64, &'a [u8], u32) {
+        let t = self.tuple(entry);
+        let b = t.bytes;
+        let hash = u64::from_le_bytes(b[8..16].try_into().unwrap());
+        let klen = u32::from_le_bytes(b[16..20].try_into().unwrap()) as usize;
+        (hash, &b[20..20 + klen], t.next.load(Relaxed))
+    }
+}
+
+/// One participant's chunks and its position in the current one.
+pub(crate) struct ChunkWriter {
+    /// (directory index, address, bytes used) of every chunk this participant filled.
+    chunks: Vec<(u32, usize, usize)>,
+    scratch: Vec<u8>,
+}
+
+impl Default for ChunkWriter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ChunkWriter {
+    pub fn new() -> ChunkWriter {
+        ChunkWriter {
+            chunks: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Writes a tuple with `key` and the encoded build row `row`.
+    /// `may_allocate(bytes)` is asked before a new chunk is taken; when it
+    /// (or the chunk directory) says no, nothing is written and `false` is
+    /// returned: the join must spill.
+    pub fn insert(
+        &mut self,
+        table: &SharedTable,
+        key: TupleKey<'_>,
+        row: &[u8],
+        may_allocate: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<bool> {
+        let s = &mut self.scratch;
+        s.clear();
+        s.extend_from_slice(&[0; 8]);
+        match key {
+            TupleKey::Int(k) => s.extend_from_slice(&k.to_le_bytes()),
+            TupleKey::Bytes(h, k) => {
+                s.extend_from_slice(&h.to_le_bytes());
+                s.extend_from_slice(&(k.len() as u32).to_le_bytes());
+                s.extend_from_slice(k);
+            }
+        }
+        s.extend_from_slice(row);
+        let len = s.len();
+        s[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+        let padded = len.next_multiple_of(8);
+        let fits = self
+            .chunks
+            .last()
+            .is_some_and(|&(_, _, used)| used + padded <= table.chunk_size);
+        if !fits {
+            let bytes = if padded > table.chunk_size {
+                padded.next_multiple_of(4096)
+            } else {
+                table.chunk_size
+            };
+            if !may_allocate(bytes) {
+                return Ok(false);
+            }
+            let Some((i, addr)) = table.new_chunk(bytes)? else {
+                return Ok(false);
+            };
+            // An oversized tuple fills its own allocation; the next tuple
+            // starts a fresh chunk because `used` then exceeds the chunk size.
+            self.chunks.push((i, addr as usize, 0));
+        }
+        let (_, addr, used) = self.chunks.last_mut().unwrap();
+        // SAFETY: `used + padded` is within the chunk (or the oversized
+        // allocation, sized for this tuple), so the tuple lies inside this
+        // participant's own chunk, which no one else writes or reads before
+        // the next phaser.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), (*addr as *mut u8).add(*used), len);
+        }
+        *used += padded;
+        Ok(true)
+    }
+
+    /// Calls `f(entry, tuple)` for every tuple this participant wrote
+    /// (entry = ref + 1).
+    pub fn for_each(
+        &self,
+        table: &SharedTable,
+        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for &(i, addr, used) in &self.chunks {
+            let mut off = 0;
+            while off < used {
+                // SAFETY: the participant wrote whole tuples up to `used`
+                // in this chunk; each starts 8-aligned with its `len`.
+                let bytes = unsafe {
+                    let t = (addr as *const u8).add(off);
+                    let len = (t.add(4) as *const u32).read() as usize;
+                    std::slice::from_raw_parts(t, len)
+                };
+                let entry = ((i << table.offset_bits) | (off >> 3) as u32) + 1;
+                f(entry, bytes)?;
+                off += bytes.len().next_multiple_of(8);
+            }
+        }
+        Ok(())
+    }
+
+    /// Phase 4: links every tuple of this participant into the shared
+    /// buckets, a batch at a time: hash the batch, prefetch the bucket slots
+    /// (when `prefetch`), then push each tuple onto its chain.
+    pub fn link(&self, table: &SharedTable, prefetch: bool) {
+        let view = table.view();
+        let mut batch: Vec<(usize, u32, usize)> = Vec::with_capacity(INSERT_BUFFER);
+        let flush = |batch: &mut Vec<(usize, u32, usize)>| {
+            if prefetch {
+                for &(b, _, _) in batch.iter() {
+                    crate::join::prefetch_line(&view.buckets[b]);
+                }
+            }
+            for &(b, entry, addr) in batch.iter() {
+                // SAFETY: `addr` is the start of one of this participant's
+                // tuples, whose first 4 bytes are its `next` link.
+                let next = unsafe { &*(addr as *const AtomicU32) };
+                crate::chain::push(&view.buckets[b], next, entry - 1);
+            }
+            batch.clear();
+        };
+        self.for_each(table, |entry, bytes| {
+            let hash = if table.int_key {
+                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap()))
+            } else {
+                u64::from_le_bytes(bytes[8..16].try_into().unwrap())
+            };
+            batch.push((view.bucket_of(hash), entry, bytes.as_ptr() as usize));
+            if batch.len() == INSERT_BUFFER {
+                flush(&mut batch);
+            }
+            Ok(())
+        })
+        .expect("linking cannot fail");
+        flush(&mut batch);
+    }
+
+    /// The key hash and encoded build row of a tuple written by this writer.
+    pub fn hash_and_row<'t>(table: &SharedTable, bytes: &'t [u8]) -> (u64, &'t [u8]) {
+        if table.int_key {
+            (
+                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap())),
+                &bytes[16..],
+            )
+        } else {
+            let klen = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+            (
+                u64::from_le_bytes(bytes[8..16].try_into().unwrap()),
+                &bytes[20 + klen..],
+            )
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedTable")
+            .field("chunk_size", &self.chunk_size)
+            .field("chunks", &self.next_chunk.load(Relaxed))
+            .finish()
+    }
+}
