@@ -19,6 +19,7 @@ fn rows(s: &mut Session, sql: &str) -> Vec<String> {
             })
             .collect(),
         QueryResult::Command { tag } => vec![tag.clone()],
+        QueryResult::Notice { message, .. } => vec![message.clone()],
     }
 }
 
