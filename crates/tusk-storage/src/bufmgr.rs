@@ -49,7 +49,7 @@ use crate::smgr::Smgr;
 use crate::wal::Wal;
 use crate::StorageError;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use tusk_chash::{BufferMapping, BufferTag};
 use tusk_shmem::{Area, MainRegion, RegionLayout};
@@ -132,14 +132,8 @@ pub struct BufferPool {
     /// Relations created by the running transaction, whose changes are not
     /// logged: their pages are written and fsynced at commit instead.
     unlogged: RwLock<HashSet<u32>>,
-    /// Write pages with `O_DIRECT` (see [`BufferPool::set_direct_writes`]).
-    direct_writes: AtomicBool,
     pub stats: PoolStats,
 }
-
-/// A page-sized buffer aligned for `O_DIRECT`.
-#[repr(C, align(4096))]
-struct AlignedPage([u8; PAGE_SIZE]);
 
 // SAFETY: the raw pointers point into the main region, which `region` keeps
 // alive; all shared state behind them is atomics or page bytes guarded by the
@@ -172,7 +166,6 @@ impl BufferPool {
             smgr,
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
-            direct_writes: AtomicBool::new(false),
             stats: PoolStats::default(),
         }
     }
@@ -614,9 +607,8 @@ impl BufferPool {
         let mut res = Ok(());
         if was_dirty {
             let tag = self.tag_of(id);
-            // Aligned, so that it can also be written with O_DIRECT.
-            let mut copy = AlignedPage([0u8; PAGE_SIZE]);
-            let copy = &mut copy.0;
+            let mut copy = [0u8; PAGE_SIZE];
+            let copy = &mut copy;
             // SAFETY: we hold the content lock shared, so no one modifies the page.
             copy.copy_from_slice(unsafe {
                 std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE)
@@ -629,11 +621,7 @@ impl BufferPool {
             }
             if res.is_ok() {
                 page::set_checksum(copy, tag.block);
-                res = if self.direct_writes.load(Ordering::Relaxed) {
-                    self.smgr.write_direct(tag.rel, tag.block, copy)
-                } else {
-                    self.smgr.write(tag.rel, tag.block, copy)
-                };
+                res = self.smgr.write(tag.rel, tag.block, copy);
             }
             if res.is_err() {
                 self.update_state(id, |s| Some(s | DIRTY));
@@ -675,14 +663,6 @@ impl BufferPool {
             res?;
         }
         Ok(written)
-    }
-
-    /// Makes page writes bypass the kernel's page cache (`O_DIRECT`, where
-    /// the file system allows it). Recovery turns this on while it reads
-    /// with `O_DIRECT`: a direct read of a block whose buffered write is
-    /// still dirty in the page cache would first have to wait for that write.
-    pub fn set_direct_writes(&self, on: bool) {
-        self.direct_writes.store(on, Ordering::Relaxed);
     }
 
     /// Writes out every dirty buffer (at checkpoint and shutdown).

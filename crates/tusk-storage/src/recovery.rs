@@ -303,7 +303,10 @@ impl<'a> UringReads<'a> {
         let Some(read) = self.pool.start_async_read(b.rel, b.block)? else {
             return Ok(false);
         };
-        let file = self.smgr.read_file(b.rel, self.direct)?;
+        // A block written during replay is in the page cache (see
+        // `Smgr::track_writes`): read it from there.
+        let direct = self.direct && !self.smgr.was_written(b.rel, b.block);
+        let file = self.smgr.read_file(b.rel, direct)?;
         self.direct_reads += file.is_direct() as u64;
         let slot = self.free.pop().unwrap_or_else(|| {
             self.slots.push(None);
@@ -472,7 +475,7 @@ pub fn replay(
         }
         let stop = Stop(&redo_done);
         let direct_io = ring.is_some() && options.direct_io;
-        pool.set_direct_writes(direct_io);
+        smgr.track_writes(direct_io);
         let mut uring = ring.map(|ring| UringReads::new(ring, pool, smgr, direct_io));
         let mut reader = WalReader::new(wal_dir, redo);
         let mut r = Replayer {
@@ -582,7 +585,7 @@ pub fn replay(
         }
         drop(stop);
         let bgwriter_result = bgwriter.join();
-        pool.set_direct_writes(false);
+        smgr.track_writes(false);
         match bgwriter_result {
             Ok(res) => res?,
             Err(p) => std::panic::resume_unwind(p),
