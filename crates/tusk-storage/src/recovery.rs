@@ -274,7 +274,7 @@ struct UringReads<'a> {
     ring: Ring,
     slots: Vec<Option<(AsyncRead<'a>, ReadFile)>>,
     free: Vec<usize>,
-    by_block: HashMap<BlockRef, usize>,
+    by_block: BlockMap<usize>,
     pool: &'a BufferPool,
     smgr: &'a Smgr,
     direct: bool,
@@ -287,7 +287,7 @@ impl<'a> UringReads<'a> {
             ring,
             slots: Vec::new(),
             free: Vec::new(),
-            by_block: HashMap::new(),
+            by_block: BlockMap::default(),
             pool,
             smgr,
             direct,
@@ -332,7 +332,14 @@ impl<'a> UringReads<'a> {
         Ok(true)
     }
 
-    fn submit(&mut self) -> Result<(), StorageError> {
+    /// Hands the placed reads to the kernel once at least `batch` have
+    /// gathered. Each submission costs a system call and, for direct reads
+    /// on a virtual disk, a notification of the device (a VM exit), so
+    /// reads go in batches; a read redo waits for is submitted by the wait.
+    fn submit(&mut self, batch: u32) -> Result<(), StorageError> {
+        if self.ring.unsubmitted() < batch.max(1) {
+            return Ok(());
+        }
         self.ring
             .submit()
             .map_err(|e| StorageError::io("could not submit reads".into(), e))
@@ -381,6 +388,29 @@ impl<'a> UringReads<'a> {
         Ok(())
     }
 }
+
+/// Hashes a block reference with one multiply-mix instead of SipHash: the
+/// keys are not chosen by an adversary, and these maps sit on redo's path.
+#[derive(Default, Clone, Copy)]
+struct BlockHasher(u64);
+
+impl std::hash::Hasher for BlockHasher {
+    fn finish(&self) -> u64 {
+        tusk_chash::mix64(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0 << 32) ^ v as u64;
+    }
+}
+
+type BlockMap<V> = HashMap<BlockRef, V, std::hash::BuildHasherDefault<BlockHasher>>;
 
 struct Replayer<'a> {
     pool: &'a BufferPool,
@@ -458,14 +488,17 @@ pub fn replay(
         };
         // The background writer: cleans buffers ahead of the clock hand so
         // that redo seldom has to write a victim itself.
-        let bgwriter = scope.spawn(|| -> Result<(), StorageError> {
-            while !redo_done.load(Ordering::Acquire) {
-                if pool.clean_ahead(128)? == 0 {
-                    std::thread::sleep(Duration::from_micros(100));
+        let bgwriter = std::thread::Builder::new()
+            .name("tusk bgwriter".into())
+            .spawn_scoped(scope, || -> Result<(), StorageError> {
+                while !redo_done.load(Ordering::Acquire) {
+                    if pool.clean_ahead(128)? == 0 {
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            })
+            .map_err(|e| StorageError::io("could not start the background writer".into(), e))?;
         // Stops the writer however redo ends (an error returns early).
         struct Stop<'f>(&'f AtomicBool);
         impl Drop for Stop<'_> {
@@ -486,6 +519,7 @@ pub fn replay(
             seen: HashSet::new(),
             ddl: Vec::new(),
         };
+        let submit_batch = (max_io / 4).max(1) as u32;
         // Decoded records not yet replayed, and how many of them name a block.
         let mut queue: VecDeque<Record> = VecDeque::new();
         let mut queued_blocks = 0usize;
@@ -493,7 +527,7 @@ pub fn replay(
         // LSNs of records whose block was prefetched and not yet replayed.
         let mut in_flight: VecDeque<Lsn> = VecDeque::new();
         // Blocks prefetched and not yet replayed: a block needed again is skip_rep.
-        let mut pending: HashMap<BlockRef, Lsn> = HashMap::new();
+        let mut pending: BlockMap<Lsn> = BlockMap::default();
         loop {
             // Decode ahead.
             while !eof {
@@ -552,7 +586,7 @@ pub fn replay(
                 queue.push_back(rec);
             }
             if let Some(u) = &mut uring {
-                u.submit()?;
+                u.submit(if eof { 1 } else { submit_batch })?;
             }
             let Some(rec) = queue.pop_front() else {
                 break;
