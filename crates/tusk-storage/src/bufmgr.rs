@@ -36,6 +36,14 @@
 //!    mapping partitions at once.
 //! 4. Read the block, set `VALID`, clear `IO_IN_PROGRESS`.
 //!
+//! Steps 1–3 (`lookup_or_claim`) and step 4 (`finish_io`) are separate so
+//! that a read can be started and finished later: [`BufferPool::start_async_read`]
+//! claims the buffer and hands back its page for an asynchronous read (the
+//! recovery prefetcher's io_uring reads), and [`BufferPool::finish_async_read`]
+//! verifies the page's checksum and ends the I/O. In between, the claimer's
+//! pin keeps the buffer from being chosen as a victim and `IO_IN_PROGRESS`
+//! makes every other reader of the block wait.
+//!
 //! ## Memory ordering
 //!
 //! Pinning is an acquire CAS on `state`; the tag store happens before the

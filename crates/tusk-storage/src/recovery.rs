@@ -67,22 +67,44 @@
 //! meets it skips blocks that the record rebuilds anyway (`skip_fpw`,
 //! `skip_init`), blocks past the end of their file or of a relation without a
 //! file (`skip_new`), blocks it prefetched a moment ago (`skip_rep`) and
-//! blocks already in the buffer pool (`hit`), and calls
-//! `posix_fadvise(WILLNEED)` for the rest (`prefetch`), so the kernel reads
-//! them while redo works on earlier records; redo's synchronous `pread` then
-//! finds them in the page cache. At most `maintenance_io_concurrency` such
-//! reads are in flight: a prefetch counts until redo reaches its record, and
-//! while the limit is reached the decoder waits.
+//! blocks already in the buffer pool (`hit`), and starts a read of the rest
+//! (`prefetch`) so that it happens while redo works on earlier records. At
+//! most `maintenance_io_concurrency` reads are in flight: a prefetch counts
+//! until redo reaches its record, and while the limit is reached the decoder
+//! waits. How a read is started is `tusk.recovery_prefetch_method`:
 //!
-//! `tusk.recovery_prefetch_method = threads` replaces the kernel hint by
-//! real asynchronous reads into the buffer pool: `maintenance_io_concurrency`
-//! I/O threads read the requested blocks with the buffer manager's ordinary
-//! `read_buffer` (whose `IO_IN_PROGRESS` protocol lets redo wait for a read
-//! a thread started), so redo finds them as buffer hits. io_uring is not
-//! used: no io_uring crate is approved, and raw ring management would need
-//! a large `unsafe` module. On the 2-core VM where this was measured the
-//! threads lost to `fadvise` (they compete with redo for the CPU), so
-//! `fadvise` is the default.
+//! * `io_uring` (the default where the kernel allows io_uring, decided at
+//!   run time): a real asynchronous read into the buffer pool. The buffer
+//!   manager claims a buffer for the block ([`BufferPool::start_async_read`]:
+//!   pinned, mapped, `IO_IN_PROGRESS`), the read goes into the buffer's page
+//!   through the ring ([`crate::uring`]), and when its completion is reaped
+//!   [`BufferPool::finish_async_read`] verifies the checksum and makes the
+//!   page valid; redo then finds a buffer hit. Only the redo thread reaps
+//!   completions, so before redo touches a block whose read is still under
+//!   way it waits for that read itself (`UringReads`) instead of in the
+//!   buffer manager. With `tusk.recovery_direct_io = on` (default) reads use
+//!   `O_DIRECT`: the device writes straight into the buffer, with no copy
+//!   through the page cache — except for blocks written out during this
+//!   replay, which are still dirty in the page cache and are read from there
+//!   (an `O_DIRECT` read would first wait for their write-back). Reads are
+//!   submitted in batches of a quarter of the depth, and reads into buffers
+//!   never pin more than a quarter of the pool.
+//! * `fadvise`: `posix_fadvise(WILLNEED)`, so the kernel reads the block into
+//!   its page cache and redo's synchronous `pread` finds it there (PostgreSQL
+//!   15's method; the fallback where io_uring is refused).
+//! * `threads`: `maintenance_io_concurrency` I/O threads read the blocks with
+//!   the ordinary `read_buffer`; on a 2-core machine they compete with redo
+//!   for the CPU.
+//!
+//! ## Background writer
+//!
+//! Redo dirties a page per record, and in a pool smaller than the working
+//! set each new block needs a victim buffer, which is usually dirty: writing
+//! it out on redo's thread costs a copy and a `pwrite` per record. During
+//! replay a background writer thread writes dirty buffers just ahead of the
+//! clock hand ([`BufferPool::clean_ahead`]), so redo mostly finds clean
+//! victims. WAL-before-data holds trivially: every replayed record is
+//! already durable.
 //!
 use crate::bufmgr::{AsyncRead, BufferPool};
 use crate::catalog::{self, Catalog};
