@@ -51,6 +51,10 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A configuration: its name, its settings, and whether the data files are
+/// evicted from the OS cache before it runs.
+type Config = (String, Vec<(&'static str, String)>, bool);
+
 /// Reads every file under `dir` so that it sits in the kernel's page cache.
 fn warm_os_cache(dir: &Path) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -158,7 +162,7 @@ fn main() {
     let runs: usize = arg("--runs").map_or(3, |v| v.parse().unwrap());
     let only = arg("--only");
     // (name, settings, evict the data files from the OS cache)
-    let mut configs: Vec<(String, Vec<(&str, String)>, bool)> = vec![(
+    let mut configs: Vec<Config> = vec![(
         "recovery_prefetch=off".into(),
         vec![("recovery_prefetch", "off".into())],
         true,

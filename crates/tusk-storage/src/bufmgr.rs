@@ -36,6 +36,14 @@
 //!    mapping partitions at once.
 //! 4. Read the block, set `VALID`, clear `IO_IN_PROGRESS`.
 //!
+//! Steps 1–3 (`lookup_or_claim`) and step 4 (`finish_io`) are separate so
+//! that a read can be started and finished later: [`BufferPool::start_async_read`]
+//! claims the buffer and hands back its page for an asynchronous read (the
+//! recovery prefetcher's io_uring reads), and [`BufferPool::finish_async_read`]
+//! verifies the page's checksum and ends the I/O. In between, the claimer's
+//! pin keeps the buffer from being chosen as a victim and `IO_IN_PROGRESS`
+//! makes every other reader of the block wait.
+//!
 //! ## Memory ordering
 //!
 //! Pinning is an acquire CAS on `state`; the tag store happens before the
@@ -49,7 +57,7 @@ use crate::smgr::Smgr;
 use crate::wal::Wal;
 use crate::StorageError;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use tusk_chash::{BufferMapping, BufferTag};
 use tusk_shmem::{Area, MainRegion, RegionLayout};
@@ -132,16 +140,10 @@ pub struct BufferPool {
     /// Relations created by the running transaction, whose changes are not
     /// logged: their pages are written and fsynced at commit instead.
     unlogged: RwLock<HashSet<u32>>,
-    /// Write pages with `O_DIRECT` (see [`BufferPool::set_direct_writes`]).
-    direct_writes: AtomicBool,
     /// Heap pages with room (filled by VACUUM, used by inserts).
     pub fsm: crate::fsm::FreeSpaceMap,
     pub stats: PoolStats,
 }
-
-/// A page-sized buffer aligned for `O_DIRECT`.
-#[repr(C, align(4096))]
-struct AlignedPage([u8; PAGE_SIZE]);
 
 // SAFETY: the raw pointers point into the main region, which `region` keeps
 // alive; all shared state behind them is atomics or page bytes guarded by the
@@ -174,7 +176,6 @@ impl BufferPool {
             smgr,
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
-            direct_writes: AtomicBool::new(false),
             fsm: Default::default(),
             stats: PoolStats::default(),
         }
@@ -617,9 +618,8 @@ impl BufferPool {
         let mut res = Ok(());
         if was_dirty {
             let tag = self.tag_of(id);
-            // Aligned, so that it can also be written with O_DIRECT.
-            let mut copy = AlignedPage([0u8; PAGE_SIZE]);
-            let copy = &mut copy.0;
+            let mut copy = [0u8; PAGE_SIZE];
+            let copy = &mut copy;
             // SAFETY: we hold the content lock shared, so no one modifies the page.
             copy.copy_from_slice(unsafe {
                 std::slice::from_raw_parts(self.page_ptr(id), PAGE_SIZE)
@@ -632,11 +632,7 @@ impl BufferPool {
             }
             if res.is_ok() {
                 page::set_checksum(copy, tag.block);
-                res = if self.direct_writes.load(Ordering::Relaxed) {
-                    self.smgr.write_direct(tag.rel, tag.block, copy)
-                } else {
-                    self.smgr.write(tag.rel, tag.block, copy)
-                };
+                res = self.smgr.write(tag.rel, tag.block, copy);
             }
             if res.is_err() {
                 self.update_state(id, |s| Some(s | DIRTY));
@@ -678,14 +674,6 @@ impl BufferPool {
             res?;
         }
         Ok(written)
-    }
-
-    /// Makes page writes bypass the kernel's page cache (`O_DIRECT`, where
-    /// the file system allows it). Recovery turns this on while it reads
-    /// with `O_DIRECT`: a direct read of a block whose buffered write is
-    /// still dirty in the page cache would first have to wait for that write.
-    pub fn set_direct_writes(&self, on: bool) {
-        self.direct_writes.store(on, Ordering::Relaxed);
     }
 
     /// Writes out every dirty buffer (at checkpoint and shutdown).

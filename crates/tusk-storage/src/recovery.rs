@@ -67,22 +67,44 @@
 //! meets it skips blocks that the record rebuilds anyway (`skip_fpw`,
 //! `skip_init`), blocks past the end of their file or of a relation without a
 //! file (`skip_new`), blocks it prefetched a moment ago (`skip_rep`) and
-//! blocks already in the buffer pool (`hit`), and calls
-//! `posix_fadvise(WILLNEED)` for the rest (`prefetch`), so the kernel reads
-//! them while redo works on earlier records; redo's synchronous `pread` then
-//! finds them in the page cache. At most `maintenance_io_concurrency` such
-//! reads are in flight: a prefetch counts until redo reaches its record, and
-//! while the limit is reached the decoder waits.
+//! blocks already in the buffer pool (`hit`), and starts a read of the rest
+//! (`prefetch`) so that it happens while redo works on earlier records. At
+//! most `maintenance_io_concurrency` reads are in flight: a prefetch counts
+//! until redo reaches its record, and while the limit is reached the decoder
+//! waits. How a read is started is `tusk.recovery_prefetch_method`:
 //!
-//! `tusk.recovery_prefetch_method = threads` replaces the kernel hint by
-//! real asynchronous reads into the buffer pool: `maintenance_io_concurrency`
-//! I/O threads read the requested blocks with the buffer manager's ordinary
-//! `read_buffer` (whose `IO_IN_PROGRESS` protocol lets redo wait for a read
-//! a thread started), so redo finds them as buffer hits. io_uring is not
-//! used: no io_uring crate is approved, and raw ring management would need
-//! a large `unsafe` module. On the 2-core VM where this was measured the
-//! threads lost to `fadvise` (they compete with redo for the CPU), so
-//! `fadvise` is the default.
+//! * `io_uring` (the default where the kernel allows io_uring, decided at
+//!   run time): a real asynchronous read into the buffer pool. The buffer
+//!   manager claims a buffer for the block ([`BufferPool::start_async_read`]:
+//!   pinned, mapped, `IO_IN_PROGRESS`), the read goes into the buffer's page
+//!   through the ring ([`crate::uring`]), and when its completion is reaped
+//!   [`BufferPool::finish_async_read`] verifies the checksum and makes the
+//!   page valid; redo then finds a buffer hit. Only the redo thread reaps
+//!   completions, so before redo touches a block whose read is still under
+//!   way it waits for that read itself (`UringReads`) instead of in the
+//!   buffer manager. With `tusk.recovery_direct_io = on` (default) reads use
+//!   `O_DIRECT`: the device writes straight into the buffer, with no copy
+//!   through the page cache — except for blocks written out during this
+//!   replay, which are still dirty in the page cache and are read from there
+//!   (an `O_DIRECT` read would first wait for their write-back). Reads are
+//!   submitted in batches of a quarter of the depth, and reads into buffers
+//!   never pin more than a quarter of the pool.
+//! * `fadvise`: `posix_fadvise(WILLNEED)`, so the kernel reads the block into
+//!   its page cache and redo's synchronous `pread` finds it there (PostgreSQL
+//!   15's method; the fallback where io_uring is refused).
+//! * `threads`: `maintenance_io_concurrency` I/O threads read the blocks with
+//!   the ordinary `read_buffer`; on a 2-core machine they compete with redo
+//!   for the CPU.
+//!
+//! ## Background writer
+//!
+//! Redo dirties a page per record, and in a pool smaller than the working
+//! set each new block needs a victim buffer, which is usually dirty: writing
+//! it out on redo's thread costs a copy and a `pwrite` per record. During
+//! replay a background writer thread writes dirty buffers just ahead of the
+//! clock hand ([`BufferPool::clean_ahead`]), so redo mostly finds clean
+//! victims. WAL-before-data holds trivially: every replayed record is
+//! already durable.
 //!
 use crate::bufmgr::{AsyncRead, BufferPool};
 use crate::catalog::{self, Catalog};
@@ -275,7 +297,7 @@ struct UringReads<'a> {
     ring: Ring,
     slots: Vec<Option<(AsyncRead<'a>, ReadFile)>>,
     free: Vec<usize>,
-    by_block: HashMap<BlockRef, usize>,
+    by_block: BlockMap<usize>,
     pool: &'a BufferPool,
     smgr: &'a Smgr,
     direct: bool,
@@ -288,7 +310,7 @@ impl<'a> UringReads<'a> {
             ring,
             slots: Vec::new(),
             free: Vec::new(),
-            by_block: HashMap::new(),
+            by_block: BlockMap::default(),
             pool,
             smgr,
             direct,
@@ -304,7 +326,10 @@ impl<'a> UringReads<'a> {
         let Some(read) = self.pool.start_async_read(b.rel, b.block)? else {
             return Ok(false);
         };
-        let file = self.smgr.read_file(b.rel, self.direct)?;
+        // A block written during replay is in the page cache (see
+        // `Smgr::track_writes`): read it from there.
+        let direct = self.direct && !self.smgr.was_written(b.rel, b.block);
+        let file = self.smgr.read_file(b.rel, direct)?;
         self.direct_reads += file.is_direct() as u64;
         let slot = self.free.pop().unwrap_or_else(|| {
             self.slots.push(None);
@@ -330,7 +355,14 @@ impl<'a> UringReads<'a> {
         Ok(true)
     }
 
-    fn submit(&mut self) -> Result<(), StorageError> {
+    /// Hands the placed reads to the kernel once at least `batch` have
+    /// gathered. Each submission costs a system call and, for direct reads
+    /// on a virtual disk, a notification of the device (a VM exit), so
+    /// reads go in batches; a read redo waits for is submitted by the wait.
+    fn submit(&mut self, batch: u32) -> Result<(), StorageError> {
+        if self.ring.unsubmitted() < batch.max(1) {
+            return Ok(());
+        }
         self.ring
             .submit()
             .map_err(|e| StorageError::io("could not submit reads".into(), e))
@@ -379,6 +411,29 @@ impl<'a> UringReads<'a> {
         Ok(())
     }
 }
+
+/// Hashes a block reference with one multiply-mix instead of SipHash: the
+/// keys are not chosen by an adversary, and these maps sit on redo's path.
+#[derive(Default, Clone, Copy)]
+struct BlockHasher(u64);
+
+impl std::hash::Hasher for BlockHasher {
+    fn finish(&self) -> u64 {
+        tusk_chash::mix64(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0 << 32) ^ v as u64;
+    }
+}
+
+type BlockMap<V> = HashMap<BlockRef, V, std::hash::BuildHasherDefault<BlockHasher>>;
 
 struct Replayer<'a> {
     pool: &'a BufferPool,
@@ -456,14 +511,17 @@ pub fn replay(
         };
         // The background writer: cleans buffers ahead of the clock hand so
         // that redo seldom has to write a victim itself.
-        let bgwriter = scope.spawn(|| -> Result<(), StorageError> {
-            while !redo_done.load(Ordering::Acquire) {
-                if pool.clean_ahead(128)? == 0 {
-                    std::thread::sleep(Duration::from_micros(100));
+        let bgwriter = std::thread::Builder::new()
+            .name("tusk bgwriter".into())
+            .spawn_scoped(scope, || -> Result<(), StorageError> {
+                while !redo_done.load(Ordering::Acquire) {
+                    if pool.clean_ahead(128)? == 0 {
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            })
+            .map_err(|e| StorageError::io("could not start the background writer".into(), e))?;
         // Stops the writer however redo ends (an error returns early).
         struct Stop<'f>(&'f AtomicBool);
         impl Drop for Stop<'_> {
@@ -473,7 +531,7 @@ pub fn replay(
         }
         let stop = Stop(&redo_done);
         let direct_io = ring.is_some() && options.direct_io;
-        pool.set_direct_writes(direct_io);
+        smgr.track_writes(direct_io);
         let mut uring = ring.map(|ring| UringReads::new(ring, pool, smgr, direct_io));
         let mut reader = WalReader::new(wal_dir, redo);
         let mut r = Replayer {
@@ -484,6 +542,7 @@ pub fn replay(
             seen: HashSet::new(),
             ddl: Vec::new(),
         };
+        let submit_batch = (max_io / 4).max(1) as u32;
         // Decoded records not yet replayed, and how many of them name a block.
         let mut queue: VecDeque<Record> = VecDeque::new();
         let mut queued_blocks = 0usize;
@@ -491,7 +550,7 @@ pub fn replay(
         // LSNs of records whose block was prefetched and not yet replayed.
         let mut in_flight: VecDeque<Lsn> = VecDeque::new();
         // Blocks prefetched and not yet replayed: a block needed again is skip_rep.
-        let mut pending: HashMap<BlockRef, Lsn> = HashMap::new();
+        let mut pending: BlockMap<Lsn> = BlockMap::default();
         loop {
             // Decode ahead.
             while !eof {
@@ -550,7 +609,7 @@ pub fn replay(
                 queue.push_back(rec);
             }
             if let Some(u) = &mut uring {
-                u.submit()?;
+                u.submit(if eof { 1 } else { submit_batch })?;
             }
             let Some(rec) = queue.pop_front() else {
                 break;
@@ -583,7 +642,7 @@ pub fn replay(
         }
         drop(stop);
         let bgwriter_result = bgwriter.join();
-        pool.set_direct_writes(false);
+        smgr.track_writes(false);
         match bgwriter_result {
             Ok(res) => res?,
             Err(p) => std::panic::resume_unwind(p),

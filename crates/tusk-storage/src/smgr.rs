@@ -5,7 +5,7 @@
 
 use crate::page::{self, PAGE_SIZE};
 use crate::StorageError;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -48,6 +48,8 @@ impl ReadFile {
 pub struct Smgr {
     base: PathBuf,
     files: Mutex<HashMap<u32, Arc<RelFile>>>,
+    /// Blocks written since `track_writes(true)`.
+    written: Mutex<Option<HashSet<(u32, u32)>>>,
 }
 
 impl Smgr {
@@ -55,6 +57,7 @@ impl Smgr {
         Smgr {
             base,
             files: Mutex::new(HashMap::new()),
+            written: Mutex::new(None),
         }
     }
 
@@ -145,7 +148,6 @@ impl Smgr {
                 use std::os::unix::fs::OpenOptionsExt;
                 OpenOptions::new()
                     .read(true)
-                    .write(true)
                     .custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32)
                     .open(self.path(rel))
                     .ok()
@@ -243,11 +245,16 @@ impl Smgr {
     /// Writes `page` (already checksummed) as block `block`.
     pub fn write(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
         let f = self.open(rel)?;
-        self.write_at(rel, &f.file, block, page)
-    }
-
-    fn write_at(&self, rel: u32, file: &File, block: u32, page: &[u8]) -> Result<(), StorageError> {
-        file.write_all_at(&page[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
+        if let Some(w) = self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            w.insert((rel, block));
+        }
+        f.file
+            .write_all_at(&page[..PAGE_SIZE], block as u64 * PAGE_SIZE as u64)
             .map_err(|e| {
                 StorageError::io(
                     format!(
@@ -259,22 +266,22 @@ impl Smgr {
             })
     }
 
-    /// Writes `page` (already checksummed, 4096-byte aligned) as block
-    /// `block`, bypassing the page cache where the file system allows it
-    /// (see [`Smgr::read_file`]); otherwise as [`Smgr::write`].
-    pub fn write_direct(&self, rel: u32, block: u32, page: &[u8]) -> Result<(), StorageError> {
-        let f = self.read_file(rel, true)?;
-        if !f.is_direct() {
-            return self.write(rel, block, page);
-        }
-        assert_eq!(page.as_ptr() as usize % 4096, 0, "O_DIRECT needs alignment");
-        let direct = f
-            .file
-            .direct
-            .get()
-            .and_then(Option::as_ref)
-            .expect("direct");
-        self.write_at(rel, direct, block, page)
+    /// Starts (or stops) remembering which blocks are written. Recovery
+    /// does this while it reads with `O_DIRECT`: a block written during
+    /// replay sits dirty in the page cache, where an `O_DIRECT` read would
+    /// first have to wait for the kernel to write it back — reading it
+    /// through the page cache instead is a copy and no I/O at all.
+    pub fn track_writes(&self, on: bool) {
+        *self.written.lock().unwrap_or_else(|e| e.into_inner()) = on.then(HashSet::new);
+    }
+
+    /// Whether block `block` of `rel` was written since [`Smgr::track_writes`].
+    pub fn was_written(&self, rel: u32, block: u32) -> bool {
+        self.written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|w| w.contains(&(rel, block)))
     }
 
     /// fsyncs one relation file.

@@ -185,6 +185,11 @@ impl Ring {
         self.unsubmitted + self.in_flight
     }
 
+    /// Requests placed but not yet handed to the kernel.
+    pub fn unsubmitted(&self) -> u32 {
+        self.unsubmitted
+    }
+
     /// How many more requests can be placed now.
     pub fn room(&self) -> u32 {
         // Never more outstanding than the CQ holds, so no completion is dropped.

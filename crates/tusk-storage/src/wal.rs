@@ -508,6 +508,8 @@ pub struct WalReader {
     seg_data: Vec<u8>,
     cur_seg: Option<u64>,
     pos: Lsn,
+    /// The record being decoded (reused: one allocation per record, the payload's).
+    scratch: Vec<u8>,
 }
 
 impl WalReader {
@@ -517,6 +519,7 @@ impl WalReader {
             seg_data: Vec::new(),
             cur_seg: None,
             pos: start,
+            scratch: Vec::new(),
         }
     }
 
@@ -579,24 +582,39 @@ impl WalReader {
         let Some(kind) = RecordType::from_u8(h[20]) else {
             return Ok(None);
         };
-        let mut rec = vec![0u8; total];
-        if !self.read_bytes(lsn, &mut rec)? {
+        let mut rec = std::mem::take(&mut self.scratch);
+        rec.resize(total, 0);
+        let res = self.read_record(lsn, kind, &mut rec);
+        self.scratch = rec;
+        res
+    }
+
+    /// Reads the whole record at `lsn` into `rec` (sized to its length),
+    /// checks its CRC and decodes it.
+    fn read_record(
+        &mut self,
+        lsn: Lsn,
+        kind: RecordType,
+        rec: &mut [u8],
+    ) -> Result<Option<Record>, StorageError> {
+        if !self.read_bytes(lsn, rec)? {
             return Ok(None);
         }
-        if crc32c::crc32c(&rec[8..]) != u32_at(&rec, 4) {
+        let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        if crc32c::crc32c(&rec[8..]) != u32_at(rec, 4) {
             return Ok(None);
         }
         let flags = rec[21];
         let block = (flags & FLAG_HAS_BLOCK != 0).then(|| BlockRef {
-            rel: u32_at(&rec, 24),
-            block: u32_at(&rec, 28),
+            rel: u32_at(rec, 24),
+            block: u32_at(rec, 28),
         });
-        let end = lsn + align8(total as u64);
+        let end = lsn + align8(rec.len() as u64);
         self.pos = end;
         Ok(Some(Record {
             lsn,
             end,
-            xid: u32_at(&rec, 16),
+            xid: u32_at(rec, 16),
             kind,
             block,
             fpi: flags & FLAG_HAS_FPI != 0,
