@@ -355,7 +355,8 @@ impl<'p> Btree<'p> {
             let first_block = self.pool.nblocks(self.rel)?;
             let mut above = Vec::with_capacity(pages);
             for i in 0..pages {
-                let chunk = &below[i * INTERNAL_BUILD_FILL..((i + 1) * INTERNAL_BUILD_FILL).min(below.len())];
+                let chunk = &below
+                    [i * INTERNAL_BUILD_FILL..((i + 1) * INTERNAL_BUILD_FILL).min(below.len())];
                 let buf = self.pool.new_page(self.rel)?;
                 debug_assert_eq!(buf.block(), first_block + i as u32);
                 let mut g = buf.lock_exclusive();

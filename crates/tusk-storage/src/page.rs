@@ -147,7 +147,11 @@ pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
             put_u16(page, OFF_FLAGS, flags);
         }
     }
-    let lp_bytes = if reuse.is_some() { 0 } else { LINE_POINTER_SIZE };
+    let lp_bytes = if reuse.is_some() {
+        0
+    } else {
+        LINE_POINTER_SIZE
+    };
     if new_upper < lower + lp_bytes {
         return None;
     }
