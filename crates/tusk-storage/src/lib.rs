@@ -6,7 +6,7 @@
 //! DATADIR/
 //!   tusk.conf     settings read at startup (shared_buffers, huge_pages, work_mem, ...)
 //!   tusk.lock     held with flock() while a process has the directory open
-//!   catalog       tables and columns (see `catalog`)
+//!   catalog       tables, columns and indexes (see `catalog`)
 //!   pg_xact       commit status, one byte per transaction id (see `txn`)
 //!   pg_control    redo point of the last checkpoint (see `wal::control`)
 //!   pg_wal/       write-ahead log segments (see `wal`)
@@ -20,6 +20,12 @@
 //! `min_dynamic_shared_memory` pool from which [`Database::dsm`] carves
 //! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
 //! `heap`) and are filtered through snapshots (`txn`).
+//!
+//! Indexes are B+trees on one integer column (`btree`), whose entries are
+//! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
+//! dead tuples, collects their TIDs in `tusk-radix`'s TidStore, removes the
+//! matching index entries, frees the line pointers and records the pages'
+//! room in the free-space map (`fsm`), where inserts look first.
 //!
 //! ## Durability
 //!

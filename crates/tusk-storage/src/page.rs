@@ -220,12 +220,6 @@ pub fn set_unused(page: &mut [u8], items: &[u16]) -> bool {
     true
 }
 
-/// Bytes a tuple of `len` bytes can have on this page (accounting for a
-/// reusable line pointer only approximately: the free-space map's view).
-pub fn room_for(page: &[u8]) -> usize {
-    free_space(page).saturating_sub(LINE_POINTER_SIZE + 7)
-}
-
 /// Computes the page checksum for block `block` (with the checksum field as zero).
 pub fn checksum(page: &[u8], block: u32) -> u16 {
     let mut crc = crc32c::crc32c(&page[..OFF_CHECKSUM]);
