@@ -516,19 +516,16 @@ impl Database {
     }
 
     /// Logs the creation of index `index` by `txn`; call before creating
-    /// its file. As with [`Database::log_create_table`], the new relation's
-    /// pages (the whole bulk build) are not logged but written and fsynced
-    /// at commit.
+    /// its file. Unlike a table created by CREATE TABLE AS, the index is
+    /// logged from its first page: the bulk build writes every page as an
+    /// image (PostgreSQL's `log_newpage` with `wal_level = replica`), so the
+    /// index's later changes need no full-page image until the next
+    /// checkpoint, and recovery rebuilds it from the WAL alone.
     pub fn log_create_index(
         &self,
         txn: &WriteTxn<'_>,
         index: &IndexDef,
     ) -> Result<(), StorageError> {
-        self.new_relations
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((txn.xid(), index.oid));
-        self.pool.set_unlogged(index.oid, true);
         let text = catalog::encode_index(index);
         let lsn = self.wal.insert(
             wal::RecordType::CreateIndex,
