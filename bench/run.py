@@ -3,6 +3,7 @@
 
     python3 bench/run.py join [--rows N] [--runs N] [--systems ...] [--threads 1,2]
     python3 bench/run.py spill [--rows 1000000,5000000,...] [--work-mem 4MB] [--systems ...]
+    python3 bench/run.py vacuum [--rows 20000000] [--runs N] [--maintenance-work-mem 16MB]
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -12,7 +13,8 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join` and `spill`. The machinery they share lives at module
+BENCHMARKS): `join`, `spill` and `vacuum` (which needs no venv: it drives
+both systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
 
@@ -328,6 +330,10 @@ class Tusk:
 
     def output(self, lines: list) -> str:
         """Runs a -f script (`-A -t -q`) and returns its standard output."""
+        return self.run_script(lines).stdout
+
+    def run_script(self, lines: list) -> subprocess.CompletedProcess:
+        """Runs a -f script (`-A -t -q`); fails unless it exits 0."""
         if self.build_error:
             raise RuntimeError(self.build_error)
         with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
@@ -345,7 +351,7 @@ class Tusk:
             os.unlink(path)
         if r.returncode != 0:
             raise RuntimeError(short_error(r.stderr or r.stdout or f"exit {r.returncode}"))
-        return r.stdout
+        return r
 
     def version(self) -> str:
         if self.binary and Path(self.binary).resolve() != (REPO_DIR / "target" / "release" / "tusk").resolve():
@@ -524,6 +530,8 @@ class Benchmark:
 
     name = ""
     help = ""
+    # Whether the benchmark needs the venv's packages (psycopg, engines, charts).
+    needs_venv = True
 
     @staticmethod
     def add_common_arguments(p: argparse.ArgumentParser) -> None:
@@ -1650,7 +1658,213 @@ def fmt_s(s: float | None) -> str:
     return f"{s:.2f}" if s < 10 else f"{s:.1f}" if s < 100 else f"{s:.0f}"
 
 
-BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench()]}
+# ---------------------------------------------------------------------------
+# vacuum: VACUUM of a half-deleted table with one btree index
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class VacuumRun:
+    system: str
+    setup_s: float | None = None
+    vacuum_ms: float | None = None
+    index_scans: int | None = None
+    info: list = field(default_factory=list)
+    error: str | None = None
+
+
+INDEX_SCANS_RE = re.compile(r"index scans: (\d+)")
+
+
+class VacuumBench(Benchmark):
+    """Seed 003's VACUUM benchmark: an int table with one btree index, every
+    second row deleted, `VACUUM VERBOSE` with maintenance_work_mem = 16MB.
+    PostgreSQL 15 keeps dead TIDs in a sorted array (6 bytes each), so 10 M
+    dead rows need several index scans; tusk's TidStore needs one."""
+
+    name = "vacuum"
+    help = "VACUUM VERBOSE of a half-deleted indexed table, tusk vs PostgreSQL 15"
+    needs_venv = False
+    SYSTEMS = ["tusk", "postgres"]
+    # Same memory and WAL room on both sides; no autovacuum racing the
+    # measured VACUUM; checkpoint right before it on both sides.
+    PG_SETTINGS = {
+        "shared_buffers": "2GB",
+        "huge_pages": "off",
+        "autovacuum": "off",
+        "max_wal_size": "8GB",
+        "checkpoint_timeout": "1h",
+    }
+    TUSK_STARTUP = {"shared_buffers": "2GB", "huge_pages": "off", "max_wal_size": "8GB",
+                    "checkpoint_timeout": "1h"}
+
+    def add_arguments(self, p):
+        self.add_common_arguments(p)
+        p.add_argument("--rows", type=int, default=20_000_000, help="rows in t (default 20M)")
+        p.add_argument("--runs", type=int, default=1,
+                       help="times the whole setup + VACUUM is repeated (default 1)")
+        p.add_argument("--maintenance-work-mem", default="16MB",
+                       help="maintenance_work_mem for the VACUUM (default 16MB)")
+        p.add_argument("--systems", default=",".join(self.SYSTEMS),
+                       type=lambda s: parse_list(s, self.SYSTEMS),
+                       help="comma list from: " + ",".join(self.SYSTEMS))
+        p.add_argument("--checkpoint", action="store_true",
+                       help="CHECKPOINT before the VACUUM, so that its first change to every "
+                            "page logs a full-page image on both systems")
+
+    def setup_sql(self, rows: int, checkpoint: bool) -> list:
+        """The same statements for both systems."""
+        return [
+            "drop table if exists t;",
+            "create table t (i int);",
+            f"insert into t select g from generate_series(1, {rows}) g;",
+            "create index t_i_idx on t (i);",
+            "delete from t where i % 2 = 0;",
+        ] + (["checkpoint;"] if checkpoint else [])
+
+    def vacuum_sql(self, mwm: str) -> list:
+        return [f"set maintenance_work_mem = '{mwm}';", "\\timing on", "vacuum verbose t;"]
+
+    @staticmethod
+    def parse(run: VacuumRun, stdout: str, stderr: str) -> None:
+        times = [float(m.group(1)) for m in
+                 (re.match(r"^Time: ([0-9.]+) ms", l.strip()) for l in stdout.splitlines()) if m]
+        if not times:
+            raise RuntimeError("no Time: line printed")
+        run.vacuum_ms = times[-1]
+        run.info = [l for l in stderr.splitlines() if l.strip()]
+        m = INDEX_SCANS_RE.search(stderr)
+        run.index_scans = int(m.group(1)) if m else None
+
+    def bench_tusk(self, args, tusk: Tusk) -> VacuumRun:
+        run = VacuumRun("tusk")
+        tusk.STARTUP = self.TUSK_STARTUP
+        tusk.fresh_data_dir(args.workdir)
+        # One process for setup and VACUUM, as one PostgreSQL server serves
+        # both: a tusk process checkpoints when it opens the data directory,
+        # so a VACUUM in a second process would log a full-page image of
+        # every page it touches.
+        t0 = time.perf_counter()
+        r = tusk.run_script(self.setup_sql(args.rows, args.checkpoint)
+                            + self.vacuum_sql(args.maintenance_work_mem))
+        self.parse(run, r.stdout, r.stderr)
+        run.setup_s = time.perf_counter() - t0 - run.vacuum_ms / 1e3
+        shutil.rmtree(tusk.data_dir.parent, ignore_errors=True)
+        return run
+
+    def bench_postgres(self, args, cluster: PgCluster) -> VacuumRun:
+        run = VacuumRun("postgres")
+
+        def psql(lines: list) -> subprocess.CompletedProcess:
+            with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+                f.write("\n".join(lines) + "\n")
+                path = f.name
+            os.chmod(path, 0o644)
+            try:
+                r = subprocess.run(
+                    [str(cluster.bin / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                     "-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres",
+                     "-d", "postgres", "-f", path],
+                    capture_output=True, text=True, timeout=args.timeout,
+                )
+            finally:
+                os.unlink(path)
+            if r.returncode != 0:
+                raise RuntimeError(short_error(r.stderr or r.stdout))
+            return r
+
+        t0 = time.perf_counter()
+        psql(self.setup_sql(args.rows, args.checkpoint))
+        run.setup_s = time.perf_counter() - t0
+        r = psql(self.vacuum_sql(args.maintenance_work_mem))
+        self.parse(run, r.stdout, r.stderr)
+        psql(["drop table t;"])
+        return run
+
+    def run(self, args):
+        meta: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description(),
+                      "load_before": os.getloadavg()}
+        runs: list[VacuumRun] = []
+        tusk = cluster = None
+        if "tusk" in args.systems:
+            tusk = Tusk(args.tusk_bin, args.timeout)
+            tusk.build()
+            meta.setdefault("versions", {})["tusk"] = tusk.version()
+        if "postgres" in args.systems:
+            cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
+            try:
+                cluster.start()
+                log(f"bench: PostgreSQL cluster in {cluster.root}, port {cluster.port}")
+            except Exception as e:  # noqa: BLE001
+                log(f"bench: PostgreSQL: {e}")
+                runs.append(VacuumRun("postgres", error=short_error(str(e))))
+                cluster = None
+        for i in range(args.runs):
+            for system in args.systems:
+                try:
+                    if system == "tusk" and tusk is not None:
+                        run = self.bench_tusk(args, tusk)
+                    elif system == "postgres" and cluster is not None:
+                        run = self.bench_postgres(args, cluster)
+                    else:
+                        continue
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as e:  # noqa: BLE001 - one system failing must not stop the other
+                    run = VacuumRun(system, error=short_error(str(e)))
+                runs.append(run)
+                if run.error:
+                    log(f"bench: {system} run {i + 1}: FAILED {run.error}")
+                else:
+                    log(f"bench: {system} run {i + 1}: VACUUM {fmt_ms(run.vacuum_ms)} ms, "
+                        f"index scans {run.index_scans}, setup {run.setup_s:.1f} s")
+        if cluster is not None:
+            cluster.stop()
+        meta["load_after"] = os.getloadavg()
+        markdown = self.markdown(args, runs, meta)
+        print(markdown)
+        data = {"benchmark": self.name, "rows": args.rows, "runs": args.runs,
+                "maintenance_work_mem": args.maintenance_work_mem, "meta": meta,
+                "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
+                "results": [vars(r) for r in runs]}
+        written = write_outputs(self.name, markdown, data, None)
+        log("bench: wrote " + ", ".join(written))
+        return 0
+
+    def markdown(self, args, runs, meta) -> str:
+        out = [f"# VACUUM of {args.rows:,} rows, every second one deleted, one btree index", "",
+               f"Started {meta['started']} on {meta['machine']}; load average before "
+               f"{meta['load_before'][0]:.2f}, after {meta['load_after'][0]:.2f}.", "",
+               "Same SQL on both systems (through psql and tusk -f; tusk runs it in one process):", "", "```sql"]
+        out += self.setup_sql(args.rows, args.checkpoint) + self.vacuum_sql(args.maintenance_work_mem)
+        out += ["```", "", "| system | runs | VACUUM min (ms) | VACUUM median (ms) | index scans | setup (s) |",
+                "|---|---|---|---|---|---|"]
+        medians = {}
+        for system in args.systems:
+            ok = [r for r in runs if r.system == system and not r.error]
+            bad = [r for r in runs if r.system == system and r.error]
+            if not ok:
+                out.append(f"| {system} | 0 | — | — | — | failed: {bad[0].error if bad else 'not run'} |")
+                continue
+            times = [r.vacuum_ms for r in ok]
+            medians[system] = statistics.median(times)
+            scans = sorted({r.index_scans for r in ok}, key=lambda v: (v is None, v))
+            out.append(f"| {system} | {len(ok)} | {fmt_ms(min(times))} | {fmt_ms(medians[system])} | "
+                       f"{', '.join(str(s) for s in scans)} | "
+                       f"{statistics.median(r.setup_s for r in ok):.1f} |")
+        if "tusk" in medians and "postgres" in medians and medians["tusk"] > 0:
+            out += ["", f"PostgreSQL 15 median / tusk median: **{medians['postgres'] / medians['tusk']:.1f}×**"]
+        for system in args.systems:
+            last = next((r for r in reversed(runs) if r.system == system and not r.error), None)
+            if last is not None:
+                out += ["", f"## {system}: VACUUM VERBOSE output (last run)", "", "```"] + last.info + ["```"]
+        out += ["", "## Settings", "",
+                "- PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in self.PG_SETTINGS.items()),
+                "- tusk (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())]
+        return "\n".join(out) + "\n"
+
+
+BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench()]}
 
 
 def main() -> int:
@@ -1673,7 +1887,8 @@ def main() -> int:
     if any(t < 1 for t in getattr(args, "threads", [1])):
         parser.error("--threads must be at least 1")
 
-    ensure_venv()
+    if BENCHMARKS[args.benchmark].needs_venv:
+        ensure_venv()
     install_signal_handlers()
     try:
         return BENCHMARKS[args.benchmark].run(args)

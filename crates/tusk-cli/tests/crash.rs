@@ -1,8 +1,11 @@
 //! Crash harness: runs a workload in a `tusk` child process, SIGKILLs it at a
 //! random moment (bulk load, INSERT, DELETE, CREATE TABLE AS, DROP TABLE,
-//! CHECKPOINT), restarts, and checks that every acknowledged statement is
-//! there and nothing unacknowledged is, except that the one statement in
-//! flight at the kill may have committed or not.
+//! CREATE INDEX, VACUUM, CHECKPOINT), restarts, and checks that every
+//! acknowledged statement is there and nothing unacknowledged is, except
+//! that the one statement in flight at the kill may have committed or not.
+//! Table `t` has a btree index from the start, so btree insertions, splits
+//! and VACUUM's index pass are replayed too; every index must return
+//! exactly the rows a sequential scan returns.
 //!
 //! A few trials run in the normal test suite; `bench/crash_stress.sh` runs
 //! many (`TUSK_CRASH_TRIALS`, `TUSK_CRASH_ROUNDS`, `TUSK_CRASH_SEED`).
@@ -78,8 +81,17 @@ fn random_op(
                     after,
                 );
             }
-            80..=87 => return ("checkpoint;".into(), after),
-            88..=93 => {
+            80..=84 => return ("checkpoint;".into(), after),
+            85..=88 => return ("vacuum t;".into(), after),
+            89..=90 => {
+                let extra: Vec<&String> = state.keys().filter(|k| *k != "t").collect();
+                if extra.is_empty() {
+                    continue;
+                }
+                let name = extra[rng.below(extra.len() as u64) as usize];
+                return (format!("create index on {name} (k);"), after);
+            }
+            91..=94 => {
                 *ctas += 1;
                 let name = format!("c{ctas}");
                 after.insert(name.clone(), t.clone());
@@ -124,6 +136,31 @@ fn read_state(dir: &Path) -> Tables {
             );
             assert!(keys.insert(k), "row {k} of {name} appears twice");
         }
+        // Each index returns exactly the rows the sequential scan did.
+        let indexes: Vec<String> = {
+            let cat = s.database().catalog();
+            let oid = cat.table(&name).unwrap().oid;
+            cat.indexes_of(oid).map(|i| i.name.clone()).collect()
+        };
+        if !indexes.is_empty() {
+            s.query("set enable_seqscan = off").unwrap();
+            let r = s
+                .query(&format!("select k from {name} where k > -1"))
+                .unwrap();
+            let QueryResult::Rows { rows, .. } = &r[0] else {
+                panic!("no rows")
+            };
+            let via_index: BTreeSet<i64> = rows
+                .iter()
+                .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(via_index.len(), rows.len(), "index of {name} repeats a row");
+            assert_eq!(
+                via_index, keys,
+                "index scan of {name} disagrees with its heap"
+            );
+            s.query("reset enable_seqscan").unwrap();
+        }
         out.insert(name, keys);
     }
     out
@@ -158,6 +195,7 @@ fn trial(seed: u64, rounds: usize) -> usize {
     {
         let mut s = Session::open(dir.path()).unwrap();
         s.query("create table t (k int8, v int8, w text)").unwrap();
+        s.query("create index t_k on t (k)").unwrap();
     }
     let mut state = read_state(dir.path());
     let (mut next_key, mut ctas) = (1i64, 0u32);
@@ -320,4 +358,49 @@ fn full_page_images_repair_torn_pages() {
     assert_eq!(columns.len(), 9);
     assert_eq!(columns[4].name, "skip_fpw");
     assert_eq!(rows.len(), 1);
+}
+
+/// Recovery replays an index build and the btree insertions (with page
+/// splits, new roots) and VACUUM's prune, index-deletion and unused records
+/// that followed it, without any checkpoint in between.
+#[test]
+fn recovery_replays_btree_and_vacuum() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tusk.conf"),
+        "huge_pages = off\nshared_buffers = 256kB\n",
+    )
+    .unwrap();
+    run_and_kill(
+        dir.path(),
+        &[
+            "create table t (k int8, v int8, w text);",
+            "insert into t select g, g * 7, 'row ' || g from generate_series(1, 3000) g;",
+            "create index t_k on t (k);",
+            "checkpoint;",
+            // Descending and ascending insertions split leaves and grow the root.
+            "insert into t select 10000 - g, (10000 - g) * 7, 'row ' || (10000 - g) from generate_series(1, 4000) g;",
+            "insert into t select g, g * 7, 'row ' || g from generate_series(20000, 30000) g;",
+            "delete from t where k % 3 = 0;",
+            "vacuum t;",
+            // Reuses the space vacuum freed.
+            "insert into t select g, g * 7, 'row ' || g from generate_series(40000, 41000) g;",
+        ],
+    );
+    let state = read_state(dir.path());
+    let expect: BTreeSet<i64> = (1..=3000)
+        .chain(6000..=9999)
+        .chain(20000..=30000)
+        .filter(|k| k % 3 != 0)
+        .chain(40000..=41000)
+        .collect();
+    assert_eq!(state["t"], expect);
+    let mut s = Session::open(dir.path()).unwrap();
+    let r = s
+        .query("select count(*) from t where k between 100 and 200")
+        .unwrap();
+    let QueryResult::Rows { rows, .. } = &r[0] else {
+        panic!("no rows")
+    };
+    assert_eq!(rows[0][0].as_deref(), Some("68"));
 }

@@ -2164,7 +2164,11 @@ impl<'a> Binder<'a> {
                 });
             }
         }
-        let disabled = if self.enable_seqscan { 0.0 } else { DISABLE_COST };
+        let disabled = if self.enable_seqscan {
+            0.0
+        } else {
+            DISABLE_COST
+        };
         let (kind, est) = match &rel.source {
             RelSource::Table(t) => (
                 NodeKind::SeqScan {
@@ -2230,6 +2234,9 @@ impl<'a> Binder<'a> {
         for index in self.catalog.indexes_of(t.oid) {
             let g = rel.base + index.column;
             let (mut lo, mut hi) = (i64::MIN as i128, i64::MAX as i128);
+            let key_ty = scope.col(g).1 .1;
+            // Index conditions as EXPLAIN shows them: column first, the
+            // constant as a plain literal (PostgreSQL's cross-type operators).
             let (mut used, mut rest) = (Vec::new(), Vec::new());
             let (mut eq, mut lower, mut upper) = (false, false, false);
             for f in filters {
@@ -2248,7 +2255,17 @@ impl<'a> Binder<'a> {
                             CmpOp::Ge => (lo, lower) = (lo.max(v), true),
                             CmpOp::Ne => unreachable!("not an index condition"),
                         }
-                        used.push(f.clone());
+                        used.push(Expr::Cmp {
+                            op,
+                            left: Box::new(Expr::Column {
+                                index: 0,
+                                ty: key_ty,
+                            }),
+                            right: Box::new(Expr::Const {
+                                value: Value::Int8(v as i64),
+                                ty: DataType::Int8,
+                            }),
+                        });
                     }
                     None => rest.push(f.clone()),
                 }
@@ -2258,23 +2275,33 @@ impl<'a> Binder<'a> {
             }
             // PostgreSQL's default selectivities: equality 0.005, a range
             // closed on both sides 0.005, an open range a third.
-            let sel = if eq || (lower && upper) { 0.005 } else { 0.3333 };
+            let sel = if eq || (lower && upper) {
+                0.005
+            } else {
+                0.3333
+            };
             let tuples = rel.est_rows.max(1.0);
             let rows = (tuples * sel).max(1.0);
             let mut leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
             let mut height = 0.0;
             while leaf_pages > 1.0 {
-                leaf_pages = (leaf_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
+                leaf_pages =
+                    (leaf_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
                 height += 1.0;
             }
             let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
-            let disabled = if self.enable_indexscan { 0.0 } else { DISABLE_COST };
+            let disabled = if self.enable_indexscan {
+                0.0
+            } else {
+                DISABLE_COST
+            };
             // Descent (as PostgreSQL's btcostestimate), leaf pages, heap
             // pages. Without statistics the heap is assumed to be in key
             // order (as a table loaded in order is: PostgreSQL's
             // correlation 1), so the rows of a range share pages.
-            let startup =
-                disabled + tuples.log2().ceil() * CPU_OPERATOR_COST + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
+            let startup = disabled
+                + tuples.log2().ceil() * CPU_OPERATOR_COST
+                + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
             let total = startup
                 + RANDOM_PAGE_COST * (sel * leaf_pages).ceil()
                 + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * used.len() as f64)
@@ -2284,24 +2311,23 @@ impl<'a> Binder<'a> {
             if best.as_ref().is_some_and(|(c, _)| *c <= total) {
                 continue;
             }
-            let pos: HashMap<usize, usize> = cols.iter().enumerate().map(|(i, &g)| (g, i)).collect();
+            let pos: HashMap<usize, usize> =
+                cols.iter().enumerate().map(|(i, &g)| (g, i)).collect();
             let names: Vec<String> = cols.iter().map(|&g| scope.qualified_name(g)).collect();
             let types: Vec<DataType> = cols.iter().map(|&g| scope.col(g).1 .1).collect();
             let cond_names = [scope.col(g).1 .0.clone()];
-            let cond = and_all(
-                used.iter()
-                    .map(|f| remap(f, &std::iter::once((g, 0)).collect()))
-                    .collect(),
-            )
-            .expect("at least one condition");
-            let bound = |v: i128| Bound::Included(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+            let cond = and_all(used.clone()).expect("at least one condition");
+            let bound =
+                |v: i128| Bound::Included(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
             let (lo, hi) = if lo > hi {
                 // Contradictory conditions: an empty range.
                 (Bound::Included(1), Bound::Included(0))
             } else {
                 (bound(lo), bound(hi))
             };
-            let out_rows = (tuples * sel * rest.iter().map(selectivity).product::<f64>()).max(1.0).round();
+            let out_rows = (tuples * sel * rest.iter().map(selectivity).product::<f64>())
+                .max(1.0)
+                .round();
             let plan = Plan::new(
                 NodeKind::IndexScan {
                     table: t.name.clone(),
@@ -2330,7 +2356,12 @@ impl<'a> Binder<'a> {
             best = Some((total, plan));
         }
         let (cost, plan) = best?;
-        let seq_cost = seq_cost + if self.enable_seqscan { 0.0 } else { DISABLE_COST };
+        let seq_cost = seq_cost
+            + if self.enable_seqscan {
+                0.0
+            } else {
+                DISABLE_COST
+            };
         (cost < seq_cost).then_some(plan)
     }
 
@@ -2477,7 +2508,10 @@ fn index_condition(f: &Expr, g: usize) -> Option<(CmpOp, i64)> {
     };
     let constant = |e: &Expr| -> Option<i64> {
         let e = match e {
-            Expr::Cast { arg, to: DataType::Int4 | DataType::Int8 } => arg.as_ref(),
+            Expr::Cast {
+                arg,
+                to: DataType::Int4 | DataType::Int8,
+            } => arg.as_ref(),
             e => e,
         };
         match e {
@@ -2492,9 +2526,7 @@ fn index_condition(f: &Expr, g: usize) -> Option<(CmpOp, i64)> {
             _ => None,
         }
     };
-    let is_col = |e: &Expr| {
-        matches!(e, Expr::Column { index, ty: DataType::Int4 | DataType::Int8 } if *index == g)
-    };
+    let is_col = |e: &Expr| matches!(e, Expr::Column { index, ty: DataType::Int4 | DataType::Int8 } if *index == g);
     let (op, v) = if is_col(left) {
         (*op, constant(right)?)
     } else if is_col(right) {

@@ -236,7 +236,8 @@ const DEFS: &[Def] = &[
         default: "on",
         kind: Kind::Bool,
         read_only: false,
-        description: "lets the planner use sequential scans (when off, only where nothing else can run)",
+        description:
+            "lets the planner use sequential scans (when off, only where nothing else can run)",
     },
     Def {
         name: "enable_hashjoin",

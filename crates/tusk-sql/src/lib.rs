@@ -53,7 +53,10 @@ pub enum QueryResult {
     Command { tag: String },
     /// A message to the client before the statement's result, such as
     /// VACUUM VERBOSE's; psql prints `LEVEL:  message` on stderr.
-    Notice { level: &'static str, message: String },
+    Notice {
+        level: &'static str,
+        message: String,
+    },
 }
 
 /// A client session on an open data directory.
@@ -102,7 +105,9 @@ struct VacuumTarget {
 /// (sqlparser knows only other dialects' VACUUM). Unquoted names fold to
 /// lower case; `"..."` is taken verbatim.
 fn vacuum_command(sql: &str) -> Option<VacuumTarget> {
-    let text = sql.trim().trim_end_matches(|c: char| c == ';' || c.is_whitespace());
+    let text = sql
+        .trim()
+        .trim_end_matches(|c: char| c == ';' || c.is_whitespace());
     text.get(..6).filter(|w| w.eq_ignore_ascii_case("vacuum"))?;
     let after = &text[6..];
     if !(after.is_empty() || after.starts_with(char::is_whitespace) || after.starts_with('(')) {
@@ -538,7 +543,8 @@ impl Session {
                 }
                 let (table, mut plan) = {
                     let cat = self.db.catalog();
-                    self.binder(&cat).bind_delete(&tables[0].relation, d.selection.as_ref())?
+                    self.binder(&cat)
+                        .bind_delete(&tables[0].relation, d.selection.as_ref())?
                 };
                 plan.assign_ids();
                 let txn = self.db.txn.begin_write()?;
@@ -802,7 +808,9 @@ impl Session {
             let binder = self.binder(&cat);
             let table = binder.table(&ci.table_name)?.clone();
             if ci.columns.len() != 1 {
-                return Err(SqlError::new("btree indexes on more than one column are not supported"));
+                return Err(SqlError::new(
+                    "btree indexes on more than one column are not supported",
+                ));
             }
             let A::Expr::Identifier(id) = &ci.columns[0].column.expr else {
                 return Err(SqlError::new("indexes on expressions are not supported"));
@@ -813,7 +821,10 @@ impl Session {
                 .iter()
                 .position(|c| c.name == cname)
                 .ok_or_else(|| SqlError::new(format!("column \"{cname}\" does not exist")))?;
-            if !matches!(table.columns[column].ty.data_type(), DataType::Int4 | DataType::Int8) {
+            if !matches!(
+                table.columns[column].ty.data_type(),
+                DataType::Int4 | DataType::Int8
+            ) {
                 return Err(SqlError::new(format!(
                     "btree indexes on type {} are not supported (integer and bigint are)",
                     table.columns[column].ty.display_name()
@@ -928,11 +939,7 @@ impl Session {
                     None if cat.table(&name).is_some() => {
                         return Err(SqlError::new(format!("\"{name}\" is not an index")))
                     }
-                    None => {
-                        return Err(SqlError::new(format!(
-                            "index \"{name}\" does not exist"
-                        )))
-                    }
+                    None => return Err(SqlError::new(format!("index \"{name}\" does not exist"))),
                 }
             }
         }

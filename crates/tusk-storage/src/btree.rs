@@ -52,9 +52,8 @@
 //! `BtreePage` (a whole page image) for each page a split, a new root or a
 //! metapage update writes, `BtreeDelete` (positions) for the entries VACUUM
 //! removes from a leaf. The first change of a page after a checkpoint logs
-//! the page instead (as heap changes do). An index built by `CREATE INDEX`
-//! lives in a relation created by the running transaction: its pages are
-//! written and fsynced at commit instead of logged (see `Database::commit`).
+//! the page instead (as heap changes do). The bulk build of `CREATE INDEX`
+//! logs each page it writes as an image (see `Database::log_create_index`).
 //!
 //! ## Locking
 //!
@@ -312,7 +311,7 @@ impl<'p> Btree<'p> {
     /// Builds the index from `entries` into the empty relation (CREATE
     /// INDEX): sorts them, writes the leaves left to right, then each
     /// internal level from the first keys of the level below, then the
-    /// metapage. Pages are logged as images only if the relation is logged.
+    /// metapage. Each page is logged as an image.
     pub fn build(&self, entries: &mut [Key], xid: Xid) -> Result<(), StorageError> {
         if self.pool.nblocks(self.rel)? != 0 {
             return Err(StorageError::Other(
@@ -355,7 +354,8 @@ impl<'p> Btree<'p> {
             let first_block = self.pool.nblocks(self.rel)?;
             let mut above = Vec::with_capacity(pages);
             for i in 0..pages {
-                let chunk = &below[i * INTERNAL_BUILD_FILL..((i + 1) * INTERNAL_BUILD_FILL).min(below.len())];
+                let chunk = &below
+                    [i * INTERNAL_BUILD_FILL..((i + 1) * INTERNAL_BUILD_FILL).min(below.len())];
                 let buf = self.pool.new_page(self.rel)?;
                 debug_assert_eq!(buf.block(), first_block + i as u32);
                 let mut g = buf.lock_exclusive();

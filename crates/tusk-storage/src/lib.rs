@@ -6,7 +6,7 @@
 //! DATADIR/
 //!   tusk.conf     settings read at startup (shared_buffers, huge_pages, work_mem, ...)
 //!   tusk.lock     held with flock() while a process has the directory open
-//!   catalog       tables and columns (see `catalog`)
+//!   catalog       tables, columns and indexes (see `catalog`)
 //!   pg_xact       commit status, one byte per transaction id (see `txn`)
 //!   pg_control    redo point of the last checkpoint (see `wal::control`)
 //!   pg_wal/       write-ahead log segments (see `wal`)
@@ -20,6 +20,12 @@
 //! `min_dynamic_shared_memory` pool from which [`Database::dsm`] carves
 //! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
 //! `heap`) and are filtered through snapshots (`txn`).
+//!
+//! Indexes are B+trees on one integer column (`btree`), whose entries are
+//! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
+//! dead tuples, collects their TIDs in `tusk-radix`'s TidStore, removes the
+//! matching index entries, frees the line pointers and records the pages'
+//! room in the free-space map (`fsm`), where inserts look first.
 //!
 //! ## Durability
 //!
@@ -515,19 +521,16 @@ impl Database {
     }
 
     /// Logs the creation of index `index` by `txn`; call before creating
-    /// its file. As with [`Database::log_create_table`], the new relation's
-    /// pages (the whole bulk build) are not logged but written and fsynced
-    /// at commit.
+    /// its file. Unlike a table created by CREATE TABLE AS, the index is
+    /// logged from its first page: the bulk build writes every page as an
+    /// image (PostgreSQL's `log_newpage` with `wal_level = replica`), so the
+    /// index's later changes need no full-page image until the next
+    /// checkpoint, and recovery rebuilds it from the WAL alone.
     pub fn log_create_index(
         &self,
         txn: &WriteTxn<'_>,
         index: &IndexDef,
     ) -> Result<(), StorageError> {
-        self.new_relations
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((txn.xid(), index.oid));
-        self.pool.set_unlogged(index.oid, true);
         let text = catalog::encode_index(index);
         let lsn = self.wal.insert(
             wal::RecordType::CreateIndex,

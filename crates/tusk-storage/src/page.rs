@@ -147,7 +147,11 @@ pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
             put_u16(page, OFF_FLAGS, flags);
         }
     }
-    let lp_bytes = if reuse.is_some() { 0 } else { LINE_POINTER_SIZE };
+    let lp_bytes = if reuse.is_some() {
+        0
+    } else {
+        LINE_POINTER_SIZE
+    };
     if new_upper < lower + lp_bytes {
         return None;
     }
@@ -214,12 +218,6 @@ pub fn set_unused(page: &mut [u8], items: &[u16]) -> bool {
     let flags = get_u16(page, OFF_FLAGS) | HAS_FREE_LINES;
     put_u16(page, OFF_FLAGS, flags);
     true
-}
-
-/// Bytes a tuple of `len` bytes can have on this page (accounting for a
-/// reusable line pointer only approximately: the free-space map's view).
-pub fn room_for(page: &[u8]) -> usize {
-    free_space(page).saturating_sub(LINE_POINTER_SIZE + 7)
 }
 
 /// Computes the page checksum for block `block` (with the checksum field as zero).

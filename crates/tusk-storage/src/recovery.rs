@@ -29,7 +29,7 @@
 //! Read `pg_control`, then decode records from its redo point until the first
 //! record that does not check (torn tail). For each record:
 //!
-//! * heap changes: create the relation file or extend it if the crash lost
+//! * page changes (heap, btree, VACUUM): create the relation file or extend it if the crash lost
 //!   it, pin the block (without reading it when the record rebuilds the whole
 //!   page) and, unless the page LSN shows the change is already there
 //!   (`page LSN >= record LSN`), apply it and set the page LSN. This makes
@@ -57,7 +57,14 @@
 //! a committed create restores a missing entry, an uncommitted one removes
 //! the entry and file, a committed drop removes them. Heap records for a
 //! relation whose file is gone recreate it, so replay never fails on a table
-//! dropped later; the drop then removes it again.
+//! dropped later; the drop then removes it again. CREATE INDEX logs
+//! `CreateIndex` the same way (a committed one is restored if its table
+//! still exists); dropping a table removes its indexes' entries and files.
+//!
+//! Btree records (`BtreeInsert`, `BtreePage`, `BtreeDelete`) and VACUUM's
+//! heap records (`HeapPrune`, `HeapUnused`) are page changes like the heap's
+//! and go through the same LSN check; their redo is in `btree::redo` and
+//! `page::prune` / `page::set_unused`.
 //!
 //! ## Prefetching
 //!

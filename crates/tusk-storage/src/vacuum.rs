@@ -71,6 +71,9 @@ pub struct VacuumReport {
     pub store_peak_bytes: usize,
     /// Most TIDs the store held at once.
     pub store_peak_tids: usize,
+    /// Time in phase 1 (heap scan and prune), phase 2 (index passes) and
+    /// phase 3 (heap passes).
+    pub phase_time: [Duration; 3],
     pub elapsed: Duration,
 }
 
@@ -177,6 +180,7 @@ pub fn vacuum_table(
     if !store.is_empty() {
         clean(db, table, indexes, xid, &store, &mut report)?;
     }
+    report.phase_time[0] = start.elapsed() - report.phase_time[1] - report.phase_time[2];
     for (i, index) in indexes.iter().enumerate() {
         report.indexes[i].1.pages = db.nblocks(index.oid)?;
     }
@@ -194,6 +198,7 @@ fn clean(
     report: &mut VacuumReport,
 ) -> Result<(), StorageError> {
     let pool = &db.pool;
+    let start = Instant::now();
     if !indexes.is_empty() {
         report.index_scans += 1;
     }
@@ -207,6 +212,8 @@ fn clean(
         total.remaining = s.remaining;
         total.pages = s.pages;
     }
+    report.phase_time[1] += start.elapsed();
+    let start = Instant::now();
     let rel = table.oid;
     let mut payload: Vec<u8> = Vec::new();
     for (block, items) in store.iter() {
@@ -234,6 +241,7 @@ fn clean(
         report.dead_items += items.len() as u64;
         pool.fsm.record(rel, block, page::free_space(p));
     }
+    report.phase_time[2] += start.elapsed();
     Ok(())
 }
 
@@ -284,6 +292,10 @@ impl VacuumReport {
             } else {
                 self.store_peak_bytes as f64 / self.store_peak_tids as f64
             },
+        ));
+        let [scan, index, heap] = self.phase_time.map(|d| d.as_secs_f64());
+        m.push_str(&format!(
+            "tusk: phases: heap scan and prune {scan:.3} s, index vacuuming {index:.3} s, heap vacuuming {heap:.3} s\n"
         ));
         m.push_str(&format!(
             "system usage: elapsed: {:.2} s",

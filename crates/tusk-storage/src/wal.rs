@@ -21,7 +21,8 @@
 //! ```
 //!
 //! A record changes at most one page, so one block reference is enough for
-//! every record the heap writes today. When `HAS_FPI` is set the payload is
+//! every record the heap and the btree write (a btree page split writes one
+//! page-image record per page it changes; see `btree`). When `HAS_FPI` is set the payload is
 //! the whole 8 kB page *after* the change and redo simply restores it.
 //!
 //! ## End of the log
@@ -79,7 +80,8 @@ pub enum RecordType {
     /// Payload: the table definition (catalog text). Logged before the
     /// relation file is created.
     CreateTable = 5,
-    /// Payload: relation oid u32. The drop takes effect if the xid commits.
+    /// Payload: relation oid u32 (a table, which takes its indexes along,
+    /// or an index). The drop takes effect if the xid commits.
     DropTable = 6,
     /// The record's xid aborted after writing records (a failed statement).
     /// Not flushed: recovery aborts an xid without a commit record anyway.
