@@ -46,6 +46,16 @@
 //!    partition is streamed through them, and so on for the next chunk. For an
 //!    inner join the union of the chunks' matches is the join.
 //!
+//! ## Parallel Hash Join
+//!
+//! Under a Gather, all participants build one shared table in DSA chunks
+//! (`shared_table`; phases and memory ordering there) and probe it with the
+//! same code as the serial table (both implement [`Chains`]). Its limit is
+//! `work_mem × hash_mem_multiplier × participants`; when the build does not
+//! fit, every participant partitions its share of both inputs into its own
+//! partition files and the participants then join the partitions one at a
+//! time with the code above (see [`SharedBuild`]).
+//!
 //! ### Why not slices with overflow files
 //!
 //! PostgreSQL doubles the batch count as the build side grows and, under the
@@ -107,8 +117,8 @@ pub(crate) fn prefetch_line<T>(p: *const T) {
 #[repr(C)]
 struct IntEntry {
     key: i64,
-    /// Next entry of the bucket; atomic only so that parallel builders can
-    /// link concurrently (relaxed loads compile to plain loads).
+    /// Next entry of the bucket; an atomic so that probing reads every table
+    /// through [`Chains`] (relaxed loads compile to plain loads).
     next: AtomicU32,
 }
 
@@ -345,7 +355,12 @@ enum ProbeKeys {
 impl ProbeKeys {
     fn of(kv: &[Vector], n: usize) -> ProbeKeys {
         if is_int_key(kv) {
-            return ProbeKeys::Int((0..n).map(|i| int_key(&kv[0], i)).collect());
+            // The common case, a NULL-free integer column, in one tight loop.
+            return ProbeKeys::Int(match (&kv[0].data, &kv[0].nulls) {
+                (Data::Int4(d), None) => d[..n].iter().map(|&k| Some(k as i64)).collect(),
+                (Data::Int8(d), None) => d[..n].iter().map(|&k| Some(k)).collect(),
+                _ => (0..n).map(|i| int_key(&kv[0], i)).collect(),
+            });
         }
         let mut arena = Vec::new();
         let mut ks = Vec::with_capacity(n);
@@ -932,7 +947,6 @@ impl HashJoin {
         let table = shared.table(&self.ctx, int_key, limit)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
-        let mut row = Vec::new();
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
@@ -949,9 +963,8 @@ impl HashJoin {
                             .map(|(h, r)| TupleKey::Bytes(*h, &arena[r.clone()])),
                     };
                     if let Some(key) = key {
-                        row.clear();
-                        spill::encode_row(&mut row, &b, from);
-                        if !writer.insert(&table, key, &row, &mut may)? {
+                        let row = |buf: &mut Vec<u8>| spill::encode_row(buf, &b, from);
+                        if !writer.insert(&table, key, row, &mut may)? {
                             shared.spill.store(true, Relaxed);
                             break;
                         }

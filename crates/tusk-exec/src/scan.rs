@@ -19,6 +19,10 @@ pub struct SeqScan {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
+    /// When every attribute up to the last needed one has a fixed width:
+    /// (byte offset, type, output column) of each needed one, read straight
+    /// from tuples that have no NULLs (`tuple::is_dense`).
+    fixed: Option<Vec<(usize, DataType, usize)>>,
     out_types: Vec<DataType>,
     with_tid: bool,
     snapshot: Snapshot,
@@ -54,11 +58,21 @@ impl SeqScan {
         if *with_tid {
             out_types.push(DataType::Int8);
         }
+        let fixed = last
+            .and_then(|l| tuple::fixed_offsets(table_types, l))
+            .map(|offsets| {
+                out_of_att
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(att, o)| o.map(|o| (offsets[att], table_types[att], o)))
+                    .collect()
+            });
         Ok(SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
             table_types: table_types.clone(),
             out_of_att,
+            fixed,
             out_types,
             with_tid: *with_tid,
             parallel: if *parallel {
@@ -90,6 +104,7 @@ impl SeqScan {
         let last_att = self.out_of_att.len().checked_sub(1);
         let out_of_att = &self.out_of_att;
         let types = &self.table_types;
+        let fixed = self.fixed.as_deref();
         let with_tid = self.with_tid;
         while rows < BATCH_SIZE && self.next_block < self.nblocks {
             let block = match &self.parallel {
@@ -109,11 +124,18 @@ impl SeqScan {
             heap::scan_page(&self.db.pool, self.oid, block, &mut vis, |item, t| {
                 rows += 1;
                 if let Some(last) = last_att {
-                    tuple::walk(t, types, last, |att, a| {
-                        if let Some(o) = out_of_att[att] {
-                            push_attr(&mut cols[o], a);
+                    match fixed {
+                        Some(fixed) if tuple::is_dense(t, last) => {
+                            for &(off, ty, o) in fixed {
+                                push_attr(&mut cols[o], fixed_attr(t, off, ty));
+                            }
                         }
-                    });
+                        _ => tuple::walk(t, types, last, |att, a| {
+                            if let Some(o) = out_of_att[att] {
+                                push_attr(&mut cols[o], a);
+                            }
+                        }),
+                    }
                 }
                 if with_tid {
                     if let Data::Int8(d) = &mut cols[ncols - 1].data {
@@ -123,6 +145,21 @@ impl SeqScan {
             })?;
         }
         Ok(Some(Batch::new(cols, rows)))
+    }
+}
+
+/// The fixed-width attribute of type `ty` at byte `off` of a tuple.
+#[inline]
+fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
+    match ty {
+        DataType::Bool => Attr::Bool(t[off] != 0),
+        DataType::Int4 => Attr::Int4(i32::from_le_bytes(t[off..off + 4].try_into().unwrap())),
+        DataType::Int8 => Attr::Int8(i64::from_le_bytes(t[off..off + 8].try_into().unwrap())),
+        DataType::Numeric => Attr::Numeric(
+            i128::from_le_bytes(t[off..off + 16].try_into().unwrap()),
+            u16::from_le_bytes([t[off + 16], t[off + 17]]),
+        ),
+        DataType::Text => unreachable!("text has no fixed width"),
     }
 }
 

@@ -377,15 +377,15 @@ impl ChunkWriter {
         }
     }
 
-    /// Writes a tuple with `key` and the encoded build row `row`.
-    /// `may_allocate(bytes)` is asked before a new chunk is taken; when it
-    /// (or the chunk directory) says no, nothing is written and `false` is
-    /// returned: the join must spill.
+    /// Writes a tuple with `key` and the build row that `row` appends to
+    /// a buffer (in the spill encoding). `may_allocate(bytes)` is asked
+    /// before a new chunk is taken; when it (or the chunk directory) says no,
+    /// nothing is written and `false` is returned: the join must spill.
     pub fn insert(
         &mut self,
         table: &SharedTable,
         key: TupleKey<'_>,
-        row: &[u8],
+        row: impl FnOnce(&mut Vec<u8>),
         may_allocate: &mut dyn FnMut(usize) -> bool,
     ) -> Result<bool> {
         let s = &mut self.scratch;
@@ -399,7 +399,7 @@ impl ChunkWriter {
                 s.extend_from_slice(k);
             }
         }
-        s.extend_from_slice(row);
+        row(s);
         let len = s.len();
         s[4..8].copy_from_slice(&(len as u32).to_le_bytes());
         let padded = len.next_multiple_of(8);

@@ -308,10 +308,15 @@ impl SpillReader {
 /// Appends row `row` of `batch` in the spill encoding (null bitmap, then the
 /// non-NULL values) to `buf`; [`decode_row`] reads it back.
 pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
-    let nbytes = batch.columns.len().div_ceil(8);
+    let cols = &batch.columns;
     let bitmap_at = buf.len();
-    buf.resize(bitmap_at + nbytes, 0);
-    for (c, col) in batch.columns.iter().enumerate() {
+    // Room for the bitmap and every fixed-width value, so the pushes below
+    // do not grow the buffer.
+    buf.reserve(cols.len().div_ceil(8) + cols.len() * 18);
+    for _ in 0..cols.len().div_ceil(8) {
+        buf.push(0);
+    }
+    for (c, col) in cols.iter().enumerate() {
         if col.is_null(row) {
             buf[bitmap_at + c / 8] |= 1 << (c % 8);
             continue;
