@@ -947,12 +947,15 @@ impl HashJoin {
         let table = shared.table(&self.ctx, int_key, limit)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
+        // The build rows of a batch in the spill encoding, row i ending at ends[i].
+        let (mut rows, mut ends) = (Vec::new(), Vec::new());
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
             if parts.is_none() {
+                spill::encode_rows(&b, &mut rows, &mut ends);
                 let mut added = 0;
                 let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
                 while from < b.len {
@@ -963,7 +966,7 @@ impl HashJoin {
                             .map(|(h, r)| TupleKey::Bytes(*h, &arena[r.clone()])),
                     };
                     if let Some(key) = key {
-                        let row = |buf: &mut Vec<u8>| spill::encode_row(buf, &b, from);
+                        let row = &rows[if from == 0 { 0 } else { ends[from - 1] }..ends[from]];
                         if !writer.insert(&table, key, row, &mut may)? {
                             shared.spill.store(true, Relaxed);
                             break;

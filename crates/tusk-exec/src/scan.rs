@@ -165,7 +165,7 @@ fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
 
 /// Appends one stored attribute to a column vector. The null mask is only
 /// materialised once the first NULL arrives.
-#[inline]
+#[inline(always)]
 fn push_attr(v: &mut Vector, a: Attr<'_>) {
     let before = v.len();
     match (&mut v.data, a) {

@@ -88,6 +88,8 @@ pub(crate) struct MemoryReport {
 }
 
 struct Published {
+    /// Where the bucket array lives in the area (for attaching processes).
+    #[cfg_attr(not(test), allow(dead_code))]
     buckets_ptr: DsaPointer,
     buckets: *const AtomicU32,
     nbuckets: usize,
@@ -104,7 +106,9 @@ pub(crate) struct SharedTable {
     offset_bits: u32,
     int_key: bool,
     directory: *const std::sync::atomic::AtomicU64,
-    /// Where the directory lives in the area.
+    /// Where the directory lives in the area (what another process that
+    /// attaches the area resolves; the second-process test does).
+    #[cfg_attr(not(test), allow(dead_code))]
     dir_ptr: DsaPointer,
     capacity: usize,
     /// Directory slots taken so far.
@@ -309,7 +313,7 @@ pub(crate) struct SharedView<'a> {
 impl<'a> SharedView<'a> {
     /// A view from parts resolved elsewhere: how a process that attached the
     /// area's segments at its own addresses sees the table.
-    #[cfg(test)]
+    #[cfg(all(test, not(tusk_exec_loom)))]
     fn from_parts(
         buckets: &'a [AtomicU32],
         bases: &'a [usize],
@@ -383,7 +387,6 @@ impl<'a> SharedView<'a> {
 pub(crate) struct ChunkWriter {
     /// (directory index, address, bytes used) of every chunk this participant filled.
     chunks: Vec<(u32, usize, usize)>,
-    scratch: Vec<u8>,
 }
 
 impl Default for ChunkWriter {
@@ -394,37 +397,26 @@ impl Default for ChunkWriter {
 
 impl ChunkWriter {
     pub fn new() -> ChunkWriter {
-        ChunkWriter {
-            chunks: Vec::new(),
-            scratch: Vec::new(),
-        }
+        ChunkWriter { chunks: Vec::new() }
     }
 
-    /// Writes a tuple with `key` and the build row that `row` appends to
-    /// a buffer (in the spill encoding). `may_allocate(bytes)` is asked
-    /// before a new chunk is taken; when it (or the chunk directory) says no,
-    /// nothing is written and `false` is returned: the join must spill.
+    /// Writes a tuple with `key` and the encoded build row `row` (spill
+    /// encoding) straight into this participant's current chunk.
+    /// `may_allocate(bytes)` is asked before a new chunk is taken; when it
+    /// (or the chunk directory) says no, nothing is written and `false` is
+    /// returned: the join must spill.
     pub fn insert(
         &mut self,
         table: &SharedTable,
         key: TupleKey<'_>,
-        row: impl FnOnce(&mut Vec<u8>),
+        row: &[u8],
         may_allocate: &mut dyn FnMut(usize) -> bool,
     ) -> Result<bool> {
-        let s = &mut self.scratch;
-        s.clear();
-        s.extend_from_slice(&[0; 8]);
-        match key {
-            TupleKey::Int(k) => s.extend_from_slice(&k.to_le_bytes()),
-            TupleKey::Bytes(h, k) => {
-                s.extend_from_slice(&h.to_le_bytes());
-                s.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                s.extend_from_slice(k);
-            }
-        }
-        row(s);
-        let len = s.len();
-        s[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+        let key_len = match key {
+            TupleKey::Int(_) => 8,
+            TupleKey::Bytes(_, k) => 12 + k.len(),
+        };
+        let len = HEADER + key_len + row.len();
         let padded = len.next_multiple_of(8);
         let fits = self
             .chunks
@@ -448,11 +440,27 @@ impl ChunkWriter {
         }
         let (_, addr, used) = self.chunks.last_mut().unwrap();
         // SAFETY: `used + padded` is within the chunk (or the oversized
-        // allocation, sized for this tuple), so the tuple lies inside this
-        // participant's own chunk, which no one else writes or reads before
-        // the next phaser.
+        // allocation, sized for this tuple), so the `len` bytes written lie
+        // inside this participant's own chunk, which no one else writes or
+        // reads before the next phaser; the tuple starts 8-aligned.
         unsafe {
-            std::ptr::copy_nonoverlapping(s.as_ptr(), (*addr as *mut u8).add(*used), len);
+            let t = (*addr as *mut u8).add(*used);
+            (t as *mut u32).write(0);
+            (t.add(4) as *mut u32).write(len as u32);
+            let mut p = t.add(HEADER);
+            match key {
+                TupleKey::Int(k) => {
+                    (p as *mut i64).write(k);
+                    p = p.add(8);
+                }
+                TupleKey::Bytes(h, k) => {
+                    (p as *mut u64).write(h);
+                    (p.add(8) as *mut u32).write_unaligned(k.len() as u32);
+                    std::ptr::copy_nonoverlapping(k.as_ptr(), p.add(12), k.len());
+                    p = p.add(12 + k.len());
+                }
+            }
+            std::ptr::copy_nonoverlapping(row.as_ptr(), p, row.len());
         }
         *used += padded;
         Ok(true)
@@ -569,12 +577,10 @@ mod tests {
                             let key = (i * THREADS + t) as i64;
                             // Every 5000th row is wider than a chunk.
                             let len = if i % 5000 == 0 { 20_000 } else { 4 };
-                            let row = |buf: &mut Vec<u8>| {
-                                buf.extend_from_slice(&key.to_le_bytes());
-                                buf.resize(buf.len() + len, key as u8);
-                            };
+                            let mut row = key.to_le_bytes().to_vec();
+                            row.resize(8 + len, key as u8);
                             assert!(w
-                                .insert(table, TupleKey::Int(key % 1000), row, &mut |_| true)
+                                .insert(table, TupleKey::Int(key % 1000), &row, &mut |_| true)
                                 .unwrap());
                         }
                         w
@@ -628,9 +634,9 @@ mod tests {
         let table = SharedTable::new(&dsm, 32 * 1024, true, 64 << 20).unwrap();
         let mut w = ChunkWriter::new();
         for k in 0..50_000i64 {
-            let row = |buf: &mut Vec<u8>| buf.extend_from_slice(&(k * 3).to_le_bytes());
+            let row = (k * 3).to_le_bytes();
             assert!(w
-                .insert(&table, TupleKey::Int(k), row, &mut |_| true)
+                .insert(&table, TupleKey::Int(k), &row, &mut |_| true)
                 .unwrap());
         }
         table.publish(50_000).unwrap();
