@@ -739,6 +739,8 @@ pub struct HashJoin {
     phase: Phase,
     table: Option<Table>,
     probe: Option<ProbeState>,
+    /// (probe row, build entry) pairs of the current output batch.
+    pairs: (Vec<u32>, Vec<u32>),
     source: ProbeSource,
     tasks: Vec<Task>,
     /// The task being joined, with the rest of its build side when chunked.
@@ -899,6 +901,7 @@ impl HashJoin {
             phase: Phase::Build,
             table: None,
             probe: None,
+            pairs: (Vec::new(), Vec::new()),
             source: ProbeSource::Outer,
             tasks: Vec::new(),
             current: None,
@@ -1488,11 +1491,14 @@ impl Operator for HashJoin {
                     }
                     let table = self.table.as_ref().unwrap();
                     let st = self.probe.as_mut().unwrap();
-                    let mut oi = Vec::with_capacity(limit.min(BATCH_SIZE));
-                    let mut ii = Vec::with_capacity(limit.min(BATCH_SIZE));
+                    // The pair buffers live across calls: a zero-width join
+                    // collects up to 64k pairs per call.
+                    let (oi, ii) = &mut self.pairs;
+                    oi.clear();
+                    ii.clear();
                     match table {
-                        Table::Local(t) => st.pairs(&**t, limit, &mut oi, &mut ii),
-                        Table::Shared(t) => st.pairs(&t.view(), limit, &mut oi, &mut ii),
+                        Table::Local(t) => st.pairs(&**t, limit, oi, ii),
+                        Table::Shared(t) => st.pairs(&t.view(), limit, oi, ii),
                     }
                     if oi.is_empty() {
                         continue;
@@ -1502,17 +1508,17 @@ impl Operator for HashJoin {
                             let mut cols: Vec<Vector> = self
                                 .outer_out
                                 .iter()
-                                .map(|&c| st.batch.columns[c].gather(&oi))
+                                .map(|&c| st.batch.columns[c].gather(oi))
                                 .collect();
-                            cols.extend(table.gather(&self.inner_types, &self.inner_out, &ii));
+                            cols.extend(table.gather(&self.inner_types, &self.inner_out, ii));
                             Batch::new(cols, oi.len())
                         }
                         Some(f) => {
                             let nouter = st.batch.columns.len();
                             let mut cols: Vec<Vector> =
-                                st.batch.columns.iter().map(|c| c.gather(&oi)).collect();
+                                st.batch.columns.iter().map(|c| c.gather(oi)).collect();
                             let all: Vec<usize> = (0..self.inner_types.len()).collect();
-                            cols.extend(table.gather(&self.inner_types, &all, &ii));
+                            cols.extend(table.gather(&self.inner_types, &all, ii));
                             let (full, removed) = apply_filter(Batch::new(cols, oi.len()), f)?;
                             self.ctx.add_removed(self.id, removed);
                             let mut keep: Vec<Vector> = self

@@ -131,9 +131,10 @@ pub fn fixed_offsets(types: &[DataType], last: usize) -> Option<Vec<usize>> {
 /// attributes, so that [`fixed_offsets`] applies to it.
 #[inline]
 pub fn is_dense(t: &[u8], last: usize) -> bool {
-    let natts = u16::from_le_bytes([t[8], t[9]]) as usize;
-    let flags = u16::from_le_bytes([t[10], t[11]]);
-    natts > last && flags & HAS_NULLS == 0
+    let Some(&[n0, n1, f0, f1]) = t.get(8..12) else {
+        return false;
+    };
+    u16::from_le_bytes([n0, n1]) as usize > last && u16::from_le_bytes([f0, f1]) & HAS_NULLS == 0
 }
 
 /// One attribute as stored.
