@@ -285,6 +285,7 @@ class Tusk:
         self.timeout = timeout
         self.build_error: str | None = None
         self.data_dir: Path | None = None
+        self.startup = dict(self.STARTUP)
 
     def build(self) -> None:
         if self.binary:
@@ -315,7 +316,7 @@ class Tusk:
         self.data_dir = root / "data"
         self.data_dir.mkdir()
         (self.data_dir / "tusk.conf").write_text(
-            "".join(f"{k} = {v}\n" for k, v in self.STARTUP.items()))
+            "".join(f"{k} = {v}\n" for k, v in self.startup.items()))
 
     def script(self, lines: list) -> tuple[list, list]:
         """Runs a -f script; returns (Time: values in ms, integer result lines)."""
@@ -589,9 +590,52 @@ class JoinBench(Benchmark):
         p.add_argument("--threads", default="1,2",
                        type=lambda s: [int(x) for x in parse_list(s)],
                        help="comma list of thread counts (default 1,2)")
+        p.add_argument("--keys", default="dense,sparse",
+                       type=lambda s: parse_list(s, self.ALL_KEYS),
+                       help="comma list from: " + ",".join(self.ALL_KEYS) + " (default dense,sparse); "
+                            "zipf and hot are the skew cases, run on tusk and PostgreSQL only")
+        p.add_argument("--tusk-set", action="append", default=[], metavar="NAME=VALUE",
+                       help="extra SET for tusk's runs, e.g. tusk.hash_join_prefetch=off or "
+                            "tusk.hash_chunk_size=128kB (repeatable)")
+        p.add_argument("--tusk-conf", action="append", default=[], metavar="NAME=VALUE",
+                       help="extra tusk.conf startup setting, e.g. huge_pages=on or "
+                            "min_dynamic_shared_memory=2GB (repeatable)")
+        p.add_argument("--label", default="",
+                       help="text added to the report's title and file names (for variant runs)")
+
+    # Skew cases: `s` is the hashed side, `t` the probe side (dense keys).
+    # zipf: keys 1..K, key r ⌊C/r⌋ times (Zipf 1.0), about rows/10 rows in
+    # all; hot: one key 1,000,000 times.
+    ALL_KEYS = ["dense", "sparse", "zipf", "hot"]
+    SKEW_QUERY = "select count(*) from t join s using (i)"
+
+    @staticmethod
+    def zipf_counts(rows: int) -> list:
+        keys = max(10, rows // 100)
+        harmonic = sum(1.0 / r for r in range(1, keys + 1))
+        scale = max(1, int(rows / 10 / harmonic))
+        return [(r, scale // r) for r in range(1, keys + 1) if scale // r > 0]
+
+    def query(self, keys: str) -> str:
+        return self.SKEW_QUERY if keys in ("zipf", "hot") else self.QUERY
 
     def load_sql(self, keys: str, rows: int) -> dict:
-        """Table creation per SQL dialect."""
+        """Table creation per SQL dialect (several statements for the skew cases)."""
+        if keys in ("zipf", "hot"):
+            probe = f"create table t as select generate_series(1, {rows})::int i"
+            if keys == "hot":
+                build = "create table s as select 1 as i from generate_series(1, 1000000) g"
+                return {"postgres": [probe, build], "tusk": [probe, build]}
+            counts = self.zipf_counts(rows)
+            pg = ("create table s as select r as i from (values "
+                  + ",".join(f"({r},{c})" for r, c in counts)
+                  + ") v(r, c), generate_series(1, v.c) g")
+            tusk = [probe, "create table s (i int)"]
+            keys_flat = [r for r, c in counts for _ in range(c)]
+            for at in range(0, len(keys_flat), 50_000):
+                tusk.append("insert into s values "
+                            + ",".join(f"({k})" for k in keys_flat[at:at + 50_000]))
+            return {"postgres": [probe, pg], "tusk": tusk}
         if keys == "dense":
             pg = f"create table t as select generate_series(1, {rows})::int i"
             duck = f"create table t as select g::int as i from generate_series(1, {rows}) s(g)"
@@ -609,19 +653,25 @@ class JoinBench(Benchmark):
 
     def bench_postgres(self, args, cluster, keys, cells, loads, meta):
         conn = cluster.connect()
+        query = self.query(keys)
         try:
             cur = conn.cursor()
             meta.setdefault("versions", {})["postgres"] = conn.info.parameter_status("server_version")
             cur.execute("drop table if exists t")
+            cur.execute("drop table if exists s")
             t0 = time.perf_counter()
             try:
-                cur.execute(self.load_sql(keys, args.rows)["postgres"])
+                load = self.load_sql(keys, args.rows)["postgres"]
+                for stmt in load if isinstance(load, list) else [load]:
+                    cur.execute(stmt)
             except Exception as e:
                 loads.append(Load("postgres", keys, None, f"failed: {short_error(str(e))}"))
                 raise
             load_ms = (time.perf_counter() - t0) * 1e3
             t0 = time.perf_counter()
             cur.execute("vacuum analyze t")
+            if keys in ("zipf", "hot"):
+                cur.execute("vacuum analyze s")
             vac_ms = (time.perf_counter() - t0) * 1e3
             loads.append(Load("postgres", keys, load_ms, f"CREATE TABLE AS; then VACUUM ANALYZE {fmt_ms(vac_ms)} ms (not counted)"))
             for threads in args.threads:
@@ -629,18 +679,18 @@ class JoinBench(Benchmark):
                 cells.append(cell)
                 try:
                     cur.execute(f"set max_parallel_workers_per_gather = {threads - 1}")
-                    cur.execute("explain " + self.QUERY)
+                    cur.execute("explain " + query)
                     plan = "\n".join(r[0] for r in cur.fetchall())
                     join = re.search(r"(Parallel Hash Join|Hash Join|Merge Join|Nested Loop)", plan)
                     workers = re.search(r"Workers Planned: (\d+)", plan)
                     cell.notes.append(f"plan: {join.group(1) if join else '?'}, "
                                       f"workers planned {workers.group(1) if workers else 0}")
-                    cur.execute(self.QUERY)
+                    cur.execute(query)
                     cur.fetchone()  # warm-up
                     counts = set()
                     for _ in range(args.runs):
                         t0 = time.perf_counter()
-                        cur.execute(self.QUERY)
+                        cur.execute(query)
                         counts.add(cur.fetchone()[0])
                         cell.times_ms.append((time.perf_counter() - t0) * 1e3)
                     cell.count = min(counts)
@@ -650,26 +700,40 @@ class JoinBench(Benchmark):
                     cell.error = short_error(str(e))
                 self.progress(cell)
             cur.execute("drop table t")
+            cur.execute("drop table if exists s")
         finally:
             conn.close()
 
+    def tusk_sets(self, args) -> dict:
+        sets = dict(self.TUSK_SETTINGS)
+        for item in args.tusk_set:
+            name, _, value = item.partition("=")
+            sets[name.strip()] = value.strip()
+        return sets
+
     def bench_tusk(self, args, tusk, keys, cells, loads, meta):
         meta.setdefault("versions", {})["tusk"] = tusk.version()
-        sets = [f"set {k} = '{v}';" for k, v in self.TUSK_SETTINGS.items()]
+        sets = [f"set {k} = '{v}';" for k, v in self.tusk_sets(args).items()]
+        query = self.query(keys)
+        load = self.load_sql(keys, args.rows)["tusk"]
+        load = load if isinstance(load, list) else [load]
         try:
-            times, _ = tusk.script(["drop table if exists t;", "\\timing on",
-                                    self.load_sql(keys, args.rows)["tusk"] + ";"])
+            times, _ = tusk.script(["drop table if exists t;", "drop table if exists s;", "\\timing on"]
+                                   + [stmt + ";" for stmt in load])
         except Exception as e:
             loads.append(Load("tusk", keys, None, f"failed: {short_error(str(e))}"))
             raise
-        loads.append(Load("tusk", keys, times[-1] if times else None,
+        loads.append(Load("tusk", keys, sum(times) if times else None,
                           "CREATE TABLE AS" if times else "no Time: line printed"))
         for threads in args.threads:
             cell = Cell("tusk", keys, threads)
             cells.append(cell)
             try:
-                script = sets + [f"set max_parallel_workers_per_gather = {threads - 1};", "\\timing on"]
-                script += [self.QUERY + ";"] * (args.runs + 1)
+                script = sets + [f"set max_parallel_workers_per_gather = {threads - 1};"]
+                if keys in ("zipf", "hot"):
+                    # `s` is small: let it go parallel anyway.
+                    script.append("set min_parallel_table_scan_size = 0;")
+                script += ["\\timing on"] + [query + ";"] * (args.runs + 1)
                 times, values = tusk.script(script)
                 if len(times) != args.runs + 1:
                     raise RuntimeError(f"expected {args.runs + 1} Time: lines, got {len(times)}")
@@ -685,6 +749,8 @@ class JoinBench(Benchmark):
             self.progress(cell)
 
     def bench_worker(self, args, system, keys, cells, loads, meta):
+        if keys in ("zipf", "hot"):
+            raise RuntimeError(f"the {keys} skew case runs on tusk and PostgreSQL only")
         for threads in args.threads:
             cell = Cell(system, keys, threads)
             cells.append(cell)
@@ -723,8 +789,12 @@ class JoinBench(Benchmark):
         tusk = cluster = None
         if "tusk" in args.systems:
             tusk = Tusk(args.tusk_bin, args.timeout)
+            for item in args.tusk_conf:
+                name, _, value = item.partition("=")
+                tusk.startup[name.strip()] = value.strip()
             tusk.build()
             tusk.fresh_data_dir(args.workdir)
+            meta["tusk_conf"] = tusk.startup
         if "postgres" in args.systems:
             cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
             try:
@@ -736,10 +806,10 @@ class JoinBench(Benchmark):
                 log(f"bench: PostgreSQL: {e}")
         if tusk is not None:
             log("bench: tusk settings: " + ", ".join(f"{k}={v}" for k, v in
-                                                      {**Tusk.STARTUP, **self.TUSK_SETTINGS}.items())
+                                                      {**tusk.startup, **self.tusk_sets(args)}.items())
                 + ", max_parallel_workers_per_gather = threads - 1")
 
-        for keys in self.KEYS:
+        for keys in args.keys:
             for system in args.systems:
                 try:
                     if system in failures:
@@ -766,26 +836,36 @@ class JoinBench(Benchmark):
 
         markdown = self.markdown(args, cells, loads, meta)
         print(markdown)
+        meta["label"] = args.label
         data = {"benchmark": self.name, "query": self.QUERY, "rows": args.rows, "runs": args.runs,
-                "meta": meta, "pg_settings": self.PG_SETTINGS, "tusk_settings": self.TUSK_SETTINGS,
+                "keys": args.keys, "meta": meta, "pg_settings": self.PG_SETTINGS,
+                "tusk_settings": self.tusk_sets(args), "tusk_conf": tusk.startup if tusk else None,
                 "cells": [vars(c) for c in cells], "loads": [vars(l) for l in loads]}
-        written = write_outputs(self.name, markdown, data, lambda p: self.chart(p, args, cells))
+        name = self.name + (f"-{re.sub(r'[^A-Za-z0-9_.-]+', '_', args.label)}" if args.label else "")
+        written = write_outputs(name, markdown, data, lambda p: self.chart(p, args, cells))
         log("bench: wrote " + ", ".join(written))
         return 0
 
     def markdown(self, args, cells, loads, meta) -> str:
+        data_conf = meta.get("tusk_conf")
         # The count most systems agree on, per key set; others get flagged.
         majority = {}
-        for keys in self.KEYS:
+        for keys in args.keys:
             counts = [c.count for c in cells if c.keys == keys and c.ok and c.count is not None]
             if counts:
                 majority[keys] = max(set(counts), key=counts.count)
         versions = ", ".join(f"{k} {v}" for k, v in sorted(meta.get("versions", {}).items()))
-        out = [f"# join benchmark, {meta['started']}", ""]
+        out = [f"# join benchmark{' (' + args.label + ')' if args.label else ''}, {meta['started']}", ""]
         out.append(f"`{self.QUERY}` with t = {args.rows:,} rows; dense keys "
                    f"`generate_series(1, {args.rows})::int`, sparse keys "
                    "`((g * 48271::bigint) % 2147483647)::int`. Every key is distinct, so the "
                    f"expected count is {args.rows:,} for both.")
+        if set(args.keys) & {"zipf", "hot"}:
+            out.append("")
+            out.append(f"Skew cases (tusk and PostgreSQL only): `{self.SKEW_QUERY}` with t = dense keys "
+                       f"1..{args.rows:,}; zipf: `s` holds keys 1..K, key r ⌊C/r⌋ times (Zipf 1.0, "
+                       f"{sum(c for _, c in self.zipf_counts(args.rows)):,} rows); hot: `s` holds one "
+                       "key 1,000,000 times. The count equals the rows of `s`.")
         out.append("")
         out.append(f"Times in ms over {args.runs} timed runs after 1 warm-up run; table load not included. "
                    "Threads: PostgreSQL and tusk run `max_parallel_workers_per_gather = threads - 1`.")
@@ -795,7 +875,7 @@ class JoinBench(Benchmark):
         out.append("| system | keys | threads | min ms | median ms | count |")
         out.append("|---|---|---:|---:|---:|---:|")
         notes = []
-        for keys in self.KEYS:
+        for keys in args.keys:
             for threads in args.threads:
                 for system in args.systems:
                     for c in cells:
@@ -812,14 +892,15 @@ class JoinBench(Benchmark):
                             notes.append(f"{system} {keys} {threads}T failed: {c.error}")
                         notes.extend(f"{system} {keys} {threads}T: {n}" for n in c.notes)
         for keys, count in majority.items():
-            if count != args.rows:
+            if count != args.rows and keys not in ("zipf", "hot"):
                 notes.append(f"the usual count for {keys} keys is {count:,}, not {args.rows:,}")
         out += ["", "## Table load (not included above)", "",
                 "| system | keys | ms | how |", "|---|---|---:|---|"]
         for l in loads:
             out.append(f"| {l.system} | {l.keys} | {fmt_ms(l.ms)} | {l.note} |")
         settings = {
-            "tusk": "tusk: " + ", ".join(f"`SET {k} = '{v}'`" for k, v in self.TUSK_SETTINGS.items())
+            "tusk": "tusk: `tusk.conf` " + ", ".join(f"`{k} = {v}`" for k, v in (data_conf or {}).items())
+            + "; " + ", ".join(f"`SET {k} = '{v}'`" for k, v in self.tusk_sets(args).items())
             + ", `SET max_parallel_workers_per_gather` = threads - 1; times from the `Time:` lines "
             "of `\\timing on` in a `tusk -A -t -q -f` script (one process per thread count).",
             "postgres": "PostgreSQL 15, private cluster (initdb --locale=C, Unix socket only): "
@@ -843,7 +924,7 @@ class JoinBench(Benchmark):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        groups = [(k, t) for k in self.KEYS for t in args.threads]
+        groups = [(k, t) for k in args.keys for t in args.threads]
         systems = list(args.systems)
         width = 0.8 / max(1, len(systems))
         fig, ax = plt.subplots(figsize=(max(8, 2.2 * len(groups)), 5))
@@ -1095,7 +1176,7 @@ def plan_node(lines: list, header: str) -> list:
 def hashed_relation(lines: list) -> str | None:
     """The relation scanned below the first Hash node of a text plan."""
     for i, line in enumerate(lines):
-        m = re.match(r"(\s*)(->\s+)?Hash\s\s", line)
+        m = re.match(r"(\s*)(->\s+)?(Parallel )?Hash\s\s", line)
         if m:
             depth = len(m.group(1))
             for nxt in lines[i + 1:]:
@@ -1144,6 +1225,10 @@ class SpillBench(Benchmark):
         p.add_argument("--systems", default=",".join(self.SYSTEMS),
                        type=lambda s: parse_list(s, self.SYSTEMS),
                        help="comma list from: " + ",".join(self.SYSTEMS))
+        p.add_argument("--tusk-parallel", type=int, default=0, metavar="WORKERS",
+                       help="run tusk's join with this many workers (plus the leader) as a "
+                            "Parallel Hash Join; its peak and limit cover all participants "
+                            "(default 0: serial, like the other systems)")
         p.add_argument("--tusk-in-memory", type=parse_size_kb, default=None, metavar="WORK_MEM",
                        help="also run tusk's query at this work_mem (e.g. 8GB) for a no-spill "
                             "reference row, and give the spilling run's time relative to it")
@@ -1174,8 +1259,11 @@ class SpillBench(Benchmark):
         }
 
     def tusk_settings(self, args) -> dict:
-        return {"work_mem": fmt_kb(args.work_mem), "hash_mem_multiplier": "2",
-                "max_parallel_workers_per_gather": "0"}
+        settings = {"work_mem": fmt_kb(args.work_mem), "hash_mem_multiplier": "2",
+                    "max_parallel_workers_per_gather": str(args.tusk_parallel)}
+        if args.tusk_parallel:
+            settings["min_parallel_table_scan_size"] = "0"
+        return settings
 
     # -- tusk ----------------------------------------------------------------------
 
@@ -1251,16 +1339,20 @@ class SpillBench(Benchmark):
         if len(set(results)) > 1:
             res.notes.append("result varies between runs")
 
-        node = "\n".join(plan_node(plan, "Hash"))
+        node = "\n".join(plan_node(plan, "(Parallel )?Hash"))
         if not node:
             res.notes.append("no Hash node in EXPLAIN ANALYZE")
         m = re.search(r"Batches: (\d+)(?: \(originally (\d+)\))?", node)
         if m:
             res.nbatch = int(m.group(1))
-        m = re.search(r"Peak Memory: (\d+)kB(?: \(limit (\d+)kB\))?", node)
+        m = re.search(r"Peak Memory: (\d+)kB(?: \(limit (\d+)kB(?: × (\d+) participants)?\))?", node)
         if m:
             res.peak_kb = int(m.group(1))
             res.limit_kb = int(m.group(2)) if m.group(2) else None
+            if res.limit_kb is not None and m.group(3):
+                # A Parallel Hash Join's limit covers all its participants.
+                res.limit_kb *= int(m.group(3))
+                res.notes.append(f"Parallel Hash Join, {m.group(3)} participants")
         elif res.nbatch != 1:
             res.notes.append("no `Peak Memory:` in EXPLAIN ANALYZE")
         m = re.search(r"Memory Usage: (\d+)kB", node)
@@ -1337,7 +1429,7 @@ class SpillBench(Benchmark):
             res.extra["explain_analyze_s"] = time.perf_counter() - t0
             res.plan = "\n".join(plan)
             res.hashed = hashed_relation(plan)
-            node = "\n".join(plan_node(plan, "Hash"))
+            node = "\n".join(plan_node(plan, "(Parallel )?Hash"))
             m = re.search(r"Batches: (\d+)(?: \(originally (\d+)\))?", node)
             if m:
                 res.nbatch = int(m.group(1))
@@ -1524,7 +1616,10 @@ class SpillBench(Benchmark):
         out.append("")
         out.append(f"work_mem = {fmt_kb(args.work_mem)}, hash_mem_multiplier = 2.0: the join's limit is "
                    f"{limit:,} kB. One thread everywhere (`max_parallel_workers_per_gather = 0`, "
-                   "DuckDB `threads = 1`).")
+                   "DuckDB `threads = 1`)"
+                   + (f", except tusk with `--tusk-parallel {args.tusk_parallel}`: a Parallel Hash "
+                      f"Join of {args.tusk_parallel + 1} participants whose limit is "
+                      f"{args.tusk_parallel + 1} × {limit:,} kB." if args.tusk_parallel else "."))
         out.append("")
         out.append(f"Machine: {meta['machine']}. Versions: {versions or 'n/a'}.")
         out.append("")

@@ -46,6 +46,16 @@
 //!    partition is streamed through them, and so on for the next chunk. For an
 //!    inner join the union of the chunks' matches is the join.
 //!
+//! ## Parallel Hash Join
+//!
+//! Under a Gather, all participants build one shared table in DSA chunks
+//! (`shared_table`; phases and memory ordering there) and probe it with the
+//! same code as the serial table (both implement [`Chains`]). Its limit is
+//! `work_mem × hash_mem_multiplier × participants`; when the build does not
+//! fit, every participant partitions its share of both inputs into its own
+//! partition files and the participants then join the partitions one at a
+//! time with the code above (see [`SharedBuild`]).
+//!
 //! ### Why not slices with overflow files
 //!
 //! PostgreSQL doubles the batch count as the build side grows and, under the
@@ -107,8 +117,8 @@ pub(crate) fn prefetch_line<T>(p: *const T) {
 #[repr(C)]
 struct IntEntry {
     key: i64,
-    /// Next entry of the bucket; atomic only so that parallel builders can
-    /// link concurrently (relaxed loads compile to plain loads).
+    /// Next entry of the bucket; an atomic so that probing reads every table
+    /// through [`Chains`] (relaxed loads compile to plain loads).
     next: AtomicU32,
 }
 
@@ -345,7 +355,12 @@ enum ProbeKeys {
 impl ProbeKeys {
     fn of(kv: &[Vector], n: usize) -> ProbeKeys {
         if is_int_key(kv) {
-            return ProbeKeys::Int((0..n).map(|i| int_key(&kv[0], i)).collect());
+            // The common case, a NULL-free integer column, in one tight loop.
+            return ProbeKeys::Int(match (&kv[0].data, &kv[0].nulls) {
+                (Data::Int4(d), None) => d[..n].iter().map(|&k| Some(k as i64)).collect(),
+                (Data::Int8(d), None) => d[..n].iter().map(|&k| Some(k)).collect(),
+                _ => (0..n).map(|i| int_key(&kv[0], i)).collect(),
+            });
         }
         let mut arena = Vec::new();
         let mut ks = Vec::with_capacity(n);
@@ -724,6 +739,8 @@ pub struct HashJoin {
     phase: Phase,
     table: Option<Table>,
     probe: Option<ProbeState>,
+    /// (probe row, build entry) pairs of the current output batch.
+    pairs: (Vec<u32>, Vec<u32>),
     source: ProbeSource,
     tasks: Vec<Task>,
     /// The task being joined, with the rest of its build side when chunked.
@@ -884,6 +901,7 @@ impl HashJoin {
             phase: Phase::Build,
             table: None,
             probe: None,
+            pairs: (Vec::new(), Vec::new()),
             source: ProbeSource::Outer,
             tasks: Vec::new(),
             current: None,
@@ -932,13 +950,15 @@ impl HashJoin {
         let table = shared.table(&self.ctx, int_key, limit)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
-        let mut row = Vec::new();
+        // The build rows of a batch in the spill encoding, row i ending at ends[i].
+        let (mut rows, mut ends) = (Vec::new(), Vec::new());
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
             if parts.is_none() {
+                spill::encode_rows(&b, &mut rows, &mut ends);
                 let mut added = 0;
                 let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
                 while from < b.len {
@@ -949,9 +969,8 @@ impl HashJoin {
                             .map(|(h, r)| TupleKey::Bytes(*h, &arena[r.clone()])),
                     };
                     if let Some(key) = key {
-                        row.clear();
-                        spill::encode_row(&mut row, &b, from);
-                        if !writer.insert(&table, key, &row, &mut may)? {
+                        let row = &rows[if from == 0 { 0 } else { ends[from - 1] }..ends[from]];
+                        if !writer.insert(&table, key, row, &mut may)? {
                             shared.spill.store(true, Relaxed);
                             break;
                         }
@@ -1472,11 +1491,14 @@ impl Operator for HashJoin {
                     }
                     let table = self.table.as_ref().unwrap();
                     let st = self.probe.as_mut().unwrap();
-                    let mut oi = Vec::with_capacity(limit.min(BATCH_SIZE));
-                    let mut ii = Vec::with_capacity(limit.min(BATCH_SIZE));
+                    // The pair buffers live across calls: a zero-width join
+                    // collects up to 64k pairs per call.
+                    let (oi, ii) = &mut self.pairs;
+                    oi.clear();
+                    ii.clear();
                     match table {
-                        Table::Local(t) => st.pairs(&**t, limit, &mut oi, &mut ii),
-                        Table::Shared(t) => st.pairs(&t.view(), limit, &mut oi, &mut ii),
+                        Table::Local(t) => st.pairs(&**t, limit, oi, ii),
+                        Table::Shared(t) => st.pairs(&t.view(), limit, oi, ii),
                     }
                     if oi.is_empty() {
                         continue;
@@ -1486,17 +1508,17 @@ impl Operator for HashJoin {
                             let mut cols: Vec<Vector> = self
                                 .outer_out
                                 .iter()
-                                .map(|&c| st.batch.columns[c].gather(&oi))
+                                .map(|&c| st.batch.columns[c].gather(oi))
                                 .collect();
-                            cols.extend(table.gather(&self.inner_types, &self.inner_out, &ii));
+                            cols.extend(table.gather(&self.inner_types, &self.inner_out, ii));
                             Batch::new(cols, oi.len())
                         }
                         Some(f) => {
                             let nouter = st.batch.columns.len();
                             let mut cols: Vec<Vector> =
-                                st.batch.columns.iter().map(|c| c.gather(&oi)).collect();
+                                st.batch.columns.iter().map(|c| c.gather(oi)).collect();
                             let all: Vec<usize> = (0..self.inner_types.len()).collect();
-                            cols.extend(table.gather(&self.inner_types, &all, &ii));
+                            cols.extend(table.gather(&self.inner_types, &all, ii));
                             let (full, removed) = apply_filter(Batch::new(cols, oi.len()), f)?;
                             self.ctx.add_removed(self.id, removed);
                             let mut keep: Vec<Vector> = self

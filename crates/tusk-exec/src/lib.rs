@@ -10,7 +10,10 @@
 //! | `vector`, `value`, `numeric` | column vectors, single values, the decimal type |
 //! | `expr`, `cast` | scalar expressions, vectorised, with PostgreSQL's error rules |
 //! | `scan` | heap sequential scan, `generate_series`, literal rows |
-//! | `join`, `hashkey` | inner hash join (chained table, resumable probe) |
+//! | `join`, `hashkey` | inner hash join (chained table, resumable probe, spilling) |
+//! | `shared_table`, `chain` | the Parallel Hash Join's shared table in DSA chunks |
+//! | `spill` | spill files |
+//! | `parallel` | Gather, worker threads, shared state |
 //! | `agg` | plain and grouped aggregation |
 //! | `sort` | ORDER BY |
 //! | `dml` | INSERT and DELETE sinks |

@@ -8,8 +8,9 @@
 //!
 //! * **Parallel Seq Scan** hands out blocks through one atomic counter per
 //!   scan node, so each block is read by exactly one participant.
-//! * **Parallel Hash Join** builds one shared table (see `join`), with a
-//!   [`Phaser`] separating its build phases.
+//! * **Parallel Hash Join** builds one shared table in DSA chunks (see
+//!   `join` and `shared_table`), with a [`Phaser`] separating its build
+//!   phases, and spills to partition files all participants share.
 //!
 //! Workers send batches to the leader over a bounded channel. An error in any
 //! participant aborts the state: phasers wake everyone with an error and the

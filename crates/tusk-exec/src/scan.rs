@@ -18,6 +18,10 @@ struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
+    /// When every attribute up to the last needed one has a fixed width:
+    /// (byte offset, type, output column) of each needed one, read straight
+    /// from tuples that have no NULLs (`tuple::is_dense`).
+    fixed: Option<Vec<(usize, DataType, usize)>>,
     out_types: Vec<DataType>,
     with_tid: bool,
 }
@@ -33,9 +37,19 @@ impl Deformer {
         if with_tid {
             out_types.push(DataType::Int8);
         }
+        let fixed = last
+            .and_then(|l| tuple::fixed_offsets(table_types, l))
+            .map(|offsets| {
+                out_of_att
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(att, o)| o.map(|o| (offsets[att], table_types[att], o)))
+                    .collect()
+            });
         Deformer {
             table_types: table_types.to_vec(),
             out_of_att,
+            fixed,
             out_types,
             with_tid,
         }
@@ -52,12 +66,21 @@ impl Deformer {
     #[inline]
     fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         if let Some(last) = self.out_of_att.len().checked_sub(1) {
-            let out_of_att = &self.out_of_att;
-            tuple::walk(t, &self.table_types, last, |att, a| {
-                if let Some(o) = out_of_att[att] {
-                    push_attr(&mut cols[o], a);
+            match self.fixed.as_deref() {
+                Some(fixed) if tuple::is_dense(t, last) => {
+                    for &(off, ty, o) in fixed {
+                        push_attr(&mut cols[o], fixed_attr(t, off, ty));
+                    }
                 }
-            });
+                _ => {
+                    let out_of_att = &self.out_of_att;
+                    tuple::walk(t, &self.table_types, last, |att, a| {
+                        if let Some(o) = out_of_att[att] {
+                            push_attr(&mut cols[o], a);
+                        }
+                    });
+                }
+            }
         }
         if self.with_tid {
             if let Some(Data::Int8(d)) = cols.last_mut().map(|c| &mut c.data) {
@@ -147,9 +170,24 @@ impl SeqScan {
     }
 }
 
+/// The fixed-width attribute of type `ty` at byte `off` of a tuple.
+#[inline]
+fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
+    match ty {
+        DataType::Bool => Attr::Bool(t[off] != 0),
+        DataType::Int4 => Attr::Int4(i32::from_le_bytes(t[off..off + 4].try_into().unwrap())),
+        DataType::Int8 => Attr::Int8(i64::from_le_bytes(t[off..off + 8].try_into().unwrap())),
+        DataType::Numeric => Attr::Numeric(
+            i128::from_le_bytes(t[off..off + 16].try_into().unwrap()),
+            u16::from_le_bytes([t[off + 16], t[off + 17]]),
+        ),
+        DataType::Text => unreachable!("text has no fixed width"),
+    }
+}
+
 /// Appends one stored attribute to a column vector. The null mask is only
 /// materialised once the first NULL arrives.
-#[inline]
+#[inline(always)]
 fn push_attr(v: &mut Vector, a: Attr<'_>) {
     let before = v.len();
     match (&mut v.data, a) {

@@ -88,6 +88,9 @@ pub(crate) struct MemoryReport {
 }
 
 struct Published {
+    /// Where the bucket array lives in the area (for attaching processes).
+    #[cfg_attr(not(test), allow(dead_code))]
+    buckets_ptr: DsaPointer,
     buckets: *const AtomicU32,
     nbuckets: usize,
     shift: u32,
@@ -103,6 +106,10 @@ pub(crate) struct SharedTable {
     offset_bits: u32,
     int_key: bool,
     directory: *const std::sync::atomic::AtomicU64,
+    /// Where the directory lives in the area (what another process that
+    /// attaches the area resolves; the second-process test does).
+    #[cfg_attr(not(test), allow(dead_code))]
+    dir_ptr: DsaPointer,
     capacity: usize,
     /// Directory slots taken so far.
     next_chunk: AtomicU32,
@@ -140,6 +147,7 @@ impl SharedTable {
             offset_bits,
             int_key,
             directory,
+            dir_ptr: dir,
             capacity,
             next_chunk: AtomicU32::new(0),
             chunk_bytes: Default::default(),
@@ -197,6 +205,7 @@ impl SharedTable {
             })
             .collect();
         let _ = self.published.set(Published {
+            buckets_ptr: p,
             buckets: self.area.get(p).cast::<AtomicU32>(),
             nbuckets,
             shift: 64 - nbuckets.trailing_zeros(),
@@ -302,6 +311,24 @@ pub(crate) struct SharedView<'a> {
 }
 
 impl<'a> SharedView<'a> {
+    /// A view from parts resolved elsewhere: how a process that attached the
+    /// area's segments at its own addresses sees the table.
+    #[cfg(all(test, not(tusk_exec_loom)))]
+    fn from_parts(
+        buckets: &'a [AtomicU32],
+        bases: &'a [usize],
+        offset_bits: u32,
+        int_key: bool,
+    ) -> SharedView<'a> {
+        SharedView {
+            buckets,
+            shift: 64 - buckets.len().trailing_zeros(),
+            bases,
+            offset_bits,
+            int_key,
+        }
+    }
+
     #[inline]
     pub fn bucket_of(&self, hash: u64) -> usize {
         (hash >> self.shift) as usize
@@ -360,7 +387,6 @@ impl<'a> SharedView<'a> {
 pub(crate) struct ChunkWriter {
     /// (directory index, address, bytes used) of every chunk this participant filled.
     chunks: Vec<(u32, usize, usize)>,
-    scratch: Vec<u8>,
 }
 
 impl Default for ChunkWriter {
@@ -371,13 +397,11 @@ impl Default for ChunkWriter {
 
 impl ChunkWriter {
     pub fn new() -> ChunkWriter {
-        ChunkWriter {
-            chunks: Vec::new(),
-            scratch: Vec::new(),
-        }
+        ChunkWriter { chunks: Vec::new() }
     }
 
-    /// Writes a tuple with `key` and the encoded build row `row`.
+    /// Writes a tuple with `key` and the encoded build row `row` (spill
+    /// encoding) straight into this participant's current chunk.
     /// `may_allocate(bytes)` is asked before a new chunk is taken; when it
     /// (or the chunk directory) says no, nothing is written and `false` is
     /// returned: the join must spill.
@@ -388,20 +412,11 @@ impl ChunkWriter {
         row: &[u8],
         may_allocate: &mut dyn FnMut(usize) -> bool,
     ) -> Result<bool> {
-        let s = &mut self.scratch;
-        s.clear();
-        s.extend_from_slice(&[0; 8]);
-        match key {
-            TupleKey::Int(k) => s.extend_from_slice(&k.to_le_bytes()),
-            TupleKey::Bytes(h, k) => {
-                s.extend_from_slice(&h.to_le_bytes());
-                s.extend_from_slice(&(k.len() as u32).to_le_bytes());
-                s.extend_from_slice(k);
-            }
-        }
-        s.extend_from_slice(row);
-        let len = s.len();
-        s[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+        let key_len = match key {
+            TupleKey::Int(_) => 8,
+            TupleKey::Bytes(_, k) => 12 + k.len(),
+        };
+        let len = HEADER + key_len + row.len();
         let padded = len.next_multiple_of(8);
         let fits = self
             .chunks
@@ -425,11 +440,27 @@ impl ChunkWriter {
         }
         let (_, addr, used) = self.chunks.last_mut().unwrap();
         // SAFETY: `used + padded` is within the chunk (or the oversized
-        // allocation, sized for this tuple), so the tuple lies inside this
-        // participant's own chunk, which no one else writes or reads before
-        // the next phaser.
+        // allocation, sized for this tuple), so the `len` bytes written lie
+        // inside this participant's own chunk, which no one else writes or
+        // reads before the next phaser; the tuple starts 8-aligned.
         unsafe {
-            std::ptr::copy_nonoverlapping(s.as_ptr(), (*addr as *mut u8).add(*used), len);
+            let t = (*addr as *mut u8).add(*used);
+            (t as *mut u32).write(0);
+            (t.add(4) as *mut u32).write(len as u32);
+            let mut p = t.add(HEADER);
+            match key {
+                TupleKey::Int(k) => {
+                    (p as *mut i64).write(k);
+                    p = p.add(8);
+                }
+                TupleKey::Bytes(h, k) => {
+                    (p as *mut u64).write(h);
+                    (p.add(8) as *mut u32).write_unaligned(k.len() as u32);
+                    std::ptr::copy_nonoverlapping(k.as_ptr(), p.add(12), k.len());
+                    p = p.add(12 + k.len());
+                }
+            }
+            std::ptr::copy_nonoverlapping(row.as_ptr(), p, row.len());
         }
         *used += padded;
         Ok(true)
@@ -519,5 +550,175 @@ impl std::fmt::Debug for SharedTable {
             .field("chunk_size", &self.chunk_size)
             .field("chunks", &self.next_chunk.load(Relaxed))
             .finish()
+    }
+}
+
+#[cfg(all(test, not(tusk_exec_loom)))]
+mod tests {
+    use super::*;
+    use tusk_shmem::DsmConfig;
+
+    /// Four threads load tuples (some larger than a chunk) into their own
+    /// chunks at once, then link them with the insert buffer: every tuple is
+    /// on the chain of its key's bucket exactly once, with its payload intact.
+    #[test]
+    fn threads_load_and_link_one_table() {
+        const THREADS: u32 = 4;
+        const PER_THREAD: u32 = 20_000;
+        let dsm = Dsm::new(None, DsmConfig::default());
+        let table = SharedTable::new(&dsm, 16 * 1024, true, 64 << 20).unwrap();
+        let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let table = &table;
+                    s.spawn(move || {
+                        let mut w = ChunkWriter::new();
+                        for i in 0..PER_THREAD {
+                            let key = (i * THREADS + t) as i64;
+                            // Every 5000th row is wider than a chunk.
+                            let len = if i % 5000 == 0 { 20_000 } else { 4 };
+                            let mut row = key.to_le_bytes().to_vec();
+                            row.resize(8 + len, key as u8);
+                            assert!(w
+                                .insert(table, TupleKey::Int(key % 1000), &row, &mut |_| true)
+                                .unwrap());
+                        }
+                        w
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let rows = (THREADS * PER_THREAD) as usize;
+        table.publish(rows).unwrap();
+        std::thread::scope(|s| {
+            for me in 0..THREADS as usize {
+                let table = &table;
+                s.spawn(move || table.zero_buckets(me, THREADS as usize));
+            }
+        });
+        std::thread::scope(|s| {
+            for w in &writers {
+                let table = &table;
+                s.spawn(move || w.link(table, true));
+            }
+        });
+        let view = table.view();
+        let mut seen = vec![false; rows];
+        for (b, head) in view.buckets.iter().enumerate() {
+            let mut e = head.load(Relaxed);
+            while e != 0 {
+                let (k, next) = view.int_entry(e);
+                assert_eq!(view.bucket_of(hash_i64(k)), b, "tuple on the wrong chain");
+                let payload = table.payload(e);
+                let key = i64::from_le_bytes(payload[..8].try_into().unwrap());
+                assert_eq!(key % 1000, k);
+                assert!(!seen[key as usize], "tuple linked twice");
+                seen[key as usize] = true;
+                e = next;
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "a tuple was lost");
+        assert!(table.memory_report().chunks > 0);
+    }
+
+    const CHILD_ENV: &str = "TUSK_EXEC_SHARED_TABLE_CHILD";
+
+    /// The table is position independent: a second process maps the area's
+    /// segments at addresses of its own, resolves the chunk directory and the
+    /// bucket array from their `DsaPointer`s, and finds every tuple through
+    /// the same refs.
+    #[test]
+    fn a_second_process_finds_every_tuple() {
+        let dsm = Dsm::new(None, DsmConfig::default());
+        let table = SharedTable::new(&dsm, 32 * 1024, true, 64 << 20).unwrap();
+        let mut w = ChunkWriter::new();
+        for k in 0..50_000i64 {
+            let row = (k * 3).to_le_bytes();
+            assert!(w
+                .insert(&table, TupleKey::Int(k), &row, &mut |_| true)
+                .unwrap());
+        }
+        table.publish(50_000).unwrap();
+        table.zero_buckets(0, 1);
+        w.link(&table, true);
+        let p = table.published();
+        let segments = table.area.stats().segments;
+        let mut desc = vec![
+            table.dir_ptr.to_u64().to_string(),
+            p.buckets_ptr.to_u64().to_string(),
+            p.nbuckets.to_string(),
+            p.bases.len().to_string(),
+            table.offset_bits.to_string(),
+        ];
+        for i in 0..segments {
+            desc.push(table.area.segment(i).unwrap().attach_info().encode());
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "shared_table::tests::second_process_entry",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, desc.join(";"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "child failed: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("found 50000 tuples"), "{stdout}");
+    }
+
+    /// The second process of `a_second_process_finds_every_tuple` (does
+    /// nothing when run on its own).
+    #[test]
+    fn second_process_entry() {
+        let Ok(desc) = std::env::var(CHILD_ENV) else {
+            return;
+        };
+        let parts: Vec<&str> = desc.split(';').collect();
+        let num = |i: usize| parts[i].parse::<u64>().unwrap();
+        let segments: Vec<tusk_shmem::Segment> = parts[5..]
+            .iter()
+            .map(|p| {
+                tusk_shmem::Segment::attach(&tusk_shmem::AttachInfo::decode(p).unwrap()).unwrap()
+            })
+            .collect();
+        let addr = |p: DsaPointer| segments[p.segment()].as_ptr() as usize + p.offset();
+        let (dir, nbuckets, nchunks) = (
+            addr(DsaPointer::from_u64(num(0))),
+            num(2) as usize,
+            num(3) as usize,
+        );
+        // SAFETY: the parent wrote `nchunks` directory slots and a bucket
+        // array of `nbuckets` heads at these offsets of the segments this
+        // process has just mapped, and keeps them alive while it waits.
+        let (bases, buckets) = unsafe {
+            let bases: Vec<usize> = (0..nchunks)
+                .map(|i| addr(DsaPointer::from_u64((dir as *const u64).add(i).read())))
+                .collect();
+            let buckets = std::slice::from_raw_parts(
+                addr(DsaPointer::from_u64(num(1))) as *const AtomicU32,
+                nbuckets,
+            );
+            (bases, buckets)
+        };
+        let view = SharedView::from_parts(buckets, &bases, num(4) as u32, true);
+        let mut found = 0;
+        for head in view.buckets {
+            let mut e = head.load(Relaxed);
+            while e != 0 {
+                let (k, next) = view.int_entry(e);
+                let payload = &view.tuple(e).bytes[16..];
+                assert_eq!(i64::from_le_bytes(payload.try_into().unwrap()), k * 3);
+                found += 1;
+                e = next;
+            }
+        }
+        println!("found {found} tuples");
     }
 }

@@ -308,10 +308,15 @@ impl SpillReader {
 /// Appends row `row` of `batch` in the spill encoding (null bitmap, then the
 /// non-NULL values) to `buf`; [`decode_row`] reads it back.
 pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
-    let nbytes = batch.columns.len().div_ceil(8);
+    let cols = &batch.columns;
     let bitmap_at = buf.len();
-    buf.resize(bitmap_at + nbytes, 0);
-    for (c, col) in batch.columns.iter().enumerate() {
+    // Room for the bitmap and every fixed-width value, so the pushes below
+    // do not grow the buffer.
+    buf.reserve(cols.len().div_ceil(8) + cols.len() * 18);
+    for _ in 0..cols.len().div_ceil(8) {
+        buf.push(0);
+    }
+    for (c, col) in cols.iter().enumerate() {
         if col.is_null(row) {
             buf[bitmap_at + c / 8] |= 1 << (c % 8);
             continue;
@@ -331,6 +336,55 @@ pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
             }
         }
     }
+}
+
+/// Encodes every row of `batch` as [`encode_row`] would, one after the
+/// other, into `out`; row *i* is `out[ends[i - 1]..ends[i]]` (from 0 for the
+/// first). A batch of NULL-free fixed-width columns, the common case, is
+/// encoded a column at a time.
+pub fn encode_rows(batch: &Batch, out: &mut Vec<u8>, ends: &mut Vec<usize>) {
+    out.clear();
+    ends.clear();
+    let cols = &batch.columns;
+    let width = |c: &Vector| match &c.data {
+        _ if c.nulls.is_some() => None,
+        Data::Bool(_) => Some(1),
+        Data::Int4(_) => Some(4),
+        Data::Int8(_) => Some(8),
+        Data::Numeric(_) => Some(18),
+        Data::Text(_) => None,
+    };
+    let widths: Option<Vec<usize>> = cols.iter().map(width).collect();
+    let Some(widths) = widths else {
+        for row in 0..batch.len {
+            encode_row(out, batch, row);
+            ends.push(out.len());
+        }
+        return;
+    };
+    let bitmap = cols.len().div_ceil(8);
+    let w = bitmap + widths.iter().sum::<usize>();
+    out.resize(w * batch.len, 0);
+    let mut at = bitmap;
+    for (c, cw) in cols.iter().zip(&widths) {
+        let slots = out[at..].chunks_mut(w);
+        match &c.data {
+            Data::Bool(d) => slots.zip(d).for_each(|(o, &v)| o[0] = v as u8),
+            Data::Int4(d) => slots
+                .zip(d)
+                .for_each(|(o, v)| o[..4].copy_from_slice(&v.to_le_bytes())),
+            Data::Int8(d) => slots
+                .zip(d)
+                .for_each(|(o, v)| o[..8].copy_from_slice(&v.to_le_bytes())),
+            Data::Numeric(d) => slots.zip(d).for_each(|(o, v)| {
+                o[..16].copy_from_slice(&v.unscaled.to_le_bytes());
+                o[16..18].copy_from_slice(&v.scale.to_le_bytes());
+            }),
+            Data::Text(_) => unreachable!("text has no fixed width"),
+        }
+        at += cw;
+    }
+    ends.extend((1..=batch.len).map(|i| i * w));
 }
 
 /// Appends one row in the spill encoding to `cols` (one vector per column).
@@ -456,6 +510,20 @@ mod tests {
                         "row {r} col {c}"
                     );
                 }
+            }
+        }
+        // Whole-batch encoding equals row-by-row encoding, with NULLs and
+        // text (row by row) and without (a column at a time).
+        let fixed = Batch::new(vec![b.columns[2].clone(), b.columns[4].clone()], b.len);
+        for batch in [&b, &fixed] {
+            let (mut out, mut ends) = (Vec::new(), Vec::new());
+            encode_rows(batch, &mut out, &mut ends);
+            let mut one = Vec::new();
+            for r in 0..batch.len {
+                one.clear();
+                encode_row(&mut one, batch, r);
+                let start = if r == 0 { 0 } else { ends[r - 1] };
+                assert_eq!(&out[start..ends[r]], &one[..], "row {r}");
             }
         }
         let limited = SpillStats::new(Some(1024));

@@ -261,6 +261,8 @@ fn hash_join_spills_within_its_memory_limit() {
         &mut s,
         "create table probe as select g as k from generate_series(1, 300000) g",
     );
+    // The serial join (the parallel one has its own test below).
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
     let expected = rows(
         &mut s,
         "select count(*), sum(v) from big join probe using (k)",
@@ -304,6 +306,7 @@ fn one_key_repeated_200k_times_is_joined_in_chunks_within_the_limit() {
         "create table probe as select g % 3 as k from generate_series(1, 300000) g",
     );
     rows(&mut s, "set work_mem = '64kB'");
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
     // 100000 probe rows have k = 1, each matching all 200000 build rows.
     assert_eq!(
         rows(
@@ -325,6 +328,33 @@ fn one_key_repeated_200k_times_is_joined_in_chunks_within_the_limit() {
     assert!(
         plan.iter().any(|l| l.contains("rows=300000000 ")),
         "{plan:#?}"
+    );
+    // The same in a Parallel Hash Join: the one-key partition is joined in
+    // chunks by one participant, within the limit of all participants.
+    // A bigger probe side (so `hot` is the side hashed) where k = 1 is rare.
+    rows(
+        &mut s,
+        "create table wide as select g % 10000 as k from generate_series(1, 1000000) g",
+    );
+    rows(&mut s, "set max_parallel_workers_per_gather = 2");
+    rows(&mut s, "set min_parallel_table_scan_size = 0");
+    let plan = rows(
+        &mut s,
+        "explain analyze select count(*) from hot join wide using (k)",
+    );
+    assert!(
+        plan.iter().any(|l| l.contains("Parallel Hash Join")),
+        "{plan:#?}"
+    );
+    let (peak, limit) = peak_and_limit(&plan);
+    assert!(
+        peak <= 3 * limit + 3 * 32,
+        "peak {peak}kB over the limit 3 × {limit}kB: {plan:#?}"
+    );
+    assert!(plan.iter().any(|l| l.contains("1 chunked")), "{plan:#?}");
+    assert_eq!(
+        rows(&mut s, "select count(*) from hot join wide using (k)"),
+        ["20000000"]
     );
 }
 

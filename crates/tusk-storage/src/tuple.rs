@@ -107,6 +107,36 @@ impl TupleBuilder {
     }
 }
 
+/// Byte offsets of attributes `0..=last` in a tuple without NULLs, when all
+/// of them have a fixed width (no text); `None` otherwise. With [`is_dense`],
+/// scans read such attributes straight from their offsets instead of
+/// walking the tuple.
+pub fn fixed_offsets(types: &[DataType], last: usize) -> Option<Vec<usize>> {
+    let mut pos = TUPLE_HEADER_SIZE;
+    let mut offsets = Vec::with_capacity(last + 1);
+    for ty in types.get(..=last)? {
+        offsets.push(pos);
+        pos += match ty {
+            DataType::Bool => 1,
+            DataType::Int4 => 4,
+            DataType::Int8 => 8,
+            DataType::Numeric => 18,
+            DataType::Text => return None,
+        };
+    }
+    Some(offsets)
+}
+
+/// Whether tuple `t` stores attributes `0..=last` with no NULL among its
+/// attributes, so that [`fixed_offsets`] applies to it.
+#[inline]
+pub fn is_dense(t: &[u8], last: usize) -> bool {
+    let Some(&[n0, n1, f0, f1]) = t.get(8..12) else {
+        return false;
+    };
+    u16::from_le_bytes([n0, n1]) as usize > last && u16::from_le_bytes([f0, f1]) & HAS_NULLS == 0
+}
+
 /// One attribute as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Attr<'a> {
