@@ -180,6 +180,9 @@ pub mod simd;
 pub mod tidstore;
 pub mod tree;
 
-pub use alloc::{LocalAlloc, NodeAlloc, RelPtr};
+pub use alloc::{
+    Arena, HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, PageSource, RelPtr,
+    HUGE_MIN_LIMIT,
+};
 pub use tidstore::{Tid, TidIter, TidStore, MAX_OFFSET};
-pub use tree::{RadixTree, TreeStats};
+pub use tree::{RadixTree, TreeParts, TreeStats, BATCH};

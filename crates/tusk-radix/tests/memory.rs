@@ -164,6 +164,31 @@ fn never_above_six() {
             }
         }),
     );
+    // Adversarial for closing short lists: a single wide-offset TID (a list
+    // of one entry), then a page just dense enough for its own inline key.
+    let mut rng = Rng(12);
+    measure(
+        "alternating 1-TID / 8-dead pages",
+        6.0,
+        (0..200_000u32).map(|b| {
+            if b % 2 == 0 {
+                (b, random_offsets(&mut rng, 1, 2048))
+            } else {
+                (b, random_offsets(&mut rng, 8, 63))
+            }
+        }),
+    );
+    // The same with the dense page far away: a list of one, then new nodes.
+    let mut rng = Rng(13);
+    measure(
+        "1-TID page then 8-dead page 256 blocks on",
+        6.0,
+        (0..100_000u32).flat_map(|i| {
+            let a = (i * 512, random_offsets(&mut rng, 1, 2048));
+            let b = (i * 512 + 256, random_offsets(&mut rng, 16, 63));
+            [a, b]
+        }),
+    );
     // Adversarial for the own-key rule: 64 very sparse single-TID pages (a
     // list just long enough to be closed without penalty), then a page with
     // 8 dead (just enough for an inline key), far apart.
