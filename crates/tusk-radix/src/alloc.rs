@@ -256,6 +256,10 @@ impl<S: PageSource> Arena<S> {
         &self.source
     }
 
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+
     /// Pages in use, in page-table order.
     pub fn pages_in_use(&self) -> usize {
         self.in_use
@@ -277,30 +281,49 @@ impl<S: PageSource> Arena<S> {
     }
 }
 
+/// The words from `p` to the end of its page, in a page table.
+///
+/// # Safety
+///
+/// Every page in `pages` is valid for reads of [`PAGE_WORDS`] words for
+/// `'a`, and nothing writes them while the returned slice lives.
+#[inline(always)]
+pub(crate) unsafe fn page_words(pages: &[NonNull<u64>], p: RelPtr) -> &[u64] {
+    let i = p.0 as usize;
+    let off = i & (PAGE_WORDS - 1);
+    let base = pages[i >> PAGE_SHIFT];
+    // SAFETY: the caller's promise, and `off < PAGE_WORDS`.
+    unsafe { std::slice::from_raw_parts(base.as_ptr().add(off), PAGE_WORDS - off) }
+}
+
+/// Prefetch word `word` of `p` in a page table (a hint; see
+/// [`NodeRead::prefetch`]).
+#[inline(always)]
+pub(crate) fn page_prefetch(pages: &[NonNull<u64>], p: RelPtr, word: usize) {
+    let i = p.0 as usize;
+    if let Some(base) = pages.get(i >> PAGE_SHIFT) {
+        // `wrapping_add`: a guessed position may lie past the page; the
+        // address is only a hint and is never dereferenced.
+        crate::simd::prefetch(
+            base.as_ptr()
+                .wrapping_add((i & (PAGE_WORDS - 1)) + word)
+                .cast_const(),
+        );
+    }
+}
+
 impl<S: PageSource> NodeRead for Arena<S> {
     #[inline(always)]
     fn words(&self, p: RelPtr) -> &[u64] {
-        let i = p.0 as usize;
-        let off = i & (PAGE_WORDS - 1);
-        let base = self.pages[i >> PAGE_SHIFT];
-        // SAFETY: the page holds PAGE_WORDS words, valid while the source
-        // (owned by self) lives; `off < PAGE_WORDS`. Writers need `&mut self`,
-        // so no mutable slice of the page exists while this borrow lives.
-        unsafe { std::slice::from_raw_parts(base.as_ptr().add(off), PAGE_WORDS - off) }
+        // SAFETY: the source's pages stay valid while it (owned by self)
+        // lives; writers need `&mut self`, so no mutable slice of a page
+        // exists while this borrow lives.
+        unsafe { page_words(&self.pages, p) }
     }
 
     #[inline(always)]
     fn prefetch(&self, p: RelPtr, word: usize) {
-        let i = p.0 as usize;
-        if let Some(base) = self.pages.get(i >> PAGE_SHIFT) {
-            // `wrapping_add`: a guessed position may lie past the page; the
-            // address is only a hint and is never dereferenced.
-            crate::simd::prefetch(
-                base.as_ptr()
-                    .wrapping_add((i & (PAGE_WORDS - 1)) + word)
-                    .cast_const(),
-            );
-        }
+        page_prefetch(&self.pages, p, word);
     }
 
     fn memory_usage(&self) -> usize {

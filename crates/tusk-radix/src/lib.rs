@@ -176,6 +176,9 @@
 //! readers of a completed shared tree; VACUUM itself lives in `tusk-storage`.
 
 pub mod alloc;
+pub mod publish;
+#[cfg(not(tusk_radix_loom))]
+pub mod shared;
 pub mod simd;
 pub mod tidstore;
 pub mod tree;
@@ -183,6 +186,11 @@ pub mod tree;
 pub use alloc::{
     Arena, HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, PageSource, RelPtr,
     HUGE_MIN_LIMIT,
+};
+#[cfg(not(tusk_radix_loom))]
+pub use shared::{
+    destroy_shared, DsaAlloc, DsaMap, DsaPages, OpenError, SharedHandle, SharedPages,
+    SharedTidStore,
 };
 pub use tidstore::{Tid, TidIter, TidStore, MAX_OFFSET};
 pub use tree::{RadixTree, TreeParts, TreeStats, BATCH};

@@ -119,6 +119,33 @@ impl TidStore<LocalAlloc> {
 }
 
 impl<A: NodeRead> TidStore<A> {
+    /// A store over a tree that is already complete (a shared store
+    /// opened by a reader).
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn from_tree(tree: RadixTree<A>, num_tids: usize, num_blocks: usize) -> Self {
+        TidStore {
+            tree,
+            open: Vec::new(),
+            last_block: None,
+            last_key: None,
+            num_tids,
+            num_blocks,
+        }
+    }
+
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn tree(&self) -> &RadixTree<A> {
+        &self.tree
+    }
+
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn tree_mut(&mut self) -> &mut RadixTree<A> {
+        &mut self.tree
+    }
+
     /// Number of TIDs stored.
     pub fn len(&self) -> usize {
         self.num_tids
@@ -351,6 +378,15 @@ impl<A: NodeAlloc> TidStore<A> {
             }
             self.open.extend(offsets.iter().map(|&o| (block, o)));
         }
+        Ok(())
+    }
+
+    /// Write the open list container to the tree (before publication).
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn finish_lists(&mut self) -> Result<(), OutOfMemory> {
+        self.tree.alloc_mut().reserve()?;
+        self.close_list();
         Ok(())
     }
 
