@@ -1,13 +1,14 @@
-//! Node memory: the allocator abstraction and the local (arena) backend.
+//! Node memory: the allocator abstraction and the arena behind both backends.
 //!
 //! Every node of the tree and every TidStore container is a run of 64-bit
 //! words named by a [`RelPtr`]: a 64-bit *relative* pointer, never a Rust
-//! reference or a heap address. The local backend below interprets it as a
-//! word index into an arena of fixed-size pages; the shared backend that the
-//! lead will add on top of `tusk-shmem`'s DSA interprets it as a DSA pointer
-//! (segment number and offset). Because nothing stored inside a node is an
-//! address, a tree built in shared memory can be read by another process
-//! that maps the same segments at different addresses.
+//! reference or a heap address. The [`Arena`] interprets it as a word index
+//! (page number << 12 | word) into its page table; the pages come from a
+//! [`PageSource`] — the process heap ([`HeapPages`]) or a DSA area
+//! (`shared::DsaPages`). Because nothing stored inside a node is an address,
+//! a tree built in shared memory can be read by another process that maps
+//! the same pages at different addresses and builds its own page table
+//! (`shared::SharedPages`).
 //!
 //! The contract a backend must keep:
 //!
@@ -19,8 +20,10 @@
 //!   segment). Callers index only within their allocation.
 //! * `free(p, words)` takes back an allocation with its original size.
 //! * Pointers fit in 55 bits: the TidStore packs a pointer with a 9-bit tag
-//!   and length into one tree value. (A DSA pointer of 10 segment bits and a
-//!   40-bit offset fits; the local arena's word indexes fit up to 256 PB.)
+//!   and length into one tree value. (Arena word indexes fit up to 256 PB.)
+//! * Failure: `reserve()` is the one fallible call; after it succeeds, the
+//!   allocations of one TidStore operation (at most [`OP_MAX_WORDS`]) do not
+//!   fail. A source with a limit (DSA) reports a full area there.
 //! * `memory_usage()` is the number of bytes the backend holds from the
 //!   system for this structure — what a caller compares with
 //!   `maintenance_work_mem`. It is deterministic: it depends only on the

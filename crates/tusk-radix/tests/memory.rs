@@ -237,3 +237,23 @@ fn never_above_six() {
         );
     }
 }
+
+#[test]
+fn a_store_with_a_large_limit_counts_whole_huge_runs() {
+    let mut s = TidStore::with_limit(64 << 20);
+    let all: Vec<u16> = (1..=PAGE_TUPLES).collect();
+    for b in 0..1000 {
+        s.add_block(b * 3, &all);
+    }
+    // One 2 MB run holds this store, and it is counted whole.
+    assert!(s.memory_usage() >= 2 << 20, "{}", s.memory_usage());
+    assert!(s.memory_usage() < 3 << 20, "{}", s.memory_usage());
+    for b in 0..1000 {
+        assert!(s.contains(Tid::new(b * 3, 1 + b as u16 % PAGE_TUPLES)));
+        assert!(!s.contains(Tid::new(b * 3 + 1, 1)));
+    }
+    // Below the threshold: 32 kB pages.
+    let mut s = TidStore::with_limit(16 << 20);
+    s.add_block(7, &[1, 2, 3]);
+    assert!(s.memory_usage() < 64 << 10, "{}", s.memory_usage());
+}
