@@ -84,12 +84,17 @@
 //!
 //! Nodes are runs of u64 words obtained from a [`NodeAlloc`] and named by a
 //! 64-bit [`RelPtr`], never by a Rust reference: a slot holding a child holds
-//! the child's RelPtr. [`LocalAlloc`] is an arena of 32 kB pages with exact
-//! size free lists, where a RelPtr is a word index; the shared variant will
-//! implement the same trait over `tusk-shmem`'s DSA, where a RelPtr is a DSA
-//! pointer, so a tree built by one process can be read by another that maps
-//! the segments elsewhere. The tree is generic over the allocator, so each
-//! backend gets a monomorphised hot path with no indirect call.
+//! the child's RelPtr. The allocator is an [`Arena`] of 32 kB pages with
+//! exact-size free lists, where a RelPtr is a word index (page number and
+//! word) into the arena's page table. Where the pages come from is a
+//! [`PageSource`]: the process heap ([`HeapPages`]; 2 MB huge-page runs for a
+//! store created with a limit of 32 MB or more) or a DSA area
+//! ([`DsaPages`]). Because nothing stored inside a node is an address, a
+//! tree built in shared memory is read by another process that maps the
+//! pages elsewhere, through its own page table. Reading needs only
+//! [`NodeRead`] (a read-only view implements nothing else); the tree is
+//! generic over it, so each backend gets a monomorphised hot path with no
+//! indirect call.
 //!
 //! Invariants (checked by `check_invariants` in the tests): every node's
 //! count is between 1 and its fanout; chunks of the linear kinds are sorted
@@ -100,37 +105,51 @@
 //!
 //! A set of (block, offset) filled one block at a time in ascending block
 //! order, as VACUUM's heap scan produces it. The tree's key is a block number
-//! and its value is a tagged word (low two bits):
+//! (so at most 4 levels, 3 below 16 M blocks) and its value is a tagged word:
 //!
-//! * `01` **inline bitmap**: offsets 0..=61 of the key's block, in bits 2..63.
-//!   A page whose dead line pointers are all below 62 costs one slot.
-//! * `10` **bitmap chunk**: a pointer (bits 9..) and a word count (bits 2..8)
-//!   to a per-block bitmap of `max_offset / 64 + 1` words.
-//! * `11` **list container**: a pointer to up to 128 TIDs of one or more
-//!   consecutive-in-the-store blocks, keyed by the first block. Each entry is
-//!   `(block - key) << ob | offset`, bit-packed at `db + ob` bits, where `db`
-//!   and `ob` are the bit widths of the largest block delta and offset in the
-//!   container (stored in its header word). At one dead tuple per page a
-//!   container spans 128 blocks and entries are 7 + 9 = 16 bits; at one in
-//!   100 pages, 14 + 9 = 23 bits; at worst 32 + 12 = 44 bits.
+//! * bit 0 set — **inline bitmap**: offsets 1..=63 of the key's block, offset
+//!   `o` in bit `o` (line pointers start at 1, which frees bit 0 for the
+//!   tag). A page whose dead line pointers are all below 64 costs one slot,
+//!   and a lookup ends in the leaf.
+//! * low bits `10` — **bitmap chunk**: a pointer (bits 9..) and a word count
+//!   (bits 2..8) to a per-block bitmap of `max_offset / 64 + 1` words.
+//! * low bits `00` — **list container**: a pointer (bits 2..) to up to 128
+//!   TIDs of one or more consecutive-in-the-store blocks, keyed by the first
+//!   block. Each entry is `(block - key) << ob | offset`, bit-packed at
+//!   `db + ob` bits, where `db` and `ob` are the bit widths of the largest
+//!   block delta and offset in the container (stored in its header word). At
+//!   one dead tuple per page a container spans 128 blocks and entries are
+//!   7 + 9 = 16 bits; at one in 100 pages, 14 + 9 = 23 bits; at worst
+//!   32 + 12 = 44 bits.
 //!
 //! A block gets its own key (inline or bitmap) when that costs no more than
 //! its TIDs would in a list, estimated at 2 bytes each:
 //! `base + 8 * bitmap_words + penalty <= 2 * n` (no bitmap words for inline),
 //! or when it has more than 128 TIDs. `base` prices the tree: 16 bytes when
 //! the key shares a leaf with the previous key, 64 when it needs a new leaf,
-//! 112 when it needs two new nodes. `penalty` is 48 bytes when the block would
-//! close an open list of fewer than 64 entries early, which pays for that
-//! list's container overhead. These three terms are what keep every pattern
-//! under 6 bytes per TID, including the adversarial ones in
-//! `tests/memory.rs` (isolated 8-dead pages, alternating sparse and dense
-//! pages). List entries are gathered in a small open buffer until 128 are
-//! reached or an own-key block arrives; lookups check that buffer too.
+//! 112 when it needs two new nodes. `penalty` is 16 bytes when the block
+//! would close an open list of fewer than 16 entries early (that list's
+//! header and slot are then spread over few TIDs). So a page with 8 or more
+//! dead tuples among the first 63 usually gets an inline key — the fast
+//! lookup — and sparser pages go to lists, which keep the memory bounds.
+//! `tests/memory.rs` holds the adversarial mixes (a one-TID list closed by
+//! every other page, dense pages alone in their part of the block space)
+//! that keep the rule under 6 bytes per TID. List entries are gathered in a
+//! small open buffer until 128 are reached or an own-key block arrives;
+//! lookups check that buffer too.
 //!
-//! A lookup is a predecessor search in the tree (the greatest key `<=`
-//! block; one pass down the exact path, and only on a miss a step back up to
-//! the nearest smaller sibling), then a bit test or a branch-light binary
-//! search of at most 7 steps over the packed entries.
+//! A lookup ([`TidStore::contains`]) is a predecessor search in the tree (the
+//! greatest key `<=` block; one pass down the exact path, and only on a miss
+//! a step back up to the nearest smaller sibling), then a bit test or a
+//! branch-light binary search of at most 7 steps over the packed entries.
+//!
+//! [`TidStore::contains_batch`] answers many probes at once — what VACUUM's
+//! index pass wants for the TIDs of one index page. Sixteen probes walk the
+//! tree side by side ([`RadixTree::get_batch`]), one level per round; each
+//! step prefetches the child's header line and the line its slot occupies
+//! if the child is a 256-way node, and containers are prefetched before
+//! they are searched. With shuffled probes a lone lookup waits for one
+//! cache miss after another; the batch overlaps sixteen of them.
 //!
 //! Memory per TID ([`TidStore::memory_usage`] counts the arena's pages, so it
 //! is what the caller compares with `maintenance_work_mem`; the test
@@ -139,47 +158,69 @@
 //! | pattern | bound (issue 7) | measured |
 //! |---|---|---|
 //! | whole pages dead (291/page) | 0.2 | 0.17 (40 B bitmap + 8.2 B tree per page) |
-//! | 30 dead of a 60-tuple page | 0.8 | 0.32 (inline bitmap) |
+//! | 30 dead of a 60-tuple page | 0.8 | 0.30 (inline bitmap) |
 //! | 1, 2, 3 dead per page | 3 | 2.4, 2.1, 2.3 (lists of 16-bit entries) |
 //! | 1 dead in 5 % / 1 % of pages | 5 | 3.3 / 4.2 |
-//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.6 (34-bit entries) |
-//! | adversarial mixes (see the test) | 6 | 2.1 to 5.5 |
+//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.5 (34-bit entries) |
+//! | adversarial mixes (see the test) | 6 | 1.7 to 5.5 |
 //!
 //! PostgreSQL 17, for comparison, spends a tree slot plus a bitmap header per
 //! block, about 8 bytes per TID at one dead tuple per page.
 //!
 //! The allocator's fixed cost (one 32 kB page and its bookkeeping) is
 //! included, so the bounds hold from about 10 000 TIDs up; a store of a few
-//! thousand TIDs costs more per TID than the array would.
+//! thousand TIDs costs more per TID than the array would. A store created
+//! with [`TidStore::with_limit`] of 32 MB or more takes its memory in 2 MB
+//! huge-page runs and counts each run whole, so it is up to 2 MB (at most
+//! 1/16 of its limit) above these figures; in exchange its random lookups
+//! rarely miss the TLB.
+//!
+//! ## The shared variant ([`shared`])
+//!
+//! [`TidStore::new_shared`] builds the same store with its pages in a
+//! `tusk-shmem` DSA area; [`TidStore::try_add_block`] reports a full area as
+//! [`OutOfMemory`] and leaves the store unchanged. [`TidStore::publish`]
+//! completes it and returns a [`SharedHandle`] (a DSA pointer to its header);
+//! [`TidStore::open_shared`] gives any thread, or another process that
+//! attached the area's segments, a read-only view that reads without locks.
+//! Publication is one `Release` store of the header's flag after every node,
+//! the page table and the header fields are written; opening is the
+//! matching `Acquire` load, and the builder is consumed by `publish`, so
+//! nothing changes afterwards (`publish.rs` has the loom model). The module
+//! documentation of [`shared`] has the details.
 //!
 //! ## Speed (`cargo bench -p tusk-radix`)
 //!
-//! The bench binary loads the same TIDs into the store, a sorted array
-//! (PostgreSQL <= 16), `roaring::RoaringTreemap` and a hash map of per-block
-//! bitmaps, and probes all four with the same sequence in one run. Measured on
-//! a 2-core machine shared with other builds, so only the ratios within a
-//! row mean much:
-//!
-//! * dense dead tuples (30 to 291 per page, 100 000 pages), shuffled probes:
-//!   7x to 20x faster than the sorted array, and 2x to 3x faster than the
-//!   hash map, at 0.17 to 1.9 bytes per TID;
-//! * seed 003's load (1 M blocks, half of them with 1 to 32 dead among the
-//!   first 63): 1.8x to 2.3x faster than the array, shuffled;
-//! * sparse dead tuples (1 to 8 per page) on a table whose array still fits
-//!   in cache: the store is *slower* than the array (predecessor search plus a
-//!   7-step search of a packed list against one cache-resident binary search),
-//!   while using 1.9 to 4 bytes per TID against 6.
-//!
-//! ## What is not here yet
-//!
-//! The DSA-backed allocator (it needs `tusk-shmem`'s DSA) and the lock-free
-//! readers of a completed shared tree; VACUUM itself lives in `tusk-storage`.
+//! The bench binary loads the same TIDs into the store, PostgreSQL 15's
+//! sorted array of 6-byte ItemPointers (searched as `lazy_tid_reaped` does),
+//! `roaring::RoaringTreemap` and a hash map of per-block bitmaps, and probes
+//! them with the same sequence in alternating rounds, timing the probing
+//! thread's CPU time; `bench/results/tidstore-latest.md` holds the last full
+//! run. On seed 003's load (1 M blocks, half of them with 1 to 32 dead among
+//! the first 63; 8.25 M TIDs, every one probed, shuffled), on a shared
+//! 2-core VM: the array 636 ns per lookup, the store 118 ns with `contains`
+//! (5.4x) and 48 ns with `contains_batch` (13x), at 1.5 bytes per TID
+//! against 6. A lone lookup costs about one cache miss (the leaf); the array
+//! costs several, but not ten, so only the batch reaches the 10x of issue 7.
+//! With sparse dead tuples (1 to 8 per page) on a table small enough for
+//! the array to stay in cache, the array is about as fast as the store.
 
 pub mod alloc;
+pub mod publish;
+#[cfg(not(tusk_radix_loom))]
+pub mod shared;
 pub mod simd;
 pub mod tidstore;
 pub mod tree;
 
-pub use alloc::{LocalAlloc, NodeAlloc, RelPtr};
+pub use alloc::{
+    Arena, HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, PageSource, RelPtr,
+    HUGE_MIN_LIMIT,
+};
+#[cfg(not(tusk_radix_loom))]
+pub use shared::{
+    destroy_shared, DsaAlloc, DsaMap, DsaPages, OpenError, SharedHandle, SharedPages,
+    SharedTidStore,
+};
 pub use tidstore::{Tid, TidIter, TidStore, MAX_OFFSET};
-pub use tree::{RadixTree, TreeStats};
+pub use tree::{RadixTree, TreeParts, TreeStats, BATCH};

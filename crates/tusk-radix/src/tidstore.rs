@@ -1,7 +1,7 @@
 //! The TidStore: a set of heap tuple ids (block, offset) on the radix tree.
 //! See the crate documentation for the value encodings and the memory bounds.
 
-use crate::alloc::{LocalAlloc, NodeAlloc, RelPtr};
+use crate::alloc::{HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, RelPtr};
 use crate::tree::{RadixTree, TreeStats};
 
 /// Largest offset a TidStore accepts. tusk's pages are 8 kB, so a line
@@ -22,12 +22,14 @@ impl Tid {
     }
 }
 
-// Tags in the low two bits of a tree value.
-const TAG_INLINE: u64 = 0b01;
+// Tags of a tree value. Bit 0 set: an inline bitmap of offsets 1..=63, offset
+// `o` in bit `o` (line pointer numbers start at 1, so bit 0 is free for the
+// tag). Otherwise the low two bits tell a bitmap chunk from a list container.
+const TAG_INLINE: u64 = 0b1;
 const TAG_BITMAP: u64 = 0b10;
-const TAG_LIST: u64 = 0b11;
-/// Offsets an inline bitmap can hold: 0..=61 in bits 2..=63.
-const INLINE_MAX_OFFSET: u16 = 61;
+const TAG_LIST: u64 = 0b00;
+/// Offsets an inline bitmap can hold: 1..=63.
+const INLINE_MAX_OFFSET: u16 = 63;
 /// Entries per list container. Large enough that the tree's per-key cost
 /// (8 to 40 bytes) spreads to a fraction of a byte per TID, small enough that
 /// a lookup's binary search stays within a few cache lines (at most 7 steps).
@@ -36,12 +38,11 @@ pub const LIST_MAX: usize = 128;
 /// the estimate when it shares a leaf with the previous key (8.2 in a full
 /// n256 leaf, more in sparser ones); 48 more per new kind-4 node otherwise.
 const OWN_KEY_BASE: usize = 16;
-/// A block gets its own key (inline or bitmap) when that costs no more than
-/// its TIDs would take in a list (estimated at 2 bytes each); if that would
-/// close a list of fewer than `LIST_MIN_CLOSE` entries, it must also save this
-/// many bytes, which pays for the early close.
-const OWN_KEY_MARGIN: usize = 48;
-const LIST_MIN_CLOSE: usize = 64;
+/// Closing a list of fewer than `SHORT_LIST` entries early wastes part of its
+/// container overhead (two words and a tree slot): a block that would do so
+/// gets its own key only if that also saves `SHORT_LIST_PENALTY` bytes.
+const SHORT_LIST: usize = 16;
+const SHORT_LIST_PENALTY: usize = 16;
 
 #[inline(always)]
 fn bits(x: u64) -> u32 {
@@ -74,7 +75,7 @@ fn list_words(count: usize, w: u32) -> usize {
 
 /// Dead tuple ids, filled block by block in ascending block order.
 #[derive(Debug)]
-pub struct TidStore<A: NodeAlloc = LocalAlloc> {
+pub struct TidStore<A: NodeRead = LocalAlloc> {
     tree: RadixTree<A>,
     /// The list container being filled: (block, offset) in ascending order,
     /// at most `LIST_MAX` entries. Written to the tree when it is full or
@@ -97,18 +98,52 @@ impl TidStore<LocalAlloc> {
     pub fn new() -> Self {
         Self::with_alloc(LocalAlloc::new())
     }
+
+    /// A store its owner will keep under `limit` bytes (VACUUM: the
+    /// `maintenance_work_mem` budget). With a limit of 32 MB or more its
+    /// memory comes in 2 MB huge-page runs (see [`HeapPages`]), which makes
+    /// random lookups faster; `memory_usage` counts whole runs.
+    pub fn with_limit(limit: usize) -> Self {
+        Self::with_alloc(LocalAlloc::with_source(HeapPages::for_limit(limit)))
+    }
+
+    /// Add the dead `offsets` of `block`. Blocks must come in strictly
+    /// ascending order; offsets must be strictly ascending, non-empty and at
+    /// most [`MAX_OFFSET`]. (The local store cannot run out of memory short
+    /// of the process; a shared store uses
+    /// [`try_add_block`](Self::try_add_block).)
+    pub fn add_block(&mut self, block: u32, offsets: &[u16]) {
+        self.try_add_block(block, offsets)
+            .expect("the heap arena does not fail");
+    }
 }
 
-impl<A: NodeAlloc> TidStore<A> {
-    pub fn with_alloc(alloc: A) -> Self {
+impl<A: NodeRead> TidStore<A> {
+    /// A store over a tree that is already complete (a shared store
+    /// opened by a reader).
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn from_tree(tree: RadixTree<A>, num_tids: usize, num_blocks: usize) -> Self {
         TidStore {
-            tree: RadixTree::with_alloc(alloc),
-            open: Vec::with_capacity(LIST_MAX),
+            tree,
+            open: Vec::new(),
             last_block: None,
             last_key: None,
-            num_tids: 0,
-            num_blocks: 0,
+            num_tids,
+            num_blocks,
         }
+    }
+
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn tree(&self) -> &RadixTree<A> {
+        &self.tree
+    }
+
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn tree_mut(&mut self) -> &mut RadixTree<A> {
+        &mut self.tree
     }
 
     /// Number of TIDs stored.
@@ -136,10 +171,146 @@ impl<A: NodeAlloc> TidStore<A> {
         self.tree.stats()
     }
 
-    /// Add the dead `offsets` of `block`. Blocks must come in strictly
-    /// ascending order; offsets must be strictly ascending, non-empty and at
-    /// most [`MAX_OFFSET`].
-    pub fn add_block(&mut self, block: u32, offsets: &[u16]) {
+    /// Is `tid` in the set?
+    #[inline]
+    pub fn contains(&self, tid: Tid) -> bool {
+        if self.in_open(tid.block) {
+            return self.open.binary_search(&(tid.block, tid.offset)).is_ok();
+        }
+        match self.tree.get_le(u64::from(tid.block)) {
+            Some((key, value)) => self.value_contains(key, value, tid),
+            None => false,
+        }
+    }
+
+    /// Membership of many TIDs at once: `out[i] = self.contains(tids[i])`.
+    ///
+    /// Up to [`BATCH`](crate::tree::BATCH) probes walk the tree side by side,
+    /// one level at a time, and each step prefetches the node the probe
+    /// visits next; by the time the walk comes back to that probe the line
+    /// is usually in cache. A shuffled probe sequence (VACUUM's index pass)
+    /// then pays its cache misses in parallel instead of one after another.
+    /// Probes whose block is not a key of its own (list containers) finish
+    /// with the ordinary predecessor search, over nodes the walk has just
+    /// brought into cache.
+    pub fn contains_batch(&self, tids: &[Tid], out: &mut [bool]) {
+        assert_eq!(tids.len(), out.len(), "one answer per probe");
+        const B: usize = crate::tree::BATCH;
+        let mut keys = [0u64; B];
+        let mut vals = [None; B];
+        for (tids, out) in tids.chunks(B).zip(out.chunks_mut(B)) {
+            let n = tids.len();
+            for (k, t) in keys.iter_mut().zip(tids) {
+                *k = u64::from(t.block);
+            }
+            self.tree.get_batch(&keys[..n], &mut vals[..n]);
+            // Values that point at a container: prefetch it now, test later.
+            for (v, t) in vals[..n].iter().zip(tids) {
+                if let Some(v) = *v {
+                    if v & TAG_INLINE == 0 {
+                        let (p, w) = if v & 3 == TAG_BITMAP {
+                            (v >> 9, t.offset as usize >> 6)
+                        } else {
+                            (v >> 2, 0)
+                        };
+                        self.tree.alloc().prefetch(RelPtr(p), w);
+                    }
+                }
+            }
+            for i in 0..n {
+                let t = tids[i];
+                out[i] = match vals[i] {
+                    _ if self.in_open(t.block) => {
+                        self.open.binary_search(&(t.block, t.offset)).is_ok()
+                    }
+                    Some(v) => self.value_contains(u64::from(t.block), v, t),
+                    None => self.contains(t),
+                };
+            }
+        }
+    }
+
+    /// Does `block` fall in the open (not yet written) list container?
+    #[inline(always)]
+    fn in_open(&self, block: u32) -> bool {
+        self.open.first().is_some_and(|&(first, _)| block >= first)
+    }
+
+    /// Is `tid` in the value stored under `key` (the greatest key `<=` its
+    /// block)?
+    #[inline(always)]
+    fn value_contains(&self, key: u64, value: u64, tid: Tid) -> bool {
+        let Tid { block, offset } = tid;
+        if value & TAG_INLINE != 0 {
+            // Bit 0 is the tag, so offset 0 must not reach the bit test.
+            return key == u64::from(block)
+                && (1..=INLINE_MAX_OFFSET).contains(&offset)
+                && value >> offset & 1 != 0;
+        }
+        if value & 3 == TAG_BITMAP {
+            let words = (value >> 2 & 0x7f) as usize;
+            let w = offset as usize >> 6;
+            return key == u64::from(block)
+                && w < words
+                && self.tree.alloc().words(RelPtr(value >> 9))[w] >> (offset & 63) & 1 != 0;
+        }
+        let n = self.tree.alloc().words(RelPtr(value >> 2));
+        let (count, db, ob) = list_header(n[0]);
+        let delta = u64::from(block) - key;
+        if bits(delta) > db || bits(u64::from(offset)) > ob {
+            return false;
+        }
+        let target = delta << ob | u64::from(offset);
+        let w = db + ob;
+        // Branch-light binary search over the packed entries.
+        let mut base = 0;
+        let mut len = count;
+        while len > 1 {
+            let half = len / 2;
+            // Arithmetic, not `if`: the outcome is a coin toss for the
+            // branch predictor.
+            base += half * usize::from(list_entry(n, base + half, w) <= target);
+            len -= half;
+        }
+        list_entry(n, base, w) == target
+    }
+
+    /// Blocks in ascending order with their offsets.
+    pub fn iter(&self) -> TidIter<'_, A> {
+        TidIter {
+            store: self,
+            tree: self.tree.iter(),
+            buf: Vec::new(),
+            pos: 0,
+            open_done: false,
+        }
+    }
+
+    /// Check internal invariants (tests).
+    pub fn check_invariants(&self) {
+        self.tree.check_invariants();
+        assert!(self.open.len() <= LIST_MAX);
+    }
+}
+
+impl<A: NodeAlloc> TidStore<A> {
+    /// An empty store whose nodes live in `alloc`.
+    pub fn with_alloc(alloc: A) -> Self {
+        TidStore {
+            tree: RadixTree::with_alloc(alloc),
+            open: Vec::with_capacity(LIST_MAX),
+            last_block: None,
+            last_key: None,
+            num_tids: 0,
+            num_blocks: 0,
+        }
+    }
+
+    /// [`add_block`](TidStore::add_block) for any allocator: fails, with
+    /// the store unchanged, when the allocator is out of memory (a shared
+    /// store's DSA area at its limit). The argument rules are the same, and
+    /// breaking them panics (a caller bug, not bad data).
+    pub fn try_add_block(&mut self, block: u32, offsets: &[u16]) -> Result<(), OutOfMemory> {
         assert!(
             self.last_block.is_none_or(|b| b < block),
             "blocks must be added in ascending order"
@@ -151,22 +322,20 @@ impl<A: NodeAlloc> TidStore<A> {
         );
         let max = *offsets.last().unwrap();
         assert!(max <= MAX_OFFSET, "offset {max} above MAX_OFFSET");
+        // The only fallible step, before anything changes: afterwards the
+        // allocations of this call (at most two tree inserts and two
+        // containers, well under `OP_MAX_WORDS`) cannot fail.
+        self.tree.alloc_mut().reserve()?;
         self.last_block = Some(block);
         self.num_tids += offsets.len();
         self.num_blocks += 1;
 
         let n = offsets.len();
-        let own_extra = if max <= INLINE_MAX_OFFSET {
+        let inline = offsets[0] >= 1 && max <= INLINE_MAX_OFFSET;
+        let own_extra = if inline {
             0
         } else {
             8 * (max as usize / 64 + 1)
-        };
-        // Closing a short open list early wastes its container overhead; a
-        // list of `LIST_MIN_CLOSE` or more entries has paid for itself.
-        let penalty = if self.open.is_empty() || self.open.len() >= LIST_MIN_CLOSE {
-            0
-        } else {
-            OWN_KEY_MARGIN
         };
         // What a new key costs in the tree depends on how far it is from the
         // previous one: a slot in the same leaf, or new kind-4 nodes.
@@ -176,11 +345,22 @@ impl<A: NodeAlloc> TidStore<A> {
             Some(k) if k >> 16 == block >> 16 => OWN_KEY_BASE + 48,
             _ => OWN_KEY_BASE + 96,
         };
+        let penalty = if (1..SHORT_LIST).contains(&self.open.len()) {
+            SHORT_LIST_PENALTY
+        } else {
+            0
+        };
+        // A block gets its own key (inline or bitmap) when that costs no
+        // more than its TIDs would take in a list (estimated at 2 bytes
+        // each), plus the penalty. A lookup of an own key is one exact
+        // walk, of a listed TID a predecessor search and a search of the
+        // list, so the rule leans towards own keys as far as the memory
+        // bounds allow (`tests/memory.rs` has the adversarial mixes that
+        // keep it honest).
         if n > LIST_MAX || own_base + own_extra + penalty <= 2 * n {
             self.close_list();
-            let value = if max <= INLINE_MAX_OFFSET {
-                let bitmap = offsets.iter().fold(0u64, |m, &o| m | 1 << (o + 2));
-                bitmap | TAG_INLINE
+            let value = if inline {
+                offsets.iter().fold(TAG_INLINE, |m, &o| m | 1 << o)
             } else {
                 let words = max as usize / 64 + 1;
                 let p = self.tree.alloc_mut().alloc(words);
@@ -198,6 +378,16 @@ impl<A: NodeAlloc> TidStore<A> {
             }
             self.open.extend(offsets.iter().map(|&o| (block, o)));
         }
+        Ok(())
+    }
+
+    /// Write the open list container to the tree (before publication).
+    // Used by the shared store, which the loom build leaves out.
+    #[cfg_attr(tusk_radix_loom, allow(dead_code))]
+    pub(crate) fn finish_lists(&mut self) -> Result<(), OutOfMemory> {
+        self.tree.alloc_mut().reserve()?;
+        self.close_list();
+        Ok(())
     }
 
     /// Write the open list container to the tree, keyed by its first block.
@@ -226,79 +416,14 @@ impl<A: NodeAlloc> TidStore<A> {
             }
         }
         self.tree.insert(u64::from(first), p.0 << 2 | TAG_LIST);
+        debug_assert!(p.0 != 0, "a list value is never 0");
         self.last_key = Some(first);
         self.open.clear();
-    }
-
-    /// Is `tid` in the set?
-    #[inline]
-    pub fn contains(&self, tid: Tid) -> bool {
-        let Tid { block, offset } = tid;
-        if let Some(&(first, _)) = self.open.first() {
-            if block >= first {
-                return self.open.binary_search(&(block, offset)).is_ok();
-            }
-        }
-        let Some((key, value)) = self.tree.get_le(u64::from(block)) else {
-            return false;
-        };
-        match value & 3 {
-            TAG_INLINE => {
-                key == u64::from(block)
-                    && offset <= INLINE_MAX_OFFSET
-                    && value >> (offset + 2) & 1 != 0
-            }
-            TAG_BITMAP => {
-                let words = (value >> 2 & 0x7f) as usize;
-                let w = offset as usize >> 6;
-                key == u64::from(block)
-                    && w < words
-                    && self.tree.alloc().words(RelPtr(value >> 9))[w] >> (offset & 63) & 1 != 0
-            }
-            _ => {
-                let n = self.tree.alloc().words(RelPtr(value >> 2));
-                let (count, db, ob) = list_header(n[0]);
-                let delta = u64::from(block) - key;
-                if bits(delta) > db || bits(u64::from(offset)) > ob {
-                    return false;
-                }
-                let target = delta << ob | u64::from(offset);
-                let w = db + ob;
-                // Branch-light binary search over the packed entries.
-                let mut base = 0;
-                let mut len = count;
-                while len > 1 {
-                    let half = len / 2;
-                    // Arithmetic, not `if`: the outcome is a coin toss
-                    // for the branch predictor.
-                    base += half * usize::from(list_entry(n, base + half, w) <= target);
-                    len -= half;
-                }
-                list_entry(n, base, w) == target
-            }
-        }
-    }
-
-    /// Blocks in ascending order with their offsets.
-    pub fn iter(&self) -> TidIter<'_, A> {
-        TidIter {
-            store: self,
-            tree: self.tree.iter(),
-            buf: Vec::new(),
-            pos: 0,
-            open_done: false,
-        }
-    }
-
-    /// Check internal invariants (tests).
-    pub fn check_invariants(&self) {
-        self.tree.check_invariants();
-        assert!(self.open.len() <= LIST_MAX);
     }
 }
 
 /// Block-by-block iterator over a [`TidStore`].
-pub struct TidIter<'a, A: NodeAlloc> {
+pub struct TidIter<'a, A: NodeRead> {
     store: &'a TidStore<A>,
     tree: crate::tree::Iter<'a, A>,
     /// Decoded entries of the current list container.
@@ -307,7 +432,7 @@ pub struct TidIter<'a, A: NodeAlloc> {
     open_done: bool,
 }
 
-impl<A: NodeAlloc> TidIter<'_, A> {
+impl<A: NodeRead> TidIter<'_, A> {
     fn take_block(&mut self, entries: &[(u32, u16)], pos: usize) -> (u32, Vec<u16>, usize) {
         let b = entries[pos].0;
         let end = pos + entries[pos..].iter().take_while(|e| e.0 == b).count();
@@ -315,7 +440,7 @@ impl<A: NodeAlloc> TidIter<'_, A> {
     }
 }
 
-impl<A: NodeAlloc> Iterator for TidIter<'_, A> {
+impl<A: NodeRead> Iterator for TidIter<'_, A> {
     type Item = (u32, Vec<u16>);
 
     fn next(&mut self) -> Option<(u32, Vec<u16>)> {
@@ -331,10 +456,9 @@ impl<A: NodeAlloc> Iterator for TidIter<'_, A> {
                 Some((key, value)) => {
                     let block = key as u32;
                     match value & 3 {
-                        TAG_INLINE => {
-                            let bm = value >> 2;
-                            let offs = (0..=INLINE_MAX_OFFSET)
-                                .filter(|&o| bm >> o & 1 != 0)
+                        _ if value & TAG_INLINE != 0 => {
+                            let offs = (1..=INLINE_MAX_OFFSET)
+                                .filter(|&o| value >> o & 1 != 0)
                                 .collect();
                             return Some((block, offs));
                         }

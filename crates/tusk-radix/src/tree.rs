@@ -1,7 +1,7 @@
 //! The adaptive radix tree: u64 keys, u64 values stored in the leaf slots.
 //! See the crate documentation for the node layouts and invariants.
 
-use crate::alloc::{LocalAlloc, NodeAlloc, RelPtr};
+use crate::alloc::{LocalAlloc, NodeAlloc, NodeRead, RelPtr};
 use crate::simd;
 
 // Node kinds (byte 0 of the header word).
@@ -166,6 +166,10 @@ fn n48_set_index(n: &mut [u64], c: u8, v: usize) {
     *w = (*w & !(0xff << sh)) | (v as u64) << sh;
 }
 
+/// Most keys [`RadixTree::get_batch`] walks side by side: enough lookups in
+/// flight to cover a memory latency with the others' work.
+pub const BATCH: usize = 16;
+
 /// Per-class node counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TreeStats {
@@ -174,9 +178,18 @@ pub struct TreeStats {
     pub keys: usize,
 }
 
+/// The root of a tree and its counters: with the nodes, the whole tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TreeParts {
+    pub root: RelPtr,
+    pub root_shift: u32,
+    pub len: usize,
+    pub nodes: [usize; 5],
+}
+
 /// An adaptive radix tree mapping u64 keys to u64 values.
 #[derive(Debug)]
-pub struct RadixTree<A: NodeAlloc = LocalAlloc> {
+pub struct RadixTree<A: NodeRead = LocalAlloc> {
     alloc: A,
     root: RelPtr,
     /// Shift of the root node's chunk: keys up to 2^(root_shift + 8) - 1 fit.
@@ -211,7 +224,7 @@ struct Entries {
     len: usize,
 }
 
-impl<A: NodeAlloc> RadixTree<A> {
+impl<A: NodeRead> RadixTree<A> {
     pub fn with_alloc(alloc: A) -> Self {
         RadixTree {
             alloc,
@@ -219,6 +232,28 @@ impl<A: NodeAlloc> RadixTree<A> {
             root_shift: 0,
             len: 0,
             nodes: [0; 5],
+        }
+    }
+
+    /// A tree over nodes that already exist in `alloc` (a shared tree
+    /// opened by a reader): the parts [`parts`](Self::parts) returned.
+    pub fn from_parts(alloc: A, parts: TreeParts) -> Self {
+        RadixTree {
+            alloc,
+            root: parts.root,
+            root_shift: parts.root_shift,
+            len: parts.len,
+            nodes: parts.nodes,
+        }
+    }
+
+    /// What, besides the nodes, describes the tree.
+    pub fn parts(&self) -> TreeParts {
+        TreeParts {
+            root: self.root,
+            root_shift: self.root_shift,
+            len: self.len,
+            nodes: self.nodes,
         }
     }
 
@@ -265,27 +300,26 @@ impl<A: NodeAlloc> RadixTree<A> {
         }
     }
 
-    fn new_node(&mut self, class: usize) -> RelPtr {
-        let p = self.alloc.alloc(CLASSES[class].2);
-        self.alloc.words_mut(p)[0] = header(class, 0);
-        self.nodes[class] += 1;
-        p
-    }
+    // ---- lookup -------------------------------------------------------------
 
-    fn free_node(&mut self, p: RelPtr) {
-        let class = hdr_class(self.alloc.words(p)[0]);
-        self.nodes[class] -= 1;
-        self.alloc.free(p, CLASSES[class].2);
-    }
-
-    fn set_parent(&mut self, parent: Parent, p: RelPtr) {
-        match parent {
-            Parent::Root => self.root = p,
-            Parent::Slot(q, w) => self.alloc.words_mut(q)[w] = p.0,
+    /// The slot of chunk `c` in node `p`, if present. Reads the header
+    /// once and does the kind's work inline: no call through a
+    /// kind-generic accessor (seed 003's main cost in the first patch).
+    #[inline(always)]
+    fn step(&self, p: RelPtr, c: u8) -> Option<u64> {
+        let n = self.alloc.words(p);
+        let h = n[0];
+        match hdr_kind(h) {
+            KIND_4 => n4_find(h, c).map(|i| n[1 + i]),
+            KIND_32 => simd::find_eq(n32_chunks(n), hdr_count(h), c)
+                .map(|i| n[n32_slots(hdr_class(h)) + i]),
+            KIND_48 => match n48_index(n, c) {
+                0 => None,
+                i => Some(n[N48_SLOTS + i - 1]),
+            },
+            _ => isset(n, c).then(|| n[N256_SLOTS + c as usize]),
         }
     }
-
-    // ---- lookup -------------------------------------------------------------
 
     /// The value stored under `key`.
     #[inline]
@@ -296,35 +330,60 @@ impl<A: NodeAlloc> RadixTree<A> {
         let mut p = self.root;
         let mut shift = self.root_shift;
         loop {
-            let n = self.alloc.words(p);
-            let h = n[0];
-            let c = (key >> shift) as u8;
-            // Each arm knows its kind and reads the slot itself: no call
-            // through a kind-generic accessor.
-            let slot = match hdr_kind(h) {
-                KIND_4 => n[1 + n4_find(h, c)?],
-                KIND_32 => {
-                    let i = simd::find_eq(n32_chunks(n), hdr_count(h), c)?;
-                    n[n32_slots(hdr_class(h)) + i]
-                }
-                KIND_48 => {
-                    let i = n48_index(n, c);
-                    if i == 0 {
-                        return None;
-                    }
-                    n[N48_SLOTS + i - 1]
-                }
-                _ => {
-                    if !isset(n, c) {
-                        return None;
-                    }
-                    n[N256_SLOTS + c as usize]
-                }
-            };
+            let slot = self.step(p, (key >> shift) as u8)?;
             if shift == 0 {
                 return Some(slot);
             }
             p = RelPtr(slot);
+            shift -= 8;
+        }
+    }
+
+    /// [`get`](Self::get) for up to [`BATCH`] keys at once:
+    /// `out[i] = self.get(keys[i])`.
+    ///
+    /// The keys walk down side by side, one level per round. After a key
+    /// steps to a child, the child's header line and the line its slot
+    /// would occupy if the child is a 256-way node are prefetched; the
+    /// other keys' steps of that round hide the latency. So a batch pays
+    /// about one memory latency per level rather than one per key and
+    /// level.
+    pub fn get_batch(&self, keys: &[u64], out: &mut [Option<u64>]) {
+        assert!(keys.len() == out.len() && keys.len() <= BATCH);
+        out.fill(None);
+        if self.root.is_null() {
+            return;
+        }
+        let max = self.max_key();
+        let mut node = [RelPtr::NULL; BATCH];
+        let mut live = 0u32;
+        for (i, &k) in keys.iter().enumerate() {
+            if k <= max {
+                node[i] = self.root;
+                live |= 1 << i;
+            }
+        }
+        let mut shift = self.root_shift;
+        loop {
+            let mut m = live;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                match self.step(node[i], (keys[i] >> shift) as u8) {
+                    None => live &= !(1 << i),
+                    Some(slot) if shift == 0 => out[i] = Some(slot),
+                    Some(slot) => {
+                        let child = RelPtr(slot);
+                        let next = (keys[i] >> (shift - 8)) as u8;
+                        self.alloc.prefetch(child, 0);
+                        self.alloc.prefetch(child, N256_SLOTS + next as usize);
+                        node[i] = child;
+                    }
+                }
+            }
+            if shift == 0 || live == 0 {
+                return;
+            }
             shift -= 8;
         }
     }
@@ -349,20 +408,7 @@ impl<A: NodeAlloc> RadixTree<A> {
         loop {
             path[depth] = p;
             depth += 1;
-            let n = self.alloc.words(p);
-            let h = n[0];
-            let c = (key >> shift) as u8;
-            let slot = match hdr_kind(h) {
-                KIND_4 => n4_find(h, c).map(|i| n[1 + i]),
-                KIND_32 => simd::find_eq(n32_chunks(n), hdr_count(h), c)
-                    .map(|i| n[n32_slots(hdr_class(h)) + i]),
-                KIND_48 => match n48_index(n, c) {
-                    0 => None,
-                    i => Some(n[N48_SLOTS + i - 1]),
-                },
-                _ => isset(n, c).then(|| n[N256_SLOTS + c as usize]),
-            };
-            match slot {
+            match self.step(p, (key >> shift) as u8) {
                 Some(v) if shift == 0 => return Some((key, v)),
                 Some(v) => {
                     p = RelPtr(v);
@@ -429,6 +475,146 @@ impl<A: NodeAlloc> RadixTree<A> {
             }
             p = RelPtr(slot);
             shift -= 8;
+        }
+    }
+
+    /// All entries of a node in chunk order (rebuilds and checks).
+    fn entries(&self, p: RelPtr) -> Entries {
+        let n = self.alloc.words(p);
+        let h = n[0];
+        let mut e = Entries {
+            chunks: [0; 256],
+            slots: [0; 256],
+            len: 0,
+        };
+        let count = hdr_count(h);
+        match hdr_kind(h) {
+            KIND_4 => {
+                for i in 0..count {
+                    e.chunks[i] = n4_chunk(h, i);
+                    e.slots[i] = n[1 + i];
+                }
+                e.len = count;
+            }
+            KIND_32 => {
+                let ch = chunk_bytes(n32_chunks(n));
+                let base = n32_slots(hdr_class(h));
+                e.chunks[..count].copy_from_slice(&ch[..count]);
+                e.slots[..count].copy_from_slice(&n[base..base + count]);
+                e.len = count;
+            }
+            kind => {
+                let mut c = 0;
+                while let Some(ch) = isset_ge(n, c) {
+                    e.chunks[e.len] = ch;
+                    e.slots[e.len] = if kind == KIND_48 {
+                        n[N48_SLOTS + n48_index(n, ch) - 1]
+                    } else {
+                        n[N256_SLOTS + ch as usize]
+                    };
+                    e.len += 1;
+                    c = ch as usize + 1;
+                }
+            }
+        }
+        e
+    }
+
+    // ---- iteration ----------------------------------------------------------
+
+    /// All entries in key order.
+    pub fn iter(&self) -> Iter<'_, A> {
+        let mut it = Iter {
+            tree: self,
+            stack: [(RelPtr::NULL, 0); 8],
+            depth: 0,
+            key: 0,
+        };
+        if !self.root.is_null() {
+            it.stack[0] = (self.root, 0);
+            it.depth = 1;
+        }
+        it
+    }
+
+    /// Next entry of node `p` at or after position `pos` (an index for the
+    /// linear kinds, a chunk for the others): (next position, chunk, slot).
+    fn next_entry(&self, p: RelPtr, pos: usize) -> Option<(usize, u8, u64)> {
+        let n = self.alloc.words(p);
+        let h = n[0];
+        let count = hdr_count(h);
+        match hdr_kind(h) {
+            KIND_4 => (pos < count).then(|| (pos + 1, n4_chunk(h, pos), n[1 + pos])),
+            KIND_32 => (pos < count).then(|| {
+                (
+                    pos + 1,
+                    simd::chunk(n32_chunks(n), pos),
+                    n[n32_slots(hdr_class(h)) + pos],
+                )
+            }),
+            KIND_48 => {
+                let c = isset_ge(n, pos)?;
+                Some((c as usize + 1, c, n[N48_SLOTS + n48_index(n, c) - 1]))
+            }
+            _ => {
+                let c = isset_ge(n, pos)?;
+                Some((c as usize + 1, c, n[N256_SLOTS + c as usize]))
+            }
+        }
+    }
+
+    /// Check the structural invariants (tests).
+    pub fn check_invariants(&self) {
+        let mut count = 0;
+        let mut nodes = [0; 5];
+        if !self.root.is_null() {
+            self.check_node(self.root, self.root_shift, &mut count, &mut nodes);
+        }
+        assert_eq!(count, self.len);
+        assert_eq!(nodes, self.nodes);
+    }
+
+    fn check_node(&self, p: RelPtr, shift: u32, keys: &mut usize, nodes: &mut [usize; 5]) {
+        let h = self.alloc.words(p)[0];
+        let class = hdr_class(h);
+        nodes[class] += 1;
+        assert_eq!(hdr_kind(h), CLASSES[class].0);
+        let count = hdr_count(h);
+        assert!(
+            count >= 1 && count <= CLASSES[class].1,
+            "count {count} class {class}"
+        );
+        let e = self.entries(p);
+        assert_eq!(e.len, count);
+        assert!(e.chunks[..e.len].windows(2).all(|w| w[0] < w[1]));
+        for i in 0..e.len {
+            if shift == 0 {
+                *keys += 1;
+            } else {
+                self.check_node(RelPtr(e.slots[i]), shift - 8, keys, nodes);
+            }
+        }
+    }
+}
+
+impl<A: NodeAlloc> RadixTree<A> {
+    fn new_node(&mut self, class: usize) -> RelPtr {
+        let p = self.alloc.alloc(CLASSES[class].2);
+        self.alloc.words_mut(p)[0] = header(class, 0);
+        self.nodes[class] += 1;
+        p
+    }
+
+    fn free_node(&mut self, p: RelPtr) {
+        let class = hdr_class(self.alloc.words(p)[0]);
+        self.nodes[class] -= 1;
+        self.alloc.free(p, CLASSES[class].2);
+    }
+
+    fn set_parent(&mut self, parent: Parent, p: RelPtr) {
+        match parent {
+            Parent::Root => self.root = p,
+            Parent::Slot(q, w) => self.alloc.words_mut(q)[w] = p.0,
         }
     }
 
@@ -566,48 +752,6 @@ impl<A: NodeAlloc> RadixTree<A> {
                 self.set_parent(parent, q);
             }
         }
-    }
-
-    /// All entries of a node in chunk order (rebuilds only).
-    fn entries(&self, p: RelPtr) -> Entries {
-        let n = self.alloc.words(p);
-        let h = n[0];
-        let mut e = Entries {
-            chunks: [0; 256],
-            slots: [0; 256],
-            len: 0,
-        };
-        let count = hdr_count(h);
-        match hdr_kind(h) {
-            KIND_4 => {
-                for i in 0..count {
-                    e.chunks[i] = n4_chunk(h, i);
-                    e.slots[i] = n[1 + i];
-                }
-                e.len = count;
-            }
-            KIND_32 => {
-                let ch = chunk_bytes(n32_chunks(n));
-                let base = n32_slots(hdr_class(h));
-                e.chunks[..count].copy_from_slice(&ch[..count]);
-                e.slots[..count].copy_from_slice(&n[base..base + count]);
-                e.len = count;
-            }
-            kind => {
-                let mut c = 0;
-                while let Some(ch) = isset_ge(n, c) {
-                    e.chunks[e.len] = ch;
-                    e.slots[e.len] = if kind == KIND_48 {
-                        n[N48_SLOTS + n48_index(n, ch) - 1]
-                    } else {
-                        n[N256_SLOTS + ch as usize]
-                    };
-                    e.len += 1;
-                    c = ch as usize + 1;
-                }
-            }
-        }
-        e
     }
 
     /// A new node of `class` holding `e`.
@@ -776,85 +920,9 @@ impl<A: NodeAlloc> RadixTree<A> {
         self.free_node(p);
         self.set_parent(parent, q);
     }
-
-    // ---- iteration ----------------------------------------------------------
-
-    /// All entries in key order.
-    pub fn iter(&self) -> Iter<'_, A> {
-        let mut it = Iter {
-            tree: self,
-            stack: [(RelPtr::NULL, 0); 8],
-            depth: 0,
-            key: 0,
-        };
-        if !self.root.is_null() {
-            it.stack[0] = (self.root, 0);
-            it.depth = 1;
-        }
-        it
-    }
-
-    /// Next entry of node `p` at or after position `pos` (an index for the
-    /// linear kinds, a chunk for the others): (next position, chunk, slot).
-    fn next_entry(&self, p: RelPtr, pos: usize) -> Option<(usize, u8, u64)> {
-        let n = self.alloc.words(p);
-        let h = n[0];
-        let count = hdr_count(h);
-        match hdr_kind(h) {
-            KIND_4 => (pos < count).then(|| (pos + 1, n4_chunk(h, pos), n[1 + pos])),
-            KIND_32 => (pos < count).then(|| {
-                (
-                    pos + 1,
-                    simd::chunk(n32_chunks(n), pos),
-                    n[n32_slots(hdr_class(h)) + pos],
-                )
-            }),
-            KIND_48 => {
-                let c = isset_ge(n, pos)?;
-                Some((c as usize + 1, c, n[N48_SLOTS + n48_index(n, c) - 1]))
-            }
-            _ => {
-                let c = isset_ge(n, pos)?;
-                Some((c as usize + 1, c, n[N256_SLOTS + c as usize]))
-            }
-        }
-    }
-
-    /// Check the structural invariants (tests).
-    pub fn check_invariants(&self) {
-        let mut count = 0;
-        let mut nodes = [0; 5];
-        if !self.root.is_null() {
-            self.check_node(self.root, self.root_shift, &mut count, &mut nodes);
-        }
-        assert_eq!(count, self.len);
-        assert_eq!(nodes, self.nodes);
-    }
-
-    fn check_node(&self, p: RelPtr, shift: u32, keys: &mut usize, nodes: &mut [usize; 5]) {
-        let h = self.alloc.words(p)[0];
-        let class = hdr_class(h);
-        nodes[class] += 1;
-        assert_eq!(hdr_kind(h), CLASSES[class].0);
-        let count = hdr_count(h);
-        assert!(
-            count >= 1 && count <= CLASSES[class].1,
-            "count {count} class {class}"
-        );
-        let e = self.entries(p);
-        assert_eq!(e.len, count);
-        assert!(e.chunks[..e.len].windows(2).all(|w| w[0] < w[1]));
-        for i in 0..e.len {
-            if shift == 0 {
-                *keys += 1;
-            } else {
-                self.check_node(RelPtr(e.slots[i]), shift - 8, keys, nodes);
-            }
-        }
-    }
 }
 
-impl<A: NodeAlloc> Drop for RadixTree<A> {
+impl<A: NodeRead> Drop for RadixTree<A> {
     fn drop(&mut self) {
         // Nodes live in the allocator, which the tree owns and drops; a
         // shared backend would free them here by walking the tree.
@@ -862,7 +930,7 @@ impl<A: NodeAlloc> Drop for RadixTree<A> {
 }
 
 /// Ordered iterator over a [`RadixTree`].
-pub struct Iter<'a, A: NodeAlloc> {
+pub struct Iter<'a, A: NodeRead> {
     tree: &'a RadixTree<A>,
     /// (node, next position) per level, root first.
     stack: [(RelPtr, usize); 8],
@@ -870,7 +938,7 @@ pub struct Iter<'a, A: NodeAlloc> {
     key: u64,
 }
 
-impl<A: NodeAlloc> Iterator for Iter<'_, A> {
+impl<A: NodeRead> Iterator for Iter<'_, A> {
     type Item = (u64, u64);
 
     fn next(&mut self) -> Option<(u64, u64)> {

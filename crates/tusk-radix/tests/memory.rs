@@ -164,6 +164,31 @@ fn never_above_six() {
             }
         }),
     );
+    // Adversarial for closing short lists: a single wide-offset TID (a list
+    // of one entry), then a page just dense enough for its own inline key.
+    let mut rng = Rng(12);
+    measure(
+        "alternating 1-TID / 8-dead pages",
+        6.0,
+        (0..200_000u32).map(|b| {
+            if b % 2 == 0 {
+                (b, random_offsets(&mut rng, 1, 2048))
+            } else {
+                (b, random_offsets(&mut rng, 8, 63))
+            }
+        }),
+    );
+    // The same with the dense page far away: a list of one, then new nodes.
+    let mut rng = Rng(13);
+    measure(
+        "1-TID page then 8-dead page 256 blocks on",
+        6.0,
+        (0..100_000u32).flat_map(|i| {
+            let a = (i * 512, random_offsets(&mut rng, 1, 2048));
+            let b = (i * 512 + 256, random_offsets(&mut rng, 16, 63));
+            [a, b]
+        }),
+    );
     // Adversarial for the own-key rule: 64 very sparse single-TID pages (a
     // list just long enough to be closed without penalty), then a page with
     // 8 dead (just enough for an inline key), far apart.
@@ -211,4 +236,24 @@ fn never_above_six() {
             (0..30_000u32).map(|b| (b, random_offsets(&mut rng, k, 2048))),
         );
     }
+}
+
+#[test]
+fn a_store_with_a_large_limit_counts_whole_huge_runs() {
+    let mut s = TidStore::with_limit(64 << 20);
+    let all: Vec<u16> = (1..=PAGE_TUPLES).collect();
+    for b in 0..1000 {
+        s.add_block(b * 3, &all);
+    }
+    // One 2 MB run holds this store, and it is counted whole.
+    assert!(s.memory_usage() >= 2 << 20, "{}", s.memory_usage());
+    assert!(s.memory_usage() < 3 << 20, "{}", s.memory_usage());
+    for b in 0..1000 {
+        assert!(s.contains(Tid::new(b * 3, 1 + b as u16 % PAGE_TUPLES)));
+        assert!(!s.contains(Tid::new(b * 3 + 1, 1)));
+    }
+    // Below the threshold: 32 kB pages.
+    let mut s = TidStore::with_limit(16 << 20);
+    s.add_block(7, &[1, 2, 3]);
+    assert!(s.memory_usage() < 64 << 10, "{}", s.memory_usage());
 }

@@ -76,8 +76,10 @@ fn block_offsets() -> impl Strategy<Value = Vec<u16>> {
     prop_oneof![
         // a few, anywhere on the page
         proptest::collection::btree_set(1u16..300, 1..4),
-        // many, low offsets (inline bitmap)
-        proptest::collection::btree_set(1u16..62, 20..60),
+        // many, low offsets (inline bitmap: 1..=63)
+        proptest::collection::btree_set(1u16..64, 20..60),
+        // low offsets including 0 (not inline)
+        proptest::collection::btree_set(0u16..64, 20..60),
         // many, a whole 8 kB page (bitmap chunk)
         proptest::collection::btree_set(1u16..292, 40..291),
         // wide offsets
@@ -121,9 +123,19 @@ proptest! {
                 prop_assert_eq!(s.contains(Tid::new(b, t.offset)), set.contains(&Tid::new(b, t.offset)));
             }
         }
+        let mut all = Vec::new();
         for &(b, o) in &probes {
             let t = Tid::new(b % block.saturating_add(2), o);
             prop_assert_eq!(s.contains(t), set.contains(&t));
+            all.push(t);
+        }
+        // The batched lookup gives the same answers, hits and misses mixed.
+        all.extend(set.iter().step_by(3).copied());
+        all.extend(set.iter().map(|t| Tid::new(t.block, t.offset + 1)).take(100));
+        let mut got = vec![false; all.len()];
+        s.contains_batch(&all, &mut got);
+        for (t, g) in all.iter().zip(&got) {
+            prop_assert_eq!(*g, set.contains(t), "batch {:?}", t);
         }
         let got: Vec<(u32, Vec<u16>)> = s.iter().collect();
         prop_assert_eq!(got, want);
