@@ -753,6 +753,9 @@ pub struct HashJoin {
     shared: Option<Arc<SharedBuild>>,
 }
 
+/// One participant's partition files of one input, by partition number.
+type Partitions = Vec<Arc<SpillFile>>;
+
 /// The shared state of a Parallel Hash Join (see `shared_table` for the
 /// table and its phases).
 ///
@@ -787,7 +790,7 @@ pub struct SharedBuild {
     /// Peak of chunks + buckets + directory + spill buffers.
     peak: AtomicUsize,
     /// (inner, outer) partition files of each participant that spilled.
-    files: Mutex<Vec<(Vec<Arc<SpillFile>>, Vec<Arc<SpillFile>>)>>,
+    files: Mutex<Vec<(Partitions, Partitions)>>,
     next_partition: AtomicUsize,
     memory: Mutex<Option<MemoryReport>>,
     /// Participants' reports, combined by the last one to finish.

@@ -494,7 +494,8 @@ mod tests {
             "spill files are unlinked"
         );
         for _pass in 0..2 {
-            let mut r = SpillReader::new(&[f.clone()], types.clone(), 4096, stats.clone());
+            let mut r =
+                SpillReader::new(std::slice::from_ref(&f), types.clone(), 4096, stats.clone());
             let mut back = Batch::empty(&types);
             let mut hashes = vec![];
             while let Some((bb, h)) = r.next_batch(777).unwrap() {
