@@ -285,6 +285,11 @@ pub struct Database {
     recovery_stats: RecoveryStats,
 }
 
+/// How long `Database::open` waits for a busy data directory lock.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often it retries meanwhile.
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 impl Database {
     /// Opens `dir`, creating it on first use. Settings in `tusk.conf` apply
     /// unless `overrides` names them.
@@ -309,11 +314,22 @@ impl Database {
             .write(true)
             .open(&lock_path)
             .map_err(|e| io("open", &lock_path, e))?;
-        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
-            return Err(StorageError::Other(format!(
-                "data directory \"{}\" is in use by another tusk process",
-                dir.display()
-            )));
+        // A process killed a moment ago may still hold the lock while the
+        // kernel tears it down (its io_uring workers share its file table and
+        // exit after it is reaped), so a busy lock is retried briefly before
+        // the directory is declared in use.
+        let mut waited = std::time::Duration::ZERO;
+        while rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+            .is_err()
+        {
+            if waited >= LOCK_WAIT {
+                return Err(StorageError::Other(format!(
+                    "data directory \"{}\" is in use by another tusk process",
+                    dir.display()
+                )));
+            }
+            std::thread::sleep(LOCK_POLL);
+            waited += LOCK_POLL;
         }
         // Spill files of a crashed run are garbage now.
         if let Ok(entries) = std::fs::read_dir(&tmp) {
