@@ -146,7 +146,7 @@ fn trial(seed: u64, rounds: usize) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let method = METHODS[seed as usize % METHODS.len()];
     // Every other io_uring trial reads through the page cache.
-    let direct = if seed % 8 == 1 { "off" } else { "on" };
+    let direct = if seed % 4 == 1 { "off" } else { "on" };
     std::fs::write(
         dir.path().join("tusk.conf"),
         format!(
