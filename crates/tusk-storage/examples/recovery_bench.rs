@@ -216,7 +216,7 @@ fn main() {
             true,
         ));
     }
-    for conc in [10, 32, 64] {
+    for conc in [10, 32, 64, 128] {
         configs.push((
             format!("io_uring O_DIRECT, conc. {conc}"),
             on("io_uring", conc, true),
