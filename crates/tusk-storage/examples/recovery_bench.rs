@@ -19,7 +19,10 @@
 //! `recovery_prefetch = off`. The last configuration, `cached (CPU floor)`,
 //! recovers with every data file in the kernel's page cache: no read waits
 //! for the disk, so it is the replay's CPU cost alone — what prefetching can
-//! approach at best.
+//! approach at best. "CPU s" is the CPU time (user + system, all threads,
+//! 10 ms resolution) the process used while opening the database: replay
+//! plus the end-of-recovery checkpoint; unlike the wall-clock times it
+//! hardly depends on how busy the machine is.
 //!
 //! `full_page_writes` is off for the change phase: with it on, each random
 //! change after the checkpoint would log its page's image and redo would read
@@ -54,6 +57,20 @@ fn copy_dir(from: &Path, to: &Path) {
 /// A configuration: its name, its settings, and whether the data files are
 /// evicted from the OS cache before it runs.
 type Config = (String, Vec<(&'static str, String)>, bool);
+
+/// CPU time (user + system) this process has used, from `/proc/self/stat`
+/// (clock ticks, assumed 100 per second as on Linux by default).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may contain spaces) in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
+    (f.get(11).unwrap_or(&0) + f.get(12).unwrap_or(&0)) as f64 / 100.0
+}
 
 /// Reads every file under `dir` so that it sits in the kernel's page cache.
 fn warm_os_cache(dir: &Path) {
@@ -199,7 +216,7 @@ fn main() {
             true,
         ));
     }
-    for conc in [10, 32, 64] {
+    for conc in [10, 32, 64, 128] {
         configs.push((
             format!("io_uring O_DIRECT, conc. {conc}"),
             on("io_uring", conc, true),
@@ -217,6 +234,7 @@ fn main() {
     }
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut last: Vec<Option<tusk_storage::RecoveryStats>> = vec![None; configs.len()];
     for _ in 0..runs {
         for (i, (_, extra, evict)) in configs.iter().enumerate() {
@@ -230,7 +248,9 @@ fn main() {
                 warm_os_cache(&run.join("base"));
             }
             let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let cpu0 = cpu_seconds();
             let db = Database::open(&run, &base_settings(&extra)).unwrap();
+            cpu[i].push(cpu_seconds() - cpu0);
             let s = db.recovery_stats().clone();
             times[i].push(s.elapsed.as_secs_f64());
             last[i] = Some(s);
@@ -244,17 +264,18 @@ fn main() {
     };
     let off_median = median(&times[0]);
     println!(
-        "| config | method used | min s | median s | speed-up (median) | prefetch | hit | skip_rep | io_depth |"
+        "| config | method used | min s | median s | speed-up (median) | CPU s (median) | prefetch | hit | skip_rep | io_depth |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (i, (name, _, _)) in configs.iter().enumerate() {
         let s = last[i].as_ref().unwrap();
         let min = times[i].iter().copied().fold(f64::INFINITY, f64::min);
         let med = median(&times[i]);
         println!(
-            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {} | {} | {} | {:.1} |",
+            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {:.2} | {} | {} | {} | {:.1} |",
             s.method,
             off_median / med,
+            median(&cpu[i]),
             s.prefetch,
             s.hit,
             s.skip_rep,

@@ -164,7 +164,7 @@ fn main() {
             println!("| io_uring buffered | {depth} | {r:.0} |");
         }
         if let Some(d) = &direct {
-            for depth in [1, 10, 32, 64] {
+            for depth in [1, 10, 32, 64, 128] {
                 let r = uring_rate(d, blocks, reads, depth, &mut rng);
                 println!("| io_uring O_DIRECT | {depth} | {r:.0} |");
             }

@@ -327,6 +327,11 @@ impl<'a> UringReads<'a> {
 
     /// Starts reading `b` into a buffer; false if it is in the pool already.
     fn start(&mut self, b: BlockRef) -> Result<bool, StorageError> {
+        if self.by_block.contains_key(&b) {
+            // Already on its way (the decoder's `pending` map normally
+            // catches this first); claiming it again would wait on ourselves.
+            return Ok(false);
+        }
         while self.ring.room() == 0 {
             self.complete_next()?;
         }

@@ -234,3 +234,33 @@ fn async_read_is_verified_at_completion() {
     assert!(db.pool.start_async_read(oid, 3).unwrap().is_none());
     assert_eq!(visible(&db, oid)[3], visible(&db, oid)[4]);
 }
+
+/// The background writer's step writes the dirty buffers that clock sweep
+/// will take next, and only once.
+#[test]
+fn clean_ahead_writes_dirty_buffers_once() {
+    use std::sync::atomic::Ordering;
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), &[]);
+    let oid = create_filled(&db, 30_000);
+    let txn = db.txn.begin_write().unwrap();
+    for block in 0..8 {
+        assert!(heap::delete(&db.pool, oid, Tid { block, item: 1 }, txn.xid()).unwrap());
+    }
+    db.commit(txn).unwrap();
+    let before = db.pool.stats.writes.load(Ordering::Relaxed);
+    let written = db.pool.clean_ahead(db.pool.nbuffers()).unwrap();
+    assert_eq!(written, 8);
+    assert_eq!(db.pool.stats.writes.load(Ordering::Relaxed), before + 8);
+    assert_eq!(db.pool.clean_ahead(db.pool.nbuffers()).unwrap(), 0);
+    // The pages on disk now carry the deletes.
+    let file = std::fs::read(db.smgr.path(oid)).unwrap();
+    for block in 0..8usize {
+        let page = &file[block * 8192..(block + 1) * 8192];
+        assert_eq!(tusk_storage::page::lsn(page), {
+            let buf = db.pool.read_buffer(oid, block as u32).unwrap();
+            let g = buf.lock_shared();
+            tusk_storage::page::lsn(g.page())
+        });
+    }
+}
