@@ -2282,14 +2282,15 @@ impl<'a> Binder<'a> {
             };
             let tuples = rel.est_rows.max(1.0);
             let rows = (tuples * sel).max(1.0);
-            let mut leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
-            let mut height = 0.0;
-            while leaf_pages > 1.0 {
-                leaf_pages =
-                    (leaf_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
+            // Pages per level as a bulk build leaves them (90 % full leaves,
+            // 70 % full internal pages); `height` counts the levels above.
+            let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
+            let (mut level_pages, mut height) = (leaf_pages, 0.0);
+            while level_pages > 1.0 {
+                level_pages =
+                    (level_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
                 height += 1.0;
             }
-            let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
             let disabled = if self.enable_indexscan {
                 0.0
             } else {

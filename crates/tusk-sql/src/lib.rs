@@ -487,6 +487,24 @@ impl Session {
             }
             A::Statement::CreateTable(ct) => self.create_table(ct),
             A::Statement::CreateIndex(ci) => self.create_index(ci),
+            // `VACUUM [t]` inside a multi-statement string reaches the
+            // parser (alone it is recognised before, with VERBOSE).
+            A::Statement::Vacuum(v)
+                if !(v.full || v.sort_only || v.delete_only || v.reindex || v.recluster)
+                    && v.threshold.is_none()
+                    && !v.boost =>
+            {
+                let table = v.table_name.as_ref().map(object_name).transpose()?;
+                let mut result = None;
+                self.vacuum(
+                    VacuumTarget {
+                        verbose: false,
+                        table,
+                    },
+                    &mut |r| result = Some(r),
+                )?;
+                Ok(result.expect("VACUUM reports a command tag"))
+            }
             A::Statement::Drop {
                 object_type,
                 if_exists,

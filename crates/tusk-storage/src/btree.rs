@@ -252,9 +252,10 @@ mod node {
     pub fn remove(p: &mut [u8], gone: &[u16]) {
         let es = entry_size(p);
         let n = count(p);
-        let mut out = gone.first().map_or(n, |&g| g as usize);
+        let first = gone.first().map_or(n, |&g| g as usize);
+        let mut out = first;
         let mut skip = gone.iter().peekable();
-        for i in out..n {
+        for i in first..n {
             if skip.peek().is_some_and(|&&g| g as usize == i) {
                 skip.next();
                 continue;

@@ -74,6 +74,8 @@ pub struct VacuumReport {
     /// Time in phase 1 (heap scan and prune), phase 2 (index passes) and
     /// phase 3 (heap passes).
     pub phase_time: [Duration; 3],
+    /// WAL written: records, full-page images, bytes.
+    pub wal: (u64, u64, u64),
     pub elapsed: Duration,
 }
 
@@ -88,6 +90,7 @@ pub fn vacuum_table(
     maintenance_work_mem: usize,
 ) -> Result<VacuumReport, StorageError> {
     let start = Instant::now();
+    let wal_start = wal_position(db);
     let pool = &db.pool;
     let rel = table.oid;
     let nblocks = db.nblocks(rel)?;
@@ -181,11 +184,28 @@ pub fn vacuum_table(
         clean(db, table, indexes, xid, &store, &mut report)?;
     }
     report.phase_time[0] = start.elapsed() - report.phase_time[1] - report.phase_time[2];
+    let wal_end = wal_position(db);
+    report.wal = (
+        wal_end.0 - wal_start.0,
+        wal_end.1 - wal_start.1,
+        wal_end.2 - wal_start.2,
+    );
     for (i, index) in indexes.iter().enumerate() {
         report.indexes[i].1.pages = db.nblocks(index.oid)?;
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// WAL records and full-page images inserted so far, and the insert position.
+fn wal_position(db: &Database) -> (u64, u64, u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let s = &db.wal.stats;
+    (
+        s.records.load(Relaxed),
+        s.fpis.load(Relaxed),
+        db.wal.insert_lsn(),
+    )
 }
 
 /// Phases 2 and 3 for the dead TIDs in `store`.
@@ -296,6 +316,10 @@ impl VacuumReport {
         let [scan, index, heap] = self.phase_time.map(|d| d.as_secs_f64());
         m.push_str(&format!(
             "tusk: phases: heap scan and prune {scan:.3} s, index vacuuming {index:.3} s, heap vacuuming {heap:.3} s\n"
+        ));
+        m.push_str(&format!(
+            "WAL usage: {} records, {} full page images, {} bytes\n",
+            self.wal.0, self.wal.1, self.wal.2
         ));
         m.push_str(&format!(
             "system usage: elapsed: {:.2} s",
