@@ -288,10 +288,16 @@ fn main() {
         || std::env::var_os("TUSK_BENCH_QUICK").is_some_and(|v| v != "0");
     let rounds = if quick { 3 } else { 5 };
     let mut md = String::new();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let head = format!(
-        "simd: {}; {} rounds, median (min) ns per lookup; all structures loaded with the same \
-         TIDs and probed with the same sequence in alternating rounds{}",
+        "simd: {}; load average at start {}; {} rounds, median (min) ns per lookup in \
+         thread CPU time; all structures loaded with the same TIDs and probed with the same \
+         sequence in alternating rounds{}",
         tusk_radix::simd::implementation(),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
         rounds,
         if quick { "; QUICK (small) run" } else { "" }
     );
