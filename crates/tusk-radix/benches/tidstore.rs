@@ -288,7 +288,7 @@ fn main() {
         || std::env::var_os("TUSK_BENCH_QUICK").is_some_and(|v| v != "0");
     let rounds = if quick { 3 } else { 5 };
     let mut md = String::new();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let head = format!(
         "simd: {}; load average at start {}; {} rounds, median (min) ns per lookup in \
          thread CPU time; all structures loaded with the same TIDs and probed with the same \
