@@ -294,7 +294,8 @@ fn main() {
          thread CPU time; all structures loaded with the same TIDs and probed with the same \
          sequence in alternating rounds{}",
         tusk_radix::simd::implementation(),
-        load.split_whitespace()
+        loadavg
+            .split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
             .join(" "),
