@@ -165,6 +165,8 @@ struct Loaded {
     roaring: RoaringTreemap,
     hashbm: HashMap<u32, Vec<u64>>,
     store: TidStore,
+    /// `memory_usage` of the same TIDs in a `TidStore::new()` (32 kB pages).
+    small_pages_bytes: usize,
     ntids: usize,
 }
 
@@ -174,8 +176,10 @@ fn load(blocks: &[(u32, Vec<u16>)]) -> Loaded {
     let mut hashbm: HashMap<u32, Vec<u64>> = HashMap::new();
     // As VACUUM creates it with a large maintenance_work_mem: huge-page runs.
     let mut store = TidStore::with_limit(1 << 30);
+    let mut small = TidStore::new();
     for (b, offs) in blocks {
         store.add_block(*b, offs);
+        small.add_block(*b, offs);
         let words = *offs.last().unwrap() as usize / 64 + 1;
         let mut bm = vec![0u64; words];
         for &o in offs {
@@ -193,6 +197,7 @@ fn load(blocks: &[(u32, Vec<u16>)]) -> Loaded {
         roaring,
         hashbm,
         store,
+        small_pages_bytes: small.memory_usage(),
         ntids,
     }
 }
@@ -201,15 +206,16 @@ fn hash_bytes(h: &HashMap<u32, Vec<u64>>) -> usize {
     h.capacity() * (4 + 24 + 1) + h.values().map(|v| v.capacity() * 8).sum::<usize>()
 }
 
+/// Bytes per TID: array, roaring, hash, tidstore with 32 kB pages, and the
+/// probed tidstore (2 MB runs, counted whole).
 fn bytes_per_tid(l: &Loaded) -> [f64; 5] {
     let n = l.ntids as f64;
-    let store = l.store.memory_usage() as f64 / n;
     [
         6.0,
         l.roaring.serialized_size() as f64 / n,
         hash_bytes(&l.hashbm) as f64 / n,
-        store,
-        store,
+        l.small_pages_bytes as f64 / n,
+        l.store.memory_usage() as f64 / n,
     ]
 }
 
@@ -282,10 +288,17 @@ fn main() {
         || std::env::var_os("TUSK_BENCH_QUICK").is_some_and(|v| v != "0");
     let rounds = if quick { 3 } else { 5 };
     let mut md = String::new();
+    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let head = format!(
-        "simd: {}; {} rounds, median (min) ns per lookup; all structures loaded with the same \
-         TIDs and probed with the same sequence in alternating rounds{}",
+        "simd: {}; load average at start {}; {} rounds, median (min) ns per lookup in \
+         thread CPU time; all structures loaded with the same TIDs and probed with the same \
+         sequence in alternating rounds{}",
         tusk_radix::simd::implementation(),
+        loadavg
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
         rounds,
         if quick { "; QUICK (small) run" } else { "" }
     );
@@ -330,6 +343,13 @@ fn main() {
     shuffle(&mut probes, &mut rng);
     let shuf = probe(&l, &probes, rounds);
     drop(l);
+    let note = format!(
+        "tidstore bytes/TID: {:.3} with 32 kB pages (`TidStore::new`); {:.3} as probed \
+         (`TidStore::with_limit(1 GB)`: 2 MB huge-page runs, counted whole)",
+        bpt[3], bpt[4]
+    );
+    println!("{note}");
+    writeln!(md, "{note}\n").unwrap();
     let hdr = "| structure | bytes/TID | sequential ns | shuffled ns | shuffled vs pg15 array |\n|---|---|---|---|---|";
     println!("{hdr}");
     writeln!(md, "{hdr}").unwrap();
@@ -337,7 +357,7 @@ fn main() {
         let row = format!(
             "| {} | {:.3} | {:.1} ({:.1}) | {:.1} ({:.1}) | {:.1}x |",
             NAMES[w],
-            bpt[w],
+            bpt[if w >= 3 { 4 } else { w }],
             seq[w].0,
             seq[w].1,
             shuf[w].0,
@@ -362,7 +382,7 @@ fn main() {
     );
     println!("\n{title}");
     writeln!(md, "\n{title}\n").unwrap();
-    let hdr = "| dead | blk% | TIDs | B/TID array / roaring / hash / tidstore | ordered ns array / roaring / hash / tidstore / batch | shuffled ns array / roaring / hash / tidstore / batch | x single | x batch |\n|---|---|---|---|---|---|---|---|";
+    let hdr = "| dead | blk% | TIDs | B/TID array / roaring / hash / tidstore 32 kB pages / tidstore 2 MB runs | ordered ns array / roaring / hash / tidstore / batch | shuffled ns array / roaring / hash / tidstore / batch | x single | x batch |\n|---|---|---|---|---|---|---|---|";
     println!("{hdr}");
     writeln!(md, "{hdr}").unwrap();
     for k in [1usize, 2, 3, 4, 8, 30, 64, 291] {
@@ -395,12 +415,13 @@ fn main() {
                     .join(" / ")
             };
             let row = format!(
-                "| {k} | {pct} | {} | {:.2} / {:.2} / {:.2} / {:.2} | {} | {} | {:.1} | {:.1} |",
+                "| {k} | {pct} | {} | {:.2} / {:.2} / {:.2} / {:.2} / {:.2} | {} | {} | {:.1} | {:.1} |",
                 l.ntids,
                 bpt[0],
                 bpt[1],
                 bpt[2],
                 bpt[3],
+                bpt[4],
                 f(&ord),
                 f(&shuf),
                 shuf[0].0 / shuf[3].0,
