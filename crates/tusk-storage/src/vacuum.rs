@@ -38,7 +38,7 @@
 
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
-use crate::heap::{log_page_change, Tid};
+use crate::heap::{log_page_change, Tid, Visibility};
 use crate::page::{self, ItemState};
 use crate::tuple;
 use crate::txn::Xid;
@@ -107,14 +107,10 @@ pub fn vacuum_table(
     let mut dead: Vec<u16> = Vec::new();
     let mut pruned: Vec<u16> = Vec::new();
     let mut payload: Vec<u8> = Vec::new();
-    // Commit status cache: the tuples of a page share a few xids.
-    let mut last: (Xid, bool) = (0, false);
-    let mut committed = |x: Xid| {
-        if last.0 != x {
-            last = (x, db.txn.is_committed(x));
-        }
-        last.1
-    };
+    // Commit status with a two-entry cache: the tuples of a page share a
+    // few xids (typically an inserter and a deleter, alternating).
+    let mut status = Visibility::new(&db.txn, db.txn.snapshot());
+    let mut committed = |x: Xid| status.is_committed(x);
     for block in 0..nblocks {
         let buf = pool.read_buffer(rel, block)?;
         dead.clear();
