@@ -1840,7 +1840,8 @@ class VacuumBench(Benchmark):
 
     def bench_tusk(self, args, tusk: Tusk) -> VacuumRun:
         run = VacuumRun("tusk")
-        tusk.STARTUP = self.TUSK_STARTUP
+        # fresh_data_dir writes the instance's settings (not the class default).
+        tusk.startup = dict(self.TUSK_STARTUP)
         tusk.fresh_data_dir(args.workdir)
         # One process for setup and VACUUM, as one PostgreSQL server serves
         # both: a tusk process checkpoints when it opens the data directory,

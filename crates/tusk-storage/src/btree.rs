@@ -573,11 +573,15 @@ impl<'p> Btree<'p> {
         })
     }
 
-    /// Removes every entry whose TID `is_dead` (VACUUM's index pass,
+    /// Removes every entry whose TID is dead (VACUUM's index pass,
     /// PostgreSQL's `ambulkdelete`): walks the leaf level left to right once.
+    /// `are_dead(tids, dead)` answers for all the TIDs of one leaf page at a
+    /// time, so a dead-TID store can probe them together (the TIDs of a leaf
+    /// are in key order, i.e. in random heap order: batching lets the
+    /// store overlap its cache misses).
     pub fn bulk_delete(
         &self,
-        mut is_dead: impl FnMut(Tid) -> bool,
+        mut are_dead: impl FnMut(&[Tid], &mut [bool]),
         xid: Xid,
     ) -> Result<BulkDeleteStats, StorageError> {
         let mut stats = BulkDeleteStats {
@@ -588,6 +592,8 @@ impl<'p> Btree<'p> {
         let (mut block, _) = self.descend(MIN_KEY)?;
         let mut gone: Vec<u16> = Vec::new();
         let mut payload: Vec<u8> = Vec::new();
+        let mut tids: Vec<Tid> = Vec::new();
+        let mut dead: Vec<bool> = Vec::new();
         while block != NO_BLOCK {
             let buf = self.pool.read_buffer(self.rel, block)?;
             // Look under a shared lock first: most pages of a sparse delete
@@ -600,11 +606,14 @@ impl<'p> Btree<'p> {
                     return Err(corrupt(self.rel, block));
                 }
                 let n = node::count(p);
-                for i in 0..n {
-                    if is_dead(Tid::from_u64(get_u64(p, ENTRIES + i * LEAF_ENTRY + 8))) {
-                        gone.push(i as u16);
-                    }
-                }
+                tids.clear();
+                tids.extend(
+                    (0..n).map(|i| Tid::from_u64(get_u64(p, ENTRIES + i * LEAF_ENTRY + 8))),
+                );
+                dead.clear();
+                dead.resize(n, false);
+                are_dead(&tids, &mut dead);
+                gone.extend((0..n).filter(|&i| dead[i]).map(|i| i as u16));
                 stats.remaining += (n - gone.len()) as u64;
                 node::right(p)
             };

@@ -218,9 +218,14 @@ fn clean(
     if !indexes.is_empty() {
         report.index_scans += 1;
     }
+    let mut probes: Vec<tusk_radix::Tid> = Vec::new();
     for (i, index) in indexes.iter().enumerate() {
         let s = Btree::new(pool, index.oid).bulk_delete(
-            |t: Tid| store.contains(tusk_radix::Tid::new(t.block, t.item)),
+            |tids: &[Tid], dead: &mut [bool]| {
+                probes.clear();
+                probes.extend(tids.iter().map(|t| tusk_radix::Tid::new(t.block, t.item)));
+                store.contains_batch(&probes, dead);
+            },
             xid,
         )?;
         let total = &mut report.indexes[i].1;

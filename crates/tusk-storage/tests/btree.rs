@@ -70,7 +70,14 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
         assert_eq!(got, model_range(&model, lo, hi), "range {lo:?}..{hi:?}");
     }
     let s = bt
-        .bulk_delete(|t| t.to_u64().is_multiple_of(del), txn.xid())
+        .bulk_delete(
+            |tids, dead| {
+                for (t, d) in tids.iter().zip(dead.iter_mut()) {
+                    *d = t.to_u64().is_multiple_of(del);
+                }
+            },
+            txn.xid(),
+        )
         .unwrap();
     let before = model.len();
     model.retain(|&(_, t)| !t.is_multiple_of(del));
