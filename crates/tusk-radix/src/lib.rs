@@ -145,7 +145,7 @@
 //!
 //! [`TidStore::contains_batch`] answers many probes at once — what VACUUM's
 //! index pass wants for the TIDs of one index page. Sixteen probes walk the
-//! tree side by side ([`RadixTree::get_batch`]), one level per round; each
+//! tree side by side ([`RadixTree::get_le_batch`]), one level per round; each
 //! step prefetches the child's header line and the line its slot occupies
 //! if the child is a 256-way node, and containers are prefetched before
 //! they are searched. With shuffled probes a lone lookup waits for one
