@@ -145,7 +145,7 @@
 //!
 //! [`TidStore::contains_batch`] answers many probes at once — what VACUUM's
 //! index pass wants for the TIDs of one index page. Sixteen probes walk the
-//! tree side by side ([`RadixTree::get_batch`]), one level per round; each
+//! tree side by side ([`RadixTree::get_le_batch`]), one level per round; each
 //! step prefetches the child's header line and the line its slot occupies
 //! if the child is a 256-way node, and containers are prefetched before
 //! they are searched. With shuffled probes a lone lookup waits for one
@@ -198,13 +198,14 @@
 //! thread's CPU time; `bench/results/tidstore-latest.md` holds the last full
 //! run. On seed 003's load (1 M blocks, half of them with 1 to 32 dead among
 //! the first 63; 8.25 M TIDs, every one probed, shuffled), on a shared
-//! 2-core VM (two full runs, load average 5 to 9): the array 600 to 660 ns
-//! per lookup, the store 93 to 146 ns with `contains` (4.5x to 6.4x) and 43
-//! to 60 ns with `contains_batch` (11x to 14x), at 1.3 bytes per TID (1.5
-//! counting whole huge-page runs) against 6. A lone lookup costs about one
-//! cache miss (the leaf); the array costs several, but not ten, so only the
-//! batch reaches the 10x of issue 7. Dense pages (30 to 291 dead) give 4x
-//! to 17x single and up to 39x batched.
+//! 2-core VM (three full runs, load average 4 to 9): the array 555 to 660
+//! ns per lookup, the store 93 to 146 ns with `contains` (4.5x to 6.4x) and
+//! 38 ns with `contains_batch` in the last run (14.5x; 11x to 14x before
+//! `get_le_batch` finished predecessor searches in the leaf), at 1.3 bytes
+//! per TID (1.5 counting whole huge-page runs) against 6. A lone lookup
+//! costs about one cache miss (the leaf); the array costs several, but not
+//! ten, so only the batch reaches the 10x of issue 7. Dense pages (30 to
+//! 291 dead) give 4x to 16x single and up to 27x batched.
 //! With sparse dead tuples (1 to 8 per page) on a table small enough for
 //! the array to stay in cache, the array is about as fast as the store.
 

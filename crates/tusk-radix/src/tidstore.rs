@@ -185,14 +185,13 @@ impl<A: NodeRead> TidStore<A> {
 
     /// Membership of many TIDs at once: `out[i] = self.contains(tids[i])`.
     ///
-    /// Up to [`BATCH`](crate::tree::BATCH) probes walk the tree side by side,
-    /// one level at a time, and each step prefetches the node the probe
-    /// visits next; by the time the walk comes back to that probe the line
-    /// is usually in cache. A shuffled probe sequence (VACUUM's index pass)
-    /// then pays its cache misses in parallel instead of one after another.
-    /// Probes whose block is not a key of its own (list containers) finish
-    /// with the ordinary predecessor search, over nodes the walk has just
-    /// brought into cache.
+    /// Up to [`BATCH`](crate::tree::BATCH) probes walk the tree side by side
+    /// ([`RadixTree::get_le_batch`]), one level at a time, and each step
+    /// prefetches the node the probe visits next; by the time the walk comes
+    /// back to that probe the line is usually in cache. Containers are
+    /// prefetched before any is searched. A shuffled probe sequence
+    /// (VACUUM's index pass) then pays its cache misses in parallel instead
+    /// of one after another.
     pub fn contains_batch(&self, tids: &[Tid], out: &mut [bool]) {
         assert_eq!(tids.len(), out.len(), "one answer per probe");
         const B: usize = crate::tree::BATCH;
@@ -203,10 +202,10 @@ impl<A: NodeRead> TidStore<A> {
             for (k, t) in keys.iter_mut().zip(tids) {
                 *k = u64::from(t.block);
             }
-            self.tree.get_batch(&keys[..n], &mut vals[..n]);
+            self.tree.get_le_batch(&keys[..n], &mut vals[..n]);
             // Values that point at a container: prefetch it now, test later.
             for (v, t) in vals[..n].iter().zip(tids) {
-                if let Some(v) = *v {
+                if let Some((_, v)) = *v {
                     if v & TAG_INLINE == 0 {
                         let (p, w) = if v & 3 == TAG_BITMAP {
                             (v >> 9, t.offset as usize >> 6)
@@ -223,8 +222,8 @@ impl<A: NodeRead> TidStore<A> {
                     _ if self.in_open(t.block) => {
                         self.open.binary_search(&(t.block, t.offset)).is_ok()
                     }
-                    Some(v) => self.value_contains(u64::from(t.block), v, t),
-                    None => self.contains(t),
+                    Some((key, v)) => self.value_contains(key, v, t),
+                    None => false,
                 };
             }
         }

@@ -166,7 +166,7 @@ fn n48_set_index(n: &mut [u64], c: u8, v: usize) {
     *w = (*w & !(0xff << sh)) | (v as u64) << sh;
 }
 
-/// Most keys [`RadixTree::get_batch`] walks side by side: enough lookups in
+/// Most keys [`RadixTree::get_le_batch`] walks side by side: enough lookups in
 /// flight to cover a memory latency with the others' work.
 pub const BATCH: usize = 16;
 
@@ -339,16 +339,19 @@ impl<A: NodeRead> RadixTree<A> {
         }
     }
 
-    /// [`get`](Self::get) for up to [`BATCH`] keys at once:
-    /// `out[i] = self.get(keys[i])`.
+    /// [`get_le`](Self::get_le) for up to [`BATCH`] keys at once:
+    /// `out[i] = self.get_le(keys[i])`.
     ///
-    /// The keys walk down side by side, one level per round. After a key
-    /// steps to a child, the child's header line and the line its slot
-    /// would occupy if the child is a 256-way node are prefetched; the
-    /// other keys' steps of that round hide the latency. So a batch pays
+    /// The keys walk their exact paths side by side, one level per round.
+    /// After a key steps to a child, the child's header line and the line
+    /// its slot would occupy if the child is a 256-way node are prefetched;
+    /// the other keys' steps of that round hide the latency. So a batch pays
     /// about one memory latency per level rather than one per key and
-    /// level.
-    pub fn get_batch(&self, keys: &[u64], out: &mut [Option<u64>]) {
+    /// level. A key whose chunk is missing from its leaf takes the leaf's
+    /// next smaller chunk at once (the leaf is in cache); a key that leaves
+    /// its path higher up, or finds nothing smaller in its leaf, finishes
+    /// with [`get_le`](Self::get_le) over nodes the walk just touched.
+    pub fn get_le_batch(&self, keys: &[u64], out: &mut [Option<(u64, u64)>]) {
         assert!(keys.len() == out.len() && keys.len() <= BATCH);
         out.fill(None);
         if self.root.is_null() {
@@ -357,10 +360,13 @@ impl<A: NodeRead> RadixTree<A> {
         let max = self.max_key();
         let mut node = [RelPtr::NULL; BATCH];
         let mut live = 0u32;
+        let mut slow = 0u32;
         for (i, &k) in keys.iter().enumerate() {
             if k <= max {
                 node[i] = self.root;
                 live |= 1 << i;
+            } else {
+                slow |= 1 << i;
             }
         }
         let mut shift = self.root_shift;
@@ -369,9 +375,23 @@ impl<A: NodeRead> RadixTree<A> {
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                match self.step(node[i], (keys[i] >> shift) as u8) {
-                    None => live &= !(1 << i),
-                    Some(slot) if shift == 0 => out[i] = Some(slot),
+                let c = (keys[i] >> shift) as u8;
+                match self.step(node[i], c) {
+                    None => {
+                        live &= !(1 << i);
+                        let near = if shift == 0 && c > 0 {
+                            self.chunk_le(node[i], c - 1)
+                        } else {
+                            None
+                        };
+                        match near {
+                            Some((ch, slot)) => {
+                                out[i] = Some((keys[i] & !0xff | u64::from(ch), slot))
+                            }
+                            None => slow |= 1 << i,
+                        }
+                    }
+                    Some(slot) if shift == 0 => out[i] = Some((keys[i], slot)),
                     Some(slot) => {
                         let child = RelPtr(slot);
                         let next = (keys[i] >> (shift - 8)) as u8;
@@ -382,9 +402,14 @@ impl<A: NodeRead> RadixTree<A> {
                 }
             }
             if shift == 0 || live == 0 {
-                return;
+                break;
             }
             shift -= 8;
+        }
+        while slow != 0 {
+            let i = slow.trailing_zeros() as usize;
+            slow &= slow - 1;
+            out[i] = self.get_le(keys[i]);
         }
     }
 

@@ -55,6 +55,19 @@ proptest! {
         let got: Vec<(u64, u64)> = t.iter().collect();
         let want: Vec<(u64, u64)> = m.iter().map(|(&k, &v)| (k, v)).collect();
         prop_assert_eq!(got, want);
+        // The batched predecessor search agrees, BATCH keys at a time.
+        let probes: Vec<u64> = m
+            .keys()
+            .flat_map(|&k| [k.wrapping_sub(1), k, k.saturating_add(1)])
+            .chain([0, u64::MAX, 1 << 20])
+            .collect();
+        for chunk in probes.chunks(tusk_radix::BATCH) {
+            let mut got = vec![None; chunk.len()];
+            t.get_le_batch(chunk, &mut got);
+            for (&k, g) in chunk.iter().zip(&got) {
+                prop_assert_eq!(*g, m.range(..=k).next_back().map(|(&k, &v)| (k, v)));
+            }
+        }
         // Predecessor search around every key.
         for &k in m.keys() {
             for probe in [k.wrapping_sub(1), k, k.saturating_add(1)] {
