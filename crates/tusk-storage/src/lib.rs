@@ -285,6 +285,25 @@ pub struct Database {
     recovery_stats: RecoveryStats,
 }
 
+/// The process's limit on open files, raised once to the hard limit.
+///
+/// A spilling hash join keeps one file per partition open (512 per side at
+/// the default `work_mem`, per participant in a Parallel Hash Join), more
+/// than the 1024 descriptors many systems allow by default; PostgreSQL caps
+/// its own use with `max_files_per_process` and a descriptor cache instead.
+pub fn open_file_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        use rustix::process::{getrlimit, setrlimit, Resource};
+        let mut l = getrlimit(Resource::Nofile);
+        if l.current < l.maximum {
+            l.current = l.maximum;
+            let _ = setrlimit(Resource::Nofile, l);
+        }
+        getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX)
+    })
+}
+
 /// How long `Database::open` waits for a busy data directory lock.
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// How often it retries meanwhile.
@@ -307,6 +326,7 @@ impl Database {
             std::fs::write(&conf, DEFAULT_CONF).map_err(|e| io("write", &conf, e))?;
         }
 
+        open_file_limit();
         let lock_path = dir.join("tusk.lock");
         let lock = std::fs::OpenOptions::new()
             .create(true)
