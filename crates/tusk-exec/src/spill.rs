@@ -1,9 +1,11 @@
 //! Spill files: rows of a batch written to a temporary file and read back.
 //!
 //! A spill file lives in the data directory's temp area and is unlinked as
-//! soon as it is created, so it disappears when its handle is dropped — at
+//! soon as it is created, so its data goes when its handle is dropped — at
 //! the end of the statement, on error, and in a crash (the startup sweep of
-//! the temp directory is only a second line of defence).
+//! the temp directory is only a second line of defence). A dropped file is
+//! truncated to zero and its handle kept in a small pool for the next spill
+//! in the same directory (see `FREE_FILES`): no name, no data, one inode.
 //!
 //! Each row is stored as
 //!
