@@ -197,15 +197,24 @@ impl<A: NodeRead> TidStore<A> {
         const B: usize = crate::tree::BATCH;
         let mut keys = [0u64; B];
         let mut vals = [None; B];
+        // walk[i]: which walked key answers probe i. Probes of one block in
+        // a row (an index whose order follows the heap's) share one walk.
+        let mut walk = [0usize; B];
         for (tids, out) in tids.chunks(B).zip(out.chunks_mut(B)) {
             let n = tids.len();
-            for (k, t) in keys.iter_mut().zip(tids) {
-                *k = u64::from(t.block);
+            let mut m = 0;
+            for (w, t) in walk.iter_mut().zip(tids) {
+                let k = u64::from(t.block);
+                if m == 0 || keys[m - 1] != k {
+                    keys[m] = k;
+                    m += 1;
+                }
+                *w = m - 1;
             }
-            self.tree.get_le_batch(&keys[..n], &mut vals[..n]);
+            self.tree.get_le_batch(&keys[..m], &mut vals[..m]);
             // Values that point at a container: prefetch it now, test later.
-            for (v, t) in vals[..n].iter().zip(tids) {
-                if let Some((_, v)) = *v {
+            for (&w, t) in walk[..n].iter().zip(tids) {
+                if let Some((_, v)) = vals[w] {
                     if v & TAG_INLINE == 0 {
                         let (p, w) = if v & 3 == TAG_BITMAP {
                             (v >> 9, t.offset as usize >> 6)
@@ -218,7 +227,7 @@ impl<A: NodeRead> TidStore<A> {
             }
             for i in 0..n {
                 let t = tids[i];
-                out[i] = match vals[i] {
+                out[i] = match vals[walk[i]] {
                     _ if self.in_open(t.block) => {
                         self.open.binary_search(&(t.block, t.offset)).is_ok()
                     }
