@@ -2,45 +2,17 @@
 //! live rows, VACUUM removes dead tuples and their index entries, freed
 //! space is reused, a small dead-TID budget takes several index passes.
 
-use tusk_sql::{QueryResult, Session};
+mod common;
+
+use common::{error, run, session_with};
+use tusk_sql::Session;
 
 fn session(dir: &std::path::Path) -> Session {
-    std::fs::write(
-        dir.join("tusk.conf"),
-        "shared_buffers = 1MB\nhuge_pages = off\n",
-    )
-    .unwrap();
-    Session::open(dir).unwrap()
-}
-
-/// All results of `sql` as lines: rows `|`-joined, tags, notices.
-fn run(s: &mut Session, sql: &str) -> Vec<String> {
-    let res = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let mut out = Vec::new();
-    for r in res {
-        match r {
-            QueryResult::Rows { rows, .. } => out.extend(rows.iter().map(|r| {
-                r.iter()
-                    .map(|v| v.clone().unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })),
-            QueryResult::Command { tag } => out.push(tag),
-            QueryResult::Notice { level, message } => out.push(format!("{level}:  {message}")),
-        }
-    }
-    out
+    session_with(dir, "shared_buffers = 1MB\nhuge_pages = off\n")
 }
 
 fn one(s: &mut Session, sql: &str) -> String {
     run(s, sql).pop().unwrap()
-}
-
-fn error(s: &mut Session, sql: &str) -> String {
-    match s.query(sql) {
-        Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
-        Err(e) => e.message,
-    }
 }
 
 fn explain(s: &mut Session, sql: &str) -> String {

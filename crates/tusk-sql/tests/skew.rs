@@ -4,24 +4,10 @@
 //! Sized to run in seconds in a test build; `bench/run.py join --skew` runs
 //! a bigger version.
 
-use tusk_sql::{QueryResult, Session};
+mod common;
 
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let res = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    match res.last().unwrap() {
-        QueryResult::Rows { rows, .. } => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v| v.clone().unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect(),
-        QueryResult::Command { tag } => vec![tag.clone()],
-        QueryResult::Notice { message, .. } => vec![message.clone()],
-    }
-}
+use common::rows;
+use tusk_sql::Session;
 
 /// Keys 1..=`keys` where key r appears ⌊`scale` / r⌋ times: Zipf(1.0).
 fn zipf_values(keys: u32, scale: u32) -> Vec<String> {

@@ -1,40 +1,12 @@
 //! End-to-end behaviour of sessions: results, errors, persistence.
 
-use tusk_sql::{QueryResult, Session};
+mod common;
+
+use common::{error, rows, session_with};
+use tusk_sql::Session;
 
 fn session(dir: &std::path::Path) -> Session {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(
-        dir.join("tusk.conf"),
-        "shared_buffers = 256kB\nhuge_pages = off\n",
-    )
-    .unwrap();
-    Session::open(dir).unwrap()
-}
-
-/// Runs `sql` and returns the rows of the last result, `|`-joined.
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let res = s.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    match res.last().unwrap() {
-        QueryResult::Rows { rows, .. } => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v| v.clone().unwrap_or_default())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect(),
-        QueryResult::Command { tag } => vec![tag.clone()],
-        QueryResult::Notice { message, .. } => vec![message.clone()],
-    }
-}
-
-fn error(s: &mut Session, sql: &str) -> String {
-    match s.query(sql) {
-        Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
-        Err(e) => e.message,
-    }
+    session_with(dir, "shared_buffers = 256kB\nhuge_pages = off\n")
 }
 
 #[test]

@@ -64,7 +64,7 @@
 
 use crate::bufmgr::BufferPool;
 use crate::heap::{log_page_change, log_page_image, Tid};
-use crate::page::{self, PAGE_HEADER_SIZE, PAGE_SIZE};
+use crate::page::{self, get_u16, get_u32, get_u64, put_u16, put_u32, PAGE_HEADER_SIZE, PAGE_SIZE};
 use crate::txn::Xid;
 use crate::wal::{BlockRef, RecordType};
 use crate::StorageError;
@@ -105,22 +105,6 @@ pub type Key = (i64, u64);
 /// The smallest key: the lower bound of the leftmost page of each level.
 const MIN_KEY: Key = (i64::MIN, 0);
 
-#[inline]
-fn get_u16(p: &[u8], off: usize) -> u16 {
-    u16::from_le_bytes([p[off], p[off + 1]])
-}
-#[inline]
-fn put_u16(p: &mut [u8], off: usize, v: u16) {
-    p[off..off + 2].copy_from_slice(&v.to_le_bytes());
-}
-#[inline]
-fn get_u32(p: &[u8], off: usize) -> u32 {
-    u32::from_le_bytes(p[off..off + 4].try_into().unwrap())
-}
-#[inline]
-fn put_u32(p: &mut [u8], off: usize, v: u32) {
-    p[off..off + 4].copy_from_slice(&v.to_le_bytes());
-}
 #[inline]
 fn get_key(p: &[u8], off: usize) -> Key {
     (
@@ -640,11 +624,6 @@ impl<'p> Btree<'p> {
         }
         Ok(stats)
     }
-}
-
-#[inline]
-fn get_u64(p: &[u8], off: usize) -> u64 {
-    u64::from_le_bytes(p[off..off + 8].try_into().unwrap())
 }
 
 /// Walks the leaf level from a start key up to an upper bound, handing out

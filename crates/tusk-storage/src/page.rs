@@ -49,14 +49,31 @@ pub enum ItemState {
     Dead = 3,
 }
 
+// Little-endian fields of a page, shared by every page layout (heap, btree).
+
 #[inline]
-fn get_u16(p: &[u8], off: usize) -> u16 {
+pub(crate) fn get_u16(p: &[u8], off: usize) -> u16 {
     u16::from_le_bytes([p[off], p[off + 1]])
 }
 
 #[inline]
-fn put_u16(p: &mut [u8], off: usize, v: u16) {
+pub(crate) fn put_u16(p: &mut [u8], off: usize, v: u16) {
     p[off..off + 2].copy_from_slice(&v.to_le_bytes());
+}
+
+#[inline]
+pub(crate) fn get_u32(p: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes(p[off..off + 4].try_into().unwrap())
+}
+
+#[inline]
+pub(crate) fn put_u32(p: &mut [u8], off: usize, v: u32) {
+    p[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[inline]
+pub(crate) fn get_u64(p: &[u8], off: usize) -> u64 {
+    u64::from_le_bytes(p[off..off + 8].try_into().unwrap())
 }
 
 /// Formats an empty page.
