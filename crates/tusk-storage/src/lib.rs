@@ -543,16 +543,25 @@ impl Database {
             .unwrap_or_else(|e| e.into_inner())
             .push((txn.xid(), table.oid));
         self.pool.set_unlogged(table.oid, true);
-        let text = catalog::encode_table(table);
-        let lsn = self.wal.insert(
+        self.log_ddl(
             wal::RecordType::CreateTable,
-            txn.xid(),
-            None,
-            false,
-            text.as_bytes(),
-        )?;
-        // The record must be durable before the catalog entry or the file
-        // can exist, or recovery could not tell that they must go.
+            txn,
+            &catalog::encode_table(table),
+        )
+    }
+
+    /// Inserts and flushes a DDL record (catalog text as payload). The record
+    /// must be durable before the catalog entry or the file can exist, or
+    /// recovery could not tell that they must go.
+    fn log_ddl(
+        &self,
+        kind: wal::RecordType,
+        txn: &WriteTxn<'_>,
+        text: &str,
+    ) -> Result<(), StorageError> {
+        let lsn = self
+            .wal
+            .insert(kind, txn.xid(), None, false, text.as_bytes())?;
         self.wal.flush(lsn)
     }
 
@@ -567,15 +576,11 @@ impl Database {
         txn: &WriteTxn<'_>,
         index: &IndexDef,
     ) -> Result<(), StorageError> {
-        let text = catalog::encode_index(index);
-        let lsn = self.wal.insert(
+        self.log_ddl(
             wal::RecordType::CreateIndex,
-            txn.xid(),
-            None,
-            false,
-            text.as_bytes(),
-        )?;
-        self.wal.flush(lsn)
+            txn,
+            &catalog::encode_index(index),
+        )
     }
 
     /// Drops `table` (with its indexes) when `txn` commits (and not at all
