@@ -99,17 +99,14 @@ impl Drop for SpillFile {
         }
         let mut free = FREE_FILES.lock().unwrap_or_else(|e| e.into_inner());
         if free.len() < free_files_cap() {
-            // A placeholder takes the moved-out handle's place; it is
-            // dropped with `self` right after.
-            let file = std::mem::replace(&mut self.file, empty_file());
-            free.push((dir, file));
+            // The pool keeps a duplicate of the handle (same open file, so
+            // the same inode); this one closes as `self` goes. Reads and
+            // writes are positional, so the shared offset does not matter.
+            if let Ok(file) = self.file.try_clone() {
+                free.push((dir, file));
+            }
         }
     }
-}
-
-/// A handle to /dev/null, standing in for a file handed to the pool.
-fn empty_file() -> File {
-    File::open("/dev/null").expect("/dev/null opens")
 }
 
 impl SpillFile {
