@@ -14,7 +14,7 @@
 //!
 //! Probing loads the bucket heads of a whole probe batch first, prefetching the
 //! bucket slots and then the first entry of each chain, so the cache misses of
-//! many rows overlap (see [`load_heads`]). A probe batch may produce any number
+//! many rows overlap (see [`ProbeState`]). A probe batch may produce any number
 //! of matches, so the probe keeps a cursor (row and chain position) and stops
 //! each output batch at a fixed size.
 //!
@@ -68,7 +68,6 @@
 //! amplification ≤ 2 for builds up to F² × limit — with at most F files open,
 //! and there is never a moment when thousands of file buffers exist.
 
-use crate::chain::AtomicU32;
 use crate::error::Result;
 use crate::exec::{apply_filter, build, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
@@ -76,6 +75,7 @@ use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, reha
 use crate::parallel::Phaser;
 use crate::plan::{NodeKind, Plan};
 use crate::shared_table::{ChunkWriter, MemoryReport, SharedTable, SharedView, TupleKey};
+use crate::slots::{AtomicU32, AtomicU64, SlotIndex, MORE};
 use crate::spill::{
     self, bytes_of, rows_of, SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE,
 };
@@ -88,31 +88,17 @@ use tusk_storage::DataType;
 const EMPTY: u32 = 0;
 /// Marks an entry whose key is NULL (never linked into a bucket).
 const UNLINKED: u32 = u32::MAX;
-const MIN_BUCKETS: usize = 1024;
 /// Most partition files open at once.
 const MAX_FANOUT: usize = 1024;
 
-/// How far ahead the build's linking pass prefetches bucket heads.
+/// How far ahead the build's linking pass prefetches home slots.
 const LINK_PREFETCH_DISTANCE: usize = 16;
 
 /// Rows read from a spill file per batch while (re)loading a partition, small
 /// so that the memory check overshoots by little.
 const LOAD_BATCH_ROWS: usize = 256;
 
-/// Hints the CPU to bring the cache line holding `*p` closer. Never faults,
-/// whatever `p` points at; a no-op on targets without a prefetch instruction.
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists
-        // on every CPU this code runs on; a prefetch is only a hint and cannot
-        // fault or change memory, whatever address it is given.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use tusk_shmem::prefetch_line;
 
 #[repr(C)]
 struct IntEntry {
@@ -153,6 +139,8 @@ fn batch_bytes(b: &Batch) -> usize {
 /// Collects build rows; [`TableBuilder::finish`] links them into a table.
 struct TableBuilder {
     entries: Option<Entries>,
+    /// The key is an `integer` or `boolean`: slots hold the keys themselves.
+    exact: bool,
     payload: Batch,
     payload_bytes: usize,
     linked: usize,
@@ -163,6 +151,7 @@ impl TableBuilder {
     fn new(types: &[DataType]) -> TableBuilder {
         TableBuilder {
             entries: None,
+            exact: false,
             payload: Batch::empty(types),
             payload_bytes: 0,
             linked: 0,
@@ -176,6 +165,9 @@ impl TableBuilder {
 
     /// Adds a batch whose key columns are `kv`.
     fn add(&mut self, b: &Batch, kv: &[Vector]) {
+        if self.entries.is_none() {
+            self.exact = matches!(kv[0].data, Data::Int4(_) | Data::Bool(_)) && kv.len() == 1;
+        }
         let e = self.entries.get_or_insert_with(|| {
             if is_int_key(kv) {
                 Entries::Int(Vec::new())
@@ -233,10 +225,10 @@ impl TableBuilder {
     }
 
     fn bucket_count(&self) -> usize {
-        self.linked.next_power_of_two().max(MIN_BUCKETS)
+        SlotIndex::slots_for(self.linked)
     }
 
-    /// Memory of the finished table: entries, payload and bucket array.
+    /// Memory of the finished table: entries, payload and slot array.
     fn memory(&self) -> usize {
         let entries = match &self.entries {
             None => 0,
@@ -248,7 +240,7 @@ impl TableBuilder {
                 arena,
             }) => hashes.len() * 8 + next.len() * 4 + offsets.len() * 4 + arena.len(),
         };
-        entries + self.payload_bytes + self.bucket_count() * 4
+        entries + self.payload_bytes + self.bucket_count() * 8
     }
 
     /// Memory the table would need after adding `b` (before adding it).
@@ -257,8 +249,8 @@ impl TableBuilder {
             Some(Entries::Bytes { .. }) => 24,
             _ => std::mem::size_of::<IntEntry>(),
         };
-        let buckets = (self.linked + b.len).next_power_of_two().max(MIN_BUCKETS) * 4;
-        self.memory() - self.bucket_count() * 4 + batch_bytes(b) + b.len * per_entry + buckets
+        let slots = SlotIndex::slots_for(self.linked + b.len) * 8;
+        self.memory() - self.bucket_count() * 8 + batch_bytes(b) + b.len * per_entry + slots
     }
 
     /// The key hash of build row `i`, or `None` if its key is NULL.
@@ -277,8 +269,8 @@ impl TableBuilder {
         let nbuckets = self.bucket_count();
         JoinTable {
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
-            buckets: (0..nbuckets).map(|_| AtomicU32::new(EMPTY)).collect(),
-            shift: 64 - nbuckets.trailing_zeros(),
+            slots: (0..nbuckets).map(|_| AtomicU64::new(0)).collect(),
+            index: SlotIndex::new(nbuckets, self.exact),
             payload: self.payload,
             linked: self.linked,
             memory,
@@ -292,11 +284,11 @@ impl TableBuilder {
     }
 }
 
-/// The build side: entries, buckets and payload columns.
+/// The build side: entries, slots (see `slots`) and payload columns.
 struct JoinTable {
     entries: Entries,
-    buckets: Vec<AtomicU32>,
-    shift: u32,
+    slots: Vec<AtomicU64>,
+    index: SlotIndex,
     payload: Batch,
     /// Rows with a non-NULL key (linked into buckets).
     linked: usize,
@@ -304,42 +296,48 @@ struct JoinTable {
 }
 
 impl JoinTable {
-    fn bucket_of(&self, hash: u64) -> usize {
-        (hash >> self.shift) as usize
-    }
-
-    /// Pushes every non-NULL entry onto its bucket's chain (single-threaded).
+    /// Inserts every non-NULL entry into the slots (single-threaded; the
+    /// home slot of the entry [`LINK_PREFETCH_DISTANCE`] ahead is prefetched).
     fn link(&mut self, prefetch: bool) {
-        let shift = self.shift;
-        let buckets = &mut self.buckets;
-        match &mut self.entries {
+        let (slots, index) = (&self.slots, self.index);
+        let ahead = |hash: u64| {
+            if prefetch {
+                prefetch_line(&slots[index.home(hash)]);
+            }
+        };
+        match &self.entries {
             Entries::Int(v) => {
-                // Bucket heads are random writes: prefetch a few entries ahead.
                 for i in 0..v.len() {
-                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
-                        prefetch_line(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
+                    if let Some(a) = v.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(hash_i64(a.key));
                     }
-                    // Single-threaded: relaxed loads and stores are plain moves.
                     let e = &v[i];
                     if e.next.load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = &buckets[(hash_i64(e.key) >> shift) as usize];
-                    e.next.store(head.load(Relaxed), Relaxed);
-                    head.store(i as u32 + 1, Relaxed);
+                    let hash = hash_i64(e.key);
+                    let tag = index
+                        .int_tag(hash, e.key)
+                        .expect("a build key fits its own table's tags");
+                    index.insert(slots, index.home(hash), tag, i as u32 + 1, &e.next);
                 }
             }
             Entries::Bytes { hashes, next, .. } => {
                 for i in 0..hashes.len() {
-                    if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
-                        prefetch_line(&buckets[(h >> shift) as usize]);
+                    if let Some(&h) = hashes.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(h);
                     }
                     if next[i].load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = &buckets[(hashes[i] >> shift) as usize];
-                    next[i].store(head.load(Relaxed), Relaxed);
-                    head.store(i as u32 + 1, Relaxed);
+                    let h = hashes[i];
+                    index.insert(
+                        slots,
+                        index.home(h),
+                        index.hash_tag(h),
+                        i as u32 + 1,
+                        &next[i],
+                    );
                 }
             }
         }
@@ -391,9 +389,12 @@ impl ProbeKeys {
 trait Chains {
     /// `Some(true)` for single-integer keys, `Some(false)` for encoded keys.
     fn int_keys(&self) -> Option<bool>;
-    fn head_slot(&self, hash: u64) -> &AtomicU32;
+    fn slots(&self) -> &[AtomicU64];
+    fn index(&self) -> SlotIndex;
     /// Where an entry's key and link live (for prefetching).
     fn entry_ptr(&self, e: u32) -> *const u8;
+    /// The entry after `e` in its chain.
+    fn next_of(&self, e: u32) -> u32;
     /// Key and next entry (integer keys).
     fn int_entry(&self, e: u32) -> (i64, u32);
     /// Hash, encoded key and next entry (encoded keys).
@@ -406,8 +407,13 @@ impl Chains for JoinTable {
     }
 
     #[inline]
-    fn head_slot(&self, hash: u64) -> &AtomicU32 {
-        &self.buckets[self.bucket_of(hash)]
+    fn slots(&self) -> &[AtomicU64] {
+        &self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
     }
 
     #[inline]
@@ -415,6 +421,14 @@ impl Chains for JoinTable {
         match &self.entries {
             Entries::Int(v) => (&v[e as usize - 1] as *const IntEntry).cast(),
             Entries::Bytes { hashes, .. } => (&hashes[e as usize - 1] as *const u64).cast(),
+        }
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        match &self.entries {
+            Entries::Int(v) => v[e as usize - 1].next.load(Relaxed),
+            Entries::Bytes { next, .. } => next[e as usize - 1].load(Relaxed),
         }
     }
 
@@ -453,13 +467,23 @@ impl Chains for SharedView<'_> {
     }
 
     #[inline]
-    fn head_slot(&self, hash: u64) -> &AtomicU32 {
-        &self.buckets[self.bucket_of(hash)]
+    fn slots(&self) -> &[AtomicU64] {
+        self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
     }
 
     #[inline]
     fn entry_ptr(&self, e: u32) -> *const u8 {
         self.tuple_ptr(e)
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        SharedView::next_of(self, e)
     }
 
     #[inline]
@@ -501,58 +525,147 @@ impl Table {
     }
 }
 
-/// Loads the bucket head of every probe row of a batch in two passes, so
-/// that the cache misses of many rows overlap instead of following each other:
-/// first the bucket slot of each row is found and prefetched, then the heads
-/// are read and the first entry of each chain is prefetched. Walking the
-/// chains afterwards mostly hits the cache.
-///
-/// Without prefetching (`tusk.hash_join_prefetch = off`) no heads are
-/// loaded up front and each row looks its bucket up when its turn comes.
-fn load_heads<T: Chains>(t: &T, keys: &ProbeKeys, n: usize, prefetch: bool) -> Vec<u32> {
-    if !prefetch {
-        return Vec::new();
-    }
-    let slots: Vec<Option<&AtomicU32>> = (0..n)
-        .map(|i| keys.hash(i).map(|h| t.head_slot(h)))
-        .collect();
-    for s in slots.iter().flatten() {
-        prefetch_line(*s);
-    }
-    let heads: Vec<u32> = slots
-        .iter()
-        .map(|s| s.map_or(EMPTY, |s| s.load(Relaxed)))
-        .collect();
-    for &h in &heads {
-        if h != EMPTY {
-            prefetch_line(t.entry_ptr(h));
-        }
-    }
-    heads
-}
+/// Rows between the prefetch of a probe row's home slot and the search of
+/// its slots, and again between that search (which prefetches the chain's
+/// first tuple when the probe will need it) and the walk of its chain.
+const PROBE_DISTANCE: usize = 64;
+/// `HeadPipeline::homes` entry of a row that cannot match (a NULL key).
+const NO_HOME: u32 = u32::MAX;
 
+/// A probe batch and where its walk stands.
+///
+/// Probing is a software pipeline over the batch's rows: while row *i*'s
+/// chain is walked, row *i* + D's slots are searched for its tag (and, when
+/// the walk will read tuples, the chain's first tuple is prefetched), and row
+/// *i* + 2D's home slot is prefetched (D = [`PROBE_DISTANCE`]). Each row's
+/// cache misses are thus started D or 2D rows before they are needed, and
+/// about 2D misses are in flight at any time — enough to overlap memory
+/// latency, few enough not to overflow the core's miss buffers or evict
+/// lines before their use (prefetching a whole 2048-row batch first did
+/// both). With exact tags a chain of one tuple is walked without reading the
+/// tuple (see `slots`). Without prefetching (`tusk.hash_join_prefetch =
+/// off`) each row searches its slots when its turn comes.
 struct ProbeState {
     batch: Batch,
     keys: ProbeKeys,
-    heads: Vec<u32>,
+    heads: HeadPipeline,
     row: usize,
     /// Where to resume `row`'s chain when `started_row`.
     chain: u32,
     started_row: bool,
 }
 
-impl ProbeState {
-    fn done(&self) -> bool {
-        self.row >= self.batch.len
+/// The chain heads of a probe batch, found [`PROBE_DISTANCE`] rows ahead
+/// of the walk (see [`ProbeState`]).
+#[derive(Default)]
+struct HeadPipeline {
+    /// Home slot of each row ([`NO_HOME`] for a row that cannot match).
+    homes: Vec<u32>,
+    /// Tag of each row's key.
+    tags: Vec<u32>,
+    /// Chain head (with its `MORE` bit) of each row, for rows below `loaded`.
+    heads: Vec<u32>,
+    loaded: usize,
+    prefetch: bool,
+}
+
+impl HeadPipeline {
+    #[inline(always)]
+    fn find<T: Chains>(&self, table: &T, row: usize) -> u32 {
+        let home = self.homes[row];
+        if home == NO_HOME {
+            return EMPTY;
+        }
+        table
+            .index()
+            .find(table.slots(), home as usize, self.tags[row])
     }
 
-    /// First chain entry of `row`: preloaded by [`load_heads`], or looked up now.
-    #[inline]
-    fn head<T: Chains>(&self, table: &T, row: usize, hash: u64) -> u32 {
-        match self.heads.get(row) {
-            Some(&h) => h,
-            None => table.head_slot(hash).load(Relaxed),
+    /// Chain head (with its `MORE` bit) of `row`, advancing the pipeline.
+    #[inline(always)]
+    fn head<T: Chains>(&mut self, table: &T, row: usize) -> u32 {
+        if !self.prefetch {
+            return self.find(table, row);
         }
+        let exact = table.index().exact;
+        let upto = (row + PROBE_DISTANCE + 1).min(self.homes.len());
+        while self.loaded < upto {
+            let j = self.loaded;
+            if let Some(&home) = self.homes.get(j + PROBE_DISTANCE) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+            let h = self.find(table, j);
+            if h != EMPTY && (!exact || h & MORE != 0) {
+                prefetch_line(table.entry_ptr(h & !MORE));
+            }
+            self.heads[j] = h;
+            self.loaded = j + 1;
+        }
+        self.heads[row]
+    }
+}
+
+impl ProbeState {
+    /// Starts probing `batch` (keys `keys`); reuses `old`'s buffers.
+    fn new<T: Chains>(
+        table: &T,
+        batch: Batch,
+        keys: ProbeKeys,
+        prefetch: bool,
+        old: Option<ProbeState>,
+    ) -> ProbeState {
+        let mut p = old.map(|o| o.heads).unwrap_or_default();
+        let n = batch.len;
+        let index = table.index();
+        p.homes.clear();
+        p.tags.clear();
+        match &keys {
+            ProbeKeys::Int(k) => {
+                for k in &k[..n] {
+                    let slot = k.and_then(|k| {
+                        let h = hash_i64(k);
+                        index.int_tag(h, k).map(|tag| (index.home(h) as u32, tag))
+                    });
+                    let (home, tag) = slot.unwrap_or((NO_HOME, 0));
+                    p.homes.push(home);
+                    p.tags.push(tag);
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    let (home, tag) = keys
+                        .hash(i)
+                        .map_or((NO_HOME, 0), |h| (index.home(h) as u32, index.hash_tag(h)));
+                    p.homes.push(home);
+                    p.tags.push(tag);
+                }
+            }
+        }
+        p.heads.clear();
+        p.heads.resize(n, EMPTY);
+        p.loaded = 0;
+        p.prefetch = prefetch;
+        if prefetch {
+            for &home in p.homes.iter().take(PROBE_DISTANCE) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+        }
+        ProbeState {
+            batch,
+            keys,
+            heads: p,
+            row: 0,
+            chain: EMPTY,
+            started_row: false,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.row >= self.batch.len
     }
 
     /// Collects up to `limit` matching (probe row, build entry − 1) pairs.
@@ -566,6 +679,7 @@ impl ProbeState {
         let n = self.batch.len;
         match (table.int_keys(), &self.keys) {
             (Some(true), ProbeKeys::Int(keys)) => {
+                let exact = table.index().exact;
                 while self.row < n {
                     let Some(k) = keys[self.row] else {
                         self.row += 1;
@@ -574,10 +688,28 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.head(table, self.row, hash_i64(k))
+                        let h = self.heads.head(table, self.row);
+                        if exact && h != EMPTY && h & MORE == 0 {
+                            // The slot alone answers: one tuple, with this key.
+                            if outer_idx.len() == limit {
+                                self.started_row = true;
+                                self.chain = h;
+                                return;
+                            }
+                            outer_idx.push(self.row as u32);
+                            inner_idx.push(h - 1);
+                            self.row += 1;
+                            continue;
+                        }
+                        h & !MORE
                     };
                     while e != EMPTY {
-                        let (key, next) = table.int_entry(e);
+                        // Exact tags: every tuple of the chain has the key.
+                        let (key, next) = if exact {
+                            (k, table.next_of(e))
+                        } else {
+                            table.int_entry(e)
+                        };
                         if key == k {
                             if outer_idx.len() == limit {
                                 self.started_row = true;
@@ -595,7 +727,7 @@ impl ProbeState {
             }
             (Some(false), ProbeKeys::Bytes(keys, parena)) => {
                 while self.row < n {
-                    let Some((h, range)) = &keys[self.row] else {
+                    let Some((h, range)) = keys[self.row].clone() else {
                         self.row += 1;
                         continue;
                     };
@@ -603,11 +735,11 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.head(table, self.row, *h)
+                        self.heads.head(table, self.row) & !MORE
                     };
                     while e != EMPTY {
                         let (hash, key, next) = table.bytes_entry(e);
-                        if hash == *h && key == probe_key {
+                        if hash == h && key == probe_key {
                             if outer_idx.len() == limit {
                                 self.started_row = true;
                                 self.chain = e;
@@ -815,7 +947,13 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
-    fn table(&self, ctx: &ExecContext, int_key: bool, limit: usize) -> Result<Arc<SharedTable>> {
+    fn table(
+        &self,
+        ctx: &ExecContext,
+        int_key: bool,
+        exact: bool,
+        limit: usize,
+    ) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());
@@ -824,6 +962,7 @@ impl SharedBuild {
             &ctx.db.dsm,
             ctx.hash_chunk_size,
             int_key,
+            exact,
             limit,
         )?);
         *t = Some(table.clone());
@@ -929,9 +1068,9 @@ impl HashJoin {
 
     fn set_table(&mut self, t: JoinTable) {
         if self.report.original_buckets == 0 {
-            self.report.original_buckets = t.buckets.len();
+            self.report.original_buckets = t.index.len();
         }
-        self.report.buckets = self.report.buckets.max(t.buckets.len());
+        self.report.buckets = self.report.buckets.max(t.index.len());
         self.report.table_peak = self.report.table_peak.max(t.memory);
         self.table = Some(Table::Local(Arc::new(t)));
     }
@@ -950,7 +1089,13 @@ impl HashJoin {
                 self.inner_keys[0].data_type(),
                 DataType::Int4 | DataType::Int8 | DataType::Bool
             );
-        let table = shared.table(&self.ctx, int_key, limit)?;
+        // `integer` and `boolean` keys are their own slot tags (see `slots`).
+        let exact = int_key
+            && matches!(
+                self.inner_keys[0].data_type(),
+                DataType::Int4 | DataType::Bool
+            );
+        let table = shared.table(&self.ctx, int_key, exact, limit)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
         // The build rows of a batch in the spill encoding, row i ending at ends[i].
@@ -1015,12 +1160,12 @@ impl HashJoin {
             drop(table);
             return self.parallel_partition(&shared, parts);
         }
-        table.zero_buckets(me, all);
+        table.zero_slots(me, all);
         shared.phaser.wait()?;
         writer.link(&table, self.ctx.prefetch);
         shared.phaser.wait()?;
-        self.report.buckets = table.view().buckets.len();
-        self.report.table_peak = table.chunk_bytes() + table.view().buckets.len() * 4;
+        self.report.buckets = table.view().index.len();
+        self.report.table_peak = table.chunk_bytes() + table.view().index.len() * 8;
         self.table = Some(Table::Shared(table));
         self.phase = Phase::Probe;
         self.source = ProbeSource::Outer;
@@ -1470,19 +1615,14 @@ impl Operator for HashJoin {
                                 let keys = ProbeKeys::of(&kv, b.len);
                                 let table = self.table.as_ref().unwrap();
                                 let prefetch = self.ctx.prefetch;
-                                let heads = match table {
-                                    Table::Local(t) => load_heads(&**t, &keys, b.len, prefetch),
-                                    Table::Shared(t) => {
-                                        load_heads(&t.view(), &keys, b.len, prefetch)
+                                let old = self.probe.take();
+                                self.probe = Some(match table {
+                                    Table::Local(t) => {
+                                        ProbeState::new(&**t, b, keys, prefetch, old)
                                     }
-                                };
-                                self.probe = Some(ProbeState {
-                                    batch: b,
-                                    keys,
-                                    heads,
-                                    row: 0,
-                                    chain: EMPTY,
-                                    started_row: false,
+                                    Table::Shared(t) => {
+                                        ProbeState::new(&t.view(), b, keys, prefetch, old)
+                                    }
                                 });
                             }
                             None => {

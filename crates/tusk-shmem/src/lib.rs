@@ -100,6 +100,7 @@ pub mod dsm;
 #[cfg(not(loom))]
 pub mod freepage;
 mod lockfree;
+pub mod prefetch;
 #[cfg(not(loom))]
 mod segment;
 
@@ -112,6 +113,7 @@ pub use segment::{
     huge_pages_usable, AttachInfo, HugePages, Segment, HUGE_PAGE_SIZE, SMALL_PAGE_SIZE,
 };
 
+pub use prefetch::prefetch_line;
 #[cfg(not(loom))]
 pub use region::*;
 

@@ -191,7 +191,7 @@ fn gucs_and_explain() {
     assert!(
         analyzed
             .iter()
-            .any(|l| l.contains("Buckets: 1024  Batches: 1  Memory Usage:")),
+            .any(|l| l.contains("Buckets: 2048  Batches: 1  Memory Usage:")),
         "{analyzed:?}"
     );
     assert!(

@@ -113,8 +113,14 @@ pub fn free_space(page: &[u8]) -> usize {
 #[inline]
 pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
     let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
-    let raw = get_u16(page, at);
-    let len = get_u16(page, at + 2) as usize;
+    decode_line_pointer(page[at..at + LINE_POINTER_SIZE].try_into().unwrap())
+}
+
+/// A line pointer's 4 bytes as (state, offset, length).
+#[inline(always)]
+pub fn decode_line_pointer(lp: [u8; LINE_POINTER_SIZE]) -> (ItemState, usize, usize) {
+    let raw = u16::from_le_bytes([lp[0], lp[1]]);
+    let len = u16::from_le_bytes([lp[2], lp[3]]) as usize;
     let state = match raw >> LP_STATE_SHIFT {
         1 => ItemState::Normal,
         3 => ItemState::Dead,
