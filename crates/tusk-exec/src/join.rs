@@ -74,7 +74,9 @@ use crate::expr::{eval_all, Expr};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, rehash};
 use crate::parallel::Phaser;
 use crate::plan::{NodeKind, Plan};
-use crate::shared_table::{ChunkWriter, MemoryReport, SharedTable, SharedView, TupleKey};
+use crate::shared_table::{
+    ChunkWriter, MemoryReport, SharedTable, SharedView, TableShape, TupleKey,
+};
 use crate::slots::{AtomicU32, AtomicU64, SlotIndex, MORE};
 use crate::spill::{
     self, bytes_of, rows_of, SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE,
@@ -947,13 +949,7 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
-    fn table(
-        &self,
-        ctx: &ExecContext,
-        int_key: bool,
-        exact: bool,
-        limit: usize,
-    ) -> Result<Arc<SharedTable>> {
+    fn table(&self, ctx: &ExecContext, shape: TableShape, limit: usize) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());
@@ -961,8 +957,7 @@ impl SharedBuild {
         let table = Arc::new(SharedTable::new(
             &ctx.db.dsm,
             ctx.hash_chunk_size,
-            int_key,
-            exact,
+            shape,
             limit,
         )?);
         *t = Some(table.clone());
@@ -1089,23 +1084,55 @@ impl HashJoin {
                 self.inner_keys[0].data_type(),
                 DataType::Int4 | DataType::Int8 | DataType::Bool
             );
-        // `integer` and `boolean` keys are their own slot tags (see `slots`).
-        let exact = int_key
-            && matches!(
-                self.inner_keys[0].data_type(),
-                DataType::Int4 | DataType::Bool
-            );
-        let table = shared.table(&self.ctx, int_key, exact, limit)?;
+        let shape = TableShape {
+            int_key,
+            // `integer` and `boolean` keys are their own slot tags (see `slots`).
+            exact: int_key
+                && matches!(
+                    self.inner_keys[0].data_type(),
+                    DataType::Int4 | DataType::Bool
+                ),
+            // A build row that is just its key needs no payload.
+            key_only: (int_key
+                && self.inner_types.len() == 1
+                && matches!(self.inner_keys[0], Expr::Column { index: 0, .. }))
+            .then(|| self.inner_types[0]),
+        };
+        let table = shared.table(&self.ctx, shape, limit)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
-        // The build rows of a batch in the spill encoding, row i ending at ends[i].
-        let (mut rows, mut ends) = (Vec::new(), Vec::new());
+        // The build rows of a batch in the spill encoding, row i ending at
+        // ends[i]; for key-only tuples the batch's non-NULL keys.
+        let (mut rows, mut ends, mut nonnull) = (Vec::new(), Vec::new(), Vec::new());
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
-            if parts.is_none() {
+            if parts.is_none() && shape.key_only.is_some() {
+                let ProbeKeys::Int(k) = &keys else {
+                    unreachable!("key-only tables have integer keys")
+                };
+                nonnull.clear();
+                nonnull.extend(k.iter().flatten());
+                let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
+                let added = writer.insert_keys(&table, &nonnull, &mut may)?;
+                shared.rows.fetch_add(added, Relaxed);
+                if added == nonnull.len() {
+                    continue;
+                }
+                shared.spill.store(true, Relaxed);
+                // The rest of the batch goes to the partitions: from the
+                // row of the first key not written.
+                let mut seen = 0;
+                from = k
+                    .iter()
+                    .position(|k| {
+                        seen += k.is_some() as usize;
+                        seen > added
+                    })
+                    .unwrap_or(b.len);
+            } else if parts.is_none() {
                 spill::encode_rows(&b, &mut rows, &mut ends);
                 let mut added = 0;
                 let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
@@ -1189,8 +1216,9 @@ impl HashJoin {
                 + table.directory_bytes()
                 + held,
         );
+        let mut scratch = Vec::new();
         writer.for_each(table, |_, tuple| {
-            let (hash, row) = ChunkWriter::hash_and_row(table, tuple);
+            let (hash, row) = ChunkWriter::hash_and_row(table, tuple, &mut scratch);
             parts.write_encoded(hash, row)
         })?;
         Ok(parts)

@@ -17,7 +17,12 @@
 //! ```
 //!
 //! padded to 8 bytes; `len` is the unpadded length. A tuple larger than a
-//! chunk gets an allocation of its own, which counts as one chunk.
+//! chunk gets an allocation of its own, which counts as one chunk. When the
+//! build row is the key itself (one integer column joined on itself, as in
+//! `count(*)` over a self-join or a join that keeps only the key of the
+//! build side), the tuple is the 16-byte header and key alone, and the row
+//! is rebuilt from the key when it is needed (gathering, spilling):
+//! [`TableShape::key_only`].
 //!
 //! Tuples are named by 32-bit position-independent *refs*: the chunk's
 //! number in the *chunk directory* (an array of `DsaPointer`s in the area)
@@ -100,6 +105,19 @@ struct Published {
     bases: Vec<usize>,
 }
 
+/// How a table's keys and rows are stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TableShape {
+    /// One integer or boolean key, stored as an `i64`; otherwise the key is
+    /// stored encoded, with its hash.
+    pub int_key: bool,
+    /// Slot tags are the keys themselves (`integer` and `boolean` keys).
+    pub exact: bool,
+    /// The build row is one column of this type, and it is the key: tuples
+    /// carry no payload, the row is rebuilt from the key.
+    pub key_only: Option<DataType>,
+}
+
 /// The shared table of one Parallel Hash Join.
 pub(crate) struct SharedTable {
     area: DsaArea,
@@ -108,6 +126,7 @@ pub(crate) struct SharedTable {
     int_key: bool,
     /// Slot tags are the keys themselves (`integer` and `boolean` keys).
     exact: bool,
+    key_only: Option<DataType>,
     directory: *const std::sync::atomic::AtomicU64,
     /// Where the directory lives in the area (what another process that
     /// attaches the area resolves; the second-process test does).
@@ -136,13 +155,8 @@ fn shmem_error(e: tusk_shmem::ShmemError) -> ExecError {
 
 impl SharedTable {
     /// A table for at most `max_bytes` of chunks, in a new DSA area of `dsm`.
-    pub fn new(
-        dsm: &Dsm,
-        chunk_size: usize,
-        int_key: bool,
-        exact: bool,
-        max_bytes: usize,
-    ) -> Result<Self> {
+    pub fn new(dsm: &Dsm, chunk_size: usize, shape: TableShape, max_bytes: usize) -> Result<Self> {
+        assert!(shape.int_key || (!shape.exact && shape.key_only.is_none()));
         assert!(chunk_size.is_power_of_two() && chunk_size >= 1024);
         let offset_bits = chunk_size.trailing_zeros() - 3;
         // Refs take 31 bits: a slot's entry keeps its top bit for `MORE`.
@@ -155,8 +169,9 @@ impl SharedTable {
             area,
             chunk_size,
             offset_bits,
-            int_key,
-            exact,
+            int_key: shape.int_key,
+            exact: shape.exact,
+            key_only: shape.key_only,
             directory,
             dir_ptr: dir,
             capacity,
@@ -278,8 +293,15 @@ impl SharedTable {
             .iter()
             .map(|&t| Vector::with_capacity(t, refs.len()))
             .collect();
-        for &r in refs {
-            decode_row(self.payload(r + 1), &mut all);
+        if self.key_only.is_some() {
+            let view = self.view();
+            for &r in refs {
+                push_int(&mut all[0], view.int_entry(r + 1).0);
+            }
+        } else {
+            for &r in refs {
+                decode_row(self.payload(r + 1), &mut all);
+            }
         }
         let mut all: Vec<Option<Vector>> = all.into_iter().map(Some).collect();
         // Each column is moved out at its last mention and cloned before.
@@ -474,6 +496,56 @@ impl ChunkWriter {
         Ok(true)
     }
 
+    /// Writes a key-only tuple ([`TableShape::key_only`]) for each of
+    /// `keys`, the tight loop of the common case: as many as fit are written
+    /// into the current chunk at a time. Returns how many were written: all
+    /// of them, or fewer when `may_allocate` (or the chunk directory) refuses
+    /// a chunk and the join must spill.
+    pub fn insert_keys(
+        &mut self,
+        table: &SharedTable,
+        keys: &[i64],
+        may_allocate: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<usize> {
+        debug_assert!(table.key_only.is_some());
+        const LEN: usize = HEADER + 8;
+        let mut done = 0;
+        while done < keys.len() {
+            let room = self
+                .chunks
+                .last()
+                .map_or(0, |&(_, _, used)| table.chunk_size.saturating_sub(used) / LEN);
+            if room == 0 {
+                if !may_allocate(table.chunk_size) {
+                    return Ok(done);
+                }
+                let Some((i, addr)) = table.new_chunk(table.chunk_size)? else {
+                    return Ok(done);
+                };
+                self.chunks.push((i, addr as usize, 0));
+                continue;
+            }
+            let n = room.min(keys.len() - done);
+            let (_, addr, used) = self.chunks.last_mut().unwrap();
+            // SAFETY: `n` tuples of `LEN` bytes fit between `used` and the
+            // end of this participant's own chunk (`room` says so), which no
+            // one else writes or reads before the next phaser; `used` is a
+            // multiple of 8, so every tuple starts 8-aligned.
+            unsafe {
+                let mut t = (*addr as *mut u8).add(*used);
+                for &k in &keys[done..done + n] {
+                    (t as *mut u32).write(0);
+                    (t.add(4) as *mut u32).write(LEN as u32);
+                    (t.add(HEADER) as *mut i64).write(k);
+                    t = t.add(LEN);
+                }
+            }
+            *used += n * LEN;
+            done += n;
+        }
+        Ok(done)
+    }
+
     /// Calls `f(entry, tuple)` for every tuple this participant wrote
     /// (entry = ref + 1).
     pub fn for_each(
@@ -548,13 +620,26 @@ impl ChunkWriter {
         }
     }
 
-    /// The key hash and encoded build row of a tuple written by this writer.
-    pub fn hash_and_row<'t>(table: &SharedTable, bytes: &'t [u8]) -> (u64, &'t [u8]) {
+    /// The key hash and encoded build row of a tuple written by this
+    /// writer; `scratch` holds a row rebuilt from a key-only tuple.
+    pub fn hash_and_row<'t>(
+        table: &SharedTable,
+        bytes: &'t [u8],
+        scratch: &'t mut Vec<u8>,
+    ) -> (u64, &'t [u8]) {
         if table.int_key {
-            (
-                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap())),
-                &bytes[16..],
-            )
+            let key = i64::from_le_bytes(bytes[8..16].try_into().unwrap());
+            let row = match table.key_only {
+                Some(ty) => {
+                    let mut v = Vector::with_capacity(ty, 1);
+                    push_int(&mut v, key);
+                    scratch.clear();
+                    crate::spill::encode_row(scratch, &crate::vector::Batch::new(vec![v], 1), 0);
+                    &scratch[..]
+                }
+                None => &bytes[16..],
+            };
+            (hash_i64(key), row)
         } else {
             let klen = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
             (
@@ -562,6 +647,16 @@ impl ChunkWriter {
                 &bytes[20 + klen..],
             )
         }
+    }
+}
+
+/// Appends integer key `k` to `v` as `v`'s type (a key-only row's column).
+fn push_int(v: &mut Vector, k: i64) {
+    match &mut v.data {
+        crate::vector::Data::Int4(d) => d.push(k as i32),
+        crate::vector::Data::Int8(d) => d.push(k),
+        crate::vector::Data::Bool(d) => d.push(k != 0),
+        _ => unreachable!("a key-only row is one integer or boolean column"),
     }
 }
 
@@ -579,6 +674,16 @@ mod tests {
     use super::*;
     use tusk_shmem::DsmConfig;
 
+    const INT_KEY: TableShape = TableShape {
+        int_key: true,
+        exact: false,
+        key_only: None,
+    };
+    const EXACT_KEY: TableShape = TableShape {
+        exact: true,
+        ..INT_KEY
+    };
+
     /// Four threads load tuples (some larger than a chunk) into their own
     /// chunks at once, then insert them into the slots: every tuple is on
     /// the chain of its key's slot exactly once, with its payload intact.
@@ -587,7 +692,7 @@ mod tests {
         const THREADS: u32 = 4;
         const PER_THREAD: u32 = 20_000;
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 16 * 1024, true, false, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20).unwrap();
         let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
@@ -658,7 +763,7 @@ mod tests {
     #[test]
     fn a_second_process_finds_every_tuple() {
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 32 * 1024, true, true, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20).unwrap();
         let mut w = ChunkWriter::new();
         for k in 0..50_000i64 {
             let row = (k * 3).to_le_bytes();
