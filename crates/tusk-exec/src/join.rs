@@ -949,7 +949,12 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
-    fn table(&self, ctx: &ExecContext, shape: TableShape, limit: usize) -> Result<Arc<SharedTable>> {
+    fn table(
+        &self,
+        ctx: &ExecContext,
+        shape: TableShape,
+        limit: usize,
+    ) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());

@@ -511,10 +511,9 @@ impl ChunkWriter {
         const LEN: usize = HEADER + 8;
         let mut done = 0;
         while done < keys.len() {
-            let room = self
-                .chunks
-                .last()
-                .map_or(0, |&(_, _, used)| table.chunk_size.saturating_sub(used) / LEN);
+            let room = self.chunks.last().map_or(0, |&(_, _, used)| {
+                table.chunk_size.saturating_sub(used) / LEN
+            });
             if room == 0 {
                 if !may_allocate(table.chunk_size) {
                     return Ok(done);

@@ -285,7 +285,10 @@ mod loom_tests {
     /// home is slot 3, so inserts wrap around and contend for the same slots — while
     /// a third thread reads the slot of the shared tag with acquire loads:
     /// it only ever reaches fully linked tuples, and at the end every tuple
-    /// is in the chain of its tag exactly once.
+    /// is in the chain of its tag exactly once. (The reader is a spawned
+    /// thread: loom never preempted the model's main thread before its
+    /// reads here, so a reader there saw only empty slots. With the swaps'
+    /// release weakened to relaxed, this model fails.)
     #[test]
     fn concurrent_inserts_lose_nothing() {
         loom::model(|| {
@@ -310,18 +313,28 @@ mod loom_tests {
                 })
                 .collect();
             // A concurrent reader of tag 7's chain.
-            for i in 0..4 {
-                let cur = slots[(home + i) & 3].load(Acquire);
-                if cur != 0 && tag_of(cur) == 7 {
-                    let mut e = entry_of(cur) & !MORE;
-                    while e != 0 {
-                        let n = next[e as usize - 1].load(Relaxed);
-                        assert_ne!(n, u32::MAX, "reached a tuple whose link was not written");
-                        e = n;
+            let reader = {
+                let (slots, next) = (slots.clone(), next.clone());
+                loom::thread::spawn(move || {
+                    for i in 0..4 {
+                        let cur = slots[(home + i) & 3].load(Acquire);
+                        if cur != 0 && tag_of(cur) == 7 {
+                            let mut e = entry_of(cur) & !MORE;
+                            while e != 0 {
+                                let n = next[e as usize - 1].load(Relaxed);
+                                assert_ne!(
+                                    n,
+                                    u32::MAX,
+                                    "reached a tuple whose link was not written"
+                                );
+                                e = n;
+                            }
+                            break;
+                        }
                     }
-                    break;
-                }
-            }
+                })
+            };
+            reader.join().unwrap();
             for t in inserters {
                 t.join().unwrap();
             }
