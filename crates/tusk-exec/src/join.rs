@@ -96,6 +96,9 @@ const MAX_FANOUT: usize = 1024;
 /// How far ahead the build's linking pass prefetches home slots.
 const LINK_PREFETCH_DISTANCE: usize = 16;
 
+/// Rows of an output batch with no columns (a count of matches).
+const ZERO_WIDTH_BATCH: usize = 1 << 16;
+
 /// Rows read from a spill file per batch while (re)loading a partition, small
 /// so that the memory check overshoots by little.
 const LOAD_BATCH_ROWS: usize = 256;
@@ -590,6 +593,17 @@ impl HeadPipeline {
             return self.find(table, row);
         }
         let exact = table.index().exact;
+        if exact {
+            // One stage: an exact-tag probe reads the slot first and a tuple
+            // only for chains of two or more, so only the slot is prefetched,
+            // 2D rows ahead.
+            if let Some(&home) = self.homes.get(row + 2 * PROBE_DISTANCE) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+            return self.find(table, row);
+        }
         let upto = (row + PROBE_DISTANCE + 1).min(self.homes.len());
         while self.loaded < upto {
             let j = self.loaded;
@@ -650,7 +664,8 @@ impl ProbeState {
         p.loaded = 0;
         p.prefetch = prefetch;
         if prefetch {
-            for &home in p.homes.iter().take(PROBE_DISTANCE) {
+            let first = if index.exact { 2 } else { 1 } * PROBE_DISTANCE;
+            for &home in p.homes.iter().take(first) {
                 if home != NO_HOME {
                     prefetch_line(&table.slots()[home as usize]);
                 }
@@ -670,14 +685,9 @@ impl ProbeState {
         self.row >= self.batch.len
     }
 
-    /// Collects up to `limit` matching (probe row, build entry − 1) pairs.
-    fn pairs<T: Chains>(
-        &mut self,
-        table: &T,
-        limit: usize,
-        outer_idx: &mut Vec<u32>,
-        inner_idx: &mut Vec<u32>,
-    ) {
+    /// Hands matching (probe row, build entry − 1) pairs to `sink` until it
+    /// is full or the batch is done.
+    fn pairs<T: Chains, S: PairSink>(&mut self, table: &T, sink: &mut S) {
         let n = self.batch.len;
         match (table.int_keys(), &self.keys) {
             (Some(true), ProbeKeys::Int(keys)) => {
@@ -693,13 +703,12 @@ impl ProbeState {
                         let h = self.heads.head(table, self.row);
                         if exact && h != EMPTY && h & MORE == 0 {
                             // The slot alone answers: one tuple, with this key.
-                            if outer_idx.len() == limit {
+                            if sink.full() {
                                 self.started_row = true;
                                 self.chain = h;
                                 return;
                             }
-                            outer_idx.push(self.row as u32);
-                            inner_idx.push(h - 1);
+                            sink.push(self.row as u32, h - 1);
                             self.row += 1;
                             continue;
                         }
@@ -713,13 +722,12 @@ impl ProbeState {
                             table.int_entry(e)
                         };
                         if key == k {
-                            if outer_idx.len() == limit {
+                            if sink.full() {
                                 self.started_row = true;
                                 self.chain = e;
                                 return;
                             }
-                            outer_idx.push(self.row as u32);
-                            inner_idx.push(e - 1);
+                            sink.push(self.row as u32, e - 1);
                         }
                         e = next;
                     }
@@ -742,13 +750,12 @@ impl ProbeState {
                     while e != EMPTY {
                         let (hash, key, next) = table.bytes_entry(e);
                         if hash == h && key == probe_key {
-                            if outer_idx.len() == limit {
+                            if sink.full() {
                                 self.started_row = true;
                                 self.chain = e;
                                 return;
                             }
-                            outer_idx.push(self.row as u32);
-                            inner_idx.push(e - 1);
+                            sink.push(self.row as u32, e - 1);
                         }
                         e = next;
                     }
@@ -759,6 +766,51 @@ impl ProbeState {
             // A table with no rows never fixed its key representation.
             _ => self.row = n,
         }
+    }
+}
+
+/// Where a probe puts the (probe row, build entry − 1) pairs it finds.
+trait PairSink {
+    fn full(&self) -> bool;
+    fn push(&mut self, row: u32, entry: u32);
+}
+
+/// The pairs themselves, up to `limit`, for gathering output columns.
+struct Pairs<'a> {
+    outer: &'a mut Vec<u32>,
+    inner: &'a mut Vec<u32>,
+    limit: usize,
+}
+
+impl PairSink for Pairs<'_> {
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.outer.len() == self.limit
+    }
+
+    #[inline(always)]
+    fn push(&mut self, row: u32, entry: u32) {
+        self.outer.push(row);
+        self.inner.push(entry);
+    }
+}
+
+/// Only how many pairs there are (up to `limit`): a join whose output has
+/// no columns (`count(*)` over a join) needs nothing else.
+struct PairCount {
+    n: usize,
+    limit: usize,
+}
+
+impl PairSink for PairCount {
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.n == self.limit
+    }
+
+    #[inline(always)]
+    fn push(&mut self, _row: u32, _entry: u32) {
+        self.n += 1;
     }
 }
 
@@ -1601,15 +1653,10 @@ impl HashJoin {
 
 impl Operator for HashJoin {
     fn next(&mut self) -> Result<Option<Batch>> {
-        // Zero-width output (count(*) over a join) needs no gathering, so it
-        // can use much larger batches.
-        let limit =
-            if self.outer_out.is_empty() && self.inner_out.is_empty() && self.join_filter.is_none()
-            {
-                1 << 16
-            } else {
-                BATCH_SIZE
-            };
+        // Zero-width output (count(*) over a join) needs only the number of
+        // matches: no pairs, no gathering, and much larger batches.
+        let zero_width =
+            self.outer_out.is_empty() && self.inner_out.is_empty() && self.join_filter.is_none();
         loop {
             match self.phase {
                 Phase::Build => {
@@ -1667,14 +1714,32 @@ impl Operator for HashJoin {
                     }
                     let table = self.table.as_ref().unwrap();
                     let st = self.probe.as_mut().unwrap();
-                    // The pair buffers live across calls: a zero-width join
-                    // collects up to 64k pairs per call.
+                    if zero_width {
+                        let mut count = PairCount {
+                            n: 0,
+                            limit: ZERO_WIDTH_BATCH,
+                        };
+                        match table {
+                            Table::Local(t) => st.pairs(&**t, &mut count),
+                            Table::Shared(t) => st.pairs(&t.view(), &mut count),
+                        }
+                        if count.n == 0 {
+                            continue;
+                        }
+                        return Ok(Some(Batch::new(Vec::new(), count.n)));
+                    }
+                    // The pair buffers live across calls.
                     let (oi, ii) = &mut self.pairs;
                     oi.clear();
                     ii.clear();
+                    let mut sink = Pairs {
+                        outer: oi,
+                        inner: ii,
+                        limit: BATCH_SIZE,
+                    };
                     match table {
-                        Table::Local(t) => st.pairs(&**t, limit, oi, ii),
-                        Table::Shared(t) => st.pairs(&t.view(), limit, oi, ii),
+                        Table::Local(t) => st.pairs(&**t, &mut sink),
+                        Table::Shared(t) => st.pairs(&t.view(), &mut sink),
                     }
                     if oi.is_empty() {
                         continue;
