@@ -69,6 +69,8 @@ use tusk_storage::DataType;
 
 /// Bytes of a tuple before its key (`next` and `len`).
 const HEADER: usize = 8;
+/// Bytes of a key-only tuple: the header and the key.
+const KEY_ONLY_TUPLE: usize = HEADER + 8;
 /// How many tuples ahead of its insert the build prefetches a home slot.
 const INSERT_DISTANCE: usize = 32;
 
@@ -508,7 +510,7 @@ impl ChunkWriter {
         may_allocate: &mut dyn FnMut(usize) -> bool,
     ) -> Result<usize> {
         debug_assert!(table.key_only.is_some());
-        const LEN: usize = HEADER + 8;
+        const LEN: usize = KEY_ONLY_TUPLE;
         let mut done = 0;
         while done < keys.len() {
             let room = self.chunks.last().map_or(0, |&(_, _, used)| {
@@ -587,19 +589,18 @@ impl ChunkWriter {
             let next = unsafe { &*(addr as *const AtomicU32) };
             index.insert(view.slots, home, tag, entry, next);
         };
-        self.for_each(table, |entry, bytes| {
-            let hash = if table.int_key {
-                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap()))
-            } else {
-                u64::from_le_bytes(bytes[8..16].try_into().unwrap())
-            };
-            let tag = if table.int_key {
-                let key = i64::from_le_bytes(bytes[8..16].try_into().unwrap());
-                index
+        // Hashes tuple `entry` at `addr` (its key field: an integer key, or
+        // the hash of an encoded one), prefetches its home slot and inserts
+        // the tuple INSERT_DISTANCE tuples back.
+        let mut visit = |entry: u32, addr: usize, key_field: u64| {
+            let (hash, tag) = if table.int_key {
+                let (key, hash) = (key_field as i64, hash_i64(key_field as i64));
+                let tag = index
                     .int_tag(hash, key)
-                    .expect("a build key fits its own table's tags")
+                    .expect("a build key fits its own table's tags");
+                (hash, tag)
             } else {
-                index.hash_tag(hash)
+                (key_field, index.hash_tag(key_field))
             };
             let home = index.home(hash);
             if prefetch {
@@ -609,11 +610,32 @@ impl ChunkWriter {
             if n >= INSERT_DISTANCE {
                 insert(*slot);
             }
-            *slot = (home, tag, entry, bytes.as_ptr() as usize);
+            *slot = (home, tag, entry, addr);
             n += 1;
-            Ok(())
-        })
-        .expect("linking cannot fail");
+        };
+        if table.key_only.is_some() {
+            // Key-only tuples have one size: walk them with a fixed stride.
+            for &(i, addr, used) in &self.chunks {
+                let first = (i << table.offset_bits) + 1;
+                for off in (0..used).step_by(KEY_ONLY_TUPLE) {
+                    // SAFETY: this participant wrote key-only tuples of
+                    // KEY_ONLY_TUPLE bytes, 8-aligned, up to `used` in this
+                    // chunk (`insert_keys`), each with its key at HEADER.
+                    let key = unsafe { ((addr + off + HEADER) as *const i64).read() };
+                    visit(first + (off >> 3) as u32, addr + off, key as u64);
+                }
+            }
+        } else {
+            self.for_each(table, |entry, bytes| {
+                visit(
+                    entry,
+                    bytes.as_ptr() as usize,
+                    u64::from_le_bytes(bytes[8..16].try_into().unwrap()),
+                );
+                Ok(())
+            })
+            .expect("linking cannot fail");
+        }
         for k in n.saturating_sub(INSERT_DISTANCE)..n {
             insert(ring[k % INSERT_DISTANCE]);
         }
