@@ -935,6 +935,8 @@ pub struct HashJoin {
     ctx: ExecContext,
     id: usize,
     hash_id: usize,
+    /// The planner's estimate of the build side: rows and bytes per row.
+    build_estimate: (usize, usize),
     /// Set for a Parallel Hash Join: the build all participants share.
     shared: Option<Arc<SharedBuild>>,
 }
@@ -1001,21 +1003,32 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
+    /// The shared table, created by the first participant to ask; the
+    /// planner expects `estimate` rows of about `width` bytes.
     fn table(
         &self,
         ctx: &ExecContext,
         shape: TableShape,
         limit: usize,
+        (estimate, width): (usize, usize),
     ) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());
         }
+        // Tuples: header, key, and (unless key-only) the row.
+        let tuple = if shape.key_only.is_some() {
+            16
+        } else {
+            24 + width
+        };
+        let expected = SharedTable::bucket_bytes(estimate) + estimate * tuple + (2 << 20);
         let table = Arc::new(SharedTable::new(
             &ctx.db.dsm,
             ctx.hash_chunk_size,
             shape,
             limit,
+            expected,
         )?);
         *t = Some(table.clone());
         Ok(table)
@@ -1106,6 +1119,7 @@ impl HashJoin {
             ctx: ctx.clone(),
             id: plan.id,
             hash_id: hash.id,
+            build_estimate: (hash.est.rows.max(0.0) as usize, hash.est.width as usize),
             shared,
         })
     }
@@ -1155,7 +1169,7 @@ impl HashJoin {
                 && matches!(self.inner_keys[0], Expr::Column { index: 0, .. }))
             .then(|| self.inner_types[0]),
         };
-        let table = shared.table(&self.ctx, shape, limit)?;
+        let table = shared.table(&self.ctx, shape, limit, self.build_estimate)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
         // The build rows of a batch in the spill encoding, row i ending at

@@ -156,15 +156,33 @@ fn shmem_error(e: tusk_shmem::ShmemError) -> ExecError {
 }
 
 impl SharedTable {
-    /// A table for at most `max_bytes` of chunks, in a new DSA area of `dsm`.
-    pub fn new(dsm: &Dsm, chunk_size: usize, shape: TableShape, max_bytes: usize) -> Result<Self> {
+    /// A table for at most `max_bytes` of chunks, in a new DSA area of
+    /// `dsm` whose first segment is sized for the `expected_bytes` the
+    /// planner's estimate comes to: a table of the expected size then lives
+    /// in one segment instead of a geometric series of them (which, with the
+    /// next segment prepared ahead, reserved three times the table).
+    pub fn new(
+        dsm: &Dsm,
+        chunk_size: usize,
+        shape: TableShape,
+        max_bytes: usize,
+        expected_bytes: usize,
+    ) -> Result<Self> {
         assert!(shape.int_key || (!shape.exact && shape.key_only.is_none()));
         assert!(chunk_size.is_power_of_two() && chunk_size >= 1024);
         let offset_bits = chunk_size.trailing_zeros() - 3;
         // Refs take 31 bits: a slot's entry keeps its top bit for `MORE`.
         let max_by_bits = (1usize << (31 - offset_bits)) - 1;
         let capacity = (max_bytes / chunk_size + 64).min(max_by_bits);
-        let area = DsaArea::create(dsm, DsaConfig::default()).map_err(shmem_error)?;
+        let defaults = DsaConfig::default();
+        let config = DsaConfig {
+            initial_segment_size: expected_bytes
+                .min(max_bytes)
+                .next_multiple_of(tusk_shmem::HUGE_PAGE_SIZE)
+                .clamp(defaults.initial_segment_size, defaults.max_segment_size),
+            ..defaults
+        };
+        let area = DsaArea::create(dsm, config).map_err(shmem_error)?;
         let dir = area.allocate(capacity * 8).map_err(shmem_error)?;
         let directory = area.get(dir).cast::<std::sync::atomic::AtomicU64>();
         Ok(SharedTable {
@@ -713,7 +731,7 @@ mod tests {
         const THREADS: u32 = 4;
         const PER_THREAD: u32 = 20_000;
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20, 0).unwrap();
         let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
@@ -784,7 +802,7 @@ mod tests {
     #[test]
     fn a_second_process_finds_every_tuple() {
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20, 0).unwrap();
         let mut w = ChunkWriter::new();
         for k in 0..50_000i64 {
             let row = (k * 3).to_le_bytes();
