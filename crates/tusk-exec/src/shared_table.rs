@@ -144,8 +144,8 @@ pub(crate) struct SharedTable {
 
 // SAFETY: the raw pointers point into `area`, which the table owns and which
 // stays mapped as long as the table lives; everything reached through them
-// that several threads touch concurrently is atomic (directory slots, bucket
-// slots, `next` links). Tuple bytes are written by one participant before a
+// that several threads touch concurrently is atomic (directory slots, hash
+// table slots, `next` links). Tuple bytes are written by one participant before a
 // phaser and only read after it.
 unsafe impl Send for SharedTable {}
 // SAFETY: as for `Send`.
@@ -207,7 +207,7 @@ impl SharedTable {
     }
 
     /// Bytes of the slot array for `rows` tuples.
-    pub fn bucket_bytes(rows: usize) -> usize {
+    pub fn slot_bytes(rows: usize) -> usize {
         SlotIndex::slots_for(rows) * 8
     }
 
@@ -797,7 +797,7 @@ mod tests {
 
     /// The table is position independent: a second process maps the area's
     /// segments at addresses of its own, resolves the chunk directory and the
-    /// bucket array from their `DsaPointer`s, and finds every tuple through
+    /// slot array from their `DsaPointer`s, and finds every tuple through
     /// the same refs.
     #[test]
     fn a_second_process_finds_every_tuple() {
