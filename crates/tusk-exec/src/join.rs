@@ -233,7 +233,8 @@ impl TableBuilder {
         self.payload_bytes += batch_bytes(b);
     }
 
-    fn bucket_count(&self) -> usize {
+    /// Slots the finished table needs for the rows inserted so far.
+    fn slot_count(&self) -> usize {
         SlotIndex::slots_for(self.linked)
     }
 
@@ -249,7 +250,7 @@ impl TableBuilder {
                 arena,
             }) => hashes.len() * 8 + next.len() * 4 + offsets.len() * 4 + arena.len(),
         };
-        entries + self.payload_bytes + self.bucket_count() * 8
+        entries + self.payload_bytes + self.slot_count() * 8
     }
 
     /// Memory the table would need after adding `b` (before adding it).
@@ -259,7 +260,7 @@ impl TableBuilder {
             _ => std::mem::size_of::<IntEntry>(),
         };
         let slots = SlotIndex::slots_for(self.linked + b.len) * 8;
-        self.memory() - self.bucket_count() * 8 + batch_bytes(b) + b.len * per_entry + slots
+        self.memory() - self.slot_count() * 8 + batch_bytes(b) + b.len * per_entry + slots
     }
 
     /// The key hash of build row `i`, or `None` if its key is NULL.
@@ -275,11 +276,11 @@ impl TableBuilder {
     /// The table with every entry in place but nothing in the slots yet.
     fn finish_unlinked(self) -> JoinTable {
         let memory = self.memory();
-        let nbuckets = self.bucket_count();
+        let nslots = self.slot_count();
         JoinTable {
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
-            slots: (0..nbuckets).map(|_| AtomicU64::new(0)).collect(),
-            index: SlotIndex::new(nbuckets, self.exact),
+            slots: (0..nslots).map(|_| AtomicU64::new(0)).collect(),
+            index: SlotIndex::new(nslots, self.exact),
             payload: self.payload,
             linked: self.linked,
             memory,
@@ -1381,7 +1382,7 @@ impl HashJoin {
         // Spill: what was built, then the rest of the build input, then the probe input.
         self.report.levels = 1;
         self.report.fanout = self.fanout;
-        self.report.original_buckets = builder.bucket_count();
+        self.report.original_buckets = builder.slot_count();
         let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
         self.report.peak = self
             .report
