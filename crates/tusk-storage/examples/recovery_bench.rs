@@ -9,9 +9,15 @@
 //!
 //! ```text
 //! cargo run --release -p tusk-storage --example recovery_bench -- \
-//!     [--dir DIR] [--shared-buffers-mb 16] [--table-factor 8] [--changes 20000] \
-//!     [--runs 3] [--only SUBSTRING]
+//!     [--dir DIR] [--run-dir DIR] [--shared-buffers-mb 16] [--table-factor 8] \
+//!     [--changes 20000] [--runs 3] [--only SUBSTRING]
 //! ```
+//!
+//! The crashed data directory is built under `--dir`; each recovery runs on
+//! a copy in `--run-dir` (default `DIR/run`), which may be on other storage:
+//! `bench/recovery_fuse.sh` points it at a FUSE mount that delays every read
+//! (`bench/latencyfs`), to measure recovery on storage with the latency of
+//! cloud block storage instead of this machine's local disk.
 //!
 //! Each configuration runs `--runs` times (the configurations take turns, so
 //! a burst of load on the machine does not hit one of them only), and the
@@ -86,6 +92,9 @@ fn main() {
     let sb_mb: usize = arg("--shared-buffers-mb").map_or(16, |v| v.parse().unwrap());
     let factor: usize = arg("--table-factor").map_or(8, |v| v.parse().unwrap());
     let changes: u64 = arg("--changes").map_or(20_000, |v| v.parse().unwrap());
+    let run = arg("--run-dir")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("run"));
     let _ = std::fs::remove_dir_all(&dir);
     let crashed = dir.join("crashed");
     let sb = format!("{sb_mb}MB");
@@ -238,7 +247,6 @@ fn main() {
     let mut last: Vec<Option<tusk_storage::RecoveryStats>> = vec![None; configs.len()];
     for _ in 0..runs {
         for (i, (_, extra, evict)) in configs.iter().enumerate() {
-            let run = dir.join("run");
             let _ = std::fs::remove_dir_all(&run);
             copy_dir(&crashed, &run);
             let smgr = tusk_storage::smgr::Smgr::new(run.join("base"));
@@ -282,5 +290,6 @@ fn main() {
             s.io_depth
         );
     }
+    let _ = std::fs::remove_dir_all(&run);
     let _ = std::fs::remove_dir_all(&dir);
 }
