@@ -2,26 +2,30 @@
 //!
 //! ## In memory
 //!
-//! The build side (the plan's Hash child) is read into a chained hash table;
-//! then the probe side streams through it batch by batch. Build row *r* owns
-//! entry *r*; `buckets[b]` holds 1 + the index of the first entry of bucket *b*
-//! (0 = empty) and each entry links to the next one of its bucket. For a single
-//! integer key an entry is `{key: i64, next: u32}` — one cache line visit per
-//! chain step. Other keys keep their hash and an encoded byte key per entry.
-//! The bucket count is the next power of two at or above the row count, and
-//! the bucket comes from the hash's high bits. Rows with a NULL key are stored
-//! (so payload row numbers stay aligned) but never linked: NULLs never join.
+//! The build side (the plan's Hash child) is read into a hash table; then the
+//! probe side streams through it batch by batch. Build row *r* owns entry *r*.
+//! The entries are indexed by a *slot array* (`slots`): open addressing over
+//! key *tags* — the key itself for `integer` and `boolean` keys, else 32 bits
+//! of its hash — where each slot names the first entry of the chain of all
+//! entries with its tag, and each entry links to the next. For a single
+//! integer key an entry is `{key: i64, next: u32}`; other keys keep their hash
+//! and an encoded byte key per entry. The slot count is a power of two at
+//! least 4/3 of the row count. Rows with a NULL key are stored (so payload
+//! row numbers stay aligned) but never inserted: NULLs never join.
 //!
-//! Probing loads the bucket heads of a whole probe batch first, prefetching the
-//! bucket slots and then the first entry of each chain, so the cache misses of
-//! many rows overlap (see [`ProbeState`]). A probe batch may produce any number
-//! of matches, so the probe keeps a cursor (row and chain position) and stops
-//! each output batch at a fixed size.
+//! Probing is a software pipeline over a probe batch: each row's home slot is
+//! prefetched a fixed distance ahead of its search, and (when the chain's
+//! tuples will be read) the chain's first entry is prefetched ahead of its
+//! walk, so the cache misses of many rows overlap (see [`ProbeState`]). With
+//! exact tags a slot whose chain is one entry answers the probe alone: one
+//! cache miss per probe row. A probe batch may produce any number of matches,
+//! so the probe keeps a cursor (row and chain position) and stops each output
+//! batch at a fixed size; a join with no output columns only counts matches.
 //!
 //! ## Memory limit and spilling
 //!
 //! The limit is `work_mem × hash_mem_multiplier`, and it covers everything
-//! the join holds: entries, payload, the bucket array it will need, and the
+//! the join holds: entries, payload, the slot array it will need, and the
 //! buffer of every open spill file. Whatever the input, the join's peak stays
 //! within the limit plus one input batch (at most 2048 rows read before the
 //! check) and one output batch.
@@ -88,7 +92,7 @@ use std::sync::{Arc, Mutex};
 use tusk_storage::DataType;
 
 const EMPTY: u32 = 0;
-/// Marks an entry whose key is NULL (never linked into a bucket).
+/// Marks an entry whose key is NULL (never inserted into the slots).
 const UNLINKED: u32 = u32::MAX;
 /// Most partition files open at once.
 const MAX_FANOUT: usize = 1024;
@@ -108,7 +112,7 @@ pub(crate) use tusk_shmem::prefetch_line;
 #[repr(C)]
 struct IntEntry {
     key: i64,
-    /// Next entry of the bucket; an atomic so that probing reads every table
+    /// Next entry of the chain; an atomic so that probing reads every table
     /// through [`Chains`] (relaxed loads compile to plain loads).
     next: AtomicU32,
 }
@@ -268,7 +272,7 @@ impl TableBuilder {
         }
     }
 
-    /// The table with every entry in place but no bucket chains yet.
+    /// The table with every entry in place but nothing in the slots yet.
     fn finish_unlinked(self) -> JoinTable {
         let memory = self.memory();
         let nbuckets = self.bucket_count();
@@ -295,7 +299,7 @@ struct JoinTable {
     slots: Vec<AtomicU64>,
     index: SlotIndex,
     payload: Batch,
-    /// Rows with a non-NULL key (linked into buckets).
+    /// Rows with a non-NULL key (inserted into the slots).
     linked: usize,
     memory: usize,
 }
@@ -935,6 +939,8 @@ pub struct HashJoin {
     ctx: ExecContext,
     id: usize,
     hash_id: usize,
+    /// The planner's estimate of the build side: rows and bytes per row.
+    build_estimate: (usize, usize),
     /// Set for a Parallel Hash Join: the build all participants share.
     shared: Option<Arc<SharedBuild>>,
 }
@@ -947,14 +953,14 @@ type Partitions = Vec<Arc<SpillFile>>;
 ///
 /// **Memory.** The join's limit is `work_mem × hash_mem_multiplier ×
 /// participants` (PostgreSQL's rule for a Parallel Hash). It covers every
-/// participant's chunks, the bucket array, the chunk directory and, should
+/// participant's chunks, the slot array, the chunk directory and, should
 /// the build not fit, every participant's spill-file buffers: room for those
 /// (`participants × F × B`, as in the serial join) is kept free from the
 /// start. A participant asks before taking each chunk; the asks of different
 /// participants may race, so the peak stays within the limit plus one chunk
 /// per participant.
 ///
-/// **Spilling.** When a chunk would not fit (or the final bucket array
+/// **Spilling.** When a chunk would not fit (or the final slot array
 /// would not), the spill flag is raised. Every participant then writes the
 /// tuples of its chunks, and the rest of its share of the build input, to
 /// its own `F` partition files (hash bits of level 0, as the serial join),
@@ -973,7 +979,7 @@ pub struct SharedBuild {
     spill: AtomicBool,
     /// Spill buffers all participants hold during the build.
     buffers: AtomicUsize,
-    /// Peak of chunks + buckets + directory + spill buffers.
+    /// Peak of chunks + slots + directory + spill buffers.
     peak: AtomicUsize,
     /// (inner, outer) partition files of each participant that spilled.
     files: Mutex<Vec<(Partitions, Partitions)>>,
@@ -1001,21 +1007,32 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
+    /// The shared table, created by the first participant to ask; the
+    /// planner expects `estimate` rows of about `width` bytes.
     fn table(
         &self,
         ctx: &ExecContext,
         shape: TableShape,
         limit: usize,
+        (estimate, width): (usize, usize),
     ) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());
         }
+        // Tuples: header, key, and (unless key-only) the row.
+        let tuple = if shape.key_only.is_some() {
+            16
+        } else {
+            24 + width
+        };
+        let expected = SharedTable::slot_bytes(estimate) + estimate * tuple + (2 << 20);
         let table = Arc::new(SharedTable::new(
             &ctx.db.dsm,
             ctx.hash_chunk_size,
             shape,
             limit,
+            expected,
         )?);
         *t = Some(table.clone());
         Ok(table)
@@ -1025,7 +1042,7 @@ impl SharedBuild {
         self.peak.fetch_max(bytes, Relaxed);
     }
 
-    /// Whether `bytes` more of chunks fit: chunks, the bucket array the rows
+    /// Whether `bytes` more of chunks fit: chunks, the slot array the rows
     /// so far need, the directory and the room kept for spill buffers.
     fn may_allocate(
         &self,
@@ -1036,7 +1053,7 @@ impl SharedBuild {
     ) -> bool {
         let rows = self.rows.load(Relaxed);
         let used =
-            table.chunk_bytes() + bytes + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+            table.chunk_bytes() + bytes + SharedTable::slot_bytes(rows) + table.directory_bytes();
         if used + reserve > limit || self.spill.load(Relaxed) {
             return false;
         }
@@ -1106,6 +1123,7 @@ impl HashJoin {
             ctx: ctx.clone(),
             id: plan.id,
             hash_id: hash.id,
+            build_estimate: (hash.est.rows.max(0.0) as usize, hash.est.width as usize),
             shared,
         })
     }
@@ -1128,7 +1146,7 @@ impl HashJoin {
     }
 
     /// Parallel Hash Join: loads this participant's share of the build input
-    /// into its chunks of the shared table, then builds the buckets with the
+    /// into its chunks of the shared table, then fills the slots with the
     /// others — or, if the table does not fit, partitions (see [`SharedBuild`]).
     fn parallel_build(&mut self, shared: Arc<SharedBuild>) -> Result<()> {
         let mut input = self.inner.take().expect("build side consumed once");
@@ -1155,7 +1173,7 @@ impl HashJoin {
                 && matches!(self.inner_keys[0], Expr::Column { index: 0, .. }))
             .then(|| self.inner_types[0]),
         };
-        let table = shared.table(&self.ctx, shape, limit)?;
+        let table = shared.table(&self.ctx, shape, limit, self.build_estimate)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
         // The build rows of a batch in the spill encoding, row i ending at
@@ -1225,7 +1243,7 @@ impl HashJoin {
             // Last to finish loading: does the whole table fit?
             let rows = shared.rows.load(Relaxed);
             let need =
-                table.chunk_bytes() + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+                table.chunk_bytes() + SharedTable::slot_bytes(rows) + table.directory_bytes();
             if !shared.spill.load(Relaxed) && need <= limit {
                 table.publish(rows)?;
                 shared.note_peak(need);
@@ -1269,7 +1287,7 @@ impl HashJoin {
             shared.buffers.fetch_add(self.fanout * self.buf, Relaxed) + self.fanout * self.buf;
         shared.note_peak(
             table.chunk_bytes()
-                + SharedTable::bucket_bytes(shared.rows.load(Relaxed))
+                + SharedTable::slot_bytes(shared.rows.load(Relaxed))
                 + table.directory_bytes()
                 + held,
         );
@@ -1435,9 +1453,10 @@ impl HashJoin {
             self.report.batches += 1;
             return Ok(());
         }
-        // Table memory for the partition: entries and buckets (≤ 24 bytes a
-        // row) plus the payload (≈ its spilled bytes); two file buffers stay open.
-        let estimate = bytes_of(&task.inner) as usize + rows_of(&task.inner) as usize * 24;
+        // Table memory for the partition: entries (16 bytes a row) and slots
+        // (8 bytes, at most 8/3 of them a row) plus the payload (≈ its
+        // spilled bytes); two file buffers stay open.
+        let estimate = bytes_of(&task.inner) as usize + rows_of(&task.inner) as usize * 38;
         let budget = self.limit.saturating_sub(2 * self.buf);
         if estimate <= budget || task.chunked {
             let mut src = BuildSource {

@@ -10,6 +10,7 @@ use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
 use std::sync::Arc;
 use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
+use tusk_storage::visible::attrs;
 use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
@@ -62,29 +63,39 @@ impl Deformer {
             .collect()
     }
 
+    /// Attributes a tuple must store, NULL-free, for the column-by-column
+    /// path (see [`Deformer::push_page`]).
+    fn dense_natts(&self) -> usize {
+        self.out_of_att.len()
+    }
+
     /// Appends the visible tuples `items` of page `page` (block `block`) to
-    /// `cols`. When every needed attribute has a fixed width and no tuple of
-    /// the page has a NULL among them (a bulk-loaded table), each column is
-    /// filled by one loop over the items; otherwise tuple by tuple.
-    fn push_page(&self, cols: &mut [Vector], page: &[u8], items: &[VisibleItem], block: u32) {
-        let tuple_of = |it: &VisibleItem| &page[it.off as usize..][..it.len as usize];
-        let dense = match (self.fixed.as_deref(), self.out_of_att.len().checked_sub(1)) {
-            (Some(fixed), Some(last)) => items
-                .iter()
-                .all(|it| tuple::is_dense(tuple_of(it), last))
-                .then_some(fixed),
+    /// `cols`. When every needed attribute has a fixed width and every tuple
+    /// stores them with no NULL (`dense`, as `scan_page_items` found for
+    /// [`Deformer::dense_natts`] attributes; a bulk-loaded table), each
+    /// column is filled by one loop over the items; otherwise tuple by tuple.
+    fn push_page(
+        &self,
+        cols: &mut [Vector],
+        page: &[u8],
+        items: &[VisibleItem],
+        dense: bool,
+        block: u32,
+    ) {
+        let dense = match self.fixed.as_deref() {
             // No attribute needed (count(*)): nothing to deform.
-            (_, None) => Some(&[][..]),
+            _ if self.out_of_att.is_empty() => Some(&[][..]),
+            Some(fixed) if dense => Some(fixed),
             _ => None,
         };
         let Some(fixed) = dense else {
             for it in items {
                 self.push(
                     cols,
-                    tuple_of(it),
+                    it.tuple(page),
                     Tid {
                         block,
-                        item: it.item,
+                        item: it.item(),
                     },
                 );
             }
@@ -92,24 +103,21 @@ impl Deformer {
         };
         for &(off, ty, o) in fixed {
             let v = &mut cols[o];
-            // Attribute bytes of a dense tuple, read from the page (the scan
-            // checked that each tuple lies within it).
-            let at = |it: &VisibleItem| it.off as usize + off;
+            // A dense tuple holds its fixed-width attributes; a damaged one
+            // too short for them reads as 0.
             match &mut v.data {
-                Data::Int4(d) => d.extend(
-                    items
-                        .iter()
-                        .map(|it| i32::from_le_bytes(page[at(it)..][..4].try_into().unwrap())),
+                Data::Int4(d) => {
+                    d.extend(attrs(page, items, off).map(|b| b.map_or(0, i32::from_le_bytes)))
+                }
+                Data::Int8(d) => {
+                    d.extend(attrs(page, items, off).map(|b| b.map_or(0, i64::from_le_bytes)))
+                }
+                Data::Bool(d) => d.extend(
+                    attrs(page, items, off).map(|b: Option<[u8; 1]>| b.is_some_and(|b| b[0] != 0)),
                 ),
-                Data::Int8(d) => d.extend(
-                    items
-                        .iter()
-                        .map(|it| i64::from_le_bytes(page[at(it)..][..8].try_into().unwrap())),
-                ),
-                Data::Bool(d) => d.extend(items.iter().map(|it| page[at(it)] != 0)),
                 _ => {
                     for it in items {
-                        push_attr(v, fixed_attr(tuple_of(it), off, ty));
+                        push_attr(v, fixed_attr(it.tuple(page), off, ty));
                     }
                     continue;
                 }
@@ -124,7 +132,7 @@ impl Deformer {
                 d.extend(items.iter().map(|it| {
                     Tid {
                         block,
-                        item: it.item,
+                        item: it.item(),
                     }
                     .to_u64() as i64
                 }));
@@ -253,9 +261,10 @@ impl SeqScan {
                 block,
                 &mut vis,
                 &mut self.items,
-                |page, items| {
+                deform.dense_natts(),
+                |page, items, dense| {
                     rows += items.len();
-                    deform.push_page(&mut cols, page, items, block);
+                    deform.push_page(&mut cols, page, items, dense, block);
                 },
             )?;
         }

@@ -69,6 +69,8 @@ use tusk_storage::DataType;
 
 /// Bytes of a tuple before its key (`next` and `len`).
 const HEADER: usize = 8;
+/// Bytes of a key-only tuple: the header and the key.
+const KEY_ONLY_TUPLE: usize = HEADER + 8;
 /// How many tuples ahead of its insert the build prefetches a home slot.
 const INSERT_DISTANCE: usize = 32;
 
@@ -142,8 +144,8 @@ pub(crate) struct SharedTable {
 
 // SAFETY: the raw pointers point into `area`, which the table owns and which
 // stays mapped as long as the table lives; everything reached through them
-// that several threads touch concurrently is atomic (directory slots, bucket
-// slots, `next` links). Tuple bytes are written by one participant before a
+// that several threads touch concurrently is atomic (directory slots, hash
+// table slots, `next` links). Tuple bytes are written by one participant before a
 // phaser and only read after it.
 unsafe impl Send for SharedTable {}
 // SAFETY: as for `Send`.
@@ -154,15 +156,33 @@ fn shmem_error(e: tusk_shmem::ShmemError) -> ExecError {
 }
 
 impl SharedTable {
-    /// A table for at most `max_bytes` of chunks, in a new DSA area of `dsm`.
-    pub fn new(dsm: &Dsm, chunk_size: usize, shape: TableShape, max_bytes: usize) -> Result<Self> {
+    /// A table for at most `max_bytes` of chunks, in a new DSA area of
+    /// `dsm` whose first segment is sized for the `expected_bytes` the
+    /// planner's estimate comes to: a table of the expected size then lives
+    /// in one segment instead of a geometric series of them (which, with the
+    /// next segment prepared ahead, reserved three times the table).
+    pub fn new(
+        dsm: &Dsm,
+        chunk_size: usize,
+        shape: TableShape,
+        max_bytes: usize,
+        expected_bytes: usize,
+    ) -> Result<Self> {
         assert!(shape.int_key || (!shape.exact && shape.key_only.is_none()));
         assert!(chunk_size.is_power_of_two() && chunk_size >= 1024);
         let offset_bits = chunk_size.trailing_zeros() - 3;
         // Refs take 31 bits: a slot's entry keeps its top bit for `MORE`.
         let max_by_bits = (1usize << (31 - offset_bits)) - 1;
         let capacity = (max_bytes / chunk_size + 64).min(max_by_bits);
-        let area = DsaArea::create(dsm, DsaConfig::default()).map_err(shmem_error)?;
+        let defaults = DsaConfig::default();
+        let config = DsaConfig {
+            initial_segment_size: expected_bytes
+                .min(max_bytes)
+                .next_multiple_of(tusk_shmem::HUGE_PAGE_SIZE)
+                .clamp(defaults.initial_segment_size, defaults.max_segment_size),
+            ..defaults
+        };
+        let area = DsaArea::create(dsm, config).map_err(shmem_error)?;
         let dir = area.allocate(capacity * 8).map_err(shmem_error)?;
         let directory = area.get(dir).cast::<std::sync::atomic::AtomicU64>();
         Ok(SharedTable {
@@ -187,7 +207,7 @@ impl SharedTable {
     }
 
     /// Bytes of the slot array for `rows` tuples.
-    pub fn bucket_bytes(rows: usize) -> usize {
+    pub fn slot_bytes(rows: usize) -> usize {
         SlotIndex::slots_for(rows) * 8
     }
 
@@ -508,7 +528,7 @@ impl ChunkWriter {
         may_allocate: &mut dyn FnMut(usize) -> bool,
     ) -> Result<usize> {
         debug_assert!(table.key_only.is_some());
-        const LEN: usize = HEADER + 8;
+        const LEN: usize = KEY_ONLY_TUPLE;
         let mut done = 0;
         while done < keys.len() {
             let room = self.chunks.last().map_or(0, |&(_, _, used)| {
@@ -587,19 +607,18 @@ impl ChunkWriter {
             let next = unsafe { &*(addr as *const AtomicU32) };
             index.insert(view.slots, home, tag, entry, next);
         };
-        self.for_each(table, |entry, bytes| {
-            let hash = if table.int_key {
-                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap()))
-            } else {
-                u64::from_le_bytes(bytes[8..16].try_into().unwrap())
-            };
-            let tag = if table.int_key {
-                let key = i64::from_le_bytes(bytes[8..16].try_into().unwrap());
-                index
+        // Hashes tuple `entry` at `addr` (its key field: an integer key, or
+        // the hash of an encoded one), prefetches its home slot and inserts
+        // the tuple INSERT_DISTANCE tuples back.
+        let mut visit = |entry: u32, addr: usize, key_field: u64| {
+            let (hash, tag) = if table.int_key {
+                let (key, hash) = (key_field as i64, hash_i64(key_field as i64));
+                let tag = index
                     .int_tag(hash, key)
-                    .expect("a build key fits its own table's tags")
+                    .expect("a build key fits its own table's tags");
+                (hash, tag)
             } else {
-                index.hash_tag(hash)
+                (key_field, index.hash_tag(key_field))
             };
             let home = index.home(hash);
             if prefetch {
@@ -609,11 +628,32 @@ impl ChunkWriter {
             if n >= INSERT_DISTANCE {
                 insert(*slot);
             }
-            *slot = (home, tag, entry, bytes.as_ptr() as usize);
+            *slot = (home, tag, entry, addr);
             n += 1;
-            Ok(())
-        })
-        .expect("linking cannot fail");
+        };
+        if table.key_only.is_some() {
+            // Key-only tuples have one size: walk them with a fixed stride.
+            for &(i, addr, used) in &self.chunks {
+                let first = (i << table.offset_bits) + 1;
+                for off in (0..used).step_by(KEY_ONLY_TUPLE) {
+                    // SAFETY: this participant wrote key-only tuples of
+                    // KEY_ONLY_TUPLE bytes, 8-aligned, up to `used` in this
+                    // chunk (`insert_keys`), each with its key at HEADER.
+                    let key = unsafe { ((addr + off + HEADER) as *const i64).read() };
+                    visit(first + (off >> 3) as u32, addr + off, key as u64);
+                }
+            }
+        } else {
+            self.for_each(table, |entry, bytes| {
+                visit(
+                    entry,
+                    bytes.as_ptr() as usize,
+                    u64::from_le_bytes(bytes[8..16].try_into().unwrap()),
+                );
+                Ok(())
+            })
+            .expect("linking cannot fail");
+        }
         for k in n.saturating_sub(INSERT_DISTANCE)..n {
             insert(ring[k % INSERT_DISTANCE]);
         }
@@ -691,7 +731,7 @@ mod tests {
         const THREADS: u32 = 4;
         const PER_THREAD: u32 = 20_000;
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20, 0).unwrap();
         let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
@@ -757,12 +797,12 @@ mod tests {
 
     /// The table is position independent: a second process maps the area's
     /// segments at addresses of its own, resolves the chunk directory and the
-    /// bucket array from their `DsaPointer`s, and finds every tuple through
+    /// slot array from their `DsaPointer`s, and finds every tuple through
     /// the same refs.
     #[test]
     fn a_second_process_finds_every_tuple() {
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20, 0).unwrap();
         let mut w = ChunkWriter::new();
         for k in 0..50_000i64 {
             let row = (k * 3).to_le_bytes();

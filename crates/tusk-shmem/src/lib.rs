@@ -54,7 +54,7 @@
 //! allocating meanwhile), and the area's total size is capped, failing with
 //! "out of shared memory". The module documentation of [`dsa`] gives the
 //! details and the memory-ordering argument; the lock-free steps are
-//! modelled with loom (`.ci/loom-shmem`).
+//! modelled with loom (`src/lockfree.rs`, run by `.ci/loom`).
 //!
 //! ## Who locks what
 //!

@@ -178,39 +178,36 @@ pub fn scan_page(
     mut f: impl FnMut(u16, &[u8]),
 ) -> Result<(), StorageError> {
     let mut items = Vec::new();
-    scan_page_items(pool, rel, block, vis, &mut items, |p, items| {
+    scan_page_items(pool, rel, block, vis, &mut items, 0, |p, items, _| {
         for it in items {
-            f(it.item, &p[it.off as usize..][..it.len as usize]);
+            f(it.item(), it.tuple(p));
         }
     })
 }
 
-/// Where a visible tuple lies on its page: item number, byte offset and
-/// length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VisibleItem {
-    pub item: u16,
-    pub off: u16,
-    pub len: u16,
-}
+pub use crate::visible::VisibleItem;
 
 /// Page-at-a-time form of [`scan_page`]: fills `items` with the tuples of
-/// block `block` visible through `vis` and calls `f(page, items)` once, with
-/// the page still share-locked. Callers that deform the tuples column by
-/// column (the executor's sequential scan) run one tight loop per column
-/// instead of one call per tuple.
+/// block `block` visible through `vis` and calls `f(page, items, dense)`
+/// once, with the page still share-locked; `dense` says whether every one of
+/// them stores its first `natts` attributes with no NULL
+/// ([`tuple::stores_dense`]; always true for `natts` = 0). Callers that
+/// deform the tuples column by column (the executor's sequential scan) run
+/// one tight loop per column instead of one call per tuple.
 pub fn scan_page_items<R>(
     pool: &BufferPool,
     rel: u32,
     block: u32,
     vis: &mut Visibility<'_>,
     items: &mut Vec<VisibleItem>,
-    f: impl FnOnce(&[u8], &[VisibleItem]) -> R,
+    natts: usize,
+    f: impl FnOnce(&[u8], &[VisibleItem], bool) -> R,
 ) -> Result<R, StorageError> {
     let buf = pool.read_buffer(rel, block)?;
     let guard = buf.lock_shared();
     let p = guard.page();
     items.clear();
+    let mut dense = true;
     if !page::is_new(p) {
         let n = page::item_count(p) as usize;
         items.reserve(n);
@@ -219,26 +216,25 @@ pub fn scan_page_items<R>(
             .enumerate()
         {
             let (state, off, len) = page::decode_line_pointer(lp.try_into().unwrap());
-            // A tuple that does not fit the page (a damaged page that passed
-            // its checksum) is skipped rather than read out of bounds.
-            let Some(header) = p.get(off..off + tuple::TUPLE_HEADER_SIZE) else {
-                continue;
-            };
-            if state != page::ItemState::Normal || off + len > p.len() {
+            if state != page::ItemState::Normal || len < tuple::TUPLE_HEADER_SIZE {
                 continue;
             }
-            let xmin = u32::from_le_bytes(header[0..4].try_into().unwrap());
-            let xmax = u32::from_le_bytes(header[4..8].try_into().unwrap());
-            if vis.sees_xids(xmin, xmax) {
-                items.push(VisibleItem {
-                    item: i as u16 + 1,
-                    off: off as u16,
-                    len: len as u16,
-                });
+            // A tuple that does not fit the page (a damaged page that passed
+            // its checksum) is skipped rather than read out of bounds.
+            let Some(item) = VisibleItem::new(i as u16 + 1, off, len) else {
+                continue;
+            };
+            let header: &[u8; tuple::TUPLE_HEADER_SIZE] = item.tuple(p)[..tuple::TUPLE_HEADER_SIZE]
+                .try_into()
+                .unwrap();
+            let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().unwrap());
+            if vis.sees_xids(word(0), word(4)) {
+                dense &= natts == 0 || tuple::stores_dense(word(8), natts);
+                items.push(item);
             }
         }
     }
-    Ok(f(p, items))
+    Ok(f(p, items, dense))
 }
 
 /// Calls `f(tid, tuple)` for each of `tids` (of relation `rel`) whose
