@@ -10,8 +10,12 @@
 //! ```text
 //! cargo run --release -p tusk-storage --example recovery_bench -- \
 //!     [--dir DIR] [--run-dir DIR] [--shared-buffers-mb 16] [--table-factor 8] \
-//!     [--changes 20000] [--runs 3] [--only SUBSTRING]
+//!     [--changes 20000] [--runs 3] [--only 'SUBSTRING|SUBSTRING...']
 //! ```
+//!
+//! `--only` keeps the configurations whose name contains one of the
+//! `|`-separated substrings (prefetch off always runs: the speed-ups are
+//! relative to it), e.g. `--only 'fadvise|O_DIRECT, conc. 10|O_DIRECT, conc. 32'`.
 //!
 //! The crashed data directory is built under `--dir`; each recovery runs on
 //! a copy in `--run-dir` (default `DIR/run`), which may be on other storage:
@@ -238,8 +242,9 @@ fn main() {
         false,
     ));
     if let Some(only) = &only {
-        configs
-            .retain(|(name, _, _)| name == "recovery_prefetch=off" || name.contains(only.as_str()));
+        configs.retain(|(name, _, _)| {
+            name == "recovery_prefetch=off" || only.split('|').any(|o| name.contains(o))
+        });
     }
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
@@ -272,23 +277,30 @@ fn main() {
     };
     let off_median = median(&times[0]);
     println!(
-        "| config | method used | min s | median s | speed-up (median) | CPU s (median) | prefetch | hit | skip_rep | io_depth |"
+        "| config | method used | min s | median s | speed-up (median) | CPU s (median) | prefetch | hit | skip_new | skip_rep | block_distance | io_depth |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, (name, _, _)) in configs.iter().enumerate() {
         let s = last[i].as_ref().unwrap();
         let min = times[i].iter().copied().fold(f64::INFINITY, f64::min);
         let med = median(&times[i]);
         println!(
-            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {:.2} | {} | {} | {} | {:.1} |",
+            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {:.2} | {} | {} | {} | {} | {:.0} | {:.1} |",
             s.method,
             off_median / med,
             median(&cpu[i]),
             s.prefetch,
             s.hit,
+            s.skip_new,
             s.skip_rep,
+            s.block_distance,
             s.io_depth
         );
+    }
+    // Every run's time, in run order, for combining several invocations.
+    for (i, (name, _, _)) in configs.iter().enumerate() {
+        let all: Vec<String> = times[i].iter().map(|t| format!("{t:.3}")).collect();
+        eprintln!("times {name}: {}", all.join(" "));
     }
     let _ = std::fs::remove_dir_all(&run);
     let _ = std::fs::remove_dir_all(&dir);
