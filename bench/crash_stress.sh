@@ -2,7 +2,8 @@
 # Crash stress: TRIALS fresh data directories (default 100), each crashed
 # ROUNDS times (default 3) by SIGKILL at a random moment of a random
 # workload (bulk load, INSERT, DELETE, CREATE TABLE AS, DROP TABLE,
-# CHECKPOINT), restarted and checked. See crates/tusk-cli/tests/crash.rs.
+# CREATE INDEX, VACUUM, CHECKPOINT), restarted and checked. See
+# crates/tusk-cli/tests/crash.rs.
 #   bench/crash_stress.sh [TRIALS] [ROUNDS] [SEED]
 set -e
 cd "$(dirname "$0")/.."

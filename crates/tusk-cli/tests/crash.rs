@@ -173,12 +173,40 @@ fn describe(t: &Tables) -> String {
         .join(" ")
 }
 
+/// Where the kills landed: per kind of statement in flight, how many kills
+/// and what recovery made of the statement (`[committed, rolled back, no
+/// row change]`; CHECKPOINT and VACUUM change no row), and kills per
+/// recovery prefetch method. Printed by the stress run.
+#[derive(Default)]
+struct Tally {
+    by_kind: BTreeMap<&'static str, [u64; 3]>,
+    by_method: BTreeMap<String, u64>,
+}
+
+/// The kind of statement `random_op` made.
+fn kind(sql: &str) -> &'static str {
+    const KINDS: [(&str, &str); 8] = [
+        ("insert into t select", "bulk load"),
+        ("insert", "INSERT"),
+        ("delete", "DELETE"),
+        ("checkpoint", "CHECKPOINT"),
+        ("vacuum", "VACUUM"),
+        ("create index", "CREATE INDEX"),
+        ("create table", "CREATE TABLE AS"),
+        ("drop table", "DROP TABLE"),
+    ];
+    KINDS
+        .iter()
+        .find(|(prefix, _)| sql.starts_with(prefix))
+        .map_or("other", |(_, k)| k)
+}
+
 /// Recovery prefetch methods the trials rotate through (`io_uring` falls
 /// back to `fadvise` where the kernel refuses io_uring).
 const METHODS: [&str; 4] = ["io_uring", "io_uring", "fadvise", "threads"];
 
 /// Runs `rounds` crash/restart rounds on a fresh data directory.
-fn trial(seed: u64, rounds: usize) -> usize {
+fn trial(seed: u64, rounds: usize, tally: &mut Tally) -> usize {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let dir = tempfile::tempdir().unwrap();
     let method = METHODS[seed as usize % METHODS.len()];
@@ -240,6 +268,20 @@ fn trial(seed: u64, rounds: usize) -> usize {
         let (sql, after) = in_flight.unwrap();
         let late_ack = rx.try_recv().is_ok();
         let found = read_state(dir.path());
+        let outcome = if after == state {
+            2
+        } else if found == after {
+            0
+        } else {
+            1
+        };
+        tally.by_kind.entry(kind(&sql)).or_default()[outcome] += 1;
+        let method = if method == "io_uring" && direct == "off" {
+            "io_uring (page cache)".to_string()
+        } else {
+            method.to_string()
+        };
+        *tally.by_method.entry(method).or_default() += 1;
         if late_ack {
             assert_eq!(
                 describe(&found),
@@ -278,12 +320,23 @@ fn crash_recovery_keeps_acknowledged_commits_only() {
     let rounds = env_or("TUSK_CRASH_ROUNDS", 3) as usize;
     let base = env_or("TUSK_CRASH_SEED", 1);
     let mut acked = 0;
+    let mut tally = Tally::default();
     for i in 0..trials {
-        acked += trial(base + i, rounds);
+        acked += trial(base + i, rounds, &mut tally);
     }
     eprintln!(
         "crash harness: {trials} trials x {rounds} crashes, {acked} acknowledged statements verified"
     );
+    eprintln!("killed during: statement, kills, committed, rolled back, no row change");
+    for (k, [c, r, n]) in &tally.by_kind {
+        eprintln!("  {k}: {}, {c}, {r}, {n}", c + r + n);
+    }
+    let methods: Vec<String> = tally
+        .by_method
+        .iter()
+        .map(|(m, n)| format!("{m} {n}"))
+        .collect();
+    eprintln!("recovery prefetch method: {}", methods.join(", "));
 }
 
 /// A statement that fails half-way, after some of its rows were inserted and

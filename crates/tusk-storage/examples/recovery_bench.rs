@@ -9,9 +9,19 @@
 //!
 //! ```text
 //! cargo run --release -p tusk-storage --example recovery_bench -- \
-//!     [--dir DIR] [--shared-buffers-mb 16] [--table-factor 8] [--changes 20000] \
-//!     [--runs 3] [--only SUBSTRING]
+//!     [--dir DIR] [--run-dir DIR] [--shared-buffers-mb 16] [--table-factor 8] \
+//!     [--changes 20000] [--runs 3] [--only 'SUBSTRING|SUBSTRING...']
 //! ```
+//!
+//! `--only` keeps the configurations whose name contains one of the
+//! `|`-separated substrings (prefetch off always runs: the speed-ups are
+//! relative to it), e.g. `--only 'fadvise|O_DIRECT, conc. 10|O_DIRECT, conc. 32'`.
+//!
+//! The crashed data directory is built under `--dir`; each recovery runs on
+//! a copy in `--run-dir` (default `DIR/run`), which may be on other storage:
+//! `bench/recovery_fuse.sh` points it at a FUSE mount that delays every read
+//! (`bench/latencyfs`), to measure recovery on storage with the latency of
+//! cloud block storage instead of this machine's local disk.
 //!
 //! Each configuration runs `--runs` times (the configurations take turns, so
 //! a burst of load on the machine does not hit one of them only), and the
@@ -86,6 +96,9 @@ fn main() {
     let sb_mb: usize = arg("--shared-buffers-mb").map_or(16, |v| v.parse().unwrap());
     let factor: usize = arg("--table-factor").map_or(8, |v| v.parse().unwrap());
     let changes: u64 = arg("--changes").map_or(20_000, |v| v.parse().unwrap());
+    let run = arg("--run-dir")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("run"));
     let _ = std::fs::remove_dir_all(&dir);
     let crashed = dir.join("crashed");
     let sb = format!("{sb_mb}MB");
@@ -229,8 +242,9 @@ fn main() {
         false,
     ));
     if let Some(only) = &only {
-        configs
-            .retain(|(name, _, _)| name == "recovery_prefetch=off" || name.contains(only.as_str()));
+        configs.retain(|(name, _, _)| {
+            name == "recovery_prefetch=off" || only.split('|').any(|o| name.contains(o))
+        });
     }
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
@@ -238,7 +252,6 @@ fn main() {
     let mut last: Vec<Option<tusk_storage::RecoveryStats>> = vec![None; configs.len()];
     for _ in 0..runs {
         for (i, (_, extra, evict)) in configs.iter().enumerate() {
-            let run = dir.join("run");
             let _ = std::fs::remove_dir_all(&run);
             copy_dir(&crashed, &run);
             let smgr = tusk_storage::smgr::Smgr::new(run.join("base"));
@@ -264,23 +277,31 @@ fn main() {
     };
     let off_median = median(&times[0]);
     println!(
-        "| config | method used | min s | median s | speed-up (median) | CPU s (median) | prefetch | hit | skip_rep | io_depth |"
+        "| config | method used | min s | median s | speed-up (median) | CPU s (median) | prefetch | hit | skip_new | skip_rep | block_distance | io_depth |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, (name, _, _)) in configs.iter().enumerate() {
         let s = last[i].as_ref().unwrap();
         let min = times[i].iter().copied().fold(f64::INFINITY, f64::min);
         let med = median(&times[i]);
         println!(
-            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {:.2} | {} | {} | {} | {:.1} |",
+            "| {name} | {} | {min:.3} | {med:.3} | {:.2}x | {:.2} | {} | {} | {} | {} | {:.0} | {:.1} |",
             s.method,
             off_median / med,
             median(&cpu[i]),
             s.prefetch,
             s.hit,
+            s.skip_new,
             s.skip_rep,
+            s.block_distance,
             s.io_depth
         );
     }
+    // Every run's time, in run order, for combining several invocations.
+    for (i, (name, _, _)) in configs.iter().enumerate() {
+        let all: Vec<String> = times[i].iter().map(|t| format!("{t:.3}")).collect();
+        eprintln!("times {name}: {}", all.join(" "));
+    }
+    let _ = std::fs::remove_dir_all(&run);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -76,9 +76,19 @@
 //! file (`skip_new`), blocks it prefetched a moment ago (`skip_rep`) and
 //! blocks already in the buffer pool (`hit`), and starts a read of the rest
 //! (`prefetch`) so that it happens while redo works on earlier records. At
-//! most `maintenance_io_concurrency` reads are in flight: a prefetch counts
-//! until redo reaches its record, and while the limit is reached the decoder
-//! waits. How a read is started is `tusk.recovery_prefetch_method`:
+//! most `maintenance_io_concurrency` reads are in flight, and while the limit
+//! is reached the decoder waits (redo still gets its next record; a record
+//! decoded only for that is not prefetched). What counts as in flight
+//! depends on what the method can know. io_uring and the I/O threads know
+//! when a read is done, so a read counts until then, and the decoder may run
+//! up to `DISTANCE_MULTIPLIER` (4) times the concurrency in prefetched
+//! blocks ahead of redo (at most a quarter of the pool, where those blocks
+//! wait): a block that arrived early, or was served from the page cache,
+//! frees its slot for the next read instead of holding it until redo
+//! catches up — on storage with a millisecond per read that keeps the
+//! device's queue full. `posix_fadvise` cannot tell when the kernel's read
+//! is done, so there a hint counts until redo reaches its record (as in
+//! PostgreSQL 15). How a read is started is `tusk.recovery_prefetch_method`:
 //!
 //! * `io_uring` (the default where the kernel allows io_uring, decided at
 //!   run time): a real asynchronous read into the buffer pool. The buffer
@@ -125,9 +135,14 @@ use crate::StorageError;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
+
+/// How many prefetched blocks the prefetcher may run ahead of redo, as a
+/// multiple of `maintenance_io_concurrency`, where it knows when reads
+/// complete (PostgreSQL's `XLOGPREFETCHER_DISTANCE_MULTIPLIER`).
+const DISTANCE_MULTIPLIER: usize = 4;
 
 /// `recovery_prefetch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -493,6 +508,23 @@ pub fn replay(
     } else {
         None
     };
+    // How far ahead of redo the prefetcher may run, in prefetched blocks.
+    // io_uring and the I/O threads know when a read is done, so only reads
+    // under way count against `maintenance_io_concurrency`, and blocks read
+    // (or found in the page cache) before redo needs them stop holding an
+    // I/O slot; the look-ahead is then DISTANCE_MULTIPLIER times the
+    // concurrency, like PostgreSQL's, and at most a quarter of the pool,
+    // where the blocks read wait unpinned. `posix_fadvise` cannot tell when
+    // the kernel's read is done: a hint counts as in flight until redo
+    // reaches its record, so there the look-ahead is the concurrency.
+    let tracks_completion = ring.is_some() || threads > 0;
+    let max_ahead = if tracks_completion {
+        (max_io * DISTANCE_MULTIPLIER)
+            .min(pool.nbuffers() / 4)
+            .max(max_io)
+    } else {
+        max_io
+    };
     stats.method = match (prefetching, &ring, options.method) {
         (false, _, _) => "off",
         (true, None, PrefetchMethod::IoUring) => PrefetchMethod::Fadvise.name(),
@@ -500,6 +532,8 @@ pub fn replay(
     };
     let (mut sum_wal, mut sum_blocks, mut sum_io) = (0u64, 0u64, 0u64);
     let redo_done = AtomicBool::new(false);
+    // Blocks handed to the I/O threads and not yet read.
+    let thread_reads = AtomicUsize::new(0);
     let (r, end) = std::thread::scope(|scope| -> Result<_, StorageError> {
         // I/O threads: each reads requested blocks into the buffer pool, so
         // up to `threads` reads are in flight while redo works.
@@ -509,11 +543,13 @@ pub fn replay(
             let workers: Vec<_> = (0..threads)
                 .map(|_| {
                     let rx = rx.clone();
+                    let busy = &thread_reads;
                     scope.spawn(move || loop {
                         let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                         let Ok(b) = next else { break };
                         // A failed read is reported when redo reads the block.
                         let _ = pool.read_buffer(b.rel, b.block);
+                        busy.fetch_sub(1, Ordering::Release);
                     })
                 })
                 .collect();
@@ -560,22 +596,36 @@ pub fn replay(
         let mut queued_blocks = 0usize;
         let mut eof = false;
         // LSNs of records whose block was prefetched and not yet replayed.
-        let mut in_flight: VecDeque<Lsn> = VecDeque::new();
+        let mut ahead: VecDeque<Lsn> = VecDeque::new();
         // Blocks prefetched and not yet replayed: a block needed again is skip_rep.
         let mut pending: BlockMap<Lsn> = BlockMap::default();
+        // Reads under way: started and not known to be done.
+        let reads_in_flight = |ahead: &VecDeque<Lsn>, uring: &Option<UringReads>| match uring {
+            Some(u) => u.ring.pending() as usize,
+            None if threads > 0 => thread_reads.load(Ordering::Acquire),
+            None => ahead.len(),
+        };
         loop {
+            if let Some(u) = &mut uring {
+                u.reap_ready();
+            }
             // Decode ahead.
             while !eof {
-                let room = if prefetching {
+                let may_prefetch = prefetching && {
                     let bytes = match (queue.front(), queue.back()) {
                         (Some(f), Some(b)) => (b.end - f.lsn) as usize,
                         _ => 0,
                     };
-                    bytes < options.wal_decode_buffer_size && in_flight.len() < max_io
-                } else {
-                    queue.is_empty()
+                    bytes < options.wal_decode_buffer_size
+                        && ahead.len() < max_ahead
+                        && reads_in_flight(&ahead, &uring) < max_io
                 };
-                if !room {
+                // Redo always gets its next record, limits or not (reads in
+                // flight need not belong to queued records: an I/O thread
+                // may still be finishing a block redo has read itself); a
+                // record decoded only for that is not prefetched, as redo
+                // reads its block at once.
+                if !may_prefetch && !queue.is_empty() {
                     break;
                 }
                 let Some(rec) = reader.next_record()? else {
@@ -584,7 +634,7 @@ pub fn replay(
                 };
                 if let Some(b) = rec.block {
                     queued_blocks += 1;
-                    if prefetching {
+                    if may_prefetch {
                         if rec.fpi {
                             stats.skip_fpw += 1;
                         } else if rec.will_init() {
@@ -598,7 +648,10 @@ pub fn replay(
                                     let started = if pool.is_cached(b.rel, b.block) {
                                         false
                                     } else if let Some(tx) = &requests {
-                                        let _ = tx.send(b);
+                                        thread_reads.fetch_add(1, Ordering::Relaxed);
+                                        if tx.send(b).is_err() {
+                                            thread_reads.fetch_sub(1, Ordering::Relaxed);
+                                        }
                                         true
                                     } else if let Some(u) = &mut uring {
                                         u.start(b)?
@@ -608,7 +661,7 @@ pub fn replay(
                                     };
                                     if started {
                                         stats.prefetch += 1;
-                                        in_flight.push_back(rec.lsn);
+                                        ahead.push_back(rec.lsn);
                                         slot.insert(rec.lsn);
                                     } else {
                                         stats.hit += 1;
@@ -624,10 +677,11 @@ pub fn replay(
                 u.submit(if eof { 1 } else { submit_batch })?;
             }
             let Some(rec) = queue.pop_front() else {
+                assert!(eof, "the decoder stopped before the end of the WAL");
                 break;
             };
-            while in_flight.front().is_some_and(|&l| l <= rec.lsn) {
-                in_flight.pop_front();
+            while ahead.front().is_some_and(|&l| l <= rec.lsn) {
+                ahead.pop_front();
             }
             if let Some(b) = rec.block {
                 queued_blocks -= 1;
@@ -641,7 +695,7 @@ pub fn replay(
             }
             sum_wal += queue.back().map_or(rec.end, |b| b.end) - rec.lsn;
             sum_blocks += queued_blocks as u64;
-            sum_io += in_flight.len() as u64;
+            sum_io += reads_in_flight(&ahead, &uring) as u64;
             stats.records += 1;
             if !r.apply(&rec)? {
                 stats.already_applied += 1;
