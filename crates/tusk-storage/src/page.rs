@@ -53,7 +53,7 @@ pub enum ItemState {
 
 #[inline]
 pub(crate) fn get_u16(p: &[u8], off: usize) -> u16 {
-    u16::from_le_bytes([p[off], p[off + 1]])
+    u16::from_le_bytes(p[off..off + 2].try_into().unwrap())
 }
 
 #[inline]
@@ -112,15 +112,18 @@ pub fn free_space(page: &[u8]) -> usize {
 /// Line pointer `item` (1-based): (state, offset, length).
 #[inline]
 pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
+    // One load for the whole line pointer, a table for the state.
+    const STATES: [ItemState; 4] = [
+        ItemState::Unused,
+        ItemState::Normal,
+        ItemState::Unused,
+        ItemState::Dead,
+    ];
     let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
-    let raw = get_u16(page, at);
-    let len = get_u16(page, at + 2) as usize;
-    let state = match raw >> LP_STATE_SHIFT {
-        1 => ItemState::Normal,
-        3 => ItemState::Dead,
-        _ => ItemState::Unused,
-    };
-    (state, (raw & LP_OFFSET_MASK) as usize, len)
+    let lp = get_u32(page, at);
+    let raw = lp as u16;
+    let state = STATES[usize::from(raw >> LP_STATE_SHIFT)];
+    (state, (raw & LP_OFFSET_MASK) as usize, (lp >> 16) as usize)
 }
 
 /// The bytes of item `item` if it is in the normal state.
@@ -186,9 +189,9 @@ pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
 }
 
 /// Marks the (normal) items `items` dead and compacts the page: the bodies
-/// of the remaining normal items are moved together at the end, in item
-/// order, so all free space is one gap. Returns false if an item number is
-/// out of range or not normal (nothing is changed then).
+/// of the remaining normal items are moved together at the end, so all free
+/// space is one gap. Returns false if an item number is out of range or not
+/// normal (nothing is changed then).
 pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
     let n = item_count(page);
     if items
@@ -204,19 +207,99 @@ pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
     true
 }
 
-/// Rewrites the tuple area with the normal items packed at the end.
+#[inline(always)]
+fn align8(n: usize) -> usize {
+    (n + 7) & !7
+}
+
+/// Packs the bodies of the normal items against the end of the page, in
+/// place.
+///
+/// Every body occupies an 8-byte aligned *slot* `[off, off + align8(len))`
+/// (`add_item` places bodies at `(upper - len) & !7` with `upper` a multiple
+/// of 8), and slots never overlap. Bodies are taken in descending offset
+/// order and each goes to the top of the packed area: all bodies above it
+/// have already moved and fit in the space above it, so its destination is
+/// never below its source and never over a body still to be moved — the
+/// move is an overlapping copy upwards, done in place without a scratch
+/// page (PostgreSQL's `compactify_tuples`, presorted case). A page filled by
+/// inserts alone has bodies in descending offset order by item number; once
+/// line pointers are reused the order is sorted first. Bodies that are
+/// adjacent before and after the move (a run of live tuples between two
+/// pruned ones) move together.
 fn compact(page: &mut [u8]) {
-    let mut scratch = [0u8; PAGE_SIZE];
+    let n = item_count(page);
+    let mut presorted = true;
+    let mut prev = PAGE_SIZE;
+    for i in 1..=n {
+        if let (ItemState::Normal, off, _) = item(page, i) {
+            presorted &= off < prev;
+            prev = off;
+        }
+    }
+    let sorted: Option<Vec<u16>> = (!presorted).then(|| {
+        let mut order: Vec<u16> = (1..=n)
+            .filter(|&i| item(page, i).0 == ItemState::Normal)
+            .collect();
+        order.sort_unstable_by_key(|&i| std::cmp::Reverse(item(page, i).1));
+        order
+    });
+    let upper = pack(page, sorted.as_deref());
+    put_u16(page, OFF_UPPER, upper as u16);
+}
+
+/// Moves the bodies of the normal items to the end of the page as
+/// [`compact`] describes, taking them in item order or, when given, in the
+/// order `sorted` (by descending offset); returns the new `upper`.
+fn pack(page: &mut [u8], sorted: Option<&[u16]>) -> usize {
     let mut upper = PAGE_SIZE;
-    for i in 1..=item_count(page) {
-        if let (ItemState::Normal, off, len) = item(page, i) {
-            upper = (upper - len) & !7;
-            scratch[upper..upper + len].copy_from_slice(&page[off..off + len]);
+    // The run being moved: source bytes [lo, hi), destination lo + shift.
+    let (mut lo, mut hi, mut shift) = (PAGE_SIZE, PAGE_SIZE, 0);
+    let count = sorted.map_or(item_count(page) as usize, |s| s.len());
+    for k in 0..count {
+        let i = sorted.map_or(k as u16 + 1, |s| s[k]);
+        let (ItemState::Normal, off, len) = item(page, i) else {
+            continue;
+        };
+        let slot = align8(len);
+        upper -= slot;
+        debug_assert!(upper >= off, "slots overlap");
+        if off + slot != lo || upper - off != shift {
+            if shift != 0 {
+                move_bytes(page, lo, lo + shift, hi - lo);
+            }
+            (hi, shift) = (off + slot, upper - off);
+        }
+        lo = off;
+        if upper != off {
             set_item(page, i, ItemState::Normal, upper, len);
         }
     }
-    page[upper..PAGE_SIZE].copy_from_slice(&scratch[upper..PAGE_SIZE]);
-    put_u16(page, OFF_UPPER, upper as u16);
+    if shift != 0 {
+        move_bytes(page, lo, lo + shift, hi - lo);
+    }
+    upper
+}
+
+/// Copies `len` bytes from `src` to `dst` within `p`; the ranges may
+/// overlap (`copy_within`). A short move — one tuple or index entry, the
+/// common case in compaction — is a fixed-size load and store instead of a
+/// call to `memmove`.
+#[inline]
+pub(crate) fn move_bytes(p: &mut [u8], src: usize, dst: usize, len: usize) {
+    #[inline(always)]
+    fn fixed<const N: usize>(p: &mut [u8], src: usize, dst: usize) {
+        let tmp: [u8; N] = p[src..src + N].try_into().unwrap();
+        p[dst..dst + N].copy_from_slice(&tmp);
+    }
+    match len {
+        0 => {}
+        8 => fixed::<8>(p, src, dst),
+        16 => fixed::<16>(p, src, dst),
+        24 => fixed::<24>(p, src, dst),
+        32 => fixed::<32>(p, src, dst),
+        _ => p.copy_within(src..src + len, dst),
+    }
 }
 
 /// Marks the dead items `items` unused, so that inserts may reuse them.

@@ -42,7 +42,7 @@ use crate::heap::{log_page_change, Tid, Visibility};
 use crate::page::{self, ItemState};
 use crate::tuple;
 use crate::txn::Xid;
-use crate::wal::{BlockRef, RecordType};
+use crate::wal::{encode_item_set, BlockRef, RecordType};
 use crate::{Database, StorageError};
 use std::time::{Duration, Instant};
 use tusk_radix::TidStore;
@@ -122,11 +122,11 @@ pub fn vacuum_table(
                 continue;
             }
             for item in 1..=page::item_count(p) {
-                match page::item(p, item).0 {
-                    ItemState::Dead => dead.push(item),
-                    ItemState::Unused => {}
-                    ItemState::Normal => {
-                        let t = page::item_bytes(p, item).expect("normal item");
+                match page::item(p, item) {
+                    (ItemState::Dead, _, _) => dead.push(item),
+                    (ItemState::Unused, _, _) => {}
+                    (ItemState::Normal, off, len) => {
+                        let t = &p[off..off + len];
                         let (xmin, xmax) = (tuple::xmin(t), tuple::xmax(t));
                         // With one writer (us), any other xid has ended.
                         let gone = (xmin != xid && !committed(xmin))
@@ -150,9 +150,7 @@ pub fn vacuum_table(
                     unreachable!("pruned items are normal");
                 }
                 payload.clear();
-                for &i in &pruned {
-                    payload.extend_from_slice(&i.to_le_bytes());
-                }
+                encode_item_set(&pruned, &mut payload);
                 log_page_change(
                     pool,
                     p,
@@ -237,20 +235,19 @@ fn clean(
     let start = Instant::now();
     let rel = table.oid;
     let mut payload: Vec<u8> = Vec::new();
-    for (block, items) in store.iter() {
+    let mut blocks = store.iter();
+    while let Some((block, items)) = blocks.next_block() {
         let buf = pool.read_buffer(rel, block)?;
         let mut g = buf.lock_exclusive();
         let p = g.page_mut();
-        if !page::set_unused(p, &items) {
+        if !page::set_unused(p, items) {
             return Err(StorageError::Other(format!(
                 "VACUUM: line pointers of block {block} of \"{}\" changed under it",
                 table.name
             )));
         }
         payload.clear();
-        for &i in &items {
-            payload.extend_from_slice(&i.to_le_bytes());
-        }
+        encode_item_set(items, &mut payload);
         log_page_change(
             pool,
             p,
