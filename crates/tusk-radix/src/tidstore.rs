@@ -406,9 +406,17 @@ impl<A: NodeAlloc> TidStore<A> {
                 let words = max as usize / 64 + 1;
                 let p = self.tree.alloc_mut().alloc(words);
                 let chunk = self.tree.alloc_mut().words_mut(p);
+                // Gather a word's bits in a register: or-ing them into the
+                // chunk one by one chains each store to the next load.
+                let (mut w, mut word) = (0, 0u64);
                 for &o in offsets {
-                    chunk[o as usize >> 6] |= 1 << (o & 63);
+                    if o as usize >> 6 != w {
+                        chunk[w] = word;
+                        (w, word) = (o as usize >> 6, 0);
+                    }
+                    word |= 1 << (o & 63);
                 }
+                chunk[w] = word;
                 p.0 << 9 | (words as u64) << 2 | TAG_BITMAP
             };
             self.tree.insert(u64::from(block), value);

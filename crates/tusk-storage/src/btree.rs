@@ -556,13 +556,18 @@ impl<'p> Btree<'p> {
 
     /// Removes every entry whose TID is dead (VACUUM's index pass,
     /// PostgreSQL's `ambulkdelete`): walks the leaf level left to right once.
-    /// `are_dead(tids, dead)` answers for all the TIDs of one leaf page at a
-    /// time, so a dead-TID store can probe them together (the TIDs of a leaf
-    /// are in key order, i.e. in random heap order: batching lets the
-    /// store overlap its cache misses).
-    pub fn bulk_delete(
+    /// `are_dead(probes, dead)` answers for all the TIDs of one leaf page at
+    /// a time, so a dead-TID store can probe them together (the TIDs of a
+    /// leaf are in key order, i.e. in random heap order: batching lets the
+    /// store overlap its cache misses). `probe` turns each TID into what
+    /// `are_dead` takes (the store's own TID type), as the entries are read.
+    ///
+    /// The next leaf is pinned, and its page prefetched into the CPU cache,
+    /// while the current one is probed and changed.
+    pub fn bulk_delete<P>(
         &self,
-        mut are_dead: impl FnMut(&[Tid], &mut [bool]),
+        probe: impl Fn(Tid) -> P,
+        mut are_dead: impl FnMut(&[P], &mut [bool]),
         xid: Xid,
     ) -> Result<BulkDeleteStats, StorageError> {
         let mut stats = BulkDeleteStats {
@@ -570,34 +575,42 @@ impl<'p> Btree<'p> {
             ..Default::default()
         };
         // The leftmost leaf: descend along first children.
-        let (mut block, _) = self.descend(MIN_KEY)?;
+        let (first, _) = self.descend(MIN_KEY)?;
+        let mut next = Some(self.pool.read_buffer(self.rel, first)?);
         let mut gone: Vec<u16> = Vec::new();
         let mut payload: Vec<u8> = Vec::new();
-        let mut tids: Vec<Tid> = Vec::new();
+        let mut probes: Vec<P> = Vec::new();
         let mut dead: Vec<bool> = Vec::new();
-        while block != NO_BLOCK {
-            let buf = self.pool.read_buffer(self.rel, block)?;
+        while let Some(buf) = next.take() {
+            let block = buf.block();
             // Look under a shared lock first: most pages of a sparse delete
             // keep everything and need no exclusive lock nor WAL.
-            gone.clear();
-            let next = {
+            probes.clear();
+            let right = {
                 let g = buf.lock_shared();
                 let p = g.page();
                 if !node::is_node(p) || !node::is_leaf(p) {
                     return Err(corrupt(self.rel, block));
                 }
                 let n = node::count(p);
-                tids.clear();
-                tids.extend(
-                    (0..n).map(|i| Tid::from_u64(get_u64(p, ENTRIES + i * LEAF_ENTRY + 8))),
+                probes.extend(
+                    p[ENTRIES..ENTRIES + n * LEAF_ENTRY]
+                        .chunks_exact(LEAF_ENTRY)
+                        .map(|e| probe(Tid::from_u64(get_u64(e, 8)))),
                 );
-                dead.clear();
-                dead.resize(n, false);
-                are_dead(&tids, &mut dead);
-                gone.extend((0..n).filter(|&i| dead[i]).map(|i| i as u16));
-                stats.remaining += (n - gone.len()) as u64;
                 node::right(p)
             };
+            if right != NO_BLOCK {
+                let b = self.pool.read_buffer(self.rel, right)?;
+                b.prefetch(0..PAGE_SIZE);
+                next = Some(b);
+            }
+            dead.clear();
+            dead.resize(probes.len(), false);
+            are_dead(&probes, &mut dead);
+            gone.clear();
+            gone.extend((0..dead.len()).filter(|&i| dead[i]).map(|i| i as u16));
+            stats.remaining += (dead.len() - gone.len()) as u64;
             if !gone.is_empty() {
                 // One writer: nothing changed the page since the look.
                 let mut g = buf.lock_exclusive();
@@ -615,7 +628,6 @@ impl<'p> Btree<'p> {
                 )?;
                 stats.removed += gone.len() as u64;
             }
-            block = next;
         }
         Ok(stats)
     }

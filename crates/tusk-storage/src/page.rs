@@ -112,15 +112,36 @@ pub fn free_space(page: &[u8]) -> usize {
 /// Line pointer `item` (1-based): (state, offset, length).
 #[inline]
 pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
-    // One load for the whole line pointer, a table for the state.
+    let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
+    decode_line_pointer(get_u32(page, at))
+}
+
+/// All line pointers of the page in item order: (item, (state, offset,
+/// length)) — for a pass over a whole page, without a bounds check per item.
+#[inline]
+pub fn line_pointers(page: &[u8]) -> impl Iterator<Item = (u16, (ItemState, usize, usize))> + '_ {
+    let n = item_count(page) as usize;
+    page[PAGE_HEADER_SIZE..PAGE_HEADER_SIZE + n * LINE_POINTER_SIZE]
+        .chunks_exact(LINE_POINTER_SIZE)
+        .zip(1..)
+        .map(|(lp, i)| {
+            (
+                i,
+                decode_line_pointer(u32::from_le_bytes(lp.try_into().unwrap())),
+            )
+        })
+}
+
+/// A line pointer's (state, offset, length), from its 4 bytes read as one
+/// little-endian word.
+#[inline(always)]
+fn decode_line_pointer(lp: u32) -> (ItemState, usize, usize) {
     const STATES: [ItemState; 4] = [
         ItemState::Unused,
         ItemState::Normal,
         ItemState::Unused,
         ItemState::Dead,
     ];
-    let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
-    let lp = get_u32(page, at);
     let raw = lp as u16;
     let state = STATES[usize::from(raw >> LP_STATE_SHIFT)];
     (state, (raw & LP_OFFSET_MASK) as usize, (lp >> 16) as usize)
@@ -145,8 +166,13 @@ pub fn item_bytes_mut(page: &mut [u8], item_no: u16) -> Option<&mut [u8]> {
 
 fn set_item(page: &mut [u8], item_no: u16, state: ItemState, off: usize, len: usize) {
     let at = PAGE_HEADER_SIZE + (item_no as usize - 1) * LINE_POINTER_SIZE;
-    put_u16(page, at, (off as u16) | ((state as u16) << LP_STATE_SHIFT));
-    put_u16(page, at + 2, len as u16);
+    put_u32(page, at, encode_line_pointer(state, off, len));
+}
+
+/// The inverse of `decode_line_pointer`.
+#[inline(always)]
+fn encode_line_pointer(state: ItemState, off: usize, len: usize) -> u32 {
+    u32::from((off as u16) | ((state as u16) << LP_STATE_SHIFT)) | (len as u32) << 16
 }
 
 /// Largest tuple body a page can hold.
@@ -228,18 +254,18 @@ fn align8(n: usize) -> usize {
 /// adjacent before and after the move (a run of live tuples between two
 /// pruned ones) move together.
 fn compact(page: &mut [u8]) {
-    let n = item_count(page);
     let mut presorted = true;
     let mut prev = PAGE_SIZE;
-    for i in 1..=n {
-        if let (ItemState::Normal, off, _) = item(page, i) {
+    for (_, (state, off, _)) in line_pointers(page) {
+        if state == ItemState::Normal {
             presorted &= off < prev;
             prev = off;
         }
     }
     let sorted: Option<Vec<u16>> = (!presorted).then(|| {
-        let mut order: Vec<u16> = (1..=n)
-            .filter(|&i| item(page, i).0 == ItemState::Normal)
+        let mut order: Vec<u16> = line_pointers(page)
+            .filter(|(_, lp)| lp.0 == ItemState::Normal)
+            .map(|(i, _)| i)
             .collect();
         order.sort_unstable_by_key(|&i| std::cmp::Reverse(item(page, i).1));
         order
@@ -252,53 +278,69 @@ fn compact(page: &mut [u8]) {
 /// [`compact`] describes, taking them in item order or, when given, in the
 /// order `sorted` (by descending offset); returns the new `upper`.
 fn pack(page: &mut [u8], sorted: Option<&[u16]>) -> usize {
+    // Bodies lie at or above `lower`, so the line pointer array and the
+    // bodies can be borrowed apart; `body` offsets are page offsets minus
+    // `lower`.
+    let lower = PAGE_HEADER_SIZE + item_count(page) as usize * LINE_POINTER_SIZE;
+    let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
+    let lps = &mut head[PAGE_HEADER_SIZE..];
+    let count = sorted.map_or(lps.len() / LINE_POINTER_SIZE, |s| s.len());
     let mut upper = PAGE_SIZE;
     // The run being moved: source bytes [lo, hi), destination lo + shift.
     let (mut lo, mut hi, mut shift) = (PAGE_SIZE, PAGE_SIZE, 0);
-    let count = sorted.map_or(item_count(page) as usize, |s| s.len());
     for k in 0..count {
-        let i = sorted.map_or(k as u16 + 1, |s| s[k]);
-        let (ItemState::Normal, off, len) = item(page, i) else {
+        let i = sorted.map_or(k, |s| usize::from(s[k]) - 1);
+        let lp = &mut lps[i * LINE_POINTER_SIZE..(i + 1) * LINE_POINTER_SIZE];
+        let (ItemState::Normal, off, len) =
+            decode_line_pointer(u32::from_le_bytes((&*lp).try_into().unwrap()))
+        else {
             continue;
         };
         let slot = align8(len);
         upper -= slot;
-        debug_assert!(upper >= off, "slots overlap");
+        debug_assert!(upper >= off && off >= lower, "slots overlap");
         if off + slot != lo || upper - off != shift {
             if shift != 0 {
-                move_bytes(page, lo, lo + shift, hi - lo);
+                move_bytes(body, lo - lower, lo + shift - lower, hi - lo);
             }
             (hi, shift) = (off + slot, upper - off);
         }
         lo = off;
         if upper != off {
-            set_item(page, i, ItemState::Normal, upper, len);
+            let new = encode_line_pointer(ItemState::Normal, upper, len);
+            lp.copy_from_slice(&new.to_le_bytes());
         }
     }
     if shift != 0 {
-        move_bytes(page, lo, lo + shift, hi - lo);
+        move_bytes(body, lo - lower, lo + shift - lower, hi - lo);
     }
     upper
 }
 
 /// Copies `len` bytes from `src` to `dst` within `p`; the ranges may
 /// overlap (`copy_within`). A short move — one tuple or index entry, the
-/// common case in compaction — is a fixed-size load and store instead of a
-/// call to `memmove`.
-#[inline]
+/// common case in compaction — is two loads and two stores of 8 or 16
+/// bytes (overlapping when `len` is not twice that), inlined, instead of a
+/// call to `memmove`: both loads happen before either store, so overlap is
+/// harmless.
+#[inline(always)]
 pub(crate) fn move_bytes(p: &mut [u8], src: usize, dst: usize, len: usize) {
     #[inline(always)]
-    fn fixed<const N: usize>(p: &mut [u8], src: usize, dst: usize) {
-        let tmp: [u8; N] = p[src..src + N].try_into().unwrap();
-        p[dst..dst + N].copy_from_slice(&tmp);
+    fn two<const N: usize>(p: &mut [u8], src: usize, dst: usize, len: usize) {
+        let head: [u8; N] = p[src..src + N].try_into().unwrap();
+        let tail: [u8; N] = p[src + len - N..src + len].try_into().unwrap();
+        p[dst..dst + N].copy_from_slice(&head);
+        p[dst + len - N..dst + len].copy_from_slice(&tail);
     }
-    match len {
-        0 => {}
-        8 => fixed::<8>(p, src, dst),
-        16 => fixed::<16>(p, src, dst),
-        24 => fixed::<24>(p, src, dst),
-        32 => fixed::<32>(p, src, dst),
-        _ => p.copy_within(src..src + len, dst),
+    if len == 16 {
+        let v: [u8; 16] = p[src..src + 16].try_into().unwrap();
+        p[dst..dst + 16].copy_from_slice(&v);
+    } else if (16..=32).contains(&len) {
+        two::<16>(p, src, dst, len);
+    } else if (8..16).contains(&len) {
+        two::<8>(p, src, dst, len);
+    } else {
+        p.copy_within(src..src + len, dst);
     }
 }
 
@@ -388,6 +430,22 @@ mod tests {
         assert_eq!(add_item(&mut p, b"w"), Some(11));
         assert_eq!(item_bytes(&p, 5).unwrap(), b"y");
         assert_eq!(item_bytes(&p, 10).unwrap(), &[9u8; 100][..]);
+    }
+
+    #[test]
+    fn move_bytes_is_copy_within() {
+        let orig: Vec<u8> = (0..200u8).collect();
+        for len in 0..=70 {
+            for src in [0, 3, 40, 64] {
+                for dst in [0, 1, 8, 17, 40, 41, 100] {
+                    let mut want = orig.clone();
+                    want.copy_within(src..src + len, dst);
+                    let mut got = orig.clone();
+                    move_bytes(&mut got, src, dst, len);
+                    assert_eq!(got, want, "len {len} src {src} dst {dst}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -26,6 +26,12 @@ pub fn xmax(t: &[u8]) -> Xid {
     u32::from_le_bytes(t[4..8].try_into().unwrap())
 }
 
+/// `xmin | xmax << 32`: both xids in one load, for comparing whole pairs.
+#[inline]
+pub fn xids(t: &[u8]) -> u64 {
+    u64::from_le_bytes(t[0..8].try_into().unwrap())
+}
+
 pub fn set_xmax(t: &mut [u8], xid: Xid) {
     t[4..8].copy_from_slice(&xid.to_le_bytes());
 }

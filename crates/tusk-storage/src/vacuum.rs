@@ -38,8 +38,8 @@
 
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
-use crate::heap::{log_page_change, Tid, Visibility};
-use crate::page::{self, ItemState};
+use crate::heap::{log_page_change, Visibility};
+use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE, PAGE_SIZE};
 use crate::tuple;
 use crate::txn::Xid;
 use crate::wal::{encode_item_set, BlockRef, RecordType};
@@ -107,12 +107,18 @@ pub fn vacuum_table(
     let mut dead: Vec<u16> = Vec::new();
     let mut pruned: Vec<u16> = Vec::new();
     let mut payload: Vec<u8> = Vec::new();
-    // Commit status with a two-entry cache: the tuples of a page share a
-    // few xids (typically an inserter and a deleter, alternating).
-    let mut status = Visibility::new(&db.txn, db.txn.snapshot());
-    let mut committed = |x: Xid| status.is_committed(x);
+    let mut verdicts = Verdicts::new(Visibility::new(&db.txn, db.txn.snapshot()), xid);
+    let mut next = match nblocks {
+        0 => None,
+        _ => Some(pool.read_buffer(rel, 0)?),
+    };
     for block in 0..nblocks {
-        let buf = pool.read_buffer(rel, block)?;
+        let buf = next.take().expect("pinned ahead");
+        if block + 1 < nblocks {
+            let b = pool.read_buffer(rel, block + 1)?;
+            b.prefetch(0..PAGE_SIZE);
+            next = Some(b);
+        }
         dead.clear();
         pruned.clear();
         {
@@ -121,26 +127,18 @@ pub fn vacuum_table(
             if page::is_new(p) {
                 continue;
             }
-            for item in 1..=page::item_count(p) {
-                match page::item(p, item) {
+            for (item, lp) in page::line_pointers(p) {
+                match lp {
                     (ItemState::Dead, _, _) => dead.push(item),
                     (ItemState::Unused, _, _) => {}
                     (ItemState::Normal, off, len) => {
-                        let t = &p[off..off + len];
-                        let (xmin, xmax) = (tuple::xmin(t), tuple::xmax(t));
-                        // With one writer (us), any other xid has ended.
-                        let gone = (xmin != xid && !committed(xmin))
-                            || (xmax != 0 && xmax != xid && committed(xmax));
-                        if gone {
-                            pruned.push(item);
-                            dead.push(item);
-                        } else if xmax != 0 && xmax != xid {
-                            // Deleter aborted: the tuple lives on.
-                            report.tuples_remaining += 1;
-                        } else if xmax == xid {
-                            report.dead_not_removable += 1;
-                        } else {
-                            report.tuples_remaining += 1;
+                        match verdicts.of(tuple::xids(&p[off..off + len])) {
+                            Verdict::Gone => {
+                                pruned.push(item);
+                                dead.push(item);
+                            }
+                            Verdict::Live => report.tuples_remaining += 1,
+                            Verdict::DeletedByUs => report.dead_not_removable += 1,
                         }
                     }
                 }
@@ -191,6 +189,82 @@ pub fn vacuum_table(
     Ok(report)
 }
 
+/// What phase 1 does with a tuple.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Inserted by an aborted transaction, or deleted by a committed one:
+    /// pruned. With one writer (this VACUUM), every other xid has ended and
+    /// no snapshot can still need the tuple.
+    Gone,
+    /// Visible, or deleted by a transaction that aborted.
+    Live,
+    /// Deleted by the VACUUM's own transaction (not removable yet).
+    DeletedByUs,
+}
+
+/// The verdicts of the last two `(xmin, xmax)` pairs met. A page's tuples
+/// share a few pairs — after a `DELETE` of every second row, exactly two,
+/// alternating — so nearly every tuple costs one or two compares of its
+/// 8-byte xid pair; only a new pair looks up commit status (through
+/// [`Visibility`]'s own cache). The verdict of a pair cannot change during
+/// the VACUUM: every xid but ours has ended.
+struct Verdicts<'a> {
+    keys: [u64; 2],
+    verdicts: [Verdict; 2],
+    status: Visibility<'a>,
+    xid: Xid,
+}
+
+impl<'a> Verdicts<'a> {
+    fn new(status: Visibility<'a>, xid: Xid) -> Self {
+        let mut v = Verdicts {
+            keys: [u64::MAX; 2],
+            verdicts: [Verdict::Live; 2],
+            status,
+            xid,
+        };
+        // Start with a real entry (for a pair no tuple is likely to have),
+        // so that the lookup needs no "empty" test.
+        let first = v.judge(u64::MAX);
+        v.verdicts = [first; 2];
+        v
+    }
+
+    /// The verdict for a tuple whose xid pair is `xids` (`tuple::xids`).
+    #[inline(always)]
+    fn of(&mut self, xids: u64) -> Verdict {
+        if xids == self.keys[0] {
+            self.verdicts[0]
+        } else if xids == self.keys[1] {
+            self.verdicts[1]
+        } else {
+            self.miss(xids)
+        }
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, xids: u64) -> Verdict {
+        let v = self.judge(xids);
+        self.keys = [xids, self.keys[0]];
+        self.verdicts = [v, self.verdicts[0]];
+        v
+    }
+
+    fn judge(&mut self, xids: u64) -> Verdict {
+        let (xmin, xmax) = (xids as Xid, (xids >> 32) as Xid);
+        let xid = self.xid;
+        if (xmin != xid && !self.status.is_committed(xmin))
+            || (xmax != 0 && xmax != xid && self.status.is_committed(xmax))
+        {
+            Verdict::Gone
+        } else if xmax == xid {
+            Verdict::DeletedByUs
+        } else {
+            Verdict::Live
+        }
+    }
+}
+
 /// WAL records and full-page images inserted so far, and the insert position.
 fn wal_position(db: &Database) -> (u64, u64, u64) {
     use std::sync::atomic::Ordering::Relaxed;
@@ -216,14 +290,10 @@ fn clean(
     if !indexes.is_empty() {
         report.index_scans += 1;
     }
-    let mut probes: Vec<tusk_radix::Tid> = Vec::new();
     for (i, index) in indexes.iter().enumerate() {
         let s = Btree::new(pool, index.oid).bulk_delete(
-            |tids: &[Tid], dead: &mut [bool]| {
-                probes.clear();
-                probes.extend(tids.iter().map(|t| tusk_radix::Tid::new(t.block, t.item)));
-                store.contains_batch(&probes, dead);
-            },
+            |t| tusk_radix::Tid::new(t.block, t.item),
+            |probes, dead| store.contains_batch(probes, dead),
             xid,
         )?;
         let total = &mut report.indexes[i].1;
@@ -235,19 +305,37 @@ fn clean(
     let start = Instant::now();
     let rel = table.oid;
     let mut payload: Vec<u8> = Vec::new();
+    // The next block in the store is pinned, and its line pointers
+    // prefetched into the CPU cache, while the current one is changed.
     let mut blocks = store.iter();
-    while let Some((block, items)) = blocks.next_block() {
+    let (mut items, mut next_items) = (Vec::new(), Vec::new());
+    let mut pin_next = |next_items: &mut Vec<u16>| -> Result<_, StorageError> {
+        let Some((block, offsets)) = blocks.next_block() else {
+            return Ok(None);
+        };
+        next_items.clear();
+        next_items.extend_from_slice(offsets);
         let buf = pool.read_buffer(rel, block)?;
+        buf.prefetch(
+            0..PAGE_HEADER_SIZE + usize::from(offsets[offsets.len() - 1]) * LINE_POINTER_SIZE,
+        );
+        Ok(Some(buf))
+    };
+    let mut next = pin_next(&mut next_items)?;
+    while let Some(buf) = next.take() {
+        std::mem::swap(&mut items, &mut next_items);
+        next = pin_next(&mut next_items)?;
+        let block = buf.block();
         let mut g = buf.lock_exclusive();
         let p = g.page_mut();
-        if !page::set_unused(p, items) {
+        if !page::set_unused(p, &items) {
             return Err(StorageError::Other(format!(
                 "VACUUM: line pointers of block {block} of \"{}\" changed under it",
                 table.name
             )));
         }
         payload.clear();
-        encode_item_set(items, &mut payload);
+        encode_item_set(&items, &mut payload);
         log_page_change(
             pool,
             p,

@@ -223,13 +223,28 @@ pub(crate) fn encode_item_set(set: &[u16], out: &mut Vec<u8>) {
     if 2 + bitmap_bytes < 2 * set.len() {
         out.push(SET_BITMAP);
         out.extend_from_slice(&first.to_le_bytes());
+        // Bits gather in a register word and are stored a word at a time:
+        // or-ing them into the payload one by one chains every store to
+        // the next load of the same byte.
         let start = out.len();
-        out.resize(start + bitmap_bytes, 0);
-        let bits = &mut out[start..];
+        let mut put = |w: usize, word: u64| {
+            let at = start + 8 * w;
+            let n = (start + bitmap_bytes - at).min(8);
+            out.extend_from_slice(&word.to_le_bytes()[..n]);
+        };
+        let (mut w, mut word) = (0, 0u64);
         for &v in set {
             let d = usize::from(v - first);
-            bits[d / 8] |= 1 << (d % 8);
+            if d / 64 != w {
+                put(w, word);
+                for empty in w + 1..d / 64 {
+                    put(empty, 0);
+                }
+                (w, word) = (d / 64, 0);
+            }
+            word |= 1 << (d % 64);
         }
+        put(w, word);
     } else {
         out.push(SET_LIST);
         for &v in set {
