@@ -561,9 +561,6 @@ impl<'p> Btree<'p> {
     /// leaf are in key order, i.e. in random heap order: batching lets the
     /// store overlap its cache misses). `probe` turns each TID into what
     /// `are_dead` takes (the store's own TID type), as the entries are read.
-    ///
-    /// The next leaf is pinned, and its page prefetched into the CPU cache,
-    /// while the current one is probed and changed.
     pub fn bulk_delete<P>(
         &self,
         probe: impl Fn(Tid) -> P,
@@ -575,18 +572,17 @@ impl<'p> Btree<'p> {
             ..Default::default()
         };
         // The leftmost leaf: descend along first children.
-        let (first, _) = self.descend(MIN_KEY)?;
-        let mut next = Some(self.pool.read_buffer(self.rel, first)?);
+        let (mut block, _) = self.descend(MIN_KEY)?;
         let mut gone: Vec<u16> = Vec::new();
         let mut payload: Vec<u8> = Vec::new();
         let mut probes: Vec<P> = Vec::new();
         let mut dead: Vec<bool> = Vec::new();
-        while let Some(buf) = next.take() {
-            let block = buf.block();
+        while block != NO_BLOCK {
+            let buf = self.pool.read_buffer(self.rel, block)?;
             // Look under a shared lock first: most pages of a sparse delete
             // keep everything and need no exclusive lock nor WAL.
             probes.clear();
-            let right = {
+            let next = {
                 let g = buf.lock_shared();
                 let p = g.page();
                 if !node::is_node(p) || !node::is_leaf(p) {
@@ -600,11 +596,6 @@ impl<'p> Btree<'p> {
                 );
                 node::right(p)
             };
-            if right != NO_BLOCK {
-                let b = self.pool.read_buffer(self.rel, right)?;
-                b.prefetch(0..PAGE_SIZE);
-                next = Some(b);
-            }
             dead.clear();
             dead.resize(probes.len(), false);
             are_dead(&probes, &mut dead);
@@ -628,6 +619,7 @@ impl<'p> Btree<'p> {
                 )?;
                 stats.removed += gone.len() as u64;
             }
+            block = next;
         }
         Ok(stats)
     }

@@ -262,59 +262,92 @@ fn compact(page: &mut [u8]) {
             prev = off;
         }
     }
-    let sorted: Option<Vec<u16>> = (!presorted).then(|| {
+    // Bodies lie at or above `lower`, so the line pointer array and the
+    // bodies can be borrowed apart.
+    let lower = PAGE_HEADER_SIZE + item_count(page) as usize * LINE_POINTER_SIZE;
+    let mut packer = Packer::new(lower);
+    if presorted {
+        let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
+        for lp in head[PAGE_HEADER_SIZE..].chunks_exact_mut(LINE_POINTER_SIZE) {
+            packer.step(body, lp);
+        }
+        packer.finish(body);
+    } else {
         let mut order: Vec<u16> = line_pointers(page)
             .filter(|(_, lp)| lp.0 == ItemState::Normal)
             .map(|(i, _)| i)
             .collect();
         order.sort_unstable_by_key(|&i| std::cmp::Reverse(item(page, i).1));
-        order
-    });
-    let upper = pack(page, sorted.as_deref());
-    put_u16(page, OFF_UPPER, upper as u16);
+        let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
+        for i in order {
+            let at = PAGE_HEADER_SIZE + (usize::from(i) - 1) * LINE_POINTER_SIZE;
+            packer.step(body, &mut head[at..at + LINE_POINTER_SIZE]);
+        }
+        packer.finish(body);
+    }
+    put_u16(page, OFF_UPPER, packer.upper as u16);
 }
 
-/// Moves the bodies of the normal items to the end of the page as
-/// [`compact`] describes, taking them in item order or, when given, in the
-/// order `sorted` (by descending offset); returns the new `upper`.
-fn pack(page: &mut [u8], sorted: Option<&[u16]>) -> usize {
-    // Bodies lie at or above `lower`, so the line pointer array and the
-    // bodies can be borrowed apart; `body` offsets are page offsets minus
-    // `lower`.
-    let lower = PAGE_HEADER_SIZE + item_count(page) as usize * LINE_POINTER_SIZE;
-    let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
-    let lps = &mut head[PAGE_HEADER_SIZE..];
-    let count = sorted.map_or(lps.len() / LINE_POINTER_SIZE, |s| s.len());
-    let mut upper = PAGE_SIZE;
-    // The run being moved: source bytes [lo, hi), destination lo + shift.
-    let (mut lo, mut hi, mut shift) = (PAGE_SIZE, PAGE_SIZE, 0);
-    for k in 0..count {
-        let i = sorted.map_or(k, |s| usize::from(s[k]) - 1);
-        let lp = &mut lps[i * LINE_POINTER_SIZE..(i + 1) * LINE_POINTER_SIZE];
+/// The state of [`compact`]'s pass: bodies are handed to [`step`](Self::step)
+/// in descending offset order and each moves to the top of the packed area.
+struct Packer {
+    /// Start of the tuple area: `body` slices begin here.
+    lower: usize,
+    /// Top of the free space so far.
+    upper: usize,
+    /// The run being moved: source bytes `[lo, hi)`, destination `lo + shift`.
+    lo: usize,
+    hi: usize,
+    shift: usize,
+}
+
+impl Packer {
+    fn new(lower: usize) -> Self {
+        Packer {
+            lower,
+            upper: PAGE_SIZE,
+            lo: PAGE_SIZE,
+            hi: PAGE_SIZE,
+            shift: 0,
+        }
+    }
+
+    /// Places the body of line pointer `lp` (4 bytes) if it is normal:
+    /// extends the current run when the body lies right below it, else
+    /// moves the run and starts a new one; rewrites `lp`'s offset.
+    #[inline(always)]
+    fn step(&mut self, body: &mut [u8], lp: &mut [u8]) {
         let (ItemState::Normal, off, len) =
             decode_line_pointer(u32::from_le_bytes((&*lp).try_into().unwrap()))
         else {
-            continue;
+            return;
         };
         let slot = align8(len);
-        upper -= slot;
-        debug_assert!(upper >= off && off >= lower, "slots overlap");
-        if off + slot != lo || upper - off != shift {
-            if shift != 0 {
-                move_bytes(body, lo - lower, lo + shift - lower, hi - lo);
-            }
-            (hi, shift) = (off + slot, upper - off);
+        self.upper -= slot;
+        debug_assert!(self.upper >= off && off >= self.lower, "slots overlap");
+        if off + slot != self.lo {
+            self.flush(body);
+            (self.hi, self.shift) = (off + slot, self.upper - off);
         }
-        lo = off;
-        if upper != off {
-            let new = encode_line_pointer(ItemState::Normal, upper, len);
+        self.lo = off;
+        if self.upper != off {
+            let new = encode_line_pointer(ItemState::Normal, self.upper, len);
             lp.copy_from_slice(&new.to_le_bytes());
         }
     }
-    if shift != 0 {
-        move_bytes(body, lo - lower, lo + shift - lower, hi - lo);
+
+    /// Moves the current run.
+    #[inline(always)]
+    fn flush(&mut self, body: &mut [u8]) {
+        if self.shift != 0 {
+            let src = self.lo - self.lower;
+            move_bytes(body, src, src + self.shift, self.hi - self.lo);
+        }
     }
-    upper
+
+    fn finish(&mut self, body: &mut [u8]) {
+        self.flush(body);
+    }
 }
 
 /// Copies `len` bytes from `src` to `dst` within `p`; the ranges may

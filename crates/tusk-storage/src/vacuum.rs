@@ -39,7 +39,7 @@
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
 use crate::heap::{log_page_change, Visibility};
-use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE, PAGE_SIZE};
+use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE};
 use crate::tuple;
 use crate::txn::Xid;
 use crate::wal::{encode_item_set, BlockRef, RecordType};
@@ -108,17 +108,8 @@ pub fn vacuum_table(
     let mut pruned: Vec<u16> = Vec::new();
     let mut payload: Vec<u8> = Vec::new();
     let mut verdicts = Verdicts::new(Visibility::new(&db.txn, db.txn.snapshot()), xid);
-    let mut next = match nblocks {
-        0 => None,
-        _ => Some(pool.read_buffer(rel, 0)?),
-    };
     for block in 0..nblocks {
-        let buf = next.take().expect("pinned ahead");
-        if block + 1 < nblocks {
-            let b = pool.read_buffer(rel, block + 1)?;
-            b.prefetch(0..PAGE_SIZE);
-            next = Some(b);
-        }
+        let buf = pool.read_buffer(rel, block)?;
         dead.clear();
         pruned.clear();
         {
