@@ -596,6 +596,9 @@ impl<'p> Btree<'p> {
                 );
                 node::right(p)
             };
+            if next != NO_BLOCK {
+                self.pool.prefetch_mapping(self.rel, next);
+            }
             dead.clear();
             dead.resize(probes.len(), false);
             are_dead(&probes, &mut dead);

@@ -369,6 +369,15 @@ impl BufferPool {
     }
 
     /// Returns the buffer holding block `block` of relation `rel`, pinned.
+    /// A hint that block `block` of `rel` will be read soon: starts loading
+    /// the buffer mapping table's entry for it into the CPU cache (see
+    /// `BufferMapping::prefetch`), so that a caller who knows its next block
+    /// (VACUUM walking a heap or a btree's leaf level) does not wait for that
+    /// cache miss in `read_buffer`.
+    pub fn prefetch_mapping(&self, rel: u32, block: u32) {
+        self.mapping.prefetch(&BufferTag::new(rel, block));
+    }
+
     pub fn read_buffer(&self, rel: u32, block: u32) -> Result<PinnedBuffer<'_>, StorageError> {
         self.get_buffer(BufferTag::new(rel, block), false)
     }

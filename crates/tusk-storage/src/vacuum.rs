@@ -104,42 +104,28 @@ pub fn vacuum_table(
         ..Default::default()
     };
     let mut store = TidStore::new();
-    let mut dead: Vec<u16> = Vec::new();
-    let mut pruned: Vec<u16> = Vec::new();
+    let mut scan = PageScan::default();
     let mut payload: Vec<u8> = Vec::new();
     let mut verdicts = Verdicts::new(Visibility::new(&db.txn, db.txn.snapshot()), xid);
     for block in 0..nblocks {
         let buf = pool.read_buffer(rel, block)?;
-        dead.clear();
-        pruned.clear();
+        pool.prefetch_mapping(rel, block + 1);
         {
             let mut g = buf.lock_exclusive();
             let p = g.page_mut();
             if page::is_new(p) {
                 continue;
             }
-            for (item, lp) in page::line_pointers(p) {
-                match lp {
-                    (ItemState::Dead, _, _) => dead.push(item),
-                    (ItemState::Unused, _, _) => {}
-                    (ItemState::Normal, off, len) => {
-                        match verdicts.of(tuple::xids(&p[off..off + len])) {
-                            Verdict::Gone => {
-                                pruned.push(item);
-                                dead.push(item);
-                            }
-                            Verdict::Live => report.tuples_remaining += 1,
-                            Verdict::DeletedByUs => report.dead_not_removable += 1,
-                        }
-                    }
-                }
-            }
+            scan.scan(p, &mut verdicts);
+            report.tuples_remaining += u64::from(scan.live);
+            report.dead_not_removable += u64::from(scan.deleted_by_us);
+            let pruned = &scan.pruned;
             if !pruned.is_empty() {
-                if !page::prune(p, &pruned) {
+                if !page::prune(p, pruned) {
                     unreachable!("pruned items are normal");
                 }
                 payload.clear();
-                encode_item_set(&pruned, &mut payload);
+                encode_item_set(pruned, &mut payload);
                 log_page_change(
                     pool,
                     p,
@@ -150,12 +136,12 @@ pub fn vacuum_table(
                 )?;
             }
         }
-        report.tuples_removed += pruned.len() as u64;
-        if dead.is_empty() {
+        report.tuples_removed += scan.pruned.len() as u64;
+        if scan.dead.is_empty() {
             continue;
         }
         report.pages_with_dead += 1;
-        store.add_block(block, &dead);
+        store.add_block(block, &scan.dead);
         report.store_peak_bytes = report.store_peak_bytes.max(store.memory_usage());
         report.store_peak_tids = report.store_peak_tids.max(store.len());
         if store.memory_usage() >= maintenance_work_mem {
@@ -180,6 +166,68 @@ pub fn vacuum_table(
     Ok(report)
 }
 
+/// Phase 1's look at one heap page: which line pointers are dead (left so
+/// by an earlier VACUUM, or about to be pruned) and which tuples to prune.
+#[derive(Default)]
+struct PageScan {
+    /// Every dead line pointer after pruning, ascending (for the store).
+    dead: Vec<u16>,
+    /// The tuples to prune, ascending.
+    pruned: Vec<u16>,
+    live: u32,
+    deleted_by_us: u32,
+}
+
+impl PageScan {
+    /// Classifies the line pointers of page `p`. Kept out of line, with the
+    /// counters and the verdict cache in locals and the lists written by
+    /// index: inlined into the VACUUM loop, all of them lived in memory.
+    #[inline(never)]
+    fn scan(&mut self, p: &[u8], verdicts: &mut Verdicts<'_>) {
+        let n = usize::from(page::item_count(p));
+        self.dead.resize(n, 0);
+        self.pruned.resize(n, 0);
+        let (dead, pruned) = (&mut self.dead[..n], &mut self.pruned[..n]);
+        let (mut nd, mut np) = (0, 0);
+        let (mut live, mut deleted_by_us) = (0, 0);
+        let mut cache = verdicts.cache;
+        for (item, lp) in page::line_pointers(p) {
+            match lp {
+                (ItemState::Dead, _, _) => {
+                    dead[nd] = item;
+                    nd += 1;
+                }
+                (ItemState::Unused, _, _) => {}
+                (ItemState::Normal, off, len) => {
+                    let xids = tuple::xids(&p[off..off + len]);
+                    let v = match cache {
+                        (k, v, _, _) if k == xids => v,
+                        (_, _, k, v) if k == xids => v,
+                        _ => {
+                            verdicts.cache = cache;
+                            let v = verdicts.miss(xids);
+                            cache = verdicts.cache;
+                            v
+                        }
+                    };
+                    match v {
+                        Verdict::Gone => {
+                            pruned[np] = item;
+                            dead[nd] = item;
+                            (np, nd) = (np + 1, nd + 1);
+                        }
+                        Verdict::Live => live += 1,
+                        Verdict::DeletedByUs => deleted_by_us += 1,
+                    }
+                }
+            }
+        }
+        self.dead.truncate(nd);
+        self.pruned.truncate(np);
+        (self.live, self.deleted_by_us) = (live, deleted_by_us);
+    }
+}
+
 /// What phase 1 does with a tuple.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -196,12 +244,13 @@ enum Verdict {
 /// The verdicts of the last two `(xmin, xmax)` pairs met. A page's tuples
 /// share a few pairs — after a `DELETE` of every second row, exactly two,
 /// alternating — so nearly every tuple costs one or two compares of its
-/// 8-byte xid pair; only a new pair looks up commit status (through
-/// [`Visibility`]'s own cache). The verdict of a pair cannot change during
-/// the VACUUM: every xid but ours has ended.
+/// 8-byte xid pair ([`PageScan::scan`] keeps the pairs in registers); only
+/// a new pair looks up commit status (through [`Visibility`]'s own cache).
+/// The verdict of a pair cannot change during the VACUUM: every xid but
+/// ours has ended.
 struct Verdicts<'a> {
-    keys: [u64; 2],
-    verdicts: [Verdict; 2],
+    /// (pair, verdict) of the last pair met, then of the one before.
+    cache: (u64, Verdict, u64, Verdict),
     status: Visibility<'a>,
     xid: Xid,
 }
@@ -209,35 +258,22 @@ struct Verdicts<'a> {
 impl<'a> Verdicts<'a> {
     fn new(status: Visibility<'a>, xid: Xid) -> Self {
         let mut v = Verdicts {
-            keys: [u64::MAX; 2],
-            verdicts: [Verdict::Live; 2],
+            cache: (u64::MAX, Verdict::Live, u64::MAX, Verdict::Live),
             status,
             xid,
         };
         // Start with a real entry (for a pair no tuple is likely to have),
         // so that the lookup needs no "empty" test.
         let first = v.judge(u64::MAX);
-        v.verdicts = [first; 2];
+        v.cache = (u64::MAX, first, u64::MAX, first);
         v
     }
 
-    /// The verdict for a tuple whose xid pair is `xids` (`tuple::xids`).
-    #[inline(always)]
-    fn of(&mut self, xids: u64) -> Verdict {
-        if xids == self.keys[0] {
-            self.verdicts[0]
-        } else if xids == self.keys[1] {
-            self.verdicts[1]
-        } else {
-            self.miss(xids)
-        }
-    }
-
+    /// The verdict for a pair not in the cache; it becomes the newest entry.
     #[inline(never)]
     fn miss(&mut self, xids: u64) -> Verdict {
         let v = self.judge(xids);
-        self.keys = [xids, self.keys[0]];
-        self.verdicts = [v, self.verdicts[0]];
+        self.cache = (xids, v, self.cache.0, self.cache.1);
         v
     }
 
