@@ -368,7 +368,6 @@ impl BufferPool {
         }
     }
 
-    /// Returns the buffer holding block `block` of relation `rel`, pinned.
     /// A hint that block `block` of `rel` will be read soon: starts loading
     /// the buffer mapping table's entry for it into the CPU cache (see
     /// `BufferMapping::prefetch`), so that a caller who knows its next block
@@ -378,6 +377,7 @@ impl BufferPool {
         self.mapping.prefetch(&BufferTag::new(rel, block));
     }
 
+    /// Returns the buffer holding block `block` of relation `rel`, pinned.
     pub fn read_buffer(&self, rel: u32, block: u32) -> Result<PinnedBuffer<'_>, StorageError> {
         self.get_buffer(BufferTag::new(rel, block), false)
     }
