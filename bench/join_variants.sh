@@ -5,9 +5,11 @@
 #                    sparse keys; 1 and 2 threads
 #   prefetch-off     tusk with tusk.hash_join_prefetch = off
 #   chunk-32kB/128kB tusk with tusk.hash_chunk_size = 32kB / 128kB
-#   pool             tusk with the shared table from a 4GB min_dynamic_shared_memory pool
+#   fresh-segments   tusk without the min_dynamic_shared_memory pool (every
+#                    query maps, and faults in, fresh segments)
 #   huge-pages       tusk with huge_pages = try and HUGEPAGES huge pages reserved
-#                    for the run (needs root; skipped when HUGEPAGES is unset)
+#                    for the run (needs root; skipped when HUGEPAGES is unset;
+#                    shared_buffers 2GB + the 1GB pool need 1536)
 #   skew             Zipf(1.0) build keys and one key repeated 1M times, tusk and PostgreSQL
 #
 # Usage: bench/join_variants.sh [extra run.py join options, e.g. --tusk-bin PATH]
@@ -22,14 +24,12 @@ run --label all-systems "$@"
 run --systems tusk --label prefetch-off --tusk-set tusk.hash_join_prefetch=off "$@"
 run --systems tusk --label chunk-32kB --tusk-set tusk.hash_chunk_size=32kB "$@"
 run --systems tusk --label chunk-128kB --tusk-set tusk.hash_chunk_size=128kB "$@"
-run --systems tusk --label pool --tusk-conf min_dynamic_shared_memory=4GB "$@"
+run --systems tusk --label fresh-segments --tusk-conf min_dynamic_shared_memory=0 "$@"
 if [ -n "${HUGEPAGES:-}" ]; then
     before="$(cat /proc/sys/vm/nr_hugepages)"
     trap 'echo "$before" > /proc/sys/vm/nr_hugepages' EXIT
     echo "$HUGEPAGES" > /proc/sys/vm/nr_hugepages
     run --systems tusk --label huge-pages --tusk-conf huge_pages=try "$@"
-    run --systems tusk --label huge-pages-pool --tusk-conf huge_pages=try \
-        --tusk-conf min_dynamic_shared_memory=2GB "$@"
     echo "$before" > /proc/sys/vm/nr_hugepages
     trap - EXIT
 else

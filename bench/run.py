@@ -577,8 +577,14 @@ class JoinBench(Benchmark):
         "jit": "off",
         "autovacuum": "off",
         "max_wal_size": "8GB",
+        "min_dynamic_shared_memory": "1GB",
     }
     TUSK_SETTINGS = {"work_mem": "1GB"}
+    # Both PostgreSQL-shaped systems get the same preallocated pool for the
+    # parallel hash join's dynamic shared memory (seed 000), so that neither
+    # pays for fresh OS memory on every query; DuckDB, DataFusion and Polars
+    # keep their allocations across queries on their own.
+    TUSK_STARTUP = {"min_dynamic_shared_memory": "1GB"}
 
     def add_arguments(self, p):
         self.add_common_arguments(p)
@@ -789,6 +795,7 @@ class JoinBench(Benchmark):
         tusk = cluster = None
         if "tusk" in args.systems:
             tusk = Tusk(args.tusk_bin, args.timeout)
+            tusk.startup.update(self.TUSK_STARTUP)
             for item in args.tusk_conf:
                 name, _, value = item.partition("=")
                 tusk.startup[name.strip()] = value.strip()

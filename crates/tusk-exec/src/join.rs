@@ -2,26 +2,30 @@
 //!
 //! ## In memory
 //!
-//! The build side (the plan's Hash child) is read into a chained hash table;
-//! then the probe side streams through it batch by batch. Build row *r* owns
-//! entry *r*; `buckets[b]` holds 1 + the index of the first entry of bucket *b*
-//! (0 = empty) and each entry links to the next one of its bucket. For a single
-//! integer key an entry is `{key: i64, next: u32}` — one cache line visit per
-//! chain step. Other keys keep their hash and an encoded byte key per entry.
-//! The bucket count is the next power of two at or above the row count, and
-//! the bucket comes from the hash's high bits. Rows with a NULL key are stored
-//! (so payload row numbers stay aligned) but never linked: NULLs never join.
+//! The build side (the plan's Hash child) is read into a hash table; then the
+//! probe side streams through it batch by batch. Build row *r* owns entry *r*.
+//! The entries are indexed by a *slot array* (`slots`): open addressing over
+//! key *tags* — the key itself for `integer` and `boolean` keys, else 32 bits
+//! of its hash — where each slot names the first entry of the chain of all
+//! entries with its tag, and each entry links to the next. For a single
+//! integer key an entry is `{key: i64, next: u32}`; other keys keep their hash
+//! and an encoded byte key per entry. The slot count is a power of two at
+//! least 4/3 of the row count. Rows with a NULL key are stored (so payload
+//! row numbers stay aligned) but never inserted: NULLs never join.
 //!
-//! Probing loads the bucket heads of a whole probe batch first, prefetching the
-//! bucket slots and then the first entry of each chain, so the cache misses of
-//! many rows overlap (see [`load_heads`]). A probe batch may produce any number
-//! of matches, so the probe keeps a cursor (row and chain position) and stops
-//! each output batch at a fixed size.
+//! Probing is a software pipeline over a probe batch: each row's home slot is
+//! prefetched a fixed distance ahead of its search, and (when the chain's
+//! tuples will be read) the chain's first entry is prefetched ahead of its
+//! walk, so the cache misses of many rows overlap (see [`ProbeState`]). With
+//! exact tags a slot whose chain is one entry answers the probe alone: one
+//! cache miss per probe row. A probe batch may produce any number of matches,
+//! so the probe keeps a cursor (row and chain position) and stops each output
+//! batch at a fixed size; a join with no output columns only counts matches.
 //!
 //! ## Memory limit and spilling
 //!
 //! The limit is `work_mem × hash_mem_multiplier`, and it covers everything
-//! the join holds: entries, payload, the bucket array it will need, and the
+//! the join holds: entries, payload, the slot array it will need, and the
 //! buffer of every open spill file. Whatever the input, the join's peak stays
 //! within the limit plus one input batch (at most 2048 rows read before the
 //! check) and one output batch.
@@ -68,14 +72,16 @@
 //! amplification ≤ 2 for builds up to F² × limit — with at most F files open,
 //! and there is never a moment when thousands of file buffers exist.
 
-use crate::chain::AtomicU32;
 use crate::error::Result;
 use crate::exec::{apply_filter, build, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key, rehash};
 use crate::parallel::Phaser;
 use crate::plan::{NodeKind, Plan};
-use crate::shared_table::{ChunkWriter, MemoryReport, SharedTable, SharedView, TupleKey};
+use crate::shared_table::{
+    ChunkWriter, MemoryReport, SharedTable, SharedView, TableShape, TupleKey,
+};
+use crate::slots::{AtomicU32, AtomicU64, SlotIndex, MORE};
 use crate::spill::{
     self, bytes_of, rows_of, SpillFile, SpillReader, SpillStats, SpillWriter, SPILL_BUFFER_SIZE,
 };
@@ -86,38 +92,27 @@ use std::sync::{Arc, Mutex};
 use tusk_storage::DataType;
 
 const EMPTY: u32 = 0;
-/// Marks an entry whose key is NULL (never linked into a bucket).
+/// Marks an entry whose key is NULL (never inserted into the slots).
 const UNLINKED: u32 = u32::MAX;
-const MIN_BUCKETS: usize = 1024;
 /// Most partition files open at once.
 const MAX_FANOUT: usize = 1024;
 
-/// How far ahead the build's linking pass prefetches bucket heads.
+/// How far ahead the build's linking pass prefetches home slots.
 const LINK_PREFETCH_DISTANCE: usize = 16;
+
+/// Rows of an output batch with no columns (a count of matches).
+const ZERO_WIDTH_BATCH: usize = 1 << 16;
 
 /// Rows read from a spill file per batch while (re)loading a partition, small
 /// so that the memory check overshoots by little.
 const LOAD_BATCH_ROWS: usize = 256;
 
-/// Hints the CPU to bring the cache line holding `*p` closer. Never faults,
-/// whatever `p` points at; a no-op on targets without a prefetch instruction.
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists
-        // on every CPU this code runs on; a prefetch is only a hint and cannot
-        // fault or change memory, whatever address it is given.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use tusk_shmem::prefetch_line;
 
 #[repr(C)]
 struct IntEntry {
     key: i64,
-    /// Next entry of the bucket; an atomic so that probing reads every table
+    /// Next entry of the chain; an atomic so that probing reads every table
     /// through [`Chains`] (relaxed loads compile to plain loads).
     next: AtomicU32,
 }
@@ -153,6 +148,8 @@ fn batch_bytes(b: &Batch) -> usize {
 /// Collects build rows; [`TableBuilder::finish`] links them into a table.
 struct TableBuilder {
     entries: Option<Entries>,
+    /// The key is an `integer` or `boolean`: slots hold the keys themselves.
+    exact: bool,
     payload: Batch,
     payload_bytes: usize,
     linked: usize,
@@ -163,6 +160,7 @@ impl TableBuilder {
     fn new(types: &[DataType]) -> TableBuilder {
         TableBuilder {
             entries: None,
+            exact: false,
             payload: Batch::empty(types),
             payload_bytes: 0,
             linked: 0,
@@ -176,6 +174,9 @@ impl TableBuilder {
 
     /// Adds a batch whose key columns are `kv`.
     fn add(&mut self, b: &Batch, kv: &[Vector]) {
+        if self.entries.is_none() {
+            self.exact = matches!(kv[0].data, Data::Int4(_) | Data::Bool(_)) && kv.len() == 1;
+        }
         let e = self.entries.get_or_insert_with(|| {
             if is_int_key(kv) {
                 Entries::Int(Vec::new())
@@ -233,10 +234,10 @@ impl TableBuilder {
     }
 
     fn bucket_count(&self) -> usize {
-        self.linked.next_power_of_two().max(MIN_BUCKETS)
+        SlotIndex::slots_for(self.linked)
     }
 
-    /// Memory of the finished table: entries, payload and bucket array.
+    /// Memory of the finished table: entries, payload and slot array.
     fn memory(&self) -> usize {
         let entries = match &self.entries {
             None => 0,
@@ -248,7 +249,7 @@ impl TableBuilder {
                 arena,
             }) => hashes.len() * 8 + next.len() * 4 + offsets.len() * 4 + arena.len(),
         };
-        entries + self.payload_bytes + self.bucket_count() * 4
+        entries + self.payload_bytes + self.bucket_count() * 8
     }
 
     /// Memory the table would need after adding `b` (before adding it).
@@ -257,8 +258,8 @@ impl TableBuilder {
             Some(Entries::Bytes { .. }) => 24,
             _ => std::mem::size_of::<IntEntry>(),
         };
-        let buckets = (self.linked + b.len).next_power_of_two().max(MIN_BUCKETS) * 4;
-        self.memory() - self.bucket_count() * 4 + batch_bytes(b) + b.len * per_entry + buckets
+        let slots = SlotIndex::slots_for(self.linked + b.len) * 8;
+        self.memory() - self.bucket_count() * 8 + batch_bytes(b) + b.len * per_entry + slots
     }
 
     /// The key hash of build row `i`, or `None` if its key is NULL.
@@ -271,14 +272,14 @@ impl TableBuilder {
         }
     }
 
-    /// The table with every entry in place but no bucket chains yet.
+    /// The table with every entry in place but nothing in the slots yet.
     fn finish_unlinked(self) -> JoinTable {
         let memory = self.memory();
         let nbuckets = self.bucket_count();
         JoinTable {
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
-            buckets: (0..nbuckets).map(|_| AtomicU32::new(EMPTY)).collect(),
-            shift: 64 - nbuckets.trailing_zeros(),
+            slots: (0..nbuckets).map(|_| AtomicU64::new(0)).collect(),
+            index: SlotIndex::new(nbuckets, self.exact),
             payload: self.payload,
             linked: self.linked,
             memory,
@@ -292,54 +293,60 @@ impl TableBuilder {
     }
 }
 
-/// The build side: entries, buckets and payload columns.
+/// The build side: entries, slots (see `slots`) and payload columns.
 struct JoinTable {
     entries: Entries,
-    buckets: Vec<AtomicU32>,
-    shift: u32,
+    slots: Vec<AtomicU64>,
+    index: SlotIndex,
     payload: Batch,
-    /// Rows with a non-NULL key (linked into buckets).
+    /// Rows with a non-NULL key (inserted into the slots).
     linked: usize,
     memory: usize,
 }
 
 impl JoinTable {
-    fn bucket_of(&self, hash: u64) -> usize {
-        (hash >> self.shift) as usize
-    }
-
-    /// Pushes every non-NULL entry onto its bucket's chain (single-threaded).
+    /// Inserts every non-NULL entry into the slots (single-threaded; the
+    /// home slot of the entry [`LINK_PREFETCH_DISTANCE`] ahead is prefetched).
     fn link(&mut self, prefetch: bool) {
-        let shift = self.shift;
-        let buckets = &mut self.buckets;
-        match &mut self.entries {
+        let (slots, index) = (&self.slots, self.index);
+        let ahead = |hash: u64| {
+            if prefetch {
+                prefetch_line(&slots[index.home(hash)]);
+            }
+        };
+        match &self.entries {
             Entries::Int(v) => {
-                // Bucket heads are random writes: prefetch a few entries ahead.
                 for i in 0..v.len() {
-                    if let Some(ahead) = v.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
-                        prefetch_line(&buckets[(hash_i64(ahead.key) >> shift) as usize]);
+                    if let Some(a) = v.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(hash_i64(a.key));
                     }
-                    // Single-threaded: relaxed loads and stores are plain moves.
                     let e = &v[i];
                     if e.next.load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = &buckets[(hash_i64(e.key) >> shift) as usize];
-                    e.next.store(head.load(Relaxed), Relaxed);
-                    head.store(i as u32 + 1, Relaxed);
+                    let hash = hash_i64(e.key);
+                    let tag = index
+                        .int_tag(hash, e.key)
+                        .expect("a build key fits its own table's tags");
+                    index.insert(slots, index.home(hash), tag, i as u32 + 1, &e.next);
                 }
             }
             Entries::Bytes { hashes, next, .. } => {
                 for i in 0..hashes.len() {
-                    if let Some(h) = hashes.get(i + LINK_PREFETCH_DISTANCE).filter(|_| prefetch) {
-                        prefetch_line(&buckets[(h >> shift) as usize]);
+                    if let Some(&h) = hashes.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(h);
                     }
                     if next[i].load(Relaxed) == UNLINKED {
                         continue;
                     }
-                    let head = &buckets[(hashes[i] >> shift) as usize];
-                    next[i].store(head.load(Relaxed), Relaxed);
-                    head.store(i as u32 + 1, Relaxed);
+                    let h = hashes[i];
+                    index.insert(
+                        slots,
+                        index.home(h),
+                        index.hash_tag(h),
+                        i as u32 + 1,
+                        &next[i],
+                    );
                 }
             }
         }
@@ -391,9 +398,12 @@ impl ProbeKeys {
 trait Chains {
     /// `Some(true)` for single-integer keys, `Some(false)` for encoded keys.
     fn int_keys(&self) -> Option<bool>;
-    fn head_slot(&self, hash: u64) -> &AtomicU32;
+    fn slots(&self) -> &[AtomicU64];
+    fn index(&self) -> SlotIndex;
     /// Where an entry's key and link live (for prefetching).
     fn entry_ptr(&self, e: u32) -> *const u8;
+    /// The entry after `e` in its chain.
+    fn next_of(&self, e: u32) -> u32;
     /// Key and next entry (integer keys).
     fn int_entry(&self, e: u32) -> (i64, u32);
     /// Hash, encoded key and next entry (encoded keys).
@@ -406,8 +416,13 @@ impl Chains for JoinTable {
     }
 
     #[inline]
-    fn head_slot(&self, hash: u64) -> &AtomicU32 {
-        &self.buckets[self.bucket_of(hash)]
+    fn slots(&self) -> &[AtomicU64] {
+        &self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
     }
 
     #[inline]
@@ -415,6 +430,14 @@ impl Chains for JoinTable {
         match &self.entries {
             Entries::Int(v) => (&v[e as usize - 1] as *const IntEntry).cast(),
             Entries::Bytes { hashes, .. } => (&hashes[e as usize - 1] as *const u64).cast(),
+        }
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        match &self.entries {
+            Entries::Int(v) => v[e as usize - 1].next.load(Relaxed),
+            Entries::Bytes { next, .. } => next[e as usize - 1].load(Relaxed),
         }
     }
 
@@ -453,13 +476,23 @@ impl Chains for SharedView<'_> {
     }
 
     #[inline]
-    fn head_slot(&self, hash: u64) -> &AtomicU32 {
-        &self.buckets[self.bucket_of(hash)]
+    fn slots(&self) -> &[AtomicU64] {
+        self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
     }
 
     #[inline]
     fn entry_ptr(&self, e: u32) -> *const u8 {
         self.tuple_ptr(e)
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        SharedView::next_of(self, e)
     }
 
     #[inline]
@@ -501,71 +534,168 @@ impl Table {
     }
 }
 
-/// Loads the bucket head of every probe row of a batch in two passes, so
-/// that the cache misses of many rows overlap instead of following each other:
-/// first the bucket slot of each row is found and prefetched, then the heads
-/// are read and the first entry of each chain is prefetched. Walking the
-/// chains afterwards mostly hits the cache.
-///
-/// Without prefetching (`tusk.hash_join_prefetch = off`) no heads are
-/// loaded up front and each row looks its bucket up when its turn comes.
-fn load_heads<T: Chains>(t: &T, keys: &ProbeKeys, n: usize, prefetch: bool) -> Vec<u32> {
-    if !prefetch {
-        return Vec::new();
-    }
-    let slots: Vec<Option<&AtomicU32>> = (0..n)
-        .map(|i| keys.hash(i).map(|h| t.head_slot(h)))
-        .collect();
-    for s in slots.iter().flatten() {
-        prefetch_line(*s);
-    }
-    let heads: Vec<u32> = slots
-        .iter()
-        .map(|s| s.map_or(EMPTY, |s| s.load(Relaxed)))
-        .collect();
-    for &h in &heads {
-        if h != EMPTY {
-            prefetch_line(t.entry_ptr(h));
-        }
-    }
-    heads
-}
+/// Rows between the prefetch of a probe row's home slot and the search of
+/// its slots, and again between that search (which prefetches the chain's
+/// first tuple when the probe will need it) and the walk of its chain.
+const PROBE_DISTANCE: usize = 64;
+/// `HeadPipeline::homes` entry of a row that cannot match (a NULL key).
+const NO_HOME: u32 = u32::MAX;
 
+/// A probe batch and where its walk stands.
+///
+/// Probing is a software pipeline over the batch's rows: while row *i*'s
+/// chain is walked, row *i* + D's slots are searched for its tag (and, when
+/// the walk will read tuples, the chain's first tuple is prefetched), and row
+/// *i* + 2D's home slot is prefetched (D = [`PROBE_DISTANCE`]). Each row's
+/// cache misses are thus started D or 2D rows before they are needed, and
+/// about 2D misses are in flight at any time — enough to overlap memory
+/// latency, few enough not to overflow the core's miss buffers or evict
+/// lines before their use (prefetching a whole 2048-row batch first did
+/// both). With exact tags a chain of one tuple is walked without reading the
+/// tuple (see `slots`). Without prefetching (`tusk.hash_join_prefetch =
+/// off`) each row searches its slots when its turn comes.
 struct ProbeState {
     batch: Batch,
     keys: ProbeKeys,
-    heads: Vec<u32>,
+    heads: HeadPipeline,
     row: usize,
     /// Where to resume `row`'s chain when `started_row`.
     chain: u32,
     started_row: bool,
 }
 
+/// The chain heads of a probe batch, found [`PROBE_DISTANCE`] rows ahead
+/// of the walk (see [`ProbeState`]).
+#[derive(Default)]
+struct HeadPipeline {
+    /// Home slot of each row ([`NO_HOME`] for a row that cannot match).
+    homes: Vec<u32>,
+    /// Tag of each row's key.
+    tags: Vec<u32>,
+    /// Chain head (with its `MORE` bit) of each row, for rows below `loaded`.
+    heads: Vec<u32>,
+    loaded: usize,
+    prefetch: bool,
+}
+
+impl HeadPipeline {
+    #[inline(always)]
+    fn find<T: Chains>(&self, table: &T, row: usize) -> u32 {
+        let home = self.homes[row];
+        if home == NO_HOME {
+            return EMPTY;
+        }
+        table
+            .index()
+            .find(table.slots(), home as usize, self.tags[row])
+    }
+
+    /// Chain head (with its `MORE` bit) of `row`, advancing the pipeline.
+    #[inline(always)]
+    fn head<T: Chains>(&mut self, table: &T, row: usize) -> u32 {
+        if !self.prefetch {
+            return self.find(table, row);
+        }
+        let exact = table.index().exact;
+        if exact {
+            // One stage: an exact-tag probe reads the slot first and a tuple
+            // only for chains of two or more, so only the slot is prefetched,
+            // 2D rows ahead.
+            if let Some(&home) = self.homes.get(row + 2 * PROBE_DISTANCE) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+            return self.find(table, row);
+        }
+        let upto = (row + PROBE_DISTANCE + 1).min(self.homes.len());
+        while self.loaded < upto {
+            let j = self.loaded;
+            if let Some(&home) = self.homes.get(j + PROBE_DISTANCE) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+            let h = self.find(table, j);
+            if h != EMPTY && (!exact || h & MORE != 0) {
+                prefetch_line(table.entry_ptr(h & !MORE));
+            }
+            self.heads[j] = h;
+            self.loaded = j + 1;
+        }
+        self.heads[row]
+    }
+}
+
 impl ProbeState {
+    /// Starts probing `batch` (keys `keys`); reuses `old`'s buffers.
+    fn new<T: Chains>(
+        table: &T,
+        batch: Batch,
+        keys: ProbeKeys,
+        prefetch: bool,
+        old: Option<ProbeState>,
+    ) -> ProbeState {
+        let mut p = old.map(|o| o.heads).unwrap_or_default();
+        let n = batch.len;
+        let index = table.index();
+        p.homes.clear();
+        p.tags.clear();
+        match &keys {
+            ProbeKeys::Int(k) => {
+                for k in &k[..n] {
+                    let slot = k.and_then(|k| {
+                        let h = hash_i64(k);
+                        index.int_tag(h, k).map(|tag| (index.home(h) as u32, tag))
+                    });
+                    let (home, tag) = slot.unwrap_or((NO_HOME, 0));
+                    p.homes.push(home);
+                    p.tags.push(tag);
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    let (home, tag) = keys
+                        .hash(i)
+                        .map_or((NO_HOME, 0), |h| (index.home(h) as u32, index.hash_tag(h)));
+                    p.homes.push(home);
+                    p.tags.push(tag);
+                }
+            }
+        }
+        p.heads.clear();
+        p.heads.resize(n, EMPTY);
+        p.loaded = 0;
+        p.prefetch = prefetch;
+        if prefetch {
+            let first = if index.exact { 2 } else { 1 } * PROBE_DISTANCE;
+            for &home in p.homes.iter().take(first) {
+                if home != NO_HOME {
+                    prefetch_line(&table.slots()[home as usize]);
+                }
+            }
+        }
+        ProbeState {
+            batch,
+            keys,
+            heads: p,
+            row: 0,
+            chain: EMPTY,
+            started_row: false,
+        }
+    }
+
     fn done(&self) -> bool {
         self.row >= self.batch.len
     }
 
-    /// First chain entry of `row`: preloaded by [`load_heads`], or looked up now.
-    #[inline]
-    fn head<T: Chains>(&self, table: &T, row: usize, hash: u64) -> u32 {
-        match self.heads.get(row) {
-            Some(&h) => h,
-            None => table.head_slot(hash).load(Relaxed),
-        }
-    }
-
-    /// Collects up to `limit` matching (probe row, build entry − 1) pairs.
-    fn pairs<T: Chains>(
-        &mut self,
-        table: &T,
-        limit: usize,
-        outer_idx: &mut Vec<u32>,
-        inner_idx: &mut Vec<u32>,
-    ) {
+    /// Hands matching (probe row, build entry − 1) pairs to `sink` until it
+    /// is full or the batch is done.
+    fn pairs<T: Chains, S: PairSink>(&mut self, table: &T, sink: &mut S) {
         let n = self.batch.len;
         match (table.int_keys(), &self.keys) {
             (Some(true), ProbeKeys::Int(keys)) => {
+                let exact = table.index().exact;
                 while self.row < n {
                     let Some(k) = keys[self.row] else {
                         self.row += 1;
@@ -574,18 +704,34 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.head(table, self.row, hash_i64(k))
+                        let h = self.heads.head(table, self.row);
+                        if exact && h != EMPTY && h & MORE == 0 {
+                            // The slot alone answers: one tuple, with this key.
+                            if sink.full() {
+                                self.started_row = true;
+                                self.chain = h;
+                                return;
+                            }
+                            sink.push(self.row as u32, h - 1);
+                            self.row += 1;
+                            continue;
+                        }
+                        h & !MORE
                     };
                     while e != EMPTY {
-                        let (key, next) = table.int_entry(e);
+                        // Exact tags: every tuple of the chain has the key.
+                        let (key, next) = if exact {
+                            (k, table.next_of(e))
+                        } else {
+                            table.int_entry(e)
+                        };
                         if key == k {
-                            if outer_idx.len() == limit {
+                            if sink.full() {
                                 self.started_row = true;
                                 self.chain = e;
                                 return;
                             }
-                            outer_idx.push(self.row as u32);
-                            inner_idx.push(e - 1);
+                            sink.push(self.row as u32, e - 1);
                         }
                         e = next;
                     }
@@ -595,7 +741,7 @@ impl ProbeState {
             }
             (Some(false), ProbeKeys::Bytes(keys, parena)) => {
                 while self.row < n {
-                    let Some((h, range)) = &keys[self.row] else {
+                    let Some((h, range)) = keys[self.row].clone() else {
                         self.row += 1;
                         continue;
                     };
@@ -603,18 +749,17 @@ impl ProbeState {
                     let mut e = if self.started_row {
                         self.chain
                     } else {
-                        self.head(table, self.row, *h)
+                        self.heads.head(table, self.row) & !MORE
                     };
                     while e != EMPTY {
                         let (hash, key, next) = table.bytes_entry(e);
-                        if hash == *h && key == probe_key {
-                            if outer_idx.len() == limit {
+                        if hash == h && key == probe_key {
+                            if sink.full() {
                                 self.started_row = true;
                                 self.chain = e;
                                 return;
                             }
-                            outer_idx.push(self.row as u32);
-                            inner_idx.push(e - 1);
+                            sink.push(self.row as u32, e - 1);
                         }
                         e = next;
                     }
@@ -625,6 +770,51 @@ impl ProbeState {
             // A table with no rows never fixed its key representation.
             _ => self.row = n,
         }
+    }
+}
+
+/// Where a probe puts the (probe row, build entry − 1) pairs it finds.
+trait PairSink {
+    fn full(&self) -> bool;
+    fn push(&mut self, row: u32, entry: u32);
+}
+
+/// The pairs themselves, up to `limit`, for gathering output columns.
+struct Pairs<'a> {
+    outer: &'a mut Vec<u32>,
+    inner: &'a mut Vec<u32>,
+    limit: usize,
+}
+
+impl PairSink for Pairs<'_> {
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.outer.len() == self.limit
+    }
+
+    #[inline(always)]
+    fn push(&mut self, row: u32, entry: u32) {
+        self.outer.push(row);
+        self.inner.push(entry);
+    }
+}
+
+/// Only how many pairs there are (up to `limit`): a join whose output has
+/// no columns (`count(*)` over a join) needs nothing else.
+struct PairCount {
+    n: usize,
+    limit: usize,
+}
+
+impl PairSink for PairCount {
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.n == self.limit
+    }
+
+    #[inline(always)]
+    fn push(&mut self, _row: u32, _entry: u32) {
+        self.n += 1;
     }
 }
 
@@ -749,6 +939,8 @@ pub struct HashJoin {
     ctx: ExecContext,
     id: usize,
     hash_id: usize,
+    /// The planner's estimate of the build side: rows and bytes per row.
+    build_estimate: (usize, usize),
     /// Set for a Parallel Hash Join: the build all participants share.
     shared: Option<Arc<SharedBuild>>,
 }
@@ -761,14 +953,14 @@ type Partitions = Vec<Arc<SpillFile>>;
 ///
 /// **Memory.** The join's limit is `work_mem × hash_mem_multiplier ×
 /// participants` (PostgreSQL's rule for a Parallel Hash). It covers every
-/// participant's chunks, the bucket array, the chunk directory and, should
+/// participant's chunks, the slot array, the chunk directory and, should
 /// the build not fit, every participant's spill-file buffers: room for those
 /// (`participants × F × B`, as in the serial join) is kept free from the
 /// start. A participant asks before taking each chunk; the asks of different
 /// participants may race, so the peak stays within the limit plus one chunk
 /// per participant.
 ///
-/// **Spilling.** When a chunk would not fit (or the final bucket array
+/// **Spilling.** When a chunk would not fit (or the final slot array
 /// would not), the spill flag is raised. Every participant then writes the
 /// tuples of its chunks, and the rest of its share of the build input, to
 /// its own `F` partition files (hash bits of level 0, as the serial join),
@@ -787,7 +979,7 @@ pub struct SharedBuild {
     spill: AtomicBool,
     /// Spill buffers all participants hold during the build.
     buffers: AtomicUsize,
-    /// Peak of chunks + buckets + directory + spill buffers.
+    /// Peak of chunks + slots + directory + spill buffers.
     peak: AtomicUsize,
     /// (inner, outer) partition files of each participant that spilled.
     files: Mutex<Vec<(Partitions, Partitions)>>,
@@ -815,16 +1007,32 @@ impl SharedBuild {
     }
 
     /// The shared table, created by the first participant to ask.
-    fn table(&self, ctx: &ExecContext, int_key: bool, limit: usize) -> Result<Arc<SharedTable>> {
+    /// The shared table, created by the first participant to ask; the
+    /// planner expects `estimate` rows of about `width` bytes.
+    fn table(
+        &self,
+        ctx: &ExecContext,
+        shape: TableShape,
+        limit: usize,
+        (estimate, width): (usize, usize),
+    ) -> Result<Arc<SharedTable>> {
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = &*t {
             return Ok(t.clone());
         }
+        // Tuples: header, key, and (unless key-only) the row.
+        let tuple = if shape.key_only.is_some() {
+            16
+        } else {
+            24 + width
+        };
+        let expected = SharedTable::slot_bytes(estimate) + estimate * tuple + (2 << 20);
         let table = Arc::new(SharedTable::new(
             &ctx.db.dsm,
             ctx.hash_chunk_size,
-            int_key,
+            shape,
             limit,
+            expected,
         )?);
         *t = Some(table.clone());
         Ok(table)
@@ -834,7 +1042,7 @@ impl SharedBuild {
         self.peak.fetch_max(bytes, Relaxed);
     }
 
-    /// Whether `bytes` more of chunks fit: chunks, the bucket array the rows
+    /// Whether `bytes` more of chunks fit: chunks, the slot array the rows
     /// so far need, the directory and the room kept for spill buffers.
     fn may_allocate(
         &self,
@@ -845,7 +1053,7 @@ impl SharedBuild {
     ) -> bool {
         let rows = self.rows.load(Relaxed);
         let used =
-            table.chunk_bytes() + bytes + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+            table.chunk_bytes() + bytes + SharedTable::slot_bytes(rows) + table.directory_bytes();
         if used + reserve > limit || self.spill.load(Relaxed) {
             return false;
         }
@@ -915,6 +1123,7 @@ impl HashJoin {
             ctx: ctx.clone(),
             id: plan.id,
             hash_id: hash.id,
+            build_estimate: (hash.est.rows.max(0.0) as usize, hash.est.width as usize),
             shared,
         })
     }
@@ -929,15 +1138,15 @@ impl HashJoin {
 
     fn set_table(&mut self, t: JoinTable) {
         if self.report.original_buckets == 0 {
-            self.report.original_buckets = t.buckets.len();
+            self.report.original_buckets = t.index.len();
         }
-        self.report.buckets = self.report.buckets.max(t.buckets.len());
+        self.report.buckets = self.report.buckets.max(t.index.len());
         self.report.table_peak = self.report.table_peak.max(t.memory);
         self.table = Some(Table::Local(Arc::new(t)));
     }
 
     /// Parallel Hash Join: loads this participant's share of the build input
-    /// into its chunks of the shared table, then builds the buckets with the
+    /// into its chunks of the shared table, then fills the slots with the
     /// others — or, if the table does not fit, partitions (see [`SharedBuild`]).
     fn parallel_build(&mut self, shared: Arc<SharedBuild>) -> Result<()> {
         let mut input = self.inner.take().expect("build side consumed once");
@@ -950,17 +1159,55 @@ impl HashJoin {
                 self.inner_keys[0].data_type(),
                 DataType::Int4 | DataType::Int8 | DataType::Bool
             );
-        let table = shared.table(&self.ctx, int_key, limit)?;
+        let shape = TableShape {
+            int_key,
+            // `integer` and `boolean` keys are their own slot tags (see `slots`).
+            exact: int_key
+                && matches!(
+                    self.inner_keys[0].data_type(),
+                    DataType::Int4 | DataType::Bool
+                ),
+            // A build row that is just its key needs no payload.
+            key_only: (int_key
+                && self.inner_types.len() == 1
+                && matches!(self.inner_keys[0], Expr::Column { index: 0, .. }))
+            .then(|| self.inner_types[0]),
+        };
+        let table = shared.table(&self.ctx, shape, limit, self.build_estimate)?;
         let mut writer = ChunkWriter::new();
         let mut parts: Option<Partitioner> = None;
-        // The build rows of a batch in the spill encoding, row i ending at ends[i].
-        let (mut rows, mut ends) = (Vec::new(), Vec::new());
+        // The build rows of a batch in the spill encoding, row i ending at
+        // ends[i]; for key-only tuples the batch's non-NULL keys.
+        let (mut rows, mut ends, mut nonnull) = (Vec::new(), Vec::new(), Vec::new());
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
-            if parts.is_none() {
+            if parts.is_none() && shape.key_only.is_some() {
+                let ProbeKeys::Int(k) = &keys else {
+                    unreachable!("key-only tables have integer keys")
+                };
+                nonnull.clear();
+                nonnull.extend(k.iter().flatten());
+                let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
+                let added = writer.insert_keys(&table, &nonnull, &mut may)?;
+                shared.rows.fetch_add(added, Relaxed);
+                if added == nonnull.len() {
+                    continue;
+                }
+                shared.spill.store(true, Relaxed);
+                // The rest of the batch goes to the partitions: from the
+                // row of the first key not written.
+                let mut seen = 0;
+                from = k
+                    .iter()
+                    .position(|k| {
+                        seen += k.is_some() as usize;
+                        seen > added
+                    })
+                    .unwrap_or(b.len);
+            } else if parts.is_none() {
                 spill::encode_rows(&b, &mut rows, &mut ends);
                 let mut added = 0;
                 let mut may = |bytes| shared.may_allocate(&table, bytes, reserve, limit);
@@ -996,7 +1243,7 @@ impl HashJoin {
             // Last to finish loading: does the whole table fit?
             let rows = shared.rows.load(Relaxed);
             let need =
-                table.chunk_bytes() + SharedTable::bucket_bytes(rows) + table.directory_bytes();
+                table.chunk_bytes() + SharedTable::slot_bytes(rows) + table.directory_bytes();
             if !shared.spill.load(Relaxed) && need <= limit {
                 table.publish(rows)?;
                 shared.note_peak(need);
@@ -1015,12 +1262,12 @@ impl HashJoin {
             drop(table);
             return self.parallel_partition(&shared, parts);
         }
-        table.zero_buckets(me, all);
+        table.zero_slots(me, all);
         shared.phaser.wait()?;
         writer.link(&table, self.ctx.prefetch);
         shared.phaser.wait()?;
-        self.report.buckets = table.view().buckets.len();
-        self.report.table_peak = table.chunk_bytes() + table.view().buckets.len() * 4;
+        self.report.buckets = table.view().index.len();
+        self.report.table_peak = table.chunk_bytes() + table.view().index.len() * 8;
         self.table = Some(Table::Shared(table));
         self.phase = Phase::Probe;
         self.source = ProbeSource::Outer;
@@ -1040,12 +1287,13 @@ impl HashJoin {
             shared.buffers.fetch_add(self.fanout * self.buf, Relaxed) + self.fanout * self.buf;
         shared.note_peak(
             table.chunk_bytes()
-                + SharedTable::bucket_bytes(shared.rows.load(Relaxed))
+                + SharedTable::slot_bytes(shared.rows.load(Relaxed))
                 + table.directory_bytes()
                 + held,
         );
+        let mut scratch = Vec::new();
         writer.for_each(table, |_, tuple| {
-            let (hash, row) = ChunkWriter::hash_and_row(table, tuple);
+            let (hash, row) = ChunkWriter::hash_and_row(table, tuple, &mut scratch);
             parts.write_encoded(hash, row)
         })?;
         Ok(parts)
@@ -1205,9 +1453,10 @@ impl HashJoin {
             self.report.batches += 1;
             return Ok(());
         }
-        // Table memory for the partition: entries and buckets (≤ 24 bytes a
-        // row) plus the payload (≈ its spilled bytes); two file buffers stay open.
-        let estimate = bytes_of(&task.inner) as usize + rows_of(&task.inner) as usize * 24;
+        // Table memory for the partition: entries (16 bytes a row) and slots
+        // (8 bytes, at most 8/3 of them a row) plus the payload (≈ its
+        // spilled bytes); two file buffers stay open.
+        let estimate = bytes_of(&task.inner) as usize + rows_of(&task.inner) as usize * 38;
         let budget = self.limit.saturating_sub(2 * self.buf);
         if estimate <= budget || task.chunked {
             let mut src = BuildSource {
@@ -1423,15 +1672,10 @@ impl HashJoin {
 
 impl Operator for HashJoin {
     fn next(&mut self) -> Result<Option<Batch>> {
-        // Zero-width output (count(*) over a join) needs no gathering, so it
-        // can use much larger batches.
-        let limit =
-            if self.outer_out.is_empty() && self.inner_out.is_empty() && self.join_filter.is_none()
-            {
-                1 << 16
-            } else {
-                BATCH_SIZE
-            };
+        // Zero-width output (count(*) over a join) needs only the number of
+        // matches: no pairs, no gathering, and much larger batches.
+        let zero_width =
+            self.outer_out.is_empty() && self.inner_out.is_empty() && self.join_filter.is_none();
         loop {
             match self.phase {
                 Phase::Build => {
@@ -1470,19 +1714,14 @@ impl Operator for HashJoin {
                                 let keys = ProbeKeys::of(&kv, b.len);
                                 let table = self.table.as_ref().unwrap();
                                 let prefetch = self.ctx.prefetch;
-                                let heads = match table {
-                                    Table::Local(t) => load_heads(&**t, &keys, b.len, prefetch),
-                                    Table::Shared(t) => {
-                                        load_heads(&t.view(), &keys, b.len, prefetch)
+                                let old = self.probe.take();
+                                self.probe = Some(match table {
+                                    Table::Local(t) => {
+                                        ProbeState::new(&**t, b, keys, prefetch, old)
                                     }
-                                };
-                                self.probe = Some(ProbeState {
-                                    batch: b,
-                                    keys,
-                                    heads,
-                                    row: 0,
-                                    chain: EMPTY,
-                                    started_row: false,
+                                    Table::Shared(t) => {
+                                        ProbeState::new(&t.view(), b, keys, prefetch, old)
+                                    }
                                 });
                             }
                             None => {
@@ -1494,14 +1733,32 @@ impl Operator for HashJoin {
                     }
                     let table = self.table.as_ref().unwrap();
                     let st = self.probe.as_mut().unwrap();
-                    // The pair buffers live across calls: a zero-width join
-                    // collects up to 64k pairs per call.
+                    if zero_width {
+                        let mut count = PairCount {
+                            n: 0,
+                            limit: ZERO_WIDTH_BATCH,
+                        };
+                        match table {
+                            Table::Local(t) => st.pairs(&**t, &mut count),
+                            Table::Shared(t) => st.pairs(&t.view(), &mut count),
+                        }
+                        if count.n == 0 {
+                            continue;
+                        }
+                        return Ok(Some(Batch::new(Vec::new(), count.n)));
+                    }
+                    // The pair buffers live across calls.
                     let (oi, ii) = &mut self.pairs;
                     oi.clear();
                     ii.clear();
+                    let mut sink = Pairs {
+                        outer: oi,
+                        inner: ii,
+                        limit: BATCH_SIZE,
+                    };
                     match table {
-                        Table::Local(t) => st.pairs(&**t, limit, oi, ii),
-                        Table::Shared(t) => st.pairs(&t.view(), limit, oi, ii),
+                        Table::Local(t) => st.pairs(&**t, &mut sink),
+                        Table::Shared(t) => st.pairs(&t.view(), &mut sink),
                     }
                     if oi.is_empty() {
                         continue;

@@ -10,8 +10,9 @@
 //! | `vector`, `value`, `numeric` | column vectors, single values, the decimal type |
 //! | `expr`, `cast` | scalar expressions, vectorised, with PostgreSQL's error rules |
 //! | `scan` | heap sequential scan, `generate_series`, literal rows |
-//! | `join`, `hashkey` | inner hash join (chained table, resumable probe, spilling) |
-//! | `shared_table`, `chain` | the Parallel Hash Join's shared table in DSA chunks |
+//! | `join`, `hashkey` | inner hash join (resumable pipelined probe, spilling) |
+//! | `slots` | the hash table's slots: open addressing over key tags, chains of equal tags |
+//! | `shared_table` | the Parallel Hash Join's shared table in DSA chunks |
 //! | `spill` | spill files |
 //! | `parallel` | Gather, worker threads, shared state |
 //! | `agg` | plain and grouped aggregation |
@@ -20,7 +21,6 @@
 
 pub mod agg;
 pub mod cast;
-mod chain;
 pub mod dml;
 pub mod error;
 pub mod exec;
@@ -32,6 +32,7 @@ pub mod parallel;
 pub mod plan;
 pub mod scan;
 mod shared_table;
+mod slots;
 pub mod sort;
 pub mod spill;
 pub mod value;

@@ -79,6 +79,11 @@ impl Phaser {
     }
 }
 
+/// Blocks a Parallel Seq Scan participant takes at a time: few enough that
+/// participants finish together (16 pages are a few microseconds of work),
+/// enough that the shared counter is not touched for every page.
+pub const SCAN_CHUNK_BLOCKS: u32 = 16;
+
 /// What the participants of one Gather share.
 pub struct ParallelState {
     pub participants: usize,
@@ -99,9 +104,11 @@ impl ParallelState {
         }
     }
 
-    /// The next block for parallel scan node `id` to read.
-    pub fn next_block(&self, id: usize) -> u32 {
-        self.scan_next[id].fetch_add(1, Ordering::Relaxed)
+    /// The next range of blocks for parallel scan node `id` to read: up to
+    /// [`SCAN_CHUNK_BLOCKS`] blocks from `start` (which may lie past the
+    /// end of the relation: then the scan is done).
+    pub fn next_blocks(&self, id: usize) -> u32 {
+        self.scan_next[id].fetch_add(SCAN_CHUNK_BLOCKS, Ordering::Relaxed)
     }
 
     /// The shared build state of parallel hash join node `id`.

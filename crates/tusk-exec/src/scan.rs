@@ -8,8 +8,9 @@ use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
 use std::sync::Arc;
-use tusk_storage::heap::{self, Tid, Visibility};
+use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
+use tusk_storage::visible::attrs;
 use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
@@ -62,6 +63,83 @@ impl Deformer {
             .collect()
     }
 
+    /// Attributes a tuple must store, NULL-free, for the column-by-column
+    /// path (see [`Deformer::push_page`]).
+    fn dense_natts(&self) -> usize {
+        self.out_of_att.len()
+    }
+
+    /// Appends the visible tuples `items` of page `page` (block `block`) to
+    /// `cols`. When every needed attribute has a fixed width and every tuple
+    /// stores them with no NULL (`dense`, as `scan_page_items` found for
+    /// [`Deformer::dense_natts`] attributes; a bulk-loaded table), each
+    /// column is filled by one loop over the items; otherwise tuple by tuple.
+    fn push_page(
+        &self,
+        cols: &mut [Vector],
+        page: &[u8],
+        items: &[VisibleItem],
+        dense: bool,
+        block: u32,
+    ) {
+        let dense = match self.fixed.as_deref() {
+            // No attribute needed (count(*)): nothing to deform.
+            _ if self.out_of_att.is_empty() => Some(&[][..]),
+            Some(fixed) if dense => Some(fixed),
+            _ => None,
+        };
+        let Some(fixed) = dense else {
+            for it in items {
+                self.push(
+                    cols,
+                    it.tuple(page),
+                    Tid {
+                        block,
+                        item: it.item(),
+                    },
+                );
+            }
+            return;
+        };
+        for &(off, ty, o) in fixed {
+            let v = &mut cols[o];
+            // A dense tuple holds its fixed-width attributes; a damaged one
+            // too short for them reads as 0.
+            match &mut v.data {
+                Data::Int4(d) => {
+                    d.extend(attrs(page, items, off).map(|b| b.map_or(0, i32::from_le_bytes)))
+                }
+                Data::Int8(d) => {
+                    d.extend(attrs(page, items, off).map(|b| b.map_or(0, i64::from_le_bytes)))
+                }
+                Data::Bool(d) => d.extend(
+                    attrs(page, items, off).map(|b: Option<[u8; 1]>| b.is_some_and(|b| b[0] != 0)),
+                ),
+                _ => {
+                    for it in items {
+                        push_attr(v, fixed_attr(it.tuple(page), off, ty));
+                    }
+                    continue;
+                }
+            }
+            let n = v.len();
+            if let Some(m) = &mut v.nulls {
+                m.resize(n, false);
+            }
+        }
+        if self.with_tid {
+            if let Some(Data::Int8(d)) = cols.last_mut().map(|c| &mut c.data) {
+                d.extend(items.iter().map(|it| {
+                    Tid {
+                        block,
+                        item: it.item(),
+                    }
+                    .to_u64() as i64
+                }));
+            }
+        }
+    }
+
     /// Appends tuple `t` (at `tid`) to `cols`.
     #[inline]
     fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
@@ -97,13 +175,18 @@ pub struct SeqScan {
     oid: u32,
     deform: Deformer,
     snapshot: Snapshot,
+    /// Blocks `next_block..end_block` are this scan's to read next (all of
+    /// them for a serial scan, the range taken last for a parallel one).
     next_block: u32,
+    end_block: u32,
     nblocks: u32,
     filter: Option<Expr>,
     ctx: ExecContext,
     id: usize,
     /// Shared block counter of a Parallel Seq Scan.
     parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
+    /// The visible tuples of the page being read (reused across pages).
+    items: Vec<VisibleItem>,
 }
 
 impl SeqScan {
@@ -120,53 +203,72 @@ impl SeqScan {
         else {
             unreachable!()
         };
+        let nblocks = ctx.db.nblocks(*oid)?;
+        let parallel = if *parallel {
+            ctx.parallel.clone()
+        } else {
+            None
+        };
         Ok(SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::new(table_types, columns, *with_tid),
-            parallel: if *parallel {
-                ctx.parallel.clone()
-            } else {
-                None
-            },
             snapshot: ctx.snapshot,
+            items: Vec::new(),
             next_block: 0,
-            nblocks: ctx.db.nblocks(*oid)?,
+            end_block: if parallel.is_some() { 0 } else { nblocks },
+            parallel,
+            nblocks,
             filter: filter.clone(),
             ctx: ctx.clone(),
             id: plan.id,
         })
     }
 
-    fn read_batch(&mut self) -> Result<Option<Batch>> {
-        if self.next_block >= self.nblocks {
-            return Ok(None);
+    /// The next block to read, or `None` at the end. A Parallel Seq Scan
+    /// takes ranges of blocks from the counter all participants share.
+    fn next_block(&mut self) -> Option<u32> {
+        if self.next_block >= self.end_block {
+            let p = self.parallel.as_ref()?;
+            let start = p.next_blocks(self.id);
+            self.next_block = start.min(self.nblocks);
+            self.end_block = start
+                .saturating_add(crate::parallel::SCAN_CHUNK_BLOCKS)
+                .min(self.nblocks);
+            if self.next_block >= self.end_block {
+                return None;
+            }
         }
+        self.next_block += 1;
+        Some(self.next_block - 1)
+    }
+
+    fn read_batch(&mut self) -> Result<Option<Batch>> {
         let mut cols = self.deform.columns(BATCH_SIZE + 512);
         let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot);
-        let deform = &self.deform;
-        while rows < BATCH_SIZE && self.next_block < self.nblocks {
-            let block = match &self.parallel {
-                // Parallel Seq Scan: blocks come from the counter all participants share.
-                Some(p) => match p.next_block(self.id) {
-                    b if b < self.nblocks => b,
-                    _ => {
-                        self.next_block = self.nblocks;
-                        break;
-                    }
-                },
-                None => {
-                    self.next_block += 1;
-                    self.next_block - 1
-                }
+        let db = self.db.clone();
+        let mut vis = Visibility::new(&db.txn, self.snapshot);
+        let mut any = false;
+        while rows < BATCH_SIZE {
+            let Some(block) = self.next_block() else {
+                break;
             };
-            heap::scan_page(&self.db.pool, self.oid, block, &mut vis, |item, t| {
-                rows += 1;
-                deform.push(&mut cols, t, Tid { block, item });
-            })?;
+            any = true;
+            let deform = &self.deform;
+            heap::scan_page_items(
+                &db.pool,
+                self.oid,
+                block,
+                &mut vis,
+                &mut self.items,
+                deform.dense_natts(),
+                |page, items, dense| {
+                    rows += items.len();
+                    deform.push_page(&mut cols, page, items, dense, block);
+                },
+            )?;
         }
-        Ok(Some(Batch::new(cols, rows)))
+        Ok(any.then(|| Batch::new(cols, rows)))
     }
 }
 

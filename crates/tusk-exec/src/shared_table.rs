@@ -17,30 +17,37 @@
 //! ```
 //!
 //! padded to 8 bytes; `len` is the unpadded length. A tuple larger than a
-//! chunk gets an allocation of its own, which counts as one chunk.
+//! chunk gets an allocation of its own, which counts as one chunk. When the
+//! build row is the key itself (one integer column joined on itself, as in
+//! `count(*)` over a self-join or a join that keeps only the key of the
+//! build side), the tuple is the 16-byte header and key alone, and the row
+//! is rebuilt from the key when it is needed (gathering, spilling):
+//! [`TableShape::key_only`].
 //!
 //! Tuples are named by 32-bit position-independent *refs*: the chunk's
 //! number in the *chunk directory* (an array of `DsaPointer`s in the area)
 //! and the tuple's offset in the chunk in 8-byte units. With chunks of 2^c
 //! bytes the offset takes c − 3 bits and the chunk number the other 35 − c,
-//! so a table can hold 32 GB whatever the chunk size. A chain link or bucket
-//! head stores ref + 1 (0 = end of chain), as `chain::push` does.
+//! so a table can hold 32 GB whatever the chunk size (16 GB: a slot's entry
+//! keeps its top bit for `MORE`). A chain link or slot stores ref + 1 (0 =
+//! end of chain).
 //!
-//! The bucket array (one `AtomicU32` per bucket, a power of two at or above
-//! the row count) is allocated in the same area once the row count is known.
+//! The slot array (`slots`: one `AtomicU64` per slot, a power of two at
+//! least 4/3 of the row count) is allocated in the same area once the row
+//! count is known.
 //!
 //! ## Phases (the join drives them, a phaser between each)
 //!
 //! 1. *Load*: each participant writes the tuples of its share of the build
 //!    input into its own chunks ([`ChunkWriter`]).
-//! 2. The last participant to arrive allocates the bucket array
+//! 2. The last participant to arrive allocates the slot array
 //!    ([`SharedTable::publish`]) and resolves the chunk directory into this
 //!    process's addresses.
-//! 3. Each participant zeroes its slice of the bucket array.
-//! 4. Each participant links the tuples of its own chunks into the buckets
-//!    with an *insert buffer*: it hashes a batch of tuples, prefetches their
-//!    bucket slots, then pushes each with a compare-and-swap (`chain::push`).
-//!    No serial merge of the participants' tuples happens anywhere.
+//! 3. Each participant zeroes its slice of the slot array.
+//! 4. Each participant inserts the tuples of its own chunks into the slots
+//!    with compare-and-swaps (`SlotIndex::insert`), prefetching each home
+//!    slot a fixed distance ahead of its insert. No serial merge of the
+//!    participants' tuples happens anywhere.
 //! 5. Probing, with relaxed loads: the phaser's mutex after phase 4 orders
 //!    every push before every probe.
 //!
@@ -52,9 +59,9 @@ use crate::error::{ExecError, Result};
 use crate::hashkey::hash_i64;
 use crate::spill::decode_row;
 use crate::vector::Vector;
-// The chain links are `chain::AtomicU32` (loom's under `--cfg tusk_exec_loom`,
-// where this module compiles but never runs).
-use crate::chain::AtomicU32;
+// The chain links and slots are `slots`' atomics (loom's under `--cfg
+// tusk_exec_loom`, where this module compiles but never runs).
+use crate::slots::{AtomicU32, AtomicU64, SlotIndex};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
 use tusk_shmem::{DsaArea, DsaConfig, DsaPointer, Dsm};
@@ -62,8 +69,10 @@ use tusk_storage::DataType;
 
 /// Bytes of a tuple before its key (`next` and `len`).
 const HEADER: usize = 8;
-/// Tuples linked per insert-buffer round of the build.
-const INSERT_BUFFER: usize = 64;
+/// Bytes of a key-only tuple: the header and the key.
+const KEY_ONLY_TUPLE: usize = HEADER + 8;
+/// How many tuples ahead of its insert the build prefetches a home slot.
+const INSERT_DISTANCE: usize = 32;
 
 /// The key of a tuple being written.
 pub(crate) enum TupleKey<'a> {
@@ -88,15 +97,27 @@ pub(crate) struct MemoryReport {
 }
 
 struct Published {
-    /// Where the bucket array lives in the area (for attaching processes).
+    /// Where the slot array lives in the area (for attaching processes).
     #[cfg_attr(not(test), allow(dead_code))]
-    buckets_ptr: DsaPointer,
-    buckets: *const AtomicU32,
-    nbuckets: usize,
-    shift: u32,
+    slots_ptr: DsaPointer,
+    slots: *const AtomicU64,
+    index: SlotIndex,
     rows: usize,
     /// Address of every chunk in this process, by directory index.
     bases: Vec<usize>,
+}
+
+/// How a table's keys and rows are stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TableShape {
+    /// One integer or boolean key, stored as an `i64`; otherwise the key is
+    /// stored encoded, with its hash.
+    pub int_key: bool,
+    /// Slot tags are the keys themselves (`integer` and `boolean` keys).
+    pub exact: bool,
+    /// The build row is one column of this type, and it is the key: tuples
+    /// carry no payload, the row is rebuilt from the key.
+    pub key_only: Option<DataType>,
 }
 
 /// The shared table of one Parallel Hash Join.
@@ -105,6 +126,9 @@ pub(crate) struct SharedTable {
     chunk_size: usize,
     offset_bits: u32,
     int_key: bool,
+    /// Slot tags are the keys themselves (`integer` and `boolean` keys).
+    exact: bool,
+    key_only: Option<DataType>,
     directory: *const std::sync::atomic::AtomicU64,
     /// Where the directory lives in the area (what another process that
     /// attaches the area resolves; the second-process test does).
@@ -120,8 +144,8 @@ pub(crate) struct SharedTable {
 
 // SAFETY: the raw pointers point into `area`, which the table owns and which
 // stays mapped as long as the table lives; everything reached through them
-// that several threads touch concurrently is atomic (directory slots, bucket
-// heads, `next` links). Tuple bytes are written by one participant before a
+// that several threads touch concurrently is atomic (directory slots, hash
+// table slots, `next` links). Tuple bytes are written by one participant before a
 // phaser and only read after it.
 unsafe impl Send for SharedTable {}
 // SAFETY: as for `Send`.
@@ -132,20 +156,42 @@ fn shmem_error(e: tusk_shmem::ShmemError) -> ExecError {
 }
 
 impl SharedTable {
-    /// A table for at most `max_bytes` of chunks, in a new DSA area of `dsm`.
-    pub fn new(dsm: &Dsm, chunk_size: usize, int_key: bool, max_bytes: usize) -> Result<Self> {
+    /// A table for at most `max_bytes` of chunks, in a new DSA area of
+    /// `dsm` whose first segment is sized for the `expected_bytes` the
+    /// planner's estimate comes to: a table of the expected size then lives
+    /// in one segment instead of a geometric series of them (which, with the
+    /// next segment prepared ahead, reserved three times the table).
+    pub fn new(
+        dsm: &Dsm,
+        chunk_size: usize,
+        shape: TableShape,
+        max_bytes: usize,
+        expected_bytes: usize,
+    ) -> Result<Self> {
+        assert!(shape.int_key || (!shape.exact && shape.key_only.is_none()));
         assert!(chunk_size.is_power_of_two() && chunk_size >= 1024);
         let offset_bits = chunk_size.trailing_zeros() - 3;
-        let max_by_bits = (1usize << (32 - offset_bits)) - 1;
+        // Refs take 31 bits: a slot's entry keeps its top bit for `MORE`.
+        let max_by_bits = (1usize << (31 - offset_bits)) - 1;
         let capacity = (max_bytes / chunk_size + 64).min(max_by_bits);
-        let area = DsaArea::create(dsm, DsaConfig::default()).map_err(shmem_error)?;
+        let defaults = DsaConfig::default();
+        let config = DsaConfig {
+            initial_segment_size: expected_bytes
+                .min(max_bytes)
+                .next_multiple_of(tusk_shmem::HUGE_PAGE_SIZE)
+                .clamp(defaults.initial_segment_size, defaults.max_segment_size),
+            ..defaults
+        };
+        let area = DsaArea::create(dsm, config).map_err(shmem_error)?;
         let dir = area.allocate(capacity * 8).map_err(shmem_error)?;
         let directory = area.get(dir).cast::<std::sync::atomic::AtomicU64>();
         Ok(SharedTable {
             area,
             chunk_size,
             offset_bits,
-            int_key,
+            int_key: shape.int_key,
+            exact: shape.exact,
+            key_only: shape.key_only,
             directory,
             dir_ptr: dir,
             capacity,
@@ -160,9 +206,9 @@ impl SharedTable {
         self.chunk_bytes.load(Relaxed)
     }
 
-    /// Bytes of the bucket array for `rows` tuples.
-    pub fn bucket_bytes(rows: usize) -> usize {
-        rows.next_power_of_two().max(1024) * 4
+    /// Bytes of the slot array for `rows` tuples.
+    pub fn slot_bytes(rows: usize) -> usize {
+        SlotIndex::slots_for(rows) * 8
     }
 
     /// Bytes of the chunk directory.
@@ -191,11 +237,11 @@ impl SharedTable {
         Ok(Some((i as u32, self.area.get(p))))
     }
 
-    /// Phase 2 (one participant, after every load): allocates the bucket
+    /// Phase 2 (one participant, after every load): allocates the slot
     /// array for `rows` tuples and resolves the directory.
     pub fn publish(&self, rows: usize) -> Result<()> {
-        let nbuckets = rows.next_power_of_two().max(1024);
-        let p = self.area.allocate(nbuckets * 4).map_err(shmem_error)?;
+        let nslots = SlotIndex::slots_for(rows);
+        let p = self.area.allocate(nslots * 8).map_err(shmem_error)?;
         let chunks = (self.next_chunk.load(Relaxed) as usize).min(self.capacity);
         let bases = (0..chunks)
             .map(|i| {
@@ -205,10 +251,9 @@ impl SharedTable {
             })
             .collect();
         let _ = self.published.set(Published {
-            buckets_ptr: p,
-            buckets: self.area.get(p).cast::<AtomicU32>(),
-            nbuckets,
-            shift: 64 - nbuckets.trailing_zeros(),
+            slots_ptr: p,
+            slots: self.area.get(p).cast::<AtomicU64>(),
+            index: SlotIndex::new(nslots, self.exact),
             rows,
             bases,
         });
@@ -219,12 +264,12 @@ impl SharedTable {
         self.published.get().expect("table used before publish")
     }
 
-    /// Phase 3: zeroes part `me` of `parts` of the bucket array.
-    pub fn zero_buckets(&self, me: usize, parts: usize) {
+    /// Phase 3: zeroes part `me` of `parts` of the slot array.
+    pub fn zero_slots(&self, me: usize, parts: usize) {
         let v = self.view();
-        let n = v.buckets.len();
-        for b in &v.buckets[n * me / parts..n * (me + 1) / parts] {
-            b.store(0, Relaxed);
+        let n = v.slots.len();
+        for s in &v.slots[n * me / parts..n * (me + 1) / parts] {
+            s.store(0, Relaxed);
         }
     }
 
@@ -232,11 +277,11 @@ impl SharedTable {
     pub fn view(&self) -> SharedView<'_> {
         let p = self.published();
         SharedView {
-            // SAFETY: the array has `nbuckets` slots, allocated in `publish`
-            // in `self.area`, which lives as long as `&self`; zeroed in phase 3
-            // before anyone reads it.
-            buckets: unsafe { std::slice::from_raw_parts(p.buckets, p.nbuckets) },
-            shift: p.shift,
+            // SAFETY: the array has `index.len()` slots, allocated in
+            // `publish` in `self.area`, which lives as long as `&self`; zeroed
+            // in phase 3 before anyone reads it.
+            slots: unsafe { std::slice::from_raw_parts(p.slots, p.index.len()) },
+            index: p.index,
             bases: &p.bases,
             offset_bits: self.offset_bits,
             int_key: self.int_key,
@@ -268,8 +313,15 @@ impl SharedTable {
             .iter()
             .map(|&t| Vector::with_capacity(t, refs.len()))
             .collect();
-        for &r in refs {
-            decode_row(self.payload(r + 1), &mut all);
+        if self.key_only.is_some() {
+            let view = self.view();
+            for &r in refs {
+                push_int(&mut all[0], view.int_entry(r + 1).0);
+            }
+        } else {
+            for &r in refs {
+                decode_row(self.payload(r + 1), &mut all);
+            }
         }
         let mut all: Vec<Option<Vector>> = all.into_iter().map(Some).collect();
         // Each column is moved out at its last mention and cloned before.
@@ -301,10 +353,10 @@ impl SharedTable {
     }
 }
 
-/// The published table as probing sees it: bucket slots and chunk addresses.
+/// The published table as probing sees it: slots and chunk addresses.
 pub(crate) struct SharedView<'a> {
-    pub buckets: &'a [AtomicU32],
-    shift: u32,
+    pub slots: &'a [AtomicU64],
+    pub index: SlotIndex,
     bases: &'a [usize],
     offset_bits: u32,
     pub int_key: bool,
@@ -315,23 +367,19 @@ impl<'a> SharedView<'a> {
     /// area's segments at its own addresses sees the table.
     #[cfg(all(test, not(tusk_exec_loom)))]
     fn from_parts(
-        buckets: &'a [AtomicU32],
+        slots: &'a [AtomicU64],
+        exact: bool,
         bases: &'a [usize],
         offset_bits: u32,
         int_key: bool,
     ) -> SharedView<'a> {
         SharedView {
-            buckets,
-            shift: 64 - buckets.len().trailing_zeros(),
+            slots,
+            index: SlotIndex::new(slots.len(), exact),
             bases,
             offset_bits,
             int_key,
         }
-    }
-
-    #[inline]
-    pub fn bucket_of(&self, hash: u64) -> usize {
-        (hash >> self.shift) as usize
     }
 
     /// Address of the tuple a chain entry (ref + 1) names.
@@ -359,6 +407,13 @@ impl<'a> SharedView<'a> {
         }
     }
 
+    /// The entry after `entry` in its chain.
+    #[inline]
+    pub fn next_of(&self, entry: u32) -> u32 {
+        // SAFETY: as in `tuple`; every tuple starts with its `next` link.
+        unsafe { (*(self.tuple_ptr(entry) as *const AtomicU32)).load(Relaxed) }
+    }
+
     /// Integer key and next entry of a tuple (single-integer-key tables).
     #[inline]
     pub fn int_entry(&self, entry: u32) -> (i64, u32) {
@@ -384,15 +439,10 @@ impl<'a> SharedView<'a> {
 }
 
 /// One participant's chunks and its position in the current one.
+#[derive(Default)]
 pub(crate) struct ChunkWriter {
     /// (directory index, address, bytes used) of every chunk this participant filled.
     chunks: Vec<(u32, usize, usize)>,
-}
-
-impl Default for ChunkWriter {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl ChunkWriter {
@@ -466,6 +516,55 @@ impl ChunkWriter {
         Ok(true)
     }
 
+    /// Writes a key-only tuple ([`TableShape::key_only`]) for each of
+    /// `keys`, the tight loop of the common case: as many as fit are written
+    /// into the current chunk at a time. Returns how many were written: all
+    /// of them, or fewer when `may_allocate` (or the chunk directory) refuses
+    /// a chunk and the join must spill.
+    pub fn insert_keys(
+        &mut self,
+        table: &SharedTable,
+        keys: &[i64],
+        may_allocate: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<usize> {
+        debug_assert!(table.key_only.is_some());
+        const LEN: usize = KEY_ONLY_TUPLE;
+        let mut done = 0;
+        while done < keys.len() {
+            let room = self.chunks.last().map_or(0, |&(_, _, used)| {
+                table.chunk_size.saturating_sub(used) / LEN
+            });
+            if room == 0 {
+                if !may_allocate(table.chunk_size) {
+                    return Ok(done);
+                }
+                let Some((i, addr)) = table.new_chunk(table.chunk_size)? else {
+                    return Ok(done);
+                };
+                self.chunks.push((i, addr as usize, 0));
+                continue;
+            }
+            let n = room.min(keys.len() - done);
+            let (_, addr, used) = self.chunks.last_mut().unwrap();
+            // SAFETY: `n` tuples of `LEN` bytes fit between `used` and the
+            // end of this participant's own chunk (`room` says so), which no
+            // one else writes or reads before the next phaser; `used` is a
+            // multiple of 8, so every tuple starts 8-aligned.
+            unsafe {
+                let mut t = (*addr as *mut u8).add(*used);
+                for &k in &keys[done..done + n] {
+                    (t as *mut u32).write(0);
+                    (t.add(4) as *mut u32).write(LEN as u32);
+                    (t.add(HEADER) as *mut i64).write(k);
+                    t = t.add(LEN);
+                }
+            }
+            *used += n * LEN;
+            done += n;
+        }
+        Ok(done)
+    }
+
     /// Calls `f(entry, tuple)` for every tuple this participant wrote
     /// (entry = ref + 1).
     pub fn for_each(
@@ -491,49 +590,95 @@ impl ChunkWriter {
         Ok(())
     }
 
-    /// Phase 4: links every tuple of this participant into the shared
-    /// buckets, a batch at a time: hash the batch, prefetch the bucket slots
-    /// (when `prefetch`), then push each tuple onto its chain.
+    /// Phase 4: inserts every tuple of this participant into the shared
+    /// slots as a software pipeline: while one tuple is inserted, the home
+    /// slot of the tuple [`INSERT_DISTANCE`] behind it is prefetched (when
+    /// `prefetch`), so that about that many cache misses are in flight.
     pub fn link(&self, table: &SharedTable, prefetch: bool) {
         let view = table.view();
-        let mut batch: Vec<(usize, u32, usize)> = Vec::with_capacity(INSERT_BUFFER);
-        let flush = |batch: &mut Vec<(usize, u32, usize)>| {
+        let index = view.index;
+        // (home, tag, entry, tuple address) of the tuples hashed but not
+        // inserted yet, a ring of INSERT_DISTANCE.
+        let mut ring = [(0usize, 0u32, 0u32, 0usize); INSERT_DISTANCE];
+        let mut n = 0usize;
+        let insert = |(home, tag, entry, addr): (usize, u32, u32, usize)| {
+            // SAFETY: `addr` is the start of one of this participant's
+            // tuples, whose first 4 bytes are its `next` link.
+            let next = unsafe { &*(addr as *const AtomicU32) };
+            index.insert(view.slots, home, tag, entry, next);
+        };
+        // Hashes tuple `entry` at `addr` (its key field: an integer key, or
+        // the hash of an encoded one), prefetches its home slot and inserts
+        // the tuple INSERT_DISTANCE tuples back.
+        let mut visit = |entry: u32, addr: usize, key_field: u64| {
+            let (hash, tag) = if table.int_key {
+                let (key, hash) = (key_field as i64, hash_i64(key_field as i64));
+                let tag = index
+                    .int_tag(hash, key)
+                    .expect("a build key fits its own table's tags");
+                (hash, tag)
+            } else {
+                (key_field, index.hash_tag(key_field))
+            };
+            let home = index.home(hash);
             if prefetch {
-                for &(b, _, _) in batch.iter() {
-                    crate::join::prefetch_line(&view.buckets[b]);
+                crate::join::prefetch_line(&view.slots[home]);
+            }
+            let slot = &mut ring[n % INSERT_DISTANCE];
+            if n >= INSERT_DISTANCE {
+                insert(*slot);
+            }
+            *slot = (home, tag, entry, addr);
+            n += 1;
+        };
+        if table.key_only.is_some() {
+            // Key-only tuples have one size: walk them with a fixed stride.
+            for &(i, addr, used) in &self.chunks {
+                let first = (i << table.offset_bits) + 1;
+                for off in (0..used).step_by(KEY_ONLY_TUPLE) {
+                    // SAFETY: this participant wrote key-only tuples of
+                    // KEY_ONLY_TUPLE bytes, 8-aligned, up to `used` in this
+                    // chunk (`insert_keys`), each with its key at HEADER.
+                    let key = unsafe { ((addr + off + HEADER) as *const i64).read() };
+                    visit(first + (off >> 3) as u32, addr + off, key as u64);
                 }
             }
-            for &(b, entry, addr) in batch.iter() {
-                // SAFETY: `addr` is the start of one of this participant's
-                // tuples, whose first 4 bytes are its `next` link.
-                let next = unsafe { &*(addr as *const AtomicU32) };
-                crate::chain::push(&view.buckets[b], next, entry - 1);
-            }
-            batch.clear();
-        };
-        self.for_each(table, |entry, bytes| {
-            let hash = if table.int_key {
-                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap()))
-            } else {
-                u64::from_le_bytes(bytes[8..16].try_into().unwrap())
-            };
-            batch.push((view.bucket_of(hash), entry, bytes.as_ptr() as usize));
-            if batch.len() == INSERT_BUFFER {
-                flush(&mut batch);
-            }
-            Ok(())
-        })
-        .expect("linking cannot fail");
-        flush(&mut batch);
+        } else {
+            self.for_each(table, |entry, bytes| {
+                visit(
+                    entry,
+                    bytes.as_ptr() as usize,
+                    u64::from_le_bytes(bytes[8..16].try_into().unwrap()),
+                );
+                Ok(())
+            })
+            .expect("linking cannot fail");
+        }
+        for k in n.saturating_sub(INSERT_DISTANCE)..n {
+            insert(ring[k % INSERT_DISTANCE]);
+        }
     }
 
-    /// The key hash and encoded build row of a tuple written by this writer.
-    pub fn hash_and_row<'t>(table: &SharedTable, bytes: &'t [u8]) -> (u64, &'t [u8]) {
+    /// The key hash and encoded build row of a tuple written by this
+    /// writer; `scratch` holds a row rebuilt from a key-only tuple.
+    pub fn hash_and_row<'t>(
+        table: &SharedTable,
+        bytes: &'t [u8],
+        scratch: &'t mut Vec<u8>,
+    ) -> (u64, &'t [u8]) {
         if table.int_key {
-            (
-                hash_i64(i64::from_le_bytes(bytes[8..16].try_into().unwrap())),
-                &bytes[16..],
-            )
+            let key = i64::from_le_bytes(bytes[8..16].try_into().unwrap());
+            let row = match table.key_only {
+                Some(ty) => {
+                    let mut v = Vector::with_capacity(ty, 1);
+                    push_int(&mut v, key);
+                    scratch.clear();
+                    crate::spill::encode_row(scratch, &crate::vector::Batch::new(vec![v], 1), 0);
+                    &scratch[..]
+                }
+                None => &bytes[16..],
+            };
+            (hash_i64(key), row)
         } else {
             let klen = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
             (
@@ -541,6 +686,16 @@ impl ChunkWriter {
                 &bytes[20 + klen..],
             )
         }
+    }
+}
+
+/// Appends integer key `k` to `v` as `v`'s type (a key-only row's column).
+fn push_int(v: &mut Vector, k: i64) {
+    match &mut v.data {
+        crate::vector::Data::Int4(d) => d.push(k as i32),
+        crate::vector::Data::Int8(d) => d.push(k),
+        crate::vector::Data::Bool(d) => d.push(k != 0),
+        _ => unreachable!("a key-only row is one integer or boolean column"),
     }
 }
 
@@ -558,15 +713,25 @@ mod tests {
     use super::*;
     use tusk_shmem::DsmConfig;
 
+    const INT_KEY: TableShape = TableShape {
+        int_key: true,
+        exact: false,
+        key_only: None,
+    };
+    const EXACT_KEY: TableShape = TableShape {
+        exact: true,
+        ..INT_KEY
+    };
+
     /// Four threads load tuples (some larger than a chunk) into their own
-    /// chunks at once, then link them with the insert buffer: every tuple is
-    /// on the chain of its key's bucket exactly once, with its payload intact.
+    /// chunks at once, then insert them into the slots: every tuple is on
+    /// the chain of its key's slot exactly once, with its payload intact.
     #[test]
     fn threads_load_and_link_one_table() {
         const THREADS: u32 = 4;
         const PER_THREAD: u32 = 20_000;
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 16 * 1024, true, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20, 0).unwrap();
         let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
@@ -594,7 +759,7 @@ mod tests {
         std::thread::scope(|s| {
             for me in 0..THREADS as usize {
                 let table = &table;
-                s.spawn(move || table.zero_buckets(me, THREADS as usize));
+                s.spawn(move || table.zero_slots(me, THREADS as usize));
             }
         });
         std::thread::scope(|s| {
@@ -605,11 +770,17 @@ mod tests {
         });
         let view = table.view();
         let mut seen = vec![false; rows];
-        for (b, head) in view.buckets.iter().enumerate() {
-            let mut e = head.load(Relaxed);
+        for slot in view.slots.iter() {
+            let slot = slot.load(Relaxed);
+            let mut e = crate::slots::entry_of(slot) & !crate::slots::MORE;
             while e != 0 {
                 let (k, next) = view.int_entry(e);
-                assert_eq!(view.bucket_of(hash_i64(k)), b, "tuple on the wrong chain");
+                let tag = view.index.int_tag(hash_i64(k), k);
+                assert_eq!(
+                    tag,
+                    Some(crate::slots::tag_of(slot)),
+                    "tuple on the wrong chain"
+                );
                 let payload = table.payload(e);
                 let key = i64::from_le_bytes(payload[..8].try_into().unwrap());
                 assert_eq!(key % 1000, k);
@@ -626,12 +797,12 @@ mod tests {
 
     /// The table is position independent: a second process maps the area's
     /// segments at addresses of its own, resolves the chunk directory and the
-    /// bucket array from their `DsaPointer`s, and finds every tuple through
+    /// slot array from their `DsaPointer`s, and finds every tuple through
     /// the same refs.
     #[test]
     fn a_second_process_finds_every_tuple() {
         let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 32 * 1024, true, 64 << 20).unwrap();
+        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20, 0).unwrap();
         let mut w = ChunkWriter::new();
         for k in 0..50_000i64 {
             let row = (k * 3).to_le_bytes();
@@ -640,14 +811,14 @@ mod tests {
                 .unwrap());
         }
         table.publish(50_000).unwrap();
-        table.zero_buckets(0, 1);
+        table.zero_slots(0, 1);
         w.link(&table, true);
         let p = table.published();
         let segments = table.area.stats().segments;
         let mut desc = vec![
             table.dir_ptr.to_u64().to_string(),
-            p.buckets_ptr.to_u64().to_string(),
-            p.nbuckets.to_string(),
+            p.slots_ptr.to_u64().to_string(),
+            p.index.len().to_string(),
             p.bases.len().to_string(),
             table.offset_bits.to_string(),
         ];
@@ -689,30 +860,35 @@ mod tests {
             })
             .collect();
         let addr = |p: DsaPointer| segments[p.segment()].as_ptr() as usize + p.offset();
-        let (dir, nbuckets, nchunks) = (
+        let (dir, nslots, nchunks) = (
             addr(DsaPointer::from_u64(num(0))),
             num(2) as usize,
             num(3) as usize,
         );
-        // SAFETY: the parent wrote `nchunks` directory slots and a bucket
-        // array of `nbuckets` heads at these offsets of the segments this
+        // SAFETY: the parent wrote `nchunks` directory slots and a slot
+        // array of `nslots` slots at these offsets of the segments this
         // process has just mapped, and keeps them alive while it waits.
-        let (bases, buckets) = unsafe {
+        let (bases, slots) = unsafe {
             let bases: Vec<usize> = (0..nchunks)
                 .map(|i| addr(DsaPointer::from_u64((dir as *const u64).add(i).read())))
                 .collect();
-            let buckets = std::slice::from_raw_parts(
-                addr(DsaPointer::from_u64(num(1))) as *const AtomicU32,
-                nbuckets,
+            let slots = std::slice::from_raw_parts(
+                addr(DsaPointer::from_u64(num(1))) as *const AtomicU64,
+                nslots,
             );
-            (bases, buckets)
+            (bases, slots)
         };
-        let view = SharedView::from_parts(buckets, &bases, num(4) as u32, true);
+        let view = SharedView::from_parts(slots, true, &bases, num(4) as u32, true);
         let mut found = 0;
-        for head in view.buckets {
-            let mut e = head.load(Relaxed);
+        for k in 0..50_000i64 {
+            // Every key is found from its home slot, alone in its chain.
+            let hash = hash_i64(k);
+            let head = view.index.find(view.slots, view.index.home(hash), k as u32);
+            assert_eq!(head & crate::slots::MORE, 0);
+            let mut e = head;
             while e != 0 {
-                let (k, next) = view.int_entry(e);
+                let (key, next) = view.int_entry(e);
+                assert_eq!(key, k);
                 let payload = &view.tuple(e).bytes[16..];
                 assert_eq!(i64::from_le_bytes(payload.try_into().unwrap()), k * 3);
                 found += 1;

@@ -29,19 +29,11 @@
 /// store-to-load forward.
 pub type Chunks = [u64; 4];
 
-/// Ask the CPU to bring the cache line holding `addr` into L1. A hint: it
-/// never faults and has no visible effect, so any address is acceptable.
+/// Ask the CPU to bring the cache line holding `addr` into L1 (see
+/// `tusk_shmem::prefetch_line`).
 #[inline(always)]
 pub fn prefetch(addr: *const u64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 is an SSE instruction (part of the x86-64 baseline);
-    // it does not access memory architecturally and cannot fault, whatever
-    // the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr.cast())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = addr;
+    tusk_shmem::prefetch_line(addr)
 }
 
 /// Byte `i` of `chunks`.

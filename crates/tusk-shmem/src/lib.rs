@@ -54,7 +54,7 @@
 //! allocating meanwhile), and the area's total size is capped, failing with
 //! "out of shared memory". The module documentation of [`dsa`] gives the
 //! details and the memory-ordering argument; the lock-free steps are
-//! modelled with loom (`.ci/loom-shmem`).
+//! modelled with loom (`src/lockfree.rs`, run by `.ci/loom`).
 //!
 //! ## Who locks what
 //!
@@ -100,6 +100,7 @@ pub mod dsm;
 #[cfg(not(loom))]
 pub mod freepage;
 mod lockfree;
+pub mod prefetch;
 #[cfg(not(loom))]
 mod segment;
 
@@ -112,6 +113,7 @@ pub use segment::{
     huge_pages_usable, AttachInfo, HugePages, Segment, HUGE_PAGE_SIZE, SMALL_PAGE_SIZE,
 };
 
+pub use prefetch::prefetch_line;
 #[cfg(not(loom))]
 pub use region::*;
 

@@ -1,5 +1,5 @@
 //! The two lock-free pieces of the DSA allocator, small enough to model
-//! exhaustively with loom (`RUSTFLAGS="--cfg loom"`, see `.ci/loom-shmem`).
+//! exhaustively with loom (`RUSTFLAGS="--cfg loom"`, run by `.ci/loom`).
 //!
 //! * [`BumpPages`]: a segment's never-used pages, handed out by compare-and-swap
 //!   on one word. Two participants that take runs at the same time get
@@ -115,6 +115,13 @@ mod loom_models {
     use loom::sync::Arc;
     use loom::thread;
 
+    /// Two participants take runs of one segment's five pages at once (the
+    /// main thread one of 3, a spawned thread two of 2): the runs are
+    /// disjoint, inside the segment, and exactly two fit. The CAS is
+    /// `Relaxed` by design, so there is no ordering to weaken; the model
+    /// was shown to fail when the CAS is split into a load and a store
+    /// (overlapping runs). In 7 of its 12 executions the main thread's
+    /// take ran after the other thread's first take, so it does race.
     #[test]
     fn concurrent_takes_are_disjoint_and_bounded() {
         loom::model(|| {
@@ -139,6 +146,14 @@ mod loom_models {
         });
     }
 
+    /// A grower writes a segment's header and publishes the segment while
+    /// a reader looks at `count` and at the base: whichever it sees, it
+    /// also sees the header. The reader is a spawned thread: on the
+    /// model's main thread, loom never ran its `count` load after the
+    /// grower's publication (0 of 6 executions), so weakening `count`'s
+    /// release or acquire went unnoticed. Now the model fails with any one
+    /// of `publish`'s two stores or `count`'s or `base`'s load weakened to
+    /// `Relaxed`.
     #[test]
     fn published_segment_header_is_visible() {
         loom::model(|| {
@@ -146,20 +161,28 @@ mod loom_models {
             // The "segment": its first word is the header the grower writes.
             let header = Arc::new(AtomicUsize::new(0));
             let seg = Box::into_raw(Box::new(0u8));
-            let (t2, h2) = (table.clone(), header.clone());
             let seg_addr = seg as usize;
-            let grower = thread::spawn(move || {
-                h2.store(42, Ordering::Relaxed);
-                t2.publish(0, seg_addr as *mut u8);
-            });
-            if table.count() == 1 {
-                assert_eq!(table.base(0) as usize, seg_addr);
-                assert_eq!(header.load(Ordering::Relaxed), 42);
-            }
-            if !table.base(0).is_null() {
-                assert_eq!(header.load(Ordering::Relaxed), 42);
-            }
+            let grower = {
+                let (table, header) = (table.clone(), header.clone());
+                thread::spawn(move || {
+                    header.store(42, Ordering::Relaxed);
+                    table.publish(0, seg_addr as *mut u8);
+                })
+            };
+            let reader = {
+                let table = table.clone();
+                thread::spawn(move || {
+                    if table.count() == 1 {
+                        assert_eq!(table.base(0) as usize, seg_addr);
+                        assert_eq!(header.load(Ordering::Relaxed), 42);
+                    }
+                    if !table.base(0).is_null() {
+                        assert_eq!(header.load(Ordering::Relaxed), 42);
+                    }
+                })
+            };
             grower.join().unwrap();
+            reader.join().unwrap();
             assert_eq!(table.count(), 1);
             // SAFETY: `seg` came from Box::into_raw above and is freed once.
             drop(unsafe { Box::from_raw(seg) });

@@ -50,6 +50,7 @@ pub mod tuple;
 pub mod txn;
 pub mod uring;
 pub mod vacuum;
+pub mod visible;
 pub mod wal;
 
 use std::collections::BTreeMap;

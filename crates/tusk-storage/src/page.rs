@@ -113,7 +113,7 @@ pub fn free_space(page: &[u8]) -> usize {
 #[inline]
 pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
     let at = PAGE_HEADER_SIZE + (item as usize - 1) * LINE_POINTER_SIZE;
-    decode_line_pointer(get_u32(page, at))
+    decode_line_pointer(page[at..at + LINE_POINTER_SIZE].try_into().unwrap())
 }
 
 /// All line pointers of the page in item order: (item, (state, offset,
@@ -124,24 +124,22 @@ pub fn line_pointers(page: &[u8]) -> impl Iterator<Item = (u16, (ItemState, usiz
     page[PAGE_HEADER_SIZE..PAGE_HEADER_SIZE + n * LINE_POINTER_SIZE]
         .chunks_exact(LINE_POINTER_SIZE)
         .zip(1..)
-        .map(|(lp, i)| {
-            (
-                i,
-                decode_line_pointer(u32::from_le_bytes(lp.try_into().unwrap())),
-            )
-        })
+        .map(|(lp, i)| (i, decode_line_pointer(lp.try_into().unwrap())))
 }
 
-/// A line pointer's (state, offset, length), from its 4 bytes read as one
-/// little-endian word.
+/// A line pointer's 4 bytes as (state, offset, length). The bytes are read
+/// as one little-endian word and the state comes from a table indexed by
+/// its two state bits (a redirect, unused here, counts as unused), so the
+/// decoding has no branch.
 #[inline(always)]
-fn decode_line_pointer(lp: u32) -> (ItemState, usize, usize) {
+fn decode_line_pointer(lp: [u8; LINE_POINTER_SIZE]) -> (ItemState, usize, usize) {
     const STATES: [ItemState; 4] = [
         ItemState::Unused,
         ItemState::Normal,
         ItemState::Unused,
         ItemState::Dead,
     ];
+    let lp = u32::from_le_bytes(lp);
     let raw = lp as u16;
     let state = STATES[usize::from(raw >> LP_STATE_SHIFT)];
     (state, (raw & LP_OFFSET_MASK) as usize, (lp >> 16) as usize)
@@ -317,9 +315,7 @@ impl Packer {
     /// moves the run and starts a new one; rewrites `lp`'s offset.
     #[inline(always)]
     fn step(&mut self, body: &mut [u8], lp: &mut [u8]) {
-        let (ItemState::Normal, off, len) =
-            decode_line_pointer(u32::from_le_bytes((&*lp).try_into().unwrap()))
-        else {
+        let (ItemState::Normal, off, len) = decode_line_pointer((&*lp).try_into().unwrap()) else {
             return;
         };
         let slot = align8(len);

@@ -137,10 +137,15 @@ pub fn fixed_offsets(types: &[DataType], last: usize) -> Option<Vec<usize>> {
 /// attributes, so that [`fixed_offsets`] applies to it.
 #[inline]
 pub fn is_dense(t: &[u8], last: usize) -> bool {
-    let Some(&[n0, n1, f0, f1]) = t.get(8..12) else {
-        return false;
-    };
-    u16::from_le_bytes([n0, n1]) as usize > last && u16::from_le_bytes([f0, f1]) & HAS_NULLS == 0
+    t.get(8..12)
+        .is_some_and(|w| stores_dense(u32::from_le_bytes(w.try_into().unwrap()), last + 1))
+}
+
+/// [`is_dense`] from the tuple's header word at byte 8 (`natts | flags <<
+/// 16`): it stores at least `natts` attributes and no NULL.
+#[inline(always)]
+pub fn stores_dense(word: u32, natts: usize) -> bool {
+    (word & 0xffff) as usize >= natts && (word >> 16) as u16 & HAS_NULLS == 0
 }
 
 /// One attribute as stored.
