@@ -416,6 +416,24 @@ impl BufferMapping for ChashTable {
         }
     }
 
+    /// Prefetches the tag's home bucket: one line, where nine lookups in
+    /// ten end.
+    #[inline]
+    fn prefetch(&self, tag: &BufferTag) {
+        let b = self.home_of(tag.hash());
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: PREFETCHT0 (SSE, part of the x86-64 baseline) does not
+        // access memory architecturally and cannot fault; the address is
+        // that of a bucket inside the table (`home_of` < `total`).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                self.buckets.wrapping_add(b).cast(),
+            )
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = b;
+    }
+
     fn insert(&self, tag: &BufferTag, buffer: u32) -> Result<(), u32> {
         assert!(buffer <= MAX_BUFFER_ID, "buffer id {buffer} too large");
         let (kw, fv) = encode(tag);

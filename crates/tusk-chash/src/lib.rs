@@ -220,6 +220,11 @@ pub trait BufferMapping: Send + Sync {
     fn remove(&self, tag: &BufferTag, buffer: u32) -> bool;
     /// Short name for EXPLAIN and benchmarks.
     fn name(&self) -> &'static str;
+    /// A hint that `tag` will be looked up soon: the table may start
+    /// bringing the memory that lookup reads into the CPU cache, so that a
+    /// caller walking blocks in a known order (VACUUM) does not wait for it.
+    /// No effect on any answer; the default does nothing.
+    fn prefetch(&self, _tag: &BufferTag) {}
 }
 
 /// The implementations, as named by the `tusk.buffer_mapping` setting.

@@ -174,66 +174,112 @@ impl<A: NodeRead> TidStore<A> {
     /// Is `tid` in the set?
     #[inline]
     pub fn contains(&self, tid: Tid) -> bool {
-        if self.in_open(tid.block) {
-            return self.open.binary_search(&(tid.block, tid.offset)).is_ok();
-        }
-        match self.tree.get_le(u64::from(tid.block)) {
-            Some((key, value)) => self.value_contains(key, value, tid),
-            None => false,
-        }
+        let found = if self.in_open(tid.block) {
+            None
+        } else {
+            self.tree.get_le(u64::from(tid.block))
+        };
+        let mut out = [false];
+        self.answer_run(tid.block, found, &[tid], &mut out);
+        out[0]
     }
 
     /// Membership of many TIDs at once: `out[i] = self.contains(tids[i])`.
     ///
-    /// Up to [`BATCH`](crate::tree::BATCH) probes walk the tree side by side
+    /// The probes are cut into *runs* of consecutive probes of one block
+    /// (an index whose order follows the heap's asks about a few hundred
+    /// TIDs of each block in a row; a shuffled one makes runs of one). Up to
+    /// [`BATCH`](crate::tree::BATCH) runs walk the tree side by side
     /// ([`RadixTree::get_le_batch`]), one level at a time, and each step
-    /// prefetches the node the probe visits next; by the time the walk comes
-    /// back to that probe the line is usually in cache. Containers are
-    /// prefetched before any is searched. A shuffled probe sequence
-    /// (VACUUM's index pass) then pays its cache misses in parallel instead
-    /// of one after another.
+    /// prefetches the node the walk visits next; by the time the walk comes
+    /// back to that key the line is usually in cache. Containers are
+    /// prefetched before any is searched, so a shuffled probe sequence
+    /// (VACUUM's index pass) pays its cache misses in parallel instead of
+    /// one after another. Each run then decodes its block's value once and
+    /// tests its offsets against it ([`answer_run`](Self::answer_run)).
     pub fn contains_batch(&self, tids: &[Tid], out: &mut [bool]) {
         assert_eq!(tids.len(), out.len(), "one answer per probe");
         const B: usize = crate::tree::BATCH;
         let mut keys = [0u64; B];
         let mut vals = [None; B];
-        // walk[i]: which walked key answers probe i. Probes of one block in
-        // a row (an index whose order follows the heap's) share one walk.
-        let mut walk = [0usize; B];
-        for (tids, out) in tids.chunks(B).zip(out.chunks_mut(B)) {
-            let n = tids.len();
+        // ends[r]: one past the last probe of run r.
+        let mut ends = [0usize; B];
+        let mut next = 0;
+        while next < tids.len() {
+            let first = next;
             let mut m = 0;
-            for (w, t) in walk.iter_mut().zip(tids) {
-                let k = u64::from(t.block);
-                if m == 0 || keys[m - 1] != k {
-                    keys[m] = k;
-                    m += 1;
-                }
-                *w = m - 1;
+            while m < B && next < tids.len() {
+                let block = tids[next].block;
+                next += 1 + tids[next + 1..]
+                    .iter()
+                    .take_while(|t| t.block == block)
+                    .count();
+                keys[m] = u64::from(block);
+                ends[m] = next;
+                m += 1;
             }
             self.tree.get_le_batch(&keys[..m], &mut vals[..m]);
             // Values that point at a container: prefetch it now, test later.
-            for (&w, t) in walk[..n].iter().zip(tids) {
-                if let Some((_, v)) = vals[w] {
+            let mut s = first;
+            for (&v, &e) in vals[..m].iter().zip(&ends[..m]) {
+                if let Some((_, v)) = v {
                     if v & TAG_INLINE == 0 {
                         let (p, w) = if v & 3 == TAG_BITMAP {
-                            (v >> 9, t.offset as usize >> 6)
+                            (v >> 9, tids[s].offset as usize >> 6)
                         } else {
                             (v >> 2, 0)
                         };
                         self.tree.alloc().prefetch(RelPtr(p), w);
                     }
                 }
+                s = e;
             }
-            for i in 0..n {
-                let t = tids[i];
-                out[i] = match vals[walk[i]] {
-                    _ if self.in_open(t.block) => {
-                        self.open.binary_search(&(t.block, t.offset)).is_ok()
-                    }
-                    Some((key, v)) => self.value_contains(key, v, t),
-                    None => false,
-                };
+            let mut s = first;
+            for r in 0..m {
+                let e = ends[r];
+                self.answer_run(keys[r] as u32, vals[r], &tids[s..e], &mut out[s..e]);
+                s = e;
+            }
+        }
+    }
+
+    /// Answers the probes `tids` (all of `block`) given what the tree holds
+    /// for it: `found` is the entry with the greatest key `<=` the block.
+    #[inline(always)]
+    fn answer_run(&self, block: u32, found: Option<(u64, u64)>, tids: &[Tid], out: &mut [bool]) {
+        if self.in_open(block) {
+            for (t, o) in tids.iter().zip(out) {
+                *o = self.open.binary_search(&(block, t.offset)).is_ok();
+            }
+            return;
+        }
+        let Some((key, value)) = found else {
+            out.fill(false);
+            return;
+        };
+        let own = key == u64::from(block);
+        if value & TAG_INLINE != 0 {
+            for (t, o) in tids.iter().zip(out) {
+                // Bit 0 is the tag, so offset 0 must not reach the bit test.
+                *o = own
+                    && (1..=INLINE_MAX_OFFSET).contains(&t.offset)
+                    && value >> t.offset & 1 != 0;
+            }
+        } else if value & 3 == TAG_BITMAP {
+            if !own {
+                out.fill(false);
+                return;
+            }
+            let words = (value >> 2 & 0x7f) as usize;
+            let chunk = &self.tree.alloc().words(RelPtr(value >> 9))[..words];
+            for (t, o) in tids.iter().zip(out) {
+                *o = chunk
+                    .get(t.offset as usize >> 6)
+                    .is_some_and(|w| w >> (t.offset & 63) & 1 != 0);
+            }
+        } else {
+            for (t, o) in tids.iter().zip(out) {
+                *o = self.list_contains(key, value, t.offset, block);
             }
         }
     }
@@ -244,24 +290,10 @@ impl<A: NodeRead> TidStore<A> {
         self.open.first().is_some_and(|&(first, _)| block >= first)
     }
 
-    /// Is `tid` in the value stored under `key` (the greatest key `<=` its
-    /// block)?
+    /// Is (`block`, `offset`) in the list container `value` stored under
+    /// `key` (the greatest key `<=` the block)?
     #[inline(always)]
-    fn value_contains(&self, key: u64, value: u64, tid: Tid) -> bool {
-        let Tid { block, offset } = tid;
-        if value & TAG_INLINE != 0 {
-            // Bit 0 is the tag, so offset 0 must not reach the bit test.
-            return key == u64::from(block)
-                && (1..=INLINE_MAX_OFFSET).contains(&offset)
-                && value >> offset & 1 != 0;
-        }
-        if value & 3 == TAG_BITMAP {
-            let words = (value >> 2 & 0x7f) as usize;
-            let w = offset as usize >> 6;
-            return key == u64::from(block)
-                && w < words
-                && self.tree.alloc().words(RelPtr(value >> 9))[w] >> (offset & 63) & 1 != 0;
-        }
+    fn list_contains(&self, key: u64, value: u64, offset: u16, block: u32) -> bool {
         let n = self.tree.alloc().words(RelPtr(value >> 2));
         let (count, db, ob) = list_header(n[0]);
         let delta = u64::from(block) - key;
@@ -291,6 +323,7 @@ impl<A: NodeRead> TidStore<A> {
             buf: Vec::new(),
             pos: 0,
             open_done: false,
+            offsets: Vec::new(),
         }
     }
 
@@ -373,9 +406,17 @@ impl<A: NodeAlloc> TidStore<A> {
                 let words = max as usize / 64 + 1;
                 let p = self.tree.alloc_mut().alloc(words);
                 let chunk = self.tree.alloc_mut().words_mut(p);
+                // Gather a word's bits in a register: or-ing them into the
+                // chunk one by one chains each store to the next load.
+                let (mut w, mut word) = (0, 0u64);
                 for &o in offsets {
-                    chunk[o as usize >> 6] |= 1 << (o & 63);
+                    if o as usize >> 6 != w {
+                        chunk[w] = word;
+                        (w, word) = (o as usize >> 6, 0);
+                    }
+                    word |= 1 << (o & 63);
                 }
+                chunk[w] = word;
                 p.0 << 9 | (words as u64) << 2 | TAG_BITMAP
             };
             self.tree.insert(u64::from(block), value);
@@ -430,7 +471,10 @@ impl<A: NodeAlloc> TidStore<A> {
     }
 }
 
-/// Block-by-block iterator over a [`TidStore`].
+/// Block-by-block iterator over a [`TidStore`]. As an [`Iterator`] it
+/// hands out each block's offsets in a new `Vec`;
+/// [`next_block`](Self::next_block) lends them from a buffer the iterator
+/// reuses (VACUUM's heap pass: no allocation per block).
 pub struct TidIter<'a, A: NodeRead> {
     store: &'a TidStore<A>,
     tree: crate::tree::Iter<'a, A>,
@@ -438,50 +482,49 @@ pub struct TidIter<'a, A: NodeRead> {
     buf: Vec<(u32, u16)>,
     pos: usize,
     open_done: bool,
+    /// The offsets of the block last returned by `next_block`.
+    offsets: Vec<u16>,
 }
 
 impl<A: NodeRead> TidIter<'_, A> {
-    fn take_block(&mut self, entries: &[(u32, u16)], pos: usize) -> (u32, Vec<u16>, usize) {
-        let b = entries[pos].0;
-        let end = pos + entries[pos..].iter().take_while(|e| e.0 == b).count();
-        (b, entries[pos..end].iter().map(|e| e.1).collect(), end)
-    }
-}
-
-impl<A: NodeRead> Iterator for TidIter<'_, A> {
-    type Item = (u32, Vec<u16>);
-
-    fn next(&mut self) -> Option<(u32, Vec<u16>)> {
+    /// The next block and its offsets (ascending), or `None` at the end.
+    pub fn next_block(&mut self) -> Option<(u32, &[u16])> {
         loop {
             if self.pos < self.buf.len() {
-                let buf = std::mem::take(&mut self.buf);
-                let (b, offs, end) = self.take_block(&buf, self.pos);
-                self.buf = buf;
-                self.pos = end;
-                return Some((b, offs));
+                let b = self.buf[self.pos].0;
+                self.offsets.clear();
+                for &(eb, o) in &self.buf[self.pos..] {
+                    if eb != b {
+                        break;
+                    }
+                    self.offsets.push(o);
+                }
+                self.pos += self.offsets.len();
+                return Some((b, &self.offsets));
             }
             match self.tree.next() {
                 Some((key, value)) => {
                     let block = key as u32;
                     match value & 3 {
                         _ if value & TAG_INLINE != 0 => {
-                            let offs = (1..=INLINE_MAX_OFFSET)
-                                .filter(|&o| value >> o & 1 != 0)
-                                .collect();
-                            return Some((block, offs));
+                            self.offsets.clear();
+                            self.offsets
+                                .extend((1..=INLINE_MAX_OFFSET).filter(|&o| value >> o & 1 != 0));
+                            return Some((block, &self.offsets));
                         }
                         TAG_BITMAP => {
                             let words = (value >> 2 & 0x7f) as usize;
                             let n = self.store.tree.alloc().words(RelPtr(value >> 9));
-                            let mut offs = Vec::new();
+                            self.offsets.clear();
                             for (w, &word) in n[..words].iter().enumerate() {
                                 let mut x = word;
                                 while x != 0 {
-                                    offs.push((w * 64 + x.trailing_zeros() as usize) as u16);
+                                    self.offsets
+                                        .push((w * 64 + x.trailing_zeros() as usize) as u16);
                                     x &= x - 1;
                                 }
                             }
-                            return Some((block, offs));
+                            return Some((block, &self.offsets));
                         }
                         _ => {
                             let n = self.store.tree.alloc().words(RelPtr(value >> 2));
@@ -506,5 +549,13 @@ impl<A: NodeRead> Iterator for TidIter<'_, A> {
                 None => return None,
             }
         }
+    }
+}
+
+impl<A: NodeRead> Iterator for TidIter<'_, A> {
+    type Item = (u32, Vec<u16>);
+
+    fn next(&mut self) -> Option<(u32, Vec<u16>)> {
+        self.next_block().map(|(b, offsets)| (b, offsets.to_vec()))
     }
 }

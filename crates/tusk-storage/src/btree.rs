@@ -50,8 +50,8 @@
 //!
 //! `BtreeInsert` (position and entry) for an insertion without split,
 //! `BtreePage` (a whole page image) for each page a split, a new root or a
-//! metapage update writes, `BtreeDelete` (positions) for the entries VACUUM
-//! removes from a leaf. The first change of a page after a checkpoint logs
+//! metapage update writes, `BtreeDelete` (positions, as a list or a bitmap, whichever is
+//! smaller) for the entries VACUUM removes from a leaf. The first change of a page after a checkpoint logs
 //! the page instead (as heap changes do). The bulk build of `CREATE INDEX`
 //! logs each page it writes as an image (see `Database::log_create_index`).
 //!
@@ -66,7 +66,7 @@ use crate::bufmgr::BufferPool;
 use crate::heap::{log_page_change, log_page_image, Tid};
 use crate::page::{self, get_u16, get_u32, get_u64, put_u16, put_u32, PAGE_HEADER_SIZE, PAGE_SIZE};
 use crate::txn::Xid;
-use crate::wal::{BlockRef, RecordType};
+use crate::wal::{decode_item_set, encode_item_set, BlockRef, RecordType};
 use crate::StorageError;
 use std::ops::Bound;
 
@@ -236,16 +236,13 @@ mod node {
     pub fn remove(p: &mut [u8], gone: &[u16]) {
         let es = entry_size(p);
         let n = count(p);
-        let first = gone.first().map_or(n, |&g| g as usize);
-        let mut out = first;
-        let mut skip = gone.iter().peekable();
-        for i in first..n {
-            if skip.peek().is_some_and(|&&g| g as usize == i) {
-                skip.next();
-                continue;
-            }
-            p.copy_within(ENTRIES + i * es..ENTRIES + (i + 1) * es, ENTRIES + out * es);
-            out += 1;
+        // The entries between two removed ones move down together.
+        let mut out = gone.first().map_or(n, |&g| g as usize);
+        for (k, &g) in gone.iter().enumerate() {
+            let from = g as usize + 1;
+            let to = gone.get(k + 1).map_or(n, |&x| x as usize);
+            page::move_bytes(p, ENTRIES + from * es, ENTRIES + out * es, (to - from) * es);
+            out += to - from;
         }
         set_count(p, out);
     }
@@ -559,13 +556,15 @@ impl<'p> Btree<'p> {
 
     /// Removes every entry whose TID is dead (VACUUM's index pass,
     /// PostgreSQL's `ambulkdelete`): walks the leaf level left to right once.
-    /// `are_dead(tids, dead)` answers for all the TIDs of one leaf page at a
-    /// time, so a dead-TID store can probe them together (the TIDs of a leaf
-    /// are in key order, i.e. in random heap order: batching lets the
-    /// store overlap its cache misses).
-    pub fn bulk_delete(
+    /// `are_dead(probes, dead)` answers for all the TIDs of one leaf page at
+    /// a time, so a dead-TID store can probe them together (the TIDs of a
+    /// leaf are in key order, i.e. in random heap order: batching lets the
+    /// store overlap its cache misses). `probe` turns each TID into what
+    /// `are_dead` takes (the store's own TID type), as the entries are read.
+    pub fn bulk_delete<P>(
         &self,
-        mut are_dead: impl FnMut(&[Tid], &mut [bool]),
+        probe: impl Fn(Tid) -> P,
+        mut are_dead: impl FnMut(&[P], &mut [bool]),
         xid: Xid,
     ) -> Result<BulkDeleteStats, StorageError> {
         let mut stats = BulkDeleteStats {
@@ -576,13 +575,13 @@ impl<'p> Btree<'p> {
         let (mut block, _) = self.descend(MIN_KEY)?;
         let mut gone: Vec<u16> = Vec::new();
         let mut payload: Vec<u8> = Vec::new();
-        let mut tids: Vec<Tid> = Vec::new();
+        let mut probes: Vec<P> = Vec::new();
         let mut dead: Vec<bool> = Vec::new();
         while block != NO_BLOCK {
             let buf = self.pool.read_buffer(self.rel, block)?;
             // Look under a shared lock first: most pages of a sparse delete
             // keep everything and need no exclusive lock nor WAL.
-            gone.clear();
+            probes.clear();
             let next = {
                 let g = buf.lock_shared();
                 let p = g.page();
@@ -590,26 +589,29 @@ impl<'p> Btree<'p> {
                     return Err(corrupt(self.rel, block));
                 }
                 let n = node::count(p);
-                tids.clear();
-                tids.extend(
-                    (0..n).map(|i| Tid::from_u64(get_u64(p, ENTRIES + i * LEAF_ENTRY + 8))),
+                probes.extend(
+                    p[ENTRIES..ENTRIES + n * LEAF_ENTRY]
+                        .chunks_exact(LEAF_ENTRY)
+                        .map(|e| probe(Tid::from_u64(get_u64(e, 8)))),
                 );
-                dead.clear();
-                dead.resize(n, false);
-                are_dead(&tids, &mut dead);
-                gone.extend((0..n).filter(|&i| dead[i]).map(|i| i as u16));
-                stats.remaining += (n - gone.len()) as u64;
                 node::right(p)
             };
+            if next != NO_BLOCK {
+                self.pool.prefetch_mapping(self.rel, next);
+            }
+            dead.clear();
+            dead.resize(probes.len(), false);
+            are_dead(&probes, &mut dead);
+            gone.clear();
+            gone.extend((0..dead.len()).filter(|&i| dead[i]).map(|i| i as u16));
+            stats.remaining += (dead.len() - gone.len()) as u64;
             if !gone.is_empty() {
                 // One writer: nothing changed the page since the look.
                 let mut g = buf.lock_exclusive();
                 let p = g.page_mut();
                 node::remove(p, &gone);
                 payload.clear();
-                for &i in &gone {
-                    payload.extend_from_slice(&i.to_le_bytes());
-                }
+                encode_item_set(&gone, &mut payload);
                 log_page_change(
                     self.pool,
                     p,
@@ -729,10 +731,8 @@ pub(crate) fn redo(kind: RecordType, p: &mut [u8], payload: &[u8]) -> Result<(),
             node::insert(p, pos, key, child);
         }
         RecordType::BtreeDelete => {
-            let gone: Vec<u16> = payload
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
+            let mut gone = Vec::new();
+            decode_item_set(payload, &mut gone)?;
             if gone.iter().any(|&g| g as usize >= node::count(p))
                 || gone.windows(2).any(|w| w[0] >= w[1])
             {

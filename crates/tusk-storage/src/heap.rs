@@ -211,17 +211,13 @@ pub fn scan_page_items<R>(
     if !page::is_new(p) {
         let n = page::item_count(p) as usize;
         items.reserve(n);
-        for (i, lp) in p[page::PAGE_HEADER_SIZE..][..n * page::LINE_POINTER_SIZE]
-            .chunks_exact(page::LINE_POINTER_SIZE)
-            .enumerate()
-        {
-            let (state, off, len) = page::decode_line_pointer(lp.try_into().unwrap());
+        for (i, (state, off, len)) in page::line_pointers(p) {
             if state != page::ItemState::Normal || len < tuple::TUPLE_HEADER_SIZE {
                 continue;
             }
             // A tuple that does not fit the page (a damaged page that passed
             // its checksum) is skipped rather than read out of bounds.
-            let Some(item) = VisibleItem::new(i as u16 + 1, off, len) else {
+            let Some(item) = VisibleItem::new(i, off, len) else {
                 continue;
             };
             let header: &[u8; tuple::TUPLE_HEADER_SIZE] = item.tuple(p)[..tuple::TUPLE_HEADER_SIZE]

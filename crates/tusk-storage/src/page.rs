@@ -53,7 +53,7 @@ pub enum ItemState {
 
 #[inline]
 pub(crate) fn get_u16(p: &[u8], off: usize) -> u16 {
-    u16::from_le_bytes([p[off], p[off + 1]])
+    u16::from_le_bytes(p[off..off + 2].try_into().unwrap())
 }
 
 #[inline]
@@ -116,17 +116,33 @@ pub fn item(page: &[u8], item: u16) -> (ItemState, usize, usize) {
     decode_line_pointer(page[at..at + LINE_POINTER_SIZE].try_into().unwrap())
 }
 
-/// A line pointer's 4 bytes as (state, offset, length).
+/// All line pointers of the page in item order: (item, (state, offset,
+/// length)) — for a pass over a whole page, without a bounds check per item.
+#[inline]
+pub fn line_pointers(page: &[u8]) -> impl Iterator<Item = (u16, (ItemState, usize, usize))> + '_ {
+    let n = item_count(page) as usize;
+    page[PAGE_HEADER_SIZE..PAGE_HEADER_SIZE + n * LINE_POINTER_SIZE]
+        .chunks_exact(LINE_POINTER_SIZE)
+        .zip(1..)
+        .map(|(lp, i)| (i, decode_line_pointer(lp.try_into().unwrap())))
+}
+
+/// A line pointer's 4 bytes as (state, offset, length). The bytes are read
+/// as one little-endian word and the state comes from a table indexed by
+/// its two state bits (a redirect, unused here, counts as unused), so the
+/// decoding has no branch.
 #[inline(always)]
-pub fn decode_line_pointer(lp: [u8; LINE_POINTER_SIZE]) -> (ItemState, usize, usize) {
-    let raw = u16::from_le_bytes([lp[0], lp[1]]);
-    let len = u16::from_le_bytes([lp[2], lp[3]]) as usize;
-    let state = match raw >> LP_STATE_SHIFT {
-        1 => ItemState::Normal,
-        3 => ItemState::Dead,
-        _ => ItemState::Unused,
-    };
-    (state, (raw & LP_OFFSET_MASK) as usize, len)
+fn decode_line_pointer(lp: [u8; LINE_POINTER_SIZE]) -> (ItemState, usize, usize) {
+    const STATES: [ItemState; 4] = [
+        ItemState::Unused,
+        ItemState::Normal,
+        ItemState::Unused,
+        ItemState::Dead,
+    ];
+    let lp = u32::from_le_bytes(lp);
+    let raw = lp as u16;
+    let state = STATES[usize::from(raw >> LP_STATE_SHIFT)];
+    (state, (raw & LP_OFFSET_MASK) as usize, (lp >> 16) as usize)
 }
 
 /// The bytes of item `item` if it is in the normal state.
@@ -148,8 +164,13 @@ pub fn item_bytes_mut(page: &mut [u8], item_no: u16) -> Option<&mut [u8]> {
 
 fn set_item(page: &mut [u8], item_no: u16, state: ItemState, off: usize, len: usize) {
     let at = PAGE_HEADER_SIZE + (item_no as usize - 1) * LINE_POINTER_SIZE;
-    put_u16(page, at, (off as u16) | ((state as u16) << LP_STATE_SHIFT));
-    put_u16(page, at + 2, len as u16);
+    put_u32(page, at, encode_line_pointer(state, off, len));
+}
+
+/// The inverse of `decode_line_pointer`.
+#[inline(always)]
+fn encode_line_pointer(state: ItemState, off: usize, len: usize) -> u32 {
+    u32::from((off as u16) | ((state as u16) << LP_STATE_SHIFT)) | (len as u32) << 16
 }
 
 /// Largest tuple body a page can hold.
@@ -192,9 +213,9 @@ pub fn add_item(page: &mut [u8], data: &[u8]) -> Option<u16> {
 }
 
 /// Marks the (normal) items `items` dead and compacts the page: the bodies
-/// of the remaining normal items are moved together at the end, in item
-/// order, so all free space is one gap. Returns false if an item number is
-/// out of range or not normal (nothing is changed then).
+/// of the remaining normal items are moved together at the end, so all free
+/// space is one gap. Returns false if an item number is out of range or not
+/// normal (nothing is changed then).
 pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
     let n = item_count(page);
     if items
@@ -210,19 +231,146 @@ pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
     true
 }
 
-/// Rewrites the tuple area with the normal items packed at the end.
+#[inline(always)]
+fn align8(n: usize) -> usize {
+    (n + 7) & !7
+}
+
+/// Packs the bodies of the normal items against the end of the page, in
+/// place.
+///
+/// Every body occupies an 8-byte aligned *slot* `[off, off + align8(len))`
+/// (`add_item` places bodies at `(upper - len) & !7` with `upper` a multiple
+/// of 8), and slots never overlap. Bodies are taken in descending offset
+/// order and each goes to the top of the packed area: all bodies above it
+/// have already moved and fit in the space above it, so its destination is
+/// never below its source and never over a body still to be moved — the
+/// move is an overlapping copy upwards, done in place without a scratch
+/// page (PostgreSQL's `compactify_tuples`, presorted case). A page filled by
+/// inserts alone has bodies in descending offset order by item number; once
+/// line pointers are reused the order is sorted first. Bodies that are
+/// adjacent before and after the move (a run of live tuples between two
+/// pruned ones) move together.
 fn compact(page: &mut [u8]) {
-    let mut scratch = [0u8; PAGE_SIZE];
-    let mut upper = PAGE_SIZE;
-    for i in 1..=item_count(page) {
-        if let (ItemState::Normal, off, len) = item(page, i) {
-            upper = (upper - len) & !7;
-            scratch[upper..upper + len].copy_from_slice(&page[off..off + len]);
-            set_item(page, i, ItemState::Normal, upper, len);
+    let mut presorted = true;
+    let mut prev = PAGE_SIZE;
+    for (_, (state, off, _)) in line_pointers(page) {
+        if state == ItemState::Normal {
+            presorted &= off < prev;
+            prev = off;
         }
     }
-    page[upper..PAGE_SIZE].copy_from_slice(&scratch[upper..PAGE_SIZE]);
-    put_u16(page, OFF_UPPER, upper as u16);
+    // Bodies lie at or above `lower`, so the line pointer array and the
+    // bodies can be borrowed apart.
+    let lower = PAGE_HEADER_SIZE + item_count(page) as usize * LINE_POINTER_SIZE;
+    let mut packer = Packer::new(lower);
+    if presorted {
+        let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
+        for lp in head[PAGE_HEADER_SIZE..].chunks_exact_mut(LINE_POINTER_SIZE) {
+            packer.step(body, lp);
+        }
+        packer.finish(body);
+    } else {
+        let mut order: Vec<u16> = line_pointers(page)
+            .filter(|(_, lp)| lp.0 == ItemState::Normal)
+            .map(|(i, _)| i)
+            .collect();
+        order.sort_unstable_by_key(|&i| std::cmp::Reverse(item(page, i).1));
+        let (head, body) = page[..PAGE_SIZE].split_at_mut(lower);
+        for i in order {
+            let at = PAGE_HEADER_SIZE + (usize::from(i) - 1) * LINE_POINTER_SIZE;
+            packer.step(body, &mut head[at..at + LINE_POINTER_SIZE]);
+        }
+        packer.finish(body);
+    }
+    put_u16(page, OFF_UPPER, packer.upper as u16);
+}
+
+/// The state of [`compact`]'s pass: bodies are handed to [`step`](Self::step)
+/// in descending offset order and each moves to the top of the packed area.
+struct Packer {
+    /// Start of the tuple area: `body` slices begin here.
+    lower: usize,
+    /// Top of the free space so far.
+    upper: usize,
+    /// The run being moved: source bytes `[lo, hi)`, destination `lo + shift`.
+    lo: usize,
+    hi: usize,
+    shift: usize,
+}
+
+impl Packer {
+    fn new(lower: usize) -> Self {
+        Packer {
+            lower,
+            upper: PAGE_SIZE,
+            lo: PAGE_SIZE,
+            hi: PAGE_SIZE,
+            shift: 0,
+        }
+    }
+
+    /// Places the body of line pointer `lp` (4 bytes) if it is normal:
+    /// extends the current run when the body lies right below it, else
+    /// moves the run and starts a new one; rewrites `lp`'s offset.
+    #[inline(always)]
+    fn step(&mut self, body: &mut [u8], lp: &mut [u8]) {
+        let (ItemState::Normal, off, len) = decode_line_pointer((&*lp).try_into().unwrap()) else {
+            return;
+        };
+        let slot = align8(len);
+        self.upper -= slot;
+        debug_assert!(self.upper >= off && off >= self.lower, "slots overlap");
+        if off + slot != self.lo {
+            self.flush(body);
+            (self.hi, self.shift) = (off + slot, self.upper - off);
+        }
+        self.lo = off;
+        if self.upper != off {
+            let new = encode_line_pointer(ItemState::Normal, self.upper, len);
+            lp.copy_from_slice(&new.to_le_bytes());
+        }
+    }
+
+    /// Moves the current run.
+    #[inline(always)]
+    fn flush(&mut self, body: &mut [u8]) {
+        if self.shift != 0 {
+            let src = self.lo - self.lower;
+            move_bytes(body, src, src + self.shift, self.hi - self.lo);
+        }
+    }
+
+    fn finish(&mut self, body: &mut [u8]) {
+        self.flush(body);
+    }
+}
+
+/// Copies `len` bytes from `src` to `dst` within `p`; the ranges may
+/// overlap (`copy_within`). A short move — one tuple or index entry, the
+/// common case in compaction — is two loads and two stores of 8 or 16
+/// bytes (overlapping when `len` is not twice that), inlined, instead of a
+/// call to `memmove`: both loads happen before either store, so overlap is
+/// harmless.
+#[inline(always)]
+pub(crate) fn move_bytes(p: &mut [u8], src: usize, dst: usize, len: usize) {
+    #[inline(always)]
+    fn two<const N: usize>(p: &mut [u8], src: usize, dst: usize, len: usize) {
+        let head: [u8; N] = p[src..src + N].try_into().unwrap();
+        let tail: [u8; N] = p[src + len - N..src + len].try_into().unwrap();
+        p[dst..dst + N].copy_from_slice(&head);
+        p[dst + len - N..dst + len].copy_from_slice(&tail);
+    }
+    if len == 16 {
+        let v: [u8; 16] = p[src..src + 16].try_into().unwrap();
+        p[dst..dst + 16].copy_from_slice(&v);
+    } else if (16..=32).contains(&len) {
+        two::<16>(p, src, dst, len);
+    } else if (8..16).contains(&len) {
+        two::<8>(p, src, dst, len);
+    } else {
+        p.copy_within(src..src + len, dst);
+    }
 }
 
 /// Marks the dead items `items` unused, so that inserts may reuse them.
@@ -311,6 +459,22 @@ mod tests {
         assert_eq!(add_item(&mut p, b"w"), Some(11));
         assert_eq!(item_bytes(&p, 5).unwrap(), b"y");
         assert_eq!(item_bytes(&p, 10).unwrap(), &[9u8; 100][..]);
+    }
+
+    #[test]
+    fn move_bytes_is_copy_within() {
+        let orig: Vec<u8> = (0..200u8).collect();
+        for len in 0..=70 {
+            for src in [0, 3, 40, 64] {
+                for dst in [0, 1, 8, 17, 40, 41, 100] {
+                    let mut want = orig.clone();
+                    want.copy_within(src..src + len, dst);
+                    let mut got = orig.clone();
+                    move_bytes(&mut got, src, dst, len);
+                    assert_eq!(got, want, "len {len} src {src} dst {dst}");
+                }
+            }
+        }
     }
 
     #[test]

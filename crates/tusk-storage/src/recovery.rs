@@ -874,11 +874,8 @@ impl Replayer<'_> {
             return Ok(true);
         }
         if matches!(rec.kind, RecordType::HeapPrune | RecordType::HeapUnused) {
-            let items: Vec<u16> = rec
-                .payload
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
+            let mut items = Vec::new();
+            crate::wal::decode_item_set(&rec.payload, &mut items).map_err(|e| corrupt(rec, e))?;
             let ok = if rec.kind == RecordType::HeapPrune {
                 page::prune(p, &items)
             } else {

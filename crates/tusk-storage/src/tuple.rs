@@ -18,12 +18,18 @@ const HAS_NULLS: u16 = 1;
 
 #[inline]
 pub fn xmin(t: &[u8]) -> Xid {
-    u32::from_le_bytes([t[0], t[1], t[2], t[3]])
+    u32::from_le_bytes(t[0..4].try_into().unwrap())
 }
 
 #[inline]
 pub fn xmax(t: &[u8]) -> Xid {
-    u32::from_le_bytes([t[4], t[5], t[6], t[7]])
+    u32::from_le_bytes(t[4..8].try_into().unwrap())
+}
+
+/// `xmin | xmax << 32`: both xids in one load, for comparing whole pairs.
+#[inline]
+pub fn xids(t: &[u8]) -> u64 {
+    u64::from_le_bytes(t[0..8].try_into().unwrap())
 }
 
 pub fn set_xmax(t: &mut [u8], xid: Xid) {

@@ -38,11 +38,11 @@
 
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
-use crate::heap::{log_page_change, Tid, Visibility};
-use crate::page::{self, ItemState};
+use crate::heap::{log_page_change, Visibility};
+use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE};
 use crate::tuple;
 use crate::txn::Xid;
-use crate::wal::{BlockRef, RecordType};
+use crate::wal::{encode_item_set, BlockRef, RecordType};
 use crate::{Database, StorageError};
 use std::time::{Duration, Instant};
 use tusk_radix::TidStore;
@@ -104,55 +104,28 @@ pub fn vacuum_table(
         ..Default::default()
     };
     let mut store = TidStore::new();
-    let mut dead: Vec<u16> = Vec::new();
-    let mut pruned: Vec<u16> = Vec::new();
+    let mut scan = PageScan::default();
     let mut payload: Vec<u8> = Vec::new();
-    // Commit status with a two-entry cache: the tuples of a page share a
-    // few xids (typically an inserter and a deleter, alternating).
-    let mut status = Visibility::new(&db.txn, db.txn.snapshot());
-    let mut committed = |x: Xid| status.is_committed(x);
+    let mut verdicts = Verdicts::new(Visibility::new(&db.txn, db.txn.snapshot()), xid);
     for block in 0..nblocks {
         let buf = pool.read_buffer(rel, block)?;
-        dead.clear();
-        pruned.clear();
+        pool.prefetch_mapping(rel, block + 1);
         {
             let mut g = buf.lock_exclusive();
             let p = g.page_mut();
             if page::is_new(p) {
                 continue;
             }
-            for item in 1..=page::item_count(p) {
-                match page::item(p, item).0 {
-                    ItemState::Dead => dead.push(item),
-                    ItemState::Unused => {}
-                    ItemState::Normal => {
-                        let t = page::item_bytes(p, item).expect("normal item");
-                        let (xmin, xmax) = (tuple::xmin(t), tuple::xmax(t));
-                        // With one writer (us), any other xid has ended.
-                        let gone = (xmin != xid && !committed(xmin))
-                            || (xmax != 0 && xmax != xid && committed(xmax));
-                        if gone {
-                            pruned.push(item);
-                            dead.push(item);
-                        } else if xmax != 0 && xmax != xid {
-                            // Deleter aborted: the tuple lives on.
-                            report.tuples_remaining += 1;
-                        } else if xmax == xid {
-                            report.dead_not_removable += 1;
-                        } else {
-                            report.tuples_remaining += 1;
-                        }
-                    }
-                }
-            }
+            scan.scan(p, &mut verdicts);
+            report.tuples_remaining += u64::from(scan.live);
+            report.dead_not_removable += u64::from(scan.deleted_by_us);
+            let pruned = &scan.pruned;
             if !pruned.is_empty() {
-                if !page::prune(p, &pruned) {
+                if !page::prune(p, pruned) {
                     unreachable!("pruned items are normal");
                 }
                 payload.clear();
-                for &i in &pruned {
-                    payload.extend_from_slice(&i.to_le_bytes());
-                }
+                encode_item_set(pruned, &mut payload);
                 log_page_change(
                     pool,
                     p,
@@ -163,12 +136,12 @@ pub fn vacuum_table(
                 )?;
             }
         }
-        report.tuples_removed += pruned.len() as u64;
-        if dead.is_empty() {
+        report.tuples_removed += scan.pruned.len() as u64;
+        if scan.dead.is_empty() {
             continue;
         }
         report.pages_with_dead += 1;
-        store.add_block(block, &dead);
+        store.add_block(block, &scan.dead);
         report.store_peak_bytes = report.store_peak_bytes.max(store.memory_usage());
         report.store_peak_tids = report.store_peak_tids.max(store.len());
         if store.memory_usage() >= maintenance_work_mem {
@@ -191,6 +164,132 @@ pub fn vacuum_table(
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Phase 1's look at one heap page: which line pointers are dead (left so
+/// by an earlier VACUUM, or about to be pruned) and which tuples to prune.
+#[derive(Default)]
+struct PageScan {
+    /// Every dead line pointer after pruning, ascending (for the store).
+    dead: Vec<u16>,
+    /// The tuples to prune, ascending.
+    pruned: Vec<u16>,
+    live: u32,
+    deleted_by_us: u32,
+}
+
+impl PageScan {
+    /// Classifies the line pointers of page `p`. Kept out of line, with the
+    /// counters and the verdict cache in locals and the lists written by
+    /// index: inlined into the VACUUM loop, all of them lived in memory.
+    #[inline(never)]
+    fn scan(&mut self, p: &[u8], verdicts: &mut Verdicts<'_>) {
+        let n = usize::from(page::item_count(p));
+        self.dead.resize(n, 0);
+        self.pruned.resize(n, 0);
+        let (dead, pruned) = (&mut self.dead[..n], &mut self.pruned[..n]);
+        let (mut nd, mut np) = (0, 0);
+        let (mut live, mut deleted_by_us) = (0, 0);
+        let mut cache = verdicts.cache;
+        for (item, lp) in page::line_pointers(p) {
+            match lp {
+                (ItemState::Dead, _, _) => {
+                    dead[nd] = item;
+                    nd += 1;
+                }
+                (ItemState::Unused, _, _) => {}
+                (ItemState::Normal, off, len) => {
+                    let xids = tuple::xids(&p[off..off + len]);
+                    let v = match cache {
+                        (k, v, _, _) if k == xids => v,
+                        (_, _, k, v) if k == xids => v,
+                        _ => {
+                            verdicts.cache = cache;
+                            let v = verdicts.miss(xids);
+                            cache = verdicts.cache;
+                            v
+                        }
+                    };
+                    match v {
+                        Verdict::Gone => {
+                            pruned[np] = item;
+                            dead[nd] = item;
+                            (np, nd) = (np + 1, nd + 1);
+                        }
+                        Verdict::Live => live += 1,
+                        Verdict::DeletedByUs => deleted_by_us += 1,
+                    }
+                }
+            }
+        }
+        self.dead.truncate(nd);
+        self.pruned.truncate(np);
+        (self.live, self.deleted_by_us) = (live, deleted_by_us);
+    }
+}
+
+/// What phase 1 does with a tuple.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Inserted by an aborted transaction, or deleted by a committed one:
+    /// pruned. With one writer (this VACUUM), every other xid has ended and
+    /// no snapshot can still need the tuple.
+    Gone,
+    /// Visible, or deleted by a transaction that aborted.
+    Live,
+    /// Deleted by the VACUUM's own transaction (not removable yet).
+    DeletedByUs,
+}
+
+/// The verdicts of the last two `(xmin, xmax)` pairs met. A page's tuples
+/// share a few pairs — after a `DELETE` of every second row, exactly two,
+/// alternating — so nearly every tuple costs one or two compares of its
+/// 8-byte xid pair ([`PageScan::scan`] keeps the pairs in registers); only
+/// a new pair looks up commit status (through [`Visibility`]'s own cache).
+/// The verdict of a pair cannot change during the VACUUM: every xid but
+/// ours has ended.
+struct Verdicts<'a> {
+    /// (pair, verdict) of the last pair met, then of the one before.
+    cache: (u64, Verdict, u64, Verdict),
+    status: Visibility<'a>,
+    xid: Xid,
+}
+
+impl<'a> Verdicts<'a> {
+    fn new(status: Visibility<'a>, xid: Xid) -> Self {
+        let mut v = Verdicts {
+            cache: (u64::MAX, Verdict::Live, u64::MAX, Verdict::Live),
+            status,
+            xid,
+        };
+        // Start with a real entry (for a pair no tuple is likely to have),
+        // so that the lookup needs no "empty" test.
+        let first = v.judge(u64::MAX);
+        v.cache = (u64::MAX, first, u64::MAX, first);
+        v
+    }
+
+    /// The verdict for a pair not in the cache; it becomes the newest entry.
+    #[inline(never)]
+    fn miss(&mut self, xids: u64) -> Verdict {
+        let v = self.judge(xids);
+        self.cache = (xids, v, self.cache.0, self.cache.1);
+        v
+    }
+
+    fn judge(&mut self, xids: u64) -> Verdict {
+        let (xmin, xmax) = (xids as Xid, (xids >> 32) as Xid);
+        let xid = self.xid;
+        if (xmin != xid && !self.status.is_committed(xmin))
+            || (xmax != 0 && xmax != xid && self.status.is_committed(xmax))
+        {
+            Verdict::Gone
+        } else if xmax == xid {
+            Verdict::DeletedByUs
+        } else {
+            Verdict::Live
+        }
+    }
 }
 
 /// WAL records and full-page images inserted so far, and the insert position.
@@ -218,14 +317,10 @@ fn clean(
     if !indexes.is_empty() {
         report.index_scans += 1;
     }
-    let mut probes: Vec<tusk_radix::Tid> = Vec::new();
     for (i, index) in indexes.iter().enumerate() {
         let s = Btree::new(pool, index.oid).bulk_delete(
-            |tids: &[Tid], dead: &mut [bool]| {
-                probes.clear();
-                probes.extend(tids.iter().map(|t| tusk_radix::Tid::new(t.block, t.item)));
-                store.contains_batch(&probes, dead);
-            },
+            |t| tusk_radix::Tid::new(t.block, t.item),
+            |probes, dead| store.contains_batch(probes, dead),
             xid,
         )?;
         let total = &mut report.indexes[i].1;
@@ -237,8 +332,27 @@ fn clean(
     let start = Instant::now();
     let rel = table.oid;
     let mut payload: Vec<u8> = Vec::new();
-    for (block, items) in store.iter() {
+    // The next block in the store is pinned, and its line pointers
+    // prefetched into the CPU cache, while the current one is changed.
+    let mut blocks = store.iter();
+    let (mut items, mut next_items) = (Vec::new(), Vec::new());
+    let mut pin_next = |next_items: &mut Vec<u16>| -> Result<_, StorageError> {
+        let Some((block, offsets)) = blocks.next_block() else {
+            return Ok(None);
+        };
+        next_items.clear();
+        next_items.extend_from_slice(offsets);
         let buf = pool.read_buffer(rel, block)?;
+        buf.prefetch(
+            0..PAGE_HEADER_SIZE + usize::from(offsets[offsets.len() - 1]) * LINE_POINTER_SIZE,
+        );
+        Ok(Some(buf))
+    };
+    let mut next = pin_next(&mut next_items)?;
+    while let Some(buf) = next.take() {
+        std::mem::swap(&mut items, &mut next_items);
+        next = pin_next(&mut next_items)?;
+        let block = buf.block();
         let mut g = buf.lock_exclusive();
         let p = g.page_mut();
         if !page::set_unused(p, &items) {
@@ -248,9 +362,7 @@ fn clean(
             )));
         }
         payload.clear();
-        for &i in &items {
-            payload.extend_from_slice(&i.to_le_bytes());
-        }
+        encode_item_set(&items, &mut payload);
         log_page_change(
             pool,
             p,

@@ -71,6 +71,7 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
     }
     let s = bt
         .bulk_delete(
+            |t| t,
             |tids, dead| {
                 for (t, d) in tids.iter().zip(dead.iter_mut()) {
                     *d = t.to_u64().is_multiple_of(del);
