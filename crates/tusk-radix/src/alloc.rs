@@ -60,6 +60,9 @@ pub struct OutOfMemory;
 /// tree implements only this.
 pub trait NodeRead {
     fn words(&self, p: RelPtr) -> &[u64];
+    /// The page holding `p`, for reads of single words through
+    /// [`NodeRef`]: the lookup path's cheaper [`words`](Self::words).
+    fn node(&self, p: RelPtr) -> NodeRef<'_>;
     /// Bytes this structure holds (see the contract above).
     fn memory_usage(&self) -> usize;
     /// Hint that word `word` of allocation `p` will be read soon. A hint
@@ -284,6 +287,57 @@ impl<S: PageSource> Arena<S> {
     }
 }
 
+/// Word-by-word reads of one allocation, for the lookup path.
+///
+/// [`NodeRead::words`] returns a slice that runs to the end of the page, so
+/// every index into it is checked against a length computed per node. A
+/// `NodeRef` holds the whole page as a fixed-size array and the word's
+/// offset in it, and reads word `i` at `(offset + i) mod PAGE_WORDS`: an
+/// index the compiler knows is in bounds, so there is no check and no
+/// unsafe code. Since an allocation never straddles a page, for every `i`
+/// inside the allocation the reduction changes nothing; an index past it
+/// reads some other word of the same page instead of panicking, which a
+/// caller indexing within its allocation never sees.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'a> {
+    page: &'a [u64; PAGE_WORDS],
+    off: usize,
+}
+
+impl<'a> NodeRef<'a> {
+    /// Word `i` of the allocation.
+    #[inline(always)]
+    pub fn get(self, i: usize) -> u64 {
+        self.page[(self.off + i) & (PAGE_WORDS - 1)]
+    }
+
+    /// Words `i..i + N` of the allocation, as an array reference (for the
+    /// SIMD chunk search); these bounds are checked.
+    #[inline(always)]
+    pub fn array<const N: usize>(self, i: usize) -> &'a [u64; N] {
+        self.page[self.off + i..self.off + i + N]
+            .try_into()
+            .expect("inside the page")
+    }
+}
+
+/// The page of `p` in a page table, as a [`NodeRef`].
+///
+/// # Safety
+///
+/// As for [`page_words`].
+#[inline(always)]
+pub(crate) unsafe fn page_node(pages: &[NonNull<u64>], p: RelPtr) -> NodeRef<'_> {
+    let i = p.0 as usize;
+    let base = pages[i >> PAGE_SHIFT];
+    NodeRef {
+        // SAFETY: the caller's promise: the page is PAGE_WORDS readable,
+        // 8-aligned words that nothing writes while the borrow lives.
+        page: unsafe { &*base.as_ptr().cast::<[u64; PAGE_WORDS]>() },
+        off: i & (PAGE_WORDS - 1),
+    }
+}
+
 /// The words from `p` to the end of its page, in a page table.
 ///
 /// # Safety
@@ -322,6 +376,12 @@ impl<S: PageSource> NodeRead for Arena<S> {
         // lives; writers need `&mut self`, so no mutable slice of a page
         // exists while this borrow lives.
         unsafe { page_words(&self.pages, p) }
+    }
+
+    #[inline(always)]
+    fn node(&self, p: RelPtr) -> NodeRef<'_> {
+        // SAFETY: as in `words`.
+        unsafe { page_node(&self.pages, p) }
     }
 
     #[inline(always)]

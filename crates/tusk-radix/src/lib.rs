@@ -138,10 +138,18 @@
 //! small open buffer until 128 are reached or an own-key block arrives;
 //! lookups check that buffer too.
 //!
-//! A lookup ([`TidStore::contains`]) is a predecessor search in the tree (the
-//! greatest key `<=` block; one pass down the exact path, and only on a miss
-//! a step back up to the nearest smaller sibling), then a bit test or a
-//! branch-light binary search of at most 7 steps over the packed entries.
+//! A lookup ([`TidStore::contains`]) first walks the exact path of its block
+//! ([`RadixTree::get`]); when that ends on an inline bitmap (most probes of
+//! a typical store) a branch-free bit test is the answer. Otherwise it is a
+//! predecessor search in the tree (the greatest key `<=` block; one pass
+//! down the exact path, and only on a miss a step back up to the nearest
+//! smaller sibling), then a bit test or a branch-light binary search of at
+//! most 7 steps over the packed entries. The short first path matters more
+//! than it looks: with shuffled probes each lookup waits for about one
+//! cache miss, and the misses of consecutive lookups overlap only if a
+//! lookup takes few enough instructions for the next one to start inside
+//! the processor's out-of-order window
+//! (`bench/results/tidstore-lookup-floor.md`).
 //!
 //! [`TidStore::contains_batch`] answers many probes at once — what VACUUM's
 //! index pass wants for the TIDs of one index page. Sixteen probes walk the
@@ -204,8 +212,11 @@
 //! `get_le_batch` finished predecessor searches in the leaf), at 1.3 bytes
 //! per TID (1.5 counting whole huge-page runs) against 6. A lone lookup
 //! costs about one cache miss (the leaf); the array costs several, but not
-//! ten, so only the batch reaches the 10x of issue 7. Dense pages (30 to
-//! 291 dead) give 4x to 16x single and up to 27x batched.
+//! ten. Since `contains` answers inline bitmaps after an exact descent of
+//! ~170 instructions (250 before), consecutive lone lookups overlap their
+//! misses better: on a quieter machine 34 to 37 ns against 38 to 53 ns
+//! before, 10.5x to 11.4x the array (`tidstore-lookup-floor.md`). Dense
+//! pages (30 to 291 dead) give 4x to 16x single and up to 27x batched.
 //! With sparse dead tuples (1 to 8 per page) on a table small enough for
 //! the array to stay in cache, the array is about as fast as the store.
 
@@ -218,7 +229,7 @@ pub mod tidstore;
 pub mod tree;
 
 pub use alloc::{
-    Arena, HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, PageSource, RelPtr,
+    Arena, HeapPages, LocalAlloc, NodeAlloc, NodeRead, NodeRef, OutOfMemory, PageSource, RelPtr,
     HUGE_MIN_LIMIT,
 };
 #[cfg(not(tusk_radix_loom))]

@@ -43,7 +43,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use tusk_shmem::{DsaArea, DsaPointer, Segment};
 
 use crate::alloc::{
-    page_prefetch, page_words, Arena, NodeRead, OutOfMemory, PageSource, RelPtr, PAGE_BYTES,
+    page_node, page_prefetch, page_words, Arena, NodeRead, NodeRef, OutOfMemory, PageSource,
+    RelPtr, PAGE_BYTES,
 };
 use crate::publish::PublishFlag;
 use crate::tidstore::TidStore;
@@ -255,6 +256,12 @@ impl NodeRead for SharedPages<'_> {
         // SAFETY: published pages are valid for PAGE_WORDS words while the
         // map lives, and nothing writes them after publication.
         unsafe { page_words(&self.pages, p) }
+    }
+
+    #[inline(always)]
+    fn node(&self, p: RelPtr) -> NodeRef<'_> {
+        // SAFETY: as in `words`.
+        unsafe { page_node(&self.pages, p) }
     }
 
     #[inline(always)]

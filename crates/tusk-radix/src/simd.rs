@@ -18,10 +18,15 @@
 //!
 //! Implementations: AVX2 (one 32-byte compare), SSE2 (two 16-byte compares;
 //! SSE2 is part of the x86-64 baseline), and a portable scalar version that
-//! computes the same mask bit by bit. AVX2 is chosen at run time, once: the
-//! detection result is cached by `is_x86_feature_detected!` and the check is
-//! a well-predicted branch on a constant. A proptest checks that every
-//! implementation gives the scalar answer.
+//! computes the same mask bit by bit. The search uses AVX2 only when the
+//! build enables it (`-C target-cpu=native` or `target-feature=+avx2`), and
+//! SSE2 otherwise. Choosing AVX2 at run time looked free (a cached, well
+//! predicted flag) but is not: a function compiled for a feature the
+//! caller lacks cannot be inlined, so every search became a call through
+//! the GOT plus the flag's load, some 20 instructions per tree level where
+//! the inline SSE2 search takes about 12 — and a single TidStore lookup is
+//! bounded by how many instructions it takes (see `TidStore::contains`). A
+//! proptest checks that every implementation gives the scalar answer.
 
 /// The 32 chunk bytes of a node, as the four little-endian words that hold
 /// them. Searching the node's own words (rather than a copy) matters: copying
@@ -107,9 +112,10 @@ pub mod x86 {
 
     #[target_feature(enable = "avx2")]
     fn eq_mask_avx2(chunks: &Chunks, key: u8) -> u32 {
-        // SAFETY: this function only runs when AVX2 was detected (callers go
-        // through `have_avx2`); `chunks` is exactly 32 readable bytes, byte i
-        // being chunk i on little-endian x86.
+        // SAFETY: this function only runs when AVX2 is available (callers
+        // check `have_avx2` or build with AVX2 enabled); `chunks` is
+        // exactly 32 readable bytes, byte i being chunk i on little-endian
+        // x86.
         unsafe {
             let k = _mm256_set1_epi8(key as i8);
             let v = _mm256_loadu_si256(chunks.as_ptr().cast());
@@ -161,20 +167,23 @@ pub mod x86 {
         Some(m.count_ones() as usize)
     }
 
+    /// The build's best mask of chunks equal to `key` (see the module
+    /// documentation: AVX2 only when compiled in, so that it inlines).
     #[inline(always)]
     pub fn eq_mask(chunks: &Chunks, key: u8) -> u32 {
-        if have_avx2() {
-            // SAFETY: AVX2 was detected just above.
+        if cfg!(target_feature = "avx2") {
+            // SAFETY: taken only in a build that enables AVX2 everywhere.
             unsafe { eq_mask_avx2(chunks, key) }
         } else {
             masks_sse2(chunks, key).0
         }
     }
 
+    /// The build's best mask of chunks `<= key`.
     #[inline(always)]
     pub fn le_mask(chunks: &Chunks, key: u8) -> u32 {
-        if have_avx2() {
-            // SAFETY: AVX2 was detected just above.
+        if cfg!(target_feature = "avx2") {
+            // SAFETY: taken only in a build that enables AVX2 everywhere.
             unsafe { le_mask_avx2(chunks, key) }
         } else {
             masks_sse2(chunks, key).1
@@ -203,17 +212,15 @@ pub fn count_le(chunks: &Chunks, count: usize, key: u8) -> usize {
     (m & valid_mask(count)).count_ones() as usize
 }
 
-/// Name of the implementation [`find_eq`] uses on this CPU.
+/// Name of the implementation [`find_eq`] uses in this build.
 pub fn implementation() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if x86::have_avx2() {
-            return "avx2";
-        }
+    if cfg!(not(target_arch = "x86_64")) {
+        "scalar"
+    } else if cfg!(target_feature = "avx2") {
+        "avx2"
+    } else {
         "sse2"
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    "scalar"
 }
 
 #[cfg(test)]

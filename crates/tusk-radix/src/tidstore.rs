@@ -172,8 +172,37 @@ impl<A: NodeRead> TidStore<A> {
     }
 
     /// Is `tid` in the set?
+    ///
+    /// A block with its own key and an inline bitmap (89 % of the probes
+    /// of seed 003's load) is answered first, by an exact descent
+    /// ([`RadixTree::get`]: no path kept for a walk back) and a branch-free
+    /// bit test. Everything else — a block in a list container or the open
+    /// buffer, a bitmap chunk, a missing key — goes through `contains_slow`,
+    /// kept out of line so that the common path stays short: a shuffled
+    /// probe sequence overlaps the cache misses of consecutive lookups only
+    /// when each lookup takes few enough instructions for the next one to
+    /// start inside the out-of-order window.
     #[inline]
     pub fn contains(&self, tid: Tid) -> bool {
+        // A key in the tree is never in the open buffer (the buffer holds
+        // blocks above every key), so an inline value found here is the
+        // whole answer.
+        match self.tree.get(u64::from(tid.block)) {
+            Some(v) if v & TAG_INLINE != 0 => {
+                // Offsets 1..=63 live in bits 1..=63; offset 0 would read the
+                // tag bit and offsets above 63 are not in an inline bitmap.
+                let o = tid.offset;
+                let bit = v >> (o & 63) & 1;
+                bit & u64::from(o.wrapping_sub(1) < INLINE_MAX_OFFSET) != 0
+            }
+            _ => self.contains_slow(tid),
+        }
+    }
+
+    /// [`contains`](Self::contains) for every case: a predecessor search
+    /// and the value's decoding.
+    #[inline(never)]
+    fn contains_slow(&self, tid: Tid) -> bool {
         let found = if self.in_open(tid.block) {
             None
         } else {
@@ -557,5 +586,32 @@ impl<A: NodeRead> Iterator for TidIter<'_, A> {
 
     fn next(&mut self) -> Option<(u32, Vec<u16>)> {
         self.next_block().map(|(b, offsets)| (b, offsets.to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inline fast path of `contains` never answers for an offset an
+    /// inline bitmap cannot hold, even where `offset mod 64` is set.
+    #[test]
+    fn inline_lookup_rejects_offsets_outside_1_to_63() {
+        let mut s = TidStore::new();
+        let all: Vec<u16> = (1..=63).collect();
+        s.add_block(7, &all);
+        s.add_block(9, &[1, 2, 3, 4, 5, 7, 9, 63]);
+        s.add_block(12, &[1, 5, 63]); // a list, in the open buffer
+        assert_eq!(s.tree_stats().keys, 2, "blocks 7 and 9 are inline keys");
+        for o in 1..=63 {
+            assert!(s.contains(Tid::new(7, o)));
+        }
+        for o in [0, 64, 65, 127, 128, 4095, u16::MAX] {
+            assert!(!s.contains(Tid::new(7, o)), "offset {o}");
+            assert!(!s.contains(Tid::new(9, o)), "offset {o}");
+        }
+        assert!(s.contains(Tid::new(9, 5)) && !s.contains(Tid::new(9, 6)));
+        assert!(!s.contains(Tid::new(8, 5)) && !s.contains(Tid::new(10, 5)));
+        assert!(s.contains(Tid::new(12, 63)) && !s.contains(Tid::new(12, 127)));
     }
 }

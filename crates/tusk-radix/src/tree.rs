@@ -109,9 +109,13 @@ fn chunk_bytes(w: &simd::Chunks) -> [u8; 32] {
     }
     b
 }
+/// First slot word of a kind-32 node: `1 + fanout / 8`, which for classes
+/// 1 (n16) and 2 (n32) is `1 + 2 * class` (no table lookup on the hot path).
 #[inline(always)]
 fn n32_slots(class: usize) -> usize {
-    1 + CLASSES[class].1 / 8
+    debug_assert!(class == CLASS_16 || class == CLASS_32);
+    debug_assert_eq!(1 + 2 * class, 1 + CLASSES[class].1 / 8);
+    1 + 2 * class
 }
 
 // ---- kinds 48 and 256: the isset bitmap --------------------------------------
@@ -293,11 +297,8 @@ impl<A: NodeRead> RadixTree<A> {
 
     #[inline(always)]
     fn max_key(&self) -> u64 {
-        if self.root_shift >= 56 {
-            u64::MAX
-        } else {
-            (1u64 << (self.root_shift + 8)) - 1
-        }
+        // root_shift is at most 56: 2^(root_shift + 8) - 1 without a branch.
+        u64::MAX >> (56 - self.root_shift)
     }
 
     // ---- lookup -------------------------------------------------------------
@@ -305,19 +306,26 @@ impl<A: NodeRead> RadixTree<A> {
     /// The slot of chunk `c` in node `p`, if present. Reads the header
     /// once and does the kind's work inline: no call through a
     /// kind-generic accessor (seed 003's main cost in the first patch).
+    ///
+    /// Words are read through [`NodeRef`](crate::alloc::NodeRef): no
+    /// bounds check per word (a lone lookup is bounded by its instruction
+    /// count; see [`TidStore::contains`](crate::TidStore::contains)).
     #[inline(always)]
     fn step(&self, p: RelPtr, c: u8) -> Option<u64> {
-        let n = self.alloc.words(p);
-        let h = n[0];
+        let n = self.alloc.node(p);
+        let h = n.get(0);
         match hdr_kind(h) {
-            KIND_4 => n4_find(h, c).map(|i| n[1 + i]),
-            KIND_32 => simd::find_eq(n32_chunks(n), hdr_count(h), c)
-                .map(|i| n[n32_slots(hdr_class(h)) + i]),
-            KIND_48 => match n48_index(n, c) {
+            KIND_4 => n4_find(h, c).map(|i| n.get(1 + i)),
+            KIND_32 => simd::find_eq(n.array(1), hdr_count(h), c)
+                .map(|i| n.get(n32_slots(hdr_class(h)) + i)),
+            KIND_48 => match (n.get(N48_INDEX + (c as usize >> 3)) >> ((c & 7) * 8)) as u8 {
                 0 => None,
-                i => Some(n[N48_SLOTS + i - 1]),
+                i => Some(n.get(N48_SLOTS + i as usize - 1)),
             },
-            _ => isset(n, c).then(|| n[N256_SLOTS + c as usize]),
+            _ => {
+                let set = n.get(ISSET + (c as usize >> 6)) >> (c & 63) & 1 != 0;
+                set.then(|| n.get(N256_SLOTS + c as usize))
+            }
         }
     }
 
