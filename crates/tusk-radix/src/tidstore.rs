@@ -60,6 +60,15 @@ fn list_entry(n: &[u64], i: usize, w: u32) -> u64 {
     ((two >> (pos & 63)) as u64) & ((1u64 << w) - 1)
 }
 
+/// Is `offset` set in the inline bitmap `value`? Branch-free. Offsets
+/// 1..=63 live in bits 1..=63; offset 0 would read the tag bit and offsets
+/// above 63 are not in an inline bitmap, so both answer false.
+#[inline(always)]
+fn inline_contains(value: u64, offset: u16) -> bool {
+    let bit = value >> (offset & 63) & 1;
+    bit & u64::from(offset.wrapping_sub(1) < INLINE_MAX_OFFSET) != 0
+}
+
 #[inline(always)]
 fn list_header(h: u64) -> (usize, u32, u32) {
     (
@@ -188,13 +197,7 @@ impl<A: NodeRead> TidStore<A> {
         // blocks above every key), so an inline value found here is the
         // whole answer.
         match self.tree.get(u64::from(tid.block)) {
-            Some(v) if v & TAG_INLINE != 0 => {
-                // Offsets 1..=63 live in bits 1..=63; offset 0 would read the
-                // tag bit and offsets above 63 are not in an inline bitmap.
-                let o = tid.offset;
-                let bit = v >> (o & 63) & 1;
-                bit & u64::from(o.wrapping_sub(1) < INLINE_MAX_OFFSET) != 0
-            }
+            Some(v) if v & TAG_INLINE != 0 => inline_contains(v, tid.offset),
             _ => self.contains_slow(tid),
         }
     }
@@ -289,10 +292,7 @@ impl<A: NodeRead> TidStore<A> {
         let own = key == u64::from(block);
         if value & TAG_INLINE != 0 {
             for (t, o) in tids.iter().zip(out) {
-                // Bit 0 is the tag, so offset 0 must not reach the bit test.
-                *o = own
-                    && (1..=INLINE_MAX_OFFSET).contains(&t.offset)
-                    && value >> t.offset & 1 != 0;
+                *o = own && inline_contains(value, t.offset);
             }
         } else if value & 3 == TAG_BITMAP {
             if !own {
