@@ -71,6 +71,14 @@ fn errno(e: std::io::Error) -> Errno {
     }
 }
 
+/// Answers a request that returns nothing: success or the error.
+fn reply_empty(reply: ReplyEmpty, result: Result<(), Errno>) {
+    match result {
+        Ok(()) => reply.ok(),
+        Err(e) => reply.error(e),
+    }
+}
+
 fn time(secs: i64, nsecs: i64) -> SystemTime {
     if secs >= 0 {
         UNIX_EPOCH + Duration::new(secs as u64, nsecs as u32)
@@ -315,23 +323,19 @@ impl Filesystem for LatencyFs {
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match self
-            .child(parent, name)
-            .and_then(|p| std::fs::remove_file(p).map_err(errno))
-        {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(
+            reply,
+            self.child(parent, name)
+                .and_then(|p| std::fs::remove_file(p).map_err(errno)),
+        )
     }
 
     fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match self
-            .child(parent, name)
-            .and_then(|p| std::fs::remove_dir(p).map_err(errno))
-        {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(
+            reply,
+            self.child(parent, name)
+                .and_then(|p| std::fs::remove_dir(p).map_err(errno)),
+        )
     }
 
     fn rename(
@@ -363,10 +367,7 @@ impl Filesystem for LatencyFs {
             }
             Ok(())
         };
-        match run() {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, run())
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
@@ -504,10 +505,7 @@ impl Filesystem for LatencyFs {
             }
             .map_err(errno)
         });
-        match r {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(reply, r)
     }
 
     fn readdir(
@@ -556,13 +554,11 @@ impl Filesystem for LatencyFs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        match self
-            .path(ino)
-            .and_then(|p| File::open(p).and_then(|d| d.sync_all()).map_err(errno))
-        {
-            Ok(()) => reply.ok(),
-            Err(e) => reply.error(e),
-        }
+        reply_empty(
+            reply,
+            self.path(ino)
+                .and_then(|p| File::open(p).and_then(|d| d.sync_all()).map_err(errno)),
+        )
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
