@@ -269,7 +269,7 @@ fn compact(page: &mut [u8]) {
         for lp in head[PAGE_HEADER_SIZE..].chunks_exact_mut(LINE_POINTER_SIZE) {
             packer.step(body, lp);
         }
-        packer.finish(body);
+        packer.flush(body);
     } else {
         let mut order: Vec<u16> = line_pointers(page)
             .filter(|(_, lp)| lp.0 == ItemState::Normal)
@@ -281,7 +281,7 @@ fn compact(page: &mut [u8]) {
             let at = PAGE_HEADER_SIZE + (usize::from(i) - 1) * LINE_POINTER_SIZE;
             packer.step(body, &mut head[at..at + LINE_POINTER_SIZE]);
         }
-        packer.finish(body);
+        packer.flush(body);
     }
     put_u16(page, OFF_UPPER, packer.upper as u16);
 }
@@ -332,17 +332,13 @@ impl Packer {
         }
     }
 
-    /// Moves the current run.
+    /// Moves the current run (also the last one, once every body is placed).
     #[inline(always)]
     fn flush(&mut self, body: &mut [u8]) {
         if self.shift != 0 {
             let src = self.lo - self.lower;
             move_bytes(body, src, src + self.shift, self.hi - self.lo);
         }
-    }
-
-    fn finish(&mut self, body: &mut [u8]) {
-        self.flush(body);
     }
 }
 
