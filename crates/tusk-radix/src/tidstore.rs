@@ -2,7 +2,7 @@
 //! See the crate documentation for the value encodings and the memory bounds.
 
 use crate::alloc::{HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, RelPtr};
-use crate::tree::{RadixTree, TreeStats};
+use crate::tree::{PathEnd, RadixTree, TreeStats};
 
 /// Largest offset a TidStore accepts. tusk's pages are 8 kB, so a line
 /// pointer number never exceeds 2048 (PostgreSQL's `MaxOffsetNumber`); 4095
@@ -59,14 +59,16 @@ fn bits(x: u64) -> u32 {
     64 - x.leading_zeros()
 }
 
-/// Read entry `i` of a packed list whose entries are `w` bits wide. `n` is
-/// the container: word 0 the header, then the entries, then one pad word so
-/// that the two-word read never leaves the allocation.
+/// Read entry `i` of a packed list whose entries are `w` bits wide. `word`
+/// reads the container: word 0 the header, then the entries, then one pad
+/// word so that the two-word read never leaves the allocation. (A lookup
+/// reads through a [`NodeRef`](crate::alloc::NodeRef), without bounds
+/// checks; iteration through a slice.)
 #[inline(always)]
-fn list_entry(n: &[u64], i: usize, w: u32) -> u64 {
+fn list_entry(word: impl Fn(usize) -> u64, i: usize, w: u32) -> u64 {
     let pos = i * w as usize;
     let wi = 1 + (pos >> 6);
-    let two = u128::from(n[wi]) | u128::from(n[wi + 1]) << 64;
+    let two = u128::from(word(wi)) | u128::from(word(wi + 1)) << 64;
     ((two >> (pos & 63)) as u64) & ((1u64 << w) - 1)
 }
 
@@ -192,34 +194,36 @@ impl<A: NodeRead> TidStore<A> {
 
     /// Is `tid` in the set?
     ///
-    /// A block with its own key and an inline bitmap (nearly all probes
-    /// of seed 003's load) is answered first, by an exact descent
-    /// ([`RadixTree::get`]: no path kept for a walk back) and a branch-free
-    /// bit test. Everything else — a block in a list container or the open
-    /// buffer, a bitmap chunk, a missing key — goes through `contains_slow`,
-    /// kept out of line so that the common path stays short: a shuffled
-    /// probe sequence overlaps the cache misses of consecutive lookups only
-    /// when each lookup takes few enough instructions for the next one to
-    /// start inside the out-of-order window.
+    /// One exact descent of the tree, which a predecessor search continues
+    /// from where it ended when the block has no key of its own. A block
+    /// with its own key and an inline bitmap (nearly all probes of seed
+    /// 003's load) is then answered by a branch-free bit test. Everything else — a block in a list
+    /// container or the open buffer, a bitmap chunk, a block with no entry —
+    /// is decoded by `contains_slow`, kept out of line so that the common
+    /// path stays short: a shuffled probe sequence overlaps the cache misses
+    /// of consecutive lookups only when each lookup takes few enough
+    /// instructions for the next one to start inside the out-of-order
+    /// window.
     #[inline]
     pub fn contains(&self, tid: Tid) -> bool {
         // A key in the tree is never in the open buffer (the buffer holds
         // blocks above every key), so an inline value found here is the
         // whole answer.
-        match self.tree.get(u64::from(tid.block)) {
-            Some(v) if v & TAG_INLINE != 0 => inline_contains(v, tid.offset),
-            _ => self.contains_slow(tid),
+        let descent = self.tree.descend(u64::from(tid.block));
+        match descent {
+            Ok(v) if v & TAG_INLINE != 0 => inline_contains(v, tid.offset),
+            _ => self.contains_slow(tid, descent),
         }
     }
 
-    /// [`contains`](Self::contains) for every case: a predecessor search
-    /// and the value's decoding.
+    /// [`contains`](Self::contains) for every case, given where the exact
+    /// descent ended: the open buffer, or the predecessor entry's decoding.
     #[inline(never)]
-    fn contains_slow(&self, tid: Tid) -> bool {
-        let found = if self.in_open(tid.block) {
-            None
-        } else {
-            self.tree.get_le(u64::from(tid.block))
+    fn contains_slow(&self, tid: Tid, descent: Result<u64, PathEnd>) -> bool {
+        let block = u64::from(tid.block);
+        let found = match descent {
+            Ok(v) => Some((block, v)),
+            Err(end) => self.tree.get_le_after(block, end),
         };
         let mut out = [false];
         self.answer_run(tid.block, found, &[tid], &mut out);
@@ -333,8 +337,8 @@ impl<A: NodeRead> TidStore<A> {
     /// `key` (the greatest key `<=` the block)?
     #[inline(always)]
     fn list_contains(&self, key: u64, value: u64, offset: u16, block: u32) -> bool {
-        let n = self.tree.alloc().words(RelPtr(value >> 2));
-        let (count, db, ob) = list_header(n[0]);
+        let n = self.tree.alloc().node(RelPtr(value >> 2));
+        let (count, db, ob) = list_header(n.get(0));
         let delta = u64::from(block) - key;
         if bits(delta) > db || bits(u64::from(offset)) > ob {
             return false;
@@ -348,10 +352,10 @@ impl<A: NodeRead> TidStore<A> {
             let half = len / 2;
             // Arithmetic, not `if`: the outcome is a coin toss for the
             // branch predictor.
-            base += half * usize::from(list_entry(n, base + half, w) <= target);
+            base += half * usize::from(list_entry(|j| n.get(j), base + half, w) <= target);
             len -= half;
         }
-        list_entry(n, base, w) == target
+        list_entry(|j| n.get(j), base, w) == target
     }
 
     /// Blocks in ascending order with their offsets.
@@ -569,7 +573,7 @@ impl<A: NodeRead> TidIter<'_, A> {
                             let w = db + ob;
                             self.buf.clear();
                             for i in 0..count {
-                                let e = list_entry(n, i, w);
+                                let e = list_entry(|j| n[j], i, w);
                                 let b = block + (e >> ob) as u32;
                                 self.buf.push((b, (e & ((1u64 << ob) - 1)) as u16));
                             }
