@@ -140,13 +140,13 @@
 //! small open buffer until 128 are reached or an own-key block arrives;
 //! lookups check that buffer too.
 //!
-//! A lookup ([`TidStore::contains`]) first walks the exact path of its block
-//! ([`RadixTree::get`]); when that ends on an inline bitmap (most probes of
-//! a typical store) a branch-free bit test is the answer. Otherwise it is a
-//! predecessor search in the tree (the greatest key `<=` block; one pass
-//! down the exact path, and only on a miss a step back up to the nearest
-//! smaller sibling), then a bit test or a branch-light binary search of at
-//! most 7 steps over the packed entries. The short first path matters more
+//! A lookup ([`TidStore::contains`]) first walks the exact path of its
+//! block; when that ends on an inline bitmap (most probes of a typical
+//! store) a branch-free bit test is the answer. Otherwise the walk becomes
+//! a predecessor search (the greatest key `<=` block) from the node where
+//! it ended: that node's largest smaller chunk, or, rarely, a step back up
+//! to the nearest smaller sibling. Then a bit test or a branch-light binary
+//! search of at most 7 steps over the packed entries. The short first path matters more
 //! than it looks: with shuffled probes each lookup waits for about one
 //! cache miss, and the misses of consecutive lookups overlap only if a
 //! lookup takes few enough instructions for the next one to start inside
