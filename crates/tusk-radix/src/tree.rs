@@ -468,7 +468,7 @@ impl<A: NodeRead> RadixTree<A> {
     /// largest smaller chunk of that node (in cache: the walk just read it)
     /// leads to the answer, which is that child's subtree maximum. Only
     /// when the node has no smaller chunk does the search start over and
-    /// walk back up ([`get_le_walk`](Self::get_le_walk)). The TidStore's
+    /// walk back up from the root. The TidStore's
     /// lookups mostly end on the exact path or in the node where it ends.
     #[inline]
     pub fn get_le(&self, key: u64) -> Option<(u64, u64)> {
