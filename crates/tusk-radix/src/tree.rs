@@ -467,9 +467,10 @@ impl<A: NodeRead> RadixTree<A> {
     /// that is present costs no more than `get`. Where the path ends, the
     /// largest smaller chunk of that node (in cache: the walk just read it)
     /// leads to the answer, which is that child's subtree maximum. Only
-    /// when the node has no smaller chunk does the search start over and
-    /// walk back up from the root. The TidStore's
-    /// lookups mostly end on the exact path or in the node where it ends.
+    /// when the node has no smaller chunk does the search start over from
+    /// the root, keeping the path this time, and walk back up it. The
+    /// TidStore's lookups mostly end on the exact path or in the node where
+    /// it ends.
     #[inline]
     pub fn get_le(&self, key: u64) -> Option<(u64, u64)> {
         match self.descend(key) {
