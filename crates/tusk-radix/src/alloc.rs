@@ -112,11 +112,15 @@ pub const PAGE_BYTES: usize = PAGE_WORDS * 8;
 pub unsafe trait PageSource {
     /// Append at least one new page to `pages`.
     fn grow(&mut self, pages: &mut Vec<NonNull<u64>>) -> Result<(), OutOfMemory>;
-    /// Bytes held from the system (every page obtained, in use or not).
-    fn held_bytes(&self) -> usize;
+    /// Bytes held from the system when the arena has used the first
+    /// `in_use` pages, the last of them up to word `last_page_words` (the
+    /// words past it, and the pages after it, have never been written).
+    /// A source whose pages the kernel backs only where they are written
+    /// counts just that; others count every page obtained.
+    fn held_bytes(&self, in_use: usize, last_page_words: usize) -> usize;
 }
 
-/// Pages from the process heap: single 32 kB pages, or, for a store
+/// Pages from the system: single 32 kB pages, or, for a store
 /// created with a memory limit of at least [`HUGE_MIN_LIMIT`], 2 MB runs of
 /// 64 pages mapped with transparent huge pages requested. VACUUM's index
 /// pass probes the store at random; with 4 kB pages nearly every probe
@@ -127,13 +131,22 @@ pub unsafe trait PageSource {
 /// from the moment it is mapped — the kernel backs it with one 2 MB page —
 /// so a run is used only when 2 MB is at most 1/16 of the caller's limit
 /// (PostgreSQL 17 sizes its TidStore's memory blocks the same way). Small
-/// stores, and stores with no limit given, keep 32 kB granularity.
+/// stores, and stores with no limit given, take 32 kB pages, each its own
+/// anonymous mapping: the kernel backs a 4 kB page of it when the arena
+/// first writes there, and the arena writes a page front to back, so a
+/// store that has used only part of its last page (or holds a spare page
+/// from [`NodeAlloc::reserve`]) is charged only the 4 kB pages written. A
+/// store of a few thousand TIDs then costs what it uses, not 32 or 64 kB.
 #[derive(Default)]
 pub struct HeapPages {
     huge_runs: bool,
-    small: Vec<Box<[u64; PAGE_WORDS]>>,
+    small: Vec<memmap2::MmapMut>,
     huge: Vec<memmap2::MmapMut>,
 }
+
+/// The kernel's page size for anonymous memory, the unit in which the
+/// small pages of [`HeapPages`] are charged.
+const OS_PAGE: usize = 4096;
 
 /// The smallest memory limit for which [`HeapPages`] maps 2 MB runs.
 pub const HUGE_MIN_LIMIT: usize = 16 * HUGE_RUN;
@@ -160,16 +173,18 @@ impl std::fmt::Debug for HeapPages {
     }
 }
 
-// SAFETY: boxed pages are zeroed, owned by `small` and never moved (a box's
-// contents stay put when the vector grows); runs are fresh anonymous
-// mappings (zero), owned by `huge`, and each page handed out lies inside
-// one run. Nothing else holds these buffers.
+// SAFETY: small pages and runs are fresh anonymous mappings (zero, page
+// aligned), owned by `small` and `huge` and never moved or unmapped before
+// the source is dropped (a mapping stays put when the vector grows); each
+// page handed out is a whole small mapping or lies inside one run. Nothing
+// else holds these buffers.
 unsafe impl PageSource for HeapPages {
     fn grow(&mut self, pages: &mut Vec<NonNull<u64>>) -> Result<(), OutOfMemory> {
         if !self.huge_runs {
-            let mut b = Box::new([0u64; PAGE_WORDS]);
-            pages.push(NonNull::from(&mut b[0]));
-            self.small.push(b);
+            let mut m = memmap2::MmapMut::map_anon(PAGE_BYTES).map_err(|_| OutOfMemory)?;
+            let p = NonNull::new(m.as_mut_ptr().cast::<u64>()).expect("mapping is not null");
+            pages.push(p);
+            self.small.push(m);
             return Ok(());
         }
         // Twice the run, so that a 2 MB-aligned run lies inside; the rest
@@ -186,8 +201,13 @@ unsafe impl PageSource for HeapPages {
         Ok(())
     }
 
-    fn held_bytes(&self) -> usize {
-        self.small.len() * PAGE_BYTES + self.huge.len() * HUGE_RUN
+    fn held_bytes(&self, in_use: usize, last_page_words: usize) -> usize {
+        let written = match in_use {
+            0 => 0,
+            n => (n - 1) * PAGE_BYTES + (last_page_words * 8).next_multiple_of(OS_PAGE),
+        };
+        // A run is one 2 MB page the moment it is touched: count it whole.
+        written.min(self.small.len() * PAGE_BYTES) + self.huge.len() * HUGE_RUN
     }
 }
 
@@ -390,7 +410,7 @@ impl<S: PageSource> NodeRead for Arena<S> {
     }
 
     fn memory_usage(&self) -> usize {
-        self.source.held_bytes()
+        self.source.held_bytes(self.in_use, self.bump)
             + self.pages.capacity() * std::mem::size_of::<usize>()
             + self.free_heads.capacity() * 8
     }

@@ -122,29 +122,31 @@
 //!   7 + 9 = 16 bits; at one in 100 pages, 14 + 9 = 23 bits; at worst
 //!   32 + 12 = 44 bits.
 //!
-//! A block gets its own key (inline or bitmap) when that costs no more than
-//! its TIDs would in a list, estimated at 2 bytes each:
-//! `base + 8 * bitmap_words + penalty <= 2 * n` (no bitmap words for inline),
-//! or when it has more than 128 TIDs. `base` prices the tree: 16 bytes when
+//! A block gets its own key (inline or bitmap) when that costs at most 4
+//! bytes per TID, `base + 8 * bitmap_words + penalty <= 4 * n` (no bitmap
+//! words for inline), or when it has more than 128 TIDs. A list entry costs
+//! less (1.2 to 3 bytes), but an own key is looked up with one walk and one
+//! cache miss, a listed TID with a predecessor search and a second miss. `base` prices the tree: 16 bytes when
 //! the key shares a leaf with the previous key, 64 when it needs a new leaf,
 //! 112 when it needs two new nodes. `penalty` is 16 bytes when the block
 //! would close an open list of fewer than 16 entries early (that list's
-//! header and slot are then spread over few TIDs). So a page with 8 or more
-//! dead tuples among the first 63 usually gets an inline key — the fast
-//! lookup — and sparser pages go to lists, which keep the memory bounds.
+//! header and slot are then spread over few TIDs). So a page with 4 or more
+//! dead tuples among the first 63 next to another such page gets an inline
+//! key — the fast lookup — and sparser pages go to lists, which keep the
+//! memory bounds.
 //! `tests/memory.rs` holds the adversarial mixes (a one-TID list closed by
 //! every other page, dense pages alone in their part of the block space)
 //! that keep the rule under 6 bytes per TID. List entries are gathered in a
 //! small open buffer until 128 are reached or an own-key block arrives;
 //! lookups check that buffer too.
 //!
-//! A lookup ([`TidStore::contains`]) first walks the exact path of its block
-//! ([`RadixTree::get`]); when that ends on an inline bitmap (most probes of
-//! a typical store) a branch-free bit test is the answer. Otherwise it is a
-//! predecessor search in the tree (the greatest key `<=` block; one pass
-//! down the exact path, and only on a miss a step back up to the nearest
-//! smaller sibling), then a bit test or a branch-light binary search of at
-//! most 7 steps over the packed entries. The short first path matters more
+//! A lookup ([`TidStore::contains`]) first walks the exact path of its
+//! block; when that ends on an inline bitmap (most probes of a typical
+//! store) a branch-free bit test is the answer. Otherwise the walk becomes
+//! a predecessor search (the greatest key `<=` block) from the node where
+//! it ended: that node's largest smaller chunk, or, rarely, a step back up
+//! to the nearest smaller sibling. Then a bit test or a branch-light binary
+//! search of at most 7 steps over the packed entries. The short first path matters more
 //! than it looks: with shuffled probes each lookup waits for about one
 //! cache miss, and the misses of consecutive lookups overlap only if a
 //! lookup takes few enough instructions for the next one to start inside
@@ -167,17 +169,20 @@
 //! |---|---|---|
 //! | whole pages dead (291/page) | 0.2 | 0.17 (40 B bitmap + 8.2 B tree per page) |
 //! | 30 dead of a 60-tuple page | 0.8 | 0.30 (inline bitmap) |
-//! | 1, 2, 3 dead per page | 3 | 2.4, 2.1, 2.3 (lists of 16-bit entries) |
-//! | 1 dead in 5 % / 1 % of pages | 5 | 3.3 / 4.2 |
-//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.5 (34-bit entries) |
-//! | adversarial mixes (see the test) | 6 | 1.7 to 5.5 |
+//! | 1, 2, 3 dead per page | 3 | 2.3, 2.1, 2.3 (lists of 16-bit entries) |
+//! | 1 dead in 5 % / 1 % of pages | 5 | 3.2 / 3.8 |
+//! | 1 dead per 65 536 pages, offsets to 2048 | 6 | 5.3 (34-bit entries) |
+//! | 1-2 dead on 5 % of 100 000 pages (7 561 TIDs) | 6 | 3.5 |
+//! | adversarial mixes (see the test) | 6 | 1.7 to 5.3 |
 //!
 //! PostgreSQL 17, for comparison, spends a tree slot plus a bitmap header per
 //! block, about 8 bytes per TID at one dead tuple per page.
 //!
-//! The allocator's fixed cost (one 32 kB page and its bookkeeping) is
-//! included, so the bounds hold from about 10 000 TIDs up; a store of a few
-//! thousand TIDs costs more per TID than the array would. A store created
+//! The store's fixed cost (the open list's 1 kB buffer, the arena's
+//! bookkeeping) is included. Small stores are charged by the 4 kB pages the
+//! arena has written, not by whole 32 kB arena pages (see [`HeapPages`]),
+//! so the bounds hold from a few thousand TIDs up; a store of a few hundred
+//! TIDs costs more per TID than the array would. A store created
 //! with [`TidStore::with_limit`] of 32 MB or more takes its memory in 2 MB
 //! huge-page runs and counts each run whole, so it is up to 2 MB (at most
 //! 1/16 of its limit) above these figures; in exchange its random lookups

@@ -2,7 +2,7 @@
 //! See the crate documentation for the value encodings and the memory bounds.
 
 use crate::alloc::{HeapPages, LocalAlloc, NodeAlloc, NodeRead, OutOfMemory, RelPtr};
-use crate::tree::{RadixTree, TreeStats};
+use crate::tree::{PathEnd, RadixTree, TreeStats};
 
 /// Largest offset a TidStore accepts. tusk's pages are 8 kB, so a line
 /// pointer number never exceeds 2048 (PostgreSQL's `MaxOffsetNumber`); 4095
@@ -43,20 +43,32 @@ const OWN_KEY_BASE: usize = 16;
 /// gets its own key only if that also saves `SHORT_LIST_PENALTY` bytes.
 const SHORT_LIST: usize = 16;
 const SHORT_LIST_PENALTY: usize = 16;
+/// A block gets its own key when that costs at most this many bytes per
+/// TID. A list entry costs 1.2 to 3 bytes in practice, so 4 lets own keys
+/// cost somewhat more than the list would; what it buys is the lookup: an
+/// own key is one exact walk and one cache miss at the leaf, a listed TID
+/// a predecessor search and a second, dependent miss in the container. On
+/// seed 003's load, 4 rather than 2 took shuffled lookups from 34 to 23 ns
+/// and memory from 1.53 to 1.27 bytes per TID (the short lists it replaced
+/// paid their header and tree slot for few TIDs); the bounds of
+/// `tests/memory.rs` all still hold.
+const OWN_KEY_BYTES_PER_TID: usize = 4;
 
 #[inline(always)]
 fn bits(x: u64) -> u32 {
     64 - x.leading_zeros()
 }
 
-/// Read entry `i` of a packed list whose entries are `w` bits wide. `n` is
-/// the container: word 0 the header, then the entries, then one pad word so
-/// that the two-word read never leaves the allocation.
+/// Read entry `i` of a packed list whose entries are `w` bits wide. `word`
+/// reads the container: word 0 the header, then the entries, then one pad
+/// word so that the two-word read never leaves the allocation. (A lookup
+/// reads through a [`NodeRef`](crate::alloc::NodeRef), without bounds
+/// checks; iteration through a slice.)
 #[inline(always)]
-fn list_entry(n: &[u64], i: usize, w: u32) -> u64 {
+fn list_entry(word: impl Fn(usize) -> u64, i: usize, w: u32) -> u64 {
     let pos = i * w as usize;
     let wi = 1 + (pos >> 6);
-    let two = u128::from(n[wi]) | u128::from(n[wi + 1]) << 64;
+    let two = u128::from(word(wi)) | u128::from(word(wi + 1)) << 64;
     ((two >> (pos & 63)) as u64) & ((1u64 << w) - 1)
 }
 
@@ -182,34 +194,36 @@ impl<A: NodeRead> TidStore<A> {
 
     /// Is `tid` in the set?
     ///
-    /// A block with its own key and an inline bitmap (89 % of the probes
-    /// of seed 003's load) is answered first, by an exact descent
-    /// ([`RadixTree::get`]: no path kept for a walk back) and a branch-free
-    /// bit test. Everything else — a block in a list container or the open
-    /// buffer, a bitmap chunk, a missing key — goes through `contains_slow`,
-    /// kept out of line so that the common path stays short: a shuffled
-    /// probe sequence overlaps the cache misses of consecutive lookups only
-    /// when each lookup takes few enough instructions for the next one to
-    /// start inside the out-of-order window.
+    /// One exact descent of the tree, which a predecessor search continues
+    /// from where it ended when the block has no key of its own. A block
+    /// with its own key and an inline bitmap (nearly all probes of seed
+    /// 003's load) is then answered by a branch-free bit test. Everything else — a block in a list
+    /// container or the open buffer, a bitmap chunk, a block with no entry —
+    /// is decoded by `contains_slow`, kept out of line so that the common
+    /// path stays short: a shuffled probe sequence overlaps the cache misses
+    /// of consecutive lookups only when each lookup takes few enough
+    /// instructions for the next one to start inside the out-of-order
+    /// window.
     #[inline]
     pub fn contains(&self, tid: Tid) -> bool {
         // A key in the tree is never in the open buffer (the buffer holds
         // blocks above every key), so an inline value found here is the
         // whole answer.
-        match self.tree.get(u64::from(tid.block)) {
-            Some(v) if v & TAG_INLINE != 0 => inline_contains(v, tid.offset),
-            _ => self.contains_slow(tid),
+        let descent = self.tree.descend(u64::from(tid.block));
+        match descent {
+            Ok(v) if v & TAG_INLINE != 0 => inline_contains(v, tid.offset),
+            _ => self.contains_slow(tid, descent),
         }
     }
 
-    /// [`contains`](Self::contains) for every case: a predecessor search
-    /// and the value's decoding.
+    /// [`contains`](Self::contains) for every case, given where the exact
+    /// descent ended: the open buffer, or the predecessor entry's decoding.
     #[inline(never)]
-    fn contains_slow(&self, tid: Tid) -> bool {
-        let found = if self.in_open(tid.block) {
-            None
-        } else {
-            self.tree.get_le(u64::from(tid.block))
+    fn contains_slow(&self, tid: Tid, descent: Result<u64, PathEnd>) -> bool {
+        let block = u64::from(tid.block);
+        let found = match descent {
+            Ok(v) => Some((block, v)),
+            Err(end) => self.tree.get_le_after(block, end),
         };
         let mut out = [false];
         self.answer_run(tid.block, found, &[tid], &mut out);
@@ -323,8 +337,8 @@ impl<A: NodeRead> TidStore<A> {
     /// `key` (the greatest key `<=` the block)?
     #[inline(always)]
     fn list_contains(&self, key: u64, value: u64, offset: u16, block: u32) -> bool {
-        let n = self.tree.alloc().words(RelPtr(value >> 2));
-        let (count, db, ob) = list_header(n[0]);
+        let n = self.tree.alloc().node(RelPtr(value >> 2));
+        let (count, db, ob) = list_header(n.get(0));
         let delta = u64::from(block) - key;
         if bits(delta) > db || bits(u64::from(offset)) > ob {
             return false;
@@ -338,10 +352,10 @@ impl<A: NodeRead> TidStore<A> {
             let half = len / 2;
             // Arithmetic, not `if`: the outcome is a coin toss for the
             // branch predictor.
-            base += half * usize::from(list_entry(n, base + half, w) <= target);
+            base += half * usize::from(list_entry(|j| n.get(j), base + half, w) <= target);
             len -= half;
         }
-        list_entry(n, base, w) == target
+        list_entry(|j| n.get(j), base, w) == target
     }
 
     /// Blocks in ascending order with their offsets.
@@ -420,14 +434,12 @@ impl<A: NodeAlloc> TidStore<A> {
         } else {
             0
         };
-        // A block gets its own key (inline or bitmap) when that costs no
-        // more than its TIDs would take in a list (estimated at 2 bytes
-        // each), plus the penalty. A lookup of an own key is one exact
-        // walk, of a listed TID a predecessor search and a search of the
-        // list, so the rule leans towards own keys as far as the memory
-        // bounds allow (`tests/memory.rs` has the adversarial mixes that
-        // keep it honest).
-        if n > LIST_MAX || own_base + own_extra + penalty <= 2 * n {
+        // A block gets its own key (inline or bitmap) when that, plus the
+        // penalty, costs at most OWN_KEY_BYTES_PER_TID per TID: the rule
+        // leans towards own keys, which are faster to look up, as far as the
+        // memory bounds allow (`tests/memory.rs` has the adversarial mixes
+        // that keep it honest).
+        if n > LIST_MAX || own_base + own_extra + penalty <= OWN_KEY_BYTES_PER_TID * n {
             self.close_list();
             let value = if inline {
                 offsets.iter().fold(TAG_INLINE, |m, &o| m | 1 << o)
@@ -561,7 +573,7 @@ impl<A: NodeRead> TidIter<'_, A> {
                             let w = db + ob;
                             self.buf.clear();
                             for i in 0..count {
-                                let e = list_entry(n, i, w);
+                                let e = list_entry(|j| n[j], i, w);
                                 let b = block + (e >> ob) as u32;
                                 self.buf.push((b, (e & ((1u64 << ob) - 1)) as u16));
                             }

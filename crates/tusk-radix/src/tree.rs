@@ -221,6 +221,15 @@ enum Parent {
     Slot(RelPtr, usize),
 }
 
+/// Where an exact descent ended without finding its key: the last node
+/// read and its level (`node` is null when the key is above the tree's
+/// range or the tree is empty).
+#[derive(Clone, Copy)]
+pub(crate) struct PathEnd {
+    node: RelPtr,
+    shift: u32,
+}
+
 /// Entries of one node gathered for a rebuild (grow or shrink; cold path).
 struct Entries {
     chunks: [u8; 256],
@@ -332,18 +341,49 @@ impl<A: NodeRead> RadixTree<A> {
     /// The value stored under `key`.
     #[inline]
     pub fn get(&self, key: u64) -> Option<u64> {
+        self.descend(key).ok()
+    }
+
+    /// The exact descent shared by [`get`](Self::get) and
+    /// [`get_le`](Self::get_le): the value under `key`, or where the path
+    /// ended, from which [`get_le_after`](Self::get_le_after) finishes a
+    /// predecessor search without walking down again.
+    #[inline(always)]
+    pub(crate) fn descend(&self, key: u64) -> Result<u64, PathEnd> {
         if self.root.is_null() || key > self.max_key() {
-            return None;
+            return Err(PathEnd {
+                node: RelPtr::NULL,
+                shift: 0,
+            });
         }
         let mut p = self.root;
         let mut shift = self.root_shift;
         loop {
-            let slot = self.step(p, (key >> shift) as u8)?;
+            let Some(slot) = self.step(p, (key >> shift) as u8) else {
+                return Err(PathEnd { node: p, shift });
+            };
             if shift == 0 {
-                return Some(slot);
+                return Ok(slot);
             }
             p = RelPtr(slot);
             shift -= 8;
+        }
+    }
+
+    /// [`get_le`](Self::get_le) of `key` once [`descend`](Self::descend)
+    /// found no entry under it and ended at `end`. The nearest smaller
+    /// entry is most often under a smaller chunk of that last node, which
+    /// the descent just read; only when there is none does the search start
+    /// over and walk back up ([`get_le_walk`](Self::get_le_walk)).
+    #[inline(never)]
+    pub(crate) fn get_le_after(&self, key: u64, end: PathEnd) -> Option<(u64, u64)> {
+        if end.node.is_null() {
+            return self.get_le_walk(key);
+        }
+        let c = (key >> end.shift) as u8;
+        match c.checked_sub(1).and_then(|c| self.chunk_le(end.node, c)) {
+            Some((ch, slot)) => Some(self.below(key, end.shift, ch, slot)),
+            None => self.get_le_walk(key),
         }
     }
 
@@ -423,13 +463,45 @@ impl<A: NodeRead> RadixTree<A> {
 
     /// The entry with the greatest key `<= key` (predecessor search).
     ///
-    /// One pass down the exact path, remembering the nodes passed. Only when
-    /// the exact path ends does it look, from the deepest node up, for the
-    /// largest chunk below the key's chunk, and then take the maximum of that
-    /// subtree. The TidStore's lookups mostly end on the exact path or one
-    /// level above it.
+    /// One pass down the exact path, as [`get`](Self::get) walks it: a key
+    /// that is present costs no more than `get`. Where the path ends, the
+    /// largest smaller chunk of that node (in cache: the walk just read it)
+    /// leads to the answer, which is that child's subtree maximum. Only
+    /// when the node has no smaller chunk does the search start over from
+    /// the root, keeping the path this time, and walk back up it. The
+    /// TidStore's lookups mostly end on the exact path or in the node where
+    /// it ends.
     #[inline]
     pub fn get_le(&self, key: u64) -> Option<(u64, u64)> {
+        match self.descend(key) {
+            Ok(v) => Some((key, v)),
+            Err(end) => self.get_le_after(key, end),
+        }
+    }
+
+    /// The greatest entry under chunk `ch` of the node at level `shift` on
+    /// `key`'s path (whose slot is `slot`): `key`'s bits above the level,
+    /// `ch`, then the subtree's maximum.
+    #[inline]
+    fn below(&self, key: u64, shift: u32, ch: u8, slot: u64) -> (u64, u64) {
+        let above = if shift >= 56 {
+            0
+        } else {
+            key & !((1u64 << (shift + 8)) - 1)
+        };
+        let prefix = above | u64::from(ch) << shift;
+        if shift == 0 {
+            (prefix, slot)
+        } else {
+            self.max_rec(RelPtr(slot), shift - 8, prefix)
+        }
+    }
+
+    /// [`get_le`](Self::get_le) for any key: one pass down the exact path,
+    /// remembering the nodes passed, then from the deepest node up, the
+    /// largest chunk below the key's chunk and the maximum of its subtree.
+    #[inline(never)]
+    fn get_le_walk(&self, key: u64) -> Option<(u64, u64)> {
         if self.root.is_null() {
             return None;
         }
@@ -456,21 +528,29 @@ impl<A: NodeRead> RadixTree<A> {
             let c = (key >> shift) as u8;
             if c > 0 {
                 if let Some((ch, slot)) = self.chunk_le(path[depth], c - 1) {
-                    let above = if shift >= 56 {
-                        0
-                    } else {
-                        key & !((1u64 << (shift + 8)) - 1)
-                    };
-                    let prefix = above | u64::from(ch) << shift;
-                    if shift == 0 {
-                        return Some((prefix, slot));
-                    }
-                    return Some(self.max_rec(RelPtr(slot), shift - 8, prefix));
+                    return Some(self.below(key, shift, ch, slot));
                 }
             }
             shift += 8;
         }
         None
+    }
+
+    /// The largest chunk of node `p` (never empty) and its slot: for the
+    /// sorted kinds the entry at `count - 1`, no search.
+    #[inline]
+    fn last_entry(&self, p: RelPtr) -> (u8, u64) {
+        let n = self.alloc.node(p);
+        let h = n.get(0);
+        let last = hdr_count(h) - 1;
+        match hdr_kind(h) {
+            KIND_4 => (n4_chunk(h, last), n.get(1 + last)),
+            KIND_32 => (
+                simd::chunk(n.array(1), last),
+                n.get(n32_slots(hdr_class(h)) + last),
+            ),
+            _ => self.chunk_le(p, 255).expect("inner nodes are never empty"),
+        }
     }
 
     /// Largest chunk `<= c` in node `p` and its slot.
@@ -501,7 +581,7 @@ impl<A: NodeRead> RadixTree<A> {
 
     fn max_rec(&self, mut p: RelPtr, mut shift: u32, mut prefix: u64) -> (u64, u64) {
         loop {
-            let (ch, slot) = self.chunk_le(p, 255).expect("inner nodes are never empty");
+            let (ch, slot) = self.last_entry(p);
             prefix |= u64::from(ch) << shift;
             if shift == 0 {
                 return (prefix, slot);
