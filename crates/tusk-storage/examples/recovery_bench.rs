@@ -16,6 +16,9 @@
 //! `--only` keeps the configurations whose name contains one of the
 //! `|`-separated substrings (prefetch off always runs: the speed-ups are
 //! relative to it), e.g. `--only 'fadvise|O_DIRECT, conc. 10|O_DIRECT, conc. 32'`.
+//! `--skip-off` leaves prefetch off out too, to profile one configuration
+//! (e.g. `perf record ... --skip-off --only 'CPU floor'`); speed-ups are
+//! then relative to the first configuration kept.
 //!
 //! The crashed data directory is built under `--dir`; each recovery runs on
 //! a copy in `--run-dir` (default `DIR/run`), which may be on other storage:
@@ -241,11 +244,19 @@ fn main() {
         vec![("recovery_prefetch", "off".into())],
         false,
     ));
-    if let Some(only) = &only {
-        configs.retain(|(name, _, _)| {
-            name == "recovery_prefetch=off" || only.split('|').any(|o| name.contains(o))
-        });
-    }
+    let skip_off = std::env::args().any(|a| a == "--skip-off");
+    configs.retain(|(name, _, _)| {
+        if name == "recovery_prefetch=off" {
+            !skip_off
+        } else {
+            only.as_ref()
+                .is_none_or(|only| only.split('|').any(|o| name.contains(o)))
+        }
+    });
+    assert!(
+        !configs.is_empty(),
+        "--skip-off and --only left no configuration"
+    );
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];

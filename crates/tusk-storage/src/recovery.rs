@@ -326,8 +326,22 @@ struct UringReads<'a> {
     direct_reads: u64,
 }
 
+/// Largest buffer pool whose pages recovery registers with its ring (the
+/// kernel's limit for one fixed buffer). Registering pins every page of the
+/// pool, faulting in those never used yet — cheap next to the reads for a
+/// pool this size, but for a larger one a short recovery would pay for
+/// pages it never touches, so such pools read into unregistered memory.
+const MAX_REGISTERED_POOL: usize = 1 << 30;
+
 impl<'a> UringReads<'a> {
-    fn new(ring: Ring, pool: &'a BufferPool, smgr: &'a Smgr, direct: bool) -> Self {
+    fn new(mut ring: Ring, pool: &'a BufferPool, smgr: &'a Smgr, direct: bool) -> Self {
+        let (pages, len) = pool.page_memory();
+        if len <= MAX_REGISTERED_POOL {
+            // SAFETY: the pool's pages are mapped as long as `pool`, which
+            // outlives this ring (`UringReads` borrows it). A refusal (e.g.
+            // `RLIMIT_MEMLOCK`) leaves plain reads, so it is not an error.
+            let _ = unsafe { ring.register_buffers(&[(pages, len)]) };
+        }
         UringReads {
             ring,
             slots: Vec::new(),
@@ -469,6 +483,9 @@ struct Replayer<'a> {
     /// Xids with an abort record.
     aborted: HashSet<Xid>,
     seen: HashSet<Xid>,
+    /// The xid last added to `seen`: a transaction's records follow each
+    /// other, so most records need no set insertion.
+    last_seen: Xid,
     ddl: Vec<Ddl>,
 }
 
@@ -588,6 +605,7 @@ pub fn replay(
             committed: HashSet::new(),
             aborted: HashSet::new(),
             seen: HashSet::new(),
+            last_seen: crate::txn::INVALID_XID,
             ddl: Vec::new(),
         };
         let submit_batch = (max_io / 4).max(1) as u32;
@@ -728,14 +746,14 @@ pub fn replay(
     }
 
     // Transaction outcomes.
-    for &x in &r.committed {
-        txn.recover_status(x, true)?;
-    }
-    for &x in r.seen.union(&r.aborted) {
-        if !r.committed.contains(&x) {
-            txn.recover_status(x, false)?;
-        }
-    }
+    txn.recover_statuses(
+        r.committed.iter().map(|&x| (x, true)).chain(
+            r.seen
+                .union(&r.aborted)
+                .filter(|x| !r.committed.contains(x))
+                .map(|&x| (x, false)),
+        ),
+    )?;
     stats.aborted = r.aborted.len() as u64;
     // DDL outcomes, in WAL order.
     let mut cat = catalog.write().unwrap_or_else(|e| e.into_inner());
@@ -796,6 +814,14 @@ fn corrupt(rec: &Record, what: &str) -> StorageError {
 }
 
 impl Replayer<'_> {
+    /// Notes that `xid` wrote records (its outcome is settled at the end).
+    fn saw(&mut self, xid: Xid) {
+        if xid != self.last_seen {
+            self.seen.insert(xid);
+            self.last_seen = xid;
+        }
+    }
+
     /// Replays one record; false if its change was already on the page.
     fn apply(&mut self, rec: &Record) -> Result<bool, StorageError> {
         match rec.kind {
@@ -808,14 +834,14 @@ impl Replayer<'_> {
                 Ok(true)
             }
             RecordType::CreateTable => {
-                self.seen.insert(rec.xid);
+                self.saw(rec.xid);
                 let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
                 self.ddl
                     .push(Ddl::Create(rec.xid, catalog::decode_table(text)?));
                 Ok(true)
             }
             RecordType::DropTable => {
-                self.seen.insert(rec.xid);
+                self.saw(rec.xid);
                 let oid = rec
                     .payload
                     .get(..4)
@@ -825,7 +851,7 @@ impl Replayer<'_> {
                 Ok(true)
             }
             RecordType::CreateIndex => {
-                self.seen.insert(rec.xid);
+                self.saw(rec.xid);
                 let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
                 self.ddl
                     .push(Ddl::CreateIndex(rec.xid, catalog::decode_index(text)?));
@@ -839,7 +865,7 @@ impl Replayer<'_> {
             | RecordType::BtreeInsert
             | RecordType::BtreePage
             | RecordType::BtreeDelete => {
-                self.seen.insert(rec.xid);
+                self.saw(rec.xid);
                 self.redo_page(rec)
             }
         }
