@@ -47,6 +47,10 @@ use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{ColumnDef, Database, SqlType, TableDef};
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -70,20 +74,6 @@ fn copy_dir(from: &Path, to: &Path) {
 /// A configuration: its name, its settings, and whether the data files are
 /// evicted from the OS cache before it runs.
 type Config = (String, Vec<(&'static str, String)>, bool);
-
-/// CPU time (user + system) this process has used, from `/proc/self/stat`
-/// (clock ticks, assumed 100 per second as on Linux by default).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may contain spaces) in parentheses.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
-    (f.get(11).unwrap_or(&0) + f.get(12).unwrap_or(&0)) as f64 / 100.0
-}
 
 /// Reads every file under `dir` so that it sits in the kernel's page cache.
 fn warm_os_cache(dir: &Path) {

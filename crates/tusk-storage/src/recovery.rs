@@ -718,6 +718,7 @@ pub fn replay(
             if !r.apply(&rec)? {
                 stats.already_applied += 1;
             }
+            reader.recycle(rec);
         }
 
         let end = reader.pos();
