@@ -16,6 +16,9 @@
 //! `--only` keeps the configurations whose name contains one of the
 //! `|`-separated substrings (prefetch off always runs: the speed-ups are
 //! relative to it), e.g. `--only 'fadvise|O_DIRECT, conc. 10|O_DIRECT, conc. 32'`.
+//! `--skip-off` leaves prefetch off out too, to profile one configuration
+//! (e.g. `perf record ... --skip-off --only 'CPU floor'`); speed-ups are
+//! then relative to the first configuration kept.
 //!
 //! The crashed data directory is built under `--dir`; each recovery runs on
 //! a copy in `--run-dir` (default `DIR/run`), which may be on other storage:
@@ -44,6 +47,10 @@ use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{ColumnDef, Database, SqlType, TableDef};
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -67,20 +74,6 @@ fn copy_dir(from: &Path, to: &Path) {
 /// A configuration: its name, its settings, and whether the data files are
 /// evicted from the OS cache before it runs.
 type Config = (String, Vec<(&'static str, String)>, bool);
-
-/// CPU time (user + system) this process has used, from `/proc/self/stat`
-/// (clock ticks, assumed 100 per second as on Linux by default).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may contain spaces) in parentheses.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
-    (f.get(11).unwrap_or(&0) + f.get(12).unwrap_or(&0)) as f64 / 100.0
-}
 
 /// Reads every file under `dir` so that it sits in the kernel's page cache.
 fn warm_os_cache(dir: &Path) {
@@ -241,11 +234,19 @@ fn main() {
         vec![("recovery_prefetch", "off".into())],
         false,
     ));
-    if let Some(only) = &only {
-        configs.retain(|(name, _, _)| {
-            name == "recovery_prefetch=off" || only.split('|').any(|o| name.contains(o))
-        });
-    }
+    let skip_off = std::env::args().any(|a| a == "--skip-off");
+    configs.retain(|(name, _, _)| {
+        if name == "recovery_prefetch=off" {
+            !skip_off
+        } else {
+            only.as_ref()
+                .is_none_or(|only| only.split('|').any(|o| name.contains(o)))
+        }
+    });
+    assert!(
+        !configs.is_empty(),
+        "--skip-off and --only left no configuration"
+    );
 
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];

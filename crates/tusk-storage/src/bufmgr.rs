@@ -243,6 +243,14 @@ impl BufferPool {
         self.nbuffers
     }
 
+    /// The memory holding every buffer's page (address and length), for
+    /// registering it with an I/O interface once (io_uring fixed buffers)
+    /// instead of per read. Its bytes belong to the buffer protocol: a
+    /// page may only be written through a claimed read ([`AsyncRead`]).
+    pub fn page_memory(&self) -> (*mut u8, usize) {
+        (self.pages, self.nbuffers * PAGE_SIZE)
+    }
+
     pub fn mapping_name(&self) -> &'static str {
         self.mapping.name()
     }

@@ -159,22 +159,36 @@ impl TxnManager {
         self.writer_lock.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sets the outcome of `xid` found by WAL replay, growing the commit log
-    /// (and the xid counter) if the crash lost its tail.
-    pub fn recover_status(&self, xid: Xid, committed: bool) -> Result<(), StorageError> {
-        if xid < FIRST_NORMAL_XID {
-            return Ok(());
-        }
-        let s = if committed { COMMITTED } else { ABORTED };
-        {
-            let mut st = self.status.write().unwrap_or_else(|e| e.into_inner());
+    /// Sets the outcomes WAL replay found: each `(xid, committed)` pair,
+    /// growing the commit log (and the xid counter) if the crash lost its
+    /// tail. The changed statuses reach the file in one write of the span
+    /// from the smallest to the largest xid given (the in-memory log is the
+    /// file's contents plus these changes, so the rest of the span is
+    /// rewritten unchanged): replay ends with thousands of outcomes, and a
+    /// write per xid was a tenth of a short recovery.
+    pub fn recover_statuses(
+        &self,
+        outcomes: impl IntoIterator<Item = (Xid, bool)>,
+    ) -> Result<(), StorageError> {
+        let mut st = self.status.write().unwrap_or_else(|e| e.into_inner());
+        let mut span: Option<(Xid, Xid)> = None;
+        for (xid, committed) in outcomes {
+            if xid < FIRST_NORMAL_XID {
+                continue;
+            }
             if st.len() <= xid as usize {
                 st.resize(xid as usize + 1, ABORTED);
             }
-            st[xid as usize] = s;
+            st[xid as usize] = if committed { COMMITTED } else { ABORTED };
+            span = Some(span.map_or((xid, xid), |(lo, hi)| (lo.min(xid), hi.max(xid))));
         }
-        self.write_status(xid, s)?;
-        self.next_xid.fetch_max(xid + 1, Ordering::AcqRel);
+        let Some((lo, hi)) = span else {
+            return Ok(());
+        };
+        self.clog_file
+            .write_all_at(&st[lo as usize..=hi as usize], lo as u64)
+            .map_err(|e| StorageError::io("could not write commit log".to_string(), e))?;
+        self.next_xid.fetch_max(hi + 1, Ordering::AcqRel);
         Ok(())
     }
 

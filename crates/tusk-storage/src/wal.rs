@@ -594,9 +594,17 @@ pub struct WalReader {
     seg_data: Vec<u8>,
     cur_seg: Option<u64>,
     pos: Lsn,
-    /// The record being decoded (reused: one allocation per record, the payload's).
+    /// The record being decoded (reused).
     scratch: Vec<u8>,
+    /// Payload buffers of records handed back with [`WalReader::recycle`],
+    /// reused for the next records' payloads: a reader whose records come
+    /// back allocates only while its look-ahead grows.
+    spare: Vec<Vec<u8>>,
 }
+
+/// How many payload buffers a reader keeps for reuse (a look-ahead of
+/// `wal_decode_buffer_size` holds at most this many small records).
+const MAX_SPARE_PAYLOADS: usize = 16 << 10;
 
 impl WalReader {
     pub fn new(dir: &Path, start: Lsn) -> WalReader {
@@ -606,6 +614,7 @@ impl WalReader {
             cur_seg: None,
             pos: start,
             scratch: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -613,6 +622,14 @@ impl WalReader {
     /// once `next` returned `None`, the end of valid WAL).
     pub fn pos(&self) -> Lsn {
         self.pos
+    }
+
+    /// Takes back a record this reader returned, to reuse its payload's
+    /// memory for a later record.
+    pub fn recycle(&mut self, rec: Record) {
+        if self.spare.len() < MAX_SPARE_PAYLOADS && rec.payload.capacity() > 0 {
+            self.spare.push(rec.payload);
+        }
     }
 
     /// Copies bytes at `lsn` into `out`; false if the WAL ends first.
@@ -697,6 +714,9 @@ impl WalReader {
         });
         let end = lsn + align8(rec.len() as u64);
         self.pos = end;
+        let mut payload = self.spare.pop().unwrap_or_default();
+        payload.clear();
+        payload.extend_from_slice(&rec[HEADER_SIZE..]);
         Ok(Some(Record {
             lsn,
             end,
@@ -704,7 +724,7 @@ impl WalReader {
             kind,
             block,
             fpi: flags & FLAG_HAS_FPI != 0,
-            payload: rec[HEADER_SIZE..].to_vec(),
+            payload,
         }))
     }
 }
@@ -811,6 +831,22 @@ mod tests {
             assert_eq!(r.payload, vec![i as u8; i % 50]);
             assert_eq!(r.block.unwrap().block, i as u32);
         }
+    }
+
+    #[test]
+    fn recycled_payloads_hold_the_next_records() {
+        let dir = tempfile::tempdir().unwrap();
+        write_some(dir.path(), 100);
+        let (expect, _) = read_all(dir.path());
+        let mut r = WalReader::new(dir.path(), 0);
+        let mut got = vec![];
+        while let Some(rec) = r.next_record().unwrap() {
+            got.push((rec.lsn, rec.payload.clone()));
+            r.recycle(rec);
+        }
+        assert_eq!(r.spare.len(), 1, "one buffer went round");
+        let expect: Vec<_> = expect.into_iter().map(|e| (e.lsn, e.payload)).collect();
+        assert_eq!(got, expect);
     }
 
     #[test]
