@@ -78,7 +78,7 @@ impl DelayLine {
     pub fn read(&self, file: Arc<File>, offset: u64, size: u32, reply: ReplyData) {
         self.stats.reads.fetch_add(1, Ordering::Relaxed);
         let due = Instant::now() + self.latency;
-        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = crate::lock(&self.queue);
         let was_empty = q.waiting.is_empty();
         q.waiting.push_back(Pending {
             due,
@@ -101,7 +101,7 @@ impl DelayLine {
     /// Stops the workers; reads still waiting are answered with EIO when
     /// their replies are dropped.
     pub fn stop(&self) {
-        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = crate::lock(&self.queue);
         q.stop = true;
         q.waiting.clear();
         drop(q);
@@ -112,7 +112,7 @@ impl DelayLine {
         let mut buf = Vec::new();
         loop {
             let p = {
-                let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                let mut q = crate::lock(&self.queue);
                 loop {
                     if q.stop {
                         return;

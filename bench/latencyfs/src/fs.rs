@@ -147,9 +147,7 @@ impl LatencyFs {
     }
 
     fn path(&self, ino: INodeNo) -> Result<PathBuf, Errno> {
-        self.paths
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.paths)
             .get(&ino.0)
             .cloned()
             .ok_or(Errno::ENOENT)
@@ -163,17 +161,12 @@ impl LatencyFs {
     fn remember(&self, path: PathBuf) -> Result<FileAttr, Errno> {
         let m = std::fs::symlink_metadata(&path).map_err(errno)?;
         let attr = self.attr(&m);
-        self.paths
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(attr.ino.0, path);
+        crate::lock(&self.paths).insert(attr.ino.0, path);
         Ok(attr)
     }
 
     fn file(&self, fh: FileHandle) -> Result<Arc<File>, Errno> {
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.files)
             .get(&fh.0)
             .cloned()
             .ok_or(Errno::EBADF)
@@ -181,10 +174,7 @@ impl LatencyFs {
 
     fn add_file(&self, f: File) -> FileHandle {
         let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(fh, Arc::new(f));
+        crate::lock(&self.files).insert(fh, Arc::new(f));
         FileHandle(fh)
     }
 
@@ -355,7 +345,7 @@ impl Filesystem for LatencyFs {
             let from = self.child(parent, name)?;
             let to = self.child(newparent, newname)?;
             std::fs::rename(&from, &to).map_err(errno)?;
-            let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
+            let mut paths = crate::lock(&self.paths);
             for p in paths.values_mut() {
                 if let Ok(rest) = p.strip_prefix(&from) {
                     *p = if rest.as_os_str().is_empty() {
@@ -482,10 +472,7 @@ impl Filesystem for LatencyFs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&fh.0);
+        crate::lock(&self.files).remove(&fh.0);
         reply.ok();
     }
 

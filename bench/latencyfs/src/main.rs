@@ -38,8 +38,16 @@ use clap::Parser;
 use fuser::{Config, MountOption, Session};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+
+/// Locks `m`, taking the data even if a thread panicked while holding it:
+/// a benchmark mount keeps answering the other requests rather than fail
+/// every later one on the poisoned lock. (Used for the path and file
+/// tables and the delay queue.)
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 #[derive(Parser)]
 #[command(about = "FUSE pass-through file system that delays every read (benchmarks only)")]
