@@ -375,7 +375,7 @@ impl<A: NodeRead> RadixTree<A> {
     /// entry is most often under a smaller chunk of that last node, which
     /// the descent just read; only when there is none does the search start
     /// over and walk back up ([`get_le_walk`](Self::get_le_walk)).
-    #[inline(never)]
+    #[inline]
     pub(crate) fn get_le_after(&self, key: u64, end: PathEnd) -> Option<(u64, u64)> {
         if end.node.is_null() {
             return self.get_le_walk(key);
@@ -395,10 +395,9 @@ impl<A: NodeRead> RadixTree<A> {
     /// its slot would occupy if the child is a 256-way node are prefetched;
     /// the other keys' steps of that round hide the latency. So a batch pays
     /// about one memory latency per level rather than one per key and
-    /// level. A key whose chunk is missing from its leaf takes the leaf's
-    /// next smaller chunk at once (the leaf is in cache); a key that leaves
-    /// its path higher up, or finds nothing smaller in its leaf, finishes
-    /// with [`get_le`](Self::get_le) over nodes the walk just touched.
+    /// level. A key whose path ends early finishes at once, as
+    /// [`get_le`](Self::get_le) does, from the node where it ended (in
+    /// cache: the walk just read it).
     pub fn get_le_batch(&self, keys: &[u64], out: &mut [Option<(u64, u64)>]) {
         assert!(keys.len() == out.len() && keys.len() <= BATCH);
         out.fill(None);
@@ -408,13 +407,12 @@ impl<A: NodeRead> RadixTree<A> {
         let max = self.max_key();
         let mut node = [RelPtr::NULL; BATCH];
         let mut live = 0u32;
-        let mut slow = 0u32;
         for (i, &k) in keys.iter().enumerate() {
             if k <= max {
                 node[i] = self.root;
                 live |= 1 << i;
             } else {
-                slow |= 1 << i;
+                out[i] = self.get_le_walk(k);
             }
         }
         let mut shift = self.root_shift;
@@ -427,17 +425,11 @@ impl<A: NodeRead> RadixTree<A> {
                 match self.step(node[i], c) {
                     None => {
                         live &= !(1 << i);
-                        let near = if shift == 0 && c > 0 {
-                            self.chunk_le(node[i], c - 1)
-                        } else {
-                            None
+                        let end = PathEnd {
+                            node: node[i],
+                            shift,
                         };
-                        match near {
-                            Some((ch, slot)) => {
-                                out[i] = Some((keys[i] & !0xff | u64::from(ch), slot))
-                            }
-                            None => slow |= 1 << i,
-                        }
+                        out[i] = self.get_le_after(keys[i], end);
                     }
                     Some(slot) if shift == 0 => out[i] = Some((keys[i], slot)),
                     Some(slot) => {
@@ -453,11 +445,6 @@ impl<A: NodeRead> RadixTree<A> {
                 break;
             }
             shift -= 8;
-        }
-        while slow != 0 {
-            let i = slow.trailing_zeros() as usize;
-            slow &= slow - 1;
-            out[i] = self.get_le(keys[i]);
         }
     }
 
