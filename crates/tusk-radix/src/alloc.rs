@@ -97,7 +97,9 @@ const PAGE_SHIFT: u32 = 12;
 /// Words per arena page: 4096 words = 32 kB. A page is large against the
 /// largest allocation (261 words, so at most 6 % of a page is ever lost at a
 /// page's tail, and that tail is recycled through the free lists) and small
-/// against the memory budgets a caller checks (so usage is exact to 32 kB).
+/// against the memory budgets a caller checks (a page is the most a limit
+/// check can be off by; [`HeapPages`] even charges its small pages in 4 kB
+/// steps).
 pub const PAGE_WORDS: usize = 1 << PAGE_SHIFT;
 /// Bytes per arena page.
 pub const PAGE_BYTES: usize = PAGE_WORDS * 8;

@@ -126,14 +126,14 @@
 //! bytes per TID, `base + 8 * bitmap_words + penalty <= 4 * n` (no bitmap
 //! words for inline), or when it has more than 128 TIDs. A list entry costs
 //! less (1.2 to 3 bytes), but an own key is looked up with one walk and one
-//! cache miss, a listed TID with a predecessor search and a second miss. `base` prices the tree: 16 bytes when
-//! the key shares a leaf with the previous key, 64 when it needs a new leaf,
-//! 112 when it needs two new nodes. `penalty` is 16 bytes when the block
-//! would close an open list of fewer than 16 entries early (that list's
-//! header and slot are then spread over few TIDs). So a page with 4 or more
-//! dead tuples among the first 63 next to another such page gets an inline
-//! key — the fast lookup — and sparser pages go to lists, which keep the
-//! memory bounds.
+//! cache miss, a listed TID with a predecessor search and a second miss.
+//! `base` prices the tree: 16 bytes when the key shares a leaf with the
+//! previous key, 64 when it needs a new leaf, 112 when it needs two new
+//! nodes. `penalty` is 16 bytes when the block would close an open list of
+//! fewer than 16 entries early (that list's header and slot are then spread
+//! over few TIDs). So a page with 4 or more dead tuples among the first 63
+//! next to another such page gets an inline key — the fast lookup — and
+//! sparser pages go to lists, which keep the memory bounds.
 //! `tests/memory.rs` holds the adversarial mixes (a one-TID list closed by
 //! every other page, dense pages alone in their part of the block space)
 //! that keep the rule under 6 bytes per TID. List entries are gathered in a
@@ -146,11 +146,11 @@
 //! a predecessor search (the greatest key `<=` block) from the node where
 //! it ended: that node's largest smaller chunk, or, rarely, a step back up
 //! to the nearest smaller sibling. Then a bit test or a branch-light binary
-//! search of at most 7 steps over the packed entries. The short first path matters more
-//! than it looks: with shuffled probes each lookup waits for about one
-//! cache miss, and the misses of consecutive lookups overlap only if a
-//! lookup takes few enough instructions for the next one to start inside
-//! the processor's out-of-order window
+//! search of at most 7 steps over the packed entries. The short first path
+//! matters more than it looks: with shuffled probes each lookup waits for
+//! about one cache miss, and the misses of consecutive lookups overlap only
+//! if a lookup takes few enough instructions for the next one to start
+//! inside the processor's out-of-order window
 //! (`bench/results/tidstore-lookup-floor.md`).
 //!
 //! [`TidStore::contains_batch`] answers many probes at once — what VACUUM's
@@ -161,9 +161,9 @@
 //! they are searched. With shuffled probes a lone lookup waits for one
 //! cache miss after another; the batch overlaps sixteen of them.
 //!
-//! Memory per TID ([`TidStore::memory_usage`] counts the arena's pages, so it
-//! is what the caller compares with `maintenance_work_mem`; the test
-//! `tests/memory.rs` asserts these):
+//! Memory per TID ([`TidStore::memory_usage`] counts the memory the arena
+//! holds, so it is what the caller compares with `maintenance_work_mem`; the
+//! test `tests/memory.rs` asserts these):
 //!
 //! | pattern | bound (issue 7) | measured |
 //! |---|---|---|

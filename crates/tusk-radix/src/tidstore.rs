@@ -197,13 +197,13 @@ impl<A: NodeRead> TidStore<A> {
     /// One exact descent of the tree, which a predecessor search continues
     /// from where it ended when the block has no key of its own. A block
     /// with its own key and an inline bitmap (nearly all probes of seed
-    /// 003's load) is then answered by a branch-free bit test. Everything else — a block in a list
-    /// container or the open buffer, a bitmap chunk, a block with no entry —
-    /// is decoded by `contains_slow`, kept out of line so that the common
-    /// path stays short: a shuffled probe sequence overlaps the cache misses
-    /// of consecutive lookups only when each lookup takes few enough
-    /// instructions for the next one to start inside the out-of-order
-    /// window.
+    /// 003's load) is then answered by a branch-free bit test. Everything
+    /// else — a block in a list container or the open buffer, a bitmap
+    /// chunk, a block with no entry — is decoded by `contains_slow`, kept
+    /// out of line so that the common path stays short: a shuffled probe
+    /// sequence overlaps the cache misses of consecutive lookups only when
+    /// each lookup takes few enough instructions for the next one to start
+    /// inside the out-of-order window.
     #[inline]
     pub fn contains(&self, tid: Tid) -> bool {
         // A key in the tree is never in the open buffer (the buffer holds
