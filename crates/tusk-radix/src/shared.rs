@@ -7,7 +7,7 @@
 //! The builder is an ordinary [`TidStore`] whose [`Arena`] takes its 32 kB
 //! pages from the area ([`DsaPages`]). Node pointers are arena word indexes
 //! (page number and word), exactly as in the local store, so nothing stored
-//! in a node is an address. Besides the pages, the area holds a [`Header`],
+//! in a node is an address. Besides the pages, the area holds a `Header`,
 //! allocated when the store is created so that its handle can be handed to
 //! workers before the build ends, and, from publication, the *page table*:
 //! the DSA pointer of every page in page-number order. A reader resolves the

@@ -242,7 +242,7 @@ impl<A: NodeRead> TidStore<A> {
     /// prefetched before any is searched, so a shuffled probe sequence
     /// (VACUUM's index pass) pays its cache misses in parallel instead of
     /// one after another. Each run then decodes its block's value once and
-    /// tests its offsets against it ([`answer_run`](Self::answer_run)).
+    /// tests its offsets against it (`answer_run`).
     pub fn contains_batch(&self, tids: &[Tid], out: &mut [bool]) {
         assert_eq!(tids.len(), out.len(), "one answer per probe");
         const B: usize = crate::tree::BATCH;
