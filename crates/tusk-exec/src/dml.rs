@@ -36,8 +36,14 @@ pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operato
                 }
                 match &col.data {
                     Data::Bool(d) => tb.push_bool(d[row]),
+                    Data::Int2(d) => tb.push_i16(d[row]),
                     Data::Int4(d) => tb.push_i32(d[row]),
                     Data::Int8(d) => tb.push_i64(d[row]),
+                    Data::Float4(d) => tb.push_f32(d[row]),
+                    Data::Float8(d) => tb.push_f64(d[row]),
+                    Data::Interval(d) => {
+                        tb.push_interval(d[row].micros, d[row].days, d[row].months)
+                    }
                     Data::Numeric(d) => tb.push_numeric(d[row].unscaled, d[row].scale),
                     Data::Text(d) => {
                         let s = d.get_str(row);

@@ -133,14 +133,7 @@ fn batch_bytes(b: &Batch) -> usize {
         .iter()
         .map(|c| {
             let nulls = if c.nulls.is_some() { c.len() } else { 0 };
-            nulls
-                + match &c.data {
-                    Data::Bool(v) => v.len(),
-                    Data::Int4(v) => v.len() * 4,
-                    Data::Int8(v) => v.len() * 8,
-                    Data::Numeric(v) => v.len() * std::mem::size_of::<crate::numeric::Numeric>(),
-                    Data::Text(v) => v.len() * 4 + v.iter().map(|s| s.len()).sum::<usize>(),
-                }
+            nulls + c.data.byte_size()
         })
         .sum()
 }

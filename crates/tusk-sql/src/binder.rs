@@ -224,14 +224,14 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
         A::DataType::Text => SqlType::Text,
         A::DataType::Varchar(l) | A::DataType::CharacterVarying(l) => SqlType::Varchar(len(l)),
         A::DataType::Char(l) | A::DataType::Character(l) => SqlType::Char(len(l).unwrap_or(1)),
-        A::DataType::Numeric(_) | A::DataType::Decimal(_) => SqlType::Numeric,
+        A::DataType::Numeric(_) | A::DataType::Decimal(_) => SqlType::Numeric(None),
         A::DataType::Custom(name, _) => match object_name(name)?.as_str() {
             "int4" | "integer" | "int" => SqlType::Int4,
             "int8" | "bigint" => SqlType::Int8,
             "bool" | "boolean" => SqlType::Bool,
             "text" => SqlType::Text,
             "varchar" => SqlType::Varchar(None),
-            "numeric" | "decimal" => SqlType::Numeric,
+            "numeric" | "decimal" => SqlType::Numeric(None),
             other => return err(format!("type \"{other}\" does not exist")),
         },
         other => {
@@ -245,13 +245,7 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
 
 /// PostgreSQL's internal type name, used for the column name of a cast literal.
 fn type_colname(t: DataType) -> &'static str {
-    match t {
-        DataType::Bool => "bool",
-        DataType::Int4 => "int4",
-        DataType::Int8 => "int8",
-        DataType::Numeric => "numeric",
-        DataType::Text => "text",
-    }
+    t.type_name()
 }
 
 /// How aggregates may appear where an expression is being bound.
@@ -308,12 +302,9 @@ const DEFAULT_MIN_PARALLEL_SCAN: f64 = (8 << 20) as f64;
 
 /// Width in bytes PostgreSQL would estimate for a type.
 fn type_width(t: DataType) -> u32 {
-    match t {
-        DataType::Bool => 1,
-        DataType::Int4 => 4,
-        DataType::Int8 => 8,
-        DataType::Numeric => 32,
-        DataType::Text => 32,
+    match t.fixed_width() {
+        Some(w) if t != DataType::Numeric => w as u32,
+        _ => 32,
     }
 }
 
@@ -546,7 +537,7 @@ impl<'a> Binder<'a> {
     fn coerce(&self, b: B, to: DataType, context: impl Fn(DataType) -> String) -> Result<Expr> {
         if b.unknown {
             if let Expr::Const { value, .. } = &b.e {
-                let v = cast_value(value, to).map_err(|e| SqlError::new(e.0))?;
+                let v = cast_value(value, to).map_err(|e| SqlError::new(e.message))?;
                 return Ok(Expr::Const { value: v, ty: to });
             }
         }
@@ -1357,7 +1348,7 @@ impl<'a> Binder<'a> {
             )
         })?;
         let v = tusk_exec::scan::eval_constants(std::slice::from_ref(&e))
-            .map_err(|x| SqlError::new(x.0))?;
+            .map_err(|x| SqlError::new(x.message))?;
         match v[0] {
             Value::Null => Ok(None),
             Value::Int8(n) if n < 0 => err(format!("{what} must not be negative")),

@@ -27,7 +27,7 @@ use tusk_exec::vector::Data;
 use tusk_exec::{Batch, Plan};
 use tusk_storage::{ColumnDef, DataType, Database, Snapshot, SqlType, TableDef};
 
-pub use error::SqlError;
+pub use error::{sqlstate, SqlError};
 
 type Result<T> = std::result::Result<T, SqlError>;
 
@@ -68,28 +68,22 @@ pub struct Session {
 fn header(name: &str, ty: DataType) -> ColumnHeader {
     ColumnHeader {
         name: name.to_string(),
-        numeric: matches!(ty, DataType::Int4 | DataType::Int8 | DataType::Numeric),
+        numeric: ty.is_numeric(),
     }
 }
 
 /// Renders a batch as rows of text (PostgreSQL's output functions).
-pub fn render_rows(batch: &Batch) -> Vec<Vec<Option<String>>> {
+pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>> {
     let mut rows: Vec<Vec<Option<String>>> = (0..batch.len)
         .map(|_| Vec::with_capacity(batch.columns.len()))
         .collect();
-    for col in &batch.columns {
+    for (col, &ty) in batch.columns.iter().zip(types) {
         for (i, row) in rows.iter_mut().enumerate() {
-            if col.is_null(i) {
-                row.push(None);
-                continue;
-            }
-            row.push(Some(match &col.data {
-                Data::Bool(d) => if d[i] { "t" } else { "f" }.to_string(),
-                Data::Int4(d) => d[i].to_string(),
-                Data::Int8(d) => d[i].to_string(),
-                Data::Numeric(d) => d[i].to_string(),
-                Data::Text(d) => d.get_str(i).to_string(),
-            }));
+            row.push(match &col.data {
+                _ if col.is_null(i) => None,
+                Data::Text(d) => Some(d.get_str(i).to_string()),
+                _ => col.value_as(i, ty).to_text(),
+            });
         }
     }
     rows
@@ -167,10 +161,13 @@ fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
         ))
     });
     match (found, loc) {
-        (Some(f), _) if f.starts_with("EOF") => SqlError {
-            message: "syntax error at end of input".into(),
-            position: Some(sql.trim_end().chars().count() + 1),
-        },
+        (Some(f), _) if f.starts_with("EOF") => {
+            SqlError::coded(sqlstate::SYNTAX_ERROR, "syntax error at end of input").at(sql
+                .trim_end()
+                .chars()
+                .count()
+                + 1)
+        }
         (Some(f), Some((line, col))) => {
             let token = f.rsplit_once(" at Line: ").map(|(t, _)| t).unwrap_or(f);
             let mut pos = 0;
@@ -181,10 +178,11 @@ fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
                 }
                 pos += l.chars().count() + 1;
             }
-            SqlError {
-                message: format!("syntax error at or near \"{token}\""),
-                position: Some(pos),
-            }
+            SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                format!("syntax error at or near \"{token}\""),
+            )
+            .at(pos)
         }
         _ => SqlError::new(format!("syntax error: {msg}")),
     }
@@ -392,7 +390,7 @@ impl Session {
                         .zip(&bq.plan.output)
                         .map(|(n, t)| header(n, *t))
                         .collect(),
-                    rows: render_rows(&out),
+                    rows: render_rows(&out, &bq.plan.output),
                 })
             }
             A::Statement::Explain {
@@ -704,13 +702,7 @@ impl Session {
                     .zip(&bq.plan.output)
                     .map(|(n, t)| ColumnDef {
                         name: n.clone(),
-                        ty: match t {
-                            DataType::Bool => SqlType::Bool,
-                            DataType::Int4 => SqlType::Int4,
-                            DataType::Int8 => SqlType::Int8,
-                            DataType::Numeric => SqlType::Numeric,
-                            DataType::Text => SqlType::Text,
-                        },
+                        ty: SqlType::of(*t),
                         not_null: false,
                     })
                     .collect();
