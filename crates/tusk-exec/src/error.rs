@@ -52,6 +52,7 @@ pub mod sqlstate {
     pub const INVALID_RECURSION: &str = "42P19";
     pub const UNDEFINED_PARAMETER: &str = "42P02";
     pub const OBJECT_IN_USE: &str = "55006";
+    pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
     pub const STATEMENT_TOO_COMPLEX: &str = "54001";
     pub const INVALID_TRANSACTION_STATE: &str = "25000";
     pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";

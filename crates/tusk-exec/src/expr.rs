@@ -130,17 +130,27 @@ pub enum Expr {
     /// A `character(n)` value used as text: trailing spaces do not count
     /// (PostgreSQL's bpchar-to-text conversion).
     BpcharToText(Box<Expr>),
+    /// A parameter: `$n` of a prepared statement, or an outer row's value
+    /// inside a SubPlan. It must be replaced by a constant before evaluation.
+    Param {
+        index: usize,
+        ty: DataType,
+    },
+    /// `COALESCE(a, b, ...)`: the first non-NULL argument (all of one type).
+    Coalesce(Vec<Expr>),
 }
 
 impl Expr {
     pub fn data_type(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }
+            | Expr::Param { ty, .. }
             | Expr::Const { ty, .. }
             | Expr::Arith { ty, .. }
             | Expr::Neg { ty, .. } => *ty,
             Expr::Cast { to, .. } => *to,
             Expr::Concat { .. } | Expr::BpcharToText(_) => DataType::Text,
+            Expr::Coalesce(args) => args[0].data_type(),
             Expr::Cmp { .. }
             | Expr::And(..)
             | Expr::Or(..)
@@ -151,9 +161,10 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression.
-    fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Coalesce(args) => args.iter().for_each(f),
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -176,9 +187,10 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression, mutably.
-    fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Coalesce(args) => args.iter_mut().for_each(f),
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -227,6 +239,33 @@ impl Expr {
         match self {
             Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
+            Expr::Param { index, .. } => Err(ExecError::new(format!(
+                "there is no parameter ${}",
+                index + 1
+            ))),
+            Expr::Coalesce(args) => {
+                // Later arguments only for the rows still NULL.
+                let mut out = args[0].eval_active(batch, active)?;
+                for a in &args[1..] {
+                    let Some(nulls) = out.nulls.clone() else {
+                        break;
+                    };
+                    let need: Vec<bool> = (0..n)
+                        .map(|i| nulls[i] && active.is_none_or(|m| m[i]))
+                        .collect();
+                    let v = a.eval_active(batch, Some(&need))?;
+                    let mut merged = Vector::with_capacity(self.data_type(), n);
+                    for (i, &take_new) in need.iter().enumerate() {
+                        if take_new {
+                            merged.push_from(&v, i);
+                        } else {
+                            merged.push_from(&out, i);
+                        }
+                    }
+                    out = merged;
+                }
+                Ok(out)
+            }
             Expr::Arith {
                 op, left, right, ..
             } => {

@@ -1059,6 +1059,7 @@ impl SharedBuild {
 impl HashJoin {
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<HashJoin> {
         let NodeKind::HashJoin {
+            kind,
             outer_keys,
             inner_keys,
             outer_out,
@@ -1069,6 +1070,12 @@ impl HashJoin {
         else {
             unreachable!()
         };
+        if *kind != crate::plan::JoinKind::Inner || outer_keys.is_empty() {
+            return Err(crate::error::ExecError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                "this hash join kind is not implemented yet",
+            ));
+        }
         let hash = &plan.children[1];
         let shared = if *parallel {
             let state = ctx.parallel.as_ref().ok_or_else(|| {
