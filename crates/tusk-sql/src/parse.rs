@@ -5,6 +5,7 @@ use crate::error::{sqlstate, SqlError};
 use sqlparser::ast as A;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
 /// rising precedence), as PostgreSQL accepts about a thousand levels. The
@@ -31,15 +32,89 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     if let Some(p) = special(sql) {
         return Ok(vec![p]);
     }
+    let tokens = lex(sql)?;
     let stmts = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
-        .try_with_sql(sql)
-        .and_then(|mut p| p.parse_statements())
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
         .map_err(|e| syntax_error(sql, &e))?;
     Ok(stmts
         .into_iter()
         .map(|s| Parsed::Sql(Box::new(s)))
         .collect())
+}
+
+/// Tokenizes `sql` with PostgreSQL's lexical rules that sqlparser lacks:
+/// string constants separated only by whitespace containing a newline are
+/// one constant (`'a'` newline `'b'` is `'ab'`), and a number followed
+/// directly by letters is an error (`trailing junk after numeric literal`).
+fn lex(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql)
+        .tokenize_with_location()
+        .map_err(|e| SqlError::coded(sqlstate::SYNTAX_ERROR, tokenizer_message(&e.to_string())))?;
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    // Index in `out` of a string constant that later ones may continue,
+    // and whether a newline has been seen since it.
+    let mut open_string: Option<(usize, bool)> = None;
+    for t in tokens {
+        match &t.token {
+            Token::Whitespace(w) => {
+                if let Some((_, newline)) = &mut open_string {
+                    *newline |= matches!(w, Whitespace::Newline)
+                        || matches!(w, Whitespace::SingleLineComment { .. });
+                }
+                out.push(t);
+                continue;
+            }
+            Token::SingleQuotedString(more) => {
+                if let Some((at, true)) = open_string {
+                    if let Token::SingleQuotedString(first) = &mut out[at].token {
+                        first.push_str(more);
+                        out.truncate(at + 1);
+                        open_string = Some((at, false));
+                        continue;
+                    }
+                }
+                open_string = Some((out.len(), false));
+                out.push(t);
+                continue;
+            }
+            Token::Word(w) if w.quote_style.is_none() => {
+                if let Some(prev) = out.last() {
+                    if let Token::Number(n, _) = &prev.token {
+                        if prev.span.end == t.span.start {
+                            return Err(SqlError::coded(
+                                sqlstate::SYNTAX_ERROR,
+                                format!(
+                                    "trailing junk after numeric literal at or near \"{n}{}\"",
+                                    w.value
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        open_string = None;
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// PostgreSQL's wording for a tokenizer error.
+fn tokenizer_message(msg: &str) -> String {
+    if msg.contains("Unterminated string literal") {
+        "unterminated quoted string at or near \"'\"".into()
+    } else if msg.contains("Unterminated delimited identifier") {
+        "unterminated quoted identifier at or near \"\"\"".into()
+    } else if msg.contains("Unterminated dollar-quoted") {
+        "unterminated dollar-quoted string".into()
+    } else if msg.contains("Unterminated multi-line comment") {
+        "unterminated /* comment".into()
+    } else {
+        format!("syntax error: {msg}")
+    }
 }
 
 /// Statements sqlparser does not know, recognised from the whole text.

@@ -89,6 +89,16 @@ impl Columns {
         self.cols.is_empty()
     }
 
+    /// How many distinct relation aliases qualify columns.
+    pub fn qualifiers(&self) -> usize {
+        let set: std::collections::HashSet<&str> = self
+            .cols
+            .iter()
+            .filter_map(|c| c.qualifier.as_deref())
+            .collect();
+        set.len()
+    }
+
     /// A column reference expression for `id`.
     pub fn expr(&self, id: ColumnId) -> Expr {
         Expr::Column {

@@ -128,6 +128,12 @@ impl Planner<'_> {
                 None => residual.push(c),
             }
         }
+        if kind == JoinKind::Full && lkeys.is_empty() {
+            return Err(crate::error::SqlError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions",
+            ));
+        }
         // Which side is built (hashed / materialised): the smaller, where
         // the kind allows a choice.
         let right_smaller = right.plan.est.rows <= left.plan.est.rows;

@@ -79,6 +79,9 @@ pub struct Planner<'a> {
     next_param: usize,
     next_subplan: usize,
     cte_plans: Vec<Option<Plan>>,
+    /// EXPLAIN qualifies column names only when the statement reads more
+    /// than one relation, as PostgreSQL does.
+    qualify: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -101,6 +104,7 @@ impl<'a> Planner<'a> {
             next_param: SUBPLAN_PARAM_BASE,
             next_subplan: 1,
             cte_plans: vec![None; ctes.len()],
+            qualify: cols.qualifiers() > 1,
         }
     }
 
@@ -141,12 +145,21 @@ impl<'a> Planner<'a> {
         est: Estimate,
     ) -> Phys {
         let types: Vec<DataType> = cols.iter().map(|&c| self.cols.ty(c)).collect();
-        let names: Vec<String> = cols.iter().map(|&c| self.cols.display(c)).collect();
+        let names: Vec<String> = cols.iter().map(|&c| self.display(c)).collect();
         let mut est = est;
         est.width = width_of(&types);
         Phys {
             plan: Plan::new(kind, children, types, names, est),
             cols,
+        }
+    }
+
+    /// A column's name as EXPLAIN prints it.
+    pub(crate) fn display(&self, c: ColumnId) -> String {
+        if self.qualify {
+            self.cols.display(c)
+        } else {
+            crate::names::quote_ident(&self.cols.get(c).name)
         }
     }
 
