@@ -89,7 +89,13 @@ impl Binder<'_> {
             }
             Some(A::JoinConstraint::On(e)) => {
                 let mut ctx = ExprCtx::new("JOIN conditions");
-                let p = self.predicate(e, &mut ctx, "JOIN/ON")?;
+                let saved = self
+                    .scope()
+                    .on_visible
+                    .replace(left.rels.start..right.rels.end);
+                let p = self.predicate(e, &mut ctx, "JOIN/ON");
+                self.scope().on_visible = saved;
+                let p = p?;
                 if !ctx.applies.is_empty() {
                     return err(
                         sqlstate::FEATURE_NOT_SUPPORTED,

@@ -162,6 +162,9 @@ impl Binder<'_> {
         if f.over.is_some() {
             return self.window_call(&name, f, ca, ctx);
         }
+        if name == "grouping" {
+            return self.grouping_call(f, ca, ctx);
+        }
         if let Some(func) = aggregate_func(&name) {
             return self.aggregate_call(&name, func, f, ca, ctx);
         }
@@ -308,6 +311,43 @@ impl Binder<'_> {
                 id
             }
         };
+        Ok(B::known(self.col_expr(id)))
+    }
+
+    /// `GROUPING(a, b, ...)`: which arguments the current grouping set
+    /// leaves ungrouped, as bits.
+    fn grouping_call(&mut self, f: &A::Function, ca: CallArgs<'_>, ctx: &mut ExprCtx) -> Result<B> {
+        let _ = f;
+        if !ctx.allow_aggs || ctx.in_aggregate {
+            return err(
+                sqlstate::GROUPING_ERROR,
+                format!("grouping operations are not allowed in {}", ctx.clause),
+            );
+        }
+        if ca.args.is_empty() || ca.args.len() > 31 {
+            return err(
+                sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                "GROUPING must have fewer than 32 arguments",
+            );
+        }
+        let mut args = Vec::new();
+        ctx.in_aggregate = true;
+        for a in &ca.args {
+            let r = match a {
+                A::FunctionArgExpr::Expr(x) => self.expr(x, ctx),
+                _ => err(sqlstate::SYNTAX_ERROR, "syntax error at or near \"*\""),
+            };
+            match r.and_then(|b| self.resolve_unknown_text(b)) {
+                Ok(e) => args.push(e),
+                Err(e) => {
+                    ctx.in_aggregate = false;
+                    return Err(e);
+                }
+            }
+        }
+        ctx.in_aggregate = false;
+        let id = self.column("grouping", SqlType::Int4, None);
+        ctx.groupings.push((id, args));
         Ok(B::known(self.col_expr(id)))
     }
 

@@ -116,6 +116,9 @@ pub(crate) struct QueryScope {
     /// CTE names this level's WITH defines, and their ids in
     /// [`Binder::ctes`] (or work tables while a recursive CTE is bound).
     pub ctes: Vec<(String, CteName)>,
+    /// While a JOIN's ON condition is bound: the relations it may see (the
+    /// join's two sides); the FROM list's other items are out of reach.
+    pub on_visible: Option<std::ops::Range<usize>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -144,6 +147,8 @@ pub(crate) struct ExprCtx {
     /// Aggregates found so far (shared by a grouped query's clauses).
     pub aggs: Vec<(ColumnId, tusk_exec::plan::AggCall)>,
     pub windows: Vec<(ColumnId, crate::logical::WindowCall)>,
+    /// `GROUPING(args)` calls: their result column and arguments.
+    pub groupings: Vec<(ColumnId, Vec<Expr>)>,
     /// Subqueries to apply to the clause's input.
     pub applies: Vec<PendingApply>,
     /// Subqueries inside aggregate arguments: applied below the aggregation.
@@ -162,6 +167,7 @@ impl ExprCtx {
             allow_windows: false,
             aggs: Vec::new(),
             windows: Vec::new(),
+            groupings: Vec::new(),
             applies: Vec::new(),
             pre_agg_applies: Vec::new(),
             in_aggregate: false,
@@ -263,14 +269,23 @@ impl<'a> Binder<'a> {
     /// that has it.
     pub(crate) fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<ColumnId> {
         for scope in self.scopes.iter().rev() {
+            let visible = |i: usize| scope.on_visible.as_ref().is_none_or(|r| r.contains(&i));
             match qualifier {
                 Some(q) => {
-                    let rels: Vec<&ScopeRel> = scope
+                    let rels: Vec<(usize, &ScopeRel)> = scope
                         .rels
                         .iter()
-                        .filter(|r| r.alias.as_deref() == Some(q))
+                        .enumerate()
+                        .filter(|(_, r)| r.alias.as_deref() == Some(q))
                         .collect();
-                    if let Some(rel) = rels.first() {
+                    if let Some(&(i, rel)) = rels.first() {
+                        if !visible(i) {
+                            return Err(SqlError::coded(
+                                sqlstate::UNDEFINED_TABLE,
+                                format!("invalid reference to FROM-clause entry for table \"{q}\""),
+                            )
+                            .with_hint(format!("There is an entry for table \"{q}\", but it cannot be referenced from this part of the query.")));
+                        }
                         if let Some(c) = rel.cols.iter().find(|c| c.name == name) {
                             return Ok(c.id);
                         }
@@ -282,7 +297,10 @@ impl<'a> Binder<'a> {
                 }
                 None => {
                     let mut found: Option<ColumnId> = None;
-                    for rel in &scope.rels {
+                    for (i, rel) in scope.rels.iter().enumerate() {
+                        if !visible(i) {
+                            continue;
+                        }
                         for c in &rel.cols {
                             if c.name == name && !c.hidden {
                                 if found.is_some_and(|f| f != c.id) {

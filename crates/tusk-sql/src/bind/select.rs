@@ -74,7 +74,8 @@ impl Binder<'_> {
         ctx.allow_windows = true;
         let items = self.select_items(&projection, &mut ctx)?;
         let names: Vec<String> = items.iter().map(|i| i.name.clone()).collect();
-        let group = self.group_by(&group_items, &projection, &names, &items)?;
+        let agg_ids: Vec<ColumnId> = ctx.aggs.iter().map(|(id, _)| *id).collect();
+        let (group, sets) = self.group_by(&group_items, &names, &items, &agg_ids)?;
         let having = match &s.having {
             Some(h) => {
                 ctx.clause = "HAVING";
@@ -107,11 +108,16 @@ impl Binder<'_> {
             _ => None,
         };
         // Aggregation.
-        let grouped = !group.is_empty() || !ctx.aggs.is_empty() || having.is_some();
+        let grouped = !group.is_empty()
+            || !ctx.aggs.is_empty()
+            || having.is_some()
+            || sets.is_some()
+            || !ctx.groupings.is_empty();
         let mut grouping = None;
         if grouped {
             let input = pre_agg(&mut ctx, plan);
-            let g = self.aggregate(input, group, std::mem::take(&mut ctx.aggs))?;
+            let groupings = std::mem::take(&mut ctx.groupings);
+            let g = self.aggregate(input, group, sets, std::mem::take(&mut ctx.aggs), groupings)?;
             plan = g.0;
             grouping = Some(g.1);
         } else if !ctx.pre_agg_applies.is_empty() {
@@ -441,89 +447,163 @@ impl Binder<'_> {
         Ok(OrderRef::Expr(b, o))
     }
 
-    /// GROUP BY items: an ordinal or an output alias names a select-list
-    /// expression; a name that is an input column stays that column
-    /// (input names win over aliases in GROUP BY, as in PostgreSQL).
+    /// GROUP BY: the distinct group expressions, and the grouping sets as
+    /// lists of positions in them (`None` without ROLLUP, CUBE or GROUPING
+    /// SETS). Several items multiply their sets, as in PostgreSQL.
     fn group_by(
         &mut self,
         group_items: &[A::Expr],
-        projection: &[A::SelectItem],
         names: &[String],
         items: &[Item],
-    ) -> Result<Vec<Expr>> {
-        let _ = projection;
-        let mut ctx = ExprCtx::new("GROUP BY");
+        agg_ids: &[ColumnId],
+    ) -> Result<(Vec<Expr>, Option<Vec<Vec<usize>>>)> {
         let mut out: Vec<Expr> = Vec::new();
+        let mut sets: Vec<Vec<usize>> = vec![vec![]];
+        let mut any_sets = false;
         for g in group_items {
-            let e = match g {
-                A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
-                    let A::Value::Number(s, _) = &v.value else {
-                        unreachable!()
-                    };
-                    let pos: i64 = s.parse().map_err(|_| {
-                        SqlError::coded(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            "non-integer constant in GROUP BY",
-                        )
-                    })?;
-                    if pos < 1 || pos as usize > items.len() {
-                        return err(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            format!("GROUP BY position {pos} is not in select list"),
-                        );
+            let item_sets: Vec<Vec<usize>> = match g {
+                A::Expr::Rollup(lists) | A::Expr::Cube(lists) | A::Expr::GroupingSets(lists) => {
+                    any_sets = true;
+                    let mut elems = Vec::new();
+                    for list in lists {
+                        let mut idx = Vec::new();
+                        for e in list {
+                            // A nested ROLLUP/CUBE is not supported.
+                            let x = self.group_item(e, names, items, agg_ids)?;
+                            idx.push(intern(&mut out, x));
+                        }
+                        elems.push(idx);
                     }
-                    let b = &items[pos as usize - 1].b;
-                    if contains_agg_column(&b.e, self) {
-                        return err(
-                            sqlstate::GROUPING_ERROR,
-                            "aggregate functions are not allowed in GROUP BY",
-                        );
+                    match g {
+                        A::Expr::Rollup(_) => (0..=elems.len())
+                            .rev()
+                            .map(|k| elems[..k].concat())
+                            .collect(),
+                        A::Expr::Cube(_) => {
+                            if elems.len() > 12 {
+                                return err(
+                                    sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                                    "CUBE is limited to 12 elements",
+                                );
+                            }
+                            let n = elems.len();
+                            (0..1u32 << n)
+                                .rev()
+                                .map(|mask| {
+                                    (0..n)
+                                        .filter(|i| mask & (1 << (n - 1 - i)) != 0)
+                                        .flat_map(|i| elems[i].clone())
+                                        .collect()
+                                })
+                                .collect()
+                        }
+                        _ => elems,
                     }
-                    self.resolve_unknown_text(b.clone())?
                 }
-                A::Expr::Value(_) => {
-                    return err(
+                e => {
+                    let x = self.group_item(e, names, items, agg_ids)?;
+                    vec![vec![intern(&mut out, x)]]
+                }
+            };
+            let mut next = Vec::with_capacity(sets.len() * item_sets.len());
+            for s in &sets {
+                for t in &item_sets {
+                    let mut u = s.clone();
+                    for &i in t {
+                        if !u.contains(&i) {
+                            u.push(i);
+                        }
+                    }
+                    next.push(u);
+                }
+            }
+            sets = next;
+        }
+        Ok((out, any_sets.then_some(sets)))
+    }
+
+    /// One GROUP BY expression: an ordinal or an output alias names a
+    /// select-list expression; a name that is an input column stays that
+    /// column (input names win over aliases in GROUP BY, as in PostgreSQL).
+    fn group_item(
+        &mut self,
+        g: &A::Expr,
+        names: &[String],
+        items: &[Item],
+        agg_ids: &[ColumnId],
+    ) -> Result<Expr> {
+        let mut ctx = ExprCtx::new("GROUP BY");
+        let e = match g {
+            A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
+                let A::Value::Number(s, _) = &v.value else {
+                    unreachable!()
+                };
+                let pos: i64 = s.parse().map_err(|_| {
+                    SqlError::coded(
                         sqlstate::INVALID_COLUMN_REFERENCE,
                         "non-integer constant in GROUP BY",
                     )
+                })?;
+                if pos < 1 || pos as usize > items.len() {
+                    return err(
+                        sqlstate::INVALID_COLUMN_REFERENCE,
+                        format!("GROUP BY position {pos} is not in select list"),
+                    );
                 }
-                A::Expr::Identifier(i) => {
-                    let name = ident(i)?;
-                    match self.resolve(None, &name) {
-                        Ok(id) => self.col_expr(id),
-                        Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => {
-                            match names.iter().position(|n| *n == name) {
-                                Some(k) => self.resolve_unknown_text(items[k].b.clone())?,
-                                None => return Err(e),
-                            }
-                        }
-                        Err(e) => return Err(e),
-                    }
+                let b = &items[pos as usize - 1].b;
+                let mut cols = Vec::new();
+                b.e.columns(&mut cols);
+                if cols.iter().any(|c| agg_ids.contains(c)) {
+                    return err(
+                        sqlstate::GROUPING_ERROR,
+                        "aggregate functions are not allowed in GROUP BY",
+                    );
                 }
-                other => {
-                    let b = self.expr(other, &mut ctx)?;
-                    self.resolve_unknown_text(b)?
-                }
-            };
-            if !ctx.applies.is_empty() {
+                self.resolve_unknown_text(b.clone())?
+            }
+            A::Expr::Value(_) => {
                 return err(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "subqueries in GROUP BY are not supported",
-                );
+                    sqlstate::INVALID_COLUMN_REFERENCE,
+                    "non-integer constant in GROUP BY",
+                )
             }
-            if !out.contains(&e) {
-                out.push(e);
+            A::Expr::Identifier(i) => {
+                let name = ident(i)?;
+                match self.resolve(None, &name) {
+                    Ok(id) => self.col_expr(id),
+                    Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => {
+                        match names.iter().position(|n| *n == name) {
+                            Some(k) => self.resolve_unknown_text(items[k].b.clone())?,
+                            None => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
             }
+            other => {
+                let b = self.expr(other, &mut ctx)?;
+                self.resolve_unknown_text(b)?
+            }
+        };
+        if !ctx.applies.is_empty() {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "subqueries in GROUP BY are not supported",
+            );
         }
-        Ok(out)
+        Ok(e)
     }
 
-    /// The Aggregate node over `input`, and what regrouping needs.
+    /// The Aggregate node over `input` (with grouping sets, a union of one
+    /// aggregation per set over the input computed once), and what
+    /// regrouping needs.
     fn aggregate(
         &mut self,
         input: Logical,
         group: Vec<Expr>,
+        sets: Option<Vec<Vec<usize>>>,
         aggs: Vec<(ColumnId, tusk_exec::plan::AggCall)>,
+        groupings: Vec<(ColumnId, Vec<Expr>)>,
     ) -> Result<(Logical, Grouping)> {
         let mut gcols = Vec::with_capacity(group.len());
         for g in &group {
@@ -535,17 +615,49 @@ impl Binder<'_> {
             let id = self.column(&name, ty, None);
             gcols.push((id, g.clone()));
         }
+        // GROUPING(args): each argument must be a group expression.
+        let mut grouping_args = Vec::new();
+        for (_, args) in &groupings {
+            let mut pos = Vec::new();
+            for a in args {
+                match group.iter().position(|g| g == a) {
+                    Some(p) => pos.push(p),
+                    None => {
+                        return err(
+                            sqlstate::GROUPING_ERROR,
+                            "arguments to GROUPING must be grouping expressions of the associated query level",
+                        )
+                    }
+                }
+            }
+            grouping_args.push(pos);
+        }
         let from_cols: std::collections::HashSet<ColumnId> = self
             .scope()
             .rels
             .iter()
             .flat_map(|r| r.cols.iter().map(|c| c.id))
             .collect();
-        let agg_ids = aggs.iter().map(|(id, _)| *id).collect();
-        let plan = Logical::Aggregate {
-            input: Box::new(input),
-            group: gcols.clone(),
-            aggs,
+        let mut agg_ids: std::collections::HashSet<ColumnId> =
+            aggs.iter().map(|(id, _)| *id).collect();
+        agg_ids.extend(groupings.iter().map(|(id, _)| *id));
+        let all: Vec<usize> = (0..group.len()).collect();
+        let plan = match sets {
+            None => {
+                let plan = Logical::Aggregate {
+                    input: Box::new(input),
+                    group: gcols.clone(),
+                    aggs: aggs.clone(),
+                };
+                if groupings.is_empty() {
+                    plan
+                } else {
+                    self.grouping_projection(plan, &gcols, &aggs, &groupings, &grouping_args, &all)
+                }
+            }
+            Some(sets) => {
+                self.grouping_sets(input, &gcols, &aggs, &groupings, &grouping_args, &sets)
+            }
         };
         Ok((
             plan,
@@ -555,6 +667,168 @@ impl Binder<'_> {
                 agg_ids,
             },
         ))
+    }
+
+    /// One aggregation per grouping set over the input, stored once as a
+    /// CTE, united. Columns a set does not group by are NULL in its rows.
+    fn grouping_sets(
+        &mut self,
+        input: Logical,
+        gcols: &[(ColumnId, Expr)],
+        aggs: &[(ColumnId, tusk_exec::plan::AggCall)],
+        groupings: &[(ColumnId, Vec<Expr>)],
+        grouping_args: &[Vec<usize>],
+        sets: &[Vec<usize>],
+    ) -> Logical {
+        let in_cols = input.output();
+        let cte = self.ctes.len();
+        self.ctes.push(crate::logical::CteDef {
+            name: "*GROUPING SETS*".into(),
+            plan: input,
+            cols: in_cols.clone(),
+            recursive: false,
+            materialize: sets.len() > 1,
+        });
+        self.cte_names.push(
+            in_cols
+                .iter()
+                .map(|&c| self.cols.get(c).name.clone())
+                .collect(),
+        );
+        self.cte_refs.push(sets.len());
+        let out: Vec<ColumnId> = gcols
+            .iter()
+            .map(|(id, _)| *id)
+            .chain(aggs.iter().map(|(id, _)| *id))
+            .chain(groupings.iter().map(|(id, _)| *id))
+            .collect();
+        let mut branches = Vec::new();
+        for set in sets {
+            // A fresh reference to the stored input, and the expressions
+            // over it.
+            let ref_cols: Vec<ColumnId> = in_cols
+                .iter()
+                .map(|&c| {
+                    let info = self.cols.get(c).clone();
+                    self.cols.add(info.name, info.ty, info.qualifier)
+                })
+                .collect();
+            let in_types: Vec<tusk_storage::DataType> =
+                in_cols.iter().map(|&c| self.cols.ty(c)).collect();
+            let remap = |e: &Expr| {
+                crate::logical::exprs::replace_columns(e.clone(), &|c| {
+                    in_cols.iter().position(|&x| x == c).map(|i| Expr::Column {
+                        index: ref_cols[i],
+                        ty: in_types[i],
+                    })
+                })
+            };
+            let bgroup: Vec<(ColumnId, Expr)> = set
+                .iter()
+                .map(|&i| {
+                    let info = self.cols.get(gcols[i].0).clone();
+                    (self.cols.add(info.name, info.ty, None), remap(&gcols[i].1))
+                })
+                .collect();
+            let baggs: Vec<(ColumnId, tusk_exec::plan::AggCall)> = aggs
+                .iter()
+                .map(|(id, call)| {
+                    let info = self.cols.get(*id).clone();
+                    let mut call = call.clone();
+                    call.args = call.args.iter().map(remap).collect();
+                    call.filter = call.filter.as_ref().map(remap);
+                    for k in &mut call.order_by {
+                        k.expr = remap(&k.expr);
+                    }
+                    (self.cols.add(info.name, info.ty, None), call)
+                })
+                .collect();
+            let agg = Logical::Aggregate {
+                input: Box::new(Logical::CteRef {
+                    id: cte,
+                    cols: ref_cols.clone(),
+                }),
+                group: bgroup.clone(),
+                aggs: baggs.clone(),
+            };
+            // Project to the union's layout.
+            let mut exprs = Vec::new();
+            for (i, (gid, g)) in gcols.iter().enumerate() {
+                let id = self.cols.add(
+                    self.cols.get(*gid).name.clone(),
+                    self.cols.get(*gid).ty,
+                    None,
+                );
+                let e = match set.iter().position(|&k| k == i) {
+                    Some(p) => self.col_expr(bgroup[p].0),
+                    None => Expr::Const {
+                        value: tusk_exec::Value::Null,
+                        ty: g.data_type(),
+                    },
+                };
+                exprs.push((id, e));
+            }
+            for (id, _) in &baggs {
+                let nid =
+                    self.cols
+                        .add(self.cols.get(*id).name.clone(), self.cols.get(*id).ty, None);
+                exprs.push((nid, self.col_expr(*id)));
+            }
+            for args in grouping_args {
+                let nid = self.cols.add("grouping", SqlType::Int4, None);
+                exprs.push((nid, grouping_bits(args, set)));
+            }
+            branches.push(Logical::Project {
+                input: Box::new(agg),
+                exprs,
+            });
+        }
+        let mut it = branches.into_iter();
+        let first = it.next().expect("at least one grouping set");
+        it.fold(first, |acc, b| Logical::SetOp {
+            op: crate::logical::SetOpKind::Union,
+            all: true,
+            left: Box::new(acc),
+            right: Box::new(b),
+            out: out.clone(),
+        })
+    }
+
+    /// GROUPING() results over a plain aggregation (every column grouped).
+    fn grouping_projection(
+        &mut self,
+        plan: Logical,
+        gcols: &[(ColumnId, Expr)],
+        aggs: &[(ColumnId, tusk_exec::plan::AggCall)],
+        groupings: &[(ColumnId, Vec<Expr>)],
+        grouping_args: &[Vec<usize>],
+        set: &[usize],
+    ) -> Logical {
+        let mut exprs: Vec<(ColumnId, Expr)> = gcols
+            .iter()
+            .map(|(id, _)| (*id, self.col_expr(*id)))
+            .chain(aggs.iter().map(|(id, _)| (*id, self.col_expr(*id))))
+            .collect();
+        for ((id, _), args) in groupings.iter().zip(grouping_args) {
+            exprs.push((*id, grouping_bits(args, set)));
+        }
+        Logical::Project {
+            input: Box::new(plan),
+            exprs,
+        }
+    }
+}
+
+/// GROUPING(args) for the rows of grouping set `set`: bit k (from the
+/// right, for the last argument) is set when argument k is not grouped.
+fn grouping_bits(args: &[usize], set: &[usize]) -> Expr {
+    let mut v = 0i32;
+    for &a in args {
+        v = (v << 1) | i32::from(!set.contains(&a));
+    }
+    Expr::Const {
+        value: tusk_exec::Value::Int4(v),
+        ty: tusk_storage::DataType::Int4,
     }
 }
 
@@ -579,9 +853,15 @@ fn pre_agg(ctx: &mut ExprCtx, mut input: Logical) -> Logical {
     input
 }
 
-fn contains_agg_column(e: &Expr, _b: &Binder) -> bool {
-    let _ = e;
-    false
+/// The position of `e` in `list`, appending it if new.
+fn intern(list: &mut Vec<Expr>, e: Expr) -> usize {
+    match list.iter().position(|x| *x == e) {
+        Some(i) => i,
+        None => {
+            list.push(e);
+            list.len() - 1
+        }
+    }
 }
 
 /// PostgreSQL's `FigureColname`: the name an unaliased select item gets.
