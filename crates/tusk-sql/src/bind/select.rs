@@ -456,7 +456,7 @@ impl Binder<'_> {
         names: &[String],
         items: &[Item],
         agg_ids: &[ColumnId],
-    ) -> Result<(Vec<Expr>, Option<Vec<Vec<usize>>>)> {
+    ) -> Result<(Vec<Expr>, Option<GroupingSets>)> {
         let mut out: Vec<Expr> = Vec::new();
         let mut sets: Vec<Vec<usize>> = vec![vec![]];
         let mut any_sets = false;
@@ -831,6 +831,9 @@ fn grouping_bits(args: &[usize], set: &[usize]) -> Expr {
         ty: tusk_storage::DataType::Int4,
     }
 }
+
+/// Grouping sets as lists of positions in the GROUP BY expressions.
+type GroupingSets = Vec<Vec<usize>>;
 
 /// How an ORDER BY item was resolved.
 enum OrderRef<'o> {
