@@ -7,4 +7,5 @@
 pub mod outcome;
 pub mod pg;
 pub mod process;
+pub mod querygen;
 pub mod tusk;

@@ -403,7 +403,15 @@ impl Binder<'_> {
         items: &[Item],
         ctx: &mut ExprCtx,
     ) -> Result<OrderRef<'o>> {
-        match &o.expr {
+        let negated;
+        let expr = match negative_number(&o.expr) {
+            Some(v) => {
+                negated = v;
+                &negated
+            }
+            None => &o.expr,
+        };
+        match expr {
             A::Expr::Value(v) => {
                 if let A::Value::Number(s, _) = &v.value {
                     let pos: i64 = s.parse().map_err(|_| {
@@ -533,6 +541,14 @@ impl Binder<'_> {
         agg_ids: &[ColumnId],
     ) -> Result<Expr> {
         let mut ctx = ExprCtx::new("GROUP BY");
+        let negated;
+        let g = match negative_number(g) {
+            Some(v) => {
+                negated = v;
+                &negated
+            }
+            None => g,
+        };
         let e = match g {
             A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
                 let A::Value::Number(s, _) = &v.value else {
@@ -854,6 +870,25 @@ fn pre_agg(ctx: &mut ExprCtx, mut input: Logical) -> Logical {
         };
     }
     input
+}
+
+/// `-5` as the single constant PostgreSQL's grammar makes of it (so that
+/// `GROUP BY -1` is a position, out of range), else `None`.
+fn negative_number(e: &A::Expr) -> Option<A::Expr> {
+    if let A::Expr::UnaryOp {
+        op: A::UnaryOperator::Minus,
+        expr,
+    } = e
+    {
+        if let A::Expr::Value(v) = expr.as_ref() {
+            if let A::Value::Number(n, l) = &v.value {
+                return Some(A::Expr::Value(
+                    A::Value::Number(format!("-{n}"), *l).with_empty_span(),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The position of `e` in `list`, appending it if new.
