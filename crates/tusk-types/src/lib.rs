@@ -17,6 +17,7 @@ pub mod error;
 pub mod float;
 pub mod interval;
 pub mod numeric;
+pub mod scalar;
 
 pub use error::TypeError;
 pub use interval::Interval;

@@ -87,12 +87,13 @@ impl Numeric {
     pub fn apply_typmod(&self, (precision, scale): NumericTypmod) -> Result<Numeric> {
         match self.0 {
             Repr::NaN => return Ok(self.clone()),
-            Repr::PosInf | Repr::NegInf => return Err(TypeError::out_of_range(
-                "numeric field overflow",
-            )
-            .with_detail(format!(
+            Repr::PosInf | Repr::NegInf => {
+                return Err(
+                    TypeError::out_of_range("numeric field overflow").with_detail(format!(
                 "A field with precision {precision}, scale {scale} cannot hold an infinite value."
-            ))),
+            )),
+                )
+            }
             _ => {}
         }
         let r = self.round_to(scale as i64)?;

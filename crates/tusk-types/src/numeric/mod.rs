@@ -285,6 +285,30 @@ impl Numeric {
         }
     }
 
+    /// The fixed 18-byte form tusk's heap tuples store, `(unscaled,
+    /// scale)`, with NaN and the infinities as scales 65535, 65534 and
+    /// 65533 (no finite value has a scale above 16383); `None` for a value
+    /// of more than 38 digits, which needs [`encode`](Self::encode).
+    pub fn to_storage_parts(&self) -> Option<(i128, u16)> {
+        match self.0 {
+            Repr::Small { unscaled, scale } => Some((unscaled, scale)),
+            Repr::Big(_) => None,
+            Repr::NaN => Some((0, u16::MAX)),
+            Repr::PosInf => Some((0, u16::MAX - 1)),
+            Repr::NegInf => Some((0, u16::MAX - 2)),
+        }
+    }
+
+    /// Inverse of [`to_storage_parts`](Self::to_storage_parts).
+    pub fn from_storage_parts(unscaled: i128, scale: u16) -> Numeric {
+        match scale {
+            u16::MAX => Numeric::nan(),
+            s if s == u16::MAX - 1 => Numeric::infinity(),
+            s if s == u16::MAX - 2 => Numeric::neg_infinity(),
+            s => Numeric::from_parts(unscaled, s),
+        }
+    }
+
     /// Self-delimiting binary form (for spill files and tuples): the
     /// [`write_key`](Self::write_key) layout without the normalisation,
     /// so the scale survives.
