@@ -18,7 +18,9 @@ pub mod float;
 pub mod interval;
 pub mod numeric;
 pub mod scalar;
+pub mod settings;
 
 pub use error::TypeError;
 pub use interval::Interval;
 pub use numeric::Numeric;
+pub use settings::Settings;
