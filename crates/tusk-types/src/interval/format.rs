@@ -165,7 +165,7 @@ fn sql_standard(p: &Parts) -> String {
     let has_positive = fields.iter().any(|&v| v > 0);
     let has_year_month = p.year != 0 || p.mon != 0;
     let has_day_time = fields[2..].iter().any(|&v| v != 0);
-    let standard = !(has_negative && has_positive) && !(has_year_month && has_day_time);
+    let standard = !(has_negative && has_positive || has_year_month && has_day_time);
     let mut out = String::new();
     if !has_negative && !has_positive {
         return "0".into();
@@ -211,7 +211,7 @@ fn iso(p: &Parts) -> String {
         return "PT0S".into();
     }
     let mut out = String::from("P");
-    let mut part = |out: &mut String, v: i64, c: char| {
+    let part = |out: &mut String, v: i64, c: char| {
         if v != 0 {
             let _ = write!(out, "{v}{c}");
         }

@@ -283,8 +283,8 @@ pub fn parse_interval(s: &str, typmod: IntervalTypmod) -> Result<Interval> {
     };
     let lower = s.trim().to_ascii_lowercase();
     let mut acc = Acc::default();
-    if lower.starts_with('p') {
-        iso8601(&lower[1..], &mut acc).ok_or_else(syntax)?;
+    if let Some(body) = lower.strip_prefix('p') {
+        iso8601(body, &mut acc).ok_or_else(syntax)?;
     } else {
         postgres_form(&lower, typmod, &mut acc, s)?;
     }
