@@ -97,8 +97,9 @@ struct Decoded {
     ampm: Option<bool>,
     offset: Option<i32>,
     zone: Option<Zone>,
-    month_overflow: bool,
     text_month: bool,
+    /// A delimited all-numeric date (`18/1/1999`) was read.
+    numeric_date_field: bool,
     /// Whether a type without a date is being read (`time`).
     time_only: bool,
 }
@@ -470,15 +471,13 @@ fn decode_date_field(
             d.text_month = true;
         }
     }
+    d.numeric_date_field = !d.text_month;
     let numeric: Vec<String> = parts
         .iter()
         .filter(|p| !p.bytes().any(|b| b.is_ascii_alphabetic()))
         .cloned()
         .collect();
     place_numbers(&numeric, settings, d, ctx)?;
-    if !d.text_month && d.month.is_some_and(|m| m > 12) {
-        d.month_overflow = true;
-    }
     Ok(())
 }
 
@@ -543,6 +542,18 @@ fn date_of(d: &Decoded, ctx: &Ctx, what: &str) -> Result<Option<i64>> {
         }
         return Ok(Some(days));
     }
+    // Fields out of their own range are reported before missing ones.
+    if d.month.is_some_and(|m| !(1..=12).contains(&m)) {
+        let e = ctx.field_overflow();
+        return Err(if d.numeric_date_field {
+            e.with_hint("Perhaps you need a different \"datestyle\" setting.")
+        } else {
+            e
+        });
+    }
+    if d.day.is_some_and(|x| !(1..=31).contains(&x)) {
+        return Err(ctx.field_overflow());
+    }
     let (Some(mut y), Some(m), Some(day)) = (d.year, d.month, d.day) else {
         if d.year.is_none() && d.month.is_none() && d.day.is_none() {
             return Ok(None);
@@ -559,12 +570,7 @@ fn date_of(d: &Decoded, ctx: &Ctx, what: &str) -> Result<Option<i64>> {
     } else if y == 0 {
         return Err(ctx.field_overflow());
     }
-    if d.month_overflow {
-        return Err(ctx
-            .field_overflow()
-            .with_hint("Perhaps you need a different \"datestyle\" setting."));
-    }
-    if !(1..=12).contains(&m) || day < 1 || day > days_in_month(y, m) {
+    if day > days_in_month(y, m) {
         return Err(ctx.field_overflow());
     }
     let days = ymd_to_date(y, m, day);
@@ -638,10 +644,11 @@ pub fn parse_time(s: &str, settings: &Settings, now: i64) -> Result<i64> {
         Some(_) => return Err(ctx.syntax()),
         None => {}
     }
-    date_of(&d, &ctx, "date")?;
-    if d.time.is_none() {
+    let parts = [d.year.is_some(), d.month.is_some(), d.day.is_some()];
+    if d.time.is_none() || parts.contains(&true) && parts.contains(&false) {
         return Err(ctx.syntax());
     }
+    date_of(&d, &ctx, "date")?;
     time_of(&d, &ctx)
 }
 
