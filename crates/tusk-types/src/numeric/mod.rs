@@ -41,6 +41,7 @@ mod dec;
 pub mod mag;
 mod math;
 mod text;
+mod to_char;
 
 use dec::Dec;
 use std::cmp::Ordering;
