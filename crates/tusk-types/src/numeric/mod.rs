@@ -381,6 +381,8 @@ impl Numeric {
 fn cmp_small(a: i128, sa: u16, b: i128, sb: u16) -> Ordering {
     match sa.cmp(&sb) {
         Ordering::Equal => a.cmp(&b),
+        // Zero rescales to zero at any scale, even where 10^k has no i128.
+        _ if a == 0 || b == 0 => a.signum().cmp(&b.signum()),
         Ordering::Less => match pow10_i128((sb - sa) as u32).and_then(|f| a.checked_mul(f)) {
             Some(x) => x.cmp(&b),
             None => a.signum().cmp(&0),
