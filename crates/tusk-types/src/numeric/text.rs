@@ -67,6 +67,9 @@ impl Numeric {
 /// Parses a decimal at the start of `b`: `None` for a syntax error, else
 /// the value (or the overflow error) and the bytes used.
 fn parse_decimal(b: &[u8]) -> Option<Result<(Numeric, usize)>> {
+    if let Some(fast) = parse_plain(b) {
+        return Some(Ok(fast));
+    }
     let mut i = 0;
     let mut neg = false;
     match b.first() {
@@ -133,6 +136,54 @@ fn parse_decimal(b: &[u8]) -> Option<Result<(Numeric, usize)>> {
         scale: scale as u32,
     };
     Some(d.into_num().map(|n| (n, i)))
+}
+
+/// The common case without allocating: `[-+]digits[.digits]`, no
+/// exponent, at most 38 significant digits (so the unscaled value fits
+/// `i128`). `None` sends the input to the general parser.
+fn parse_plain(b: &[u8]) -> Option<(Numeric, usize)> {
+    let mut i = 0;
+    let neg = match b.first()? {
+        b'-' => {
+            i += 1;
+            true
+        }
+        b'+' => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut v: i128 = 0;
+    let mut digits = 0u32;
+    let mut scale = 0u16;
+    let mut point = false;
+    let mut any = false;
+    while i < b.len() {
+        match b[i] {
+            c @ b'0'..=b'9' => {
+                any = true;
+                if v != 0 || c != b'0' {
+                    digits += 1;
+                }
+                if digits > 38 {
+                    return None;
+                }
+                v = v * 10 + (c - b'0') as i128;
+                if point {
+                    scale += 1;
+                }
+            }
+            b'.' if !point => point = true,
+            b'.' | b'e' | b'E' => return None,
+            _ => break,
+        }
+        i += 1;
+    }
+    if !any || scale as u32 > super::MAX_SCALE {
+        return None;
+    }
+    Some((Numeric::from_parts(if neg { -v } else { v }, scale), i))
 }
 
 /// C's `strtol` on a decimal: optional white space, optional sign, digits.
