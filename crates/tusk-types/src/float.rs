@@ -8,6 +8,15 @@
 //! (`< 6` for `real`), else `d.ddde+XX` with a sign and at least two exponent
 //! digits. Special values print as `NaN`, `Infinity` and `-Infinity`; minus
 //! zero prints as `-0`.
+//!
+//! Input follows `float8in`/`float4in`: C's `strtod` between optional white
+//! space, plus PostgreSQL's own spellings of the special values (`NaN`,
+//! `Infinity`, `inf`, signed, any case). A decimal that overflows, or that
+//! is not zero but rounds to zero, is out of range (22003) quoting the
+//! number without its surrounding white space; subnormal results are
+//! accepted. Anything else is `invalid input syntax` quoting the whole input.
+
+use crate::error::{Result, TypeError};
 
 /// PostgreSQL's float ordering (`float8_cmp_internal`): NaN equals NaN and
 /// sorts above every other value; `-0` equals `0`.
@@ -72,6 +81,114 @@ fn layout(sci: &str, max_exp: i32) -> String {
     format!("{sign}{mantissa}e{esign}{:02}", exp.abs())
 }
 
+/// `double precision` output under `extra_float_digits`: 1 or more prints
+/// the shortest exact form, otherwise `%.{15 + extra}g`.
+pub fn format_float8_digits(v: f64, extra_float_digits: i32) -> String {
+    if extra_float_digits > 0 {
+        return format_float8(v);
+    }
+    format_g(v, (15 + extra_float_digits).max(1) as usize)
+}
+
+/// `real` output under `extra_float_digits` (`%.{6 + extra}g` at 0 or less).
+pub fn format_float4_digits(v: f32, extra_float_digits: i32) -> String {
+    if extra_float_digits > 0 {
+        return format_float4(v);
+    }
+    format_g(v as f64, (6 + extra_float_digits).max(1) as usize)
+}
+
+/// C's `%.{p}g`.
+fn format_g(v: f64, p: usize) -> String {
+    if let Some(s) = special(v.is_nan(), v.is_infinite(), v.is_sign_negative()) {
+        return s.to_string();
+    }
+    let sci = format!("{:.*e}", p - 1, v);
+    let (mant, exp) = sci.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let strip = |m: &str| -> String {
+        if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            m.to_string()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{esign}{:02}", strip(mant), exp.abs());
+    }
+    let decimals = (p as i32 - 1 - exp).max(0) as usize;
+    strip(&format!("{v:.decimals$}"))
+}
+
+/// `float8in`.
+pub fn parse_float8(s: &str) -> Result<f64> {
+    parse_float(s, "double precision", |t| t.parse::<f64>().ok())
+}
+
+/// `float4in`.
+pub fn parse_float4(s: &str) -> Result<f32> {
+    parse_float(s, "real", |t| t.parse::<f32>().ok())
+}
+
+fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+}
+
+fn parse_float<F>(s: &str, ty: &str, parse: impl Fn(&str) -> Option<F>) -> Result<F>
+where
+    F: Copy + PartialEq + Into<f64> + From<f32>,
+{
+    let t = s.trim_matches(is_c_space);
+    let syntax = || TypeError::invalid_input(ty, s);
+    if t.is_empty() {
+        return Err(syntax());
+    }
+    let unsigned = t.trim_start_matches(['+', '-']);
+    if t.len() - unsigned.len() > 1 {
+        return Err(syntax());
+    }
+    let lower = unsigned.to_ascii_lowercase();
+    let decimal = match lower.as_str() {
+        "nan" | "inf" | "infinity" => false,
+        _ if lower.starts_with("0x") => {
+            let hex = &lower[2..];
+            if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(syntax());
+            }
+            let mut v = 0f64;
+            for b in hex.bytes() {
+                v = v * 16.0 + (b as char).to_digit(16).unwrap() as f64;
+            }
+            let v = if t.starts_with('-') { -v } else { v };
+            return parse(&format!("{v:e}")).ok_or_else(syntax);
+        }
+        _ => {
+            // Rust accepts exactly strtod's decimal grammar here, except
+            // that it also knows no hexadecimal (handled above).
+            if !lower
+                .bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'))
+            {
+                return Err(syntax());
+            }
+            true
+        }
+    };
+    let v = parse(t).ok_or_else(syntax)?;
+    if decimal {
+        let f: f64 = v.into();
+        let mantissa = lower.split('e').next().unwrap_or("");
+        let nonzero = mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
+        if f.is_infinite() || (f == 0.0 && nonzero) {
+            return Err(TypeError::out_of_range(format!(
+                "\"{t}\" is out of range for type {ty}"
+            )));
+        }
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +224,59 @@ mod tests {
         for (v, want) in f4 {
             assert_eq!(format_float4(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn extra_float_digits_zero_matches_postgres() {
+        // SET extra_float_digits = 0 in PostgreSQL 15.
+        assert_eq!(format_float8_digits(0.1 + 0.2, 0), "0.3");
+        assert_eq!(format_float8_digits(1.0 / 3.0, 0), "0.333333333333333");
+        assert_eq!(format_float8_digits(1e20, 0), "1e+20");
+        assert_eq!(format_float8_digits(123456.0, 0), "123456");
+        assert_eq!(format_float8_digits(1.5e-7, 0), "1.5e-07");
+        assert_eq!(format_float4_digits(1.0 / 3.0, 0), "0.333333");
+        assert_eq!(format_float8_digits(0.1 + 0.2, 1), "0.30000000000000004");
+    }
+
+    #[test]
+    fn input_matches_postgres() {
+        // Checked against PostgreSQL 15.
+        assert_eq!(parse_float8("0x1A").unwrap(), 26.0);
+        assert_eq!(parse_float8(" -inf ").unwrap(), f64::NEG_INFINITY);
+        assert!(parse_float8("NaN").unwrap().is_nan());
+        assert!(parse_float8("-nan").unwrap().is_nan());
+        assert_eq!(parse_float8("+Inf").unwrap(), f64::INFINITY);
+        assert_eq!(parse_float8("infinity").unwrap(), f64::INFINITY);
+        assert_eq!(parse_float8("1.e5").unwrap(), 1e5);
+        assert_eq!(parse_float8("  1e5  ").unwrap(), 1e5);
+        assert_eq!(format_float8(parse_float8("-0").unwrap()), "-0");
+        assert_eq!(format_float8(parse_float8("4e-320").unwrap()), "4e-320");
+        let e = parse_float8("1e-400").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                "22003",
+                "\"1e-400\" is out of range for type double precision"
+            )
+        );
+        assert_eq!(
+            parse_float8(" 1e400").unwrap_err().message,
+            "\"1e400\" is out of range for type double precision"
+        );
+        assert_eq!(
+            parse_float4("1e-50").unwrap_err().message,
+            "\"1e-50\" is out of range for type real"
+        );
+        let e = parse_float4("abc").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("22P02", "invalid input syntax for type real: \"abc\"")
+        );
+        assert_eq!(
+            parse_float8("").unwrap_err().message,
+            "invalid input syntax for type double precision: \"\""
+        );
+        assert!(parse_float8("1e").is_err());
+        assert!(parse_float8("0e-400").unwrap() == 0.0);
     }
 }
