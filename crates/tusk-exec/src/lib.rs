@@ -9,6 +9,9 @@
 //! |---|---|
 //! | `vector`, `value`, `numeric` | column vectors, single values, the decimal type |
 //! | `expr`, `cast` | scalar expressions, vectorised, with PostgreSQL's error rules |
+//! | `func` | built-in functions, their `pg_proc`-like table and overload resolution |
+//! | `stack` | recursion guard (`stack depth limit exceeded`) |
+//! | `text` | UTF-8 validation of text entering the engine |
 //! | `scan` | heap sequential scan, `generate_series`, literal rows |
 //! | `join`, `hashkey` | inner hash join (resumable pipelined probe, spilling) |
 //! | `slots` | the hash table's slots: open addressing over key tags, chains of equal tags |
@@ -26,6 +29,7 @@ pub mod dml;
 pub mod error;
 pub mod exec;
 pub mod expr;
+pub mod func;
 pub mod hashkey;
 pub mod join;
 pub mod numeric;
@@ -36,6 +40,8 @@ mod shared_table;
 mod slots;
 pub mod sort;
 pub mod spill;
+pub mod stack;
+pub mod text;
 pub mod value;
 pub mod vector;
 

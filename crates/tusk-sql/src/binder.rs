@@ -322,24 +322,17 @@ const CPU_OPERATOR_COST: f64 = 0.0025;
 /// Splits an expression at top-level ANDs.
 fn conjuncts(e: Expr, out: &mut Vec<Expr>) {
     match e {
-        Expr::And(a, b) => {
-            conjuncts(*a, out);
-            conjuncts(*b, out);
+        Expr::And(terms) => {
+            for t in terms {
+                conjuncts(t, out);
+            }
         }
         e => out.push(e),
     }
 }
 
-fn and_all(mut es: Vec<Expr>) -> Option<Expr> {
-    let first = if es.is_empty() {
-        return None;
-    } else {
-        es.remove(0)
-    };
-    Some(
-        es.into_iter()
-            .fold(first, |a, b| Expr::And(Box::new(a), Box::new(b))),
-    )
+fn and_all(es: Vec<Expr>) -> Option<Expr> {
+    Expr::and_all(es)
 }
 
 fn cols_of(e: &Expr) -> Vec<usize> {
@@ -360,8 +353,8 @@ fn selectivity(e: &Expr) -> f64 {
         Expr::Cmp { op: CmpOp::Eq, .. } => 0.005,
         Expr::Cmp { op: CmpOp::Ne, .. } => 0.995,
         Expr::Cmp { .. } => 0.3333,
-        Expr::And(a, b) => selectivity(a) * selectivity(b),
-        Expr::Or(a, b) => (selectivity(a) + selectivity(b)).min(1.0),
+        Expr::And(terms) => terms.iter().map(selectivity).product(),
+        Expr::Or(terms) => terms.iter().map(selectivity).sum::<f64>().min(1.0),
         Expr::IsNull { negated: false, .. } => 0.005,
         _ => 0.5,
     }
@@ -707,19 +700,19 @@ impl<'a> Binder<'a> {
                     }),
                 };
                 let _ = eq;
-                let is = Expr::And(
-                    Box::new(Expr::IsNull {
+                let is = Expr::and(
+                    Expr::IsNull {
                         arg: Box::new(arg.clone()),
                         negated: true,
-                    }),
-                    Box::new(if want { arg } else { Expr::Not(Box::new(arg)) }),
+                    },
+                    if want { arg } else { Expr::Not(Box::new(arg)) },
                 );
-                let v = Expr::And(
-                    Box::new(Expr::IsNull {
+                let v = Expr::and(
+                    Expr::IsNull {
                         arg: Box::new(is.clone()),
                         negated: true,
-                    }),
-                    Box::new(is),
+                    },
+                    is,
                 );
                 Ok(B::known(if negate { Expr::Not(Box::new(v)) } else { v }))
             }
@@ -734,7 +727,7 @@ impl<'a> Binder<'a> {
                 let hi = self.bind(high, scope, mode)?;
                 let ge = self.binary(x.clone(), &A::BinaryOperator::GtEq, lo)?;
                 let le = self.binary(x, &A::BinaryOperator::LtEq, hi)?;
-                let both = Expr::And(Box::new(ge.e), Box::new(le.e));
+                let both = Expr::and(ge.e, le.e);
                 Ok(B::known(negate_if(both, *negated)))
             }
             A::Expr::InList {
@@ -749,7 +742,7 @@ impl<'a> Binder<'a> {
                     let eq = self.binary(x.clone(), &A::BinaryOperator::Eq, it)?.e;
                     acc = Some(match acc {
                         None => eq,
-                        Some(a) => Expr::Or(Box::new(a), Box::new(eq)),
+                        Some(a) => Expr::or(a, eq),
                     });
                 }
                 let any = acc.ok_or_else(|| SqlError::new("syntax error at or near \")\""))?;
@@ -836,12 +829,7 @@ impl<'a> Binder<'a> {
                     t.display_name()
                 ));
             }
-            Ok(B::known(Expr::Arith {
-                op: o,
-                left: Box::new(le),
-                right: Box::new(re),
-                ty: t,
-            }))
+            Ok(B::known(Expr::arith(o, le, re, t)))
         };
         let cmp = |o: CmpOp| -> Result<B> {
             let (le, re, _) = self.unify(l.clone(), r.clone(), o.symbol())?;
@@ -868,9 +856,9 @@ impl<'a> Binder<'a> {
                 let a = self.bool_operand(l, what)?;
                 let b = self.bool_operand(r, what)?;
                 Ok(B::known(if matches!(op, O::And) {
-                    Expr::And(Box::new(a), Box::new(b))
+                    Expr::and(a, b)
                 } else {
-                    Expr::Or(Box::new(a), Box::new(b))
+                    Expr::or(a, b)
                 }))
             }
             O::StringConcat => {
@@ -895,10 +883,7 @@ impl<'a> Binder<'a> {
                         }
                     })
                 };
-                Ok(B::known(Expr::Concat {
-                    left: Box::new(to_text(l)?),
-                    right: Box::new(to_text(r)?),
-                }))
+                Ok(B::known(Expr::concat(to_text(l)?, to_text(r)?)))
             }
             other => err(format!("operator is not supported: {other}")),
         }
