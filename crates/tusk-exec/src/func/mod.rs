@@ -26,6 +26,7 @@
 
 pub mod catalog;
 pub mod format;
+mod libm;
 pub mod math;
 mod md5;
 mod numeric_fns;
@@ -234,3 +235,6 @@ impl Call<'_> {
         live(self.active, i) && !self.nulls.as_ref().is_some_and(|m| m[i])
     }
 }
+
+#[cfg(test)]
+mod tests;
