@@ -10,7 +10,7 @@
 //! compiled patterns. Each batch compiles a pattern once while consecutive
 //! rows share it (the usual case: a constant pattern).
 
-use super::{any_null, live, Expr};
+use super::{live, or_nulls, Expr};
 use crate::error::{sqlstate, ExecError, Result};
 use crate::func::regex::{self, ReFlags};
 use crate::vector::{Batch, Data, Strings, Vector};
@@ -30,6 +30,9 @@ enum LikeToken {
     One,
     /// A literal byte (ASCII-lowercased for ILIKE).
     Lit(u8),
+    /// A `\` ending the pattern: an error if matching reaches it with text
+    /// left, as in PostgreSQL (where `'a' LIKE 'a\'` is simply false).
+    TrailingEscape,
 }
 
 /// Byte length of the UTF-8 character starting with `b`.
@@ -68,12 +71,13 @@ impl LikePattern {
                     tokens.push(LikeToken::One);
                     continue;
                 }
-                '\\' => chars.next().ok_or_else(|| {
-                    ExecError::coded(
-                        sqlstate::INVALID_ESCAPE_SEQUENCE,
-                        "LIKE pattern must not end with escape character",
-                    )
-                })?,
+                '\\' => match chars.next() {
+                    Some(e) => e,
+                    None => {
+                        tokens.push(LikeToken::TrailingEscape);
+                        continue;
+                    }
+                },
                 c => c,
             };
             for &b in lit.encode_utf8(&mut buf).as_bytes() {
@@ -86,7 +90,7 @@ impl LikePattern {
         })
     }
 
-    pub fn matches(&self, s: &str) -> bool {
+    pub fn matches(&self, s: &str) -> Result<bool> {
         let text = s.as_bytes();
         let fold = |b: u8| {
             if self.case_insensitive {
@@ -113,6 +117,12 @@ impl LikePattern {
                     t += 1;
                     p += 1;
                 }
+                Some(LikeToken::TrailingEscape) => {
+                    return Err(ExecError::coded(
+                        sqlstate::INVALID_ESCAPE_SEQUENCE,
+                        "LIKE pattern must not end with escape character",
+                    ))
+                }
                 _ => match star {
                     Some((sp, st)) => {
                         let next = st + utf8_len(text[st]);
@@ -120,11 +130,11 @@ impl LikePattern {
                         t = next;
                         star = Some((sp, next));
                     }
-                    None => return false,
+                    None => return Ok(false),
                 },
             }
         }
-        self.tokens[p..].iter().all(|t| *t == LikeToken::Any)
+        Ok(self.tokens[p..].iter().all(|t| *t == LikeToken::Any))
     }
 }
 
@@ -148,7 +158,7 @@ pub(super) fn eval_like(
     let v = arg.eval_active(batch, active)?;
     let p = pattern.eval_active(batch, active)?;
     let (a, b) = texts(&v, &p, "LIKE")?;
-    let nulls = any_null(&[v.clone(), p.clone()], n);
+    let nulls = or_nulls(&v, &p);
     let mut out = Vec::with_capacity(n);
     let mut cached: Option<(&[u8], LikePattern)> = None;
     for i in 0..n {
@@ -160,7 +170,7 @@ pub(super) fn eval_like(
         if cached.as_ref().is_none_or(|(raw, _)| *raw != pat) {
             cached = Some((pat, LikePattern::compile(b.get_str(i), case_insensitive)?));
         }
-        let m = cached.as_ref().unwrap().1.matches(a.get_str(i));
+        let m = cached.as_ref().unwrap().1.matches(a.get_str(i))?;
         out.push(m != negated);
     }
     Ok(Vector::new(Data::Bool(out), nulls))
@@ -178,7 +188,7 @@ pub(super) fn eval_regex(
     let v = arg.eval_active(batch, active)?;
     let p = pattern.eval_active(batch, active)?;
     let (a, b) = texts(&v, &p, "regular expression match")?;
-    let nulls = any_null(&[v.clone(), p.clone()], n);
+    let nulls = or_nulls(&v, &p);
     let flags = ReFlags {
         case_insensitive,
         ..ReFlags::default()

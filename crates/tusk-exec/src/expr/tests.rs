@@ -22,7 +22,7 @@ fn x4() -> Expr {
 
 #[test]
 fn like() {
-    let m = |p: &str, s: &str| LikePattern::compile(p, false).unwrap().matches(s);
+    let m = |p: &str, s: &str| LikePattern::compile(p, false).unwrap().matches(s).unwrap();
     assert!(m("a%", "abc"));
     assert!(m("%c", "abc"));
     assert!(m("a_c", "abc"));
@@ -35,9 +35,10 @@ fn like() {
     assert!(m("%a%a%", "banana"));
     assert!(m("_", "ñ"));
     assert!(m("%ñ_", "aañé"));
-    assert!(LikePattern::compile("A%", true).unwrap().matches("abc"));
+    let im = |p: &str, s: &str| LikePattern::compile(p, true).unwrap().matches(s).unwrap();
+    assert!(im("A%", "abc"));
     // The C collation folds ASCII only: 'ñ' ILIKE 'Ñ' is false.
-    assert!(!LikePattern::compile("Ñ", true).unwrap().matches("ñ"));
+    assert!(!im("Ñ", "ñ"));
 }
 
 #[test]
@@ -99,4 +100,95 @@ fn three_valued_or() {
     assert_eq!(v.value(0), Value::Bool(true));
     assert_eq!(v.value(1), Value::Null);
     assert_eq!(v.value(2), Value::Null);
+}
+
+/// `'a' OP 'b' [ESCAPE 'e']` as the binder builds it: LIKE's escape through
+/// `like_escape`, SIMILAR TO as `~` over `similar_to_escape`.
+fn pattern_expr(case: &str) -> Expr {
+    use crate::func::tests::{lit, Lit};
+    let ops = [
+        (" not similar to ", "nsim"),
+        (" similar to ", "sim"),
+        (" not ilike ", "nilike"),
+        (" not like ", "nlike"),
+        (" ilike ", "ilike"),
+        (" like ", "like"),
+        (" !~* ", "!~*"),
+        (" !~ ", "!~"),
+        (" ~* ", "~*"),
+        (" ~ ", "~"),
+    ];
+    let (op_text, op) = ops.iter().find(|(t, _)| case.contains(t)).unwrap();
+    let (l, rest) = case.split_once(op_text).unwrap();
+    let (r, esc) = match rest.split_once(" escape ") {
+        Some((r, e)) => (r, Some(e)),
+        None => (rest, None),
+    };
+    let text = |s: &str| match lit(s) {
+        Lit::Unknown(Some(t)) => Expr::constant(Value::Text(t), DataType::Text),
+        other => panic!("not a string literal: {other:?}"),
+    };
+    let (arg, pat) = (Box::new(text(l)), text(r));
+    let esc = esc.map(text);
+    let negated = op.starts_with('n') || op.starts_with('!');
+    match *op {
+        "like" | "nlike" | "ilike" | "nilike" => Expr::Like {
+            arg,
+            pattern: Box::new(match esc {
+                Some(e) => Expr::call(Func::LikeEscape, vec![pat, e], DataType::Text),
+                None => pat,
+            }),
+            negated,
+            case_insensitive: op.contains("ilike"),
+        },
+        "sim" | "nsim" => {
+            let mut args = vec![pat];
+            args.extend(esc);
+            Expr::Regex {
+                arg,
+                pattern: Box::new(Expr::call(Func::SimilarToEscape, args, DataType::Text)),
+                negated,
+                case_insensitive: false,
+            }
+        }
+        _ => Expr::Regex {
+            arg,
+            pattern: Box::new(pat),
+            negated,
+            case_insensitive: op.ends_with('*'),
+        },
+    }
+}
+
+#[test]
+fn patterns_match_postgres() {
+    use crate::func::tests::show_error;
+    let cases = include_str!("pg15_patterns.tsv");
+    let mut failures = Vec::new();
+    for line in cases.lines() {
+        let (case, want) = line.split_once('\t').unwrap();
+        let got = match pattern_expr(case).eval_const() {
+            Ok(v) => v.to_text().unwrap_or_else(|| "<NULL>".into()),
+            Err(e) => show_error(e),
+        };
+        if got != want {
+            failures.push(format!("{case}\n   want: {want}\n    got: {got}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ from PostgreSQL 15:\n{}",
+        failures.len(),
+        cases.lines().count(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn unsupported_regex_features_are_errors_not_wrong_answers() {
+    // PostgreSQL 15 answers t to both.
+    for case in ["'aa' ~ '(a)\\1'", "'a' ~ '(?=a)'"] {
+        let e = pattern_expr(case).eval_const().unwrap_err();
+        assert_eq!(e.code, "0A000", "{case}: {}", e.message);
+    }
 }

@@ -237,4 +237,4 @@ impl Call<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -18,15 +18,19 @@ use tusk_storage::DataType;
 
 /// A literal of the test language.
 #[derive(Debug, Clone)]
-enum Lit {
+pub(crate) enum Lit {
     /// A quoted string or NULL, of type unknown.
     Unknown(Option<String>),
     Typed(Value, DataType),
 }
 
-fn unquote(s: &str) -> Option<String> {
+pub(crate) fn unquote(s: &str) -> Option<String> {
     if let Some(body) = s.strip_prefix("E'").and_then(|b| b.strip_suffix('\'')) {
-        return Some(body.replace("''", "'").replace("\\n", "\n"));
+        return Some(
+            body.replace("''", "'")
+                .replace("\\n", "\n")
+                .replace("\\b", "\u{8}"),
+        );
     }
     let body = s.strip_prefix('\'')?.strip_suffix('\'')?;
     Some(body.replace("''", "'"))
@@ -34,7 +38,7 @@ fn unquote(s: &str) -> Option<String> {
 
 /// Parses `text` as a value of type `ty` (what the binder does with an
 /// unknown literal or a `::type` cast of a string).
-fn parse_as(text: &str, ty: DataType) -> Value {
+pub(crate) fn parse_as(text: &str, ty: DataType) -> Value {
     match ty {
         DataType::Int2 => Value::Int2(text.parse().unwrap()),
         DataType::Int4 => Value::Int4(text.parse().unwrap()),
@@ -47,7 +51,7 @@ fn parse_as(text: &str, ty: DataType) -> Value {
     }
 }
 
-fn lit(arg: &str) -> Lit {
+pub(crate) fn lit(arg: &str) -> Lit {
     let arg = arg.trim();
     if arg == "NULL" {
         return Lit::Unknown(None);
@@ -109,7 +113,7 @@ fn split_args(s: &str) -> Vec<String> {
     out
 }
 
-fn show_error(e: ExecError) -> String {
+pub(crate) fn show_error(e: ExecError) -> String {
     let mut s = format!("ERROR {}: {}", e.code, e.message);
     if let Some(h) = e.hint {
         s += &format!(" HINT {h}");
