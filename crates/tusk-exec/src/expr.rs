@@ -255,9 +255,12 @@ impl Expr {
     fn nary(terms: impl IntoIterator<Item = Expr>, is_and: bool) -> Option<Expr> {
         let mut out = Vec::new();
         for t in terms {
+            let same = matches!((&t, is_and), (Expr::And(_), true) | (Expr::Or(_), false));
             match t {
-                Expr::And(v) if is_and => out.extend(v),
-                Expr::Or(v) if !is_and => out.extend(v),
+                // Reuse the first term's vector, so that appending to a
+                // chain is amortised O(1), not a copy of the chain.
+                Expr::And(v) | Expr::Or(v) if same && out.is_empty() => out = v,
+                Expr::And(v) | Expr::Or(v) if same => out.extend(v),
                 t => out.push(t),
             }
         }
