@@ -332,9 +332,49 @@ const OTHER: &[Oper] = &[
     },
 ];
 
-/// Every binary operator overload (without the date/time arithmetic, which
-/// the types helper adds with its kernels).
-pub static OPERATORS: &[&[Oper]] = &[ARITH, COMPARE, OTHER];
+macro_rules! opers {
+    ($($name:literal $l:ident $r:ident $ret:ident),* $(,)?) => {
+        &[$(Oper { name: $name, left: D::$l, right: D::$r, ret: D::$ret },)*]
+    };
+}
+
+/// Date and time arithmetic, and comparisons across date/time types
+/// (the kernels are the types helper's; resolution needs the rows so that,
+/// as in PostgreSQL, `'1' + '1'` is ambiguous rather than numeric).
+const DATETIME: &[Oper] = opers![
+    "+" Date Int4 Date, "+" Int4 Date Date, "-" Date Int4 Date, "-" Date Date Int4,
+    "+" Date Interval Timestamp, "+" Interval Date Timestamp, "-" Date Interval Timestamp,
+    "+" Date Time Timestamp, "+" Time Date Timestamp,
+    "+" Timestamp Interval Timestamp, "+" Interval Timestamp Timestamp,
+    "-" Timestamp Interval Timestamp, "-" Timestamp Timestamp Interval,
+    "+" TimestampTz Interval TimestampTz, "+" Interval TimestampTz TimestampTz,
+    "-" TimestampTz Interval TimestampTz, "-" TimestampTz TimestampTz Interval,
+    "+" Time Interval Time, "+" Interval Time Time, "-" Time Interval Time,
+    "-" Time Time Interval,
+    "+" Interval Interval Interval, "-" Interval Interval Interval,
+    "*" Interval Float8 Interval, "*" Float8 Interval Interval, "/" Interval Float8 Interval,
+];
+
+macro_rules! cross_cmp {
+    ($($l:ident $r:ident),*) => {
+        &[$(
+            Oper { name: "=", left: D::$l, right: D::$r, ret: D::Bool },
+            Oper { name: "<>", left: D::$l, right: D::$r, ret: D::Bool },
+            Oper { name: "<", left: D::$l, right: D::$r, ret: D::Bool },
+            Oper { name: "<=", left: D::$l, right: D::$r, ret: D::Bool },
+            Oper { name: ">", left: D::$l, right: D::$r, ret: D::Bool },
+            Oper { name: ">=", left: D::$l, right: D::$r, ret: D::Bool },
+        )*]
+    };
+}
+
+const DATETIME_CMP: &[Oper] = cross_cmp!(
+    Date Timestamp, Timestamp Date, Date TimestampTz, TimestampTz Date,
+    Timestamp TimestampTz, TimestampTz Timestamp
+);
+
+/// Every binary operator overload.
+pub static OPERATORS: &[&[Oper]] = &[ARITH, COMPARE, OTHER, DATETIME, DATETIME_CMP];
 
 /// The binary operators named `name`.
 pub fn opers_named(name: &str) -> impl Iterator<Item = &'static Oper> + '_ {

@@ -350,21 +350,28 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
             }
         },
     };
-    // Widen cross-type operands to one type (the result's, for arithmetic;
-    // the wider operand's, for comparisons).
+    // Widen cross-type numeric operands, and comparisons between types
+    // with an implicit cast, to one type (what tusk's kernels take); other
+    // mixed operators (`date + integer`) keep their own operand types.
     let (l, r) = (chosen.arg_types[0], chosen.arg_types[1]);
+    let numeric = category(l) == Category::Numeric && category(r) == Category::Numeric;
     let common = if l == r {
-        l
-    } else if chosen.ret != DataType::Bool {
-        chosen.ret
-    } else if implicit_cast(l, r) {
-        r
+        Some(l)
+    } else if numeric && chosen.ret != DataType::Bool {
+        Some(chosen.ret)
+    } else if chosen.ret == DataType::Bool && implicit_cast(l, r) {
+        Some(r)
+    } else if chosen.ret == DataType::Bool && implicit_cast(r, l) {
+        Some(l)
     } else {
-        l
+        None
     };
     Ok(Resolved {
         func: None,
-        arg_types: vec![common, common],
+        arg_types: match common {
+            Some(t) => vec![t, t],
+            None => vec![l, r],
+        },
         ret: chosen.ret,
     })
 }

@@ -8,7 +8,7 @@
 //! `x::type`), resolves the function with [`resolve`], evaluates it as a
 //! constant and compares the text.
 
-use super::resolve::{resolve, ArgType};
+use super::resolve::{resolve, resolve_operator, ArgType};
 use crate::error::ExecError;
 use crate::expr::Expr;
 use crate::numeric::Numeric;
@@ -68,6 +68,7 @@ pub(crate) fn lit(arg: &str) -> Lit {
             "float8" => (DataType::Float8, 0),
             "numeric" => (DataType::Numeric, 0),
             "text" => (DataType::Text, 0),
+            "varchar" => (DataType::Varchar, 0),
             t => {
                 let n = t.strip_prefix("char(").and_then(|r| r.strip_suffix(')'));
                 (DataType::Bpchar, n.unwrap().parse::<usize>().unwrap())
@@ -121,21 +122,26 @@ pub(crate) fn show_error(e: ExecError) -> String {
     s
 }
 
-/// Resolves and evaluates `call`, printing the result as psql would.
-fn run(call: &str) -> String {
+/// The function name, literals and argument types of `call`.
+fn parse_call(call: &str) -> (&str, Vec<Lit>, Vec<ArgType>) {
     let open = call.find('(').unwrap();
-    let name = &call[..open];
     let args: Vec<Lit> = split_args(&call[open + 1..call.len() - 1])
         .iter()
         .map(|a| lit(a))
         .collect();
-    let types: Vec<ArgType> = args
+    let types = args
         .iter()
         .map(|a| match a {
             Lit::Unknown(_) => ArgType::Unknown,
             Lit::Typed(_, t) => ArgType::Known(*t),
         })
         .collect();
+    (&call[..open], args, types)
+}
+
+/// Resolves and evaluates `call`, printing the result as psql would.
+fn run(call: &str) -> String {
+    let (name, args, types) = parse_call(call);
     let r = match resolve(name, &types) {
         Ok(r) => r,
         Err(e) => return show_error(e),
@@ -281,4 +287,75 @@ fn volatility_and_constants() {
     );
     assert!(abs.is_constant() && abs.is_strict());
     assert_eq!(abs.eval_const().unwrap(), Value::Int4(3));
+}
+
+#[test]
+fn resolution_matches_postgres() {
+    // pg15_resolve.tsv: a call and PostgreSQL 15's `pg_typeof(call)` (or its
+    // error): the overload chosen, seen through its result type.
+    let cases = include_str!("pg15_resolve.tsv");
+    let mut failures = Vec::new();
+    for line in cases.lines() {
+        let (call, want) = line.split_once('\t').unwrap();
+        let (name, _, types) = parse_call(call);
+        let got = match resolve(name, &types) {
+            Ok(r) => r.ret.display_name().to_string(),
+            Err(e) => show_error(e),
+        };
+        if got != want {
+            failures.push(format!("{call}\n   want: {want}\n    got: {got}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} resolutions differ from PostgreSQL 15:\n{}",
+        failures.len(),
+        cases.lines().count(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn operator_resolution_matches_postgres() {
+    // pg15_operators.tsv: `left op right` and PostgreSQL 15's
+    // `pg_typeof(left op right)` (or its error).
+    let cases = include_str!("pg15_operators.tsv");
+    let mut failures = Vec::new();
+    let arg_type = |s: &str| match lit(s) {
+        Lit::Unknown(_) => ArgType::Unknown,
+        Lit::Typed(_, t) => ArgType::Known(t),
+    };
+    for line in cases.lines() {
+        let (expr, want) = line.split_once('\t').unwrap();
+        let mut parts = expr.splitn(3, ' ');
+        let (l, op, r) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let got = match resolve_operator(op, arg_type(l), arg_type(r)) {
+            Ok(res) => res.ret.display_name().to_string(),
+            Err(e) => show_error(e),
+        };
+        if got != want {
+            failures.push(format!("{expr}\n   want: {want}\n    got: {got}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} operators differ from PostgreSQL 15:\n{}",
+        failures.len(),
+        cases.lines().count(),
+        failures.join("\n")
+    );
+    // The operand types to cast to: both sides of one type.
+    let k = ArgType::Known;
+    let r = resolve_operator("=", k(DataType::Bpchar), ArgType::Unknown).unwrap();
+    assert_eq!(r.arg_types, [DataType::Bpchar, DataType::Bpchar]);
+    let r = resolve_operator("=", k(DataType::Bpchar), k(DataType::Text)).unwrap();
+    assert_eq!(r.arg_types, [DataType::Text, DataType::Text]);
+    let r = resolve_operator("+", k(DataType::Int4), k(DataType::Int8)).unwrap();
+    assert_eq!(r.arg_types, [DataType::Int8, DataType::Int8]);
+    let r = resolve_operator("<", k(DataType::Int4), k(DataType::Numeric)).unwrap();
+    assert_eq!(r.arg_types, [DataType::Numeric, DataType::Numeric]);
 }
