@@ -166,8 +166,8 @@ impl Acc {
                 for i in 0..n {
                     if live(i) {
                         sum[g(i)] = sum[g(i)]
-                            .checked_add(num_at(a, i))
-                            .map_err(ExecError::new)?;
+                            .checked_add(&num_at(a, i))
+                            .map_err(ExecError::from)?;
                         seen[g(i)] = true;
                     }
                 }
@@ -177,8 +177,8 @@ impl Acc {
                 for i in 0..n {
                     if live(i) {
                         sum[g(i)] = sum[g(i)]
-                            .checked_add(num_at(a, i))
-                            .map_err(ExecError::new)?;
+                            .checked_add(&num_at(a, i))
+                            .map_err(ExecError::from)?;
                         cnt[g(i)] += 1;
                     }
                 }
@@ -238,7 +238,7 @@ impl Acc {
                 }
                 Acc::SumNum { sum, seen } => {
                     if seen[k] {
-                        Value::Numeric(sum[k])
+                        Value::Numeric(sum[k].clone())
                     } else {
                         Value::Null
                     }
@@ -249,8 +249,8 @@ impl Acc {
                     } else {
                         Value::Numeric(
                             Numeric::from_i128(sum[k])
-                                .checked_div(Numeric::from_i64(n[k]))
-                                .map_err(ExecError::new)?,
+                                .checked_div(&Numeric::from_i64(n[k]))
+                                .map_err(ExecError::from)?,
                         )
                     }
                 }
@@ -260,8 +260,8 @@ impl Acc {
                     } else {
                         Value::Numeric(
                             sum[k]
-                                .checked_div(Numeric::from_i64(n[k]))
-                                .map_err(ExecError::new)?,
+                                .checked_div(&Numeric::from_i64(n[k]))
+                                .map_err(ExecError::from)?,
                         )
                     }
                 }
@@ -290,7 +290,7 @@ fn int_at(v: &Vector, i: usize) -> i64 {
 #[inline]
 fn num_at(v: &Vector, i: usize) -> Numeric {
     match &v.data {
-        Data::Numeric(d) => d[i],
+        Data::Numeric(d) => d[i].clone(),
         Data::Int4(d) => Numeric::from_i64(d[i] as i64),
         Data::Int8(d) => Numeric::from_i64(d[i]),
         _ => Numeric::from_i64(0),

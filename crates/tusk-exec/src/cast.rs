@@ -1,6 +1,6 @@
 //! Conversions between types, with PostgreSQL's rules and messages.
 
-use crate::error::{int4_out_of_range, int8_out_of_range, ExecError, Result};
+use crate::error::{int4_out_of_range, ExecError, Result};
 use crate::numeric::Numeric;
 use crate::value::Value;
 use tusk_storage::DataType;
@@ -84,10 +84,6 @@ pub fn parse_numeric(s: &str) -> Result<Numeric> {
     Numeric::parse(s).ok_or_else(|| syntax("numeric", s))
 }
 
-fn numeric_to_i64(n: Numeric) -> Result<i64> {
-    i64::try_from(n.round_to_i128()).map_err(|_| int8_out_of_range())
-}
-
 /// Casts one value.
 pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
     use Value as V;
@@ -107,11 +103,9 @@ pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
         (V::Int8(x), DataType::Int8) => V::Int8(*x),
         (V::Int8(x), DataType::Numeric) => V::Numeric(Numeric::from_i64(*x)),
         (V::Int8(x), DataType::Text) => V::Text(x.to_string()),
-        (V::Numeric(n), DataType::Int4) => {
-            V::Int4(i32::try_from(n.round_to_i128()).map_err(|_| int4_out_of_range())?)
-        }
-        (V::Numeric(n), DataType::Int8) => V::Int8(numeric_to_i64(*n)?),
-        (V::Numeric(n), DataType::Numeric) => V::Numeric(*n),
+        (V::Numeric(n), DataType::Int4) => V::Int4(n.to_i32()?),
+        (V::Numeric(n), DataType::Int8) => V::Int8(n.to_i64()?),
+        (V::Numeric(n), DataType::Numeric) => V::Numeric(n.clone()),
         (V::Numeric(n), DataType::Text) => V::Text(n.to_string()),
         (V::Text(s), DataType::Bool) => V::Bool(parse_bool(s)?),
         (V::Text(s), DataType::Int4) => V::Int4(parse_int4(s)?),

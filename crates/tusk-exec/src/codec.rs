@@ -4,8 +4,9 @@
 //! encode each fixed-width element type the same way: little endian,
 //! unaligned, `WIDTH` bytes. One trait serves every element type, so the
 //! row encoders are written once, generically, instead of once per type.
+//! `numeric` is not here: its values have no fixed width (see
+//! `Numeric::encode`).
 
-use crate::numeric::Numeric;
 use tusk_types::Interval;
 
 pub trait FixedCodec: Copy + Default {
@@ -42,22 +43,6 @@ impl FixedCodec for bool {
     #[inline(always)]
     fn get(b: &[u8]) -> Self {
         b[0] != 0
-    }
-}
-
-impl FixedCodec for Numeric {
-    const WIDTH: usize = 18;
-    #[inline(always)]
-    fn put(self, out: &mut [u8]) {
-        out[..16].copy_from_slice(&self.unscaled.to_le_bytes());
-        out[16..18].copy_from_slice(&self.scale.to_le_bytes());
-    }
-    #[inline(always)]
-    fn get(b: &[u8]) -> Self {
-        Numeric {
-            unscaled: i128::from_le_bytes(b[..16].try_into().unwrap()),
-            scale: u16::from_le_bytes([b[16], b[17]]),
-        }
     }
 }
 
@@ -113,7 +98,6 @@ mod tests {
         round_trip(i64::MAX);
         round_trip(-1.5f32);
         round_trip(f64::MIN_POSITIVE);
-        round_trip(Numeric::parse("-123.4500").unwrap());
         let iv = Interval::new(-3, 4, -5);
         let mut b = Vec::new();
         push(&mut b, iv);

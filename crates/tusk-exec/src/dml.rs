@@ -44,7 +44,13 @@ pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operato
                     Data::Interval(d) => {
                         tb.push_interval(d[row].micros, d[row].days, d[row].months)
                     }
-                    Data::Numeric(d) => tb.push_numeric(d[row].unscaled, d[row].scale),
+                    Data::Numeric(d) => match d[row].to_storage_parts() {
+                        Some((unscaled, scale)) => tb.push_numeric(unscaled, scale),
+                        None => return Err(ExecError::coded(
+                            crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                            "numeric values of more than 38 digits cannot be stored in a table yet",
+                        )),
+                    },
                     Data::Text(d) => {
                         let s = d.get_str(row);
                         match def.ty {

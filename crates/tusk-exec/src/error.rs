@@ -131,6 +131,17 @@ impl From<tusk_storage::StorageError> for ExecError {
     }
 }
 
+impl From<tusk_types::TypeError> for ExecError {
+    fn from(e: tusk_types::TypeError) -> Self {
+        ExecError {
+            code: e.code,
+            message: e.message,
+            detail: e.detail,
+            hint: e.hint,
+        }
+    }
+}
+
 pub type Result<T> = std::result::Result<T, ExecError>;
 
 pub fn int2_out_of_range() -> ExecError {

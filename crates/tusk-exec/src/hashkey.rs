@@ -72,11 +72,7 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
             Data::Float4(d) => out.extend_from_slice(&canonical_float(d[i] as f64).to_le_bytes()),
             Data::Float8(d) => out.extend_from_slice(&canonical_float(d[i]).to_le_bytes()),
             Data::Interval(d) => out.extend_from_slice(&d[i].cmp_key().to_le_bytes()),
-            Data::Numeric(d) => {
-                let n = d[i].normalized();
-                out.extend_from_slice(&n.unscaled.to_le_bytes());
-                out.extend_from_slice(&n.scale.to_le_bytes());
-            }
+            Data::Numeric(d) => d[i].write_key(out),
             Data::Text(d) => {
                 let s = d.get(i);
                 out.extend_from_slice(&(s.len() as u32).to_le_bytes());

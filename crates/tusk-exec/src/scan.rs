@@ -324,10 +324,9 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
         (Data::Interval(d), Attr::Interval(us, days, months)) => {
             d.push(tusk_types::Interval::new(months, days, us))
         }
-        (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(crate::numeric::Numeric {
-            unscaled: u,
-            scale: s,
-        }),
+        (Data::Numeric(d), Attr::Numeric(u, s)) => {
+            d.push(crate::numeric::Numeric::from_storage_parts(u, s))
+        }
         (data, _) => data.push_default(),
     }
     v.push_null_flag(before, matches!(a, Attr::Null));

@@ -22,6 +22,7 @@
 
 use crate::codec::{self, FixedCodec};
 use crate::error::{ExecError, Result};
+use crate::numeric::Numeric;
 use crate::vector::{with_fixed, Batch, Data, Vector};
 use std::cell::Cell;
 use std::fs::File;
@@ -368,7 +369,7 @@ pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
             buf[bitmap_at + c / 8] |= 1 << (c % 8);
             continue;
         }
-        with_fixed!(&col.data, d => codec::push(buf, d[row]), d => {
+        with_fixed!(&col.data, d => codec::push(buf, d[row]), d => d[row].encode(buf), d => {
             let s = d.get(row);
             buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
             buf.extend_from_slice(s);
@@ -386,7 +387,7 @@ pub fn encode_rows(batch: &Batch, out: &mut Vec<u8>, ends: &mut Vec<usize>) {
     let cols = &batch.columns;
     let width = |c: &Vector| match &c.data {
         _ if c.nulls.is_some() => None,
-        data => with_fixed!(data, d => Some(codec::width_of(d)), _s => None),
+        data => with_fixed!(data, d => Some(codec::width_of(d)), _n => None, _s => None),
     };
     let widths: Option<Vec<usize>> = cols.iter().map(width).collect();
     let Some(widths) = widths else {
@@ -403,6 +404,7 @@ pub fn encode_rows(batch: &Batch, out: &mut Vec<u8>, ends: &mut Vec<usize>) {
     for (c, cw) in cols.iter().zip(&widths) {
         let slots = out[at..].chunks_mut(w);
         with_fixed!(&c.data, d => slots.zip(d).for_each(|(o, v)| v.put(o)),
+            _n => unreachable!("numeric has no fixed width"),
             _s => unreachable!("text has no fixed width"));
         at += cw;
     }
@@ -422,6 +424,14 @@ pub fn decode_row(row: &[u8], cols: &mut [Vector]) {
             } else {
                 d.push(FixedCodec::get(&row[p..]));
                 p += codec::width_of(d);
+            }
+        }, d => {
+            if null {
+                d.push(Numeric::zero());
+            } else {
+                let (v, used) = Numeric::decode(&row[p..]);
+                d.push(v);
+                p += used;
             }
         }, d => {
             if null {
@@ -499,10 +509,11 @@ mod tests {
                     Value::Int4(i)
                 },
                 Value::Text("x".repeat((i % 50) as usize)),
-                Value::Numeric(Numeric {
-                    unscaled: i as i128 * 3,
-                    scale: 1,
-                }),
+                if i % 11 == 0 {
+                    Value::Numeric(Numeric::from_text("1e60").unwrap())
+                } else {
+                    Value::Numeric(Numeric::from_parts(i as i128 * 3, 1))
+                },
                 if i % 5 == 0 {
                     Value::Null
                 } else {

@@ -96,8 +96,13 @@ pub enum Data {
 
 /// Runs `$body` with `$v` bound to the typed array of every fixed-width
 /// variant of `$data` (by `$pat` binding mode), and `$text` for strings.
+/// The four-armed form sends `numeric` (whose values may own heap memory,
+/// so are `Clone` but not `Copy`) to its own arm `$num` instead.
 macro_rules! with_fixed {
     ($data:expr, $v:ident => $body:expr, $s:ident => $text:expr) => {
+        with_fixed!($data, $v => $body, $v => $body, $s => $text)
+    };
+    ($data:expr, $v:ident => $body:expr, $n:ident => $num:expr, $s:ident => $text:expr) => {
         match $data {
             Data::Bool($v) => $body,
             Data::Int2($v) => $body,
@@ -105,7 +110,7 @@ macro_rules! with_fixed {
             Data::Int8($v) => $body,
             Data::Float4($v) => $body,
             Data::Float8($v) => $body,
-            Data::Numeric($v) => $body,
+            Data::Numeric($n) => $num,
             Data::Interval($v) => $body,
             Data::Text($s) => $text,
         }
@@ -118,6 +123,9 @@ pub(crate) use with_fixed;
 /// or `$text` for strings.
 macro_rules! map_fixed {
     ($like:expr, $v:ident => $make:expr, $s:ident => $text:expr) => {
+        map_fixed!($like, $v => $make, $v => $make, $s => $text)
+    };
+    ($like:expr, $v:ident => $make:expr, $n:ident => $num:expr, $s:ident => $text:expr) => {
         match $like {
             Data::Bool($v) => Data::Bool($make),
             Data::Int2($v) => Data::Int2($make),
@@ -125,7 +133,7 @@ macro_rules! map_fixed {
             Data::Int8($v) => Data::Int8($make),
             Data::Float4($v) => Data::Float4($make),
             Data::Float8($v) => Data::Float8($make),
-            Data::Numeric($v) => Data::Numeric($make),
+            Data::Numeric($n) => Data::Numeric($num),
             Data::Interval($v) => Data::Interval($make),
             Data::Text($s) => Data::Text($text),
         }
@@ -299,7 +307,7 @@ impl Vector {
         }
         out.push_value(v);
         let one = out.data;
-        let data = map_fixed!(one, d => vec![d[0]; n], s => s);
+        let data = map_fixed!(one, d => vec![d.into_iter().next().expect("one value"); n], s => s);
         Vector { data, nulls: None }
     }
 
@@ -328,7 +336,7 @@ impl Vector {
             (Data::Int8(v), _) => Value::Int8(v[i]),
             (Data::Float4(v), _) => Value::Float4(v[i]),
             (Data::Float8(v), _) => Value::Float8(v[i]),
-            (Data::Numeric(v), _) => Value::Numeric(v[i]),
+            (Data::Numeric(v), _) => Value::Numeric(v[i].clone()),
             (Data::Interval(v), _) => Value::Interval(v[i]),
             (Data::Text(v), _) => Value::Text(v.get_str(i).to_string()),
         }
@@ -358,7 +366,7 @@ impl Vector {
             ) => d.push(*x),
             (Data::Float4(d), Value::Float4(x)) => d.push(*x),
             (Data::Float8(d), Value::Float8(x)) => d.push(*x),
-            (Data::Numeric(d), Value::Numeric(x)) => d.push(*x),
+            (Data::Numeric(d), Value::Numeric(x)) => d.push(x.clone()),
             (Data::Interval(d), Value::Interval(x)) => d.push(*x),
             (Data::Text(d), Value::Text(x)) => d.push(x.as_bytes()),
             (d, _) => {
@@ -395,7 +403,7 @@ impl Vector {
             (Data::Int8(d), Data::Int8(s)) => d.push(s[i]),
             (Data::Float4(d), Data::Float4(s)) => d.push(s[i]),
             (Data::Float8(d), Data::Float8(s)) => d.push(s[i]),
-            (Data::Numeric(d), Data::Numeric(s)) => d.push(s[i]),
+            (Data::Numeric(d), Data::Numeric(s)) => d.push(s[i].clone()),
             (Data::Interval(d), Data::Interval(s)) => d.push(s[i]),
             (Data::Text(d), Data::Text(s)) => d.push(s.get(i)),
             _ => panic!("push_from between vectors of different types"),
@@ -407,6 +415,7 @@ impl Vector {
     pub fn gather(&self, idx: &[u32]) -> Vector {
         let data = map_fixed!(&self.data,
         v => idx.iter().map(|&i| v[i as usize]).collect(),
+        v => idx.iter().map(|&i| v[i as usize].clone()).collect(),
         v => {
             let mut s = Strings::with_capacity(idx.len(), idx.len() * 8);
             for &i in idx {

@@ -35,7 +35,7 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             Value::Bool(b) => b.to_string(),
             Value::Int4(v) if *v >= 0 => v.to_string(),
             Value::Int8(v) if *v >= 0 => v.to_string(),
-            Value::Numeric(n) if n.unscaled >= 0 => n.to_string(),
+            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => n.to_string(),
             Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
             other => format!(
                 "'{}'::{}",

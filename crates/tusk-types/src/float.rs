@@ -8,6 +8,15 @@
 //! (`< 6` for `real`), else `d.ddde+XX` with a sign and at least two exponent
 //! digits. Special values print as `NaN`, `Infinity` and `-Infinity`; minus
 //! zero prints as `-0`.
+//!
+//! Input follows `float8in`/`float4in`: C's `strtod` between optional white
+//! space, plus PostgreSQL's own spellings of the special values (`NaN`,
+//! `Infinity`, `inf`, signed, any case). A decimal that overflows, or that
+//! is not zero but rounds to zero, is out of range (22003) quoting the
+//! number without its surrounding white space; subnormal results are
+//! accepted. Anything else is `invalid input syntax` quoting the whole input.
+
+use crate::error::{Result, TypeError};
 
 /// PostgreSQL's float ordering (`float8_cmp_internal`): NaN equals NaN and
 /// sorts above every other value; `-0` equals `0`.
@@ -72,6 +81,74 @@ fn layout(sci: &str, max_exp: i32) -> String {
     format!("{sign}{mantissa}e{esign}{:02}", exp.abs())
 }
 
+/// `float8in`.
+pub fn parse_float8(s: &str) -> Result<f64> {
+    parse_float(s, "double precision", |t| t.parse::<f64>().ok())
+}
+
+/// `float4in`.
+pub fn parse_float4(s: &str) -> Result<f32> {
+    parse_float(s, "real", |t| t.parse::<f32>().ok())
+}
+
+fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+}
+
+fn parse_float<F>(s: &str, ty: &str, parse: impl Fn(&str) -> Option<F>) -> Result<F>
+where
+    F: Copy + PartialEq + Into<f64> + From<f32>,
+{
+    let t = s.trim_matches(is_c_space);
+    let syntax = || TypeError::invalid_input(ty, s);
+    if t.is_empty() {
+        return Err(syntax());
+    }
+    let unsigned = t.trim_start_matches(['+', '-']);
+    if t.len() - unsigned.len() > 1 {
+        return Err(syntax());
+    }
+    let lower = unsigned.to_ascii_lowercase();
+    let decimal = match lower.as_str() {
+        "nan" | "inf" | "infinity" => false,
+        _ if lower.starts_with("0x") => {
+            let hex = &lower[2..];
+            if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(syntax());
+            }
+            let mut v = 0f64;
+            for b in hex.bytes() {
+                v = v * 16.0 + (b as char).to_digit(16).unwrap() as f64;
+            }
+            let v = if t.starts_with('-') { -v } else { v };
+            return parse(&format!("{v:e}")).ok_or_else(syntax);
+        }
+        _ => {
+            // Rust accepts exactly strtod's decimal grammar here, except
+            // that it also knows no hexadecimal (handled above).
+            if !lower
+                .bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'))
+            {
+                return Err(syntax());
+            }
+            true
+        }
+    };
+    let v = parse(t).ok_or_else(syntax)?;
+    if decimal {
+        let f: f64 = v.into();
+        let mantissa = lower.split('e').next().unwrap_or("");
+        let nonzero = mantissa.bytes().any(|b| matches!(b, b'1'..=b'9'));
+        if f.is_infinite() || (f == 0.0 && nonzero) {
+            return Err(TypeError::out_of_range(format!(
+                "\"{t}\" is out of range for type {ty}"
+            )));
+        }
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +184,47 @@ mod tests {
         for (v, want) in f4 {
             assert_eq!(format_float4(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn input_matches_postgres() {
+        // Checked against PostgreSQL 15.
+        assert_eq!(parse_float8("0x1A").unwrap(), 26.0);
+        assert_eq!(parse_float8(" -inf ").unwrap(), f64::NEG_INFINITY);
+        assert!(parse_float8("NaN").unwrap().is_nan());
+        assert!(parse_float8("-nan").unwrap().is_nan());
+        assert_eq!(parse_float8("+Inf").unwrap(), f64::INFINITY);
+        assert_eq!(parse_float8("infinity").unwrap(), f64::INFINITY);
+        assert_eq!(parse_float8("1.e5").unwrap(), 1e5);
+        assert_eq!(parse_float8("  1e5  ").unwrap(), 1e5);
+        assert_eq!(format_float8(parse_float8("-0").unwrap()), "-0");
+        assert_eq!(format_float8(parse_float8("4e-320").unwrap()), "4e-320");
+        let e = parse_float8("1e-400").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                "22003",
+                "\"1e-400\" is out of range for type double precision"
+            )
+        );
+        assert_eq!(
+            parse_float8(" 1e400").unwrap_err().message,
+            "\"1e400\" is out of range for type double precision"
+        );
+        assert_eq!(
+            parse_float4("1e-50").unwrap_err().message,
+            "\"1e-50\" is out of range for type real"
+        );
+        let e = parse_float4("abc").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("22P02", "invalid input syntax for type real: \"abc\"")
+        );
+        assert_eq!(
+            parse_float8("").unwrap_err().message,
+            "invalid input syntax for type double precision: \"\""
+        );
+        assert!(parse_float8("1e").is_err());
+        assert!(parse_float8("0e-400").unwrap() == 0.0);
     }
 }

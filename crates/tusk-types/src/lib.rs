@@ -13,7 +13,14 @@
 //! | `float` | text output of `real` and `double precision` |
 
 pub mod datetime;
+pub mod error;
 pub mod float;
 pub mod interval;
+pub mod numeric;
+pub mod scalar;
+pub mod settings;
 
+pub use error::TypeError;
 pub use interval::Interval;
+pub use numeric::Numeric;
+pub use settings::Settings;

@@ -157,16 +157,16 @@ pub(crate) fn arith(
             for i in 0..a.len() {
                 let skip = nulls.as_ref().is_some_and(|m| m[i]) || active.is_some_and(|m| !m[i]);
                 let res = match op {
-                    ArithOp::Add => a[i].checked_add(b[i]),
-                    ArithOp::Sub => a[i].checked_sub(b[i]),
-                    ArithOp::Mul => a[i].checked_mul(b[i]),
-                    ArithOp::Div => a[i].checked_div(b[i]),
-                    ArithOp::Mod => numeric_mod(a[i], b[i]),
+                    ArithOp::Add => a[i].checked_add(&b[i]),
+                    ArithOp::Sub => a[i].checked_sub(&b[i]),
+                    ArithOp::Mul => a[i].checked_mul(&b[i]),
+                    ArithOp::Div => a[i].checked_div(&b[i]),
+                    ArithOp::Mod => a[i].checked_rem(&b[i]),
                 };
                 match res {
                     Ok(v) => out.push(v),
                     Err(_) if skip => out.push(Numeric::from_i64(0)),
-                    Err(e) => return Err(ExecError::new(e)),
+                    Err(e) => return Err(e.into()),
                 }
             }
             Data::Numeric(out)
@@ -246,18 +246,6 @@ fn arith_floats<T: CheckedFloat>(
         }
     }
     Ok(out)
-}
-
-fn numeric_mod(a: Numeric, b: Numeric) -> std::result::Result<Numeric, &'static str> {
-    if b.unscaled == 0 {
-        return Err("division by zero");
-    }
-    let s = a.scale.max(b.scale);
-    let (x, y) = (a.rescale(s)?, b.rescale(s)?);
-    Ok(Numeric {
-        unscaled: x.unscaled % y.unscaled,
-        scale: s,
-    })
 }
 
 pub(super) fn negate(v: &Vector, active: Option<&[bool]>) -> Result<Vector> {

@@ -10,6 +10,16 @@
 //! 24 hours, so `'1 month' = '30 days'` is true and both hash alike. The
 //! combined value needs more than 64 bits (`i32::MAX` months is about 5.6e18
 //! microseconds), so it is computed in 128 bits.
+//!
+//! Submodules: `parse` (input in the postgres, SQL-standard and ISO 8601
+//! forms, and the `interval day to second`-style typmods), `format`
+//! (output in the four IntervalStyles), `arith` (`+ - * /`, justify).
+
+mod arith;
+pub mod format;
+pub mod parse;
+
+pub use parse::{parse_interval, IntervalTypmod};
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -68,60 +78,7 @@ impl Hash for Interval {
     }
 }
 
-/// Output in the `postgres` IntervalStyle: `1 year 2 mons -3 days +04:05:06.5`.
-///
-/// Years and months come from the month field (truncating toward zero).
-/// Once a negative field has been printed, a later positive one gets an
-/// explicit `+`, so the output reads back as the same interval. The time
-/// part is printed when it is not zero, or when every field is zero.
-pub fn format_interval(iv: Interval) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let mut seen_negative = false;
-    let mut field = |out: &mut String, n: i64, unit: &str| {
-        if n == 0 {
-            return;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let plus = if seen_negative && n > 0 { "+" } else { "" };
-        let plural = if n == 1 { "" } else { "s" };
-        let _ = write!(out, "{plus}{n} {unit}{plural}");
-        seen_negative |= n < 0;
-    };
-    field(&mut out, (iv.months / 12) as i64, "year");
-    field(&mut out, (iv.months % 12) as i64, "mon");
-    field(&mut out, iv.days as i64, "day");
-    if iv.micros != 0 || out.is_empty() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let neg = iv.micros < 0;
-        let sign = if neg {
-            "-"
-        } else if seen_negative {
-            "+"
-        } else {
-            ""
-        };
-        let m = iv.micros.unsigned_abs();
-        let secs = m / 1_000_000;
-        let _ = write!(
-            out,
-            "{sign}{:02}:{:02}:{:02}",
-            secs / 3600,
-            secs / 60 % 60,
-            secs % 60
-        );
-        if !m.is_multiple_of(1_000_000) {
-            let f = format!("{:06}", m % 1_000_000);
-            out.push('.');
-            out.push_str(f.trim_end_matches('0'));
-        }
-    }
-    out
-}
+pub use format::format_interval;
 
 #[cfg(test)]
 mod tests {
