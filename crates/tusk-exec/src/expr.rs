@@ -581,17 +581,7 @@ impl Expr {
                 let v = arg.eval_active(batch, active)?;
                 cast_vector(&v, arg.data_type(), *to, active)
             }
-            Expr::BpcharToText(arg) => {
-                let v = arg.eval_active(batch, active)?;
-                let Data::Text(s) = &v.data else {
-                    return Err(ExecError::new("character(n) value is not text"));
-                };
-                let mut out = Strings::with_capacity(n, s.bytes_len());
-                for x in s.iter() {
-                    out.push(compare::strip_blanks(x));
-                }
-                Ok(Vector::new(Data::Text(out), v.nulls.clone()))
-            }
+            Expr::BpcharToText(arg) => bpchar_to_text(&arg.eval_active(batch, active)?),
             Expr::Concat(parts) => {
                 let vs = parts
                     .iter()
@@ -660,6 +650,18 @@ pub(crate) fn bools(v: &Vector) -> Result<(&[bool], Option<&Vec<bool>>)> {
     }
 }
 
+/// `character(n)` values as text: without their trailing blanks.
+fn bpchar_to_text(v: &Vector) -> Result<Vector> {
+    let Data::Text(s) = &v.data else {
+        return Err(ExecError::new("character(n) value is not text"));
+    };
+    let mut out = Strings::with_capacity(s.len(), s.bytes_len());
+    for x in s.iter() {
+        out.push(compare::strip_blanks(x));
+    }
+    Ok(Vector::new(Data::Text(out), v.nulls.clone()))
+}
+
 /// The union of two null masks.
 pub(crate) fn or_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
     match (&a.nulls, &b.nulls) {
@@ -712,6 +714,10 @@ pub fn cast_vector(
     to: DataType,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
+    if from == DataType::Bpchar && to != DataType::Bpchar && to.is_string() {
+        // character(n) to text or varchar drops the padding (`rtrim1`).
+        return bpchar_to_text(v);
+    }
     if from == to || (from.is_string() && to.is_string()) {
         return Ok(v.clone());
     }

@@ -528,3 +528,22 @@ fn inactive_rows_raise_no_errors() {
         assert_eq!(e.eval(&b).unwrap_err().code, "22012");
     }
 }
+
+#[test]
+fn bpchar_to_text_casts_drop_the_padding() {
+    // select 'a  '::char(3)::text || 'x', length('ab '::char(3)::varchar): ax, 2.
+    let cast = |to| Expr::Cast {
+        arg: Box::new(bpchar("a  ")),
+        to,
+    };
+    let e = Expr::concat(cast(DataType::Text), text("x"));
+    assert_eq!(e.eval_const().unwrap(), Value::Text("ax".into()));
+    assert_eq!(
+        cast(DataType::Varchar).eval_const().unwrap(),
+        Value::Text("a".into())
+    );
+    assert_eq!(
+        cast(DataType::Bpchar).eval_const().unwrap(),
+        Value::Text("a  ".into())
+    );
+}
