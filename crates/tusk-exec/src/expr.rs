@@ -46,11 +46,13 @@
 //! Families live in submodules: `arith` (arithmetic, negation), `compare`
 //! (comparisons, `IS DISTINCT FROM`), `logic` (AND, OR, NOT, IS TRUE...),
 //! `cond` (CASE, COALESCE, NULLIF, GREATEST/LEAST), `inlist` (`IN (...)`),
-//! `pattern` (LIKE, regular expressions); functions are in [`crate::func`].
+//! `pattern` (LIKE, regular expressions), `fold` (constant folding as
+//! PostgreSQL plans it: [`Expr::fold`]); functions are in [`crate::func`].
 
 mod arith;
 mod compare;
 mod cond;
+mod fold;
 mod inlist;
 mod logic;
 mod pattern;

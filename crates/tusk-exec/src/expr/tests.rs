@@ -547,3 +547,153 @@ fn bpchar_to_text_casts_drop_the_padding() {
         Value::Text("a  ".into())
     );
 }
+
+/// `x / 0` over column 0.
+fn div0() -> Expr {
+    Expr::arith(ArithOp::Div, x4(), c4(0), DataType::Int4)
+}
+
+fn one_div_zero() -> Expr {
+    Expr::arith(ArithOp::Div, c4(1), c4(0), DataType::Int4)
+}
+
+#[test]
+fn folding_raises_and_skips_errors_as_postgres_plans() {
+    // select (9223372036854775807)::int - x from t where false: an error.
+    let big = Expr::Cast {
+        arg: Box::new(Expr::constant(Value::Int8(i64::MAX), DataType::Int8)),
+        to: DataType::Int4,
+    };
+    let e = Expr::arith(ArithOp::Sub, big, x4(), DataType::Int4);
+    assert_eq!(e.fold().unwrap_err().message, "integer out of range");
+    // where (s || x)::boolean and false: false, and nothing evaluated.
+    let bad = Expr::Cast {
+        arg: Box::new(Expr::concat(
+            Expr::Column {
+                index: 1,
+                ty: DataType::Text,
+            },
+            text("x"),
+        )),
+        to: DataType::Bool,
+    };
+    let e = Expr::and(bad, Expr::constant(Value::Bool(false), DataType::Bool));
+    assert_eq!(
+        e.fold().unwrap(),
+        Expr::constant(Value::Bool(false), DataType::Bool)
+    );
+    // null::int - (x / 0): NULL without evaluating the division.
+    let e = Expr::arith(
+        ArithOp::Sub,
+        Expr::constant(Value::Null, DataType::Int4),
+        div0(),
+        DataType::Int4,
+    );
+    assert_eq!(
+        e.fold().unwrap(),
+        Expr::constant(Value::Null, DataType::Int4)
+    );
+    // true or 1/0 = 1: true; 1/0 = 1 or true: division by zero.
+    let t = Expr::constant(Value::Bool(true), DataType::Bool);
+    let bad = Expr::cmp(CmpOp::Eq, one_div_zero(), c4(1));
+    assert_eq!(Expr::or(t.clone(), bad.clone()).fold().unwrap(), t);
+    assert_eq!(Expr::or(bad, t).fold().unwrap_err().code, "22012");
+}
+
+#[test]
+fn folding_case_and_coalesce() {
+    // case when false then 1/0 else 1 end: 1.
+    let e = Expr::Case {
+        operand: None,
+        whens: vec![(
+            Expr::constant(Value::Bool(false), DataType::Bool),
+            one_div_zero(),
+        )],
+        otherwise: Some(Box::new(c4(1))),
+        ty: DataType::Int4,
+    };
+    assert_eq!(e.fold().unwrap(), c4(1));
+    // case when x > 0 then 1/0 else 0 end: the THEN is folded, so an error.
+    let e = Expr::Case {
+        operand: None,
+        whens: vec![(Expr::cmp(CmpOp::Gt, x4(), c4(0)), one_div_zero())],
+        otherwise: Some(Box::new(c4(0))),
+        ty: DataType::Int4,
+    };
+    assert_eq!(e.fold().unwrap_err().code, "22012");
+    // case 2 when 1 then 'a' when 2 then 'b' end: 'b'.
+    let e = Expr::Case {
+        operand: Some(Box::new(c4(2))),
+        whens: vec![(c4(1), text("a")), (c4(2), text("b"))],
+        otherwise: None,
+        ty: DataType::Text,
+    };
+    assert_eq!(e.fold().unwrap(), text("b"));
+    // coalesce(null, 2, 1/0): 2; coalesce(x, null, 3): coalesce(x, 3).
+    let e = Expr::Coalesce(vec![
+        Expr::constant(Value::Null, DataType::Int4),
+        c4(2),
+        one_div_zero(),
+    ]);
+    assert_eq!(e.fold().unwrap(), c4(2));
+    let e = Expr::Coalesce(vec![
+        x4(),
+        Expr::constant(Value::Null, DataType::Int4),
+        c4(3),
+    ]);
+    assert_eq!(e.fold().unwrap(), Expr::Coalesce(vec![x4(), c4(3)]));
+}
+
+#[test]
+fn folding_chains_and_calls() {
+    // 1 + 2 + x + 3: (3 + x) + 3; 'a' || 'b' || x: 'ab' || x.
+    let e = Expr::arith(
+        ArithOp::Add,
+        Expr::arith(
+            ArithOp::Add,
+            Expr::arith(ArithOp::Add, c4(1), c4(2), DataType::Int4),
+            x4(),
+            DataType::Int4,
+        ),
+        c4(3),
+        DataType::Int4,
+    );
+    let want = Expr::arith(
+        ArithOp::Add,
+        Expr::arith(ArithOp::Add, c4(3), x4(), DataType::Int4),
+        c4(3),
+        DataType::Int4,
+    );
+    assert_eq!(e.fold().unwrap(), want);
+    let col_text = Expr::Column {
+        index: 1,
+        ty: DataType::Text,
+    };
+    let e = Expr::concat(Expr::concat(text("a"), text("b")), col_text.clone());
+    assert_eq!(e.fold().unwrap(), Expr::concat(text("ab"), col_text));
+    // A 100,000-term AND of true constants and one column test folds to the test.
+    let terms = (0..100_000).map(|_| Expr::constant(Value::Bool(true), DataType::Bool));
+    let test = Expr::cmp(CmpOp::Gt, x4(), c4(0));
+    let e = Expr::and(Expr::and_all(terms).unwrap(), test.clone());
+    assert_eq!(e.fold().unwrap(), test);
+    // upper('a') folds; random() does not; a strict call of NULL is NULL.
+    let call = |name: &str, args: Vec<Expr>| {
+        let types: Vec<_> = args
+            .iter()
+            .map(|a| crate::func::ArgType::Known(a.data_type()))
+            .collect();
+        let r = crate::func::resolve(name, &types).unwrap();
+        Expr::call(r.func.unwrap(), args, r.ret)
+    };
+    assert_eq!(call("upper", vec![text("a")]).fold().unwrap(), text("A"));
+    let rand = call("random", vec![]);
+    assert_eq!(rand.clone().fold().unwrap(), rand);
+    let e = call(
+        "left",
+        vec![Expr::constant(Value::Null, DataType::Text), x4()],
+    );
+    assert_eq!(
+        e.fold().unwrap(),
+        Expr::constant(Value::Null, DataType::Text)
+    );
+}
