@@ -67,8 +67,11 @@ fn evaluate(e: &Expr) -> Result<Expr> {
     })
 }
 
-fn fold_box(e: Box<Expr>) -> Result<Box<Expr>> {
-    Ok(Box::new(e.fold()?))
+/// Folds the expression in `e`, reusing its allocation.
+fn fold_box(mut e: Box<Expr>) -> Result<Box<Expr>> {
+    let inner = std::mem::replace(&mut *e, null(DataType::Bool));
+    *e = inner.fold()?;
+    Ok(e)
 }
 
 fn fold_all(es: Vec<Expr>) -> Result<Vec<Expr>> {
