@@ -1,7 +1,7 @@
 //! Bound scalar expressions and their vectorised evaluation.
 //!
 //! The binder (in tusk-sql) resolves names, types and functions (see
-//! [`crate::func::resolve`]) and inserts casts, so every node here sees
+//! [`crate::func::resolve()`]) and inserts casts, so every node here sees
 //! operands of the types it expects. Evaluation takes a batch and returns one
 //! vector; the type dispatch happens once per batch, then a tight loop runs.
 //!
@@ -183,7 +183,7 @@ pub enum Expr {
         negated: bool,
         set: Option<Arc<InSet>>,
     },
-    /// A built-in function call, resolved by [`crate::func::resolve`]; the
+    /// A built-in function call, resolved by [`crate::func::resolve()`]; the
     /// arguments already have the parameter types the resolution chose.
     Call {
         func: Func,
@@ -299,7 +299,7 @@ impl Expr {
         }
     }
 
-    /// A call of `func` (from [`crate::func::resolve`]).
+    /// A call of `func` (from [`crate::func::resolve()`]).
     pub fn call(func: Func, args: Vec<Expr>, ty: DataType) -> Expr {
         Expr::Call { func, args, ty }
     }

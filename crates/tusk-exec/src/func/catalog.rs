@@ -1,6 +1,6 @@
 //! The built-in functions as data: one row per overload, like PostgreSQL's
 //! `pg_proc` (name, parameter types, variadic, result type), plus the
-//! [`Func`] that computes it. [`super::resolve`] searches this table; it is
+//! [`Func`] that computes it. [`super::resolve()`] searches this table; it is
 //! the one place that says which signatures exist. Rows follow PostgreSQL 15's
 //! catalog for the types tusk has (no `bytea`, `bit`, arrays or geometry,
 //! so a call PostgreSQL finds ambiguous among those may resolve here).
@@ -299,44 +299,20 @@ macro_rules! cmp_ops {
 
 const ARITH: &[Oper] = arith_ops!("+", "-", "*", "/");
 const COMPARE: &[Oper] = cmp_ops!("=", "<>", "<", "<=", ">", ">=");
-const OTHER: &[Oper] = &[
-    Oper {
-        name: "%",
-        left: D::Int2,
-        right: D::Int2,
-        ret: D::Int2,
-    },
-    Oper {
-        name: "%",
-        left: D::Int4,
-        right: D::Int4,
-        ret: D::Int4,
-    },
-    Oper {
-        name: "%",
-        left: D::Int8,
-        right: D::Int8,
-        ret: D::Int8,
-    },
-    Oper {
-        name: "%",
-        left: D::Numeric,
-        right: D::Numeric,
-        ret: D::Numeric,
-    },
-    Oper {
-        name: "||",
-        left: D::Text,
-        right: D::Text,
-        ret: D::Text,
-    },
-];
-
 macro_rules! opers {
     ($($name:literal $l:ident $r:ident $ret:ident),* $(,)?) => {
         &[$(Oper { name: $name, left: D::$l, right: D::$r, ret: D::$ret },)*]
     };
 }
+
+const OTHER: &[Oper] = opers![
+    "%" Int2 Int2 Int2, "%" Int4 Int4 Int4, "%" Int8 Int8 Int8, "%" Numeric Numeric Numeric,
+    "||" Text Text Text,
+    // Pattern matching: `~~` is LIKE, `~~*` ILIKE, `~` and `~*` regular
+    // expressions, `!` their negations.
+    "~" Text Text Bool, "~*" Text Text Bool, "!~" Text Text Bool, "!~*" Text Text Bool,
+    "~~" Text Text Bool, "~~*" Text Text Bool, "!~~" Text Text Bool, "!~~*" Text Text Bool,
+];
 
 /// Date and time arithmetic, and comparisons across date/time types
 /// (the kernels are the types helper's; resolution needs the rows so that,

@@ -19,8 +19,30 @@
 //! [`Func::volatile`] tells the constant folder which calls it must leave
 //! alone (`random()`).
 //!
+//! ## What the binder calls
+//!
+//! - A call `f(a, b)`: [`resolve()`]`("f", &[type of a, type of b])` gives the
+//!   [`Func`], the type to cast each argument to (an untyped literal is
+//!   parsed as that type) and the result type; build
+//!   [`Expr::call`](crate::expr::Expr::call)`(func, args, ret)`.
+//! - A binary operator: [`resolve_operator`] gives the operand types (both
+//!   cast to them) and the result; build `Expr::arith` (`+ - * / %`),
+//!   `Expr::cmp`, `Expr::concat` (`||`, non-text operands cast to text),
+//!   `Expr::Regex` (`~ ~* !~ !~*`) or `Expr::Like` (`~~` ...).
+//! - CASE, COALESCE, GREATEST, LEAST, NULLIF, IN lists, VALUES and UNION
+//!   columns: [`common_type`] picks the type every part is cast to.
+//! - Syntax that PostgreSQL's grammar turns into these functions:
+//!   `POSITION(a IN b)` is `position(b, a)`; `SUBSTRING(s FROM i FOR n)` is
+//!   `substring(s, i, n)`, `SUBSTRING(s FROM pattern)` `substring(s, pattern)`,
+//!   `SUBSTRING(s SIMILAR p ESCAPE e)` `substring(s, p, e)`;
+//!   `TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)` is `btrim|ltrim|rtrim(s
+//!   [, chars])`; `x LIKE p ESCAPE e` is `x LIKE like_escape(p, e)`;
+//!   `x SIMILAR TO p [ESCAPE e]` is `x ~ similar_to_escape(p [, e])`;
+//!   `x BETWEEN a AND b` is `x >= a AND x <= b`, and `BETWEEN SYMMETRIC` is
+//!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`.
+//!
 //! Families: [`math`] (numbers), [`string`] (text), [`regex`] (regular
-//! expressions, `SIMILAR TO`, LIKE's escape), [`format`] (`format`,
+//! expressions, `SIMILAR TO`, LIKE's escape), [`format`](mod@format) (`format`,
 //! `quote_*`), `numeric_fns` (the numeric versions: the seam to the
 //! arbitrary-precision numeric type).
 
@@ -37,7 +59,7 @@ pub mod string;
 pub mod types;
 
 pub use catalog::Proc;
-pub use resolve::{resolve, resolve_operator, ArgType, Resolved};
+pub use resolve::{common_type, resolve, resolve_operator, ArgType, Resolved};
 
 use crate::error::Result;
 use crate::expr::{any_null, live};

@@ -375,3 +375,62 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
         ret: chosen.ret,
     })
 }
+
+/// PostgreSQL's `select_common_type`: the type that the branches of CASE,
+/// the arguments of COALESCE, GREATEST, LEAST and NULLIF, the items of an
+/// IN list with its left side, the columns of VALUES rows and of UNION arms
+/// are all cast to. `context` names the construct in errors (`CASE`,
+/// `COALESCE`, `UNION`...). For CASE, pass the ELSE result first, then the
+/// THEN results, as PostgreSQL does (its error messages depend on it).
+///
+/// The first known type leads; a later one of the same category replaces
+/// it when it is reached implicitly but cannot be cast back (`integer`, then
+/// `numeric`), unless the leader is its category's preferred type. Types of
+/// different categories are `CASE types integer and text cannot be matched`
+/// (42804); a type that cannot reach the result implicitly is `COALESCE
+/// could not convert type time without time zone to date` (42846). Only
+/// unknowns: `text`.
+pub fn common_type(context: &str, types: &[ArgType]) -> Result<DataType> {
+    let mut lead: Option<DataType> = None;
+    for t in types {
+        let ArgType::Known(n) = *t else { continue };
+        let Some(p) = lead else {
+            lead = Some(n);
+            continue;
+        };
+        if n == p {
+            continue;
+        }
+        if category(n) != category(p) {
+            return Err(ExecError::coded(
+                sqlstate::DATATYPE_MISMATCH,
+                format!(
+                    "{context} types {} and {} cannot be matched",
+                    p.display_name(),
+                    n.display_name()
+                ),
+            ));
+        }
+        if !is_preferred(p) && implicit_cast(p, n) && !implicit_cast(n, p) {
+            lead = Some(n);
+        }
+    }
+    let Some(result) = lead else {
+        return Ok(DataType::Text);
+    };
+    for t in types {
+        if let ArgType::Known(n) = *t {
+            if !implicit_cast(n, result) {
+                return Err(ExecError::coded(
+                    sqlstate::CANNOT_COERCE,
+                    format!(
+                        "{context} could not convert type {} to {}",
+                        n.display_name(),
+                        result.display_name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(result)
+}

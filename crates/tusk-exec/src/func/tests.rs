@@ -359,3 +359,47 @@ fn operator_resolution_matches_postgres() {
     let r = resolve_operator("<", k(DataType::Int4), k(DataType::Numeric)).unwrap();
     assert_eq!(r.arg_types, [DataType::Numeric, DataType::Numeric]);
 }
+
+#[test]
+fn common_types_match_postgres() {
+    use super::resolve::common_type;
+    use DataType as D;
+    let k = ArgType::Known;
+    let u = ArgType::Unknown;
+    // select pg_typeof(coalesce(...)) in PostgreSQL 15.
+    let cases: &[(&[ArgType], &str)] = &[
+        (&[k(D::Float4), k(D::Numeric)], "real"),
+        (&[k(D::Numeric), k(D::Float4)], "real"),
+        (&[k(D::Int4), k(D::Int8)], "bigint"),
+        (&[u, u], "text"),
+        (&[u, k(D::Int4)], "integer"),
+        (&[k(D::Bpchar), k(D::Varchar)], "character"),
+        (&[k(D::Varchar), k(D::Bpchar)], "character varying"),
+        (
+            &[k(D::Int4), k(D::Float8), k(D::Numeric)],
+            "double precision",
+        ),
+        (&[k(D::Int2), k(D::Int4)], "integer"),
+    ];
+    for (types, want) in cases {
+        assert_eq!(
+            common_type("COALESCE", types).unwrap().display_name(),
+            *want,
+            "{types:?}"
+        );
+    }
+    // select case when true then 1 else 'a'::text end (ELSE first).
+    let e = common_type("CASE", &[k(D::Text), k(D::Int4)]).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42804", "CASE types text and integer cannot be matched")
+    );
+    let e = common_type("COALESCE", &[k(D::Date), k(D::Time)]).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            "42846",
+            "COALESCE could not convert type time without time zone to date"
+        )
+    );
+}
