@@ -10,9 +10,9 @@
 
 use super::compare::{check_same, cmp_rows, compare, is_bpchar, CmpOp};
 use super::{bools, live, Expr};
-use crate::error::Result;
+use crate::error::{ExecError, Result};
 use crate::value::Value;
-use crate::vector::{Batch, Vector};
+use crate::vector::{physical, Batch, Vector};
 use std::cmp::Ordering;
 use tusk_storage::DataType;
 
@@ -21,9 +21,17 @@ const NO_BRANCH: u32 = u32::MAX;
 
 /// Builds the result: row `i` from `branches[pick[i]]`, NULL for
 /// [`NO_BRANCH`]. A single branch that took every row is returned as is.
-fn gather(branches: Vec<Vector>, pick: &[u32], ty: DataType) -> Vector {
+/// Branches of another representation than `ty` (a binder bug) are an
+/// error, not a panic.
+fn gather(branches: Vec<Vector>, pick: &[u32], ty: DataType) -> Result<Vector> {
+    if branches.iter().any(|b| b.physical() != physical(ty)) {
+        return Err(ExecError::new(format!(
+            "branch results are not all of type {}",
+            ty.display_name()
+        )));
+    }
     if branches.len() == 1 && pick.iter().all(|&p| p == 0) {
-        return branches.into_iter().next().unwrap();
+        return Ok(branches.into_iter().next().unwrap());
     }
     let mut out = Vector::with_capacity(ty, pick.len());
     for (i, &p) in pick.iter().enumerate() {
@@ -33,7 +41,7 @@ fn gather(branches: Vec<Vector>, pick: &[u32], ty: DataType) -> Vector {
             out.push_from(&branches[p as usize], i);
         }
     }
-    out
+    Ok(out)
 }
 
 pub(super) fn eval_case(
@@ -93,7 +101,7 @@ pub(super) fn eval_case(
     if branches.is_empty() {
         return Ok(Vector::nulls(ty, n));
     }
-    Ok(gather(branches, &pick, ty))
+    gather(branches, &pick, ty)
 }
 
 pub(super) fn eval_coalesce(
@@ -111,7 +119,7 @@ pub(super) fn eval_coalesce(
         }
         let v = a.eval_active(batch, Some(&need))?;
         let pick: Vec<u32> = need.iter().map(|&t| t as u32).collect();
-        out = gather(vec![out, v], &pick, ty);
+        out = gather(vec![out, v], &pick, ty)?;
     }
     Ok(out)
 }
@@ -165,5 +173,5 @@ pub(super) fn eval_minmax(
             }
         }
     }
-    Ok(gather(vs, &pick, ty))
+    gather(vs, &pick, ty)
 }

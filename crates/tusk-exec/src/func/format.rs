@@ -358,6 +358,17 @@ fn format_row(c: &Call, i: usize, fmt: &str, out: &mut String) -> Result<()> {
             None => (left, 0),
         };
         let len = piece.chars().count();
+        if width > len && (width - len) as i64 >= super::string::MAX_ALLOC - out.len() as i64 {
+            return Err(
+                ExecError::coded(sqlstate::PROGRAM_LIMIT_EXCEEDED, "out of memory").with_detail(
+                    format!(
+                        "Cannot enlarge string buffer containing {} bytes by {} more bytes.",
+                        out.len(),
+                        width - len
+                    ),
+                ),
+            );
+        }
         if len < width && !left {
             out.extend(std::iter::repeat_n(' ', width - len));
         }
