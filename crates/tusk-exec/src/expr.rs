@@ -85,6 +85,13 @@ pub enum Expr {
         value: Value,
         ty: DataType,
     },
+    /// A parameter: `$n` of a prepared statement, or an outer row's value
+    /// inside a SubPlan. It must be replaced by a constant before evaluation
+    /// (exec-ops' SubPlans do, with [`Expr::substitute_params`]).
+    Param {
+        index: usize,
+        ty: DataType,
+    },
     /// A left-deep chain `first op₁ x₁ op₂ x₂ ...` folded left to right.
     /// Every `xᵢ` and every intermediate result has type `ty`; `first` too,
     /// except in a chain of one step (`timestamp - timestamp` is an
@@ -311,6 +318,7 @@ impl Expr {
         loop {
             return match e {
                 Expr::Column { ty, .. }
+                | Expr::Param { ty, .. }
                 | Expr::Const { ty, .. }
                 | Expr::Arith { ty, .. }
                 | Expr::Neg { ty, .. }
@@ -343,7 +351,7 @@ impl Expr {
     /// Calls `f` on each direct sub-expression.
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
             Expr::Arith { first, rest, .. } => {
                 f(first);
                 rest.iter().for_each(|(_, e)| f(e));
@@ -405,7 +413,7 @@ impl Expr {
     /// through [`Expr::in_list`] again.)
     pub fn for_each_child_mut<'a>(&'a mut self, mut f: impl FnMut(&'a mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
             Expr::Arith { first, rest, .. } => {
                 f(first);
                 rest.iter_mut().for_each(|(_, e)| f(e));
@@ -494,13 +502,39 @@ impl Expr {
         }
     }
 
+    /// Replaces each `Param` whose index `values` maps by that constant.
+    pub fn substitute_params(&mut self, values: &dyn Fn(usize) -> Option<Value>) {
+        let mut work: Vec<&mut Expr> = vec![self];
+        while let Some(e) = work.pop() {
+            match e {
+                Expr::Param { index, ty } => {
+                    if let Some(value) = values(*index) {
+                        *e = Expr::Const { value, ty: *ty };
+                    }
+                }
+                e => e.for_each_child_mut(|c| work.push(c)),
+            }
+        }
+    }
+
+    /// Whether any `Param` with an index `wanted` accepts occurs.
+    pub fn uses_params(&self, wanted: &dyn Fn(usize) -> bool) -> bool {
+        let mut found = false;
+        self.visit(|e| {
+            if let Expr::Param { index, .. } = e {
+                found = found || wanted(*index);
+            }
+        });
+        found
+    }
+
     /// Whether the expression reads no column and calls no volatile
     /// function: the constant-folding pass may evaluate it once, with
     /// [`Expr::eval_const`].
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.visit(|e| match e {
-            Expr::Column { .. } => constant = false,
+            Expr::Column { .. } | Expr::Param { .. } => constant = false,
             Expr::Call { func, .. } if func.volatile() => constant = false,
             _ => {}
         });
@@ -549,6 +583,10 @@ impl Expr {
         match self {
             Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
+            Expr::Param { index, .. } => Err(ExecError::new(format!(
+                "there is no parameter ${}",
+                index + 1
+            ))),
             Expr::Arith { first, rest, ty } => arith::eval_chain(first, rest, *ty, batch, active),
             Expr::Neg { arg, .. } => {
                 let v = arg.eval_active(batch, active)?;

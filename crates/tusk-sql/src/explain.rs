@@ -30,6 +30,7 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .get(*index)
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
+        Expr::Param { index, .. } => format!("${}", index + 1),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),

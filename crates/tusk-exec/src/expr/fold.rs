@@ -99,7 +99,7 @@ impl Expr {
 
     fn fold_node(self) -> Result<Expr> {
         match self {
-            e @ (Expr::Column { .. } | Expr::Const { .. }) => Ok(e),
+            e @ (Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. }) => Ok(e),
             Expr::Arith { first, rest, ty } => fold_chain(*first, rest, ty),
             Expr::Concat(parts) => {
                 let parts = fold_all(parts)?;

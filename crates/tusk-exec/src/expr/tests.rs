@@ -697,3 +697,20 @@ fn folding_chains_and_calls() {
         Expr::constant(Value::Null, DataType::Text)
     );
 }
+
+#[test]
+fn params_are_substituted_before_evaluation() {
+    let p = Expr::Param {
+        index: 0,
+        ty: DataType::Int4,
+    };
+    let mut e = Expr::arith(ArithOp::Add, p.clone(), c4(1), DataType::Int4);
+    assert!(!e.is_constant() && e.uses_params(&|i| i == 0));
+    assert_eq!(
+        e.eval_const().unwrap_err().message,
+        "there is no parameter $1"
+    );
+    e.substitute_params(&|i| (i == 0).then_some(Value::Int4(41)));
+    assert!(!e.uses_params(&|_| true));
+    assert_eq!(e.eval_const().unwrap(), Value::Int4(42));
+}
