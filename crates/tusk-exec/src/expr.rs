@@ -66,14 +66,14 @@ pub use inlist::InSet;
 pub use logic::BoolTest;
 pub use pattern::LikePattern;
 
-use crate::cast::cast_value;
-use crate::error::{int4_out_of_range, ExecError, Result};
+use crate::cast;
+use crate::error::{ExecError, Result};
 use crate::func::Func;
 use crate::stack;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector};
 use std::sync::Arc;
-use tusk_storage::DataType;
+use tusk_storage::{DataType, SqlType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
@@ -619,7 +619,17 @@ impl Expr {
             }
             Expr::Cast { arg, to } => {
                 let v = arg.eval_active(batch, active)?;
-                cast_vector(&v, arg.data_type(), *to, active)
+                // Without a typmod, explicit or not makes no difference; the
+                // session's settings (time zone, styles) are the defaults
+                // until the node carries them.
+                cast::cast_vector(
+                    &v,
+                    arg.data_type(),
+                    SqlType::of(*to),
+                    true,
+                    &cast::CastEnv::default(),
+                    active,
+                )
             }
             Expr::BpcharToText(arg) => bpchar_to_text(&arg.eval_active(batch, active)?),
             Expr::Concat(parts) => {
@@ -745,56 +755,4 @@ fn concat_vectors(vs: &[Vector], n: usize) -> Result<Vector> {
         out.push(&buf);
     }
     Ok(Vector::new(Data::Text(out), nulls))
-}
-
-/// Casts a vector; the common integer casts have their own loops.
-pub fn cast_vector(
-    v: &Vector,
-    from: DataType,
-    to: DataType,
-    active: Option<&[bool]>,
-) -> Result<Vector> {
-    if from == DataType::Bpchar && to != DataType::Bpchar && to.is_string() {
-        // character(n) to text or varchar drops the padding (`rtrim1`).
-        return bpchar_to_text(v);
-    }
-    if from == to || (from.is_string() && to.is_string()) {
-        return Ok(v.clone());
-    }
-    let skip = |i: usize| v.is_null(i) || active.is_some_and(|m| !m[i]);
-    let data = match (&v.data, from, to) {
-        (Data::Int4(a), DataType::Int4, DataType::Int8) => {
-            Data::Int8(a.iter().map(|&x| x as i64).collect())
-        }
-        (Data::Int8(a), DataType::Int8, DataType::Int4) => {
-            let mut out = Vec::with_capacity(a.len());
-            for (i, &x) in a.iter().enumerate() {
-                match i32::try_from(x) {
-                    Ok(y) => out.push(y),
-                    Err(_) if skip(i) => out.push(0),
-                    Err(_) => return Err(int4_out_of_range()),
-                }
-            }
-            Data::Int4(out)
-        }
-        (Data::Int4(a), DataType::Int4, DataType::Text) => {
-            let mut s = Strings::with_capacity(a.len(), a.len() * 8);
-            for x in a {
-                s.push(x.to_string().as_bytes());
-            }
-            Data::Text(s)
-        }
-        _ => {
-            let mut out = Vector::with_capacity(to, v.len());
-            for i in 0..v.len() {
-                if skip(i) {
-                    out.push_value(&Value::Null);
-                } else {
-                    out.push_value(&cast_value(&v.value_as(i, from), to)?);
-                }
-            }
-            return Ok(Vector::new(out.data, v.nulls.clone()));
-        }
-    };
-    Ok(Vector::new(data, v.nulls.clone()))
 }

@@ -81,6 +81,46 @@ fn layout(sci: &str, max_exp: i32) -> String {
     format!("{sign}{mantissa}e{esign}{:02}", exp.abs())
 }
 
+/// `double precision` output under `extra_float_digits`: 1 or more prints
+/// the shortest exact form, otherwise `%.{15 + extra}g`.
+pub fn format_float8_digits(v: f64, extra_float_digits: i32) -> String {
+    if extra_float_digits > 0 {
+        return format_float8(v);
+    }
+    format_g(v, (15 + extra_float_digits).max(1) as usize)
+}
+
+/// `real` output under `extra_float_digits` (`%.{6 + extra}g` at 0 or less).
+pub fn format_float4_digits(v: f32, extra_float_digits: i32) -> String {
+    if extra_float_digits > 0 {
+        return format_float4(v);
+    }
+    format_g(v as f64, (6 + extra_float_digits).max(1) as usize)
+}
+
+/// C's `%.{p}g`.
+fn format_g(v: f64, p: usize) -> String {
+    if let Some(s) = special(v.is_nan(), v.is_infinite(), v.is_sign_negative()) {
+        return s.to_string();
+    }
+    let sci = format!("{:.*e}", p - 1, v);
+    let (mant, exp) = sci.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let strip = |m: &str| -> String {
+        if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            m.to_string()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{esign}{:02}", strip(mant), exp.abs());
+    }
+    let decimals = (p as i32 - 1 - exp).max(0) as usize;
+    strip(&format!("{v:.decimals$}"))
+}
+
 /// `float8in`.
 pub fn parse_float8(s: &str) -> Result<f64> {
     parse_float(s, "double precision", |t| t.parse::<f64>().ok())
@@ -184,6 +224,18 @@ mod tests {
         for (v, want) in f4 {
             assert_eq!(format_float4(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn extra_float_digits_zero_matches_postgres() {
+        // SET extra_float_digits = 0 in PostgreSQL 15.
+        assert_eq!(format_float8_digits(0.1 + 0.2, 0), "0.3");
+        assert_eq!(format_float8_digits(1.0 / 3.0, 0), "0.333333333333333");
+        assert_eq!(format_float8_digits(1e20, 0), "1e+20");
+        assert_eq!(format_float8_digits(123456.0, 0), "123456");
+        assert_eq!(format_float8_digits(1.5e-7, 0), "1.5e-07");
+        assert_eq!(format_float4_digits(1.0 / 3.0, 0), "0.333333");
+        assert_eq!(format_float8_digits(0.1 + 0.2, 1), "0.30000000000000004");
     }
 
     #[test]

@@ -1,12 +1,10 @@
-//! Type categories, preferred types and implicit casts: the facts function
-//! and operator resolution weigh candidates with (PostgreSQL's
-//! `pg_type.typcategory`, `typispreferred` and `pg_cast` rows with
-//! `castcontext = 'i'`).
-//!
-//! REPLACE: the types helper's `cast.rs` is to provide `cast_context(from,
-//! to)` and the categories for every type; until then this small table is
-//! the source, kept in this one file so the switch is one `use`.
+//! Type categories, preferred types and implicit casts, as function and
+//! operator resolution weighs them: PostgreSQL's `pg_type.typcategory`,
+//! `typispreferred` and the `pg_cast` rows with `castcontext = 'i'`. The
+//! facts themselves live in [`crate::cast`] (the types helper's table of
+//! every cast); this module gives them the shape resolution uses.
 
+use crate::cast;
 use tusk_storage::DataType;
 
 /// PostgreSQL's `typcategory`.
@@ -27,38 +25,22 @@ pub enum Category {
 }
 
 pub fn category(t: DataType) -> Category {
-    use DataType::*;
-    match t {
-        Bool => Category::Boolean,
-        Int2 | Int4 | Int8 | Float4 | Float8 | Numeric => Category::Numeric,
-        Text | Varchar | Bpchar => Category::String,
-        Date | Time | Timestamp | TimestampTz => Category::DateTime,
-        Interval => Category::Timespan,
+    match cast::type_category(t) {
+        'B' => Category::Boolean,
+        'N' => Category::Numeric,
+        'S' => Category::String,
+        'D' => Category::DateTime,
+        'T' => Category::Timespan,
+        _ => Category::Pseudo,
     }
 }
 
 /// PostgreSQL's `typispreferred`.
 pub fn is_preferred(t: DataType) -> bool {
-    use DataType::*;
-    matches!(t, Bool | Float8 | Text | TimestampTz | Interval)
+    cast::is_preferred(t)
 }
 
 /// Whether PostgreSQL casts `from` to `to` implicitly (in expressions).
 pub fn implicit_cast(from: DataType, to: DataType) -> bool {
-    use DataType::*;
-    from == to
-        || matches!(
-            (from, to),
-            (Int2, Int4 | Int8 | Float4 | Float8 | Numeric)
-                | (Int4, Int8 | Float4 | Float8 | Numeric)
-                | (Int8, Float4 | Float8 | Numeric)
-                | (Float4, Float8)
-                | (Numeric, Float4 | Float8)
-                | (Text, Bpchar | Varchar)
-                | (Varchar, Text | Bpchar)
-                | (Bpchar, Text | Varchar)
-                | (Date, Timestamp | TimestampTz)
-                | (Timestamp, TimestampTz)
-                | (Time, Interval)
-        )
+    from == to || cast::implicit(from, to)
 }

@@ -19,6 +19,7 @@ mod arith;
 pub mod format;
 pub mod parse;
 
+pub(crate) use arith::interval_out_of_range as arith_out_of_range;
 pub use parse::{parse_interval, IntervalTypmod};
 
 use std::cmp::Ordering;
