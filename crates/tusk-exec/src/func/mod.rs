@@ -42,7 +42,8 @@
 //!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`.
 //!
 //! Families: [`math`] (numbers), [`string`] (text), [`regex`] (regular
-//! expressions, `SIMILAR TO`, LIKE's escape), [`format`](mod@format) (`format`,
+//! expression syntax), [`regexp`] (the functions over patterns, `SIMILAR
+//! TO`, LIKE's escape), [`format`](mod@format) (`format`,
 //! `quote_*`), `numeric_fns` (the numeric versions: the seam to the
 //! arbitrary-precision numeric type).
 
@@ -54,6 +55,7 @@ mod md5;
 mod numeric_fns;
 mod random;
 pub mod regex;
+pub mod regexp;
 pub mod resolve;
 pub mod string;
 pub mod types;
@@ -231,7 +233,7 @@ impl Func {
             | Func::RegexpLike
             | Func::RegexpCount
             | Func::LikeEscape
-            | Func::SimilarToEscape => regex::eval(self, &call),
+            | Func::SimilarToEscape => regexp::eval(self, &call),
             _ => math::eval(self, &call),
         }
     }
