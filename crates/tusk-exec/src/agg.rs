@@ -7,10 +7,10 @@
 //! vectors indexed by group number, updated in one loop per aggregate.
 
 use crate::error::{int8_out_of_range, ExecError, Result};
-use crate::exec::{build, emit_chunk, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
 use crate::hashkey::is_int_key;
 use crate::numeric::Numeric;
+use crate::operator::{emit_chunk, ExecContext, Operator};
 use crate::plan::{AggCall, AggFunc, NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
@@ -319,7 +319,8 @@ pub struct Aggregate {
 }
 
 impl Aggregate {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<Aggregate> {
+    /// The aggregate of plan node `plan` over `input` (its child).
+    pub fn new(plan: &Plan, ctx: &ExecContext, input: Box<dyn Operator>) -> Result<Aggregate> {
         let NodeKind::Aggregate { group, aggs, .. } = &plan.kind else {
             unreachable!()
         };
@@ -345,7 +346,7 @@ impl Aggregate {
             }
         }
         Ok(Aggregate {
-            input: build(&plan.children[0], ctx)?,
+            input,
             group: group.clone(),
             aggs: aggs.clone(),
             out_types: plan.output.clone(),

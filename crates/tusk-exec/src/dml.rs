@@ -10,7 +10,7 @@
 //! deleted. Each sink can keep the rows it wrote, as stored, for RETURNING.
 
 use crate::error::{sqlstate, ExecError, Result};
-use crate::exec::Operator;
+use crate::operator::Operator;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
 use tusk_storage::btree::Btree;
@@ -72,15 +72,15 @@ impl<'a> RowWriter<'a> {
                 Data::Float4(d) => tb.push_f32(d[row]),
                 Data::Float8(d) => tb.push_f64(d[row]),
                 Data::Interval(d) => tb.push_interval(d[row].micros, d[row].days, d[row].months),
-                Data::Numeric(d) => match d[row].to_storage_parts() {
-                    Some((unscaled, scale)) => tb.push_numeric(unscaled, scale),
-                    None => {
-                        return Err(ExecError::coded(
+                Data::Numeric(d) => {
+                    match d[row].to_storage_parts() {
+                        Some((unscaled, scale)) => tb.push_numeric(unscaled, scale),
+                        None => return Err(ExecError::coded(
                             sqlstate::FEATURE_NOT_SUPPORTED,
                             "numeric values of more than 38 digits cannot be stored in a table yet",
-                        ))
+                        )),
                     }
-                },
+                }
                 Data::Text(d) => {
                     let s = d.get_str(row);
                     match def.ty {

@@ -10,6 +10,7 @@ pub mod sqlstate {
     pub const FEATURE_NOT_SUPPORTED: &str = "0A000";
     pub const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
     pub const DIVISION_BY_ZERO: &str = "22012";
+    pub const SUBSTRING_ERROR: &str = "22011";
     pub const INVALID_TEXT_REPRESENTATION: &str = "22P02";
     pub const INVALID_PARAMETER_VALUE: &str = "22023";
     pub const STRING_DATA_RIGHT_TRUNCATION: &str = "22001";

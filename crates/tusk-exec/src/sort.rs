@@ -6,7 +6,7 @@
 //! unless NULLS FIRST/LAST says otherwise. The sort is stable.
 
 use crate::error::Result;
-use crate::exec::{collect, emit_chunk, ExecContext, Operator};
+use crate::operator::{collect, emit_chunk, ExecContext, Operator};
 use crate::plan::SortKey;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};

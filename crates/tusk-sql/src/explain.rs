@@ -31,13 +31,6 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
         Expr::Param { index, .. } => format!("${}", index + 1),
-        Expr::Coalesce(args) => format!(
-            "COALESCE({})",
-            args.iter()
-                .map(|a| deparse(a, names))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),
@@ -51,15 +44,13 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 type_name(*ty)
             ),
         },
-        Expr::Arith {
-            op, left, right, ..
-        } => {
-            format!(
-                "({} {} {})",
-                deparse(left, names),
-                op.symbol(),
-                deparse(right, names)
-            )
+        Expr::Arith { first, rest, .. } => {
+            // A left-deep chain prints nested, as PostgreSQL prints it.
+            let mut out = deparse(first, names);
+            for (op, e) in rest {
+                out = format!("({out} {} {})", op.symbol(), deparse(e, names));
+            }
+            out
         }
         Expr::Neg { arg, .. } => format!("(- {})", deparse(arg, names)),
         Expr::Cmp { op, left, right } => {
@@ -70,11 +61,9 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 deparse(right, names)
             )
         }
-        Expr::And(..) | Expr::Or(..) => {
+        Expr::And(terms) | Expr::Or(terms) => {
             let is_and = matches!(e, Expr::And(..));
-            let mut parts = Vec::new();
-            flatten(e, is_and, &mut parts);
-            let inner: Vec<String> = parts.iter().map(|p| deparse(p, names)).collect();
+            let inner: Vec<String> = terms.iter().map(|p| deparse(p, names)).collect();
             format!("({})", inner.join(if is_and { " AND " } else { " OR " }))
         }
         Expr::Not(a) => format!("(NOT {})", deparse(a, names)),
@@ -86,9 +75,81 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             )
         }
         Expr::Cast { arg, to } => format!("({})::{}", deparse(arg, names), type_name(*to)),
+        Expr::Typmod { arg, ty, .. } => format!("({})::{}", deparse(arg, names), ty.display_name()),
         Expr::BpcharToText(arg) => format!("({})::text", deparse(arg, names)),
-        Expr::Concat { left, right } => {
-            format!("({} || {})", deparse(left, names), deparse(right, names))
+        Expr::Concat(parts) => {
+            let mut out = deparse(&parts[0], names);
+            for p in &parts[1..] {
+                out = format!("({out} || {})", deparse(p, names));
+            }
+            out
+        }
+        Expr::IsDistinct {
+            left,
+            right,
+            negated,
+        } => format!(
+            "({} IS {}DISTINCT FROM {})",
+            deparse(left, names),
+            if *negated { "NOT " } else { "" },
+            deparse(right, names)
+        ),
+        Expr::BoolTest { arg, test } => format!("({} {})", deparse(arg, names), test.sql()),
+        Expr::Regex {
+            arg,
+            pattern,
+            negated,
+            case_insensitive,
+        } => {
+            let op = match (negated, case_insensitive) {
+                (false, false) => "~",
+                (true, false) => "!~",
+                (false, true) => "~*",
+                (true, true) => "!~*",
+            };
+            format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
+        }
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+            ..
+        } => {
+            let mut out = String::from("CASE");
+            if let Some(o) = operand {
+                out += &format!(" {}", deparse(o, names));
+            }
+            for (w, t) in whens {
+                out += &format!(" WHEN {} THEN {}", deparse(w, names), deparse(t, names));
+            }
+            if let Some(e) = otherwise {
+                out += &format!(" ELSE {}", deparse(e, names));
+            }
+            out + " END"
+        }
+        Expr::Coalesce(args) => format!("COALESCE({})", deparse_list(args, names)),
+        Expr::MinMax { args, greatest } => format!(
+            "{}({})",
+            if *greatest { "GREATEST" } else { "LEAST" },
+            deparse_list(args, names)
+        ),
+        Expr::NullIf { left, right } => {
+            format!(
+                "NULLIF({}, {})",
+                deparse(left, names),
+                deparse(right, names)
+            )
+        }
+        Expr::InList {
+            arg, list, negated, ..
+        } => format!(
+            "({} {} (ARRAY[{}]))",
+            deparse(arg, names),
+            if *negated { "<> ALL" } else { "= ANY" },
+            deparse_list(list, names)
+        ),
+        Expr::Call { func, args, .. } => {
+            format!("{}({})", func.name(), deparse_list(args, names))
         }
         Expr::Like {
             arg,
@@ -107,18 +168,11 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
     }
 }
 
-fn flatten<'e>(e: &'e Expr, is_and: bool, out: &mut Vec<&'e Expr>) {
-    match e {
-        Expr::And(a, b) if is_and => {
-            flatten(a, true, out);
-            flatten(b, true, out);
-        }
-        Expr::Or(a, b) if !is_and => {
-            flatten(a, false, out);
-            flatten(b, false, out);
-        }
-        e => out.push(e),
-    }
+fn deparse_list(es: &[Expr], names: &[String]) -> String {
+    es.iter()
+        .map(|e| deparse(e, names))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// EXPLAIN options.

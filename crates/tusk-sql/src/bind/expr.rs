@@ -6,14 +6,14 @@
 //! needs no deeper recursion than one of two; every other level of nesting
 //! counts against [`super::MAX_NESTING`].
 
-use super::operators::{arith_type, castable, common_type, unify};
+use super::operators::castable;
 use super::{cast, constant, err, Binder, ExprCtx, PendingApply, Result, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::SubqueryKind;
 use crate::names::ident;
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use tusk_exec::expr::{ArithOp, CmpOp};
+use tusk_exec::expr::{ArithOp, BoolTest, CmpOp};
 use tusk_exec::{Expr, Numeric, Value};
 use tusk_storage::DataType;
 
@@ -127,17 +127,28 @@ impl Binder<'_> {
                     _ => "IS NOT UNKNOWN",
                 };
                 let arg = self.bool_operand(b, what)?;
-                Ok(B::known(bool_test(arg, what)))
+                let test = match what {
+                    "IS TRUE" => BoolTest::IsTrue,
+                    "IS NOT TRUE" => BoolTest::IsNotTrue,
+                    "IS FALSE" => BoolTest::IsFalse,
+                    "IS NOT FALSE" => BoolTest::IsNotFalse,
+                    "IS UNKNOWN" => BoolTest::IsUnknown,
+                    _ => BoolTest::IsNotUnknown,
+                };
+                Ok(B::known(Expr::BoolTest {
+                    arg: Box::new(arg),
+                    test,
+                }))
             }
             A::Expr::IsDistinctFrom(a, b) | A::Expr::IsNotDistinctFrom(a, b) => {
                 let l = self.expr(a, ctx)?;
                 let r = self.expr(b, ctx)?;
-                let (le, re, _) = unify(l, r, "=", self)?;
-                Ok(B::known(distinct_from(
-                    le,
-                    re,
-                    matches!(e, A::Expr::IsNotDistinctFrom(..)),
-                )))
+                let (le, re, _) = self.operator("=", l, r)?;
+                Ok(B::known(Expr::IsDistinct {
+                    left: Box::new(le),
+                    right: Box::new(re),
+                    negated: matches!(e, A::Expr::IsNotDistinctFrom(..)),
+                }))
             }
             A::Expr::Between {
                 expr,
@@ -150,7 +161,7 @@ impl Binder<'_> {
                 let hi = self.expr(high, ctx)?;
                 let ge = self.binary(x.clone(), &A::BinaryOperator::GtEq, lo)?;
                 let le = self.binary(x, &A::BinaryOperator::LtEq, hi)?;
-                let both = Expr::And(Box::new(ge.e), Box::new(le.e));
+                let both = Expr::and(ge.e, le.e);
                 Ok(B::known(if *negated {
                     Expr::Not(Box::new(both))
                 } else {
@@ -251,14 +262,12 @@ impl Binder<'_> {
                 if *any {
                     return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \"ANY\"");
                 }
-                if escape_char.is_some() {
-                    return err(
-                        sqlstate::FEATURE_NOT_SUPPORTED,
-                        "LIKE ... ESCAPE is not supported yet",
-                    );
-                }
                 let x = self.expr(expr, ctx)?;
-                let p = self.expr(pattern, ctx)?;
+                let mut p = self.expr(pattern, ctx)?;
+                if let Some(esc) = escape_char {
+                    let e = self.expr(esc, ctx)?;
+                    p = self.scalar_function("like_escape", vec![p, e])?;
+                }
                 let ci = matches!(e, A::Expr::ILike { .. });
                 let sym = match (negated, ci) {
                     (false, false) => "~~",
@@ -266,13 +275,33 @@ impl Binder<'_> {
                     (false, true) => "~~*",
                     (true, true) => "!~~*",
                 };
-                let arg = self.text_operand(x, sym, &p)?;
-                let pat = self.text_operand(p, sym, &B::known(arg.clone()))?;
+                let (arg, pat, _) = self.operator(sym, x, p)?;
                 Ok(B::known(Expr::Like {
                     arg: Box::new(arg),
                     pattern: Box::new(pat),
                     negated: *negated,
                     case_insensitive: ci,
+                }))
+            }
+            A::Expr::SimilarTo {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                let x = self.expr(expr, ctx)?;
+                let mut args = vec![self.expr(pattern, ctx)?];
+                if let Some(esc) = escape_char {
+                    args.push(self.expr(esc, ctx)?);
+                }
+                let p = self.scalar_function("similar_to_escape", args)?;
+                let sym = if *negated { "!~" } else { "~" };
+                let (arg, pat, _) = self.operator(sym, x, p)?;
+                Ok(B::known(Expr::Regex {
+                    arg: Box::new(arg),
+                    pattern: Box::new(pat),
+                    negated: *negated,
+                    case_insensitive: false,
                 }))
             }
             A::Expr::Cast {
@@ -318,7 +347,7 @@ impl Binder<'_> {
                     )
                     .map_err(|e: SqlError| e.with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
                 }
-                let arg = self.coerce(b, t, |_| SqlError::new("unreachable"))?;
+                let arg = self.to_type(b, t)?;
                 Ok(B::known(Expr::Neg {
                     arg: Box::new(arg),
                     ty: t,
@@ -360,12 +389,7 @@ impl Binder<'_> {
                         return Ok(B::known(constant(Value::Int8(i), DataType::Int8)));
                     }
                 }
-                let n = Numeric::parse(s).ok_or_else(|| {
-                    SqlError::coded(
-                        sqlstate::SYNTAX_ERROR,
-                        format!("trailing junk after numeric literal at or near \"{s}\""),
-                    )
-                })?;
+                let n = Numeric::from_text(s).map_err(tusk_exec::ExecError::from)?;
                 B::known(constant(Value::Numeric(n), DataType::Numeric))
             }
             A::Value::SingleQuotedString(s)
@@ -425,108 +449,81 @@ impl Binder<'_> {
 
     pub(crate) fn binary(&mut self, l: B, op: &A::BinaryOperator, r: B) -> Result<B> {
         use A::BinaryOperator as O;
-        let arith = |this: &mut Self, o: ArithOp, l: B, r: B| -> Result<B> {
-            let sym = o.symbol();
-            if l.unknown && r.unknown {
-                return err(
-                    sqlstate::AMBIGUOUS_FUNCTION,
-                    format!("operator is not unique: unknown {sym} unknown"),
-                )
-                .map_err(|e: SqlError| e.with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."));
-            }
-            let (le, re, t) = unify(l, r, sym, this)?;
-            let t = arith_type(sym, t)?;
-            Ok(B::known(Expr::Arith {
-                op: o,
-                left: Box::new(le),
-                right: Box::new(re),
-                ty: t,
-            }))
+        let a_op = match op {
+            O::Plus => Some((ArithOp::Add, "+")),
+            O::Minus => Some((ArithOp::Sub, "-")),
+            O::Multiply => Some((ArithOp::Mul, "*")),
+            O::Divide => Some((ArithOp::Div, "/")),
+            O::Modulo => Some((ArithOp::Mod, "%")),
+            _ => None,
         };
+        if let Some((o, sym)) = a_op {
+            let (le, re, ty) = self.operator(sym, l, r)?;
+            return Ok(B::known(Expr::arith(o, le, re, ty)));
+        }
+        if let Some(o) = cmp_op(op) {
+            let (le, re, _) = self.operator(o.symbol(), l, r)?;
+            return Ok(B::known(Expr::cmp(o, le, re)));
+        }
         match op {
-            O::Plus => arith(self, ArithOp::Add, l, r),
-            O::Minus => arith(self, ArithOp::Sub, l, r),
-            O::Multiply => arith(self, ArithOp::Mul, l, r),
-            O::Divide => arith(self, ArithOp::Div, l, r),
-            O::Modulo => arith(self, ArithOp::Mod, l, r),
-            O::Eq | O::NotEq | O::Lt | O::LtEq | O::Gt | O::GtEq => {
-                let o = cmp_op(op).expect("a comparison");
-                let (le, re, _) = unify(l, r, o.symbol(), self)?;
-                Ok(B::known(Expr::Cmp {
-                    op: o,
-                    left: Box::new(le),
-                    right: Box::new(re),
-                }))
-            }
             O::And | O::Or => {
                 let what = if matches!(op, O::And) { "AND" } else { "OR" };
                 let a = self.bool_operand(l, what)?;
                 let b = self.bool_operand(r, what)?;
                 Ok(B::known(if matches!(op, O::And) {
-                    Expr::And(Box::new(a), Box::new(b))
+                    Expr::and(a, b)
                 } else {
-                    Expr::Or(Box::new(a), Box::new(b))
+                    Expr::or(a, b)
                 }))
             }
             O::StringConcat => {
-                let is_text = |b: &B| b.unknown || b.ty().is_string();
-                if !is_text(&l) && !is_text(&r) {
-                    return err(
-                        sqlstate::UNDEFINED_FUNCTION,
-                        format!(
-                            "operator does not exist: {} || {}",
-                            l.type_name(),
-                            r.type_name()
-                        ),
-                    );
-                }
-                let to_text = |this: &Self, b: B| -> Result<Expr> {
-                    if b.unknown {
-                        return this.convert_unknown(b.e, DataType::Text);
-                    }
-                    Ok(cast(b.e, DataType::Text))
+                let (le, re, _) = self.operator("||", l, r)?;
+                Ok(B::known(Expr::concat(le, re)))
+            }
+            O::PGRegexMatch | O::PGRegexIMatch | O::PGRegexNotMatch | O::PGRegexNotIMatch => {
+                let (sym, negated, ci) = match op {
+                    O::PGRegexMatch => ("~", false, false),
+                    O::PGRegexIMatch => ("~*", false, true),
+                    O::PGRegexNotMatch => ("!~", true, false),
+                    _ => ("!~*", true, true),
                 };
-                Ok(B::known(Expr::Concat {
-                    left: Box::new(to_text(self, l)?),
-                    right: Box::new(to_text(self, r)?),
+                let (arg, pat, _) = self.operator(sym, l, r)?;
+                Ok(B::known(Expr::Regex {
+                    arg: Box::new(arg),
+                    pattern: Box::new(pat),
+                    negated,
+                    case_insensitive: ci,
                 }))
             }
-            other => self.other_operator(other, l, r),
-        }
-    }
-
-    /// `x op y` for operators that are functions in disguise (`~`, `^`, ...).
-    fn other_operator(&mut self, op: &A::BinaryOperator, l: B, r: B) -> Result<B> {
-        err(
-            sqlstate::UNDEFINED_FUNCTION,
-            format!(
-                "operator does not exist: {} {op} {}",
-                l.type_name(),
-                r.type_name()
+            O::PGLikeMatch | O::PGILikeMatch | O::PGNotLikeMatch | O::PGNotILikeMatch => {
+                let (sym, negated, ci) = match op {
+                    O::PGLikeMatch => ("~~", false, false),
+                    O::PGILikeMatch => ("~~*", false, true),
+                    O::PGNotLikeMatch => ("!~~", true, false),
+                    _ => ("!~~*", true, true),
+                };
+                let (arg, pat, _) = self.operator(sym, l, r)?;
+                Ok(B::known(Expr::Like {
+                    arg: Box::new(arg),
+                    pattern: Box::new(pat),
+                    negated,
+                    case_insensitive: ci,
+                }))
+            }
+            O::PGExp => self.scalar_function("power", vec![l, r]),
+            other => err(
+                sqlstate::UNDEFINED_FUNCTION,
+                format!(
+                    "operator does not exist: {} {other} {}",
+                    l.type_name(),
+                    r.type_name()
+                ),
             ),
-        )
+        }
     }
 
-    /// An operand of a string operator (LIKE): text, or an untyped literal.
-    fn text_operand(&self, b: B, sym: &str, other: &B) -> Result<Expr> {
-        if b.unknown {
-            return self.convert_unknown(b.e, DataType::Text);
-        }
-        if b.ty().is_string() {
-            return Ok(cast(b.e, DataType::Text));
-        }
-        err(
-            sqlstate::UNDEFINED_FUNCTION,
-            format!(
-                "operator does not exist: {} {sym} {}",
-                b.type_name(),
-                other.type_name()
-            ),
-        )
-    }
-
-    /// `x [NOT] IN (a, b, ...)`: a disjunction of equalities, with the list's
-    /// values brought to one type with `x` first, as PostgreSQL resolves it.
+    /// `x [NOT] IN (a, b, ...)`: the left side and the items brought to one
+    /// type, as PostgreSQL resolves it; three-valued.
     fn in_list(
         &mut self,
         expr: &A::Expr,
@@ -534,27 +531,17 @@ impl Binder<'_> {
         negated: bool,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
-        let x = self.expr(expr, ctx)?;
-        let mut items = Vec::with_capacity(list.len());
+        if list.is_empty() {
+            return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \")\"");
+        }
+        let mut items = Vec::with_capacity(list.len() + 1);
+        items.push(self.expr(expr, ctx)?);
         for item in list {
             items.push(self.expr(item, ctx)?);
         }
-        let mut acc: Option<Expr> = None;
-        for it in items {
-            let eq = self.binary(x.clone(), &A::BinaryOperator::Eq, it)?.e;
-            acc = Some(match acc {
-                None => eq,
-                Some(a) => Expr::Or(Box::new(a), Box::new(eq)),
-            });
-        }
-        let any = acc.ok_or_else(|| {
-            SqlError::coded(sqlstate::SYNTAX_ERROR, "syntax error at or near \")\"")
-        })?;
-        Ok(B::known(if negated {
-            Expr::Not(Box::new(any))
-        } else {
-            any
-        }))
+        let (mut es, _) = self.unify_all(items, "IN")?;
+        let arg = es.remove(0);
+        Ok(B::known(Expr::in_list(arg, es, negated)))
     }
 
     /// `lhs op ANY|ALL (subquery)` and `lhs IN (subquery)`.
@@ -592,14 +579,10 @@ impl Binder<'_> {
         let mut tests = Vec::new();
         for (l, &c) in lb.into_iter().zip(&sub.out) {
             let r = B::known(self.col_expr(c));
-            let (le, re, _) = unify(l, r, op.symbol(), self)?;
-            tests.push(Expr::Cmp {
-                op,
-                left: Box::new(le),
-                right: Box::new(re),
-            });
+            let (le, re, _) = self.operator(op.symbol(), l, r)?;
+            tests.push(Expr::cmp(op, le, re));
         }
-        let test = crate::logical::and_all(tests).expect("at least one column");
+        let test = Expr::and_all(tests).expect("at least one column");
         let out = self.column(
             if any { "any" } else { "all" },
             tusk_storage::SqlType::Bool,
@@ -641,41 +624,23 @@ impl Binder<'_> {
         self.typmod(e, to, true)
     }
 
-    /// Applies a type modifier (`varchar(n)`, `numeric(p,s)`) to a value
-    /// already of the base type. Until the executor has typmod coercions,
-    /// only modifiers that need no work pass.
+    /// Applies a type modifier (`varchar(n)`, `char(n)`, `numeric(p,s)`)
+    /// to a value already of the base type: an explicit cast truncates
+    /// strings, an assignment fails on a too-long value.
     pub(crate) fn typmod(
         &self,
         e: Expr,
         to: tusk_storage::SqlType,
-        _explicit: bool,
+        explicit: bool,
     ) -> Result<Expr> {
-        let _ = to;
-        Ok(e)
-    }
-
-    /// The common type of several branches (CASE, COALESCE, VALUES columns,
-    /// UNION), PostgreSQL's `select_common_type`: untyped literals follow
-    /// the typed values; all untyped is text.
-    pub(crate) fn common_type_of(&self, items: &[&B], context: &str) -> Result<DataType> {
-        let mut t: Option<DataType> = None;
-        for b in items.iter().filter(|b| !b.unknown) {
-            let bt = b.ty();
-            t = Some(match t {
-                None => bt,
-                Some(x) => common_type(x, bt).ok_or_else(|| {
-                    SqlError::coded(
-                        sqlstate::DATATYPE_MISMATCH,
-                        format!(
-                            "{context} types {} and {} cannot be matched",
-                            x.display_name(),
-                            bt.display_name()
-                        ),
-                    )
-                })?,
-            });
+        if to.typmod() == -1 {
+            return Ok(e);
         }
-        Ok(t.unwrap_or(DataType::Text))
+        Ok(Expr::Typmod {
+            arg: Box::new(e),
+            ty: to,
+            explicit,
+        })
     }
 }
 
@@ -702,52 +667,4 @@ pub(crate) fn cmp_op(op: &A::BinaryOperator) -> Option<CmpOp> {
         O::GtEq => CmpOp::Ge,
         _ => return None,
     })
-}
-
-/// `x IS [NOT] TRUE|FALSE|UNKNOWN`, never NULL, from the basic operators.
-fn bool_test(arg: Expr, what: &str) -> Expr {
-    let not_null = |e: Expr| Expr::IsNull {
-        arg: Box::new(e),
-        negated: true,
-    };
-    let is_null = |e: Expr| Expr::IsNull {
-        arg: Box::new(e),
-        negated: false,
-    };
-    // `x IS TRUE` is `x IS NOT NULL AND x`, which is never NULL because AND
-    // with a false left side is false.
-    let is_true = Expr::And(Box::new(not_null(arg.clone())), Box::new(arg.clone()));
-    let is_false = Expr::And(
-        Box::new(not_null(arg.clone())),
-        Box::new(Expr::Not(Box::new(arg.clone()))),
-    );
-    match what {
-        "IS TRUE" => is_true,
-        "IS NOT TRUE" => Expr::Not(Box::new(is_true)),
-        "IS FALSE" => is_false,
-        "IS NOT FALSE" => Expr::Not(Box::new(is_false)),
-        "IS UNKNOWN" => is_null(arg),
-        _ => not_null(arg),
-    }
-}
-
-/// `l IS [NOT] DISTINCT FROM r` from the basic operators: equal, or both NULL.
-fn distinct_from(l: Expr, r: Expr, not_distinct: bool) -> Expr {
-    let is_null = |e: &Expr| Expr::IsNull {
-        arg: Box::new(e.clone()),
-        negated: false,
-    };
-    let both_null = Expr::And(Box::new(is_null(&l)), Box::new(is_null(&r)));
-    let eq = Expr::Cmp {
-        op: CmpOp::Eq,
-        left: Box::new(l),
-        right: Box::new(r),
-    };
-    // (l = r) IS TRUE OR (l IS NULL AND r IS NULL): never NULL.
-    let same = Expr::Or(Box::new(bool_test(eq, "IS TRUE")), Box::new(both_null));
-    if not_distinct {
-        same
-    } else {
-        Expr::Not(Box::new(same))
-    }
 }

@@ -7,6 +7,7 @@
 use super::{err, Binder, ExprCtx, Result, B};
 use crate::error::sqlstate;
 use sqlparser::ast as A;
+use tusk_exec::Expr;
 
 impl Binder<'_> {
     pub(crate) fn special_form(&mut self, e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
@@ -108,7 +109,50 @@ impl Binder<'_> {
         else_result: Option<&A::Expr>,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
-        let _ = (operand, conditions, else_result, ctx);
-        err(sqlstate::FEATURE_NOT_SUPPORTED, "CASE is not supported yet")
+        // PostgreSQL resolves the result type with the ELSE first.
+        let otherwise = match else_result {
+            Some(e) => Some(self.expr(e, ctx)?),
+            None => None,
+        };
+        let mut results = Vec::new();
+        let mut conds = Vec::new();
+        for w in conditions {
+            conds.push(self.expr(&w.condition, ctx)?);
+            results.push(self.expr(&w.result, ctx)?);
+        }
+        let has_else = otherwise.is_some();
+        let mut all: Vec<B> = otherwise.into_iter().collect();
+        all.extend(results);
+        let (mut typed, ty) = self.unify_all(all, "CASE")?;
+        let otherwise = if has_else {
+            Some(Box::new(typed.remove(0)))
+        } else {
+            None
+        };
+        // The simple form compares the operand with each WHEN value as one
+        // type; the searched form needs boolean conditions.
+        let (operand, whens) = match operand {
+            Some(op) => {
+                let o = self.expr(op, ctx)?;
+                let mut items = vec![o];
+                items.extend(conds);
+                let (mut vals, _) = self.unify_all(items, "CASE/WHEN")?;
+                let o = vals.remove(0);
+                (Some(Box::new(o)), vals)
+            }
+            None => (
+                None,
+                conds
+                    .into_iter()
+                    .map(|c| self.bool_operand(c, "CASE/WHEN"))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+        };
+        Ok(B::known(Expr::Case {
+            operand,
+            whens: whens.into_iter().zip(typed).collect(),
+            otherwise,
+            ty,
+        }))
     }
 }

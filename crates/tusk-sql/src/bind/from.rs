@@ -141,8 +141,9 @@ impl Binder<'_> {
                     let id = match kind {
                         JoinKind::Right => r,
                         JoinKind::Full => {
-                            let (lt, rt) = (self.cols.ty(l), self.cols.ty(r));
-                            let t = super::operators::common_type(lt, rt).unwrap_or(lt);
+                            let lb = super::B::known(self.col_expr(l));
+                            let rb = super::B::known(self.col_expr(r));
+                            let t = self.common_type_of(&[&lb, &rb], "JOIN/USING")?;
                             let id = self.column(name, SqlType::of(t), None);
                             plan_above.push((
                                 id,

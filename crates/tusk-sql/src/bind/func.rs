@@ -12,6 +12,7 @@ use crate::error::{sqlstate, SqlError};
 use crate::logical::WindowCall;
 use crate::names::ident;
 use sqlparser::ast as A;
+use tusk_exec::func::{self, ArgType};
 use tusk_exec::plan::{AggCall, AggFunc, SortKey, WindowFrame, WindowFunc};
 use tusk_exec::Expr;
 use tusk_storage::{DataType, SqlType};
@@ -196,20 +197,53 @@ impl Binder<'_> {
         self.scalar_function(&name, args)
     }
 
-    /// A scalar function over bound arguments.
+    /// A scalar function over bound arguments: the conditional forms that
+    /// look like calls (COALESCE, NULLIF, GREATEST, LEAST), else the
+    /// overload PostgreSQL's resolution rules pick.
     pub(crate) fn scalar_function(&mut self, name: &str, args: Vec<B>) -> Result<B> {
-        if name == "generate_series" {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "set-returning functions are only supported in FROM",
-            );
+        match name {
+            "generate_series" => {
+                return err(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "set-returning functions are only supported in FROM",
+                )
+            }
+            "coalesce" | "greatest" | "least" if !args.is_empty() => {
+                let context = name.to_ascii_uppercase();
+                let (es, _) = self.unify_all(args, &context)?;
+                return Ok(B::known(match name {
+                    "coalesce" => Expr::Coalesce(es),
+                    _ => Expr::MinMax {
+                        args: es,
+                        greatest: name == "greatest",
+                    },
+                }));
+            }
+            "nullif" if args.len() == 2 => {
+                // NULLIF(a, b): NULL where `a = b`, with `=` resolved as usual.
+                let mut it = args.into_iter();
+                let (a, b) = (it.next().unwrap(), it.next().unwrap());
+                let (l, r, _) = self.operator("=", a, b)?;
+                return Ok(B::known(Expr::NullIf {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                }));
+            }
+            _ => {}
         }
-        let types: Vec<&str> = args.iter().map(|b| b.type_name()).collect();
-        err(
-            sqlstate::UNDEFINED_FUNCTION,
-            format!("function {name}({}) does not exist", types.join(", ")),
-        )
-        .map_err(|e: SqlError| e.with_hint("No function matches the given name and argument types. You might need to add explicit type casts."))
+        let types: Vec<ArgType> = args.iter().map(|b| b.arg_type()).collect();
+        let res = func::resolve(name, &types)?;
+        let mut es = Vec::with_capacity(args.len());
+        for (b, &t) in args.into_iter().zip(&res.arg_types) {
+            es.push(self.to_type(b, t)?);
+        }
+        let f = res.func.ok_or_else(|| {
+            SqlError::coded(
+                sqlstate::UNDEFINED_FUNCTION,
+                format!("function {name} is not callable"),
+            )
+        })?;
+        Ok(B::known(Expr::call(f, es, res.ret)))
     }
 
     fn aggregate_call(

@@ -504,10 +504,7 @@ pub fn conjuncts(e: Expr, out: &mut Vec<Expr>) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         match e {
-            Expr::And(a, b) => {
-                stack.push(*b);
-                stack.push(*a);
-            }
+            Expr::And(terms) => stack.extend(terms.into_iter().rev()),
             e => out.push(e),
         }
     }
@@ -515,9 +512,7 @@ pub fn conjuncts(e: Expr, out: &mut Vec<Expr>) {
 
 /// The conjunction of `es` (`None` when empty).
 pub fn and_all(es: Vec<Expr>) -> Option<Expr> {
-    let mut it = es.into_iter();
-    let first = it.next()?;
-    Some(it.fold(first, |acc, e| Expr::And(Box::new(acc), Box::new(e))))
+    Expr::and_all(es)
 }
 
 /// The columns an expression reads.

@@ -29,10 +29,15 @@ pub fn selectivity(e: &Expr) -> f64 {
         Expr::Cmp { op: CmpOp::Eq, .. } => 0.005,
         Expr::Cmp { op: CmpOp::Ne, .. } => 0.995,
         Expr::Cmp { .. } => 0.3333,
-        Expr::And(a, b) => selectivity(a) * selectivity(b),
-        Expr::Or(a, b) => {
-            let (x, y) = (selectivity(a), selectivity(b));
-            x + y - x * y
+        Expr::And(terms) => terms.iter().map(selectivity).product(),
+        Expr::Or(terms) => 1.0 - terms.iter().map(|t| 1.0 - selectivity(t)).product::<f64>(),
+        Expr::InList { list, negated, .. } => {
+            let s = (0.005 * list.len() as f64).min(0.5);
+            if *negated {
+                1.0 - s
+            } else {
+                s
+            }
         }
         Expr::Not(a) => 1.0 - selectivity(a),
         Expr::IsNull { negated: false, .. } => 0.005,

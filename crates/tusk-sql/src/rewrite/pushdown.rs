@@ -188,16 +188,25 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
 pub fn rejects_nulls(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
     match e {
         Expr::Column { index, .. } => cols.contains(index),
-        Expr::Arith { left, right, .. }
-        | Expr::Cmp { left, right, .. }
-        | Expr::Concat { left, right } => rejects_nulls(left, cols) || rejects_nulls(right, cols),
-        Expr::Like { arg, pattern, .. } => rejects_nulls(arg, cols) || rejects_nulls(pattern, cols),
+        Expr::Arith { first, rest, .. } => {
+            rejects_nulls(first, cols) || rest.iter().any(|(_, x)| rejects_nulls(x, cols))
+        }
+        Expr::Cmp { left, right, .. } => rejects_nulls(left, cols) || rejects_nulls(right, cols),
+        Expr::Concat(parts) => parts.iter().any(|p| rejects_nulls(p, cols)),
+        Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
+            rejects_nulls(arg, cols) || rejects_nulls(pattern, cols)
+        }
         Expr::Neg { arg, .. }
         | Expr::Cast { arg, .. }
+        | Expr::Typmod { arg, .. }
         | Expr::BpcharToText(arg)
         | Expr::Not(arg) => rejects_nulls(arg, cols),
-        Expr::And(a, b) => rejects_nulls(a, cols) || rejects_nulls(b, cols),
-        Expr::Or(a, b) => rejects_nulls(a, cols) && rejects_nulls(b, cols),
+        Expr::InList { arg, .. } => rejects_nulls(arg, cols),
+        Expr::And(terms) => terms.iter().any(|t| rejects_nulls(t, cols)),
+        Expr::Or(terms) => terms.iter().all(|t| rejects_nulls(t, cols)),
+        Expr::Call { func, args, .. } if func.strict() => {
+            args.iter().any(|a| rejects_nulls(a, cols))
+        }
         Expr::IsNull { arg, negated: true } => rejects_nulls(arg, cols),
         _ => false,
     }
