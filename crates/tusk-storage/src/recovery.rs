@@ -518,7 +518,7 @@ pub fn replay(
     pool: &BufferPool,
     smgr: &Smgr,
     txn: &TxnManager,
-    catalog: &RwLock<Catalog>,
+    catalog: &RwLock<std::sync::Arc<Catalog>>,
     options: RecoveryOptions,
 ) -> Result<Outcome, StorageError> {
     assert!(pool.wal().is_none(), "redo must not log");
@@ -777,7 +777,8 @@ pub fn replay(
     )?;
     stats.aborted = r.aborted.len() as u64;
     // DDL outcomes, in WAL order.
-    let mut cat = catalog.write().unwrap_or_else(|e| e.into_inner());
+    let mut guard = catalog.write().unwrap_or_else(|e| e.into_inner());
+    let cat = std::sync::Arc::make_mut(&mut guard);
     for d in r.ddl {
         match d {
             Ddl::Create(xid, def) => {
@@ -848,10 +849,12 @@ impl Replayer<'_> {
         match rec.kind {
             RecordType::Commit => {
                 self.committed.insert(rec.xid);
+                self.committed.extend(rec.sub_xids());
                 Ok(true)
             }
             RecordType::Abort => {
                 self.aborted.insert(rec.xid);
+                self.aborted.extend(rec.sub_xids());
                 Ok(true)
             }
             RecordType::CreateTable => {
@@ -881,6 +884,8 @@ impl Replayer<'_> {
             RecordType::HeapInsert
             | RecordType::HeapInsertInit
             | RecordType::HeapDelete
+            | RecordType::HeapLock
+            | RecordType::HeapUpdate
             | RecordType::HeapPrune
             | RecordType::HeapUnused
             | RecordType::BtreeInsert
@@ -950,10 +955,20 @@ impl Replayer<'_> {
                     return Err(corrupt(rec, "item number does not match"));
                 }
             }
-            RecordType::HeapDelete => {
+            RecordType::HeapDelete | RecordType::HeapLock | RecordType::HeapUpdate => {
+                let state = tuple::XmaxState::decode(&rec.payload[2..])
+                    .ok_or_else(|| corrupt(rec, "short payload"))?;
                 let t = page::item_bytes_mut(p, item)
-                    .ok_or_else(|| corrupt(rec, "deleted item missing"))?;
-                tuple::set_xmax(t, rec.xid);
+                    .ok_or_else(|| corrupt(rec, "changed item missing"))?;
+                state.apply(t);
+                // An update whose new version is on the same page.
+                let rest = &rec.payload[2 + tuple::XMAX_STATE_SIZE..];
+                if rec.kind == RecordType::HeapUpdate && rest.len() > 2 {
+                    let new_item = u16::from_le_bytes([rest[0], rest[1]]);
+                    if page::add_item(p, &rest[2..]) != Some(new_item) {
+                        return Err(corrupt(rec, "item number does not match"));
+                    }
+                }
             }
             _ => unreachable!(),
         }
