@@ -442,7 +442,8 @@ impl VacuumReport {
             self.pages,
             pct(self.pages),
             self.tuples_removed,
-            self.tuples_remaining,
+            // PostgreSQL's "remain" counts the not yet removable ones too.
+            self.tuples_remaining + self.dead_not_removable,
             self.dead_not_removable,
         );
         m.push_str(&format!(
