@@ -7,7 +7,7 @@
 //!   tusk.conf     settings read at startup (shared_buffers, huge_pages, work_mem, ...)
 //!   tusk.lock     held with flock() while a process has the directory open
 //!   catalog       tables, columns and indexes (see `catalog`)
-//!   pg_xact       commit status, one byte per transaction id (see `txn`)
+//!   pg_xact       commit status, one byte per transaction id (see `clog`)
 //!   pg_control    redo point of the last checkpoint (see `wal::control`)
 //!   pg_wal/       write-ahead log segments (see `wal`)
 //!   base/OID      relation files, 8 kB pages (see `page`, `smgr`)
@@ -18,8 +18,30 @@
 //! main shared memory region (`tusk-shmem`) and finds pages through the buffer
 //! mapping table (`tusk-chash`). The main region also holds the
 //! `min_dynamic_shared_memory` pool from which [`Database::dsm`] carves
-//! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
-//! `heap`) and are filtered through snapshots (`txn`).
+//! dynamic shared memory segments (parallel query's DSA areas).
+//!
+//! ## Transactions
+//!
+//! PostgreSQL's model, for any number of concurrent sessions; `xact` is the
+//! guide to the API the SQL layer uses. The pieces:
+//!
+//! * `tuple`: the header every row version carries — `xmin`/`xmax`, their
+//!   command ids, the `ctid` link to a newer version and the infomask that
+//!   says whether `xmax` deleted, updated or only locked the row;
+//! * `clog` (`pg_xact`) and `procarray`: transaction statuses, running
+//!   transactions, xid assignment, VACUUM's horizon; `snapshot`: MVCC
+//!   snapshots and the visibility rule; `txn`: the two tied together, and
+//!   the single-statement write path of the time before transactions;
+//! * `lock`: table, transaction and tuple locks with wait queues, timeouts
+//!   and deadlock detection; `rowlock`: row lock modes and shared row locks;
+//! * `xact`: a session's transaction — snapshots per statement, command ids,
+//!   savepoints, locks, transactional DDL, commit and abort; `heapam`: row
+//!   updates, deletes and locks that wait for concurrent writers and report
+//!   what they found (READ COMMITTED's re-check and REPEATABLE READ's
+//!   serialization failures are built on it); `commit`: commit records, the
+//!   checkpoint's interplay with running transactions;
+//! * `pgstat`, `autovacuum`, `walwriter`: activity counters, the autovacuum
+//!   thread, the background WAL flush for asynchronous commits.
 //!
 //! Indexes are B+trees on one integer column (`btree`), whose entries are
 //! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
@@ -32,7 +54,7 @@
 //! Every page change is described by a WAL record (`wal`) before the page
 //! may be written, and a commit writes a commit record and (with
 //! `synchronous_commit = on`, the default) flushes the WAL before it reports
-//! success; data pages are written later, by eviction, checkpoints
+//! success — concurrent commits share flushes (group commit); data pages are written later, by eviction, checkpoints
 //! (`CHECKPOINT`, every `max_wal_size` of WAL or `checkpoint_timeout`) and
 //! shutdown. After a crash, [`Database::open`] replays the WAL from the last
 //! checkpoint (`recovery`, which states the invariants and the algorithm).
@@ -61,6 +83,7 @@ pub mod uring;
 pub mod vacuum;
 pub mod visible;
 pub mod wal;
+pub mod walwriter;
 pub mod xact;
 
 use std::collections::BTreeMap;
@@ -291,6 +314,15 @@ const DEFAULT_CONF: &str = "\
 #wal_buffers = 4MB
 #max_wal_size = 1GB
 #checkpoint_timeout = 5min
+#wal_writer_delay = 200ms
+#autovacuum = on
+#autovacuum_naptime = 1min
+#autovacuum_vacuum_threshold = 50
+#autovacuum_vacuum_scale_factor = 0.2
+#autovacuum_vacuum_insert_threshold = 1000
+#autovacuum_vacuum_insert_scale_factor = 0.2
+#autovacuum_analyze_threshold = 50
+#autovacuum_analyze_scale_factor = 0.1
 #recovery_prefetch = try
 #maintenance_io_concurrency = 10
 #wal_decode_buffer_size = 512kB
@@ -356,6 +388,7 @@ pub struct Database {
     last_checkpoint: Mutex<Instant>,
     recovery_stats: RecoveryStats,
     autovacuum: Mutex<Option<autovacuum::Launcher>>,
+    walwriter: Mutex<Option<walwriter::WalWriter>>,
 }
 
 /// Read access to the committed catalog (derefs to [`Catalog`]).
@@ -556,9 +589,30 @@ impl Database {
             last_checkpoint: Mutex::new(Instant::now()),
             recovery_stats,
             autovacuum: Mutex::new(None),
+            walwriter: Mutex::new(None),
         };
         // End-of-recovery checkpoint (also writes pg_control the first time).
         db.checkpoint()?;
+        let delay = match db.settings.get("wal_writer_delay") {
+            // A bare number is in milliseconds for this one, as in PostgreSQL.
+            Some(v) => v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .map(Duration::from_millis)
+                .or_else(|| parse_duration(v))
+                .filter(|d| (Duration::from_millis(1)..=Duration::from_secs(10)).contains(d))
+                .ok_or_else(|| {
+                    StorageError::Other(format!(
+                        "invalid value for parameter \"wal_writer_delay\": \"{v}\""
+                    ))
+                })?,
+            None => Duration::from_millis(200),
+        };
+        *db.walwriter.lock().unwrap_or_else(|e| e.into_inner()) = Some(
+            walwriter::WalWriter::start(db.wal.clone(), delay)
+                .map_err(|e| StorageError::io("could not start the WAL writer".into(), e))?,
+        );
         let db = Arc::new(db);
         if autovacuum_options.enabled {
             *db.autovacuum.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -667,6 +721,12 @@ impl Drop for Database {
         {
             l.stop();
         }
+        drop(
+            self.walwriter
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
         let _ = self.checkpoint();
     }
 }

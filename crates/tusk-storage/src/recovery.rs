@@ -13,16 +13,21 @@
 //!    redo point logs the whole page (`full_page_writes = on`): a page torn by
 //!    a crash in the middle of its write is rebuilt from the image, never read.
 //!    Insertions into empty pages format the page in redo and need no image.
-//! 4. *Checkpoints.* A checkpoint holds the writer lock, takes the current end
-//!    of WAL as its redo point, writes and fsyncs every dirty page, the
-//!    relation files and `pg_xact`, and then replaces `pg_control`. Everything
-//!    before the redo point is then in the data files, so WAL segments before
-//!    it are removed. Because no transaction runs during a checkpoint, a
-//!    transaction that wrote records before the redo point had also written
-//!    its `pg_xact` status before it.
+//! 4. *Checkpoints.* A checkpoint takes the current end of WAL as its redo
+//!    point, writes and fsyncs every dirty page, the relation files and
+//!    `pg_xact`, and then replaces `pg_control`. Everything before the redo
+//!    point is then in the data files, so WAL segments before it are
+//!    removed. Transactions run on during a checkpoint; two rules keep the
+//!    outcomes of those that straddle the redo point: a commit record and
+//!    the `pg_xact` status it stands for are never separated by the redo
+//!    point (the commit gate, see `commit`), and the DDL records of running
+//!    transactions are logged again after the redo point. A transaction
+//!    that wrote records before the redo point and ends after it has its
+//!    commit or abort record after it (or none, after a crash: aborted).
 //! 5. *Commit.* A commit record is inserted (and flushed, with
 //!    `synchronous_commit = on`) before `pg_xact` says committed and before
-//!    success is reported.
+//!    success is reported. It lists the transaction's committed
+//!    subtransactions; an abort record lists the sub-xids it aborts too.
 //!
 //! ## The algorithm
 //!
@@ -34,8 +39,9 @@
 //!   page) and, unless the page LSN shows the change is already there
 //!   (`page LSN >= record LSN`), apply it and set the page LSN. This makes
 //!   redo idempotent: replaying twice is the same as once.
-//! * commit records: the xid committed. Abort records (a statement that
-//!   failed after writing records): the xid aborted. Every xid that wrote
+//! * commit records: the xid and the sub-xids in the record committed.
+//!   Abort records (a rolled-back transaction or savepoint, a statement that
+//!   failed after writing records): the xid and its listed sub-xids aborted. Every xid that wrote
 //!   records after the redo point but has no commit record is aborted too —
 //!   a crash leaves no abort record, and neither does a lost unflushed one —
 //!   including one whose `pg_xact` byte said committed with
@@ -61,7 +67,9 @@
 //! `CreateIndex` the same way (a committed one is restored if its table
 //! still exists); dropping a table removes its indexes' entries and files.
 //!
-//! Btree records (`BtreeInsert`, `BtreePage`, `BtreeDelete`) and VACUUM's
+//! Row changes of transactions (`HeapDelete`, `HeapLock`, `HeapUpdate`)
+//! carry the tuple's new xmax state (xmax, cmax, infomask, ctid) and, for
+//! an update within one page, the new version. Btree records (`BtreeInsert`, `BtreePage`, `BtreeDelete`) and VACUUM's
 //! heap records (`HeapPrune`, `HeapUnused`) are page changes like the heap's
 //! and go through the same LSN check; their redo is in `btree::redo` and
 //! `page::prune` / `page::set_unused`.

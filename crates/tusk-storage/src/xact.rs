@@ -25,8 +25,11 @@
 //! * **Snapshots.** [`Transaction::snapshot`] gives the statement's
 //!   snapshot: a new one per call under READ COMMITTED, the transaction's
 //!   first one (with the current command id) under REPEATABLE READ. The SQL
-//!   layer takes one per statement; the snapshot must not outlive the
-//!   transaction. SERIALIZABLE is not offered (no SSI): the SQL layer
+//!   layer takes one per statement and keeps it until the statement is done
+//!   with the rows it found, re-checks included: a live snapshot holds back
+//!   VACUUM and page pruning, which could otherwise remove a version the
+//!   statement is about to update or follow. A snapshot must not outlive
+//!   the transaction. SERIALIZABLE is not offered (no SSI): the SQL layer
 //!   refuses it.
 //! * **Command ids.** Every change is stamped with the current command id
 //!   ([`Transaction::command_id`]); a snapshot sees the transaction's own

@@ -119,6 +119,9 @@ pub fn find(txn: &mut Transaction, rel: u32, id: i32) -> Option<(Tid, i64)> {
 /// updated row (EvalPlanQual); REPEATABLE READ fails with 40001. Returns
 /// the number of rows updated. Ends the command.
 pub fn add(txn: &mut Transaction, rel: u32, id: i32, delta: i64) -> Result<u64, StorageError> {
+    // The statement's snapshot lives until the statement is done with the
+    // rows it found (it holds back pruning of the versions it follows).
+    let _statement = txn.snapshot();
     let Some((mut tid, mut bal)) = find(txn, rel, id) else {
         return Ok(0);
     };
