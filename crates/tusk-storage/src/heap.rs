@@ -235,8 +235,11 @@ pub fn scan_page_items<R>(
 }
 
 /// Calls `f(tid, tuple)` for each of `tids` (of relation `rel`) whose
-/// tuple is visible through `vis` (an index scan's heap fetches). Runs of
-/// TIDs on the same block share one buffer lookup and lock.
+/// tuple is visible through `vis` (an index scan's heap fetches). A TID is
+/// the root of a HOT chain: the version the snapshot sees is looked for
+/// along the chain ([`crate::prune::hot_search`]) and `f` gets that
+/// version's TID. Runs of TIDs on the same block share one buffer lookup
+/// and lock.
 pub fn fetch(
     pool: &BufferPool,
     rel: u32,
@@ -257,10 +260,8 @@ pub fn fetch(
                 if tid.item == 0 || tid.item > n {
                     continue;
                 }
-                if let Some(t) = page::item_bytes(p, tid.item) {
-                    if vis.sees(t) {
-                        f(tid, t);
-                    }
+                if let Some((item, t)) = crate::prune::hot_search(p, tid.item, vis) {
+                    f(Tid { block, item }, t);
                 }
             }
         }

@@ -53,16 +53,18 @@
 //!
 //! The new version is stamped with the current (sub)xid and command id and
 //! goes to the same page if it fits — first pruning the page of versions
-//! dead to everybody (see [`prune_page`]) if it does not — and the old
+//! dead to everybody (see `prune`) if it does not — and the old
 //! version gets `xmax`, `XMAX_IS_UPDATE` and a `ctid` pointing at the new
-//! one, in one `HeapUpdate` record. Otherwise the old version is first
+//! one, in one `HeapUpdate` record. If no indexed column changed
+//! ([`UpdateKind::hot_allowed`]) such a same-page update is HOT: the new
+//! version is heap-only and needs no index entries (see `prune` for HOT
+//! chains). Otherwise the old version is first
 //! locked by us (`HeapLock`), so that it stays ours while its page is
 //! unlocked, the new version is inserted elsewhere (`HeapInsert`), and the
 //! old one is then marked updated (`HeapUpdate`). A crash in between leaves
 //! an uncommitted new version and a lock of a dead transaction: invisible
-//! and meaningless. Updates are not HOT yet: every new version needs its
-//! index entries ([`UpdateOutcome::hot`] is always false), which the caller
-//! inserts.
+//! and meaningless. Unless the update was HOT ([`UpdateOutcome::hot`]) the
+//! caller inserts the new version's index entries.
 //!
 //! Following an update chain checks that the next version's `xmin` is the
 //! `xmax` of the one before: VACUUM may have removed the next version and
@@ -76,7 +78,7 @@ use crate::rowlock::{RowKey, RowLockMode};
 use crate::snapshot::CommandId;
 use crate::tuple::{self, XmaxState};
 use crate::txn::{Xid, FIRST_NORMAL_XID, INVALID_XID};
-use crate::wal::{encode_item_set, BlockRef, RecordType};
+use crate::wal::{BlockRef, RecordType};
 use crate::xact::{lock_error, Transaction};
 use crate::{ErrorReport, StorageError};
 
@@ -107,6 +109,17 @@ pub enum RowWait {
     NoWait,
     /// `SKIP LOCKED`
     Skip,
+}
+
+/// What kind of update [`Transaction::update`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UpdateKind {
+    /// A key column changes: the row lock is `FOR UPDATE` rather than
+    /// `FOR NO KEY UPDATE`.
+    pub key_update: bool,
+    /// No indexed column changes, so the new version may be heap-only (a
+    /// HOT update) if it fits on the old version's page.
+    pub hot_allowed: bool,
 }
 
 /// The result of [`Transaction::update`].
@@ -171,7 +184,7 @@ enum Applied {
 enum Change<'a> {
     Delete,
     Lock(RowLockMode),
-    Update { new: &'a [u8], key_update: bool },
+    Update { new: &'a [u8], kind: UpdateKind },
 }
 
 impl Change<'_> {
@@ -179,9 +192,7 @@ impl Change<'_> {
         match self {
             Change::Delete => RowLockMode::Update,
             Change::Lock(m) => *m,
-            Change::Update {
-                key_update: true, ..
-            } => RowLockMode::Update,
+            Change::Update { kind, .. } if kind.key_update => RowLockMode::Update,
             Change::Update { .. } => RowLockMode::NoKeyUpdate,
         }
     }
@@ -436,7 +447,7 @@ impl Transaction {
                 }
                 Ok(Applied::Done(TmResult::Ok, None))
             }
-            Change::Update { new, key_update } => {
+            Change::Update { new, kind } => {
                 let cid = self.command_id_for_write();
                 let mut new_t = new.to_vec();
                 tuple::set_xmin(&mut new_t, xid);
@@ -455,21 +466,40 @@ impl Transaction {
                         page::MAX_ITEM_SIZE
                     )));
                 }
-                let keys = if *key_update {
+                let keys = if kind.key_update {
                     tuple::XMAX_KEYS_UPDATED
                 } else {
                     0
                 };
-                let mut placed = page::add_item(p, &new_t);
-                if placed.is_none() && prune_page(self, rel, tid.block, p)? > 0 {
-                    placed = page::add_item(p, &new_t);
+                let hot = if kind.hot_allowed {
+                    tuple::HOT_UPDATED
+                } else {
+                    0
+                };
+                if kind.hot_allowed {
+                    let m = tuple::infomask(&new_t) | tuple::HEAP_ONLY;
+                    tuple::set_infomask(&mut new_t, m);
                 }
-                self.delta(rel).updated += 1;
+                let mut placed = page::add_item(p, &new_t);
+                if placed.is_none() {
+                    let db = &self.db;
+                    let status = |x| db.txn.clog.status(x);
+                    let pruned =
+                        crate::prune::prune(&db.pool, rel, tid.block, p, db.txn.horizon(), status)?;
+                    if pruned.removed > 0 {
+                        placed = page::add_item(p, &new_t);
+                    }
+                }
+                let delta = self.delta(rel);
+                delta.updated += 1;
+                if placed.is_some() && kind.hot_allowed {
+                    delta.hot_updated += 1;
+                }
                 if let Some(item) = placed {
                     let state = XmaxState {
                         xmax: xid,
                         cmax: cid,
-                        infomask: keep | sharers | tuple::XMAX_IS_UPDATE | keys,
+                        infomask: keep | sharers | tuple::XMAX_IS_UPDATE | keys | hot,
                         ctid: (tid.block, item),
                     };
                     set_state(p, tid.item, &state, &mut payload);
@@ -487,6 +517,7 @@ impl Transaction {
                         block: tid.block,
                         item,
                     };
+                    self.last_update_hot = kind.hot_allowed;
                     return Ok(Applied::Done(TmResult::Ok, Some(new_tid)));
                 }
                 // Another page: keep the row ours while its page is unlocked.
@@ -520,23 +551,23 @@ impl Transaction {
     }
 
     /// Replaces the row at `tid` of `rel` with `new` (tuple bytes from a
-    /// `TupleBuilder`; the header is filled in here). `key_update` says
-    /// whether a key column changes (the row lock is then `FOR UPDATE`
-    /// rather than `FOR NO KEY UPDATE`). On `Ok` the caller inserts index
-    /// entries for the new version unless it is heap-only.
+    /// `TupleBuilder`; the header is filled in here). On `Ok` the caller
+    /// inserts index entries for the new version unless it is heap-only
+    /// ([`UpdateOutcome::hot`]).
     pub fn update(
         &mut self,
         rel: u32,
         tid: Tid,
         new: &[u8],
-        key_update: bool,
+        kind: UpdateKind,
         wait: RowWait,
     ) -> Result<UpdateOutcome, StorageError> {
-        let (result, new_tid) = self.modify(rel, tid, Change::Update { new, key_update }, wait)?;
+        self.last_update_hot = false;
+        let (result, new_tid) = self.modify(rel, tid, Change::Update { new, kind }, wait)?;
         Ok(UpdateOutcome {
             result,
             new_tid,
-            hot: false,
+            hot: result == TmResult::Ok && self.last_update_hot,
         })
     }
 
@@ -663,56 +694,4 @@ fn set_state(p: &mut [u8], item: u16, state: &XmaxState, payload: &mut Vec<u8>) 
     payload.clear();
     payload.extend_from_slice(&item.to_le_bytes());
     state.encode(payload);
-}
-
-/// Whether a tuple is dead to every transaction, present and future: its
-/// inserter aborted, or its deleter/updater committed below `horizon`.
-pub fn dead_to_all(t: &[u8], horizon: Xid, status: impl Fn(Xid) -> XidStatus) -> bool {
-    let xmin = tuple::xmin(t);
-    if xmin >= FIRST_NORMAL_XID && status(xmin) == XidStatus::Aborted {
-        return true;
-    }
-    let xmax = tuple::xmax(t);
-    xmax != INVALID_XID
-        && tuple::infomask(t) & tuple::XMAX_LOCK_ONLY == 0
-        && xmax < horizon
-        && status(xmax) == XidStatus::Committed
-}
-
-/// Prunes page `p` (block `block` of `rel`, exclusively locked): the
-/// tuples dead to all (see [`dead_to_all`], with the current VACUUM
-/// horizon) lose their storage and their line pointers become dead, as
-/// VACUUM's first phase does (`HeapPrune`); VACUUM later removes their index
-/// entries and frees the line pointers. Returns how many it pruned.
-pub(crate) fn prune_page(
-    txn: &Transaction,
-    rel: u32,
-    block: u32,
-    p: &mut [u8],
-) -> Result<usize, StorageError> {
-    let db = &txn.db;
-    let horizon = db.txn.horizon();
-    let status = |x| db.txn.clog.status(x);
-    let dead: Vec<u16> = page::line_pointers(p)
-        .filter(|(_, (state, _, _))| *state == page::ItemState::Normal)
-        .filter(|&(i, _)| page::item_bytes(p, i).is_some_and(|t| dead_to_all(t, horizon, status)))
-        .map(|(i, _)| i)
-        .collect();
-    if dead.is_empty() {
-        return Ok(0);
-    }
-    if !page::prune(p, &dead) {
-        unreachable!("pruned items are normal");
-    }
-    let mut payload = Vec::new();
-    encode_item_set(&dead, &mut payload);
-    log_page_change(
-        &db.pool,
-        p,
-        RecordType::HeapPrune,
-        INVALID_XID,
-        BlockRef { rel, block },
-        &payload,
-    )?;
-    Ok(dead.len())
 }

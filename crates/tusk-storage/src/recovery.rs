@@ -894,6 +894,7 @@ impl Replayer<'_> {
             | RecordType::HeapDelete
             | RecordType::HeapLock
             | RecordType::HeapUpdate
+            | RecordType::HeapPruneChains
             | RecordType::HeapPrune
             | RecordType::HeapUnused
             | RecordType::BtreeInsert
@@ -930,6 +931,11 @@ impl Replayer<'_> {
         }
         if matches!(rec.kind, RecordType::BtreeInsert | RecordType::BtreeDelete) {
             crate::btree::redo(rec.kind, p, &rec.payload).map_err(|e| corrupt(rec, e))?;
+            page::set_lsn(p, rec.lsn);
+            return Ok(true);
+        }
+        if rec.kind == RecordType::HeapPruneChains {
+            crate::prune::redo(p, &rec.payload).map_err(|e| corrupt(rec, e))?;
             page::set_lsn(p, rec.lsn);
             return Ok(true);
         }

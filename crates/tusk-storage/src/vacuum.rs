@@ -27,6 +27,11 @@
 //!    index entry could still point at them — and the page's free space is
 //!    recorded in the free-space map (`fsm`).
 //!
+//! A page with HOT chains (heap-only versions, redirects) is pruned chain
+//! by chain instead (`prune`): dead heap-only versions become unused at
+//! once and chain roots become redirects, so only the roots of dead
+//! chains and plain dead tuples go through phases 2 and 3.
+//!
 //! Phases 2 and 3 run after each time the store fills, then the scan goes
 //! on with an empty store; `index_scans` in the report counts the rounds.
 //! A table without indexes needs no index pass (PostgreSQL's one-pass
@@ -42,11 +47,11 @@
 
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
-use crate::clog::XidStatus;
 use crate::heap::log_page_change;
 use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE};
+use crate::prune::{self, Verdict};
 use crate::tuple;
-use crate::txn::{Xid, FIRST_NORMAL_XID, INVALID_XID};
+use crate::txn::Xid;
 use crate::wal::{encode_item_set, BlockRef, RecordType};
 use crate::{Database, StorageError};
 use std::time::{Duration, Instant};
@@ -139,8 +144,25 @@ pub fn vacuum_table_as(
                 continue;
             }
             scan.scan(p, &mut verdicts);
-            report.tuples_remaining += u64::from(scan.live);
-            report.dead_not_removable += u64::from(scan.recently_dead);
+            if scan.hot {
+                // HOT chains: prune chain by chain (see `prune`).
+                let db_status = |x| db.txn.clog.status(x);
+                let plan = prune::prune(pool, rel, block, p, verdicts.horizon, db_status)?;
+                report.tuples_remaining += u64::from(plan.live);
+                report.dead_not_removable += u64::from(plan.recently_dead);
+                scan.pruned.clear();
+                scan.removed = plan.removed;
+                scan.dead.clear();
+                scan.dead.extend(
+                    page::line_pointers(p)
+                        .filter(|(_, lp)| lp.0 == ItemState::Dead)
+                        .map(|(i, _)| i),
+                );
+            } else {
+                scan.removed = scan.pruned.len() as u32;
+                report.tuples_remaining += u64::from(scan.live);
+                report.dead_not_removable += u64::from(scan.recently_dead);
+            }
             let pruned = &scan.pruned;
             if !pruned.is_empty() {
                 if !page::prune(p, pruned) {
@@ -158,7 +180,7 @@ pub fn vacuum_table_as(
                 )?;
             }
         }
-        report.tuples_removed += scan.pruned.len() as u64;
+        report.tuples_removed += u64::from(scan.removed);
         if scan.dead.is_empty() {
             continue;
         }
@@ -204,6 +226,10 @@ struct PageScan {
     pruned: Vec<u16>,
     live: u32,
     recently_dead: u32,
+    /// The page has HOT chains: prune it with `prune` instead.
+    hot: bool,
+    /// Tuples removed from the page.
+    removed: u32,
 }
 
 impl PageScan {
@@ -218,6 +244,7 @@ impl PageScan {
         let (dead, pruned) = (&mut self.dead[..n], &mut self.pruned[..n]);
         let (mut nd, mut np) = (0, 0);
         let (mut live, mut recently_dead) = (0, 0);
+        let mut hot = false;
         let mut cache = verdicts.cache;
         for (item, lp) in page::line_pointers(p) {
             match lp {
@@ -226,8 +253,10 @@ impl PageScan {
                     nd += 1;
                 }
                 (ItemState::Unused, _, _) => {}
+                (ItemState::Redirect, _, _) => hot = true,
                 (ItemState::Normal, off, len) => {
                     let t = &p[off..off + len];
+                    hot |= tuple::infomask(t) & (tuple::HEAP_ONLY | tuple::HOT_UPDATED) != 0;
                     // A row locker's xmax deletes nothing.
                     let xids = if tuple::infomask(t) & tuple::XMAX_LOCK_ONLY != 0 {
                         u64::from(tuple::xmin(t))
@@ -258,21 +287,8 @@ impl PageScan {
         }
         self.dead.truncate(nd);
         self.pruned.truncate(np);
-        (self.live, self.recently_dead) = (live, recently_dead);
+        (self.live, self.recently_dead, self.hot) = (live, recently_dead, hot);
     }
-}
-
-/// What phase 1 does with a tuple.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    /// Inserted by an aborted transaction, or deleted by one that committed
-    /// below the horizon: pruned.
-    Gone,
-    /// Visible to someone: not deleted, deleted by a transaction that
-    /// aborted or is still running, or inserted by one still running.
-    Live,
-    /// Deleted by a transaction that committed at or after the horizon.
-    RecentlyDead,
 }
 
 /// The verdicts of the last two `(xmin, xmax)` pairs met (`xmax` zero for a
@@ -288,7 +304,7 @@ struct Verdicts<'a> {
     /// (pair, verdict) of the last pair met, then of the one before.
     cache: (u64, Verdict, u64, Verdict),
     db: &'a Database,
-    horizon: Xid,
+    pub horizon: Xid,
 }
 
 impl<'a> Verdicts<'a> {
@@ -315,22 +331,7 @@ impl<'a> Verdicts<'a> {
 
     fn judge(&mut self, xids: u64) -> Verdict {
         let (xmin, xmax) = (xids as Xid, (xids >> 32) as Xid);
-        let status = |x: Xid| self.db.txn.clog.status(x);
-        if xmin >= FIRST_NORMAL_XID {
-            match status(xmin) {
-                XidStatus::Aborted => return Verdict::Gone,
-                XidStatus::Committed => {}
-                XidStatus::InProgress | XidStatus::SubCommitted => return Verdict::Live,
-            }
-        }
-        if xmax == INVALID_XID {
-            return Verdict::Live;
-        }
-        match status(xmax) {
-            XidStatus::Committed if xmax < self.horizon => Verdict::Gone,
-            XidStatus::Committed => Verdict::RecentlyDead,
-            _ => Verdict::Live,
-        }
+        prune::verdict(xmin, xmax, self.horizon, |x| self.db.txn.clog.status(x))
     }
 }
 

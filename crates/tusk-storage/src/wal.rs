@@ -116,6 +116,10 @@ pub enum RecordType {
     /// names the new version); when the new version is on the same page
     /// the payload goes on with its item number u16 and its bytes.
     HeapUpdate = 9,
+    /// Payload: a page prune that follows HOT chains (see `prune`): three
+    /// lists, each a u16 count and its entries — redirects (root u16,
+    /// target u16), items made dead, items made unused.
+    HeapPruneChains = 10,
     /// Payload: position u16, key (value i64, tid u64) and, on internal
     /// pages, child block u32: one entry inserted into a btree page.
     BtreeInsert = 20,
@@ -150,6 +154,7 @@ impl RecordType {
             7 => RecordType::Abort,
             8 => RecordType::HeapLock,
             9 => RecordType::HeapUpdate,
+            10 => RecordType::HeapPruneChains,
             20 => RecordType::BtreeInsert,
             21 => RecordType::BtreePage,
             22 => RecordType::BtreeDelete,

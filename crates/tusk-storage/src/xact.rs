@@ -190,6 +190,8 @@ pub struct Transaction {
     view: Option<(Arc<Catalog>, Arc<Catalog>)>,
     /// Rows this transaction share-locked (see `rowlock`).
     pub(crate) share_locked: Vec<crate::rowlock::RowKey>,
+    /// Whether the last update was HOT (see `heapam`).
+    pub(crate) last_update_hot: bool,
     done: bool,
 }
 
@@ -214,6 +216,7 @@ impl Transaction {
             own: Arc::from([]),
             view: None,
             share_locked: Vec::new(),
+            last_update_hot: false,
             done: false,
         }
     }

@@ -20,7 +20,7 @@ use tusk_storage::btree::Btree;
 use tusk_storage::heap::{self, Tid, Visibility};
 use tusk_storage::{
     Database, IsolationLevel, LatestOutcome, RowLockMode, RowWait, StorageError, TmResult,
-    Transaction, TxnOptions, WaitOptions,
+    Transaction, TxnOptions, UpdateKind, WaitOptions,
 };
 
 const ACCOUNTS: i32 = 16;
@@ -44,16 +44,23 @@ fn add_indexed(
     index: u32,
     id: i32,
     delta: i64,
+    hot_allowed: bool,
 ) -> Result<(), StorageError> {
     let _statement = txn.snapshot();
     let (mut tid, mut bal) = find(txn, rel, id).expect("accounts are never deleted");
     loop {
-        let out = txn.update(rel, tid, &row(id, bal + delta), false, RowWait::Block)?;
+        let kind = UpdateKind {
+            key_update: false,
+            hot_allowed,
+        };
+        let out = txn.update(rel, tid, &row(id, bal + delta), kind, RowWait::Block)?;
         match out.result {
             TmResult::Ok => {
-                let xid = txn.xid()?;
-                let db = txn.database().clone();
-                Btree::new(&db.pool, index).insert(id as i64, out.new_tid.unwrap(), xid)?;
+                if !out.hot {
+                    let xid = txn.xid()?;
+                    let db = txn.database().clone();
+                    Btree::new(&db.pool, index).insert(id as i64, out.new_tid.unwrap(), xid)?;
+                }
                 return txn.next_command();
             }
             TmResult::Updated { .. } if txn.isolation() == IsolationLevel::ReadCommitted => {
@@ -130,6 +137,7 @@ fn concurrent_transfers_conserve_money() {
                         IsolationLevel::ReadCommitted
                     };
                     let use_savepoint = rng.below(4) == 0;
+                    let hot = rng.below(2) == 0;
                     let give_up = rng.below(10) == 0;
                     loop {
                         let mut txn = db.begin(TxnOptions {
@@ -144,11 +152,11 @@ fn concurrent_transfers_conserve_money() {
                             if use_savepoint {
                                 // A transfer attempted and taken back first.
                                 txn.savepoint("s");
-                                add_indexed(&mut txn, rel, index, a, 1_000_000)?;
+                                add_indexed(&mut txn, rel, index, a, 1_000_000, hot)?;
                                 txn.rollback_to("s")?;
                             }
-                            add_indexed(&mut txn, rel, index, a, -x)?;
-                            add_indexed(&mut txn, rel, index, b, x)?;
+                            add_indexed(&mut txn, rel, index, a, -x, hot)?;
+                            add_indexed(&mut txn, rel, index, b, x, hot)?;
                             Ok(())
                         })();
                         match r {
@@ -220,7 +228,15 @@ fn concurrent_transfers_conserve_money() {
     done.store(true, Ordering::Release);
     let checks = reader.join().unwrap();
     let removed = vacuum.join().unwrap();
-    eprintln!("outcomes {outcomes:?}, {checks} snapshot checks, VACUUM removed {removed}");
+    let stats = db.stats.table(rel);
+    eprintln!(
+        "outcomes {outcomes:?}, {checks} snapshot checks, VACUUM removed {removed}, \
+         {} updates ({} HOT), table {} pages",
+        stats.n_tup_upd,
+        stats.n_tup_hot_upd,
+        db.nblocks(rel).unwrap()
+    );
+    assert!(stats.n_tup_hot_upd > 0);
 
     let mut want: Vec<i64> = vec![START; ACCOUNTS as usize];
     for &(a, b, x) in committed.lock().unwrap().iter() {

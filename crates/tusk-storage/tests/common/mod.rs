@@ -10,7 +10,7 @@ use tusk_storage::heapam::serialization_failure;
 use tusk_storage::tuple::{self, Attr, TupleBuilder};
 use tusk_storage::{
     ColumnDef, DataType, Database, IsolationLevel, LatestOutcome, RowLockMode, RowWait, SqlType,
-    StorageError, TmResult, Transaction, TxnOptions,
+    StorageError, TmResult, Transaction, TxnOptions, UpdateKind,
 };
 
 pub fn open(dir: &Path, extra: &[(&str, &str)]) -> Arc<Database> {
@@ -126,7 +126,11 @@ pub fn add(txn: &mut Transaction, rel: u32, id: i32, delta: i64) -> Result<u64, 
         return Ok(0);
     };
     let n = loop {
-        let out = txn.update(rel, tid, &row(id, bal + delta), false, RowWait::Block)?;
+        let kind = UpdateKind {
+            key_update: false,
+            hot_allowed: true,
+        };
+        let out = txn.update(rel, tid, &row(id, bal + delta), kind, RowWait::Block)?;
         match out.result {
             TmResult::Ok => break 1,
             TmResult::Updated { .. } if txn.isolation() == IsolationLevel::ReadCommitted => {
