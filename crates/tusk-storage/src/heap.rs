@@ -270,6 +270,29 @@ pub fn fetch(
     Ok(())
 }
 
+/// Replaces each of `tids` (versions of rows of `rel`, as a scan returned
+/// them) with the TID its index entries must carry: the root of its HOT
+/// chain (see `prune`). CREATE INDEX calls this before building. A version
+/// no chain reaches keeps its own TID.
+pub fn index_tids(pool: &BufferPool, rel: u32, tids: &mut [Tid]) -> Result<(), StorageError> {
+    let mut i = 0;
+    while i < tids.len() {
+        let block = tids[i].block;
+        let run = tids[i..].iter().take_while(|t| t.block == block).count();
+        let buf = pool.read_buffer(rel, block)?;
+        let g = buf.lock_shared();
+        let roots = crate::prune::root_items(g.page());
+        for t in &mut tids[i..i + run] {
+            match roots.get(t.item as usize) {
+                Some(&r) if r != 0 => t.item = r,
+                _ => {}
+            }
+        }
+        i += run;
+    }
+    Ok(())
+}
+
 /// Appends tuples to a relation, keeping the current target page pinned.
 pub struct HeapInserter<'p> {
     pool: &'p BufferPool,

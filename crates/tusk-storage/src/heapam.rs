@@ -312,10 +312,10 @@ impl Transaction {
                     break match r {
                         Ok(Applied::Done(res, new_tid)) => Ok((res, new_tid)),
                         Ok(Applied::Move) => {
-                            let Change::Update { new, .. } = change else {
+                            let Change::Update { new, kind } = change else {
                                 unreachable!("only updates move")
                             };
-                            self.move_update(rel, tid, new)
+                            self.move_update(rel, tid, new, kind.key_update)
                                 .map(|t| (TmResult::Ok, Some(t)))
                         }
                         Err(e) => Err(e),
@@ -573,7 +573,13 @@ impl Transaction {
 
     /// The second half of an update whose new version goes to another
     /// page: the old version at `tid` is locked by us (see `apply`).
-    fn move_update(&mut self, rel: u32, tid: Tid, new: &[u8]) -> Result<Tid, StorageError> {
+    fn move_update(
+        &mut self,
+        rel: u32,
+        tid: Tid,
+        new: &[u8],
+        key_update: bool,
+    ) -> Result<Tid, StorageError> {
         let xid = self.xid()?;
         let cid = self.command_id_for_write();
         let mut new_t = new.to_vec();
@@ -597,9 +603,13 @@ impl Transaction {
         let state = XmaxState {
             xmax: xid,
             cmax: cid,
-            infomask: (old.infomask & !(tuple::XMAX_BITS))
+            infomask: (old.infomask & !tuple::XMAX_BITS)
                 | tuple::XMAX_IS_UPDATE
-                | (old.infomask & tuple::XMAX_KEYS_UPDATED),
+                | if key_update {
+                    tuple::XMAX_KEYS_UPDATED
+                } else {
+                    0
+                },
             ctid: (new_tid.block, new_tid.item),
         };
         let mut payload = Vec::with_capacity(32);

@@ -304,6 +304,50 @@ pub fn hot_search<'p>(p: &'p [u8], item: u16, vis: &mut Visibility<'_>) -> Optio
     None
 }
 
+/// For each item of page `p` (index 0 unused), the root of the HOT chain
+/// it belongs to — itself for a tuple that is not heap-only; 0 for a
+/// heap-only version no chain reaches. An index build must point its
+/// entries at roots (PostgreSQL's `heap_get_root_tuples`): a heap-only
+/// version may be freed by pruning while its chain lives on.
+pub fn root_items(p: &[u8]) -> Vec<u16> {
+    let n = page::item_count(p) as usize;
+    let mut root = vec![0u16; n + 1];
+    for r in 1..=n {
+        let (state, off, _) = page::item(p, r as u16);
+        let mut at = match state {
+            ItemState::Normal => {
+                let t = page::item_bytes(p, r as u16).expect("normal");
+                if tuple::infomask(t) & HEAP_ONLY != 0 {
+                    continue;
+                }
+                r
+            }
+            ItemState::Redirect => off,
+            _ => continue,
+        };
+        let mut prior = None;
+        for _ in 0..n {
+            let Some(t) = (1..=n)
+                .contains(&at)
+                .then(|| page::item_bytes(p, at as u16))
+                .flatten()
+            else {
+                break;
+            };
+            if prior.is_some_and(|x| tuple::xmin(t) != x) || root[at] != 0 {
+                break;
+            }
+            root[at] = r as u16;
+            if tuple::infomask(t) & HOT_UPDATED == 0 {
+                break;
+            }
+            prior = Some(tuple::xmax(t));
+            at = tuple::ctid(t).1 as usize;
+        }
+    }
+    root
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,5 +415,7 @@ mod tests {
         redo(&mut p2, &enc).unwrap();
         assert_eq!(page::redirect_target(&p2, 1), Some(3));
         assert!(plan(&p2, 20, status).is_empty(), "nothing left to do");
+        assert_eq!(root_items(&p2)[3], 1, "the version 3 belongs to root 1");
+        assert_eq!(root_items(&page()), vec![0, 1, 1, 1, 4, 0]);
     }
 }

@@ -596,23 +596,28 @@ impl Wal {
     /// wanted to flush meanwhile wait for the writer lock and then usually
     /// find their record already durable.
     pub fn flush(&self, lsn: Lsn) -> Result<(), StorageError> {
+        self.flush_counted(lsn).map(|_| ())
+    }
+
+    /// [`Wal::flush`]; true if this call synced (false: nothing to do, or
+    /// another session's flush covered `lsn`).
+    fn flush_counted(&self, lsn: Lsn) -> Result<bool, StorageError> {
         if self.flushed_lsn.load(Ordering::Acquire) > lsn {
-            return Ok(());
+            return Ok(false);
         }
         let w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         if self.flushed_lsn.load(Ordering::Acquire) > lsn {
-            return Ok(());
+            return Ok(false);
         }
-        self.write_buffered(w, true)
+        self.write_buffered(w, true)?;
+        Ok(true)
     }
 
     /// [`Wal::flush`] for a commit record at `lsn`, counted in the
     /// group-commit statistics.
     pub fn flush_commit(&self, lsn: Lsn) -> Result<(), StorageError> {
         self.stats.commits.fetch_add(1, Ordering::Relaxed);
-        let before = self.stats.syncs.load(Ordering::Relaxed);
-        self.flush(lsn)?;
-        if self.stats.syncs.load(Ordering::Relaxed) == before {
+        if !self.flush_counted(lsn)? {
             self.stats.commits_grouped.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())

@@ -79,13 +79,14 @@ fn add_indexed(
 
 /// The visible rows the index finds for `id`.
 fn via_index(db: &Arc<Database>, txn: &mut Transaction, rel: u32, index: u32, id: i32) -> Vec<i64> {
+    let snapshot = txn.snapshot();
     let mut cursor = Btree::new(&db.pool, index)
         .scan(Bound::Included(id as i64), Bound::Included(id as i64))
         .unwrap();
     let mut tids: Vec<Tid> = Vec::new();
     while cursor.next_batch(&db.pool, &mut tids, 100).unwrap() {}
     tids.sort();
-    let mut vis = Visibility::new(&db.txn, txn.snapshot());
+    let mut vis = Visibility::new(&db.txn, snapshot);
     let mut out = Vec::new();
     heap::fetch(&db.pool, rel, &tids, &mut vis, |_, t| {
         let (i, b) = decode(t);
