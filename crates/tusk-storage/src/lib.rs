@@ -86,6 +86,7 @@ pub mod visible;
 pub mod wal;
 pub mod walwriter;
 pub mod xact;
+mod xidtree;
 
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -351,6 +351,15 @@ impl Transaction {
 
     /// Takes a lock on `tag`; `nowait` fails at once instead of waiting.
     pub fn lock(&mut self, tag: LockTag, mode: LockMode, nowait: bool) -> Result<(), LockError> {
+        // Held already (at this level or an enclosing one, which a rollback
+        // to the current savepoint does not release): nothing to do.
+        if self
+            .levels
+            .iter()
+            .any(|l| l.locks.iter().any(|(t, m)| *m == mode && *t == tag))
+        {
+            return Ok(());
+        }
         let mut opts = self.opts.wait.clone();
         opts.nowait |= nowait;
         self.db.locks.acquire(&self.owner, &tag, mode, &opts)?;
