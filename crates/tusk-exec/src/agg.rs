@@ -67,7 +67,7 @@ enum Acc {
 
 impl Acc {
     fn new(call: &AggCall) -> Acc {
-        let arg = call.arg.as_ref().map(|a| a.data_type());
+        let arg = call.arg().map(|a| a.data_type());
         let int = matches!(arg, Some(DataType::Int4 | DataType::Int8));
         match call.func {
             AggFunc::CountStar | AggFunc::Count => Acc::Count(vec![]),
@@ -96,6 +96,7 @@ impl Acc {
                 val: vec![],
                 min: call.func == AggFunc::Min,
             },
+            _ => unreachable!("Aggregate::new refuses other aggregates"),
         }
     }
 
@@ -322,6 +323,27 @@ impl Aggregate {
         let NodeKind::Aggregate { group, aggs, .. } = &plan.kind else {
             unreachable!()
         };
+        for a in aggs {
+            let basic = matches!(
+                a.func,
+                AggFunc::CountStar
+                    | AggFunc::Count
+                    | AggFunc::Sum
+                    | AggFunc::SumInt8
+                    | AggFunc::Avg
+                    | AggFunc::Min
+                    | AggFunc::Max
+            );
+            if !basic || a.distinct || a.filter.is_some() || !a.order_by.is_empty() {
+                return Err(ExecError::coded(
+                    crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                    format!(
+                        "aggregate {}() in this form is not implemented yet",
+                        a.func.name()
+                    ),
+                ));
+            }
+        }
         Ok(Aggregate {
             input: build(&plan.children[0], ctx)?,
             group: group.clone(),
@@ -405,7 +427,7 @@ impl Aggregate {
                 Some(gids.as_slice())
             };
             for (acc, call) in accs.iter_mut().zip(&self.aggs) {
-                let arg = call.arg.as_ref().map(|e| e.eval(&b)).transpose()?;
+                let arg = call.arg().map(|e| e.eval(&b)).transpose()?;
                 acc.update(b.len, arg.as_ref(), groups)?;
             }
         }

@@ -18,7 +18,9 @@ pub fn castable(from: DataType, to: DataType) -> bool {
 /// assignments), e.g. integer to bigint, but not text to integer.
 pub fn implicit(from: DataType, to: DataType) -> bool {
     use DataType::*;
-    from == to || matches!((from, to), (Int4, Int8) | (Int4, Numeric) | (Int8, Numeric))
+    from == to
+        || (from.is_string() && to.is_string())
+        || matches!((from, to), (Int4, Int8) | (Int4, Numeric) | (Int8, Numeric))
 }
 
 /// Whether a store into a column of type `to` may apply the cast
@@ -28,7 +30,7 @@ pub fn assignment(from: DataType, to: DataType) -> bool {
     use DataType::*;
     implicit(from, to)
         || matches!((from, to), (Int8, Int4) | (Numeric, Int4) | (Numeric, Int8))
-        || (to == Text && from != Text)
+        || (to.is_string() && !from.is_string())
 }
 
 fn syntax(ty: &str, s: &str) -> ExecError {
@@ -52,7 +54,7 @@ pub fn parse_int8(s: &str) -> Result<i64> {
 
 pub fn parse_int4(s: &str) -> Result<i32> {
     let v = parse_int8(s).map_err(|e| {
-        if e.0.starts_with("invalid") {
+        if e.message.starts_with("invalid") {
             syntax("integer", s)
         } else {
             ExecError::new(format!("value \"{s}\" is out of range for type integer"))
@@ -115,7 +117,7 @@ pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
         (V::Text(s), DataType::Int4) => V::Int4(parse_int4(s)?),
         (V::Text(s), DataType::Int8) => V::Int8(parse_int8(s)?),
         (V::Text(s), DataType::Numeric) => V::Numeric(parse_numeric(s)?),
-        (V::Text(s), DataType::Text) => V::Text(s.clone()),
+        (V::Text(s), DataType::Text | DataType::Varchar | DataType::Bpchar) => V::Text(s.clone()),
         (v, to) => {
             return Err(ExecError::new(format!(
                 "cannot cast type {} to {}",
@@ -135,11 +137,11 @@ mod tests {
         assert_eq!(parse_int4(" 42 ").unwrap(), 42);
         assert_eq!(parse_int4("-7").unwrap(), -7);
         assert_eq!(
-            parse_int4("abc").unwrap_err().0,
+            parse_int4("abc").unwrap_err().message,
             "invalid input syntax for type integer: \"abc\""
         );
         assert_eq!(
-            parse_int4("3000000000").unwrap_err().0,
+            parse_int4("3000000000").unwrap_err().message,
             "value \"3000000000\" is out of range for type integer"
         );
         assert!(parse_int4("").is_err());

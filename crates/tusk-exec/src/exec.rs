@@ -121,7 +121,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
         NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx)?),
         NodeKind::Gather { .. } => Box::new(crate::parallel::Gather::new(plan, ctx)?),
-        NodeKind::Sort { keys } => Box::new(sort::Sort::new(
+        NodeKind::Sort { keys, .. } => Box::new(sort::Sort::new(
             build(&plan.children[0], ctx)?,
             keys.clone(),
             plan.output.clone(),
@@ -133,6 +133,15 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             remaining: limit.unwrap_or(u64::MAX),
             skip: *offset,
         }),
+        other => {
+            return Err(ExecError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("executor node not implemented yet: {other:?}")
+                    .chars()
+                    .take(120)
+                    .collect::<String>(),
+            ))
+        }
     };
     Ok(match &ctx.stats {
         Some(stats) => Box::new(Instrumented {
@@ -142,6 +151,15 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }),
         None => op,
     })
+}
+
+/// Builds the operator tree of a statement (its root; the CTE plans are
+/// built by the CTE scans that read them).
+pub fn build_statement(
+    stmt: &crate::plan::Statement,
+    ctx: &ExecContext,
+) -> Result<Box<dyn Operator>> {
+    build(&stmt.root, ctx)
 }
 
 /// Runs a plan to completion, collecting its output into one batch.

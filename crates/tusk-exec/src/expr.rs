@@ -14,12 +14,16 @@
 //! rows whose left side is not true. NULL inputs never raise errors either.
 
 use crate::cast::cast_value;
-use crate::error::{division_by_zero, int4_out_of_range, int8_out_of_range, ExecError, Result};
+use crate::error::{
+    division_by_zero, float_overflow, float_underflow, int2_out_of_range, int4_out_of_range,
+    int8_out_of_range, ExecError, Result,
+};
 use crate::numeric::Numeric;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector};
 use std::cmp::Ordering;
 use tusk_storage::DataType;
+use tusk_types::float::float_cmp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArithOp {
@@ -126,17 +130,27 @@ pub enum Expr {
     /// A `character(n)` value used as text: trailing spaces do not count
     /// (PostgreSQL's bpchar-to-text conversion).
     BpcharToText(Box<Expr>),
+    /// A parameter: `$n` of a prepared statement, or an outer row's value
+    /// inside a SubPlan. It must be replaced by a constant before evaluation.
+    Param {
+        index: usize,
+        ty: DataType,
+    },
+    /// `COALESCE(a, b, ...)`: the first non-NULL argument (all of one type).
+    Coalesce(Vec<Expr>),
 }
 
 impl Expr {
     pub fn data_type(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }
+            | Expr::Param { ty, .. }
             | Expr::Const { ty, .. }
             | Expr::Arith { ty, .. }
             | Expr::Neg { ty, .. } => *ty,
             Expr::Cast { to, .. } => *to,
             Expr::Concat { .. } | Expr::BpcharToText(_) => DataType::Text,
+            Expr::Coalesce(args) => args[0].data_type(),
             Expr::Cmp { .. }
             | Expr::And(..)
             | Expr::Or(..)
@@ -147,9 +161,10 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression.
-    fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Coalesce(args) => args.iter().for_each(f),
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -172,9 +187,10 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression, mutably.
-    fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Coalesce(args) => args.iter_mut().for_each(f),
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -223,6 +239,33 @@ impl Expr {
         match self {
             Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
+            Expr::Param { index, .. } => Err(ExecError::new(format!(
+                "there is no parameter ${}",
+                index + 1
+            ))),
+            Expr::Coalesce(args) => {
+                // Later arguments only for the rows still NULL.
+                let mut out = args[0].eval_active(batch, active)?;
+                for a in &args[1..] {
+                    let Some(nulls) = out.nulls.clone() else {
+                        break;
+                    };
+                    let need: Vec<bool> = (0..n)
+                        .map(|i| nulls[i] && active.is_none_or(|m| m[i]))
+                        .collect();
+                    let v = a.eval_active(batch, Some(&need))?;
+                    let mut merged = Vector::with_capacity(self.data_type(), n);
+                    for (i, &take_new) in need.iter().enumerate() {
+                        if take_new {
+                            merged.push_from(&v, i);
+                        } else {
+                            merged.push_from(&out, i);
+                        }
+                    }
+                    out = merged;
+                }
+                Ok(out)
+            }
             Expr::Arith {
                 op, left, right, ..
             } => {
@@ -284,7 +327,7 @@ impl Expr {
             }
             Expr::Cast { arg, to } => {
                 let v = arg.eval_active(batch, active)?;
-                cast_vector(&v, *to, active)
+                cast_vector(&v, arg.data_type(), *to, active)
             }
             Expr::BpcharToText(arg) => {
                 let v = arg.eval_active(batch, active)?;
@@ -413,6 +456,7 @@ macro_rules! checked_int {
         }
     };
 }
+checked_int!(i16, int2_out_of_range());
 checked_int!(i32, int4_out_of_range());
 checked_int!(i64, int8_out_of_range());
 
@@ -453,7 +497,10 @@ fn arith_ints<T: CheckedInt>(
 fn arith(op: ArithOp, l: &Vector, r: &Vector, active: Option<&[bool]>) -> Result<Vector> {
     let nulls = or_nulls(l, r);
     let data = match (&l.data, &r.data) {
+        (Data::Int2(a), Data::Int2(b)) => Data::Int2(arith_ints(op, a, b, &nulls, active)?),
         (Data::Int4(a), Data::Int4(b)) => Data::Int4(arith_ints(op, a, b, &nulls, active)?),
+        (Data::Float8(a), Data::Float8(b)) => Data::Float8(arith_floats(op, a, b, &nulls, active)?),
+        (Data::Float4(a), Data::Float4(b)) => Data::Float4(arith_floats(op, a, b, &nulls, active)?),
         (Data::Int8(a), Data::Int8(b)) => Data::Int8(arith_ints(op, a, b, &nulls, active)?),
         (Data::Numeric(a), Data::Numeric(b)) => {
             let mut out = Vec::with_capacity(a.len());
@@ -477,6 +524,78 @@ fn arith(op: ArithOp, l: &Vector, r: &Vector, active: Option<&[bool]>) -> Result
         _ => return Err(ExecError::new("arithmetic on mismatched types")),
     };
     Ok(Vector::new(data, nulls))
+}
+
+/// Float arithmetic with PostgreSQL's checks: a result that is infinite
+/// from finite inputs overflows, and a zero product or quotient of non-zero
+/// inputs underflows; dividing by zero is an error (`float8div`). There is
+/// no `%` for floats (the binder refuses it).
+trait CheckedFloat: Copy + Default + PartialEq {
+    fn ops(self, o: Self, op: ArithOp) -> Self;
+    fn is_inf(self) -> bool;
+    fn zero() -> Self;
+}
+
+macro_rules! checked_float {
+    ($t:ty) => {
+        impl CheckedFloat for $t {
+            #[inline]
+            fn ops(self, o: Self, op: ArithOp) -> Self {
+                match op {
+                    ArithOp::Add => self + o,
+                    ArithOp::Sub => self - o,
+                    ArithOp::Mul => self * o,
+                    ArithOp::Div => self / o,
+                    ArithOp::Mod => self % o,
+                }
+            }
+            #[inline]
+            fn is_inf(self) -> bool {
+                self.is_infinite()
+            }
+            #[inline]
+            fn zero() -> Self {
+                0.0
+            }
+        }
+    };
+}
+checked_float!(f32);
+checked_float!(f64);
+
+fn arith_floats<T: CheckedFloat>(
+    op: ArithOp,
+    a: &[T],
+    b: &[T],
+    nulls: &Option<Vec<bool>>,
+    active: Option<&[bool]>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::with_capacity(a.len());
+    for i in 0..a.len() {
+        let (x, y) = (a[i], b[i]);
+        let r = x.ops(y, op);
+        let skip = || nulls.as_ref().is_some_and(|m| m[i]) || active.is_some_and(|m| !m[i]);
+        let err = if op == ArithOp::Div && y == T::zero() {
+            Some(division_by_zero())
+        } else if r.is_inf() && !x.is_inf() && !y.is_inf() {
+            Some(float_overflow())
+        } else if r == T::zero()
+            && matches!(op, ArithOp::Mul | ArithOp::Div)
+            && x != T::zero()
+            && !(op == ArithOp::Div && y.is_inf())
+            && !(op == ArithOp::Mul && y == T::zero())
+        {
+            Some(float_underflow())
+        } else {
+            None
+        };
+        match err {
+            Some(e) if !skip() => return Err(e),
+            Some(_) => out.push(T::default()),
+            None => out.push(r),
+        }
+    }
+    Ok(out)
 }
 
 fn numeric_mod(a: Numeric, b: Numeric) -> std::result::Result<Numeric, &'static str> {
@@ -503,6 +622,9 @@ fn negate(v: &Vector, active: Option<&[bool]>) -> Result<Vector> {
             .collect()
     }
     let data = match &v.data {
+        Data::Int2(a) => Data::Int2(neg_ints(a, v, active)?),
+        Data::Float4(a) => Data::Float4(a.iter().map(|x| -x).collect()),
+        Data::Float8(a) => Data::Float8(a.iter().map(|x| -x).collect()),
         Data::Int4(a) => Data::Int4(neg_ints(a, v, active)?),
         Data::Int8(a) => Data::Int8(neg_ints(a, v, active)?),
         Data::Numeric(a) => Data::Numeric(a.iter().map(|x| x.negated()).collect()),
@@ -523,6 +645,18 @@ fn compare(op: CmpOp, l: &Vector, r: &Vector) -> Vector {
             _ => cmp_slices(op, a, b),
         },
         (Data::Int8(a), Data::Int8(b)) => cmp_slices(op, a, b),
+        (Data::Int2(a), Data::Int2(b)) => cmp_slices(op, a, b),
+        (Data::Float8(a), Data::Float8(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| op.test(float_cmp(*x, *y)))
+            .collect(),
+        (Data::Float4(a), Data::Float4(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| op.test(float_cmp(*x as f64, *y as f64)))
+            .collect(),
+        (Data::Interval(a), Data::Interval(b)) => cmp_slices(op, a, b),
         (Data::Numeric(a), Data::Numeric(b)) => cmp_slices(op, a, b),
         (Data::Text(a), Data::Text(b)) => (0..a.len())
             .map(|i| op.test(a.get(i).cmp(b.get(i))))
@@ -533,14 +667,21 @@ fn compare(op: CmpOp, l: &Vector, r: &Vector) -> Vector {
 }
 
 /// Casts a vector; the common integer casts have their own loops.
-pub fn cast_vector(v: &Vector, to: DataType, active: Option<&[bool]>) -> Result<Vector> {
-    if v.data_type() == to {
+pub fn cast_vector(
+    v: &Vector,
+    from: DataType,
+    to: DataType,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    if from == to || (from.is_string() && to.is_string()) {
         return Ok(v.clone());
     }
     let skip = |i: usize| v.is_null(i) || active.is_some_and(|m| !m[i]);
-    let data = match (&v.data, to) {
-        (Data::Int4(a), DataType::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),
-        (Data::Int8(a), DataType::Int4) => {
+    let data = match (&v.data, from, to) {
+        (Data::Int4(a), DataType::Int4, DataType::Int8) => {
+            Data::Int8(a.iter().map(|&x| x as i64).collect())
+        }
+        (Data::Int8(a), DataType::Int8, DataType::Int4) => {
             let mut out = Vec::with_capacity(a.len());
             for (i, &x) in a.iter().enumerate() {
                 match i32::try_from(x) {
@@ -551,7 +692,7 @@ pub fn cast_vector(v: &Vector, to: DataType, active: Option<&[bool]>) -> Result<
             }
             Data::Int4(out)
         }
-        (Data::Int4(a), DataType::Text) => {
+        (Data::Int4(a), DataType::Int4, DataType::Text) => {
             let mut s = Strings::with_capacity(a.len(), a.len() * 8);
             for x in a {
                 s.push(x.to_string().as_bytes());
@@ -564,7 +705,7 @@ pub fn cast_vector(v: &Vector, to: DataType, active: Option<&[bool]>) -> Result<
                 if skip(i) {
                     out.push_value(&Value::Null);
                 } else {
-                    out.push_value(&cast_value(&v.value(i), to)?);
+                    out.push_value(&cast_value(&v.value_as(i, from), to)?);
                 }
             }
             return Ok(Vector::new(out.data, v.nulls.clone()));
@@ -734,7 +875,7 @@ mod tests {
             }),
             ty: DataType::Int4,
         };
-        assert_eq!(add.eval(&b).unwrap_err().0, "integer out of range");
+        assert_eq!(add.eval(&b).unwrap_err().message, "integer out of range");
         // Division by a NULL zero is NULL, not an error.
         let div = Expr::Arith {
             op: ArithOp::Div,

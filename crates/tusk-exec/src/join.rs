@@ -133,14 +133,7 @@ fn batch_bytes(b: &Batch) -> usize {
         .iter()
         .map(|c| {
             let nulls = if c.nulls.is_some() { c.len() } else { 0 };
-            nulls
-                + match &c.data {
-                    Data::Bool(v) => v.len(),
-                    Data::Int4(v) => v.len() * 4,
-                    Data::Int8(v) => v.len() * 8,
-                    Data::Numeric(v) => v.len() * std::mem::size_of::<crate::numeric::Numeric>(),
-                    Data::Text(v) => v.len() * 4 + v.iter().map(|s| s.len()).sum::<usize>(),
-                }
+            nulls + c.data.byte_size()
         })
         .sum()
 }
@@ -1066,6 +1059,7 @@ impl SharedBuild {
 impl HashJoin {
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<HashJoin> {
         let NodeKind::HashJoin {
+            kind,
             outer_keys,
             inner_keys,
             outer_out,
@@ -1076,6 +1070,12 @@ impl HashJoin {
         else {
             unreachable!()
         };
+        if *kind != crate::plan::JoinKind::Inner || outer_keys.is_empty() {
+            return Err(crate::error::ExecError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                "this hash join kind is not implemented yet",
+            ));
+        }
         let hash = &plan.children[1];
         let shared = if *parallel {
             let state = ctx.parallel.as_ref().ok_or_else(|| {

@@ -21,6 +21,7 @@
 
 pub mod agg;
 pub mod cast;
+pub mod codec;
 pub mod dml;
 pub mod error;
 pub mod exec;

@@ -275,16 +275,7 @@ impl SeqScan {
 /// The fixed-width attribute of type `ty` at byte `off` of a tuple.
 #[inline]
 fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
-    match ty {
-        DataType::Bool => Attr::Bool(t[off] != 0),
-        DataType::Int4 => Attr::Int4(i32::from_le_bytes(t[off..off + 4].try_into().unwrap())),
-        DataType::Int8 => Attr::Int8(i64::from_le_bytes(t[off..off + 8].try_into().unwrap())),
-        DataType::Numeric => Attr::Numeric(
-            i128::from_le_bytes(t[off..off + 16].try_into().unwrap()),
-            u16::from_le_bytes([t[off + 16], t[off + 17]]),
-        ),
-        DataType::Text => unreachable!("text has no fixed width"),
-    }
+    tusk_storage::tuple::fixed_attr(&t[off..], ty)
 }
 
 /// Appends one stored attribute to a column vector. The null mask is only
@@ -297,15 +288,17 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
         (Data::Int8(d), Attr::Int8(x)) => d.push(x),
         (Data::Bool(d), Attr::Bool(x)) => d.push(x),
         (Data::Text(d), Attr::Text(x)) => d.push(x),
+        (Data::Int2(d), Attr::Int2(x)) => d.push(x),
+        (Data::Float4(d), Attr::Float4(x)) => d.push(x),
+        (Data::Float8(d), Attr::Float8(x)) => d.push(x),
+        (Data::Interval(d), Attr::Interval(us, days, months)) => {
+            d.push(tusk_types::Interval::new(months, days, us))
+        }
         (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(crate::numeric::Numeric {
             unscaled: u,
             scale: s,
         }),
-        (Data::Int4(d), _) => d.push(0),
-        (Data::Int8(d), _) => d.push(0),
-        (Data::Bool(d), _) => d.push(false),
-        (Data::Text(d), _) => d.push(b""),
-        (Data::Numeric(d), _) => d.push(crate::numeric::Numeric::from_i64(0)),
+        (data, _) => data.push_default(),
     }
     v.push_null_flag(before, matches!(a, Attr::Null));
 }

@@ -15,7 +15,7 @@
 //! not shown, as PostgreSQL folds projections into the node below.
 
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan};
+use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -30,6 +30,14 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .get(*index)
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
+        Expr::Param { index, .. } => format!("${}", index + 1),
+        Expr::Coalesce(args) => format!(
+            "COALESCE({})",
+            args.iter()
+                .map(|a| deparse(a, names))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),
@@ -129,6 +137,27 @@ fn visible(p: &Plan) -> &Plan {
     }
 }
 
+/// PostgreSQL's name for a join of `kind` by `method` (`Hash`, `Nested Loop`).
+fn join_title(method: &str, kind: JoinKind) -> String {
+    let k = match kind {
+        JoinKind::Inner => "",
+        JoinKind::Left => " Left",
+        JoinKind::Right => " Right",
+        JoinKind::Full => " Full",
+        JoinKind::Semi | JoinKind::Mark { .. } => " Semi",
+        JoinKind::Anti => " Anti",
+    };
+    if method == "Nested Loop" {
+        if k.is_empty() {
+            "Nested Loop".into()
+        } else {
+            format!("Nested Loop{k} Join")
+        }
+    } else {
+        format!("{method}{k} Join")
+    }
+}
+
 /// PostgreSQL prints the average rows per loop (a parallel node runs once
 /// per participant).
 fn rows_per_loop(s: &NodeStats) -> u64 {
@@ -224,9 +253,11 @@ fn node(
         ),
         NodeKind::Project { .. } => unreachable!("projections are skipped"),
         NodeKind::HashJoin {
+            kind: join_kind,
             outer_keys,
             inner_keys,
             join_filter,
+            parallel,
             ..
         } => {
             let on = child_names(0);
@@ -250,13 +281,63 @@ fn node(
                 both.extend(inn.iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            let kind = if matches!(p.kind, NodeKind::HashJoin { parallel: true, .. }) {
-                "Parallel Hash Join"
-            } else {
-                "Hash Join"
-            };
-            (kind.into(), d)
+            if let JoinKind::Mark { null_aware } = join_kind {
+                d.push(format!(
+                    "tusk: mark join{}",
+                    if *null_aware { " (null-aware)" } else { "" }
+                ));
+            }
+            let method = if *parallel { "Parallel Hash" } else { "Hash" };
+            (join_title(method, *join_kind), d)
         }
+        NodeKind::NestedLoop {
+            kind, join_filter, ..
+        } => {
+            let mut d = vec![];
+            if let Some(f) = join_filter {
+                let mut both: Vec<String> = child_names(0).to_vec();
+                both.extend(child_names(1).iter().cloned());
+                d.push(format!("Join Filter: {}", deparse(f, &both)));
+            }
+            (join_title("Nested Loop", *kind), d)
+        }
+        NodeKind::Append => ("Append".into(), vec![]),
+        NodeKind::Result { one_time_filter } => (
+            "Result".into(),
+            one_time_filter
+                .iter()
+                .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
+                .collect(),
+        ),
+        NodeKind::SetOp { op, all } => {
+            let o = match op {
+                SetOpCmd::Intersect => "Intersect",
+                SetOpCmd::Except => "Except",
+            };
+            (
+                format!("HashSetOp {o}{}", if *all { " All" } else { "" }),
+                vec![],
+            )
+        }
+        NodeKind::Unique { .. } => ("Unique".into(), vec![]),
+        NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
+        NodeKind::CteScan { name, alias, .. } => (
+            if name == alias {
+                format!("CTE Scan on {name}")
+            } else {
+                format!("CTE Scan on {name} {alias}")
+            },
+            vec![],
+        ),
+        NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
+        NodeKind::WorkTableScan { alias, .. } => (format!("WorkTable Scan on {alias}"), vec![]),
+        NodeKind::SubPlans { subplans } => (
+            "Result".into(),
+            subplans
+                .iter()
+                .map(|s| format!("tusk: computes SubPlan {}", s.number))
+                .collect(),
+        ),
         NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
         NodeKind::Hash => ("Hash".into(), vec![]),
         NodeKind::Gather { workers } => {
@@ -278,7 +359,7 @@ fn node(
                 )
             }
         }
-        NodeKind::Sort { keys } => {
+        NodeKind::Sort { keys, .. } => {
             let ks: Vec<String> = keys
                 .iter()
                 .map(|k| {
