@@ -245,7 +245,7 @@ impl SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot,
+            snapshot: ctx.snapshot.clone(),
             items: Vec::new(),
             next_block: 0,
             end_block: if parallel.is_some() { 0 } else { nblocks },
@@ -277,7 +277,7 @@ impl SeqScan {
         let mut cols = self.deform.columns(BATCH_SIZE + 512);
         let mut rows = 0usize;
         let db = self.db.clone();
-        let mut vis = Visibility::new(&db.txn, self.snapshot);
+        let mut vis = Visibility::new(&db.txn, self.snapshot.clone());
         let mut any = false;
         while rows < BATCH_SIZE {
             let Some(block) = self.next_block() else {
@@ -380,7 +380,7 @@ impl IndexScan {
             db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot,
+            snapshot: ctx.snapshot.clone(),
             cursor,
             more: true,
             tids: Vec::with_capacity(BATCH_SIZE),
@@ -400,7 +400,7 @@ impl IndexScan {
             .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
         let mut cols = self.deform.columns(self.tids.len());
         let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot);
+        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
         let deform = &self.deform;
         heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
             rows += 1;

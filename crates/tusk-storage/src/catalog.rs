@@ -9,12 +9,25 @@
 //! The file format is line based text:
 //!
 //! ```text
-//! tusk-catalog 1
+//! tusk-catalog 2
 //! next_oid 16390
 //! table 16384 t
 //! column i int4 -1 null
 //! index 16385 16384 0 t_i_idx
 //! ```
+//!
+//! The version on the first line is that of the whole data directory's
+//! format: version 2 brought the 28-byte tuple header of transactions
+//! (`tuple`), and a directory of version 1 is refused.
+//!
+//! ## Transactional DDL
+//!
+//! A transaction's DDL does not touch this catalog until the transaction
+//! commits: it collects [`DdlChange`]s (see `xact`), sees the catalog with
+//! them applied ([`Catalog::with_changes`]), and applies them here at
+//! commit, in one rewrite of the file. Other transactions never see a
+//! relation that is created but not committed; they wait for a relation
+//! being dropped on its `AccessExclusiveLock`.
 //!
 //! An `index` line is `index OID TABLE_OID ATTNO NAME` (a btree on one
 //! column, attribute numbers from 0). Tables and indexes share one name
@@ -330,6 +343,18 @@ pub struct IndexDef {
     pub column: usize,
 }
 
+/// The data directory format this build reads and writes.
+const FORMAT_VERSION: &str = "2";
+
+/// One catalog change made by a transaction's DDL.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DdlChange {
+    CreateTable(TableDef),
+    CreateIndex(IndexDef),
+    /// A table (with its indexes) or an index.
+    Drop(u32),
+}
+
 /// First oid handed out to user tables, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
 
@@ -345,7 +370,15 @@ fn parse(
     for line in text.lines() {
         let mut parts = line.splitn(3, ' ');
         match parts.next() {
-            Some("tusk-catalog") => {}
+            Some("tusk-catalog") => {
+                if parts.next() != Some(FORMAT_VERSION) {
+                    return Err(StorageError::Other(format!(
+                        "the data directory has format {:?}, this tusk needs {FORMAT_VERSION}: \
+                         it was created by an older tusk (before transactions); create a new one",
+                        line.trim_start_matches("tusk-catalog ")
+                    )));
+                }
+            }
             Some("next_oid") => {
                 *next_oid = parts
                     .next()
@@ -488,8 +521,8 @@ impl Catalog {
         Ok(cat)
     }
 
-    fn save(&self) -> Result<(), StorageError> {
-        let mut text = String::from("tusk-catalog 1\n");
+    pub(crate) fn save(&self) -> Result<(), StorageError> {
+        let mut text = format!("tusk-catalog {FORMAT_VERSION}\n");
         text.push_str(&format!("next_oid {}\n", self.next_oid));
         for t in self.tables.values() {
             text.push_str(&encode_table(t));
@@ -544,9 +577,46 @@ impl Catalog {
         self.add_table(table)
     }
 
+    /// Applies `change` in memory only (no save); returns the oids of the
+    /// relations a drop removed.
+    pub fn apply_unsaved(&mut self, change: &DdlChange) -> Vec<u32> {
+        match change {
+            DdlChange::CreateTable(t) => {
+                self.tables.retain(|_, x| x.oid != t.oid);
+                self.next_oid = self.next_oid.max(t.oid + 1);
+                self.tables.insert(t.name.clone(), t.clone());
+                Vec::new()
+            }
+            DdlChange::CreateIndex(i) => {
+                self.indexes.retain(|_, x| x.oid != i.oid);
+                self.next_oid = self.next_oid.max(i.oid + 1);
+                self.indexes.insert(i.name.clone(), i.clone());
+                Vec::new()
+            }
+            DdlChange::Drop(oid) => self.remove_unsaved(*oid),
+        }
+    }
+
+    /// This catalog as a transaction with `changes` sees it.
+    pub fn with_changes<'c>(&self, changes: impl IntoIterator<Item = &'c DdlChange>) -> Catalog {
+        let mut c = self.clone();
+        for ch in changes {
+            c.apply_unsaved(ch);
+        }
+        c
+    }
+
     /// Removes relation `oid`: a table with its indexes, or an index.
     /// Returns the oids of the relations removed (their files must go too).
     pub fn remove_oid(&mut self, oid: u32) -> Result<Vec<u32>, StorageError> {
+        let gone = self.remove_unsaved(oid);
+        if !gone.is_empty() {
+            self.save()?;
+        }
+        Ok(gone)
+    }
+
+    fn remove_unsaved(&mut self, oid: u32) -> Vec<u32> {
         let mut gone = Vec::new();
         if let Some(name) = self.table_by_oid(oid).map(|t| t.name.clone()) {
             self.tables.remove(&name);
@@ -559,10 +629,7 @@ impl Catalog {
             }
             !drop
         });
-        if !gone.is_empty() {
-            self.save()?;
-        }
-        Ok(gone)
+        gone
     }
 
     /// Whether a table or an index is called `name`.

@@ -96,7 +96,7 @@ impl Gather {
             let plan = self.child.clone();
             let state = state.clone();
             let db = self.ctx.db.clone();
-            let snapshot = self.ctx.snapshot;
+            let snapshot = self.ctx.snapshot.clone();
             let (work_mem, mult) = (self.ctx.work_mem, self.ctx.hash_mem_multiplier);
             let analyze = self.ctx.stats.is_some();
             let temp_limit = self.ctx.spill.limit;
