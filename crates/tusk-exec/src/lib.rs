@@ -35,6 +35,7 @@ pub mod scan;
 mod shared_table;
 mod slots;
 pub mod sort;
+pub mod sortkey;
 pub mod spill;
 pub mod value;
 pub mod vector;
