@@ -121,11 +121,12 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
         NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx)?),
         NodeKind::Gather { .. } => Box::new(crate::parallel::Gather::new(plan, ctx)?),
-        NodeKind::Sort { keys } => Box::new(sort::Sort::new(
+        NodeKind::Sort { keys, limit } => Box::new(sort::Sort::new(
             build(&plan.children[0], ctx)?,
-            keys.clone(),
-            plan.output.clone(),
-            ctx.clone(),
+            keys,
+            *limit,
+            &plan.output,
+            ctx,
             plan.id,
         )),
         NodeKind::Limit { limit, offset } => Box::new(Limit {

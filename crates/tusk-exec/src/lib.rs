@@ -28,6 +28,7 @@ pub mod exec;
 pub mod expr;
 pub mod hashkey;
 pub mod join;
+pub mod memory;
 pub mod numeric;
 pub mod parallel;
 pub mod plan;
@@ -37,6 +38,8 @@ mod slots;
 pub mod sort;
 pub mod sortkey;
 pub mod spill;
+#[cfg(test)]
+mod testing;
 pub mod value;
 pub mod vector;
 

@@ -150,8 +150,11 @@ pub enum NodeKind {
     Gather {
         workers: usize,
     },
+    /// ORDER BY. With `limit` (LIMIT + OFFSET of the node above) only the
+    /// first `limit` rows are returned and the sort keeps no more (top-N).
     Sort {
         keys: Vec<SortKey>,
+        limit: Option<u64>,
     },
     Limit {
         limit: Option<u64>,

@@ -1940,7 +1940,18 @@ impl<'a> Binder<'a> {
             };
             let out = plan.output.clone();
             let nm = plan.names.clone();
-            plan = Plan::new(NodeKind::Sort { keys: sort_keys }, vec![plan], out, nm, est);
+            // Top-N: the sort need keep only what LIMIT + OFFSET can return.
+            let bound = limit.map(|l| l.saturating_add(offset));
+            plan = Plan::new(
+                NodeKind::Sort {
+                    keys: sort_keys,
+                    limit: bound,
+                },
+                vec![plan],
+                out,
+                nm,
+                est,
+            );
         }
         let mut bq = BoundQuery {
             unknown: vec![],

@@ -278,7 +278,7 @@ fn node(
                 )
             }
         }
-        NodeKind::Sort { keys } => {
+        NodeKind::Sort { keys, .. } => {
             let ks: Vec<String> = keys
                 .iter()
                 .map(|k| {
