@@ -8,7 +8,7 @@
 use crate::error::{ExecError, Result};
 use crate::plan::{NodeKind, Plan};
 use crate::vector::{Batch, Vector, BATCH_SIZE};
-use crate::{agg, join, scan, sort};
+use crate::{aggregate, join, scan, sort};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -119,7 +119,11 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }),
         NodeKind::HashJoin { .. } => Box::new(join::HashJoin::new(plan, ctx)?),
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
-        NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx)?),
+        NodeKind::Aggregate { .. } => Box::new(aggregate::Aggregate::new(
+            plan,
+            ctx,
+            build(&plan.children[0], ctx)?,
+        )?),
         NodeKind::Gather { .. } => Box::new(crate::parallel::Gather::new(plan, ctx)?),
         NodeKind::Sort { keys, limit } => Box::new(sort::Sort::new(
             build(&plan.children[0], ctx)?,

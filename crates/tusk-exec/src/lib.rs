@@ -15,11 +15,11 @@
 //! | `shared_table` | the Parallel Hash Join's shared table in DSA chunks |
 //! | `spill` | spill files |
 //! | `parallel` | Gather, worker threads, shared state |
-//! | `agg` | plain and grouped aggregation |
-//! | `sort` | ORDER BY |
+//! | `aggregate` | plain and hashed aggregation (spilling), DISTINCT, Partial/Finalize |
+//! | `sort`, `sortkey`, `memory` | ORDER BY (external merge, top-N), normalized keys, memory accounting |
 //! | `dml` | INSERT and DELETE sinks |
 
-pub mod agg;
+pub mod aggregate;
 pub mod cast;
 pub mod codec;
 pub mod dml;

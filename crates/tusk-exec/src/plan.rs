@@ -12,6 +12,8 @@ pub struct Estimate {
     pub width: u32,
 }
 
+/// An aggregate function. Semantics, result types and the partial
+/// (parallel) state of each are in `aggregate::funcs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggFunc {
     CountStar,
@@ -20,8 +22,22 @@ pub enum AggFunc {
     Min,
     Max,
     Avg,
-    /// Sum of partial counts or partial `sum(int4)`s, as bigint (finalize only).
-    SumInt8,
+    BoolAnd,
+    BoolOr,
+    /// `every`: bool_and under its SQL-standard name.
+    Every,
+    /// `stddev` (= stddev_samp), `stddev_samp`, `stddev_pop`.
+    Stddev,
+    StddevSamp,
+    StddevPop,
+    /// `variance` (= var_samp), `var_samp`, `var_pop`.
+    Variance,
+    VarSamp,
+    VarPop,
+    /// `string_agg(value, delimiter)`.
+    StringAgg,
+    BitAnd,
+    BitOr,
 }
 
 impl AggFunc {
@@ -32,19 +48,18 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
-            AggFunc::SumInt8 => "sum",
-        }
-    }
-
-    /// Result type of the aggregate over `arg` (PostgreSQL's choices:
-    /// sum(int4) is bigint, sum(int8) and avg of integers are numeric).
-    pub fn result_type(self, arg: Option<DataType>) -> DataType {
-        match (self, arg) {
-            (AggFunc::CountStar | AggFunc::Count | AggFunc::SumInt8, _) => DataType::Int8,
-            (AggFunc::Sum, Some(DataType::Int4)) => DataType::Int8,
-            (AggFunc::Sum | AggFunc::Avg, _) => DataType::Numeric,
-            (AggFunc::Min | AggFunc::Max, Some(t)) => t,
-            (AggFunc::Min | AggFunc::Max, None) => DataType::Text,
+            AggFunc::BoolAnd => "bool_and",
+            AggFunc::BoolOr => "bool_or",
+            AggFunc::Every => "every",
+            AggFunc::Stddev => "stddev",
+            AggFunc::StddevSamp => "stddev_samp",
+            AggFunc::StddevPop => "stddev_pop",
+            AggFunc::Variance => "variance",
+            AggFunc::VarSamp => "var_samp",
+            AggFunc::VarPop => "var_pop",
+            AggFunc::StringAgg => "string_agg",
+            AggFunc::BitAnd => "bit_and",
+            AggFunc::BitOr => "bit_or",
         }
     }
 }
@@ -53,17 +68,56 @@ impl AggFunc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggMode {
     Simple,
-    /// Below a Gather: one participant's share of the groups.
+    /// Below a Gather: one participant's share of the groups, output as
+    /// group keys ++ each call's partial state columns
+    /// (`AggCall::partial_types`).
     Partial,
-    /// Above a Gather: combines the partial results.
+    /// Above a Gather: input is the Partial node's output; `group` is
+    /// `Column 0..g` and `aggs` are the Partial node's calls, unchanged.
     Finalize,
 }
 
+/// One aggregate call: `func(DISTINCT args ORDER BY order_by) FILTER (WHERE filter)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AggCall {
     pub func: AggFunc,
-    pub arg: Option<Expr>,
+    /// Arguments over the input row; empty for `count(*)`.
+    pub args: Vec<Expr>,
+    pub distinct: bool,
+    /// Rows where this is not true are not aggregated.
+    pub filter: Option<Expr>,
+    /// Order in which the rows reach the aggregate (`string_agg(x, ',' ORDER BY y)`).
+    pub order_by: Vec<SortKey>,
+    /// The result type (PostgreSQL's: see `aggregate::funcs::result_type`).
     pub result: DataType,
+}
+
+impl AggCall {
+    /// A plain call: no DISTINCT, FILTER or ORDER BY, result type
+    /// PostgreSQL's for these arguments.
+    pub fn new(func: AggFunc, args: Vec<Expr>) -> AggCall {
+        let arg = args.first().map(|a| a.data_type());
+        AggCall {
+            func,
+            result: crate::aggregate::funcs::result_type(func, arg),
+            args,
+            distinct: false,
+            filter: None,
+            order_by: vec![],
+        }
+    }
+
+    /// Types of the columns that carry this call's state from a Partial
+    /// aggregate to its Finalize.
+    pub fn partial_types(&self) -> Vec<DataType> {
+        crate::aggregate::funcs::partial_types(self)
+    }
+
+    /// Whether a Partial/Finalize pair can compute this call (false for
+    /// DISTINCT and ORDER BY inputs and for `string_agg`, as in PostgreSQL 15).
+    pub fn supports_partial(&self) -> bool {
+        crate::aggregate::funcs::supports_partial(self)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

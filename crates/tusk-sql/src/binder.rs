@@ -949,11 +949,9 @@ impl<'a> Binder<'a> {
                 return err(format!("{name}(DISTINCT ...) is not supported"));
             }
             let call = match (name.as_str(), args.as_slice()) {
-                ("count", [A::FunctionArgExpr::Wildcard]) | ("count", []) => AggCall {
-                    func: AggFunc::CountStar,
-                    arg: None,
-                    result: DataType::Int8,
-                },
+                ("count", [A::FunctionArgExpr::Wildcard]) | ("count", []) => {
+                    AggCall::new(AggFunc::CountStar, vec![])
+                }
                 (_, [A::FunctionArgExpr::Expr(x)]) => {
                     let b = self.bind(x, scope, &mut AggScope::Nested)?;
                     let func = match name.as_str() {
@@ -980,11 +978,7 @@ impl<'a> Binder<'a> {
                             t.display_name()
                         ));
                     }
-                    AggCall {
-                        func,
-                        arg: Some(arg),
-                        result: func.result_type(Some(t)),
-                    }
+                    AggCall::new(func, vec![arg])
                 }
                 _ => {
                     return err(format!(
@@ -1696,7 +1690,7 @@ impl<'a> Binder<'a> {
                     g.columns(&mut needed);
                 }
                 for c in &st.calls {
-                    if let Some(a) = &c.arg {
+                    for a in &c.args {
                         a.columns(&mut needed);
                     }
                 }
@@ -1721,9 +1715,8 @@ impl<'a> Binder<'a> {
                 .calls
                 .iter()
                 .map(|c| AggCall {
-                    func: c.func,
-                    arg: c.arg.as_ref().map(|a| remap(a, &pos)),
-                    result: c.result,
+                    args: c.args.iter().map(|a| remap(a, &pos)).collect(),
+                    ..c.clone()
                 })
                 .collect();
             let mut types: Vec<DataType> = group.iter().map(|g| g.data_type()).collect();
@@ -1734,8 +1727,8 @@ impl<'a> Binder<'a> {
                 .collect();
             agg_names.extend(calls.iter().map(|c| {
                 let arg = c
-                    .arg
-                    .as_ref()
+                    .args
+                    .first()
                     .map(|a| crate::explain::deparse(a, &input_names))
                     .unwrap_or_else(|| "*".into());
                 format!("{}({arg})", c.func.name())
@@ -1759,28 +1752,16 @@ impl<'a> Binder<'a> {
                 let mut tree = plan_part.plan;
                 Self::make_parallel(&mut tree);
                 let ng = group.len();
-                let final_aggs: Vec<AggCall> = calls
-                    .iter()
-                    .enumerate()
-                    .map(|(j, c)| {
-                        let partial = Expr::Column {
-                            index: ng + j,
-                            ty: c.result,
-                        };
-                        let func = match c.func {
-                            AggFunc::CountStar | AggFunc::Count | AggFunc::SumInt8 => {
-                                AggFunc::SumInt8
-                            }
-                            AggFunc::Sum if c.result == DataType::Int8 => AggFunc::SumInt8,
-                            f => f,
-                        };
-                        AggCall {
-                            func,
-                            arg: Some(partial),
-                            result: c.result,
-                        }
-                    })
-                    .collect();
+                // Finalize reads each call's partial state positionally.
+                let final_aggs: Vec<AggCall> = calls.clone();
+                let mut partial_types: Vec<DataType> =
+                    group.iter().map(|g| g.data_type()).collect();
+                partial_types.extend(calls.iter().flat_map(|c| c.partial_types()));
+                let mut partial_names: Vec<String> = agg_names[..ng].to_vec();
+                partial_names.extend(calls.iter().enumerate().flat_map(|(j, c)| {
+                    let name = agg_names[ng + j].clone();
+                    c.partial_types().into_iter().map(move |_| name.clone())
+                }));
                 let final_group: Vec<Expr> = group
                     .iter()
                     .enumerate()
@@ -1796,8 +1777,8 @@ impl<'a> Binder<'a> {
                         mode: AggMode::Partial,
                     },
                     vec![tree],
-                    types.clone(),
-                    agg_names.clone(),
+                    partial_types,
+                    partial_names,
                     est,
                 );
                 let gathered = self.gather(partial);

@@ -157,6 +157,16 @@ impl Sorter {
         if batch.len == 0 {
             return Ok(());
         }
+        // A batch that is large against the limit goes in halves, so that
+        // making room for it never needs more than a quarter of the limit.
+        let estimate = batch_bytes(&batch) + batch.len * (std::mem::size_of::<Entry>() + 16);
+        if batch.len > 1 && estimate > self.wm.limit / 4 {
+            let half = (batch.len / 2) as u32;
+            let first: Vec<u32> = (0..half).collect();
+            let second: Vec<u32> = (half..batch.len as u32).collect();
+            self.push(batch.gather(&first))?;
+            return self.push(batch.gather(&second));
+        }
         let mut keys = KeyBuf::new();
         {
             let cols: Vec<&Vector> = self
