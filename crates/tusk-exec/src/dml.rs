@@ -1,7 +1,7 @@
 //! INSERT and DELETE: sinks that write what a plan produces into a heap.
 
 use crate::error::{ExecError, Result};
-use crate::exec::Operator;
+use crate::operator::Operator;
 use crate::vector::Data;
 use tusk_storage::btree::Btree;
 use tusk_storage::heap::{self, HeapInserter, Tid};

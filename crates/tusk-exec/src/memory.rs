@@ -73,7 +73,7 @@ pub struct WorkMem {
 
 impl WorkMem {
     /// `work_mem`, for sorts and materialisations.
-    pub fn sort(ctx: &crate::exec::ExecContext) -> WorkMem {
+    pub fn sort(ctx: &crate::operator::ExecContext) -> WorkMem {
         WorkMem {
             limit: ctx.work_mem,
             dir: ctx.db.temp_dir(),
@@ -82,7 +82,7 @@ impl WorkMem {
     }
 
     /// `work_mem × hash_mem_multiplier`, for hash tables.
-    pub fn hash(ctx: &crate::exec::ExecContext) -> WorkMem {
+    pub fn hash(ctx: &crate::operator::ExecContext) -> WorkMem {
         WorkMem {
             limit: (ctx.work_mem as f64 * ctx.hash_mem_multiplier) as usize,
             ..WorkMem::sort(ctx)

@@ -2,11 +2,13 @@
 //! `generate_series`, literal rows.
 
 use crate::error::{ExecError, Result};
-use crate::exec::{apply_filter, ExecContext, Operator};
 use crate::expr::Expr;
+use crate::operator::{apply_filter, ExecContext, Operator};
+use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
@@ -168,6 +170,28 @@ impl Deformer {
     }
 }
 
+/// Blocks a Parallel Seq Scan participant takes at a time: few enough that
+/// participants finish together (16 pages are a few microseconds of work),
+/// enough that the shared counter is not touched for every page.
+pub const SCAN_CHUNK_BLOCKS: u32 = 16;
+
+/// What the participants of a Parallel Seq Scan share: the next block to
+/// hand out, so that each block is read by exactly one participant.
+pub struct ScanShared {
+    next: AtomicU32,
+}
+
+impl NodeShared for ScanShared {}
+
+impl ScanShared {
+    /// The next range of blocks to read: up to [`SCAN_CHUNK_BLOCKS`] blocks
+    /// from the returned one (which may lie past the end of the relation:
+    /// then the scan is done).
+    pub fn next_blocks(&self) -> u32 {
+        self.next.fetch_add(SCAN_CHUNK_BLOCKS, Ordering::Relaxed)
+    }
+}
+
 /// Sequential scan: reads blocks in order, deforms the visible tuples'
 /// needed attributes straight into column vectors.
 pub struct SeqScan {
@@ -184,12 +208,20 @@ pub struct SeqScan {
     ctx: ExecContext,
     id: usize,
     /// Shared block counter of a Parallel Seq Scan.
-    parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
+    parallel: Option<Arc<ScanShared>>,
     /// The visible tuples of the page being read (reused across pages).
     items: Vec<VisibleItem>,
 }
 
 impl SeqScan {
+    /// The shared state of a Parallel Seq Scan (created before the
+    /// participants start).
+    pub fn init_shared() -> Arc<ScanShared> {
+        Arc::new(ScanShared {
+            next: AtomicU32::new(0),
+        })
+    }
+
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<SeqScan> {
         let NodeKind::SeqScan {
             oid,
@@ -205,7 +237,7 @@ impl SeqScan {
         };
         let nblocks = ctx.db.nblocks(*oid)?;
         let parallel = if *parallel {
-            ctx.parallel.clone()
+            Some(ctx.shared_state::<ScanShared>(plan.id, "Parallel Seq Scan")?)
         } else {
             None
         };
@@ -230,11 +262,9 @@ impl SeqScan {
     fn next_block(&mut self) -> Option<u32> {
         if self.next_block >= self.end_block {
             let p = self.parallel.as_ref()?;
-            let start = p.next_blocks(self.id);
+            let start = p.next_blocks();
             self.next_block = start.min(self.nblocks);
-            self.end_block = start
-                .saturating_add(crate::parallel::SCAN_CHUNK_BLOCKS)
-                .min(self.nblocks);
+            self.end_block = start.saturating_add(SCAN_CHUNK_BLOCKS).min(self.nblocks);
             if self.next_block >= self.end_block {
                 return None;
             }

@@ -2,8 +2,8 @@
 //! files go to its temp directory), batches of given rows as an input, and
 //! output as rows of values.
 
-use crate::exec::{ExecContext, NodeStats, Operator};
 use crate::expr::Expr;
+use crate::operator::{ExecContext, NodeStats, Operator};
 use crate::plan::{Estimate, NodeKind, Plan};
 use crate::spill::SpillStats;
 use crate::value::Value;

@@ -47,10 +47,10 @@ pub mod groups;
 pub mod ordered;
 
 use crate::error::{ExecError, Result};
-use crate::exec::{ExecContext, Operator};
 use crate::expr::Expr;
 use crate::hashkey::rehash;
 use crate::memory::{MemUse, WorkMem};
+use crate::operator::{ExecContext, Operator};
 use crate::plan::{AggCall, AggMode, NodeKind, Plan};
 use crate::spill::{SpillFile, SpillReader, SpillWriter};
 use crate::value::Value;

@@ -530,10 +530,10 @@ fn partial_and_finalize_through_a_gather() {
     let nodes = fin.assign_ids();
     for wm in [4 << 20, 64 << 10] {
         let ctx = db.ctx(wm, nodes);
-        let mut op = crate::exec::build(&fin, &ctx).unwrap();
+        let mut op = crate::build::build(&fin, &ctx).unwrap();
         let got = rows_of(op.as_mut(), &final_out).unwrap();
         // The same rows three times, aggregated in one Simple pass.
-        let mut proj = crate::exec::build(&project, &ctx).unwrap();
+        let mut proj = crate::build::build(&project, &ctx).unwrap();
         let mut all = std::collections::VecDeque::new();
         while let Some(b) = proj.next().unwrap() {
             for _ in 0..3 {

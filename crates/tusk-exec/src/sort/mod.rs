@@ -12,9 +12,9 @@ pub mod merge;
 pub mod sorter;
 
 use crate::error::Result;
-use crate::exec::{ExecContext, Operator};
 use crate::expr::Expr;
 use crate::memory::WorkMem;
+use crate::operator::{ExecContext, Operator};
 use crate::plan::SortKey;
 use crate::sortkey::KeyOrder;
 use crate::value::Value;
@@ -394,7 +394,7 @@ mod tests {
         let db = TestDb::new();
         let plan = series(1, 3_000_000);
         let ctx = db.ctx(64 << 10, 2);
-        let input = crate::exec::build(&plan, &ctx).unwrap();
+        let input = crate::build::build(&plan, &ctx).unwrap();
         let mut s = Sort::new(
             input,
             &[key(0, Int8, true, false)],
