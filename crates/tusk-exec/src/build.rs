@@ -16,7 +16,7 @@ use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan};
-use crate::{aggregate, filter, hashjoin, limit, project, scan, sort};
+use crate::{aggregate, filter, hashjoin, limit, project, scan, setop, sort, unique};
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
@@ -58,6 +58,10 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Limit { limit, offset } => {
             Box::new(limit::Limit::new(child(0)?, *limit, *offset))
         }
+        NodeKind::Unique { key_count } => {
+            Box::new(unique::Unique::new(child(0)?, *key_count, &plan.output))
+        }
+        NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),
     };
     Ok(instrument(op, plan.id, ctx))
 }

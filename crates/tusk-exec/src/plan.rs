@@ -214,6 +214,25 @@ pub enum NodeKind {
         limit: Option<u64>,
         offset: u64,
     },
+    /// Keeps the first row of each run of rows equal (NULLs equal) in the
+    /// first `key_count` columns; the input must be sorted on them. DISTINCT
+    /// (all columns) and DISTINCT ON (the ON expressions, placed first).
+    Unique {
+        key_count: usize,
+    },
+    /// INTERSECT / EXCEPT [ALL] of children [left, right], whose columns
+    /// have the same types; output has the left's columns. Hashed, spilling
+    /// within `work_mem × hash_mem_multiplier` (EXPLAIN `HashSetOp ...`).
+    SetOp {
+        op: SetOpKind,
+        all: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpKind {
+    Intersect,
+    Except,
 }
 
 /// A plan node with its children.

@@ -299,6 +299,15 @@ fn node(
             ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
         }
         NodeKind::Limit { .. } => ("Limit".into(), vec![]),
+        NodeKind::Unique { .. } => ("Unique".into(), vec![]),
+        NodeKind::SetOp { op, all } => {
+            let op = match op {
+                tusk_exec::plan::SetOpKind::Intersect => "Intersect",
+                tusk_exec::plan::SetOpKind::Except => "Except",
+            };
+            let all = if *all { " All" } else { "" };
+            (format!("HashSetOp {op}{all}"), vec![])
+        }
     };
     let mut line = String::new();
     line.push_str(&" ".repeat(indent));
