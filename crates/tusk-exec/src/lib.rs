@@ -37,6 +37,7 @@ pub mod operator;
 pub mod parallel;
 pub mod plan;
 pub mod project;
+pub mod rowstore;
 pub mod scan;
 pub mod setop;
 pub mod sort;
