@@ -16,7 +16,7 @@ use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan};
-use crate::{aggregate, filter, hashjoin, limit, project, scan, setop, sort, unique};
+use crate::{aggregate, filter, hashjoin, limit, project, scan, setop, sort, unique, window};
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
@@ -62,6 +62,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             Box::new(unique::Unique::new(child(0)?, *key_count, &plan.output))
         }
         NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),
+        NodeKind::WindowAgg { .. } => Box::new(window::WindowAgg::new(plan, ctx, child(0)?)?),
     };
     Ok(instrument(op, plan.id, ctx))
 }

@@ -12,7 +12,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `rowstore`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `memory`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, memory accounting, spill files |
 //!
@@ -48,6 +48,7 @@ mod testing;
 pub mod unique;
 pub mod value;
 pub mod vector;
+pub mod window;
 
 /// The former home of the contract and the dispatcher, kept as aliases
 /// for callers not yet moved to the crate root (`tusk_exec::build`, ...).

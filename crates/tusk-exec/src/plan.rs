@@ -227,6 +227,96 @@ pub enum NodeKind {
         op: SetOpKind,
         all: bool,
     },
+    /// Window functions over input sorted by `partition` then `order` (the
+    /// planner adds that Sort). Output: the input columns ++ one column per
+    /// call, in order. Rows of one partition are buffered (spilling past
+    /// `work_mem`).
+    WindowAgg {
+        partition: Vec<Expr>,
+        order: Vec<SortKey>,
+        funcs: Vec<WindowCall>,
+    },
+}
+
+/// One window function call: `func(args) FILTER (WHERE filter) OVER (... frame)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCall {
+    pub func: WindowFunc,
+    /// Arguments over the input row: `ntile(n)`; `lag/lead(value [, offset
+    /// [, default]])`; `first_value/last_value(value)`; `nth_value(value,
+    /// n)`; an aggregate's arguments.
+    pub args: Vec<Expr>,
+    /// Aggregates only.
+    pub filter: Option<Expr>,
+    pub frame: WindowFrame,
+    pub result: DataType,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// Any aggregate, over the frame.
+    Agg(AggFunc),
+}
+
+/// `{ROWS | RANGE | GROUPS} BETWEEN start AND end [EXCLUDE ...]`. The
+/// default (no frame clause) is `RANGE BETWEEN UNBOUNDED PRECEDING AND
+/// CURRENT ROW`: with ORDER BY the rows up to the current row's last peer,
+/// without it the whole partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFrame {
+    pub mode: FrameMode,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    pub exclude: FrameExclude,
+}
+
+impl Default for WindowFrame {
+    fn default() -> Self {
+        WindowFrame {
+            mode: FrameMode::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+            exclude: FrameExclude::NoOthers,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameMode {
+    Rows,
+    Range,
+    Groups,
+}
+
+/// A frame bound; offsets are constant expressions (bigint for ROWS and
+/// GROUPS; for RANGE of the ORDER BY column's type, or interval for dates
+/// and timestamps).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameExclude {
+    NoOthers,
+    CurrentRow,
+    Group,
+    Ties,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

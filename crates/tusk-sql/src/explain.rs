@@ -308,6 +308,7 @@ fn node(
             let all = if *all { " All" } else { "" };
             (format!("HashSetOp {op}{all}"), vec![])
         }
+        NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
     };
     let mut line = String::new();
     line.push_str(&" ".repeat(indent));
