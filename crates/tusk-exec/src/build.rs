@@ -16,7 +16,9 @@ use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan};
-use crate::{aggregate, filter, hashjoin, limit, project, scan, setop, sort, unique, window};
+use crate::{
+    aggregate, cte, filter, hashjoin, limit, project, recursive, scan, setop, sort, unique, window,
+};
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
@@ -63,6 +65,24 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }
         NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),
         NodeKind::WindowAgg { .. } => Box::new(window::WindowAgg::new(plan, ctx, child(0)?)?),
+        NodeKind::With { ctes } => {
+            let k = ctes.len();
+            let defs: Vec<_> = ctes
+                .iter()
+                .zip(&plan.children)
+                .map(|(c, p)| (c.id, p.output.clone()))
+                .collect();
+            let producers = (0..k).map(child).collect::<Result<Vec<_>>>()?;
+            Box::new(cte::With::new(ctx, &defs, producers, child(k)?))
+        }
+        NodeKind::CteScan { cte, .. } => Box::new(cte::CteScan::new(*cte, ctx)),
+        NodeKind::RecursiveUnion { .. } => {
+            // The recursive term is built anew for each iteration.
+            Box::new(recursive::RecursiveUnion::new(plan, ctx, child(0)?, build))
+        }
+        NodeKind::WorkTableScan { work_table, .. } => {
+            Box::new(recursive::WorkTableScan::new(*work_table, ctx))
+        }
     };
     Ok(instrument(op, plan.id, ctx))
 }

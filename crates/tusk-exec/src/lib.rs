@@ -12,7 +12,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `rowstore`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `rowstore`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `memory`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, memory accounting, spill files |
 //!
@@ -24,6 +24,7 @@ pub mod aggregate;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod cte;
 pub mod dml;
 pub mod error;
 pub mod expr;
@@ -37,6 +38,7 @@ pub mod operator;
 pub mod parallel;
 pub mod plan;
 pub mod project;
+pub mod recursive;
 pub mod rowstore;
 pub mod scan;
 pub mod setop;

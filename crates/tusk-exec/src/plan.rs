@@ -236,6 +236,44 @@ pub enum NodeKind {
         order: Vec<SortKey>,
         funcs: Vec<WindowCall>,
     },
+    /// Attaches CTEs to a query: children are the CTE plans (in `ctes`
+    /// order) followed by the body; output is the body's. Not shown by
+    /// EXPLAIN itself: its CTE children print as `CTE name` sections under
+    /// the body's top node, as PostgreSQL prints them.
+    With {
+        ctes: Vec<CteDef>,
+    },
+    /// Reads CTE number `cte` (evaluated at most once per query, as far as
+    /// its readers need, shared by all its scans). EXPLAIN: `CTE Scan on
+    /// name [alias]`. Parallel-restricted.
+    CteScan {
+        cte: usize,
+        name: String,
+        alias: String,
+    },
+    /// WITH RECURSIVE's union: children [non-recursive term, recursive
+    /// term]; the recursive term reads the previous iteration's rows through
+    /// `WorkTableScan { work_table }`. `distinct` for UNION, not for UNION
+    /// ALL. EXPLAIN: `Recursive Union`.
+    RecursiveUnion {
+        distinct: bool,
+        work_table: usize,
+    },
+    /// The working table of the RecursiveUnion numbered `work_table`.
+    /// EXPLAIN: `WorkTable Scan on name [alias]`. Parallel-restricted.
+    WorkTableScan {
+        work_table: usize,
+        name: String,
+        alias: String,
+    },
+}
+
+/// One CTE of a `With` node: its query-wide number (what `CteScan::cte`
+/// names) and its name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CteDef {
+    pub id: usize,
+    pub name: String,
 }
 
 /// One window function call: `func(args) FILTER (WHERE filter) OVER (... frame)`.

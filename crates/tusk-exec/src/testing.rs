@@ -49,6 +49,7 @@ impl TestDb {
             participant: 0,
             prefetch: true,
             hash_chunk_size: 1 << 16,
+            ctes: Default::default(),
         }
     }
 }

@@ -309,6 +309,22 @@ fn node(
             (format!("HashSetOp {op}{all}"), vec![])
         }
         NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
+        // Placeholder until EXPLAIN prints CTE children as `CTE name` sections.
+        NodeKind::With { .. } => ("With".into(), vec![]),
+        NodeKind::CteScan { name, alias, .. } | NodeKind::WorkTableScan { name, alias, .. } => {
+            let kind = if matches!(p.kind, NodeKind::CteScan { .. }) {
+                "CTE Scan"
+            } else {
+                "WorkTable Scan"
+            };
+            let on = if alias == name {
+                name.clone()
+            } else {
+                format!("{name} {alias}")
+            };
+            (format!("{kind} on {on}"), vec![])
+        }
+        NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
     };
     let mut line = String::new();
     line.push_str(&" ".repeat(indent));

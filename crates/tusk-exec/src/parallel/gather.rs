@@ -122,6 +122,7 @@ impl Gather {
                         hash_chunk_size,
                         parallel: Some(state.clone()),
                         participant: w + 1,
+                        ctes: Default::default(),
                     };
                     let run = || -> Result<()> {
                         let mut op = build(&plan, &ctx)?;
