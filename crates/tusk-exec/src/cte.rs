@@ -10,7 +10,7 @@
 //! A CTE is evaluated at most once per query and only as far as its
 //! readers need it, as in PostgreSQL: the first `CteScan` that wants a row
 //! the store does not have yet pulls the next batch from the CTE's operator
-//! and appends it to the CTE's [`RowStore`] (spilling past `work_mem`);
+//! and appends it to the CTE's [`TupleStore`] (spilling past `work_mem`);
 //! every scan reads the store with its own position. So a CTE never
 //! referenced is never run, and `WITH RECURSIVE t AS (...) SELECT ... FROM t
 //! LIMIT 10` stops an endless recursion after ten rows. Scans inside a
@@ -23,7 +23,7 @@
 use crate::error::{ExecError, Result};
 use crate::memory::WorkMem;
 use crate::operator::{ExecContext, Operator};
-use crate::rowstore::{Cursor, RowStore};
+use crate::tuplestore::{Cursor, TupleStore};
 use crate::vector::Batch;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ use std::rc::Rc;
 /// One CTE: its operator (until exhausted) and the rows it produced.
 pub struct CteState {
     producer: Option<Box<dyn Operator>>,
-    pub store: RowStore,
+    pub store: TupleStore,
 }
 
 pub type SharedCte = Rc<RefCell<CteState>>;
@@ -41,7 +41,7 @@ pub type SharedCte = Rc<RefCell<CteState>>;
 #[derive(Default)]
 pub struct Registry {
     ctes: RefCell<HashMap<usize, SharedCte>>,
-    work_tables: RefCell<HashMap<usize, Rc<RefCell<RowStore>>>>,
+    work_tables: RefCell<HashMap<usize, Rc<RefCell<TupleStore>>>>,
 }
 
 impl Registry {
@@ -58,7 +58,7 @@ impl Registry {
     }
 
     /// The current working table of recursive union `id`.
-    pub fn work_table(&self, id: usize) -> Result<Rc<RefCell<RowStore>>> {
+    pub fn work_table(&self, id: usize) -> Result<Rc<RefCell<TupleStore>>> {
         self.work_tables
             .borrow()
             .get(&id)
@@ -66,7 +66,7 @@ impl Registry {
             .ok_or_else(|| ExecError::new(format!("work table {id} is not available here")))
     }
 
-    pub fn set_work_table(&self, id: usize, rows: Rc<RefCell<RowStore>>) {
+    pub fn set_work_table(&self, id: usize, rows: Rc<RefCell<TupleStore>>) {
         self.work_tables.borrow_mut().insert(id, rows);
     }
 }
@@ -87,7 +87,7 @@ impl With {
         for ((id, types), producer) in ctes.iter().zip(producers) {
             let state = CteState {
                 producer: Some(producer),
-                store: RowStore::new(types, WorkMem::sort(ctx)),
+                store: TupleStore::new(types, WorkMem::sort(ctx)),
             };
             ctx.ctes.register(*id, Rc::new(RefCell::new(state)));
         }

@@ -12,9 +12,10 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `rowstore`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
-//! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `memory`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, memory accounting, spill files |
+//! | shared by operators | `tuplestore`, `memory` | rows read while written or by number; memory accounting |
+| data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `memory`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, memory accounting, spill files |
 //!
 //! A parallel-aware node owns the state its participants share and creates
 //! it in its own initialiser, which `build::init_shared` calls before a
@@ -39,7 +40,7 @@ pub mod parallel;
 pub mod plan;
 pub mod project;
 pub mod recursive;
-pub mod rowstore;
+pub mod tuplestore;
 pub mod scan;
 pub mod setop;
 pub mod sort;

@@ -12,7 +12,7 @@
 //! (NULLs equal) is dropped — across all iterations, so the recursion ends
 //! once nothing new appears. The rows seen are kept as normalized keys in
 //! memory, as PostgreSQL keeps them in an in-memory hash table; the working
-//! and intermediate tables are [`RowStore`]s and spill past `work_mem`.
+//! and intermediate tables are [`TupleStore`]s and spill past `work_mem`.
 //!
 //! The recursive term is built anew for each iteration (with the
 //! dispatcher handed in as a [`BuildFn`]), so every operator in it starts
@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::memory::WorkMem;
 use crate::operator::{BuildFn, ExecContext, Operator};
 use crate::plan::Plan;
-use crate::rowstore::{Cursor, RowStore};
+use crate::tuplestore::{Cursor, TupleStore};
 use crate::sortkey::{KeyBuf, KeyOrder};
 use crate::vector::{Batch, Vector};
 use std::cell::RefCell;
@@ -41,7 +41,7 @@ pub struct RecursiveUnion {
     recursive: Plan,
     build: BuildFn,
     ctx: ExecContext,
-    intermediate: RowStore,
+    intermediate: TupleStore,
     seen: HashSet<Vec<u8>>,
     done: bool,
 }
@@ -65,7 +65,7 @@ impl RecursiveUnion {
             distinct,
             work_table,
             orders: types.iter().map(|&t| KeyOrder::asc(t)).collect(),
-            intermediate: RowStore::new(&types, WorkMem::sort(ctx)),
+            intermediate: TupleStore::new(&types, WorkMem::sort(ctx)),
             types,
             term: Some(non_recursive),
             recursive: plan.children[1].clone(),
@@ -101,7 +101,7 @@ impl RecursiveUnion {
         if self.intermediate.is_empty() {
             return Ok(false);
         }
-        let fresh = RowStore::new(&self.types, WorkMem::sort(&self.ctx));
+        let fresh = TupleStore::new(&self.types, WorkMem::sort(&self.ctx));
         let working = std::mem::replace(&mut self.intermediate, fresh);
         self.ctx
             .ctes
@@ -139,7 +139,7 @@ impl Operator for RecursiveUnion {
 pub struct WorkTableScan {
     work_table: usize,
     ctx: ExecContext,
-    rows: Option<Rc<RefCell<RowStore>>>,
+    rows: Option<Rc<RefCell<TupleStore>>>,
     cursor: Cursor,
 }
 

@@ -111,7 +111,7 @@ impl Drop for SpillFile {
 
 impl SpillFile {
     /// Writes `buf` at byte `offset`, for stores that lay out their own
-    /// chunks (see `rowstore`); counted in `stats`.
+    /// chunks (see `tuplestore`); counted in `stats`.
     pub fn write_at(&mut self, buf: &[u8], offset: u64, stats: &SpillStats) -> Result<()> {
         self.file
             .write_all_at(buf, offset)

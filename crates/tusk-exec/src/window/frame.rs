@@ -23,14 +23,14 @@
 use crate::error::{sqlstate, ExecError, Result};
 use crate::numeric::Numeric;
 use crate::plan::{FrameBound, FrameExclude, FrameMode, WindowFrame};
-use crate::rowstore::RowStore;
+use crate::tuplestore::TupleStore;
 use crate::value::Value;
 use std::cmp::Ordering;
 use tusk_types::float::float_cmp;
 
 /// The partition being evaluated.
 pub struct Part<'a> {
-    pub store: &'a mut RowStore,
+    pub store: &'a mut TupleStore,
     /// Rows in the partition.
     pub n: u64,
     /// Column of the stored peer keys.

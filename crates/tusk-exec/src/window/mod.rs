@@ -2,7 +2,7 @@
 //!
 //! The input arrives sorted by the PARTITION BY keys, then the ORDER BY
 //! keys (the planner puts a Sort below). The node reads one partition at a
-//! time into a [`RowStore`] — which spills to a temp file past `work_mem`,
+//! time into a [`TupleStore`] — which spills to a temp file past `work_mem`,
 //! so a partition may be any size — and then returns the partition's rows,
 //! each with one more column per window call.
 //!
@@ -42,7 +42,7 @@ use crate::operator::{ExecContext, Operator};
 use crate::plan::{
     AggCall, FrameBound, FrameExclude, FrameMode, NodeKind, Plan, SortKey, WindowCall, WindowFunc,
 };
-use crate::rowstore::RowStore;
+use crate::tuplestore::TupleStore;
 use crate::sortkey::{encode_value, KeyOrder};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
@@ -92,7 +92,7 @@ pub struct WindowAgg {
     funcs: Vec<WindowCall>,
     out_types: Vec<DataType>,
     layout: Layout,
-    store: RowStore,
+    store: TupleStore,
     part_key: Option<Vec<u8>>,
     pending: Option<Batch>,
     input_done: bool,
@@ -159,7 +159,7 @@ impl WindowAgg {
             order: order.clone(),
             funcs: funcs.clone(),
             out_types: plan.output.clone(),
-            store: RowStore::new(&types, WorkMem::sort(ctx)),
+            store: TupleStore::new(&types, WorkMem::sort(ctx)),
             layout,
             part_key: None,
             pending: None,

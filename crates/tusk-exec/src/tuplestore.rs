@@ -1,6 +1,10 @@
-//! A row store that stays within a memory limit: PostgreSQL's tuplestore
-//! for tusk. Materialised CTEs, the working tables of WITH RECURSIVE,
-//! window partitions and the cached results of subplans live in one.
+//! A tuple store that stays within a memory limit and can be read while it
+//! is being written, by row number or by cursor: PostgreSQL's tuplestore
+//! with read pointers. Materialised CTEs (read while they are evaluated),
+//! the working tables of WITH RECURSIVE, window partitions (frames read rows
+//! by number) and the cached results of subplans live in one. Rows written
+//! once and then read in order, possibly by several threads, go to
+//! `rowstore` instead.
 //!
 //! Rows are appended in *chunks* of at most 1024 rows (and an eighth of the
 //! limit in bytes). A chunk is either in memory or in the store's one spill
@@ -8,7 +12,7 @@
 //! `spill::encode_row`). When the chunks in memory pass the limit, the
 //! oldest ones are written out; the newest stay, since readers usually
 //! follow close behind the writer. Readers address rows by number
-//! ([`RowStore::range`], [`RowStore::value`]) or walk the chunks in order,
+//! ([`TupleStore::range`], [`TupleStore::value`]) or walk the chunks in order,
 //! each with its own position, while rows are still being appended. A few
 //! decoded chunks from the file are cached, so a reader moving forward
 //! through nearby rows (a window frame) decodes each chunk about once.
@@ -40,7 +44,7 @@ struct Chunk {
     place: Place,
 }
 
-pub struct RowStore {
+pub struct TupleStore {
     types: Vec<DataType>,
     wm: WorkMem,
     chunks: Vec<Chunk>,
@@ -57,9 +61,9 @@ pub struct RowStore {
     pub disk: u64,
 }
 
-impl RowStore {
-    pub fn new(types: &[DataType], wm: WorkMem) -> RowStore {
-        RowStore {
+impl TupleStore {
+    pub fn new(types: &[DataType], wm: WorkMem) -> TupleStore {
+        TupleStore {
             types: types.to_vec(),
             wm,
             chunks: Vec::new(),
@@ -274,7 +278,7 @@ pub struct Cursor {
 impl Cursor {
     /// The next chunk's rows, or `None` when the reader has caught up with
     /// what is stored so far.
-    pub fn next(&mut self, store: &mut RowStore) -> Result<Option<Batch>> {
+    pub fn next(&mut self, store: &mut TupleStore) -> Result<Option<Batch>> {
         if self.chunk >= store.chunk_count() {
             return Ok(None);
         }
@@ -307,7 +311,7 @@ mod tests {
     fn spills_the_oldest_chunks_and_reads_everything_back() {
         let db = TestDb::new();
         let ctx = db.ctx(64 << 10, 1);
-        let mut s = RowStore::new(&[DataType::Int8, DataType::Text], WorkMem::sort(&ctx));
+        let mut s = TupleStore::new(&[DataType::Int8, DataType::Text], WorkMem::sort(&ctx));
         let mut cursor = Cursor::default();
         let mut seen = 0u64;
         for k in 0..50 {
