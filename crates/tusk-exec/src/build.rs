@@ -16,7 +16,7 @@ use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan};
-use crate::{agg, filter, hashjoin, limit, project, scan, sort};
+use crate::{agg, append, filter, hashjoin, limit, nestloop, project, result, scan, sort};
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
@@ -56,6 +56,19 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         )),
         NodeKind::Limit { limit, offset } => {
             Box::new(limit::Limit::new(child(0)?, *limit, *offset))
+        }
+        NodeKind::NestedLoop { .. } => {
+            Box::new(nestloop::NestedLoop::new(plan, ctx, child(0)?, child(1)?)?)
+        }
+        NodeKind::Append => Box::new(append::Append::new(
+            (0..plan.children.len()).map(child).collect::<Result<_>>()?,
+        )),
+        NodeKind::Result { one_time_filter } => {
+            let input = match plan.children.len() {
+                0 => None,
+                _ => Some(child(0)?),
+            };
+            Box::new(result::ResultNode::new(input, one_time_filter.clone()))
         }
     };
     Ok(instrument(op, plan.id, ctx))

@@ -12,7 +12,8 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `agg`, `sort`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `agg`, `sort`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | shared by operators | `join`, `rowstore`, `memory` | join output by kind and pair filters; rows kept for re-reading; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, spill files |
 //!
@@ -21,6 +22,7 @@
 //! Gather starts (see `parallel::state`).
 
 pub mod agg;
+pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
@@ -30,15 +32,24 @@ pub mod expr;
 pub mod filter;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod join;
+#[cfg(test)]
+mod join_reference;
 pub mod limit;
+pub mod memory;
+pub mod nestloop;
 pub mod numeric;
 pub mod operator;
 pub mod parallel;
 pub mod plan;
 pub mod project;
+pub mod result;
+pub mod rowstore;
 pub mod scan;
 pub mod sort;
 pub mod spill;
+#[cfg(test)]
+mod testing;
 pub mod value;
 pub mod vector;
 
