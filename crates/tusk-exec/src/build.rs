@@ -17,7 +17,8 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan};
 use crate::{
-    aggregate, cte, filter, hashjoin, limit, project, recursive, scan, setop, sort, unique, window,
+    aggregate, append, cte, filter, hashjoin, limit, nestloop, project, recursive, result, scan,
+    setop, sort, unique, window,
 };
 
 /// Builds the operator tree for `plan`.
@@ -59,6 +60,19 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         )),
         NodeKind::Limit { limit, offset } => {
             Box::new(limit::Limit::new(child(0)?, *limit, *offset))
+        }
+        NodeKind::NestedLoop { .. } => {
+            Box::new(nestloop::NestedLoop::new(plan, ctx, child(0)?, child(1)?)?)
+        }
+        NodeKind::Append => Box::new(append::Append::new(
+            (0..plan.children.len()).map(child).collect::<Result<_>>()?,
+        )),
+        NodeKind::Result { one_time_filter } => {
+            let input = match plan.children.len() {
+                0 => None,
+                _ => Some(child(0)?),
+            };
+            Box::new(result::ResultNode::new(input, one_time_filter.clone()))
         }
         NodeKind::Unique { key_count } => {
             Box::new(unique::Unique::new(child(0)?, *key_count, &plan.output))

@@ -12,16 +12,17 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
-//! | shared by operators | `tuplestore`, `memory` | rows read while written or by number; memory accounting |
-| data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `memory`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, memory accounting, spill files |
+//! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, spill files |
 //!
 //! A parallel-aware node owns the state its participants share and creates
 //! it in its own initialiser, which `build::init_shared` calls before a
 //! Gather starts (see `parallel::state`).
 
 pub mod aggregate;
+pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
@@ -32,15 +33,20 @@ pub mod expr;
 pub mod filter;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod join;
+#[cfg(test)]
+mod join_reference;
 pub mod limit;
 pub mod memory;
+pub mod nestloop;
 pub mod numeric;
 pub mod operator;
 pub mod parallel;
 pub mod plan;
 pub mod project;
 pub mod recursive;
-pub mod tuplestore;
+pub mod result;
+pub mod rowstore;
 pub mod scan;
 pub mod setop;
 pub mod sort;
@@ -48,6 +54,7 @@ pub mod sortkey;
 pub mod spill;
 #[cfg(test)]
 mod testing;
+pub mod tuplestore;
 pub mod unique;
 pub mod value;
 pub mod vector;

@@ -2411,6 +2411,29 @@ impl<'a> Binder<'a> {
         let total = startup + o.total_cost + o.rows * CPU_OPERATOR_COST + rows * CPU_TUPLE_COST;
         let inner_types = inner.plan.output.clone();
         let inner_names = inner.plan.names.clone();
+        let mut rels = outer.rels.clone();
+        rels.extend(inner.rels.iter().copied());
+        if outer_keys.is_empty() {
+            // No equality to hash on: a nested loop over the whole condition.
+            let plan = Plan::new(
+                NodeKind::NestedLoop {
+                    kind: tusk_exec::plan::JoinKind::Inner,
+                    join_filter,
+                    outer_out,
+                    inner_out,
+                },
+                vec![outer.plan, inner.plan],
+                types.clone(),
+                names,
+                Estimate {
+                    startup_cost: i.total_cost,
+                    total_cost: total + o.rows * i.rows * CPU_OPERATOR_COST,
+                    rows,
+                    width: width_of(&types),
+                },
+            );
+            return Ok(Part { plan, cols, rels });
+        }
         let hash = Plan::new(
             NodeKind::Hash,
             vec![inner.plan],
@@ -2418,10 +2441,9 @@ impl<'a> Binder<'a> {
             inner_names,
             hash_est,
         );
-        let mut rels = outer.rels.clone();
-        rels.extend(inner.rels.iter().copied());
         let plan = Plan::new(
             NodeKind::HashJoin {
+                kind: tusk_exec::plan::JoinKind::Inner,
                 outer_keys,
                 inner_keys,
                 outer_out,

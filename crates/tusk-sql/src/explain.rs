@@ -250,12 +250,26 @@ fn node(
                 both.extend(inn.iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            let kind = if matches!(p.kind, NodeKind::HashJoin { parallel: true, .. }) {
-                "Parallel Hash Join"
-            } else {
-                "Hash Join"
-            };
-            (kind.into(), d)
+            d.extend(p.kind.explain_notes());
+            (p.kind.explain_name().unwrap_or_default(), d)
+        }
+        NodeKind::NestedLoop { join_filter, .. } => {
+            let mut d = vec![];
+            if let Some(f) = join_filter {
+                let mut both: Vec<String> = child_names(0).to_vec();
+                both.extend(child_names(1).iter().cloned());
+                d.push(format!("Join Filter: {}", deparse(f, &both)));
+            }
+            d.extend(p.kind.explain_notes());
+            (p.kind.explain_name().unwrap_or_default(), d)
+        }
+        NodeKind::Append => ("Append".into(), vec![]),
+        NodeKind::Result { one_time_filter } => {
+            let d = one_time_filter
+                .iter()
+                .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
+                .collect();
+            ("Result".into(), d)
         }
         NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
         NodeKind::Hash => ("Hash".into(), vec![]),
@@ -382,6 +396,9 @@ fn node(
         if matches!(
             &p.kind,
             NodeKind::HashJoin {
+                join_filter: Some(_),
+                ..
+            } | NodeKind::NestedLoop {
                 join_filter: Some(_),
                 ..
             }

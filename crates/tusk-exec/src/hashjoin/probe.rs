@@ -246,6 +246,9 @@ impl ProbeState {
                                 return;
                             }
                             sink.push(self.row as u32, e - 1);
+                            if S::FIRST_ONLY {
+                                break;
+                            }
                         }
                         e = next;
                     }
@@ -274,6 +277,9 @@ impl ProbeState {
                                 return;
                             }
                             sink.push(self.row as u32, e - 1);
+                            if S::FIRST_ONLY {
+                                break;
+                            }
                         }
                         e = next;
                     }
@@ -289,6 +295,9 @@ impl ProbeState {
 
 /// Where a probe puts the (probe row, build entry − 1) pairs it finds.
 pub(super) trait PairSink {
+    /// Only the first match of each probe row is wanted (semi, anti and
+    /// mark joins without a join filter): the walk of a chain stops there.
+    const FIRST_ONLY: bool = false;
     fn full(&self) -> bool;
     fn push(&mut self, row: u32, entry: u32);
 }
@@ -310,6 +319,23 @@ impl PairSink for Pairs<'_> {
     fn push(&mut self, row: u32, entry: u32) {
         self.outer.push(row);
         self.inner.push(entry);
+    }
+}
+
+/// The first pair of each probe row only (see [`PairSink::FIRST_ONLY`]).
+pub(super) struct FirstPairs<'a>(pub(super) Pairs<'a>);
+
+impl PairSink for FirstPairs<'_> {
+    const FIRST_ONLY: bool = true;
+
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.0.full()
+    }
+
+    #[inline(always)]
+    fn push(&mut self, row: u32, entry: u32) {
+        self.0.push(row, entry)
     }
 }
 

@@ -17,6 +17,7 @@ use super::shared_table::{SharedTable, SharedView};
 use super::slots::{AtomicU32, AtomicU64, SlotIndex};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key};
 use crate::vector::{Batch, Data, Vector};
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use tusk_storage::DataType;
@@ -189,21 +190,24 @@ impl TableBuilder {
     }
 
     /// The table with every entry in place but nothing in the slots yet.
-    pub(super) fn finish_unlinked(self) -> JoinTable {
-        let memory = self.memory();
+    /// The table, linked; with one match bit per row when `match_bits`
+    /// (right and full joins).
+    pub(super) fn finish(self, prefetch: bool, match_bits: bool) -> JoinTable {
         let nslots = self.slot_count();
-        JoinTable {
+        let words = if match_bits {
+            self.rows().div_ceil(64)
+        } else {
+            0
+        };
+        let mut t = JoinTable {
+            memory: self.memory() + words * 8,
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
             slots: (0..nslots).map(|_| AtomicU64::new(0)).collect(),
             index: SlotIndex::new(nslots, self.exact),
             payload: self.payload,
             linked: self.linked,
-            memory,
-        }
-    }
-
-    pub(super) fn finish(self, prefetch: bool) -> JoinTable {
-        let mut t = self.finish_unlinked();
+            matched: (0..words).map(|_| StdAtomicU64::new(0)).collect(),
+        };
         t.link(prefetch);
         t
     }
@@ -218,6 +222,8 @@ pub(super) struct JoinTable {
     /// Rows with a non-NULL key (inserted into the slots).
     pub(super) linked: usize,
     pub(super) memory: usize,
+    /// One bit per build row, set when it matched (right and full joins).
+    pub(super) matched: Vec<StdAtomicU64>,
 }
 
 impl JoinTable {
@@ -397,6 +403,18 @@ impl Table {
         match self {
             Table::Local(t) => t.linked,
             Table::Shared(t) => t.rows(),
+        }
+    }
+
+    /// Records that build row `row` (entry − 1) matched a probe row.
+    #[inline]
+    pub(super) fn set_matched(&self, row: u32) {
+        match self {
+            Table::Local(t) => {
+                let w = &t.matched[row as usize / 64];
+                w.store(w.load(Relaxed) | 1 << (row % 64), Relaxed);
+            }
+            Table::Shared(t) => t.view().set_matched(row + 1),
         }
     }
 

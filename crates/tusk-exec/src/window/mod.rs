@@ -42,8 +42,8 @@ use crate::operator::{ExecContext, Operator};
 use crate::plan::{
     AggCall, FrameBound, FrameExclude, FrameMode, NodeKind, Plan, SortKey, WindowCall, WindowFunc,
 };
-use crate::tuplestore::TupleStore;
 use crate::sortkey::{encode_value, KeyOrder};
+use crate::tuplestore::TupleStore;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
 use frame::{frame_segments, nth_row, Excluded, FrameState, Part, Peers, RangeKey};
