@@ -15,11 +15,21 @@
 use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
-use crate::plan::{NodeKind, Plan};
+use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
     aggregate, append, cte, filter, hashjoin, limit, nestloop, project, recursive, result, scan,
-    setop, sort, unique, window,
+    setop, sort, subplan, unique, window,
 };
+
+/// Builds the operator tree of a statement: each CTE plan is built and
+/// registered for the statement's CTE scans (evaluated only when read), then
+/// the root.
+pub fn build_statement(stmt: &Statement, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
+    for (id, p) in stmt.ctes.iter().enumerate() {
+        cte::register(ctx, id, &p.output, build(p, ctx)?);
+    }
+    build(&stmt.root, ctx)
+}
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
@@ -74,21 +84,9 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             };
             Box::new(result::ResultNode::new(input, one_time_filter.clone()))
         }
-        NodeKind::Unique { key_count } => {
-            Box::new(unique::Unique::new(child(0)?, *key_count, &plan.output))
-        }
+        NodeKind::Unique { keys } => Box::new(unique::Unique::new(child(0)?, *keys, &plan.output)),
         NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),
         NodeKind::WindowAgg { .. } => Box::new(window::WindowAgg::new(plan, ctx, child(0)?)?),
-        NodeKind::With { ctes } => {
-            let k = ctes.len();
-            let defs: Vec<_> = ctes
-                .iter()
-                .zip(&plan.children)
-                .map(|(c, p)| (c.id, p.output.clone()))
-                .collect();
-            let producers = (0..k).map(child).collect::<Result<Vec<_>>>()?;
-            Box::new(cte::With::new(ctx, &defs, producers, child(k)?))
-        }
         NodeKind::CteScan { cte, .. } => Box::new(cte::CteScan::new(*cte, ctx)),
         NodeKind::RecursiveUnion { .. } => {
             // The recursive term is built anew for each iteration.
@@ -96,6 +94,10 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }
         NodeKind::WorkTableScan { work_table, .. } => {
             Box::new(recursive::WorkTableScan::new(*work_table, ctx))
+        }
+        NodeKind::SubPlans { .. } => {
+            // Subplans are instantiated per outer row, so they get the builder.
+            Box::new(subplan::SubPlans::new(plan, ctx, child(0)?, build))
         }
     };
     Ok(instrument(op, plan.id, ctx))

@@ -1,11 +1,10 @@
 //! Common table expressions: `With`, `CteScan`, and the per-query registry
 //! through which scans find their CTE.
 //!
-//! A `With` node's children are the CTE plans followed by the body; the
-//! node's `ctes` give each CTE plan's query-wide number and name. Building
-//! the node registers each CTE's (already built) operator in the query's
-//! [`Registry`] (the [`ExecContext`]'s `ctes`), unevaluated; the `With`
-//! node then returns the body's rows.
+//! A statement's CTE plans live beside its root (`plan::Statement`);
+//! `build::build_statement` builds each and registers the operator,
+//! unevaluated, in the statement's [`Registry`] (the [`ExecContext`]'s
+//! `ctes`) under its number, then builds the root.
 //!
 //! A CTE is evaluated at most once per query and only as far as its
 //! readers need it, as in PostgreSQL: the first `CteScan` that wants a row
@@ -71,34 +70,18 @@ impl Registry {
     }
 }
 
-/// Returns the body's rows; building it registered the CTEs.
-pub struct With {
-    body: Box<dyn Operator>,
-}
-
-impl With {
-    /// `ctes[i]` (number, plan output types) describes `producers[i]`.
-    pub fn new(
-        ctx: &ExecContext,
-        ctes: &[(usize, Vec<tusk_storage::DataType>)],
-        producers: Vec<Box<dyn Operator>>,
-        body: Box<dyn Operator>,
-    ) -> With {
-        for ((id, types), producer) in ctes.iter().zip(producers) {
-            let state = CteState {
-                producer: Some(producer),
-                store: TupleStore::new(types, WorkMem::sort(ctx)),
-            };
-            ctx.ctes.register(*id, Rc::new(RefCell::new(state)));
-        }
-        With { body }
-    }
-}
-
-impl Operator for With {
-    fn next(&mut self) -> Result<Option<Batch>> {
-        self.body.next()
-    }
+/// Registers CTE number `id`, whose rows (of `types`) `producer` yields.
+pub fn register(
+    ctx: &ExecContext,
+    id: usize,
+    types: &[tusk_storage::DataType],
+    producer: Box<dyn Operator>,
+) {
+    let state = CteState {
+        producer: Some(producer),
+        store: TupleStore::new(types, WorkMem::sort(ctx)),
+    };
+    ctx.ctes.register(id, Rc::new(RefCell::new(state)));
 }
 
 /// Reads a CTE's rows, evaluating it further when it reaches the end of

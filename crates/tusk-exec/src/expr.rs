@@ -130,12 +130,19 @@ pub enum Expr {
     /// A `character(n)` value used as text: trailing spaces do not count
     /// (PostgreSQL's bpchar-to-text conversion).
     BpcharToText(Box<Expr>),
+    /// A parameter: `$n` of a prepared statement, or an outer row's value
+    /// inside a SubPlan. It must be replaced by a constant before evaluation.
+    Param {
+        index: usize,
+        ty: DataType,
+    },
 }
 
 impl Expr {
     pub fn data_type(&self) -> DataType {
         match self {
             Expr::Column { ty, .. }
+            | Expr::Param { ty, .. }
             | Expr::Const { ty, .. }
             | Expr::Arith { ty, .. }
             | Expr::Neg { ty, .. } => *ty,
@@ -151,9 +158,9 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression.
-    fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -176,9 +183,9 @@ impl Expr {
     }
 
     /// Calls `f` on each direct sub-expression, mutably.
-    fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
             Expr::Arith { left, right, .. }
             | Expr::Cmp { left, right, .. }
             | Expr::Concat { left, right }
@@ -216,6 +223,27 @@ impl Expr {
         self.for_each_child_mut(|c| c.remap_columns(map));
     }
 
+    /// Replaces each `Param` whose index `values` maps by that constant.
+    pub fn substitute_params(&mut self, values: &dyn Fn(usize) -> Option<Value>) {
+        if let Expr::Param { index, ty } = self {
+            if let Some(value) = values(*index) {
+                *self = Expr::Const { value, ty: *ty };
+            }
+            return;
+        }
+        self.for_each_child_mut(|c| c.substitute_params(values));
+    }
+
+    /// Whether any `Param` with an index `wanted` accepts occurs.
+    pub fn uses_params(&self, wanted: &dyn Fn(usize) -> bool) -> bool {
+        if let Expr::Param { index, .. } = self {
+            return wanted(*index);
+        }
+        let mut found = false;
+        self.for_each_child(|c| found = found || c.uses_params(wanted));
+        found
+    }
+
     /// Evaluates over every row of `batch`.
     pub fn eval(&self, batch: &Batch) -> Result<Vector> {
         self.eval_active(batch, None)
@@ -227,6 +255,10 @@ impl Expr {
         match self {
             Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
+            Expr::Param { index, .. } => Err(ExecError::new(format!(
+                "there is no parameter ${}",
+                index + 1
+            ))),
             Expr::Arith {
                 op, left, right, ..
             } => {

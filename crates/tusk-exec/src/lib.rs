@@ -12,7 +12,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
 //! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `expr`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error` | column vectors, values, scalar expressions, key hashing, normalized sort keys, spill files |
@@ -52,6 +52,7 @@ pub mod setop;
 pub mod sort;
 pub mod sortkey;
 pub mod spill;
+pub mod subplan;
 #[cfg(test)]
 mod testing;
 pub mod tuplestore;

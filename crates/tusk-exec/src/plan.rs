@@ -62,6 +62,12 @@ impl AggFunc {
             AggFunc::BitOr => "bit_or",
         }
     }
+
+    /// PostgreSQL's result type over an argument of type `arg` (`None` for
+    /// `count(*)`); see `aggregate::funcs`.
+    pub fn result_type(self, arg: Option<DataType>) -> DataType {
+        crate::aggregate::funcs::result_type(self, arg)
+    }
 }
 
 /// Whether an aggregate works alone or in a parallel pair.
@@ -105,6 +111,11 @@ impl AggCall {
             filter: None,
             order_by: vec![],
         }
+    }
+
+    /// The first argument (`None` for `count(*)`).
+    pub fn arg(&self) -> Option<&Expr> {
+        self.args.first()
     }
 
     /// Types of the columns that carry this call's state from a Partial
@@ -250,13 +261,13 @@ pub enum NodeKind {
     /// first `key_count` columns; the input must be sorted on them. DISTINCT
     /// (all columns) and DISTINCT ON (the ON expressions, placed first).
     Unique {
-        key_count: usize,
+        keys: usize,
     },
     /// INTERSECT / EXCEPT [ALL] of children [left, right], whose columns
     /// have the same types; output has the left's columns. Hashed, spilling
     /// within `work_mem × hash_mem_multiplier` (EXPLAIN `HashSetOp ...`).
     SetOp {
-        op: SetOpKind,
+        op: SetOpCmd,
         all: bool,
     },
     /// Window functions over input sorted by `partition` then `order` (the
@@ -266,18 +277,12 @@ pub enum NodeKind {
     WindowAgg {
         partition: Vec<Expr>,
         order: Vec<SortKey>,
-        funcs: Vec<WindowCall>,
+        calls: Vec<WindowCallSpec>,
     },
-    /// Attaches CTEs to a query: children are the CTE plans (in `ctes`
-    /// order) followed by the body; output is the body's. Not shown by
-    /// EXPLAIN itself: its CTE children print as `CTE name` sections under
-    /// the body's top node, as PostgreSQL prints them.
-    With {
-        ctes: Vec<CteDef>,
-    },
-    /// Reads CTE number `cte` (evaluated at most once per query, as far as
-    /// its readers need, shared by all its scans). EXPLAIN: `CTE Scan on
-    /// name [alias]`. Parallel-restricted.
+    /// Reads the statement's CTE number `cte` (`Statement::ctes[cte]`),
+    /// evaluated at most once per statement and only as far as its readers
+    /// need, shared by all its scans. EXPLAIN: `CTE Scan on name [alias]`.
+    /// Parallel-restricted (never below a Gather).
     CteScan {
         cte: usize,
         name: String,
@@ -292,11 +297,18 @@ pub enum NodeKind {
         work_table: usize,
     },
     /// The working table of the RecursiveUnion numbered `work_table`.
-    /// EXPLAIN: `WorkTable Scan on name [alias]`. Parallel-restricted.
+    /// EXPLAIN: `WorkTable Scan on alias`. Parallel-restricted.
     WorkTableScan {
         work_table: usize,
-        name: String,
         alias: String,
+    },
+    /// Appends one column per subplan, computed for each input row (see
+    /// [`SubPlanSpec`]): input ++ one column per spec, in order. Not shown
+    /// by EXPLAIN itself; its specs print as `SubPlan N` (correlated) or
+    /// `InitPlan N (returns $k)` sections under the node that reads the
+    /// columns.
+    SubPlans {
+        subplans: Vec<SubPlanSpec>,
     },
 }
 
@@ -457,17 +469,75 @@ impl NodeKind {
     }
 }
 
-/// One CTE of a `With` node: its query-wide number (what `CteScan::cte`
-/// names) and its name.
+/// What a SubPlan computes for each outer row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CteDef {
-    pub id: usize,
-    pub name: String,
+pub enum SubPlanKind {
+    /// Whether the subplan returns a row (boolean, never NULL).
+    Exists,
+    /// The single value of its first column (NULL for no row; more than one
+    /// row is error 21000). Type: the subplan's first column's.
+    Scalar,
+    /// `test` over (subplan row, outer parameters) is true for some row;
+    /// else NULL if it was NULL for some row; else false (also for no rows).
+    /// `test` reads the subplan's columns as `Column` 0.. and outer values
+    /// as `Param`.
+    Any { test: Expr },
+    /// `test` is true for every row (also for no rows); else false if it
+    /// was false for some row; else NULL.
+    All { test: Expr },
+}
+
+/// A subquery the executor runs per outer row: `params[i]`, evaluated on
+/// the outer row, replaces `Expr::Param { index: param_ids[i] }` everywhere
+/// inside `plan` and `kind`'s test, nested SubPlans included. Parameter
+/// numbers are unique in a statement, so substituting an outer level's
+/// parameters never touches an inner level's. A subplan whose plan uses
+/// none of its parameters runs once and is cached (PostgreSQL's InitPlan,
+/// or its hashed SubPlan for `= ANY`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubPlanSpec {
+    pub plan: Plan,
+    pub kind: SubPlanKind,
+    pub params: Vec<Expr>,
+    pub param_ids: Vec<usize>,
+    /// Statement-wide number for EXPLAIN (`SubPlan 1`).
+    pub number: usize,
+}
+
+impl SubPlanSpec {
+    /// The type of the column the subplan adds.
+    pub fn result_type(&self) -> DataType {
+        match self.kind {
+            SubPlanKind::Scalar => self.plan.output.first().copied().unwrap_or(DataType::Text),
+            _ => DataType::Bool,
+        }
+    }
+}
+
+/// A plan together with the CTEs it scans: `CteScan { cte }` reads
+/// `ctes[cte]`. Build it with `build::build_statement`, which makes the CTE
+/// plans available to every scan of the statement (subplans included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub root: Plan,
+    pub ctes: Vec<Plan>,
+}
+
+impl Statement {
+    /// Numbers the nodes of the root and then of each CTE plan in one
+    /// sequence, so that all index one statistics vector; returns the count.
+    pub fn assign_ids(&mut self) -> usize {
+        let mut next = self.root.assign_ids();
+        for c in &mut self.ctes {
+            next = c.assign_ids_from(next);
+        }
+        next
+    }
 }
 
 /// One window function call: `func(args) FILTER (WHERE filter) OVER (... frame)`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WindowCall {
+pub struct WindowCallSpec {
     pub func: WindowFunc,
     /// Arguments over the input row: `ntile(n)`; `lag/lead(value [, offset
     /// [, default]])`; `first_value/last_value(value)`; `nth_value(value,
@@ -493,7 +563,7 @@ pub enum WindowFunc {
     LastValue,
     NthValue,
     /// Any aggregate, over the frame.
-    Agg(AggFunc),
+    Aggregate(AggFunc),
 }
 
 /// `{ROWS | RANGE | GROUPS} BETWEEN start AND end [EXCLUDE ...]`. The
@@ -502,16 +572,25 @@ pub enum WindowFunc {
 /// without it the whole partition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowFrame {
-    pub mode: FrameMode,
+    pub units: FrameUnits,
     pub start: FrameBound,
     pub end: FrameBound,
     pub exclude: FrameExclude,
 }
 
+impl WindowFrame {
+    /// PostgreSQL's default frame, `RANGE UNBOUNDED PRECEDING` to the current
+    /// row and its peers; without ORDER BY every row is a peer, so the frame
+    /// is the whole partition (the same frame either way).
+    pub fn default_for(_ordered: bool) -> WindowFrame {
+        WindowFrame::default()
+    }
+}
+
 impl Default for WindowFrame {
     fn default() -> Self {
         WindowFrame {
-            mode: FrameMode::Range,
+            units: FrameUnits::Range,
             start: FrameBound::UnboundedPreceding,
             end: FrameBound::CurrentRow,
             exclude: FrameExclude::NoOthers,
@@ -520,7 +599,7 @@ impl Default for WindowFrame {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameMode {
+pub enum FrameUnits {
     Rows,
     Range,
     Groups,
@@ -547,7 +626,7 @@ pub enum FrameExclude {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetOpKind {
+pub enum SetOpCmd {
     Intersect,
     Except,
 }
@@ -584,25 +663,134 @@ impl Plan {
         }
     }
 
-    /// Number of nodes in the tree.
+    /// Calls `f` on every expression of every node of the tree — filters,
+    /// projections, keys, aggregate and window arguments, frame offsets —
+    /// and inside SubPlans nodes on their parameters, tests and plans.
+    /// Substituting an outer row's parameter values this way instantiates a
+    /// subplan for that row.
+    pub fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        let keys = |ks: &mut Vec<SortKey>, f: &mut dyn FnMut(&mut Expr)| {
+            ks.iter_mut().for_each(|k| f(&mut k.expr))
+        };
+        match &mut self.kind {
+            NodeKind::SeqScan { filter, .. } | NodeKind::IndexScan { filter, .. } => {
+                filter.iter_mut().for_each(&mut *f)
+            }
+            NodeKind::FunctionScan { args, filter, .. } => {
+                args.iter_mut().for_each(&mut *f);
+                filter.iter_mut().for_each(&mut *f);
+            }
+            NodeKind::Values { rows } => rows.iter_mut().flatten().for_each(&mut *f),
+            NodeKind::Project { exprs } => exprs.iter_mut().for_each(&mut *f),
+            NodeKind::Filter { predicate } => f(predicate),
+            NodeKind::HashJoin {
+                outer_keys,
+                inner_keys,
+                join_filter,
+                ..
+            } => {
+                outer_keys.iter_mut().for_each(&mut *f);
+                inner_keys.iter_mut().for_each(&mut *f);
+                join_filter.iter_mut().for_each(&mut *f);
+            }
+            NodeKind::NestedLoop { join_filter, .. } => join_filter.iter_mut().for_each(&mut *f),
+            NodeKind::Result { one_time_filter } => one_time_filter.iter_mut().for_each(&mut *f),
+            NodeKind::Aggregate { group, aggs, .. } => {
+                group.iter_mut().for_each(&mut *f);
+                for a in aggs {
+                    a.args.iter_mut().for_each(&mut *f);
+                    a.filter.iter_mut().for_each(&mut *f);
+                    keys(&mut a.order_by, f);
+                }
+            }
+            NodeKind::Sort { keys: ks, .. } => keys(ks, f),
+            NodeKind::WindowAgg {
+                partition,
+                order,
+                calls,
+            } => {
+                partition.iter_mut().for_each(&mut *f);
+                keys(order, f);
+                for c in calls {
+                    c.args.iter_mut().for_each(&mut *f);
+                    c.filter.iter_mut().for_each(&mut *f);
+                    for b in [&mut c.frame.start, &mut c.frame.end] {
+                        if let FrameBound::Preceding(e) | FrameBound::Following(e) = b {
+                            f(e);
+                        }
+                    }
+                }
+            }
+            NodeKind::SubPlans { subplans } => {
+                for s in subplans {
+                    s.params.iter_mut().for_each(&mut *f);
+                    if let SubPlanKind::Any { test } | SubPlanKind::All { test } = &mut s.kind {
+                        f(test);
+                    }
+                    s.plan.for_each_expr_mut(f);
+                }
+            }
+            NodeKind::Hash
+            | NodeKind::Gather { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Append
+            | NodeKind::Unique { .. }
+            | NodeKind::SetOp { .. }
+            | NodeKind::CteScan { .. }
+            | NodeKind::RecursiveUnion { .. }
+            | NodeKind::WorkTableScan { .. } => {}
+        }
+        for c in &mut self.children {
+            c.for_each_expr_mut(f);
+        }
+    }
+
+    /// Whether any expression of the tree reads a `Param` that `wanted`
+    /// accepts.
+    pub fn uses_params(&self, wanted: &dyn Fn(usize) -> bool) -> bool {
+        let mut copy = self.clone();
+        let mut found = false;
+        copy.for_each_expr_mut(&mut |e| found = found || e.uses_params(wanted));
+        found
+    }
+
+    /// Number of nodes in the tree, subplans included.
     pub fn assign_ids_count(&self) -> usize {
-        1 + self
+        let mut n = 1 + self
             .children
             .iter()
             .map(|c| c.assign_ids_count())
-            .sum::<usize>()
+            .sum::<usize>();
+        if let NodeKind::SubPlans { subplans } = &self.kind {
+            n += subplans
+                .iter()
+                .map(|s| s.plan.assign_ids_count())
+                .sum::<usize>();
+        }
+        n
     }
 
-    /// Numbers the nodes in pre-order; returns the node count.
+    /// Numbers the nodes in pre-order (a SubPlans node's subplans after its
+    /// children); returns the node count.
     pub fn assign_ids(&mut self) -> usize {
+        self.assign_ids_from(0)
+    }
+
+    /// Numbers the nodes from `first`; returns the next free number.
+    pub fn assign_ids_from(&mut self, first: usize) -> usize {
         fn walk(p: &mut Plan, next: &mut usize) {
             p.id = *next;
             *next += 1;
             for c in &mut p.children {
                 walk(c, next);
             }
+            if let NodeKind::SubPlans { subplans } = &mut p.kind {
+                for s in subplans {
+                    walk(&mut s.plan, next);
+                }
+            }
         }
-        let mut n = 0;
+        let mut n = first;
         walk(self, &mut n);
         n
     }

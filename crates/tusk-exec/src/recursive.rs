@@ -167,9 +167,9 @@ impl Operator for WorkTableScan {
 
 #[cfg(test)]
 mod tests {
-    use crate::build::build;
+    use crate::build::build_statement;
     use crate::expr::{ArithOp, CmpOp, Expr};
-    use crate::plan::{CteDef, NodeKind, Plan, SetOpKind};
+    use crate::plan::{NodeKind, Plan, SetOpCmd, Statement};
     use crate::testing::{col, lit, node, rows_of, series, TestDb};
     use crate::value::Value;
     use tusk_storage::DataType::Int8;
@@ -199,11 +199,10 @@ mod tests {
 
     /// `WITH RECURSIVE t(n) AS (SELECT start UNION [ALL] SELECT step FROM t
     /// [WHERE cond]) SELECT n FROM t [LIMIT limit]`.
-    fn recursive(distinct: bool, step: Expr, cond: Option<Expr>, limit: Option<u64>) -> Plan {
+    fn recursive(distinct: bool, step: Expr, cond: Option<Expr>, limit: Option<u64>) -> Statement {
         let mut term = node(
             NodeKind::WorkTableScan {
                 work_table: 0,
-                name: "t".into(),
                 alias: "t".into(),
             },
             vec![],
@@ -244,24 +243,19 @@ mod tests {
                 vec![Int8],
             );
         }
-        let mut p = node(
-            NodeKind::With {
-                ctes: vec![CteDef {
-                    id: 0,
-                    name: "t".into(),
-                }],
-            },
-            vec![ru, body],
-            vec![Int8],
-        );
-        p.assign_ids();
-        p
+        let mut s = Statement {
+            root: body,
+            ctes: vec![ru],
+        };
+        s.assign_ids();
+        s
     }
 
-    fn ints(p: &Plan, work_mem: usize) -> Vec<i64> {
+    fn ints(s: &Statement, work_mem: usize) -> Vec<i64> {
         let db = TestDb::new();
-        let ctx = db.ctx(work_mem, p.assign_ids_count());
-        let mut op = build(p, &ctx).unwrap();
+        let nodes = s.clone().assign_ids();
+        let ctx = db.ctx(work_mem, nodes);
+        let mut op = build_statement(s, &ctx).unwrap();
         rows_of(op.as_mut(), &[Int8])
             .unwrap()
             .iter()
@@ -318,7 +312,7 @@ mod tests {
         let scan = || {
             node(
                 NodeKind::CteScan {
-                    cte: 7,
+                    cte: 0,
                     name: "c".into(),
                     alias: "c".into(),
                 },
@@ -327,32 +321,26 @@ mod tests {
             )
         };
         let with = |cte: Plan, body: Plan| {
-            let mut p = node(
-                NodeKind::With {
-                    ctes: vec![CteDef {
-                        id: 7,
-                        name: "c".into(),
-                    }],
-                },
-                vec![cte, body],
-                vec![Int8],
-            );
-            p.assign_ids();
-            p
+            let mut s = Statement {
+                root: body,
+                ctes: vec![cte],
+            };
+            s.assign_ids();
+            s
         };
         // c INTERSECT ALL c over 50,000 rows.
         let both = node(
             NodeKind::SetOp {
-                op: SetOpKind::Intersect,
+                op: SetOpCmd::Intersect,
                 all: true,
             },
             vec![scan(), scan()],
             vec![Int8],
         );
-        let p = with(series(1, 50_000), both);
+        let s = with(series(1, 50_000), both);
         let db = TestDb::new();
-        let ctx = db.ctx(64 << 10, p.assign_ids_count());
-        let mut op = build(&p, &ctx).unwrap();
+        let ctx = db.ctx(64 << 10, s.clone().assign_ids());
+        let mut op = build_statement(&s, &ctx).unwrap();
         let mut got: Vec<i64> = rows_of(op.as_mut(), &[Int8])
             .unwrap()
             .iter()
@@ -363,8 +351,8 @@ mod tests {
             .collect();
         got.sort();
         assert_eq!(got, (1..=50_000).collect::<Vec<_>>());
-        // The CTE's plan (node 1) produced its rows once.
-        assert_eq!(ctx.stats.as_ref().unwrap().borrow()[1].rows, 50_000);
+        // The CTE's plan (node 3, after the root's three) produced its rows once.
+        assert_eq!(ctx.stats.as_ref().unwrap().borrow()[3].rows, 50_000);
         assert!(ctx.spill.written.get() > 0, "the CTE's rows spilled");
         // Lazy: the CTE fails on its row 5000, but LIMIT 10 never gets there.
         let failing = node(
@@ -388,10 +376,10 @@ mod tests {
         );
         assert_eq!(ints(&with(failing.clone(), limited), 4 << 20).len(), 10);
         let e = {
-            let p = with(failing, scan());
+            let s = with(failing, scan());
             let db = TestDb::new();
-            let ctx = db.ctx(4 << 20, p.assign_ids_count());
-            let mut op = build(&p, &ctx).unwrap();
+            let ctx = db.ctx(4 << 20, s.clone().assign_ids());
+            let mut op = build_statement(&s, &ctx).unwrap();
             rows_of(op.as_mut(), &[Int8]).unwrap_err()
         };
         assert_eq!(e.message, "division by zero");

@@ -21,7 +21,7 @@ use crate::aggregate::Aggregate;
 use crate::error::Result;
 use crate::expr::{CmpOp, Expr};
 use crate::operator::{ExecContext, Operator};
-use crate::plan::{AggCall, AggFunc, AggMode, Estimate, NodeKind, Plan, SetOpKind};
+use crate::plan::{AggCall, AggFunc, AggMode, Estimate, NodeKind, Plan, SetOpCmd};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
 use tusk_storage::DataType;
@@ -51,7 +51,7 @@ impl Operator for Tagged {
 
 pub struct SetOp {
     counts: Aggregate,
-    op: SetOpKind,
+    op: SetOpCmd,
     all: bool,
     width: usize,
 }
@@ -127,10 +127,10 @@ impl SetOp {
     /// Copies of a row counted `l` times on the left and `r` on the right.
     fn copies(&self, l: i64, r: i64) -> i64 {
         match (self.op, self.all) {
-            (SetOpKind::Intersect, false) => (l > 0 && r > 0) as i64,
-            (SetOpKind::Intersect, true) => l.min(r),
-            (SetOpKind::Except, false) => (l > 0 && r == 0) as i64,
-            (SetOpKind::Except, true) => (l - r).max(0),
+            (SetOpCmd::Intersect, false) => (l > 0 && r > 0) as i64,
+            (SetOpCmd::Intersect, true) => l.min(r),
+            (SetOpCmd::Except, false) => (l > 0 && r == 0) as i64,
+            (SetOpCmd::Except, true) => (l - r).max(0),
         }
     }
 }
@@ -164,7 +164,7 @@ mod tests {
     use crate::testing::{batches, node, rows_of, TestDb};
 
     fn run(
-        op: SetOpKind,
+        op: SetOpCmd,
         all: bool,
         work_mem: usize,
         l: &[Vec<Value>],
@@ -220,7 +220,7 @@ mod tests {
             o
         };
         for wm in [4 << 20, 64 << 10] {
-            use SetOpKind::*;
+            use SetOpCmd::*;
             assert_eq!(
                 run(Intersect, false, wm, &l, &r),
                 f(vec![row(1, Some("a")), row(2, None)])
@@ -245,7 +245,7 @@ mod tests {
         // left 0..30000, right the even numbers: EXCEPT leaves the odd ones.
         let l: Vec<Vec<Value>> = (0..30_000).map(|i| row(i, Some("x"))).collect();
         let r: Vec<Vec<Value>> = (0..30_000).step_by(2).map(|i| row(i, Some("x"))).collect();
-        let got = run(SetOpKind::Except, false, 64 << 10, &l, &r);
+        let got = run(SetOpCmd::Except, false, 64 << 10, &l, &r);
         assert_eq!(got.len(), 15_000);
         assert!(got.iter().all(|s| {
             let n: i32 = s

@@ -1,6 +1,6 @@
 //! Unique: the first row of each run of equal keys in sorted input.
 //!
-//! The input arrives sorted on its first `key_count` columns, so equal keys
+//! The input arrives sorted on its first `keys` columns, so equal keys
 //! are adjacent. Each row's keys are encoded as a normalized key
 //! ([`crate::sortkey`], ascending), which makes NULLs equal to each other
 //! and `1.0` equal to `1.00`, as DISTINCT requires; a row is kept when its key
@@ -19,14 +19,11 @@ pub struct Unique {
 }
 
 impl Unique {
-    /// Unique over `input`, whose first `key_count` columns have `types`.
-    pub fn new(input: Box<dyn Operator>, key_count: usize, types: &[DataType]) -> Unique {
+    /// Unique over `input`, whose first `keys` columns have `types`.
+    pub fn new(input: Box<dyn Operator>, keys: usize, types: &[DataType]) -> Unique {
         Unique {
             input,
-            orders: types[..key_count]
-                .iter()
-                .map(|&t| KeyOrder::asc(t))
-                .collect(),
+            orders: types[..keys].iter().map(|&t| KeyOrder::asc(t)).collect(),
             last: None,
         }
     }

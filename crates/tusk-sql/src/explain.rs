@@ -30,6 +30,7 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .get(*index)
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
+        Expr::Param { index, .. } => format!("${}", index + 1),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),
@@ -316,28 +317,30 @@ fn node(
         NodeKind::Unique { .. } => ("Unique".into(), vec![]),
         NodeKind::SetOp { op, all } => {
             let op = match op {
-                tusk_exec::plan::SetOpKind::Intersect => "Intersect",
-                tusk_exec::plan::SetOpKind::Except => "Except",
+                tusk_exec::plan::SetOpCmd::Intersect => "Intersect",
+                tusk_exec::plan::SetOpCmd::Except => "Except",
             };
             let all = if *all { " All" } else { "" };
             (format!("HashSetOp {op}{all}"), vec![])
         }
         NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
-        // Placeholder until EXPLAIN prints CTE children as `CTE name` sections.
-        NodeKind::With { .. } => ("With".into(), vec![]),
-        NodeKind::CteScan { name, alias, .. } | NodeKind::WorkTableScan { name, alias, .. } => {
-            let kind = if matches!(p.kind, NodeKind::CteScan { .. }) {
-                "CTE Scan"
-            } else {
-                "WorkTable Scan"
-            };
+        NodeKind::CteScan { name, alias, .. } => {
             let on = if alias == name {
                 name.clone()
             } else {
                 format!("{name} {alias}")
             };
-            (format!("{kind} on {on}"), vec![])
+            (format!("CTE Scan on {on}"), vec![])
         }
+        NodeKind::WorkTableScan { alias, .. } => (format!("WorkTable Scan on {alias}"), vec![]),
+        // Placeholder until EXPLAIN prints the specs as `SubPlan N` sections.
+        NodeKind::SubPlans { subplans } => (
+            "SubPlans".into(),
+            subplans
+                .iter()
+                .map(|s| format!("tusk: computes SubPlan {}", s.number))
+                .collect(),
+        ),
         NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
     };
     let mut line = String::new();

@@ -22,7 +22,7 @@
 
 use crate::error::{sqlstate, ExecError, Result};
 use crate::numeric::Numeric;
-use crate::plan::{FrameBound, FrameExclude, FrameMode, WindowFrame};
+use crate::plan::{FrameBound, FrameExclude, FrameUnits, WindowFrame};
 use crate::tuplestore::TupleStore;
 use crate::value::Value;
 use std::cmp::Ordering;
@@ -190,7 +190,7 @@ enum Bound {
 
 /// The frame of one window call as rows advance.
 pub struct FrameState {
-    mode: FrameMode,
+    mode: FrameUnits,
     start: Bound,
     end: Bound,
     pub exclude: FrameExclude,
@@ -251,7 +251,7 @@ impl FrameState {
         let (start, end) = (bound(&f.start, true)?, bound(&f.end, false)?);
         for (b, starting) in [(&start, true), (&end, false)] {
             if let Bound::Preceding(v) | Bound::Following(v) = b {
-                if f.mode == FrameMode::Range {
+                if f.units == FrameUnits::Range {
                     if v.is_negative() {
                         return Err(ExecError::coded(
                             sqlstate::INVALID_PRECEDING_OR_FOLLOWING_SIZE,
@@ -264,7 +264,7 @@ impl FrameState {
             }
         }
         Ok(FrameState {
-            mode: f.mode,
+            mode: f.units,
             start,
             end,
             exclude: f.exclude,
@@ -287,23 +287,23 @@ impl FrameState {
         let head = match (&self.start, self.mode) {
             (Bound::UnboundedPreceding, _) => 0,
             (Bound::UnboundedFollowing, _) => n,
-            (Bound::CurrentRow, FrameMode::Rows) => r,
+            (Bound::CurrentRow, FrameUnits::Rows) => r,
             (Bound::CurrentRow, _) => peers.start,
-            (Bound::Preceding(v), FrameMode::Rows) => r.saturating_sub(rows_offset(v, true)?),
-            (Bound::Following(v), FrameMode::Rows) => {
+            (Bound::Preceding(v), FrameUnits::Rows) => r.saturating_sub(rows_offset(v, true)?),
+            (Bound::Following(v), FrameUnits::Rows) => {
                 r.saturating_add(rows_offset(v, true)?).min(n)
             }
-            (Bound::Preceding(v), FrameMode::Groups) => {
+            (Bound::Preceding(v), FrameUnits::Groups) => {
                 let k = peers.group - rows_offset(v, true)?.min(i64::MAX as u64) as i64;
                 self.head_g.seek(k.max(0), part)?
             }
-            (Bound::Following(v), FrameMode::Groups) => {
+            (Bound::Following(v), FrameUnits::Groups) => {
                 let k = peers
                     .group
                     .saturating_add(rows_offset(v, true)?.min(i64::MAX as u64) as i64);
                 self.head_g.seek(k, part)?
             }
-            (Bound::Preceding(v) | Bound::Following(v), FrameMode::Range) => {
+            (Bound::Preceding(v) | Bound::Following(v), FrameUnits::Range) => {
                 let sign = if matches!(self.start, Bound::Preceding(_)) {
                     -1
                 } else {
@@ -325,16 +325,16 @@ impl FrameState {
         let tail = match (&self.end, self.mode) {
             (Bound::UnboundedPreceding, _) => 0,
             (Bound::UnboundedFollowing, _) => n,
-            (Bound::CurrentRow, FrameMode::Rows) => r + 1,
+            (Bound::CurrentRow, FrameUnits::Rows) => r + 1,
             (Bound::CurrentRow, _) => peers.end,
-            (Bound::Preceding(v), FrameMode::Rows) => {
+            (Bound::Preceding(v), FrameUnits::Rows) => {
                 (r + 1).saturating_sub(rows_offset(v, false)?)
             }
-            (Bound::Following(v), FrameMode::Rows) => r
+            (Bound::Following(v), FrameUnits::Rows) => r
                 .saturating_add(rows_offset(v, false)?)
                 .saturating_add(1)
                 .min(n),
-            (Bound::Preceding(v), FrameMode::Groups) => {
+            (Bound::Preceding(v), FrameUnits::Groups) => {
                 let k = peers.group - rows_offset(v, false)?.min(i64::MAX as u64) as i64;
                 if k < 0 {
                     0
@@ -342,13 +342,13 @@ impl FrameState {
                     self.tail_g.seek(k + 1, part)?
                 }
             }
-            (Bound::Following(v), FrameMode::Groups) => {
+            (Bound::Following(v), FrameUnits::Groups) => {
                 let k = peers
                     .group
                     .saturating_add(rows_offset(v, false)?.min(i64::MAX as u64) as i64);
                 self.tail_g.seek(k.saturating_add(1), part)?
             }
-            (Bound::Preceding(v) | Bound::Following(v), FrameMode::Range) => {
+            (Bound::Preceding(v) | Bound::Following(v), FrameUnits::Range) => {
                 let sign = if matches!(self.end, Bound::Preceding(_)) {
                     -1
                 } else {

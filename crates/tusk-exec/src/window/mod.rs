@@ -40,7 +40,8 @@ use crate::expr::Expr;
 use crate::memory::{MemUse, WorkMem};
 use crate::operator::{ExecContext, Operator};
 use crate::plan::{
-    AggCall, FrameBound, FrameExclude, FrameMode, NodeKind, Plan, SortKey, WindowCall, WindowFunc,
+    AggCall, FrameBound, FrameExclude, FrameUnits, NodeKind, Plan, SortKey, WindowCallSpec,
+    WindowFunc,
 };
 use crate::sortkey::{encode_value, KeyOrder};
 use crate::tuplestore::TupleStore;
@@ -89,7 +90,7 @@ pub struct WindowAgg {
     input: Box<dyn Operator>,
     partition: Vec<Expr>,
     order: Vec<SortKey>,
-    funcs: Vec<WindowCall>,
+    funcs: Vec<WindowCallSpec>,
     out_types: Vec<DataType>,
     layout: Layout,
     store: TupleStore,
@@ -105,7 +106,7 @@ impl WindowAgg {
         let NodeKind::WindowAgg {
             partition,
             order,
-            funcs,
+            calls: funcs,
         } = &plan.kind
         else {
             unreachable!("WindowAgg::new on another node")
@@ -115,7 +116,7 @@ impl WindowAgg {
         types.push(DataType::Text);
         let peer = types.len() - 1;
         let needs_range = funcs.iter().any(|f| {
-            f.frame.mode == FrameMode::Range
+            f.frame.units == FrameUnits::Range
                 && [&f.frame.start, &f.frame.end]
                     .iter()
                     .any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)))
@@ -292,9 +293,9 @@ impl WindowAgg {
                     WindowFunc::FirstValue
                     | WindowFunc::LastValue
                     | WindowFunc::NthValue
-                    | WindowFunc::Agg(_) => {
+                    | WindowFunc::Aggregate(_) => {
                         let agg = match f.func {
-                            WindowFunc::Agg(func) => {
+                            WindowFunc::Aggregate(func) => {
                                 let call = AggCall {
                                     func,
                                     args: f.args.clone(),
@@ -379,7 +380,7 @@ fn int_arg(v: &Value) -> Option<i64> {
 /// The value of window call `f` (number `i`) at row `r` of `n`.
 #[allow(clippy::too_many_arguments)]
 fn value(
-    f: &WindowCall,
+    f: &WindowCallSpec,
     i: usize,
     layout: &Layout,
     state: &mut CallState,

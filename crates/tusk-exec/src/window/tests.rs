@@ -2,13 +2,13 @@
 //! above each case), errors, and partitions larger than `work_mem`.
 
 use super::*;
-use crate::plan::{AggFunc, FrameBound as B, FrameExclude as X, FrameMode as M, WindowFrame};
+use crate::plan::{AggFunc, FrameBound as B, FrameExclude as X, FrameUnits as M, WindowFrame};
 use crate::testing::{batches, col, lit, node, rows_of, text_rows, TestDb};
 use crate::value::Value as V;
 use tusk_storage::DataType as T;
 
-fn call(func: WindowFunc, args: Vec<Expr>, frame: WindowFrame, result: T) -> WindowCall {
-    WindowCall {
+fn call(func: WindowFunc, args: Vec<Expr>, frame: WindowFrame, result: T) -> WindowCallSpec {
+    WindowCallSpec {
         func,
         args,
         filter: None,
@@ -17,9 +17,9 @@ fn call(func: WindowFunc, args: Vec<Expr>, frame: WindowFrame, result: T) -> Win
     }
 }
 
-fn frame(mode: M, start: B, end: B, exclude: X) -> WindowFrame {
+fn frame(units: M, start: B, end: B, exclude: X) -> WindowFrame {
     WindowFrame {
-        mode,
+        units,
         start,
         end,
         exclude,
@@ -45,7 +45,7 @@ fn run(
     rows: &[Vec<V>],
     partition: Vec<Expr>,
     order: Vec<SortKey>,
-    funcs: Vec<WindowCall>,
+    funcs: Vec<WindowCallSpec>,
 ) -> Result<(Vec<String>, MemUse)> {
     let db = TestDb::new();
     let ctx = db.ctx(work_mem, 1);
@@ -56,7 +56,7 @@ fn run(
         NodeKind::WindowAgg {
             partition,
             order,
-            funcs,
+            calls: funcs,
         },
         vec![child],
         out.clone(),
@@ -199,7 +199,7 @@ fn ntile_lag_lead_match_postgres() {
 #[test]
 fn range_offsets_with_nulls_match_postgres() {
     let rows = ints(&[Some(1), Some(2), Some(4), Some(5), None, None]);
-    let sum = |f| call(WindowFunc::Agg(AggFunc::Sum), vec![x()], f, T::Int8);
+    let sum = |f| call(WindowFunc::Aggregate(AggFunc::Sum), vec![x()], f, T::Int8);
     let (got, _) = run(
         1 << 20,
         &[T::Int4],
@@ -214,7 +214,7 @@ fn range_offsets_with_nulls_match_postgres() {
                 X::NoOthers,
             )),
             call(
-                WindowFunc::Agg(AggFunc::CountStar),
+                WindowFunc::Aggregate(AggFunc::CountStar),
                 vec![],
                 frame(
                     M::Range,
@@ -276,8 +276,18 @@ fn groups_rows_and_exclusion_match_postgres() {
             call(WindowFunc::FirstValue, vec![x()], f.clone(), T::Int4),
             call(WindowFunc::LastValue, vec![x()], f.clone(), T::Int4),
             call(WindowFunc::NthValue, vec![x(), int(2)], f.clone(), T::Int4),
-            call(WindowFunc::Agg(AggFunc::Sum), vec![x()], f.clone(), T::Int8),
-            call(WindowFunc::Agg(AggFunc::CountStar), vec![], f, T::Int8),
+            call(
+                WindowFunc::Aggregate(AggFunc::Sum),
+                vec![x()],
+                f.clone(),
+                T::Int8,
+            ),
+            call(
+                WindowFunc::Aggregate(AggFunc::CountStar),
+                vec![],
+                f,
+                T::Int8,
+            ),
         ]
     };
     let (got, _) = run(
@@ -343,7 +353,7 @@ fn groups_rows_and_exclusion_match_postgres() {
         vec![],
         vec![asc(x(), false)],
         vec![call(
-            WindowFunc::Agg(AggFunc::Avg),
+            WindowFunc::Aggregate(AggFunc::Avg),
             vec![x()],
             frame(
                 M::Rows,
@@ -364,7 +374,7 @@ fn groups_rows_and_exclusion_match_postgres() {
 #[test]
 fn errors_match_postgres() {
     let rows = ints(&[Some(1), Some(2), Some(3)]);
-    let one = |f: WindowCall| {
+    let one = |f: WindowCallSpec| {
         run(
             1 << 20,
             &[T::Int4],
@@ -374,7 +384,7 @@ fn errors_match_postgres() {
             vec![f],
         )
     };
-    let sum = |f| call(WindowFunc::Agg(AggFunc::Sum), vec![x()], f, T::Int8);
+    let sum = |f| call(WindowFunc::Aggregate(AggFunc::Sum), vec![x()], f, T::Int8);
     let e = one(sum(frame(
         M::Rows,
         B::Preceding(int(-1)),
@@ -446,13 +456,13 @@ fn partitions_larger_than_work_mem() {
             ),
             call(WindowFunc::Rank, vec![], WindowFrame::default(), T::Int8),
             call(
-                WindowFunc::Agg(AggFunc::Sum),
+                WindowFunc::Aggregate(AggFunc::Sum),
                 vec![col(1, T::Int4)],
                 WindowFrame::default(),
                 T::Int8,
             ),
             call(
-                WindowFunc::Agg(AggFunc::Max),
+                WindowFunc::Aggregate(AggFunc::Max),
                 vec![col(2, T::Text)],
                 frame(
                     M::Rows,
