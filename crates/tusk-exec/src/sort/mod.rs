@@ -17,34 +17,43 @@ use crate::memory::WorkMem;
 use crate::operator::{ExecContext, Operator};
 use crate::plan::SortKey;
 use crate::sortkey::KeyOrder;
-use crate::value::Value;
 use crate::vector::{Batch, BATCH_SIZE};
 use sorter::{SortReport, SortSpec, SortedStream, Sorter};
-use std::cmp::Ordering;
 use tusk_storage::DataType;
-use tusk_types::float::float_cmp;
 
-/// Orders two non-NULL values of the same type.
-pub fn compare_values(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Int4(x), Value::Int4(y)) => x.cmp(y),
-        (Value::Int8(x), Value::Int8(y)) => x.cmp(y),
-        (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
-        (Value::Int2(x), Value::Int2(y)) => x.cmp(y),
-        (Value::Float4(x), Value::Float4(y)) => float_cmp(*x as f64, *y as f64),
-        (Value::Float8(x), Value::Float8(y)) => float_cmp(*x, *y),
-        (Value::Interval(x), Value::Interval(y)) => x.cmp(y),
-        (Value::Date(x), Value::Date(y)) => x.cmp(y),
-        (
-            Value::Time(x) | Value::Timestamp(x) | Value::TimestampTz(x),
-            Value::Time(y) | Value::Timestamp(y) | Value::TimestampTz(y),
-        ) => x.cmp(y),
-        (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Greater,
-        (_, Value::Null) => Ordering::Less,
-        _ => Ordering::Equal,
+#[cfg(test)]
+pub(crate) use reference::compare_values;
+
+#[cfg(test)]
+mod reference {
+    use crate::value::Value;
+    use std::cmp::Ordering;
+    use tusk_types::float::float_cmp;
+
+    /// A straightforward ordering of two values of one type (NULL last): the
+    /// model that tests check the normalized keys against. The executor itself
+    /// orders by normalized keys only.
+    pub fn compare_values(a: &Value, b: &Value) -> Ordering {
+        match (a, b) {
+            (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+            (Value::Int4(x), Value::Int4(y)) => x.cmp(y),
+            (Value::Int8(x), Value::Int8(y)) => x.cmp(y),
+            (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
+            (Value::Int2(x), Value::Int2(y)) => x.cmp(y),
+            (Value::Float4(x), Value::Float4(y)) => float_cmp(*x as f64, *y as f64),
+            (Value::Float8(x), Value::Float8(y)) => float_cmp(*x, *y),
+            (Value::Interval(x), Value::Interval(y)) => x.cmp(y),
+            (Value::Date(x), Value::Date(y)) => x.cmp(y),
+            (
+                Value::Time(x) | Value::Timestamp(x) | Value::TimestampTz(x),
+                Value::Time(y) | Value::Timestamp(y) | Value::TimestampTz(y),
+            ) => x.cmp(y),
+            (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Null, _) => Ordering::Greater,
+            (_, Value::Null) => Ordering::Less,
+            _ => Ordering::Equal,
+        }
     }
 }
 
@@ -158,7 +167,9 @@ impl Operator for Sort {
 mod tests {
     use super::*;
     use crate::testing::{batches, col, node, rows_of, series, TestDb};
+    use crate::value::Value;
     use crate::vector::Vector;
+    use std::cmp::Ordering;
     use tusk_storage::DataType::{Float8, Int4, Int8, Numeric as Num, Text};
 
     fn key(index: usize, ty: DataType, desc: bool, nulls_first: bool) -> SortKey {
