@@ -565,3 +565,60 @@ fn partial_and_finalize_through_a_gather() {
         }
     }
 }
+
+/// PostgreSQL 15's float edge cases: Youngs–Cramer overflow is an error,
+/// NaN propagates, `float4pl` overflows in single precision, sums of
+/// integers widen, bit_and/bit_or keep the type.
+#[test]
+fn float_and_integer_edge_cases_match_postgres() {
+    let db = TestDb::new();
+    let one = |ty: T, vals: Vec<V>, func: F| {
+        let rows: Vec<Vec<V>> = vals.into_iter().map(|v| vec![v]).collect();
+        let ctx_types = [ty];
+        let ctx = db.ctx(1 << 20, 2);
+        let call = AggCall::new(func, vec![col(0, ty)]);
+        let out = vec![call.result];
+        let child = node(
+            NodeKind::Values { rows: vec![] },
+            vec![],
+            ctx_types.to_vec(),
+        );
+        let plan = node(
+            NodeKind::Aggregate {
+                group: vec![],
+                aggs: vec![call],
+                mode: AggMode::Simple,
+            },
+            vec![child],
+            out.clone(),
+        );
+        let mut op = Aggregate::new(&plan, &ctx, Box::new(batches(&ctx_types, &rows, 10))).unwrap();
+        rows_of(&mut op, &out).map(|r| text_rows(&r).remove(0))
+    };
+    // select avg(x) from (values (1e300::float8),(-1e300::float8)) t(x);
+    let e = one(T::Float8, vec![V::Float8(1e300), V::Float8(-1e300)], F::Avg).unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("22003", "value out of range: overflow")
+    );
+    // select sum(x) from (values (3e38::float4),(3e38::float4)) t(x);
+    let e = one(T::Float4, vec![V::Float4(3e38), V::Float4(3e38)], F::Sum).unwrap_err();
+    assert_eq!(e.message, "value out of range: overflow");
+    // select avg(x), stddev(x) from (values ('NaN'::float8),(1)) t(x);  →  NaN|NaN
+    let nan = vec![V::Float8(f64::NAN), V::Float8(1.0)];
+    assert_eq!(one(T::Float8, nan.clone(), F::Avg).unwrap(), "NaN");
+    assert_eq!(one(T::Float8, nan, F::Stddev).unwrap(), "NaN");
+    // select variance(x) from (values ('Infinity'::float8)) t(x);  →  NULL
+    assert_eq!(
+        one(T::Float8, vec![V::Float8(f64::INFINITY)], F::Variance).unwrap(),
+        "NULL"
+    );
+    // select sum(x), avg(x) from (values (2147483647), (2147483647)) t(x);
+    let big = vec![V::Int4(i32::MAX), V::Int4(i32::MAX)];
+    assert_eq!(one(T::Int4, big.clone(), F::Sum).unwrap(), "4294967294");
+    assert_eq!(one(T::Int4, big, F::Avg).unwrap(), "2147483647.00000000");
+    // select bit_and(x), bit_or(x) from (values (12::int2),(10::int2)) t(x);  →  8|14
+    let bits = vec![V::Int2(12), V::Int2(10)];
+    assert_eq!(one(T::Int2, bits.clone(), F::BitAnd).unwrap(), "8");
+    assert_eq!(one(T::Int2, bits, F::BitOr).unwrap(), "14");
+}
