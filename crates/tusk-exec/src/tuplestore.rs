@@ -54,6 +54,9 @@ pub struct TupleStore {
     /// The oldest chunk still in memory.
     first_in_memory: usize,
     cache: Vec<(usize, Rc<Batch>)>,
+    /// The chunk the last row lookup landed in (readers move through
+    /// nearby rows).
+    hint: std::cell::Cell<usize>,
     in_memory: usize,
     cached: usize,
     mem: MemUse,
@@ -72,6 +75,7 @@ impl TupleStore {
             file_end: 0,
             first_in_memory: 0,
             cache: Vec::new(),
+            hint: std::cell::Cell::new(0),
             in_memory: 0,
             cached: 0,
             mem: MemUse::default(),
@@ -114,6 +118,22 @@ impl TupleStore {
         let per_row = batch_bytes(b) / b.len + 1;
         let step = (max_bytes / per_row).clamp(1, CHUNK_ROWS);
         let mut at = 0;
+        // Small batches fill up the last chunk while it is in memory.
+        if let Some(last) = self.chunks.last_mut() {
+            if let Place::Memory(held) = &mut last.place {
+                let room = step.saturating_sub(held.len);
+                if room > 0 {
+                    let take = room.min(b.len);
+                    let part = b.gather(&(0..take as u32).collect::<Vec<_>>());
+                    let size = batch_bytes(&part);
+                    Rc::make_mut(held).append(&part);
+                    last.rows += take;
+                    self.rows += take as u64;
+                    self.in_memory += size;
+                    at = take;
+                }
+            }
+        }
         while at < b.len {
             let end = (at + step).min(b.len);
             let part = if at == 0 && end == b.len {
@@ -215,9 +235,16 @@ impl TupleStore {
 
     /// The chunk holding row `row` and the row's position in it.
     pub fn locate(&self, row: u64) -> (usize, usize) {
+        let h = self.hint.get();
+        if let Some(c) = self.chunks.get(h) {
+            if c.first <= row && row < c.first + c.rows as u64 {
+                return (h, (row - c.first) as usize);
+            }
+        }
         let i = self
             .chunks
             .partition_point(|c| c.first + c.rows as u64 <= row);
+        self.hint.set(i);
         (i, (row - self.chunks[i].first) as usize)
     }
 
@@ -246,13 +273,15 @@ impl TupleStore {
         Ok(c.columns[col].value_as(at, self.types[col]))
     }
 
-    /// Row `row`'s bytes in text column `col` (a stored key).
-    pub fn key(&mut self, row: u64, col: usize) -> Result<Vec<u8>> {
-        let (i, at) = self.locate(row);
-        let c = self.chunk(i)?;
-        Ok(match &c.columns[col].data {
-            crate::vector::Data::Text(s) => s.get(at).to_vec(),
-            _ => Vec::new(),
+    /// Whether rows `a` and `b` hold the same bytes in text column `col`
+    /// (equal stored keys).
+    pub fn same_key(&mut self, a: u64, b: u64, col: usize) -> Result<bool> {
+        let (ca, ra) = self.locate(a);
+        let (cb, rb) = self.locate(b);
+        let (x, y) = (self.chunk(ca)?, self.chunk(cb)?);
+        Ok(match (&x.columns[col].data, &y.columns[col].data) {
+            (crate::vector::Data::Text(s), crate::vector::Data::Text(t)) => s.get(ra) == t.get(rb),
+            _ => false,
         })
     }
 
@@ -260,6 +289,7 @@ impl TupleStore {
     pub fn clear(&mut self) {
         self.chunks.clear();
         self.cache.clear();
+        self.hint.set(0);
         self.rows = 0;
         self.file_end = 0;
         self.first_in_memory = 0;
@@ -269,22 +299,36 @@ impl TupleStore {
     }
 }
 
-/// A reader's position: the next chunk to return.
+/// A reader's position: a chunk and the rows of it already returned (the
+/// last chunk may grow after a reader saw part of it).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Cursor {
-    pub chunk: usize,
+    chunk: usize,
+    row: usize,
 }
 
 impl Cursor {
-    /// The next chunk's rows, or `None` when the reader has caught up with
-    /// what is stored so far.
+    /// The next rows not yet returned, or `None` when the reader has caught
+    /// up with what is stored so far.
     pub fn next(&mut self, store: &mut TupleStore) -> Result<Option<Batch>> {
-        if self.chunk >= store.chunk_count() {
-            return Ok(None);
+        while self.chunk < store.chunk_count() {
+            let b = store.chunk(self.chunk)?;
+            if self.row < b.len {
+                let out = if self.row == 0 {
+                    (*b).clone()
+                } else {
+                    b.gather(&(self.row as u32..b.len as u32).collect::<Vec<_>>())
+                };
+                self.row = b.len;
+                return Ok(Some(out));
+            }
+            if self.chunk + 1 == store.chunk_count() {
+                break;
+            }
+            self.chunk += 1;
+            self.row = 0;
         }
-        let b = store.chunk(self.chunk)?;
-        self.chunk += 1;
-        Ok(Some((*b).clone()))
+        Ok(None)
     }
 }
 

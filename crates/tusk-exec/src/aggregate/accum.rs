@@ -540,38 +540,61 @@ impl Acc {
     pub fn update(
         &mut self,
         call: &AggCall,
-        args: &[Vector],
+        args: &[&Vector],
         n: usize,
         take: Option<&[bool]>,
         groups: Option<&[u32]>,
     ) -> Result<()> {
-        let strict = &args[..strict_args(call).min(args.len())];
-        let rows: Vec<u32> = (0..n)
-            .filter(|&i| take.is_none_or(|t| t[i]) && strict.iter().all(|a| !a.is_null(i)))
-            .map(|i| i as u32)
+        let rows: Vec<u32> = (0..n as u32)
+            .filter(|&i| take.is_none_or(|t| t[i as usize]))
             .collect();
+        self.update_rows(call, args, &rows, groups)
+    }
+
+    /// Adds rows `rows` of `args` (a selection; rows with a NULL in a strict
+    /// argument are skipped), each to its group in `groups` (indexed by row;
+    /// all in group 0 when `None`).
+    pub fn update_rows(
+        &mut self,
+        call: &AggCall,
+        args: &[&Vector],
+        rows: &[u32],
+        groups: Option<&[u32]>,
+    ) -> Result<()> {
+        let strict = &args[..strict_args(call).min(args.len())];
+        let owned: Vec<u32>;
+        let rows = if strict.iter().any(|a| a.nulls.is_some()) {
+            owned = rows
+                .iter()
+                .copied()
+                .filter(|&i| strict.iter().all(|a| !a.is_null(i as usize)))
+                .collect();
+            &owned[..]
+        } else {
+            rows
+        };
         let g = |i: usize| groups.map_or(0, |g| g[i] as usize);
-        let a = args.first();
+        let a = args.first().copied();
         match self {
             Acc::Count(c) => {
                 if groups.is_none() {
                     c[0] += rows.len() as i64;
                 } else {
-                    for &i in &rows {
+                    for &i in rows {
                         c[g(i as usize)] += 1;
                     }
                 }
             }
             Acc::SumInt(v) => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let (k, x) = (g(i as usize), int_at(a, i as usize));
                     v[k] = Some(v[k].unwrap_or(0).wrapping_add(x));
                 }
             }
             Acc::Wide { sum, n, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     sum[k] += int_at(a, i as usize) as i128;
                     n[k] += 1;
@@ -583,7 +606,7 @@ impl Acc {
                         "numeric aggregate over a non-numeric column",
                     ));
                 };
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     sum[k] = sum[k].checked_add(d[i as usize]).map_err(numeric_error)?;
                     n[k] += 1;
@@ -591,7 +614,7 @@ impl Acc {
             }
             Acc::Float { sum, real } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     let x = float_at(a, i as usize);
                     sum[k] = Some(match sum[k] {
@@ -603,13 +626,13 @@ impl Acc {
             }
             Acc::FloatStats { s, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     float_accum(&mut s[g(i as usize)], float_at(a, i as usize))?;
                 }
             }
             Acc::IntStats { n, sx, sxx, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let (k, x) = (g(i as usize), int_at(a, i as usize));
                     n[k] += 1;
                     sx[k] += x as i128;
@@ -622,7 +645,7 @@ impl Acc {
                         "numeric aggregate over a non-numeric column",
                     ));
                 };
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     let x = numeric_dec(&d[i as usize]);
                     let sq = Dec {
@@ -641,7 +664,7 @@ impl Acc {
                         "interval aggregate over a non-interval column",
                     ));
                 };
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     sum[k] = interval_add(sum[k], d[i as usize])?;
                     n[k] += 1;
@@ -649,7 +672,7 @@ impl Acc {
             }
             Acc::MinMaxInt { val, min, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let (k, x) = (g(i as usize), int_at(a, i as usize));
                     let better = match val[k] {
                         None => true,
@@ -662,7 +685,7 @@ impl Acc {
             }
             Acc::MinMaxFloat { val, min, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let (k, x) = (g(i as usize), float_at(a, i as usize));
                     let better = match val[k] {
                         None => true,
@@ -684,7 +707,7 @@ impl Acc {
             } => {
                 let a = a.unwrap();
                 let (mut key, mut scratch) = (Vec::new(), String::new());
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     key.clear();
                     encode_value(a, i as usize, KeyOrder::asc(*ty), &mut key, &mut scratch);
@@ -711,7 +734,7 @@ impl Acc {
                         "boolean aggregate over a non-boolean column",
                     ));
                 };
-                for &i in &rows {
+                for &i in rows {
                     let k = g(i as usize);
                     let x = d[i as usize];
                     val[k] = Some(match val[k] {
@@ -722,13 +745,13 @@ impl Acc {
                 }
             }
             Acc::StringAgg { val, bytes } => {
-                let (Data::Text(v), Some(delim)) = (&a.unwrap().data, args.get(1)) else {
+                let (Data::Text(v), Some(&delim)) = (&a.unwrap().data, args.get(1)) else {
                     return Err(ExecError::new("string_agg expects text arguments"));
                 };
                 let Data::Text(dl) = &delim.data else {
                     return Err(ExecError::new("string_agg expects text arguments"));
                 };
-                for &i in &rows {
+                for &i in rows {
                     let (k, i) = (g(i as usize), i as usize);
                     let d: &[u8] = if delim.is_null(i) { b"" } else { dl.get(i) };
                     let (buf, first) = val[k].get_or_insert_with(|| (Vec::new(), usize::MAX));
@@ -743,7 +766,7 @@ impl Acc {
             }
             Acc::Bits { val, and, .. } => {
                 let a = a.unwrap();
-                for &i in &rows {
+                for &i in rows {
                     let (k, x) = (g(i as usize), int_at(a, i as usize));
                     val[k] = Some(match val[k] {
                         None => x,
@@ -937,7 +960,7 @@ impl Acc {
                     result: DataType::Int8,
                 };
                 let groups = [k as u32];
-                self.update(&call, &[v], 1, None, Some(&groups))?;
+                self.update_rows(&call, &[&v], &[0], Some(&groups))?;
             }
             Acc::StringAgg { .. } => {
                 return Err(ExecError::new("string_agg has no partial form"));

@@ -239,6 +239,7 @@ impl Pass {
                             o.push(call, args, order, &take, &dense)?;
                         }
                         None => {
+                            let args: Vec<&Vector> = args.iter().collect();
                             self.accs[i].update(call, &args, n, Some(&take), Some(&dense))?;
                         }
                     }

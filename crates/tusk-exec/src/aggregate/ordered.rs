@@ -133,7 +133,8 @@ impl OrderedInput {
                     })
                     .collect()
             });
-            acc.update(call, args, b.len, take.as_deref(), Some(&groups))?;
+            let args: Vec<&Vector> = args.iter().collect();
+            acc.update(call, &args, b.len, take.as_deref(), Some(&groups))?;
         }
         Ok(stream.report().peak)
     }

@@ -38,15 +38,10 @@ pub struct Part<'a> {
 }
 
 impl Part<'_> {
-    fn peer_key(&mut self, row: u64) -> Result<Vec<u8>> {
-        self.store.key(row, self.peer_col)
-    }
-
     /// One past the last row of the peer group starting at `start`.
     pub fn group_end(&mut self, start: u64) -> Result<u64> {
-        let k = self.peer_key(start)?;
         let mut e = start + 1;
-        while e < self.n && self.peer_key(e)? == k {
+        while e < self.n && self.store.same_key(start, e, self.peer_col)? {
             e += 1;
         }
         Ok(e)

@@ -533,7 +533,8 @@ fn value(
     })
 }
 
-/// Adds rows `from..to` to call `i`'s accumulator.
+/// Adds rows `from..to` to call `i`'s accumulator, chunk by chunk of the
+/// store, without copying them.
 fn add_rows(
     part: &mut Part,
     layout: &Layout,
@@ -544,19 +545,19 @@ fn add_rows(
     to: u64,
 ) -> Result<()> {
     let mut at = from;
+    let mut rows = Vec::new();
     while at < to {
-        let end = (at + BATCH_SIZE as u64).min(to);
-        let b = part.store.range(at, end)?;
-        let args: Vec<Vector> = layout.args[i]
-            .iter()
-            .map(|&c| b.columns[c].clone())
-            .collect();
-        let take = layout.filter[i].map(|c| match &b.columns[c].data {
-            Data::Bool(t) => t.clone(),
-            _ => vec![true; b.len],
-        });
-        acc.update(call, &args, b.len, take.as_deref(), None)?;
-        at = end;
+        let (c, start) = part.store.locate(at);
+        let chunk = part.store.chunk(c)?;
+        let end = (start + (to - at) as usize).min(chunk.len);
+        rows.clear();
+        match layout.filter[i].map(|f| &chunk.columns[f].data) {
+            Some(Data::Bool(t)) => rows.extend((start..end).filter(|&r| t[r]).map(|r| r as u32)),
+            _ => rows.extend(start as u32..end as u32),
+        }
+        let args: Vec<&Vector> = layout.args[i].iter().map(|&c| &chunk.columns[c]).collect();
+        acc.update_rows(call, &args, &rows, None)?;
+        at += (end - start) as u64;
     }
     Ok(())
 }
