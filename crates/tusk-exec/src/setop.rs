@@ -14,8 +14,9 @@
 //! The counting is a hash aggregation — the left rows tagged 0, then the
 //! right rows tagged 1, grouped by every column with `count(*) FILTER (WHERE
 //! tag = 0)` and `count(*) FILTER (WHERE tag = 1)` — so it spills within
-//! `work_mem × hash_mem_multiplier` exactly as aggregation does, and
-//! EXPLAIN ANALYZE prints the same `Batches:` line under the node.
+//! `work_mem × hash_mem_multiplier` exactly as aggregation does (EXPLAIN
+//! ANALYZE prints no figures for it, as PostgreSQL prints none for
+//! HashSetOp).
 
 use crate::aggregate::Aggregate;
 use crate::error::Result;
@@ -111,17 +112,27 @@ impl SetOp {
             names(out.len()),
             Estimate::default(),
         );
-        // The counting reports (Batches, Memory) under this node.
         agg.id = plan.id;
         let tagged = Box::new(Tagged {
             sides: [Some(left), Some(right)],
         });
+        // PostgreSQL's HashSetOp prints no hash table figures: the counting
+        // keeps its report (`SetOp::report`) out of EXPLAIN.
+        let quiet = ExecContext {
+            stats: None,
+            ..ctx.clone()
+        };
         Ok(SetOp {
-            counts: Aggregate::new(&agg, ctx, tagged)?,
+            counts: Aggregate::new(&agg, &quiet, tagged)?,
             op,
             all,
             width,
         })
+    }
+
+    /// How the counting went (batches, memory, disk).
+    pub fn report(&self) -> crate::aggregate::AggReport {
+        self.counts.report()
     }
 
     /// Copies of a row counted `l` times on the left and `r` on the right.
@@ -170,6 +181,16 @@ mod tests {
         l: &[Vec<Value>],
         r: &[Vec<Value>],
     ) -> Vec<String> {
+        run_with_report(op, all, work_mem, l, r).0
+    }
+
+    fn run_with_report(
+        op: SetOpCmd,
+        all: bool,
+        work_mem: usize,
+        l: &[Vec<Value>],
+        r: &[Vec<Value>],
+    ) -> (Vec<String>, crate::aggregate::AggReport) {
         let db = TestDb::new();
         let ctx = db.ctx(work_mem, 1);
         let types = [DataType::Int4, DataType::Text];
@@ -187,7 +208,7 @@ mod tests {
             .map(|r| format!("{:?}|{:?}", r[0], r[1]))
             .collect();
         out.sort();
-        out
+        (out, s.report())
     }
 
     fn row(i: i32, s: Option<&str>) -> Vec<Value> {
@@ -245,8 +266,10 @@ mod tests {
         // left 0..30000, right the even numbers: EXCEPT leaves the odd ones.
         let l: Vec<Vec<Value>> = (0..30_000).map(|i| row(i, Some("x"))).collect();
         let r: Vec<Vec<Value>> = (0..30_000).step_by(2).map(|i| row(i, Some("x"))).collect();
-        let got = run(SetOpCmd::Except, false, 64 << 10, &l, &r);
+        let (got, rep) = run_with_report(SetOpCmd::Except, false, 64 << 10, &l, &r);
         assert_eq!(got.len(), 15_000);
+        assert!(rep.batches > 1, "{rep:?}");
+        assert!(rep.mem.peak <= (128 << 10) + 1024, "{rep:?}");
         assert!(got.iter().all(|s| {
             let n: i32 = s
                 .trim_start_matches("Int4(")

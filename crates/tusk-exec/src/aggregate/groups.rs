@@ -95,14 +95,26 @@ impl GroupTable {
         index + self.keys.iter().map(vector_bytes).sum::<usize>()
     }
 
-    /// Finds each row's group. A row whose key is new gets a new group when
-    /// `may_insert(row)`; otherwise `None`. `hashes` receives each row's key
-    /// hash.
+    /// Bytes of encoded keys and key values (the part of [`GroupTable::mem`]
+    /// that grows with each group's key).
+    pub fn key_bytes(&self) -> usize {
+        let heap = match &self.index {
+            Some(Index::Bytes { heap, .. }) => *heap,
+            _ => 0,
+        };
+        heap + self.keys.iter().map(vector_bytes).sum::<usize>()
+    }
+
+    /// Finds each row's group. A row whose key is new gets a new group while
+    /// `budget` covers its cost — `per_group` bytes, plus the map's growth
+    /// when it is full — which is then taken from the budget; otherwise
+    /// `None`. `hashes` receives each row's key hash.
     pub fn lookup(
         &mut self,
         keys: &[Vector],
         n: usize,
-        may_insert: &dyn Fn(usize) -> bool,
+        budget: &mut isize,
+        per_group: usize,
         out: &mut Vec<Option<u32>>,
         hashes: &mut Vec<u64>,
     ) {
@@ -137,6 +149,16 @@ impl GroupTable {
             }
             Index::Int { map, null } => {
                 for row in 0..n {
+                    let full = map.len() == map.capacity();
+                    let cost =
+                        (per_group + if full { map.capacity().max(3) * 17 } else { 0 }) as isize;
+                    let mut may_insert = |_row: usize| {
+                        if *budget < cost {
+                            return false;
+                        }
+                        *budget -= cost;
+                        true
+                    };
                     let (gid, h) = match int_key(&keys[0], row) {
                         Some(k) => {
                             let h = hash_i64(k);
@@ -172,6 +194,16 @@ impl GroupTable {
                 let mut buf = Vec::new();
                 let mut scratch = String::new();
                 for row in 0..n {
+                    let full = map.len() == map.capacity();
+                    let cost =
+                        (per_group + if full { map.capacity().max(3) * 25 } else { 0 }) as isize;
+                    let mut may_insert = |_row: usize| {
+                        if *budget < cost {
+                            return false;
+                        }
+                        *budget -= cost;
+                        true
+                    };
                     buf.clear();
                     for (k, &t) in keys.iter().zip(&self.key_types) {
                         encode_value(k, row, KeyOrder::asc(t), &mut buf, &mut scratch);

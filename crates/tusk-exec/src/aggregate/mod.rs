@@ -174,17 +174,9 @@ impl Pass {
         } else {
             isize::MAX
         };
-        let left = std::cell::Cell::new(room);
-        let may_insert = |_row: usize| {
-            let l = left.get();
-            if l < per_group as isize {
-                return false;
-            }
-            left.set(l - per_group as isize);
-            true
-        };
+        let mut budget = room;
         self.table
-            .lookup(&keys, n, &may_insert, &mut gids, &mut hashes);
+            .lookup(&keys, n, &mut budget, per_group, &mut gids, &mut hashes);
         let groups = self.table.len();
         for a in &mut self.accs {
             a.grow(groups);
@@ -257,7 +249,7 @@ impl Pass {
     fn group_cost(&self) -> usize {
         let states: usize = self.accs.iter().map(|a| a.group_bytes()).sum();
         let groups = self.table.len().max(1);
-        states + self.table.mem() / groups + 50
+        states + self.table.key_bytes() / groups + 50
     }
 
     /// Ends the input: folds in the ordered inputs and closes the partition
