@@ -34,6 +34,14 @@
 //!
 //! An empty inner side ends an inner, right or semi join without reading
 //! the outer side at all.
+//!
+//! ## Parallel plans
+//!
+//! The nested loop is not parallel-aware: below a Gather every participant
+//! runs its own, reading the whole inner input (which must therefore not
+//! be a parallel scan) and its share of the outer one. That is correct for
+//! every kind except right and full joins, whose unmatched inner rows each
+//! participant would emit; those refuse to run below a Gather.
 
 use crate::error::Result;
 use crate::join::{JoinOutput, PairFilter};
@@ -120,6 +128,13 @@ impl NestedLoop {
             inner_types: plan.children[1].output.clone(),
         };
         out.validate()?;
+        if ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+            // Each participant would emit the inner rows its own outer
+            // rows did not match.
+            return Err(crate::error::ExecError::new(
+                "a right or full nested loop cannot run below a Gather",
+            ));
+        }
         let filter = join_filter
             .as_ref()
             .map(|f| PairFilter::new(f, out.outer_types.len()));

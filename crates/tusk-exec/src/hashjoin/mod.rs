@@ -265,6 +265,13 @@ impl HashJoin {
             inner_types: hash.children[0].output.clone(),
         };
         out.validate()?;
+        if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+            // Every participant would build the whole table and emit its
+            // unmatched rows.
+            return Err(ExecError::new(
+                "a right or full hash join below a Gather must be a Parallel Hash Join",
+            ));
+        }
         let shared = if *parallel {
             Some(ctx.shared_state::<SharedBuild>(plan.id, "Parallel Hash Join")?)
         } else {
@@ -589,9 +596,6 @@ impl HashJoin {
                     if kind != JoinKind::Inner {
                         self.row_state[oi[j] as usize] = outer::MATCHED;
                     }
-                    if kind.keeps_unmatched_inner() {
-                        table.set_matched(ii[j]);
-                    }
                     (oi[k], ii[k]) = (oi[j], ii[j]);
                     k += 1;
                 }
@@ -606,6 +610,9 @@ impl HashJoin {
         }
         oi.truncate(k);
         ii.truncate(k);
+        if kind.keeps_unmatched_inner() {
+            table.set_matched(ii);
+        }
         if !kind.emits_inner_columns() || oi.is_empty() {
             return Ok(None);
         }

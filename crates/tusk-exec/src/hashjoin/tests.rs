@@ -46,7 +46,7 @@ proptest! {
 
 /// `n` rows (k, v): k = i % `distinct` (NULL every 13th row), v = i % 7
 /// (NULL every 11th).
-fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
+pub(super) fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
     (0..n)
         .map(|i| {
             let j = i + offset;
@@ -66,7 +66,7 @@ fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
         .collect()
 }
 
-fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: bool) -> JoinCase {
+pub(super) fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: bool) -> JoinCase {
     let t = vec![DataType::Int4, DataType::Int4];
     JoinCase {
         kind,
@@ -289,7 +289,7 @@ fn zero_keys_is_an_error() {
 }
 
 /// Creates a table of two integer columns holding `rows`.
-fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
+pub(super) fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
     let d = &db.db;
     let txn = d.txn.begin_write().unwrap();
     let oid = d.catalog_mut().allocate_oid().unwrap();
@@ -315,7 +315,7 @@ fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
     (oid, types)
 }
 
-fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
+pub(super) fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
     node(
         NodeKind::SeqScan {
             table: name.into(),
@@ -333,7 +333,7 @@ fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
 }
 
 /// Runs `plan` to the end.
-fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
+pub(super) fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
     let mut op = build(plan, ctx).unwrap();
     rows_of(op.as_mut(), &plan.output).unwrap()
 }
