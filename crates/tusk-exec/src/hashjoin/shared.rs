@@ -389,8 +389,8 @@ impl HashJoin {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{case, rows, run, scan, table};
-    use crate::join_reference::canonical;
+    use super::super::tests::case;
+    use crate::join_reference::{canonical, rows, run, scan, table};
     use crate::plan::{JoinKind, NodeKind};
     use crate::testing::{node, TestDb};
 

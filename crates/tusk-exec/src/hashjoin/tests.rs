@@ -1,17 +1,15 @@
 //! Operator-level tests of the hash join's kinds against the reference
 //! nested loop (`join_reference`), in memory, spilling and in parallel.
 
-use crate::build::build;
-use crate::dml;
 use crate::expr::{CmpOp, Expr};
-use crate::join_reference::{canonical, int_case, JoinCase, Row, KINDS};
+use crate::join_reference::{canonical, int_case, rows, run, scan, table, JoinCase, Row, KINDS};
 use crate::numeric::Numeric;
 use crate::operator::ExecContext;
-use crate::plan::{JoinKind, NodeKind, Plan};
-use crate::testing::{batches, node, rows_of, TestDb};
+use crate::plan::{JoinKind, NodeKind};
+use crate::testing::{node, TestDb};
 use crate::value::Value;
 use proptest::prelude::*;
-use tusk_storage::{ColumnDef, DataType, SqlType, TableDef};
+use tusk_storage::DataType;
 
 /// A work_mem under which every join of more than a few rows spills
 /// (limit 16 kB: the slot array alone takes half of it).
@@ -42,28 +40,6 @@ proptest! {
         check(&case, &db.ctx(4 << 20, 8), per_batch);
         check(&case, &db.ctx(TINY, 8), per_batch);
     }
-}
-
-/// `n` rows (k, v): k = i % `distinct` (NULL every 13th row), v = i % 7
-/// (NULL every 11th).
-pub(super) fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
-    (0..n)
-        .map(|i| {
-            let j = i + offset;
-            vec![
-                if j.is_multiple_of(13) {
-                    Value::Null
-                } else {
-                    Value::Int4((j % distinct) as i32)
-                },
-                if j.is_multiple_of(11) {
-                    Value::Null
-                } else {
-                    Value::Int4((j % 7) as i32)
-                },
-            ]
-        })
-        .collect()
 }
 
 pub(super) fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: bool) -> JoinCase {
@@ -286,56 +262,6 @@ fn zero_keys_is_an_error() {
         let err = c.run_hash(&db.ctx(4 << 20, 8), 10).unwrap_err();
         assert!(err.message.contains("nested loop"), "{}", err.message);
     }
-}
-
-/// Creates a table of two integer columns holding `rows`.
-pub(super) fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
-    let d = &db.db;
-    let txn = d.txn.begin_write().unwrap();
-    let oid = d.catalog_mut().allocate_oid().unwrap();
-    let def = TableDef {
-        oid,
-        name: name.into(),
-        columns: ["k", "v"]
-            .iter()
-            .map(|n| ColumnDef {
-                name: n.to_string(),
-                ty: SqlType::Int4,
-                not_null: false,
-            })
-            .collect(),
-    };
-    d.log_create_table(&txn, &def).unwrap();
-    d.smgr.create(oid).unwrap();
-    let types = def.column_types();
-    let mut input = batches(&types, rows, 1000);
-    dml::insert(d, &def, txn.xid(), &mut input).unwrap();
-    d.catalog_mut().add_table(def).unwrap();
-    d.commit(txn).unwrap();
-    (oid, types)
-}
-
-pub(super) fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
-    node(
-        NodeKind::SeqScan {
-            table: name.into(),
-            alias: name.into(),
-            oid,
-            table_types: types.to_vec(),
-            columns: (0..types.len()).collect(),
-            with_tid: false,
-            filter: None,
-            parallel,
-        },
-        vec![],
-        types.to_vec(),
-    )
-}
-
-/// Runs `plan` to the end.
-pub(super) fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
-    let mut op = build(plan, ctx).unwrap();
-    rows_of(op.as_mut(), &plan.output).unwrap()
 }
 
 /// Every kind as a Parallel Hash Join under a Gather with two workers —

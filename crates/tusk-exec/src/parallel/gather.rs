@@ -275,3 +275,76 @@ impl Drop for Gather {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::build::build;
+    use crate::expr::{ArithOp, CmpOp, Expr};
+    use crate::join_reference::{rows, scan, table, JoinCase};
+    use crate::plan::{JoinKind, NodeKind};
+    use crate::testing::{lit, node, rows_of, TestDb};
+    use crate::value::Value;
+    use tusk_storage::DataType;
+
+    /// One participant divides by zero while reading its share of the
+    /// build side; the others are stopped at the build's barrier with a
+    /// cancellation. The leader reports the division by zero, however the
+    /// race goes.
+    #[test]
+    fn the_first_real_error_is_reported() {
+        let db = TestDb::new();
+        let (o, ot) = table(&db, "o", &rows(20_000, 100, 0));
+        // One failing row, in the last block: whoever reads it, the
+        // others are waiting at the build's barrier by then.
+        let mut inner_rows = rows(20_000, 40, 0);
+        inner_rows.push(vec![Value::Int4(42), Value::Int4(0)]);
+        let (i, it) = table(&db, "i", &inner_rows);
+        let int = |index| Expr::Column {
+            index,
+            ty: DataType::Int4,
+        };
+        // 1 / (k - 42) > 0 fails on the row whose key is 42.
+        let fails = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(Expr::Arith {
+                op: ArithOp::Div,
+                left: Box::new(lit(Value::Int4(1), DataType::Int4)),
+                right: Box::new(Expr::Arith {
+                    op: ArithOp::Sub,
+                    left: Box::new(int(0)),
+                    right: Box::new(lit(Value::Int4(42), DataType::Int4)),
+                    ty: DataType::Int4,
+                }),
+                ty: DataType::Int4,
+            }),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let mut inner = scan(i, "i", &it, true);
+        let NodeKind::SeqScan { filter, .. } = &mut inner.kind else {
+            unreachable!()
+        };
+        *filter = Some(fails);
+        let case = JoinCase {
+            kind: JoinKind::Inner,
+            outer_types: ot.clone(),
+            inner_types: it,
+            outer: vec![],
+            inner: vec![],
+            outer_keys: vec![0],
+            inner_keys: vec![0],
+            filter: None,
+            outer_out: vec![0],
+            inner_out: vec![],
+        };
+        for _ in 0..10 {
+            let join = case.hash_plan(scan(o, "o", &ot, true), inner.clone(), true);
+            let out = join.output.clone();
+            let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+            gather.assign_ids();
+            let ctx = db.ctx(4 << 20, 8);
+            let mut op = build(&gather, &ctx).unwrap();
+            let err = rows_of(op.as_mut(), &gather.output).unwrap_err();
+            assert_eq!(err.message, "division by zero");
+        }
+    }
+}
