@@ -209,6 +209,9 @@ impl HashJoin {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            if b.len == 0 {
+                continue;
+            }
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
             if parts.is_none() && shape.key_only.is_some() {

@@ -272,7 +272,11 @@ fn zero_keys_is_an_error() {
 fn parallel_hash_join_every_kind() {
     let db = TestDb::new();
     let outer_rows = rows(30_000, 3_000, 0);
-    let inner_rows = rows(20_000, 4_000, 17);
+    let mut inner_rows = rows(20_000, 4_000, 17);
+    // Whole batches of NULL keys on both sides.
+    inner_rows.extend((0..5000).map(|i| vec![Value::Null, Value::Int4(i % 5)]));
+    let mut outer_rows = outer_rows;
+    outer_rows.extend((0..5000).map(|i| vec![Value::Null, Value::Int4(i % 3)]));
     let (o, ot) = table(&db, "o", &outer_rows);
     let (i, it) = table(&db, "i", &inner_rows);
     for kind in KINDS {

@@ -11,7 +11,8 @@
 //!
 //! Workers send batches to the leader over a bounded channel. An error in any
 //! participant aborts the state: phasers wake everyone with an error and the
-//! leader reports the first real error. No participant sends rows before
+//! leader reports the first real error. A worker that panics reports an
+//! internal error the same way instead of leaving the others waiting. No participant sends rows before
 //! every phaser of its plan has released it, so the leader can never be
 //! blocked at a phaser while a worker waits for channel space.
 
@@ -29,6 +30,17 @@ enum Msg {
     Batch(Batch),
     Error(ExecError),
     Done,
+}
+
+/// The error a participant that panicked reports (`XX000`, with the
+/// panic's message).
+fn panicked(payload: &(dyn std::any::Any + Send)) -> ExecError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    ExecError::new(format!("parallel worker failed: {what}"))
 }
 
 /// Per-node statistics of each worker, handed to the leader at the end.
@@ -132,7 +144,11 @@ impl Gather {
                         }
                         Ok(())
                     };
-                    if let Err(e) = run() {
+                    // A panic must not leave the others waiting at a phaser
+                    // for this participant, nor the leader short of its rows.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+                        .unwrap_or_else(|p| Err(panicked(p.as_ref())));
+                    if let Err(e) = result {
                         state.fail(&e);
                         let _ = tx.send(Msg::Error(e));
                     }
