@@ -189,12 +189,7 @@ fn null_aware_mark_with_two_keys() {
 #[test]
 fn text_and_numeric_keys() {
     let db = TestDb::new();
-    let num = |u: i128, s: u16| {
-        Value::Numeric(Numeric {
-            unscaled: u,
-            scale: s,
-        })
-    };
+    let num = |s: String| Value::Numeric(Numeric::parse(&s).unwrap());
     let outer: Vec<Row> = (0..60)
         .map(|i| {
             vec![
@@ -206,7 +201,7 @@ fn text_and_numeric_keys() {
                 if i % 10 == 0 {
                     Value::Null
                 } else {
-                    num(i % 5 * 10, 1)
+                    num(format!("{}.0", i % 5))
                 },
             ]
         })
@@ -222,7 +217,7 @@ fn text_and_numeric_keys() {
                 if i % 6 == 0 {
                     Value::Null
                 } else {
-                    num(i % 4 * 100, 2)
+                    num(format!("{}.00", i % 4))
                 },
             ]
         })
