@@ -2,18 +2,20 @@
 //! definitions in `plan::JoinKind`, the plans of the same join as a hash join
 //! and as a nested loop, and random cases for property tests.
 
+use crate::build::build;
 use crate::expr::{CmpOp, Expr};
 use crate::hashjoin::HashJoin;
 use crate::nestloop::NestedLoop;
 use crate::operator::{ExecContext, Operator};
 use crate::plan::{JoinKind, NodeKind, Plan};
 use crate::sort::compare_values;
-use crate::testing::{batches, node, rows_of};
+use crate::testing::{batches, node, rows_of, TestDb};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use tusk_storage::DataType;
+use tusk_storage::{ColumnDef, SqlType, TableDef};
 
 pub type Row = Vec<Value>;
 
@@ -331,4 +333,76 @@ pub fn int_case() -> impl Strategy<Value = JoinCase> {
                 },
             }
         })
+}
+
+/// `n` rows (k, v): k = i % `distinct` (NULL every 13th row), v = i % 7
+/// (NULL every 11th).
+pub fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| {
+            let j = i + offset;
+            vec![
+                if j.is_multiple_of(13) {
+                    Value::Null
+                } else {
+                    Value::Int4((j % distinct) as i32)
+                },
+                if j.is_multiple_of(11) {
+                    Value::Null
+                } else {
+                    Value::Int4((j % 7) as i32)
+                },
+            ]
+        })
+        .collect()
+}
+
+/// Creates a table of two integer columns holding `rows`.
+pub fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
+    let d = &db.db;
+    let txn = d.txn.begin_write().unwrap();
+    let oid = d.catalog_mut().allocate_oid().unwrap();
+    let def = TableDef {
+        oid,
+        name: name.into(),
+        columns: ["k", "v"]
+            .iter()
+            .map(|n| ColumnDef {
+                name: n.to_string(),
+                ty: SqlType::Int4,
+                not_null: false,
+            })
+            .collect(),
+    };
+    d.log_create_table(&txn, &def).unwrap();
+    d.smgr.create(oid).unwrap();
+    let types = def.column_types();
+    let mut input = batches(&types, rows, 1000);
+    crate::dml::insert(d, &def, txn.xid(), &mut input).unwrap();
+    d.catalog_mut().add_table(def).unwrap();
+    d.commit(txn).unwrap();
+    (oid, types)
+}
+
+pub fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
+    node(
+        NodeKind::SeqScan {
+            table: name.into(),
+            alias: name.into(),
+            oid,
+            table_types: types.to_vec(),
+            columns: (0..types.len()).collect(),
+            with_tid: false,
+            filter: None,
+            parallel,
+        },
+        vec![],
+        types.to_vec(),
+    )
+}
+
+/// Runs `plan` to the end.
+pub fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
+    let mut op = build(plan, ctx).unwrap();
+    rows_of(op.as_mut(), &plan.output).unwrap()
 }

@@ -34,6 +34,14 @@
 //!
 //! An empty inner side ends an inner, right or semi join without reading
 //! the outer side at all.
+//!
+//! ## Parallel plans
+//!
+//! The nested loop is not parallel-aware: below a Gather every participant
+//! runs its own, reading the whole inner input (which must therefore not
+//! be a parallel scan) and its share of the outer one. That is correct for
+//! every kind except right and full joins, whose unmatched inner rows each
+//! participant would emit; those refuse to run below a Gather.
 
 use crate::error::Result;
 use crate::join::{JoinOutput, PairFilter};
@@ -120,6 +128,13 @@ impl NestedLoop {
             inner_types: plan.children[1].output.clone(),
         };
         out.validate()?;
+        if ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+            // Each participant would emit the inner rows its own outer
+            // rows did not match.
+            return Err(crate::error::ExecError::new(
+                "a right or full nested loop cannot run below a Gather",
+            ));
+        }
         let filter = join_filter
             .as_ref()
             .map(|f| PairFilter::new(f, out.outer_types.len()));
@@ -506,6 +521,49 @@ mod tests {
                     (JoinKind::Mark { .. }, _) => 4,
                 };
                 assert_eq!(got.len(), expected, "{kind:?} {filter:?}");
+            }
+        }
+    }
+
+    /// Below a Gather each participant joins its share of the outer rows
+    /// with all inner rows: right for every kind but right and full, which
+    /// refuse to run there.
+    #[test]
+    fn below_a_gather() {
+        use crate::join_reference::{rows, run, scan, table};
+        let db = TestDb::new();
+        let (o, ot) = table(&db, "o", &rows(20_000, 500, 0));
+        let (i, it) = table(&db, "i", &rows(300, 400, 1));
+        for kind in KINDS {
+            let case = JoinCase {
+                kind,
+                outer_types: ot.clone(),
+                inner_types: it.clone(),
+                outer: vec![],
+                inner: vec![],
+                outer_keys: vec![0],
+                inner_keys: vec![0],
+                filter: None,
+                outer_out: vec![0, 1],
+                inner_out: if kind.emits_inner_columns() {
+                    vec![1]
+                } else {
+                    vec![]
+                },
+            };
+            let serial = case.nestloop_plan(scan(o, "o", &ot, false), scan(i, "i", &it, false));
+            let expected = canonical(&run(&serial, &db.ctx(4 << 20, 8)));
+            let join = case.nestloop_plan(scan(o, "o", &ot, true), scan(i, "i", &it, false));
+            let out = join.output.clone();
+            let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+            gather.assign_ids();
+            let ctx = db.ctx(4 << 20, 8);
+            if kind.keeps_unmatched_inner() {
+                let mut op = build(&gather, &ctx).unwrap();
+                let err = rows_of(op.as_mut(), &gather.output).unwrap_err();
+                assert!(err.message.contains("below a Gather"), "{}", err.message);
+            } else {
+                assert!(canonical(&run(&gather, &ctx)) == expected, "{kind:?}");
             }
         }
     }

@@ -795,3 +795,58 @@ impl Plan {
         n
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PostgreSQL's node names, and tusk's note for a mark join.
+    #[test]
+    fn explain_names() {
+        let hash = |kind, parallel| NodeKind::HashJoin {
+            kind,
+            outer_keys: vec![],
+            inner_keys: vec![],
+            outer_out: vec![],
+            inner_out: vec![],
+            join_filter: None,
+            parallel,
+        };
+        let nl = |kind| NodeKind::NestedLoop {
+            kind,
+            join_filter: None,
+            outer_out: vec![],
+            inner_out: vec![],
+        };
+        let name = |k: NodeKind| k.explain_name().unwrap();
+        assert_eq!(name(hash(JoinKind::Inner, false)), "Hash Join");
+        assert_eq!(name(hash(JoinKind::Inner, true)), "Parallel Hash Join");
+        assert_eq!(name(hash(JoinKind::Left, false)), "Hash Left Join");
+        assert_eq!(
+            name(hash(JoinKind::Right, true)),
+            "Parallel Hash Right Join"
+        );
+        assert_eq!(name(hash(JoinKind::Full, false)), "Hash Full Join");
+        assert_eq!(name(hash(JoinKind::Semi, false)), "Hash Semi Join");
+        assert_eq!(name(hash(JoinKind::Anti, false)), "Hash Anti Join");
+        let mark = hash(JoinKind::Mark { null_aware: true }, false);
+        assert_eq!(name(mark.clone()), "Hash Semi Join");
+        assert_eq!(mark.explain_notes(), ["tusk: mark join, null-aware"]);
+        assert_eq!(name(nl(JoinKind::Inner)), "Nested Loop");
+        assert_eq!(name(nl(JoinKind::Left)), "Nested Loop Left Join");
+        assert_eq!(name(nl(JoinKind::Anti)), "Nested Loop Anti Join");
+        assert_eq!(
+            nl(JoinKind::Mark { null_aware: false }).explain_notes(),
+            ["tusk: mark join"]
+        );
+        assert!(nl(JoinKind::Full).explain_notes().is_empty());
+        assert_eq!(name(NodeKind::Append), "Append");
+        assert_eq!(
+            name(NodeKind::Result {
+                one_time_filter: None
+            }),
+            "Result"
+        );
+        assert_eq!(NodeKind::Hash.explain_name(), None);
+    }
+}

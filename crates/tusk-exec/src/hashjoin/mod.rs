@@ -49,7 +49,7 @@
 //! Probing is a software pipeline over a probe batch: each row's home slot is
 //! prefetched a fixed distance ahead of its search, and (when the chain's
 //! tuples will be read) the chain's first entry is prefetched ahead of its
-//! walk, so the cache misses of many rows overlap (see [`ProbeState`]). With
+//! walk, so the cache misses of many rows overlap (see `probe::ProbeState`). With
 //! exact tags a slot whose chain is one entry answers the probe alone: one
 //! cache miss per probe row. A probe batch may produce any number of matches,
 //! so the probe keeps a cursor (row and chain position) and stops each output
@@ -61,7 +61,10 @@
 //! the join holds: entries, payload, the slot array it will need, and the
 //! buffer of every open spill file. Whatever the input, the join's peak stays
 //! within the limit plus one input batch (at most 2048 rows read before the
-//! check) and one output batch.
+//! check) and one output batch, plus what kinds other than inner add: the
+//! side stores of NULL-key rows (each keeps at most limit/16 in memory, then
+//! spills), right and full joins' match bits (one per build row, counted in
+//! the table), and in a chunked partition two bits per probe row.
 //!
 //! When the build side outgrows its budget (the limit minus room for the spill
 //! buffers), the join becomes a *recursive hash partitioning* join:
@@ -90,7 +93,7 @@
 //!
 //! Under a Gather, all participants build one shared table in DSA chunks
 //! (`shared_table`; phases and memory ordering there) and probe it with the
-//! same code as the serial table (both implement [`Chains`]). Its limit is
+//! same code as the serial table (both implement `table::Chains`). Its limit is
 //! `work_mem × hash_mem_multiplier × participants`; when the build does not
 //! fit, every participant partitions its share of both inputs into its own
 //! partition files and the participants then join the partitions one at a
@@ -265,6 +268,13 @@ impl HashJoin {
             inner_types: hash.children[0].output.clone(),
         };
         out.validate()?;
+        if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+            // Every participant would build the whole table and emit its
+            // unmatched rows.
+            return Err(ExecError::new(
+                "a right or full hash join below a Gather must be a Parallel Hash Join",
+            ));
+        }
         let shared = if *parallel {
             Some(ctx.shared_state::<SharedBuild>(plan.id, "Parallel Hash Join")?)
         } else {
@@ -589,9 +599,6 @@ impl HashJoin {
                     if kind != JoinKind::Inner {
                         self.row_state[oi[j] as usize] = outer::MATCHED;
                     }
-                    if kind.keeps_unmatched_inner() {
-                        table.set_matched(ii[j]);
-                    }
                     (oi[k], ii[k]) = (oi[j], ii[j]);
                     k += 1;
                 }
@@ -606,6 +613,9 @@ impl HashJoin {
         }
         oi.truncate(k);
         ii.truncate(k);
+        if kind.keeps_unmatched_inner() {
+            table.set_matched(ii);
+        }
         if !kind.emits_inner_columns() || oi.is_empty() {
             return Ok(None);
         }

@@ -276,3 +276,54 @@ impl HashJoin {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{batches, TestDb};
+    use crate::value::Value;
+
+    /// Every row lands in the partition its hash names, once; the next
+    /// level's bits send rows of one level-0 partition to several.
+    #[test]
+    fn rows_go_to_the_partition_of_their_hash() {
+        let db = TestDb::new();
+        let ctx = db.ctx(1 << 20, 1);
+        let types = [DataType::Int8];
+        let rows: Vec<Vec<Value>> = (0..4000).map(|i| vec![Value::Int8(i)]).collect();
+        let b = batches(&types, &rows, 4000).0.pop_front().unwrap();
+        let hash = |i: usize| crate::hashkey::hash_i64(i as i64);
+        let mut parts = Partitioner::new(8, 0, &ctx, 4096).unwrap();
+        for i in 0..b.len {
+            parts.write(hash(i), &b, i).unwrap();
+        }
+        let level0 = Partitioner::new(8, 0, &ctx, 4096).unwrap();
+        let level1 = Partitioner::new(8, 1, &ctx, 4096).unwrap();
+        let files = parts.finish().unwrap();
+        assert_eq!(rows_of(&files), 4000);
+        let mut seen = vec![false; 4000];
+        for (p, f) in files.iter().enumerate() {
+            let mut r = SpillReader::new(
+                std::slice::from_ref(f),
+                types.to_vec(),
+                4096,
+                ctx.spill.clone(),
+            );
+            let mut children = std::collections::HashSet::new();
+            while let Some((b, hashes)) = r.next_batch(100).unwrap() {
+                for (k, &h) in hashes.iter().enumerate() {
+                    let Value::Int8(i) = b.columns[0].value(k) else {
+                        panic!()
+                    };
+                    assert_eq!(h, hash(i as usize));
+                    assert_eq!(level0.partition(h), p);
+                    assert!(!seen[i as usize], "row written twice");
+                    seen[i as usize] = true;
+                    children.insert(level1.partition(h));
+                }
+            }
+            assert!(children.len() > 4, "level 1 splits partition {p}");
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+}

@@ -209,6 +209,9 @@ impl HashJoin {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            if b.len == 0 {
+                continue;
+            }
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
             if parts.is_none() && shape.key_only.is_some() {
@@ -384,5 +387,49 @@ impl HashJoin {
         self.report.peak = 0;
         self.phase = Phase::NextPartition;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::case;
+    use crate::join_reference::{canonical, rows, run, scan, table};
+    use crate::plan::{JoinKind, NodeKind};
+    use crate::testing::{node, TestDb};
+
+    /// A Parallel Hash Join's participants build one table: its rows equal
+    /// the serial join's, and the Hash node's lines (written by the last
+    /// participant to finish) tell the shared memory it used or the
+    /// partitions all participants shared.
+    #[test]
+    fn participants_share_one_build() {
+        let db = TestDb::new();
+        let (o, ot) = table(&db, "o", &rows(20_000, 2_000, 0));
+        let (i, it) = table(&db, "i", &rows(20_000, 2_000, 3));
+        let c = case(JoinKind::Right, vec![], vec![], false);
+        let serial = c.hash_plan(scan(o, "o", &ot, false), scan(i, "i", &it, false), false);
+        let expected = canonical(&run(&serial, &db.ctx(4 << 20, 8)));
+        for (work_mem, spills) in [(4 << 20, false), (32 << 10, true)] {
+            let join = c.hash_plan(scan(o, "o", &ot, true), scan(i, "i", &it, true), true);
+            let out = join.output.clone();
+            let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+            gather.assign_ids();
+            let ctx = db.ctx(work_mem, 8);
+            assert!(
+                canonical(&run(&gather, &ctx)) == expected,
+                "work_mem {work_mem}"
+            );
+            let stats = ctx.stats.as_ref().unwrap().borrow();
+            // Gather 0, join 1, outer scan 2, Hash 3.
+            let lines = stats[3].extra.join("\n");
+            assert!(lines.contains("× 3 participants"), "{lines}");
+            assert!(lines.contains("Chunk Size: 64kB"), "{lines}");
+            assert_eq!(lines.contains("Partitions:"), spills, "{lines}");
+            let gather_lines = stats[0].extra.join("\n");
+            assert!(
+                gather_lines.contains("Workers Launched: 2"),
+                "{gather_lines}"
+            );
+        }
     }
 }

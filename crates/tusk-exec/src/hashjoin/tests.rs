@@ -1,17 +1,15 @@
 //! Operator-level tests of the hash join's kinds against the reference
 //! nested loop (`join_reference`), in memory, spilling and in parallel.
 
-use crate::build::build;
-use crate::dml;
 use crate::expr::{CmpOp, Expr};
-use crate::join_reference::{canonical, int_case, JoinCase, Row, KINDS};
+use crate::join_reference::{canonical, int_case, rows, run, scan, table, JoinCase, Row, KINDS};
 use crate::numeric::Numeric;
 use crate::operator::ExecContext;
-use crate::plan::{JoinKind, NodeKind, Plan};
-use crate::testing::{batches, node, rows_of, TestDb};
+use crate::plan::{JoinKind, NodeKind};
+use crate::testing::{node, TestDb};
 use crate::value::Value;
 use proptest::prelude::*;
-use tusk_storage::{ColumnDef, DataType, SqlType, TableDef};
+use tusk_storage::DataType;
 
 /// A work_mem under which every join of more than a few rows spills
 /// (limit 16 kB: the slot array alone takes half of it).
@@ -44,29 +42,7 @@ proptest! {
     }
 }
 
-/// `n` rows (k, v): k = i % `distinct` (NULL every 13th row), v = i % 7
-/// (NULL every 11th).
-fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
-    (0..n)
-        .map(|i| {
-            let j = i + offset;
-            vec![
-                if j.is_multiple_of(13) {
-                    Value::Null
-                } else {
-                    Value::Int4((j % distinct) as i32)
-                },
-                if j.is_multiple_of(11) {
-                    Value::Null
-                } else {
-                    Value::Int4((j % 7) as i32)
-                },
-            ]
-        })
-        .collect()
-}
-
-fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: bool) -> JoinCase {
+pub(super) fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: bool) -> JoinCase {
     let t = vec![DataType::Int4, DataType::Int4];
     JoinCase {
         kind,
@@ -213,12 +189,7 @@ fn null_aware_mark_with_two_keys() {
 #[test]
 fn text_and_numeric_keys() {
     let db = TestDb::new();
-    let num = |u: i128, s: u16| {
-        Value::Numeric(Numeric {
-            unscaled: u,
-            scale: s,
-        })
-    };
+    let num = |s: String| Value::Numeric(Numeric::parse(&s).unwrap());
     let outer: Vec<Row> = (0..60)
         .map(|i| {
             vec![
@@ -230,7 +201,7 @@ fn text_and_numeric_keys() {
                 if i % 10 == 0 {
                     Value::Null
                 } else {
-                    num(i % 5 * 10, 1)
+                    num(format!("{}.0", i % 5))
                 },
             ]
         })
@@ -246,7 +217,7 @@ fn text_and_numeric_keys() {
                 if i % 6 == 0 {
                     Value::Null
                 } else {
-                    num(i % 4 * 100, 2)
+                    num(format!("{}.00", i % 4))
                 },
             ]
         })
@@ -288,56 +259,6 @@ fn zero_keys_is_an_error() {
     }
 }
 
-/// Creates a table of two integer columns holding `rows`.
-fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
-    let d = &db.db;
-    let txn = d.txn.begin_write().unwrap();
-    let oid = d.catalog_mut().allocate_oid().unwrap();
-    let def = TableDef {
-        oid,
-        name: name.into(),
-        columns: ["k", "v"]
-            .iter()
-            .map(|n| ColumnDef {
-                name: n.to_string(),
-                ty: SqlType::Int4,
-                not_null: false,
-            })
-            .collect(),
-    };
-    d.log_create_table(&txn, &def).unwrap();
-    d.smgr.create(oid).unwrap();
-    let types = def.column_types();
-    let mut input = batches(&types, rows, 1000);
-    dml::insert(d, &def, txn.xid(), &mut input).unwrap();
-    d.catalog_mut().add_table(def).unwrap();
-    d.commit(txn).unwrap();
-    (oid, types)
-}
-
-fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
-    node(
-        NodeKind::SeqScan {
-            table: name.into(),
-            alias: name.into(),
-            oid,
-            table_types: types.to_vec(),
-            columns: (0..types.len()).collect(),
-            with_tid: false,
-            filter: None,
-            parallel,
-        },
-        vec![],
-        types.to_vec(),
-    )
-}
-
-/// Runs `plan` to the end.
-fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
-    let mut op = build(plan, ctx).unwrap();
-    rows_of(op.as_mut(), &plan.output).unwrap()
-}
-
 /// Every kind as a Parallel Hash Join under a Gather with two workers —
 /// in memory (right and full joins: shared match bits, the last
 /// participant emits the unmatched rows) and spilling — returns what the
@@ -346,7 +267,11 @@ fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
 fn parallel_hash_join_every_kind() {
     let db = TestDb::new();
     let outer_rows = rows(30_000, 3_000, 0);
-    let inner_rows = rows(20_000, 4_000, 17);
+    let mut inner_rows = rows(20_000, 4_000, 17);
+    // Whole batches of NULL keys on both sides.
+    inner_rows.extend((0..5000).map(|i| vec![Value::Null, Value::Int4(i % 5)]));
+    let mut outer_rows = outer_rows;
+    outer_rows.extend((0..5000).map(|i| vec![Value::Null, Value::Int4(i % 3)]));
     let (o, ot) = table(&db, "o", &outer_rows);
     let (i, it) = table(&db, "i", &inner_rows);
     for kind in KINDS {
