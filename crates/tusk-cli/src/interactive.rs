@@ -4,7 +4,8 @@
 //! The prompt is `tusk=> ` when no statement is pending and `tusk-> ` while
 //! one continues; like psql's default PROMPT2 the `-` becomes `'`, `"`, `$`,
 //! `*` or `(` inside a string, quoted identifier, dollar quote, comment or
-//! parentheses. A statement ends at `;` and may span lines. Each completed
+//! parentheses. Inside a transaction block a `*` follows (`tusk=*> `), in
+//! a failed one a `!` (`tusk=!> `), as psql's `%x` shows. A statement ends at `;` and may span lines. Each completed
 //! statement (all the lines it took) becomes one history entry; history
 //! lives in `~/.tusk_history`. Ctrl-C clears the pending statement, Ctrl-D
 //! (end of input) leaves. Errors are reported and the loop goes on.
@@ -75,7 +76,11 @@ pub fn run<E: Engine, O: Write, W: Write>(shell: &mut Shell<E, O, W>) -> Flow {
     let mut entry = String::new(); // lines of the history entry being built
     let flow = loop {
         shell.flush();
-        let prompt = format!("tusk{}> ", scanner.prompt_char());
+        let prompt = format!(
+            "tusk{}{}> ",
+            scanner.prompt_char(),
+            shell.transaction_marker()
+        );
         let input = match editor.readline(&prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => {

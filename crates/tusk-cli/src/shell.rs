@@ -27,7 +27,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use tusk_sql::{QueryResult, Session, SqlError};
+use tusk_sql::{QueryResult, Session, SqlError, TransactionStatus};
 
 use crate::format::{print_table, PrintOptions, Table};
 use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
@@ -40,6 +40,11 @@ pub trait Engine {
     fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError>;
     /// `\d` (no table) and `\d table`.
     fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError>;
+    /// Whether a transaction block is open or failed (psql's prompt shows
+    /// it).
+    fn transaction_status(&self) -> TransactionStatus {
+        TransactionStatus::Idle
+    }
 }
 
 impl Engine for Session {
@@ -49,6 +54,10 @@ impl Engine for Session {
 
     fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError> {
         Session::describe(self, table)
+    }
+
+    fn transaction_status(&self) -> TransactionStatus {
+        Session::transaction_status(self)
     }
 }
 
@@ -126,6 +135,12 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
             line: 0,
             interactive: false,
         }
+    }
+
+    /// What psql's `%x` prompt escape shows: nothing, `*` in a transaction
+    /// block, `!` in a failed one.
+    pub fn transaction_marker(&self) -> &'static str {
+        self.engine.transaction_status().prompt_marker()
     }
 
     /// Gives back the engine and the streams.

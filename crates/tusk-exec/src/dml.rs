@@ -1,30 +1,75 @@
 //! INSERT, UPDATE and DELETE: sinks that write what a plan produces into a
-//! heap and its indexes.
+//! heap and its indexes, as one command of a [`Transaction`].
 //!
 //! [`RowWriter`] turns one row of a batch (columns in table order, already
 //! of the table's types) into a heap tuple, checks NOT NULL and the string
-//! length limits of `varchar(n)` / `char(n)` (padding `char(n)`), inserts
-//! it and adds its index entries. INSERT writes every input row; UPDATE
-//! marks the old version deleted and writes the new one, changing each
-//! target row once even when a join reaches it twice; DELETE marks rows
-//! deleted. Each sink can keep the rows it wrote, as stored, for RETURNING.
+//! length limits of `varchar(n)` / `char(n)` (padding `char(n)`), and adds
+//! index entries. INSERT writes every input row, stamped with the
+//! transaction's xid and the current command id; UPDATE writes a new
+//! version of each target row through `heapam` (HOT when it may: then the
+//! new version needs no index entries), changing each row once even when a
+//! join reaches it twice; DELETE stamps the rows' `xmax`. Each sink can
+//! keep the rows it wrote, as stored, for RETURNING.
+//!
+//! ## Rows changed by others
+//!
+//! UPDATE and DELETE find their rows with the statement's snapshot, so a
+//! row may have been changed by a transaction that committed since, or be
+//! changed by one still running. `heapam` waits for a running one and says
+//! what became of the row:
+//!
+//! * under READ COMMITTED a deleted row is skipped; an updated one is
+//!   followed to its newest version, which is locked
+//!   (`Transaction::lock_latest`) and handed to the statement's
+//!   [`Recheck`] — PostgreSQL's EvalPlanQual: it evaluates the statement's
+//!   conditions on that version and computes the row again, or says that
+//!   the row no longer qualifies. The change is then made to the newest
+//!   version;
+//! * under REPEATABLE READ either is `could not serialize access due to
+//!   concurrent update` (40001).
 
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
+use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
 use tusk_storage::btree::Btree;
-use tusk_storage::heap::{self, HeapInserter, Tid};
+use tusk_storage::heap::{HeapInserter, Tid};
+use tusk_storage::heapam::serialization_failure;
 use tusk_storage::tuple::TupleBuilder;
-use tusk_storage::{Database, SqlType, TableDef, Xid};
+use tusk_storage::{
+    Database, IndexDef, IsolationLevel, LatestOutcome, RowLockMode, RowWait, SqlType, TableDef,
+    TmResult, Transaction, UpdateKind, Xid,
+};
+
+/// The table a statement changes, as its transaction sees it.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    pub table: &'a TableDef,
+    /// The table's indexes (the transaction's catalog view: an index
+    /// created earlier in the transaction counts).
+    pub indexes: &'a [IndexDef],
+    /// CHECK constraints over the row's columns, in evaluation order.
+    pub checks: &'a [(String, Expr)],
+}
+
+/// READ COMMITTED's re-check of a target row that a concurrent
+/// transaction updated (see the module doc).
+pub trait Recheck {
+    /// `row` is the newest version of a target row, locked by this
+    /// transaction: every column in table order, then its TID (see
+    /// [`tuple_batch`]). Returns the statement's row for it (UPDATE: the
+    /// new values and the TID; DELETE: the values and the TID), or `None`
+    /// if the row no longer qualifies.
+    fn recheck(&mut self, row: Batch) -> Result<Option<Batch>>;
+}
 
 /// Writes rows into one table and its indexes.
 struct RowWriter<'a> {
     table: &'a TableDef,
     /// CHECK constraints over the row's columns, in evaluation order.
     checks: &'a [(String, Expr)],
-    xid: Xid,
     ins: HeapInserter<'a>,
     indexes: Vec<(Btree<'a>, usize)>,
     tb: TupleBuilder,
@@ -32,31 +77,25 @@ struct RowWriter<'a> {
 }
 
 impl<'a> RowWriter<'a> {
-    fn new(
-        db: &'a Database,
-        table: &'a TableDef,
-        checks: &'a [(String, Expr)],
-        xid: Xid,
-    ) -> RowWriter<'a> {
-        let indexes = db
-            .catalog()
-            .indexes_of(table.oid)
+    fn new(db: &'a Database, target: Target<'a>) -> RowWriter<'a> {
+        let indexes = target
+            .indexes
+            .iter()
             .map(|i| (Btree::new(&db.pool, i.oid), i.column))
             .collect();
         RowWriter {
-            table,
-            checks,
-            xid,
-            ins: HeapInserter::new(&db.pool, table.oid),
+            table: target.table,
+            checks: target.checks,
+            ins: HeapInserter::new(&db.pool, target.table.oid),
             indexes,
             tb: TupleBuilder::new(),
             padded: String::new(),
         }
     }
 
-    /// Writes row `row` of `b` (its first columns in table order); returns
-    /// the new tuple's TID.
-    fn write(&mut self, b: &Batch, row: usize) -> Result<Tid> {
+    /// Forms the tuple of row `row` of `b` (its first columns in table
+    /// order), checking NOT NULL and lengths; [`RowWriter::formed`] is it.
+    fn form(&mut self, b: &Batch, row: usize) -> Result<()> {
         self.tb.begin();
         for (col, def) in b.columns.iter().zip(&self.table.columns) {
             if col.is_null(row) {
@@ -111,7 +150,17 @@ impl<'a> RowWriter<'a> {
                 }
             }
         }
-        let tid = self.ins.insert(self.tb.finish(self.xid))?;
+        Ok(())
+    }
+
+    /// The tuple [`RowWriter::form`] made, as command `cid` of `xid` wrote it.
+    fn formed(&mut self, xid: Xid, cid: u32) -> &[u8] {
+        self.tb.finish_cid(xid, cid)
+    }
+
+    /// Adds the index entries of row `row` of `b`, stored at `tid`, as
+    /// transaction `xid`.
+    fn index_entries(&self, b: &Batch, row: usize, tid: Tid, xid: Xid) -> Result<()> {
         for (index, col) in &self.indexes {
             let c = &b.columns[*col];
             if c.is_null(row) {
@@ -122,9 +171,9 @@ impl<'a> RowWriter<'a> {
                 Data::Int8(d) => d[row],
                 _ => return Err(ExecError::new("btree indexes support integer columns only")),
             };
-            index.insert(key, tid, self.xid)?;
+            index.insert(key, tid, xid)?;
         }
-        Ok(tid)
+        Ok(())
     }
 }
 
@@ -189,29 +238,50 @@ impl Written {
     }
 }
 
+/// A heap tuple as a one-row batch: every column of `table` in order,
+/// then the TID (Int8) — the shape of a target row for [`Recheck`].
+pub fn tuple_batch(table: &TableDef, t: &[u8], tid: Tid) -> Batch {
+    let types = table.column_types();
+    let all: Vec<usize> = (0..types.len()).collect();
+    let deform = Deformer::new(&types, &all, true);
+    let mut cols = deform.columns(1);
+    deform.push(&mut cols, t, tid);
+    Batch::new(cols, 1)
+}
+
 /// Inserts every row of `input` (columns already of the table's types, in
-/// table order) into `table` as transaction `xid`, and an entry for each
-/// row into each of the table's indexes. Returns the row count.
+/// table order) into the target table as the current command of `txn`,
+/// and an entry for each row into each of its indexes. Returns the row
+/// count.
 pub fn insert(
-    db: &Database,
-    table: &TableDef,
-    checks: &[(String, Expr)],
-    xid: Xid,
+    txn: &mut Transaction,
+    target: Target<'_>,
     input: &mut dyn Operator,
     mut returned: Option<&mut Written>,
 ) -> Result<u64> {
-    let mut w = RowWriter::new(db, table, checks, xid);
+    let db = txn.database().clone();
+    let mut w = RowWriter::new(&db, target);
+    // Assigned at the first row: an INSERT that writes nothing needs no xid.
+    let mut stamp: Option<(Xid, u32)> = None;
     let mut n = 0;
     while let Some(b) = input.next()? {
         w.check(&b)?;
         for row in 0..b.len {
-            w.write(&b, row)?;
+            let (xid, cid) = match stamp {
+                Some(s) => s,
+                None => *stamp.insert((txn.xid()?, txn.command_id_for_write())),
+            };
+            w.form(&b, row)?;
+            let t = w.tb.finish_cid(xid, cid);
+            let tid = w.ins.insert(t)?;
+            w.index_entries(&b, row, tid, xid)?;
             if let Some(r) = returned.as_deref_mut() {
                 r.push(&b, row);
             }
             n += 1;
         }
     }
+    txn.count_inserts(target.table.oid, n);
     Ok(n)
 }
 
@@ -223,17 +293,64 @@ fn tids(b: &Batch) -> Result<&[i64]> {
     }
 }
 
-/// Replaces each row whose TID `input` yields in its last column by the
-/// new version in its first columns (table order). Returns the row count.
-pub fn update(
-    db: &Database,
+/// What became of one target row.
+enum RowOutcome {
+    /// Changed; the row the statement produced for it (`None`: the input
+    /// row as it was, otherwise the re-checked one).
+    Changed(Option<Batch>),
+    Skipped,
+}
+
+/// What to do after a change of a target row did not go through: skip it,
+/// fail (REPEATABLE READ), or try again on the newest version (READ
+/// COMMITTED; the re-checked row and its TID).
+fn after_conflict(
+    txn: &mut Transaction,
+    rel: u32,
+    tid: Tid,
+    result: TmResult,
+    mode: RowLockMode,
+    recheck: &mut dyn Recheck,
     table: &TableDef,
-    checks: &[(String, Expr)],
-    xid: Xid,
+) -> Result<Option<(Tid, Batch)>> {
+    let rr = txn.isolation() == IsolationLevel::RepeatableRead;
+    match result {
+        TmResult::Deleted if rr => Err(serialization_failure(true).into()),
+        TmResult::Updated { .. } if rr => Err(serialization_failure(false).into()),
+        TmResult::Updated { .. } => match txn.lock_latest(rel, tid, mode, RowWait::Block)? {
+            LatestOutcome::Locked { tid, tuple } => Ok(recheck
+                .recheck(tuple_batch(table, &tuple, tid))?
+                .map(|row| (tid, row))),
+            _ => Ok(None),
+        },
+        // Deleted under READ COMMITTED, or changed by this very command.
+        TmResult::Deleted | TmResult::SelfModified { .. } | TmResult::Invisible => Ok(None),
+        TmResult::Ok | TmResult::WouldBlock => {
+            Err(ExecError::new(format!("unexpected row change result {result:?}")))
+        }
+    }
+}
+
+/// Replaces each row whose TID `input` yields in its last column by the
+/// new version in its first columns (table order), as the current command
+/// of `txn`; `kind` says whether a key column changes and whether HOT
+/// updates are allowed. Returns the row count.
+pub fn update(
+    txn: &mut Transaction,
+    target: Target<'_>,
+    kind: UpdateKind,
     input: &mut dyn Operator,
+    recheck: &mut dyn Recheck,
     mut returned: Option<&mut Written>,
 ) -> Result<u64> {
-    let mut w = RowWriter::new(db, table, checks, xid);
+    let db = txn.database().clone();
+    let rel = target.table.oid;
+    let mode = if kind.key_update {
+        RowLockMode::Update
+    } else {
+        RowLockMode::NoKeyUpdate
+    };
+    let mut w = RowWriter::new(&db, target);
     let mut done: HashSet<i64> = HashSet::new();
     let mut n = 0;
     while let Some(b) = input.next()? {
@@ -243,28 +360,59 @@ pub fn update(
             if !done.insert(t) {
                 continue;
             }
-            if !heap::delete(&db.pool, table.oid, Tid::from_u64(t as u64), xid)? {
-                continue;
+            let mut tid = Tid::from_u64(t as u64);
+            let mut again: Option<Batch> = None;
+            let outcome = loop {
+                let (src, r) = match &again {
+                    Some(a) => (a, 0),
+                    None => (&b, row),
+                };
+                w.form(src, r)?;
+                // heapam stamps the xid and command id.
+                let out = txn.update(rel, tid, w.formed(0, 0), kind, RowWait::Block)?;
+                if out.result == TmResult::Ok {
+                    let new = out
+                        .new_tid
+                        .ok_or_else(|| ExecError::new("update without a new version"))?;
+                    if !out.hot {
+                        w.index_entries(src, r, new, txn.xid()?)?;
+                    }
+                    break RowOutcome::Changed(again);
+                }
+                match after_conflict(txn, rel, tid, out.result, mode, recheck, target.table)? {
+                    Some((newest, row)) => {
+                        w.check(&row)?;
+                        tid = newest;
+                        again = Some(row);
+                    }
+                    None => break RowOutcome::Skipped,
+                }
+            };
+            if let RowOutcome::Changed(again) = outcome {
+                if let Some(r) = returned.as_deref_mut() {
+                    match &again {
+                        Some(a) => r.push(a, 0),
+                        None => r.push(&b, row),
+                    }
+                }
+                n += 1;
             }
-            w.write(&b, row)?;
-            if let Some(r) = returned.as_deref_mut() {
-                r.push(&b, row);
-            }
-            n += 1;
         }
     }
     Ok(n)
 }
 
 /// Deletes the rows whose TIDs `input` produces in its last column (its
-/// first columns, the old values, go to `returned`).
+/// first columns, the old values, go to `returned`), as the current
+/// command of `txn`.
 pub fn delete(
-    db: &Database,
-    oid: u32,
-    xid: Xid,
+    txn: &mut Transaction,
+    table: &TableDef,
     input: &mut dyn Operator,
+    recheck: &mut dyn Recheck,
     mut returned: Option<&mut Written>,
 ) -> Result<u64> {
+    let rel = table.oid;
     let mut done: HashSet<i64> = HashSet::new();
     let mut n = 0;
     while let Some(b) = input.next()? {
@@ -273,9 +421,28 @@ pub fn delete(
             if !done.insert(t) {
                 continue;
             }
-            if heap::delete(&db.pool, oid, Tid::from_u64(t as u64), xid)? {
+            let mut tid = Tid::from_u64(t as u64);
+            let mut again: Option<Batch> = None;
+            let outcome = loop {
+                let result = txn.delete(rel, tid, RowWait::Block)?;
+                if result == TmResult::Ok {
+                    break RowOutcome::Changed(again);
+                }
+                let mode = RowLockMode::Update;
+                match after_conflict(txn, rel, tid, result, mode, recheck, table)? {
+                    Some((newest, row)) => {
+                        tid = newest;
+                        again = Some(row);
+                    }
+                    None => break RowOutcome::Skipped,
+                }
+            };
+            if let RowOutcome::Changed(again) = outcome {
                 if let Some(r) = returned.as_deref_mut() {
-                    r.push(&b, row);
+                    match &again {
+                        Some(a) => r.push(a, 0),
+                        None => r.push(&b, row),
+                    }
                 }
                 n += 1;
             }

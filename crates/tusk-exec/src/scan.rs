@@ -17,7 +17,7 @@ use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
 /// optionally, a last Int8 column with the TID (shared by the heap scans).
-struct Deformer {
+pub(crate) struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
@@ -30,7 +30,7 @@ struct Deformer {
 }
 
 impl Deformer {
-    fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+    pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
         let last = columns.iter().copied().max();
         let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
         for (out, &att) in columns.iter().enumerate() {
@@ -58,7 +58,7 @@ impl Deformer {
         }
     }
 
-    fn columns(&self, capacity: usize) -> Vec<Vector> {
+    pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
         self.out_types
             .iter()
             .map(|&t| Vector::with_capacity(t, capacity))
@@ -144,7 +144,7 @@ impl Deformer {
 
     /// Appends tuple `t` (at `tid`) to `cols`.
     #[inline]
-    fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
+    pub(crate) fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         if let Some(last) = self.out_of_att.len().checked_sub(1) {
             match self.fixed.as_deref() {
                 Some(fixed) if tuple::is_dense(t, last) => {

@@ -24,6 +24,11 @@ enum Kind {
     },
     Enum(&'static [&'static str]),
     Bool,
+    /// A duration in milliseconds, shown with the largest exact unit.
+    TimeMs {
+        min: i64,
+        max: i64,
+    },
     /// A startup setting shown as written in tusk.conf (the storage layer
     /// parses and checks it when the database opens).
     Startup,
@@ -148,9 +153,48 @@ const DEFS: &[Def] = &[
     Def {
         name: "synchronous_commit",
         default: "on",
-        kind: Kind::Startup,
-        read_only: true,
-        description: "wait for the commit record to reach disk (set in tusk.conf)",
+        kind: Kind::Enum(&["local", "remote_write", "remote_apply", "on", "off"]),
+        read_only: false,
+        description: "wait for the commit record to reach disk (off: report success before)",
+    },
+    Def {
+        name: "lock_timeout",
+        default: "0",
+        kind: Kind::TimeMs {
+            min: 0,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "longest wait for a lock, in ms (0: no limit)",
+    },
+    Def {
+        name: "deadlock_timeout",
+        default: "1s",
+        kind: Kind::TimeMs {
+            min: 1,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "wait for a lock before checking for a deadlock, in ms",
+    },
+    Def {
+        name: "default_transaction_isolation",
+        default: "read committed",
+        kind: Kind::Enum(&[
+            "serializable",
+            "repeatable read",
+            "read committed",
+            "read uncommitted",
+        ]),
+        read_only: false,
+        description: "isolation level of new transactions (SERIALIZABLE is refused)",
+    },
+    Def {
+        name: "default_transaction_read_only",
+        default: "off",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "whether new transactions are read-only",
     },
     Def {
         name: "full_page_writes",
@@ -276,6 +320,43 @@ fn parse_kb(v: &str) -> Option<i64> {
     i64::try_from(bytes / 1024).ok()
 }
 
+/// Parses a duration as PostgreSQL does for a setting in milliseconds: a
+/// number (fractions allowed) with an optional unit `us`, `ms`, `s`, `min`,
+/// `h` or `d` (none: ms), rounded to whole milliseconds (half to even).
+fn parse_ms(v: &str) -> Option<i64> {
+    let v = v.trim();
+    let split = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let factor = match unit.trim() {
+        "" | "ms" => 1.0,
+        "us" => 0.001,
+        "s" => 1000.0,
+        "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        "d" => 86_400_000.0,
+        _ => return None,
+    };
+    let ms = (n * factor).round_ties_even();
+    (ms.abs() < 1e18).then_some(ms as i64)
+}
+
+/// Formats milliseconds as PostgreSQL shows them: the largest unit that
+/// divides the amount.
+pub fn format_ms(ms: i64) -> String {
+    if ms <= 0 {
+        return ms.to_string();
+    }
+    for (unit, div) in [("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)] {
+        if ms % div == 0 {
+            return format!("{}{unit}", ms / div);
+        }
+    }
+    format!("{ms}ms")
+}
+
 /// A session's settings.
 #[derive(Debug, Clone)]
 pub struct Gucs {
@@ -350,10 +431,29 @@ impl Gucs {
             Kind::Enum(options) => {
                 let v = raw.trim().to_ascii_lowercase();
                 if options.contains(&v.as_str()) {
-                    Ok(v)
-                } else {
-                    Err(invalid())
+                    return Ok(v);
                 }
+                // Enums with on/off take every Boolean spelling for them.
+                match tusk_exec::cast::parse_bool(&v) {
+                    Ok(true) if options.contains(&"on") => Ok("on".into()),
+                    Ok(false) if options.contains(&"off") => Ok("off".into()),
+                    _ if options.iter().any(|o| o.contains(' ')) => Err(format!(
+                        "{}\u{0}Available values: {}.",
+                        invalid(),
+                        options.join(", ")
+                    )),
+                    _ => Err(invalid()),
+                }
+            }
+            Kind::TimeMs { min, max } => {
+                let ms = parse_ms(raw).ok_or_else(invalid)?;
+                if ms < min || ms > max {
+                    return Err(format!(
+                        "{ms} ms is outside the valid range for parameter \"{}\" ({min} .. {max})",
+                        d.name
+                    ));
+                }
+                Ok(format_ms(ms))
             }
             Kind::Bool => match tusk_exec::cast::parse_bool(raw) {
                 Ok(true) => Ok("on".into()),
@@ -463,6 +563,38 @@ impl Gucs {
     pub fn temp_file_limit_bytes(&self) -> Option<u64> {
         let kb = self.kb("temp_file_limit");
         (kb >= 0).then(|| kb as u64 * 1024)
+    }
+
+    /// A setting in milliseconds as a duration (`None` for 0).
+    fn duration(&self, name: &str) -> Option<std::time::Duration> {
+        let ms = parse_ms(&self.values[name]).unwrap_or(0);
+        (ms > 0).then(|| std::time::Duration::from_millis(ms as u64))
+    }
+
+    /// `lock_timeout` (`None`: wait forever).
+    pub fn lock_timeout(&self) -> Option<std::time::Duration> {
+        self.duration("lock_timeout")
+    }
+
+    /// `deadlock_timeout`.
+    pub fn deadlock_timeout(&self) -> std::time::Duration {
+        self.duration("deadlock_timeout")
+            .unwrap_or(std::time::Duration::from_secs(1))
+    }
+
+    /// `synchronous_commit`: anything but `off` waits for the flush.
+    pub fn synchronous_commit(&self) -> bool {
+        self.values["synchronous_commit"] != "off"
+    }
+
+    /// `default_transaction_isolation` as SHOW prints it.
+    pub fn default_transaction_isolation(&self) -> &str {
+        &self.values["default_transaction_isolation"]
+    }
+
+    /// `default_transaction_read_only`.
+    pub fn default_transaction_read_only(&self) -> bool {
+        self.values["default_transaction_read_only"] == "on"
     }
 
     pub fn hash_mem_multiplier(&self) -> f64 {

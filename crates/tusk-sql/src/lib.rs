@@ -27,6 +27,8 @@ pub mod physical;
 pub mod rewrite;
 pub mod session;
 pub mod types;
+pub mod xact;
 
 pub use error::{sqlstate, SqlError};
 pub use session::{on_statement_stack, render_rows, ColumnHeader, QueryResult, Session};
+pub use xact::TransactionStatus;

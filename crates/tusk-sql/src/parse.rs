@@ -2,7 +2,9 @@
 //! syntax errors and the few statements sqlparser does not know.
 
 use crate::error::{sqlstate, SqlError};
-use sqlparser::ast as A;
+use sqlparser::ast::{self as A, Visit, Visitor};
+use std::ops::ControlFlow;
+use tusk_storage::RowLockMode;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
@@ -16,7 +18,11 @@ pub const PARSER_RECURSION_LIMIT: usize = 1200;
 /// A statement as the session runs it.
 #[derive(Debug)]
 pub enum Parsed {
-    Sql(Box<A::Statement>),
+    /// A statement sqlparser parsed, with the strength of each of its
+    /// row-locking clauses (`FOR UPDATE`, ...) in the order sqlparser's
+    /// visitor meets them after their query's children (see
+    /// [`row_lock_strengths`]).
+    Sql(Box<A::Statement>, Vec<RowLockMode>),
     /// `VACUUM [VERBOSE] [table]` / `VACUUM (VERBOSE) [table]`.
     Vacuum {
         verbose: bool,
@@ -32,16 +38,98 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     if let Some(p) = special(sql) {
         return Ok(vec![p]);
     }
-    let tokens = lex(sql)?;
+    let mut tokens = lex(sql)?;
+    let strengths = row_lock_strengths(&mut tokens);
     let stmts = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| syntax_error(sql, &e))?;
+    // Hand each statement the strengths of its clauses, in order; if the
+    // count differs (a `FOR SHARE` that was no locking clause), the
+    // clauses keep the strengths sqlparser gave them.
+    let counts: Vec<usize> = stmts.iter().map(lock_clause_count).collect();
+    let matched = counts.iter().sum::<usize>() == strengths.len();
+    let mut next = strengths.into_iter();
     Ok(stmts
         .into_iter()
-        .map(|s| Parsed::Sql(Box::new(s)))
+        .zip(counts)
+        .map(|(s, n)| {
+            let mine = if matched {
+                next.by_ref().take(n).collect()
+            } else {
+                Vec::new()
+            };
+            Parsed::Sql(Box::new(s), mine)
+        })
         .collect())
+}
+
+/// The row-locking clauses of a statement, in the order sqlparser's
+/// visitor finishes their queries (text order: a nested query's clause is
+/// written before its parent's).
+fn lock_clause_count(s: &A::Statement) -> usize {
+    struct Count(usize);
+    impl Visitor for Count {
+        type Break = ();
+        fn post_visit_query(&mut self, q: &A::Query) -> ControlFlow<()> {
+            self.0 += q.locks.len();
+            ControlFlow::Continue(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = s.visit(&mut c);
+    c.0
+}
+
+/// `FOR NO KEY UPDATE` and `FOR KEY SHARE`, which sqlparser does not know:
+/// their `NO KEY` / `KEY` words are taken out of the tokens (leaving `FOR
+/// UPDATE` / `FOR SHARE`), and the strength of every row-locking clause is
+/// returned in text order.
+fn row_lock_strengths(tokens: &mut Vec<TokenWithSpan>) -> Vec<RowLockMode> {
+    let word = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if word(&tokens[i]).as_deref() != Some("FOR") {
+            i += 1;
+            continue;
+        }
+        // The next three words after FOR, with their token positions.
+        let mut next: Vec<(usize, String)> = Vec::new();
+        let mut j = i + 1;
+        while j < tokens.len() && next.len() < 3 {
+            match &tokens[j].token {
+                Token::Whitespace(_) => {}
+                _ => match word(&tokens[j]) {
+                    Some(w) => next.push((j, w)),
+                    None => break,
+                },
+            }
+            j += 1;
+        }
+        let words: Vec<&str> = next.iter().map(|(_, w)| w.as_str()).collect();
+        // The position of the strength word when words before it go.
+        let (mode, strength_at) = match words.as_slice() {
+            ["NO", "KEY", "UPDATE", ..] => (RowLockMode::NoKeyUpdate, Some(next[2].0)),
+            ["KEY", "SHARE", ..] => (RowLockMode::KeyShare, Some(next[1].0)),
+            ["UPDATE", ..] => (RowLockMode::Update, None),
+            ["SHARE", ..] => (RowLockMode::Share, None),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if let Some(to) = strength_at {
+            tokens.drain(next[0].0..to);
+        }
+        out.push(mode);
+        i += 1;
+    }
+    out
 }
 
 /// Tokenizes `sql` with PostgreSQL's lexical rules that sqlparser lacks:

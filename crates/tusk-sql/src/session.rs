@@ -1,10 +1,10 @@
 //! A client session: parses statements, hands each to its command module,
 //! and renders results as PostgreSQL would send them.
 //!
-//! Every statement is its own transaction: statements that write take the
-//! single writer slot, run with a snapshot that excludes their own changes,
-//! and commit at the end (or abort on the first error, leaving nothing
-//! visible).
+//! Statements run in transactions as PostgreSQL's do: one of their own
+//! outside a transaction block, the block's inside one, one for a whole
+//! string of several statements (see `xact`, which also keeps the block's
+//! state that psql's prompt and the wire protocol show).
 //!
 //! Statements run on a thread with a large stack ([`STATEMENT_STACK`]):
 //! parsing, binding and evaluation recurse once per level of nesting, and
@@ -16,6 +16,7 @@ use crate::guc;
 use crate::logical::ColumnId;
 use crate::parse::{parse, Parsed};
 use crate::physical::{Planner, PlannerSettings};
+use crate::xact::{Block, SessionXact};
 use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
@@ -115,10 +116,13 @@ pub(crate) struct PlannedQuery {
     pub column_types: Vec<tusk_storage::SqlType>,
 }
 
-/// A client session on an open data directory.
+/// A client session on an open data directory. Dropping it inside a
+/// transaction block rolls the block back.
 pub struct Session {
     pub(crate) db: Arc<Database>,
     pub(crate) gucs: guc::Gucs,
+    /// The transaction block and the open transaction (see `xact`).
+    pub(crate) xact: SessionXact,
 }
 
 impl Session {
@@ -143,7 +147,11 @@ impl Session {
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
         let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::new)?;
-        Ok(Session { db, gucs })
+        Ok(Session {
+            db,
+            gucs,
+            xact: SessionXact::new(),
+        })
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -166,9 +174,29 @@ impl Session {
     }
 
     fn execute_collect(&mut self, sql: &str, out: &mut Vec<QueryResult>) -> Result<()> {
-        let stmts = parse(sql)?;
+        let stmts = match parse(sql) {
+            Ok(s) => s,
+            Err(e) => {
+                // A syntax error fails an open block too.
+                self.fail_statement();
+                return Err(e);
+            }
+        };
+        // Several statements outside a block commit together or not at all.
+        if stmts.len() > 1 && self.xact.block == Block::None {
+            self.open_block(Block::Implicit);
+            self.reset_characteristics();
+        }
         for s in stmts {
-            self.statement(s, &mut |r| out.push(r))?;
+            if let Err(e) = self.statement(s, &mut |r| out.push(r)) {
+                if self.xact.block == Block::Implicit {
+                    let _ = self.close_block(false);
+                }
+                return Err(e);
+            }
+        }
+        if self.xact.block == Block::Implicit {
+            self.close_block(true)?;
         }
         Ok(())
     }
@@ -187,17 +215,25 @@ impl Session {
 
     fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
         match s {
-            Parsed::Sql(stmt) => self.sql_statement(&stmt, sink),
-            Parsed::Vacuum { verbose, table } => self.vacuum(verbose, table, sink),
-            Parsed::Checkpoint => {
-                self.db.checkpoint()?;
+            Parsed::Sql(stmt, locks) => {
+                if crate::commands::is_transaction_control(&stmt) {
+                    return self.transaction_control(&stmt, sink);
+                }
+                let needs_txn = crate::commands::needs_transaction(&stmt);
+                self.transactional(needs_txn, &mut |s| s.sql_statement(&stmt, &locks, sink))
+            }
+            Parsed::Vacuum { verbose, table } => {
+                self.transactional(false, &mut |s| s.vacuum(verbose, table.clone(), sink))
+            }
+            Parsed::Checkpoint => self.transactional(false, &mut |s| {
+                s.db.checkpoint()?;
                 sink(QueryResult::Command {
                     tag: "CHECKPOINT".into(),
                 });
                 Ok(())
-            }
-            Parsed::RecoveryPrefetchStats => {
-                let cols = self.db.recovery_stats().columns();
+            }),
+            Parsed::RecoveryPrefetchStats => self.transactional(false, &mut |s| {
+                let cols = s.db.recovery_stats().columns();
                 sink(QueryResult::Rows {
                     title: None,
                     columns: cols
@@ -210,7 +246,7 @@ impl Session {
                     rows: vec![cols.into_iter().map(|(_, v)| Some(v)).collect()],
                 });
                 Ok(())
-            }
+            }),
         }
     }
 
@@ -220,21 +256,7 @@ impl Session {
         analyze: bool,
         nodes: usize,
     ) -> ExecContext {
-        ExecContext {
-            db: self.db.clone(),
-            snapshot,
-            work_mem: self.gucs.work_mem_bytes(),
-            hash_mem_multiplier: self.gucs.hash_mem_multiplier(),
-            stats: analyze.then(|| {
-                std::rc::Rc::new(std::cell::RefCell::new(vec![Default::default(); nodes]))
-            }),
-            spill: tusk_exec::spill::SpillStats::new(self.gucs.temp_file_limit_bytes()),
-            parallel: None,
-            participant: 0,
-            prefetch: self.gucs.hash_join_prefetch(),
-            hash_chunk_size: self.gucs.hash_chunk_size(),
-            ctes: Default::default(),
-        }
+        exec_context(&self.db, &self.gucs, snapshot, analyze, nodes)
     }
 
     pub(crate) fn planner_settings(&self) -> PlannerSettings {
@@ -248,52 +270,131 @@ impl Session {
         }
     }
 
-    /// Binds, rewrites and plans a query.
-    pub(crate) fn plan_query(&self, q: &sqlparser::ast::Query) -> Result<PlannedQuery> {
-        let catalog = self.db.catalog();
+    /// Binds, rewrites and plans a query (locking what it reads).
+    pub(crate) fn plan_query(&mut self, q: &sqlparser::ast::Query) -> Result<PlannedQuery> {
+        let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let bq = binder.bind_query(q)?;
         self.plan_bound(binder, bq)
     }
 
-    /// Rewrites and plans a bound query.
-    pub(crate) fn plan_bound(&self, binder: Binder<'_>, bq: BoundQuery) -> Result<PlannedQuery> {
+    /// Takes `AccessShareLock` on every relation a bound query reads (see
+    /// `xact`: a relation dropped meanwhile makes the statement bind again).
+    pub(crate) fn lock_reads(
+        &mut self,
+        plan: &crate::logical::Logical,
+        ctes: &[crate::logical::CteDef],
+    ) -> Result<()> {
+        let mut rels: Vec<(u32, String)> = Vec::new();
+        fn walk(p: &crate::logical::Logical, rels: &mut Vec<(u32, String)>) {
+            if let crate::logical::Logical::Get { table, .. } = p {
+                if !rels.iter().any(|(o, _)| *o == table.oid) {
+                    rels.push((table.oid, table.name.clone()));
+                }
+            }
+            for c in p.children() {
+                walk(c, rels);
+            }
+        }
+        walk(plan, &mut rels);
+        for c in ctes {
+            walk(&c.plan, &mut rels);
+        }
+        for (oid, name) in rels {
+            self.lock_relation(oid, tusk_storage::LockMode::AccessShare, &name)?;
+        }
+        Ok(())
+    }
+
+    /// Locks what a bound query reads, then rewrites and plans it.
+    pub(crate) fn plan_bound(&mut self, binder: Binder<'_>, bq: BoundQuery) -> Result<PlannedQuery> {
+        self.lock_reads(&bq.plan, &binder.ctes)?;
+        let catalog = self.catalog()?;
         let Binder {
-            mut cols,
+            cols,
             ctes,
             cte_refs,
             ..
         } = binder;
-        let plan = crate::rewrite::rewrite(bq.plan, &mut cols)?;
-        let mut ctes = ctes;
-        for c in &mut ctes {
-            let p = std::mem::replace(&mut c.plan, crate::logical::Logical::unit());
-            c.plan = crate::rewrite::rewrite(p, &mut cols)?;
-        }
-        let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
-        let column_types = bq.out.iter().map(|&c| cols.get(c).ty).collect();
-        let used = used_columns(&plan, &ctes, &bq.out);
-        let mut planner = Planner::new(
-            &self.db,
-            &cols,
-            &ctes,
-            &cte_refs,
-            self.planner_settings(),
-            used,
-        );
-        let stmt = planner.plan_statement(&plan, &bq.out)?;
-        Ok(PlannedQuery {
-            stmt,
-            names: bq.names,
-            types,
-            column_types,
-        })
+        let bound = BoundStatement {
+            query: bq,
+            cols,
+            ctes,
+            cte_refs,
+        };
+        plan_logical(&self.db, catalog, self.planner_settings(), bound)
     }
 
     /// Runs a planned query to completion.
     pub(crate) fn run(&self, stmt: &Statement, ctx: &ExecContext) -> Result<Batch> {
         let mut op = tusk_exec::exec::build_statement(stmt, ctx)?;
         Ok(tusk_exec::exec::collect(op.as_mut(), &stmt.root.output)?)
+    }
+}
+
+/// A bound query with everything the planner needs: the binder's column
+/// registry and CTEs.
+#[derive(Clone)]
+pub(crate) struct BoundStatement {
+    pub query: BoundQuery,
+    pub cols: crate::logical::Columns,
+    pub ctes: Vec<crate::logical::CteDef>,
+    pub cte_refs: Vec<usize>,
+}
+
+/// Rewrites and plans a bound statement against `catalog`.
+pub(crate) fn plan_logical(
+    db: &Database,
+    catalog: Arc<tusk_storage::Catalog>,
+    settings: PlannerSettings,
+    bound: BoundStatement,
+) -> Result<PlannedQuery> {
+    let BoundStatement {
+        query: bq,
+        mut cols,
+        mut ctes,
+        cte_refs,
+    } = bound;
+    let plan = crate::rewrite::rewrite(bq.plan, &mut cols)?;
+    for c in &mut ctes {
+        let p = std::mem::replace(&mut c.plan, crate::logical::Logical::unit());
+        c.plan = crate::rewrite::rewrite(p, &mut cols)?;
+    }
+    let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
+    let column_types = bq.out.iter().map(|&c| cols.get(c).ty).collect();
+    let used = used_columns(&plan, &ctes, &bq.out);
+    let mut planner =
+        Planner::new(db, &cols, &ctes, &cte_refs, settings, used).with_catalog(catalog);
+    let stmt = planner.plan_statement(&plan, &bq.out)?;
+    Ok(PlannedQuery {
+        stmt,
+        names: bq.names,
+        types,
+        column_types,
+    })
+}
+
+/// The execution context of a statement of a session with settings `gucs`.
+pub(crate) fn exec_context(
+    db: &Arc<Database>,
+    gucs: &guc::Gucs,
+    snapshot: Snapshot,
+    analyze: bool,
+    nodes: usize,
+) -> ExecContext {
+    ExecContext {
+        db: db.clone(),
+        snapshot,
+        work_mem: gucs.work_mem_bytes(),
+        hash_mem_multiplier: gucs.hash_mem_multiplier(),
+        stats: analyze
+            .then(|| std::rc::Rc::new(std::cell::RefCell::new(vec![Default::default(); nodes]))),
+        spill: tusk_exec::spill::SpillStats::new(gucs.temp_file_limit_bytes()),
+        parallel: None,
+        participant: 0,
+        prefetch: gucs.hash_join_prefetch(),
+        hash_chunk_size: gucs.hash_chunk_size(),
+        ctes: Default::default(),
     }
 }
 

@@ -163,7 +163,12 @@ fn gucs_and_explain() {
     assert_eq!(rows(&mut s, "show shared_buffers"), ["256kB"]);
     assert_eq!(rows(&mut s, "show checkpoint_timeout"), ["5min"]);
     assert_eq!(rows(&mut s, "show tusk.buffer_mapping"), ["chash"]);
-    assert!(error(&mut s, "set synchronous_commit = off").contains("without restarting"));
+    assert!(error(&mut s, "set full_page_writes = off").contains("without restarting"));
+    // Per session since transactions choose it at commit.
+    rows(&mut s, "set synchronous_commit = off");
+    assert_eq!(rows(&mut s, "show synchronous_commit"), ["off"]);
+    rows(&mut s, "set synchronous_commit = true");
+    assert_eq!(rows(&mut s, "show synchronous_commit"), ["on"]);
     rows(
         &mut s,
         "create table t as select generate_series(1, 1000) i",

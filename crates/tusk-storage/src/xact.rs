@@ -229,6 +229,14 @@ impl Transaction {
         self.opts.isolation
     }
 
+    /// Changes the isolation level (`SET TRANSACTION ISOLATION LEVEL`);
+    /// only before the transaction's first snapshot, which the SQL layer
+    /// checks ("must be called before any query").
+    pub fn set_isolation(&mut self, isolation: IsolationLevel) {
+        debug_assert!(self.xact_snapshot.is_none(), "isolation set after a snapshot");
+        self.opts.isolation = isolation;
+    }
+
     pub fn pid(&self) -> i32 {
         self.opts.pid
     }
@@ -558,26 +566,30 @@ impl Transaction {
         name: &str,
         columns: Vec<ColumnDef>,
     ) -> Result<TableDef, StorageError> {
-        self.claim_name(name)?;
+        self.create_relation(TableDef::new(0, name, columns))
+    }
+
+    /// CREATE TABLE or CREATE VIEW from a whole definition (columns, CHECK
+    /// constraints, a view's query); `def.oid` is assigned here. A table
+    /// gets an empty file as [`Transaction::create_table`] describes; a view
+    /// has none.
+    pub fn create_relation(&mut self, mut def: TableDef) -> Result<TableDef, StorageError> {
+        self.claim_name(&def.name)?;
         let oid = self.db.catalog_mut().allocate_oid()?;
         self.lock(LockTag::Relation(oid), LockMode::AccessExclusive, false)
             .map_err(|e| lock_error(e, "relation"))?;
-        let table = TableDef {
-            oid,
-            name: name.to_string(),
-            columns,
-            checks: Vec::new(),
-            view: None,
-        };
+        def.oid = oid;
         self.log_ddl(
             RecordType::CreateTable,
-            crate::catalog::encode_table(&table).into_bytes(),
+            crate::catalog::encode_table(&def).into_bytes(),
         )?;
-        self.db.pool.set_unlogged(oid, true);
-        self.db.smgr.create(oid)?;
-        self.levels.last_mut().expect("level 0").created.push(oid);
-        self.add_ddl(DdlChange::CreateTable(table.clone()));
-        Ok(table)
+        if !def.is_view() {
+            self.db.pool.set_unlogged(oid, true);
+            self.db.smgr.create(oid)?;
+            self.levels.last_mut().expect("level 0").created.push(oid);
+        }
+        self.add_ddl(DdlChange::CreateTable(def.clone()));
+        Ok(def)
     }
 
     /// CREATE INDEX: registers a new (empty) btree on column `column` of

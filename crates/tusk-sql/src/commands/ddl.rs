@@ -9,7 +9,7 @@ use sqlparser::ast as A;
 use tusk_exec::exec::build;
 use tusk_exec::vector::Data;
 use tusk_exec::Plan;
-use tusk_storage::{CheckDef, ColumnDef, DataType, SqlType, TableDef};
+use tusk_storage::{CheckDef, ColumnDef, DataType, LockMode, SqlType, TableDef, Tid};
 
 fn foreign_keys_refused() -> SqlError {
     SqlError::coded(
@@ -41,9 +41,14 @@ impl Session {
                 "only permanent tables are supported",
             ));
         }
+        self.check_writable(if ct.query.is_some() {
+            "CREATE TABLE AS"
+        } else {
+            "CREATE TABLE"
+        })?;
         let name = user_relation_name(&ct.name)?;
         check_name(&name, "table")?;
-        if self.db.catalog().relation_exists(&name) {
+        if self.catalog()?.relation_exists(&name) {
             if ct.if_not_exists {
                 return Ok(command("CREATE TABLE"));
             }
@@ -92,45 +97,25 @@ impl Session {
             }
             check_name(&c.name, "column")?;
         }
-        let txn = self.db.txn.begin_write()?;
-        let oid = self.db.catalog_mut().allocate_oid()?;
-        let mut table = TableDef::new(oid, name.clone(), columns);
-        table.checks = checks;
-        self.db.log_create_table(&txn, &table)?;
-        self.db.smgr.create(oid)?;
-        let result = (|| -> Result<u64> {
-            match &query {
-                Some(pq) => {
-                    let ctx = self.exec_context(txn.snapshot(), false, 0);
-                    let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-                    Ok(tusk_exec::dml::insert(
-                        &self.db,
-                        &table,
-                        &[],
-                        txn.xid(),
-                        op.as_mut(),
-                        None,
-                    )?)
-                }
-                None => Ok(0),
+        let mut def = TableDef::new(0, name, columns);
+        def.checks = checks;
+        // Visible to this transaction only until it commits; a failure
+        // below rolls the creation back with the statement.
+        let table = self.txn()?.create_relation(def)?;
+        match &query {
+            Some(pq) => {
+                let snapshot = self.snapshot()?;
+                let ctx = self.exec_context(snapshot, false, 0);
+                let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
+                let target = tusk_exec::dml::Target {
+                    table: &table,
+                    indexes: &[],
+                    checks: &[],
+                };
+                let n = tusk_exec::dml::insert(self.txn()?, target, op.as_mut(), None)?;
+                Ok(command(&format!("SELECT {n}")))
             }
-        })();
-        match result {
-            Ok(n) => {
-                self.db.catalog_mut().add_table(table)?;
-                self.db.commit(txn)?;
-                Ok(if query.is_some() {
-                    command(&format!("SELECT {n}"))
-                } else {
-                    command("CREATE TABLE")
-                })
-            }
-            Err(e) => {
-                drop(txn);
-                self.db.pool.drop_relation(oid);
-                let _ = self.db.smgr.unlink(oid);
-                Err(e)
-            }
+            None => Ok(command("CREATE TABLE")),
         }
     }
 
@@ -138,7 +123,7 @@ impl Session {
     /// constraints of CREATE TABLE; every DEFAULT and CHECK is bound once
     /// here, so a bad one fails the CREATE as in PostgreSQL.
     fn table_elements(
-        &self,
+        &mut self,
         table: &str,
         columns: &[A::ColumnDef],
         constraints: &[A::TableConstraint],
@@ -197,7 +182,7 @@ impl Session {
                 }
             }
         }
-        let catalog = self.db.catalog();
+        let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         for c in &cols {
             if c.default.is_some() {
@@ -269,8 +254,9 @@ impl Session {
                 ));
             }
         }
+        self.check_writable("CREATE INDEX")?;
         let tname = user_relation_name(&ci.table_name)?;
-        let table = self.db.catalog().table(&tname).cloned().ok_or_else(|| {
+        let table = self.catalog()?.table(&tname).cloned().ok_or_else(|| {
             SqlError::coded(
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{tname}\" does not exist"),
@@ -321,7 +307,7 @@ impl Session {
         let name = match &ci.name {
             Some(n) => {
                 let n = user_relation_name(n)?;
-                if self.db.catalog().relation_exists(&n) {
+                if self.catalog()?.relation_exists(&n) {
                     if ci.if_not_exists {
                         return Ok(command("CREATE INDEX"));
                     }
@@ -334,7 +320,7 @@ impl Session {
             }
             None => {
                 // PostgreSQL's choice: table_column_idx, then ...idx1, idx2, ...
-                let cat = self.db.catalog();
+                let cat = self.catalog()?;
                 let base = crate::names::truncate(&format!(
                     "{}_{}_idx",
                     table.name, table.columns[column].name
@@ -349,70 +335,59 @@ impl Session {
             }
         };
         check_name(&name, "index")?;
-        let txn = self.db.txn.begin_write()?;
-        let oid = self.db.catalog_mut().allocate_oid()?;
-        let index = tusk_storage::IndexDef {
-            oid,
-            name,
-            table: table.oid,
-            column,
-        };
-        self.db.log_create_index(&txn, &index)?;
-        self.db.smgr.create(oid)?;
-        let built = (|| -> Result<()> {
-            // The keys of the visible rows, with their TIDs.
-            let plan = Plan::new(
-                tusk_exec::NodeKind::SeqScan {
-                    table: table.name.clone(),
-                    alias: table.name.clone(),
-                    oid: table.oid,
-                    table_types: table.column_types(),
-                    columns: vec![column],
-                    with_tid: true,
-                    filter: None,
-                    parallel: false,
-                },
-                vec![],
-                vec![table.columns[column].ty.data_type(), DataType::Int8],
-                vec![],
-                Default::default(),
-            );
-            let ctx = self.exec_context(txn.snapshot(), false, 0);
-            let mut op = build(&plan, &ctx)?;
-            let mut keys: Vec<(i64, u64)> = Vec::new();
-            while let Some(b) = op.next()? {
-                let Data::Int8(tids) = &b.columns[1].data else {
-                    unreachable!("TID column")
-                };
-                let col = &b.columns[0];
-                for (row, &tid) in tids.iter().enumerate().take(b.len) {
-                    if col.is_null(row) {
-                        continue;
-                    }
-                    let v = match &col.data {
-                        Data::Int4(d) => d[row] as i64,
-                        Data::Int8(d) => d[row],
-                        _ => unreachable!("integer column"),
-                    };
-                    keys.push((v, tid as u64));
+        // Writers wait until this transaction ends (and a concurrent DROP
+        // that committed meanwhile makes the statement bind again).
+        self.lock_relation(table.oid, LockMode::Share, &table.name)?;
+        let index = self.txn()?.create_index(&table, &name, column)?;
+        // The keys of the rows visible now, with their TIDs.
+        let plan = Plan::new(
+            tusk_exec::NodeKind::SeqScan {
+                table: table.name.clone(),
+                alias: table.name.clone(),
+                oid: table.oid,
+                table_types: table.column_types(),
+                columns: vec![column],
+                with_tid: true,
+                filter: None,
+                parallel: false,
+            },
+            vec![],
+            vec![table.columns[column].ty.data_type(), DataType::Int8],
+            vec![],
+            Default::default(),
+        );
+        let snapshot = self.snapshot()?;
+        let ctx = self.exec_context(snapshot, false, 0);
+        let mut op = build(&plan, &ctx)?;
+        let mut values: Vec<i64> = Vec::new();
+        let mut tids: Vec<Tid> = Vec::new();
+        while let Some(b) = op.next()? {
+            let Data::Int8(tid_col) = &b.columns[1].data else {
+                unreachable!("TID column")
+            };
+            let col = &b.columns[0];
+            for (row, &tid) in tid_col.iter().enumerate().take(b.len) {
+                if col.is_null(row) {
+                    continue;
                 }
-            }
-            tusk_storage::btree::Btree::new(&self.db.pool, oid).build(&mut keys, txn.xid())?;
-            Ok(())
-        })();
-        match built {
-            Ok(()) => {
-                self.db.catalog_mut().add_index(index)?;
-                self.db.commit(txn)?;
-                Ok(command("CREATE INDEX"))
-            }
-            Err(e) => {
-                drop(txn);
-                self.db.pool.drop_relation(oid);
-                let _ = self.db.smgr.unlink(oid);
-                Err(e)
+                values.push(match &col.data {
+                    Data::Int4(d) => d[row] as i64,
+                    Data::Int8(d) => d[row],
+                    _ => unreachable!("integer column"),
+                });
+                tids.push(Tid::from_u64(tid as u64));
             }
         }
+        // Entries point at the roots of HOT chains.
+        tusk_storage::heap::index_tids(&self.db.pool, table.oid, &mut tids)?;
+        let mut keys: Vec<(i64, u64)> = values
+            .into_iter()
+            .zip(tids)
+            .map(|(v, t)| (v, t.to_u64()))
+            .collect();
+        let xid = self.txn()?.xid()?;
+        tusk_storage::btree::Btree::new(&self.db.pool, index.oid).build(&mut keys, xid)?;
+        Ok(command("CREATE INDEX"))
     }
 
     /// `DROP TABLE | INDEX [IF EXISTS] name, ...`.
@@ -434,10 +409,10 @@ impl Session {
                 ))
             }
         };
-        let txn = self.db.txn.begin_write()?;
+        self.check_writable(tag)?;
         let mut victims = Vec::new();
         {
-            let cat = self.db.catalog();
+            let cat = self.catalog()?;
             for n in names {
                 let name = user_relation_name(n)?;
                 let found = match object_type {
@@ -449,7 +424,7 @@ impl Session {
                 };
                 let view = cat.table(&name).is_some_and(|t| t.is_view());
                 match found {
-                    Some(oid) => victims.push(oid),
+                    Some(oid) => victims.push((oid, name)),
                     None if object_type == A::ObjectType::Table && view => {
                         return Err(SqlError::coded(
                             sqlstate::WRONG_OBJECT_TYPE,
@@ -491,11 +466,11 @@ impl Session {
                 }
             }
         }
-        for oid in victims {
-            // Takes effect at commit, once the commit record is durable.
-            self.db.drop_relation(&txn, oid)?;
+        for (oid, name) in victims {
+            // Gone for this transaction now, for everybody at commit.
+            self.lock_relation(oid, LockMode::AccessExclusive, &name)?;
+            self.txn()?.drop_relation(oid, &name)?;
         }
-        self.db.commit(txn)?;
         Ok(command(tag))
     }
 }

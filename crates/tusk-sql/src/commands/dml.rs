@@ -1,23 +1,66 @@
-//! INSERT and DELETE.
+//! INSERT, UPDATE and DELETE.
 //!
 //! INSERT binds its source (VALUES, coerced straight to the target columns,
 //! or a query), projects it into the table's column order with assignment
 //! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
-//! sink. DELETE plans a scan of the target that also yields each row's TID.
+//! sink. UPDATE and DELETE plan a scan of the target that also yields each
+//! row's TID. Each takes `RowExclusiveLock` on its table before binding the
+//! rest, writes as the current command of the session's transaction, and
+//! keeps its bound plan for READ COMMITTED's re-check of rows that
+//! concurrent transactions updated (see `recheck`).
 
+use super::recheck::{target_tid, DmlRecheck, RecheckPlan};
 use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{BoundStatement, QueryResult, Result, Session};
 use sqlparser::ast as A;
+use tusk_exec::dml::Target;
 use tusk_exec::Expr;
-use tusk_storage::{SqlType, TableDef};
+use tusk_storage::{IndexDef, LockMode, SqlType, TableDef, UpdateKind};
+
+/// A copy of a bound statement, kept for re-checks.
+fn keep_bound(binder: &Binder<'_>, rows: &BoundQuery) -> BoundStatement {
+    BoundStatement {
+        query: rows.clone(),
+        cols: binder.cols.clone(),
+        ctes: binder.ctes.clone(),
+        cte_refs: binder.cte_refs.clone(),
+    }
+}
+
+/// Whether a bound UPDATE assigns a new value to a column of one of
+/// `indexes`: its top projection computes that column as something other
+/// than the target's own column (then the update cannot be HOT).
+fn assigns_any(binder: &Binder<'_>, plan: &Logical, indexes: &[IndexDef]) -> bool {
+    let Logical::Project { input, exprs } = plan else {
+        return true;
+    };
+    fn target_cols(p: &Logical) -> Option<&[ColumnId]> {
+        match p {
+            Logical::Get {
+                cols, tid: Some(_), ..
+            } => Some(cols),
+            _ => p.children().into_iter().find_map(target_cols),
+        }
+    }
+    let Some(cols) = target_cols(input) else {
+        return true;
+    };
+    indexes.iter().any(|i| {
+        exprs
+            .get(i.column)
+            .is_none_or(|(_, e)| *e != binder.cols.expr(cols[i.column]))
+    })
+}
 
 impl Session {
-    pub(crate) fn table_def(&self, name: &A::ObjectName) -> Result<TableDef> {
+    /// The table `name` that a statement changes, locked in
+    /// `RowExclusiveLock` (views are refused).
+    pub(crate) fn target_table(&mut self, name: &A::ObjectName) -> Result<TableDef> {
         let n = user_relation_name(name)?;
-        let t = self.db.catalog().table(&n).cloned().ok_or_else(|| {
+        let t = self.catalog()?.table(&n).cloned().ok_or_else(|| {
             SqlError::coded(
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{n}\" does not exist"),
@@ -30,7 +73,31 @@ impl Session {
             )
             .with_detail("tusk does not update views; change the tables the view reads."));
         }
+        self.lock_relation(t.oid, LockMode::RowExclusive, &t.name)?;
         Ok(t)
+    }
+
+    /// The pieces of a re-check (see `recheck`) of a bound UPDATE or DELETE.
+    fn dml_recheck(
+        &mut self,
+        bound: BoundStatement,
+        table: &TableDef,
+        snapshot: tusk_storage::Snapshot,
+    ) -> Result<DmlRecheck> {
+        let tid = target_tid(&bound.query.plan)
+            .ok_or_else(|| SqlError::new("row changes need row identifiers"))?;
+        Ok(DmlRecheck {
+            plan: RecheckPlan {
+                db: self.db.clone(),
+                catalog: self.catalog()?,
+                gucs: self.gucs.clone(),
+                planner: self.planner_settings(),
+                snapshot,
+                bound,
+            },
+            tid,
+            table: table.clone(),
+        })
     }
 
     pub(crate) fn insert(
@@ -56,7 +123,8 @@ impl Session {
                 "INSERT ... DEFAULT VALUES is not supported yet",
             ));
         };
-        let table = self.table_def(tname)?;
+        self.check_writable("INSERT")?;
+        let table = self.target_table(tname)?;
         // Target columns in the order the statement names them.
         let targets: Vec<usize> = if ins.columns.is_empty() {
             (0..table.columns.len()).collect()
@@ -87,7 +155,7 @@ impl Session {
             }
             v
         };
-        let catalog = self.db.catalog();
+        let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let defaults: Vec<Expr> = table
             .columns
@@ -188,24 +256,21 @@ impl Session {
             unknown: vec![false; out.len()],
         };
         let checks = binder.table_checks(&table)?;
+        let indexes: Vec<IndexDef> = catalog.indexes_of(table.oid).cloned().collect();
         let pq = self.plan_bound(binder, bound)?;
-        drop(catalog);
-        let txn = self.db.txn.begin_write()?;
-        let ctx = self.exec_context(txn.snapshot(), false, 0);
+        let snapshot = self.snapshot()?;
+        let ctx = self.exec_context(snapshot, false, 0);
         let mut written = returning
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::insert(
-            &self.db,
-            &table,
-            &checks,
-            txn.xid(),
-            op.as_mut(),
-            written.as_mut(),
-        )?;
+        let target = Target {
+            table: &table,
+            indexes: &indexes,
+            checks: &checks,
+        };
+        let n = tusk_exec::dml::insert(self.txn()?, target, op.as_mut(), written.as_mut())?;
         drop(op);
-        self.db.commit(txn)?;
         self.returned(returning, written, sink)?;
         Ok(QueryResult::Command {
             tag: format!("INSERT 0 {n}"),
@@ -232,32 +297,33 @@ impl Session {
                 "DELETE needs a table",
             ));
         };
-        let table = self.table_def(name)?;
+        self.check_writable("DELETE")?;
+        let table = self.target_table(name)?;
         let alias = match alias {
             Some(a) => ident(&a.name)?,
             None => table.name.clone(),
         };
-        let catalog = self.db.catalog();
+        let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let change = binder.bind_delete(d, &table, &alias)?;
         let returning = change.returning.clone();
+        let kept = keep_bound(&binder, &change.rows);
         let pq = self.plan_bound(binder, change.rows)?;
-        drop(catalog);
-        let txn = self.db.txn.begin_write()?;
-        let ctx = self.exec_context(txn.snapshot(), false, 0);
+        let snapshot = self.snapshot()?;
+        let mut recheck = self.dml_recheck(kept, &table, snapshot.clone())?;
+        let ctx = self.exec_context(snapshot, false, 0);
         let mut written = returning
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
         let n = tusk_exec::dml::delete(
-            &self.db,
-            table.oid,
-            txn.xid(),
+            self.txn()?,
+            &table,
             op.as_mut(),
+            &mut recheck,
             written.as_mut(),
         )?;
         drop(op);
-        self.db.commit(txn)?;
         self.returned(returning, written, sink)?;
         Ok(QueryResult::Command {
             tag: format!("DELETE {n}"),
@@ -275,30 +341,43 @@ impl Session {
                 "UPDATE needs a table",
             ));
         };
-        let table = self.table_def(name)?;
-        let catalog = self.db.catalog();
+        self.check_writable("UPDATE")?;
+        let table = self.target_table(name)?;
+        let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();
         let checks = binder.table_checks(&table)?;
+        let indexes: Vec<IndexDef> = catalog.indexes_of(table.oid).cloned().collect();
+        let kind = UpdateKind {
+            // No unique indexes yet, so no key columns (PostgreSQL's key
+            // columns are those of unique indexes).
+            key_update: false,
+            hot_allowed: !assigns_any(&binder, &change.rows.plan, &indexes),
+        };
+        let kept = keep_bound(&binder, &change.rows);
         let pq = self.plan_bound(binder, change.rows)?;
-        drop(catalog);
-        let txn = self.db.txn.begin_write()?;
-        let ctx = self.exec_context(txn.snapshot(), false, 0);
+        let snapshot = self.snapshot()?;
+        let mut recheck = self.dml_recheck(kept, &table, snapshot.clone())?;
+        let ctx = self.exec_context(snapshot, false, 0);
         let mut written = returning
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
+        let target = Target {
+            table: &table,
+            indexes: &indexes,
+            checks: &checks,
+        };
         let n = tusk_exec::dml::update(
-            &self.db,
-            &table,
-            &checks,
-            txn.xid(),
+            self.txn()?,
+            target,
+            kind,
             op.as_mut(),
+            &mut recheck,
             written.as_mut(),
         )?;
         drop(op);
-        self.db.commit(txn)?;
         self.returned(returning, written, sink)?;
         Ok(QueryResult::Command {
             tag: format!("UPDATE {n}"),

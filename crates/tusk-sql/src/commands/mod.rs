@@ -1,24 +1,47 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`), data changes (`dml`), settings and maintenance (`utility`).
+//! (`ddl`), data changes (`dml`, with READ COMMITTED's re-check in
+//! `recheck`), SELECT ... FOR UPDATE (`rowlock`), transaction control and
+//! LOCK TABLE (`transaction`), settings and maintenance (`utility`).
 //! This module only dispatches.
 
 mod ddl;
 mod dml;
 mod query;
+mod recheck;
+mod rowlock;
+mod transaction;
 mod utility;
 mod view;
+
+pub(crate) use transaction::is_transaction_control;
+
+/// Whether a statement uses a transaction (SET, SHOW and VACUUM do not
+/// begin one).
+pub(crate) fn needs_transaction(s: &A::Statement) -> bool {
+    !matches!(
+        s,
+        A::Statement::Set(_)
+            | A::Statement::ShowVariable { .. }
+            | A::Statement::Reset(_)
+            | A::Statement::Vacuum(_)
+    )
+}
 
 use crate::error::{sqlstate, SqlError};
 use crate::session::{QueryResult, Result, Session};
 use sqlparser::ast as A;
 
 impl Session {
+    /// Runs one statement in the session's transaction; `row_locks` are the
+    /// strengths of its row-locking clauses (see `parse::Parsed`).
     pub(crate) fn sql_statement(
         &mut self,
         s: &A::Statement,
+        row_locks: &[tusk_storage::RowLockMode],
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
         let r = match s {
+            A::Statement::Query(q) if !q.locks.is_empty() => self.select_for_update(q, row_locks)?,
             A::Statement::Query(q) => self.select(q)?,
             A::Statement::Explain {
                 analyze,
@@ -54,14 +77,7 @@ impl Session {
                     .transpose()?;
                 return self.vacuum(false, table, sink);
             }
-            A::Statement::StartTransaction { .. }
-            | A::Statement::Commit { .. }
-            | A::Statement::Rollback { .. } => {
-                return Err(SqlError::coded(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "transaction blocks are not supported yet: each statement runs in its own transaction",
-                ))
-            }
+            A::Statement::Lock(l) => self.lock_table(l)?,
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,

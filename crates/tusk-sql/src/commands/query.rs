@@ -10,7 +10,8 @@ use std::time::Instant;
 impl Session {
     pub(crate) fn select(&mut self, q: &A::Query) -> Result<QueryResult> {
         let pq = self.plan_query(q)?;
-        let ctx = self.exec_context(self.db.txn.snapshot(), false, 0);
+        let snapshot = self.snapshot()?;
+        let ctx = self.exec_context(snapshot, false, 0);
         let out = self.run(&pq.stmt, &ctx)?;
         Ok(QueryResult::Rows {
             title: None,
@@ -85,7 +86,8 @@ impl Session {
         let mut lines;
         if opts.analyze {
             let nodes = pq.stmt.node_count();
-            let ctx = self.exec_context(self.db.txn.snapshot(), true, nodes);
+            let snapshot = self.snapshot()?;
+            let ctx = self.exec_context(snapshot, true, nodes);
             let start = Instant::now();
             self.run(&pq.stmt, &ctx)?;
             let exec_time = start.elapsed();

@@ -4,7 +4,7 @@ use crate::error::{sqlstate, SqlError};
 use crate::names::ident;
 use crate::session::{ColumnHeader, QueryResult, Result, Session};
 use sqlparser::ast as A;
-use tusk_storage::TableDef;
+use tusk_storage::{LockMode, TableDef};
 
 /// A setting's name: dotted custom names (`tusk.hash_join_prefetch`) kept whole.
 fn setting_name(n: &A::ObjectName) -> Result<String> {
@@ -18,7 +18,11 @@ fn setting_name(n: &A::ObjectName) -> Result<String> {
         .join("."))
 }
 
-fn guc_error(msg: String) -> SqlError {
+pub(crate) fn guc_error(msg: String) -> SqlError {
+    // A HINT follows the message after a NUL (see `guc`).
+    if let Some((m, hint)) = msg.split_once('\0') {
+        return guc_error(m.to_string()).with_hint(hint);
+    }
     let code = if msg.starts_with("unrecognized configuration parameter") {
         sqlstate::UNDEFINED_OBJECT
     } else if msg.contains("cannot be changed") {
@@ -41,6 +45,12 @@ impl Session {
             ));
         };
         let name = setting_name(variable)?;
+        if matches!(
+            name.to_ascii_lowercase().as_str(),
+            "transaction_isolation" | "transaction_read_only"
+        ) {
+            return self.set_transaction_setting(&name.to_ascii_lowercase(), values);
+        }
         let value = match values.as_slice() {
             [A::Expr::Value(v)] => match &v.value {
                 A::Value::SingleQuotedString(s) => s.clone(),
@@ -64,7 +74,65 @@ impl Session {
                 ))
             }
         };
+        if name.eq_ignore_ascii_case("default_transaction_isolation")
+            && value.trim().eq_ignore_ascii_case("serializable")
+        {
+            return Err(crate::xact::serializable_refused());
+        }
         self.gucs.set(&name, &value).map_err(guc_error)?;
+        Ok(QueryResult::Command { tag: "SET".into() })
+    }
+
+    /// `SET transaction_isolation` / `SET transaction_read_only`: the same
+    /// as SET TRANSACTION (silently nothing outside a block, as in
+    /// PostgreSQL, whose statement is its own transaction then).
+    fn set_transaction_setting(&mut self, name: &str, values: &[A::Expr]) -> Result<QueryResult> {
+        let [v] = values else {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                format!("SET {name} takes only one argument"),
+            ));
+        };
+        let text = match v {
+            A::Expr::Value(v) => match &v.value {
+                A::Value::SingleQuotedString(s) => s.clone(),
+                other => other.to_string(),
+            },
+            A::Expr::Identifier(i) => ident(i)?,
+            other => other.to_string(),
+        };
+        let mode = if name == "transaction_isolation" {
+            let level = match text.to_ascii_lowercase().as_str() {
+                "read uncommitted" => A::TransactionIsolationLevel::ReadUncommitted,
+                "read committed" => A::TransactionIsolationLevel::ReadCommitted,
+                "repeatable read" => A::TransactionIsolationLevel::RepeatableRead,
+                "serializable" => A::TransactionIsolationLevel::Serializable,
+                _ => {
+                    return Err(SqlError::coded(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"{name}\": \"{text}\""),
+                    )
+                    .with_hint(
+                        "Available values: serializable, repeatable read, read committed, read uncommitted.",
+                    ))
+                }
+            };
+            A::TransactionMode::IsolationLevel(level)
+        } else {
+            match tusk_exec::cast::parse_bool(&text) {
+                Ok(true) => A::TransactionMode::AccessMode(A::TransactionAccessMode::ReadOnly),
+                Ok(false) => A::TransactionMode::AccessMode(A::TransactionAccessMode::ReadWrite),
+                Err(_) => {
+                    return Err(SqlError::coded(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("parameter \"{name}\" requires a Boolean value"),
+                    ))
+                }
+            }
+        };
+        if self.xact.block != crate::xact::Block::None {
+            self.set_transaction_modes(&[mode])?;
+        }
         Ok(QueryResult::Command { tag: "SET".into() })
     }
 
@@ -75,6 +143,10 @@ impl Session {
             name.join(".")
         } else {
             name.join(" ")
+        };
+        let name = match name.as_str() {
+            "transaction isolation level" => "transaction_isolation".to_string(),
+            _ => name,
         };
         if name == "all" {
             return Ok(QueryResult::Rows {
@@ -94,7 +166,11 @@ impl Session {
                     .collect(),
             });
         }
-        let v = self.gucs.show(&name).map_err(guc_error)?;
+        let v = match name.to_ascii_lowercase().as_str() {
+            "transaction_isolation" => self.xact.isolation.name().to_string(),
+            "transaction_read_only" => if self.xact.read_only { "on" } else { "off" }.into(),
+            _ => self.gucs.show(&name).map_err(guc_error)?,
+        };
         Ok(QueryResult::Rows {
             title: None,
             columns: vec![ColumnHeader {
@@ -126,8 +202,9 @@ impl Session {
         table: Option<String>,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
+        self.prevent_in_block("VACUUM")?;
         let tables: Vec<TableDef> = {
-            let cat = self.db.catalog();
+            let cat = self.db.catalog_snapshot();
             match &table {
                 Some(name) => vec![cat
                     .table(name)
@@ -138,21 +215,40 @@ impl Session {
                         )
                     })?
                     .clone()],
-                None => cat.tables().cloned().collect(),
+                None => cat.tables().filter(|t| !t.is_view()).cloned().collect(),
             }
         };
         for table in tables {
+            // Each table in a transaction of its own that keeps other
+            // VACUUMs and DDL away (ShareUpdateExclusiveLock); VACUUM needs
+            // no xid.
+            let mut txn = self.db.begin(tusk_storage::TxnOptions {
+                pid: self.pid(),
+                ..Default::default()
+            });
+            *txn.wait_options_mut() = self.wait_options();
+            txn.lock_relation(table.oid, LockMode::ShareUpdateExclusive)
+                .map_err(|e| {
+                    SqlError::from(tusk_storage::xact::lock_error(
+                        e,
+                        &format!("relation \"{}\"", table.name),
+                    ))
+                })?;
+            // Dropped while we waited?
+            let current = self.db.catalog_snapshot();
+            let Some(table) = current.table_by_oid(table.oid) else {
+                continue;
+            };
             let indexes: Vec<tusk_storage::IndexDef> =
-                self.db.catalog().indexes_of(table.oid).cloned().collect();
-            let txn = self.db.txn.begin_write()?;
+                current.indexes_of(table.oid).cloned().collect();
             let report = tusk_storage::vacuum::vacuum_table(
                 &self.db,
-                &table,
+                table,
                 &indexes,
-                txn.xid(),
+                tusk_storage::txn::INVALID_XID,
                 self.gucs.maintenance_work_mem_bytes(),
             )?;
-            self.db.commit(txn)?;
+            txn.commit()?;
             if verbose {
                 for message in report.verbose_messages("tusk") {
                     sink(QueryResult::Notice {
@@ -172,7 +268,7 @@ impl Session {
 impl Session {
     /// psql's `\d` (no table: list of relations) and `\d table`.
     pub fn describe(&mut self, table: Option<&str>) -> Result<QueryResult> {
-        let cat = self.db.catalog();
+        let cat = self.catalog_view();
         let text = |s: &str| Some(s.to_string());
         let headers = |names: &[&str]| -> Vec<ColumnHeader> {
             names

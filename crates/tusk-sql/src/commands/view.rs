@@ -12,7 +12,7 @@ use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use sqlparser::ast as A;
-use tusk_storage::{ColumnDef, TableDef};
+use tusk_storage::{ColumnDef, LockMode, TableDef};
 
 impl Session {
     pub(crate) fn create_view(&mut self, cv: &A::CreateView) -> Result<QueryResult> {
@@ -22,6 +22,7 @@ impl Session {
                 "materialized views are not supported",
             ));
         }
+        self.check_writable("CREATE VIEW")?;
         let name = user_relation_name(&cv.name)?;
         if name.contains('\n') || name.contains('\0') {
             return Err(SqlError::coded(
@@ -53,7 +54,7 @@ impl Session {
             .zip(&pq.column_types)
             .map(|(n, t)| ColumnDef::new(n.clone(), *t, false))
             .collect();
-        let existing = self.db.catalog().table(&name).cloned();
+        let existing = self.catalog()?.table(&name).cloned();
         if let Some(old) = &existing {
             if !cv.or_replace {
                 return Err(SqlError::coded(
@@ -68,22 +69,19 @@ impl Session {
                 ));
             }
             check_replacement(old, &columns)?;
-        } else if self.db.catalog().relation_exists(&name) {
+        } else if self.catalog()?.relation_exists(&name) {
             return Err(SqlError::coded(
                 sqlstate::DUPLICATE_TABLE,
                 format!("relation \"{name}\" already exists"),
             ));
         }
-        let txn = self.db.txn.begin_write()?;
         if let Some(old) = &existing {
-            self.db.drop_relation(&txn, old.oid)?;
+            self.lock_relation(old.oid, LockMode::AccessExclusive, &name)?;
+            self.txn()?.drop_relation(old.oid, &name)?;
         }
-        let oid = self.db.catalog_mut().allocate_oid()?;
-        let mut view = TableDef::new(oid, name, columns);
+        let mut view = TableDef::new(0, name, columns);
         view.view = Some(cv.query.to_string());
-        self.db.log_create_table(&txn, &view)?;
-        self.db.catalog_mut().add_table(view)?;
-        self.db.commit(txn)?;
+        self.txn()?.create_relation(view)?;
         Ok(QueryResult::Command {
             tag: "CREATE VIEW".into(),
         })

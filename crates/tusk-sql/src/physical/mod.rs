@@ -25,6 +25,7 @@ use crate::logical::{
 };
 use cost::{flat, width_of, CPU_OPERATOR_COST, CPU_TUPLE_COST};
 use std::collections::HashMap;
+use std::sync::Arc;
 use tusk_exec::plan::{
     AggCall, AggMode, SetOpCmd, SortKey, Statement, SubPlanKind, SubPlanSpec, WindowCallSpec,
 };
@@ -68,6 +69,9 @@ pub struct Phys {
 
 pub struct Planner<'a> {
     pub(crate) db: &'a Database,
+    /// The catalog the statement was bound against (a transaction's view:
+    /// its own indexes count).
+    pub(crate) catalog: Arc<tusk_storage::Catalog>,
     pub(crate) cols: &'a Columns,
     ctes: &'a [CteDef],
     cte_refs: &'a [usize],
@@ -95,6 +99,7 @@ impl<'a> Planner<'a> {
     ) -> Planner<'a> {
         Planner {
             db,
+            catalog: db.catalog_snapshot(),
             cols,
             ctes,
             cte_refs,
@@ -106,6 +111,13 @@ impl<'a> Planner<'a> {
             cte_plans: vec![None; ctes.len()],
             qualify: cols.qualifiers() > 1,
         }
+    }
+
+    /// Plans against `catalog` (a transaction's view) rather than the
+    /// committed catalog.
+    pub fn with_catalog(mut self, catalog: Arc<tusk_storage::Catalog>) -> Planner<'a> {
+        self.catalog = catalog;
+        self
     }
 
     /// Plans a statement's query whose output columns are `out`, in order.

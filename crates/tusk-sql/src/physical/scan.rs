@@ -102,7 +102,7 @@ impl Planner<'_> {
         pages: f64,
         seq_cost: f64,
     ) -> Result<Option<Phys>> {
-        let catalog = self.db.catalog();
+        let catalog = self.catalog.clone();
         let mut best: Option<(f64, Phys)> = None;
         for index in catalog.indexes_of(table.oid) {
             let key_id = cols[index.column];

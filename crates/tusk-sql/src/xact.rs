@@ -1,0 +1,422 @@
+//! A session's transactions: PostgreSQL's transaction blocks on
+//! tusk-storage's [`Transaction`] (see its `xact` module doc).
+//!
+//! ## States
+//!
+//! A session is outside any block ([`Block::None`]), inside a block that
+//! `BEGIN` opened ([`Block::Explicit`]), inside a block whose statement
+//! failed ([`Block::Failed`]: PostgreSQL's aborted state, where everything
+//! but `COMMIT`, `ROLLBACK` and `ROLLBACK TO` is refused with `current
+//! transaction is aborted, commands ignored until end of transaction block`,
+//! 25P02), or running a string of several statements outside a block
+//! ([`Block::Implicit`]: PostgreSQL's implicit transaction block, so that
+//! the statements commit together or not at all). [`Session::transaction_status`]
+//! folds these into psql's and the wire protocol's idle / in block / failed.
+//!
+//! A statement outside a block runs in a transaction of its own: begun
+//! before the statement, committed after it, rolled back if it fails. In a
+//! block the session keeps one [`Transaction`]; each statement ends with
+//! `next_command`, so the next one sees its changes. Statements that need
+//! no transaction (SET, SHOW, VACUUM, CHECKPOINT) do not begin one.
+//!
+//! ## What a statement does with its transaction
+//!
+//! A statement binds its names against the transaction's catalog view
+//! (its own DDL included), then locks what it uses: `AccessShareLock` on
+//! every relation it reads, `RowExclusiveLock` on the table it changes,
+//! `RowShareLock` on tables it locks rows of, `AccessExclusiveLock` on what
+//! DDL changes (taken by the storage layer). Only then does it take its
+//! snapshot ([`Session::snapshot`]), so that under READ COMMITTED it sees
+//! everything committed by the transactions it waited for. If a relation it
+//! bound disappeared while it waited for the lock (a concurrent DROP
+//! committed), the statement is bound again from the start
+//! ([`stale_catalog`]), as PostgreSQL looks a name up again after locking.
+//!
+//! ## Settings, read-only transactions
+//!
+//! `SET` inside a block is undone by `ROLLBACK` (and by `ROLLBACK TO` a
+//! savepoint set before it), as in PostgreSQL: the settings are saved when
+//! the block begins and at each savepoint. A READ ONLY transaction refuses
+//! every statement that writes with `cannot execute INSERT in a read-only
+//! transaction` (25006). SERIALIZABLE is refused (there is no SSI): never
+//! silently weaker.
+
+use crate::error::{sqlstate, SqlError};
+use crate::guc::Gucs;
+use crate::session::{Result, Session};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use tusk_storage::{
+    Catalog, IsolationLevel, LockMode, Snapshot, Transaction, TxnOptions, WaitOptions,
+};
+
+/// `there is already a transaction in progress`.
+pub(crate) const ACTIVE_SQL_TRANSACTION: &str = "25001";
+/// `there is no transaction in progress`.
+pub(crate) const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
+/// Internal: a relation bound by the statement went away while it waited
+/// for a lock; the statement is bound again (never reaches a client).
+const STALE_CATALOG: &str = "XXSTL";
+/// How often a statement is bound again before giving up.
+const MAX_REBINDS: usize = 8;
+
+/// Where the session stands, as psql's prompt and the wire protocol's
+/// ReadyForQuery show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionStatus {
+    /// Not in a transaction block.
+    Idle,
+    /// In a transaction block.
+    InBlock,
+    /// In a failed transaction block (until ROLLBACK).
+    Failed,
+}
+
+impl TransactionStatus {
+    /// ReadyForQuery's status byte: `I`, `T` or `E`.
+    pub fn indicator(self) -> u8 {
+        match self {
+            TransactionStatus::Idle => b'I',
+            TransactionStatus::InBlock => b'T',
+            TransactionStatus::Failed => b'E',
+        }
+    }
+
+    /// What psql's `%x` prompt escape shows: nothing, `*` or `!`.
+    pub fn prompt_marker(self) -> &'static str {
+        match self {
+            TransactionStatus::Idle => "",
+            TransactionStatus::InBlock => "*",
+            TransactionStatus::Failed => "!",
+        }
+    }
+}
+
+/// The session's block state (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Block {
+    None,
+    Implicit,
+    Explicit,
+    Failed,
+}
+
+/// Isolation levels as SQL names them (READ UNCOMMITTED runs as READ
+/// COMMITTED, as in PostgreSQL, but keeps its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    pub(crate) fn parse(name: &str) -> Option<Isolation> {
+        Some(match name {
+            "read uncommitted" => Isolation::ReadUncommitted,
+            "read committed" => Isolation::ReadCommitted,
+            "repeatable read" => Isolation::RepeatableRead,
+            "serializable" => Isolation::Serializable,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadUncommitted => "read uncommitted",
+            Isolation::ReadCommitted => "read committed",
+            Isolation::RepeatableRead => "repeatable read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+
+    /// The storage layer's level; SERIALIZABLE is refused.
+    pub(crate) fn level(self) -> Result<IsolationLevel> {
+        match self {
+            Isolation::ReadUncommitted | Isolation::ReadCommitted => {
+                Ok(IsolationLevel::ReadCommitted)
+            }
+            Isolation::RepeatableRead => Ok(IsolationLevel::RepeatableRead),
+            Isolation::Serializable => Err(serializable_refused()),
+        }
+    }
+}
+
+/// The refusal of SERIALIZABLE (0A000).
+pub(crate) fn serializable_refused() -> SqlError {
+    SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        "SERIALIZABLE isolation level is not supported",
+    )
+    .with_detail(
+        "tusk has no serializable snapshot isolation and does not run SERIALIZABLE transactions at a weaker level.",
+    )
+    .with_hint("Use REPEATABLE READ, or READ COMMITTED with explicit locks.")
+}
+
+/// `current transaction is aborted, commands ignored until end of
+/// transaction block` (25P02).
+pub(crate) fn aborted() -> SqlError {
+    SqlError::coded(
+        sqlstate::IN_FAILED_SQL_TRANSACTION,
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
+}
+
+/// The internal error that makes a statement be bound again.
+pub(crate) fn stale_catalog(oid: u32) -> SqlError {
+    SqlError::coded(STALE_CATALOG, format!("could not open relation with OID {oid}"))
+}
+
+/// A session's transaction state.
+pub(crate) struct SessionXact {
+    pub(crate) txn: Option<Transaction>,
+    pub(crate) block: Block,
+    /// The current (or next) transaction's isolation level and access mode.
+    pub(crate) isolation: Isolation,
+    pub(crate) read_only: bool,
+    /// Whether the transaction took a snapshot: SET TRANSACTION ISOLATION
+    /// LEVEL must come before.
+    pub(crate) snapshot_taken: bool,
+    /// Settings when the block began (name `None`) and at each savepoint.
+    pub(crate) saved: Vec<(Option<String>, Gucs)>,
+    pub(crate) pid: i32,
+    pub(crate) interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl SessionXact {
+    pub(crate) fn new() -> SessionXact {
+        use std::sync::atomic::{AtomicI32, Ordering};
+        // Process ids of sessions that are not given one (deadlock reports
+        // name them); the server sets its own.
+        static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
+        SessionXact {
+            txn: None,
+            block: Block::None,
+            isolation: Isolation::ReadCommitted,
+            read_only: false,
+            snapshot_taken: false,
+            saved: Vec::new(),
+            pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            interrupt: None,
+        }
+    }
+}
+
+impl Session {
+    /// Idle, in a transaction block, or in a failed one.
+    pub fn transaction_status(&self) -> TransactionStatus {
+        match self.xact.block {
+            Block::None | Block::Implicit => TransactionStatus::Idle,
+            Block::Explicit => TransactionStatus::InBlock,
+            Block::Failed => TransactionStatus::Failed,
+        }
+    }
+
+    /// The process id that deadlock reports name for this session.
+    pub fn pid(&self) -> i32 {
+        self.xact.pid
+    }
+
+    /// Sets the process id (the server's backend pid) for transactions
+    /// begun from now on.
+    pub fn set_pid(&mut self, pid: i32) {
+        self.xact.pid = pid;
+    }
+
+    /// A flag that cancels lock waits of this session when set (statement
+    /// cancellation: `canceling statement due to user request`).
+    pub fn set_interrupt(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.xact.interrupt = flag;
+    }
+
+    pub(crate) fn wait_options(&self) -> WaitOptions {
+        WaitOptions {
+            nowait: false,
+            lock_timeout: self.gucs.lock_timeout(),
+            deadlock_timeout: self.gucs.deadlock_timeout(),
+            interrupt: self.xact.interrupt.clone(),
+        }
+    }
+
+    /// Begins the session's transaction with the current characteristics
+    /// (the defaults, or what BEGIN and SET TRANSACTION chose).
+    pub(crate) fn begin_transaction(&mut self) -> Result<()> {
+        let level = self.xact.isolation.level()?;
+        let txn = self.db.begin(TxnOptions {
+            isolation: level,
+            synchronous_commit: None,
+            pid: self.xact.pid,
+            wait: self.wait_options(),
+        });
+        self.xact.txn = Some(txn);
+        self.xact.snapshot_taken = false;
+        Ok(())
+    }
+
+    /// The session's transaction, begun now if there is none.
+    pub(crate) fn txn(&mut self) -> Result<&mut Transaction> {
+        if self.xact.txn.is_none() {
+            self.begin_transaction()?;
+        }
+        Ok(self.xact.txn.as_mut().expect("begun above"))
+    }
+
+    /// The statement's snapshot (see the module doc: take it after the
+    /// locks).
+    pub(crate) fn snapshot(&mut self) -> Result<Snapshot> {
+        let snap = self.txn()?.snapshot();
+        self.xact.snapshot_taken = true;
+        Ok(snap)
+    }
+
+    /// The catalog as the session's transaction sees it.
+    pub(crate) fn catalog(&mut self) -> Result<Arc<Catalog>> {
+        Ok(self.txn()?.catalog())
+    }
+
+    /// The catalog for a look that needs no transaction (`\d`): the
+    /// transaction's view if one is open.
+    pub(crate) fn catalog_view(&mut self) -> Arc<Catalog> {
+        match self.xact.txn.as_mut() {
+            Some(t) => t.catalog(),
+            None => self.db.catalog_snapshot(),
+        }
+    }
+
+    /// Takes `mode` on relation `oid` for the rest of the transaction, then
+    /// checks that the relation still exists (see [`stale_catalog`]).
+    pub(crate) fn lock_relation(&mut self, oid: u32, mode: LockMode, name: &str) -> Result<()> {
+        let txn = self.txn()?;
+        txn.lock_relation(oid, mode).map_err(|e| {
+            SqlError::from(tusk_storage::xact::lock_error(
+                e,
+                &format!("relation \"{name}\""),
+            ))
+        })?;
+        let cat = txn.catalog();
+        if cat.table_by_oid(oid).is_none() && cat.index_by_oid(oid).is_none() {
+            return Err(stale_catalog(oid));
+        }
+        Ok(())
+    }
+
+    /// Refuses a statement that writes in a read-only transaction:
+    /// `cannot execute INSERT in a read-only transaction` (25006).
+    pub(crate) fn check_writable(&self, what: &str) -> Result<()> {
+        if self.xact.read_only {
+            return Err(SqlError::coded(
+                sqlstate::READ_ONLY_SQL_TRANSACTION,
+                format!("cannot execute {what} in a read-only transaction"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ends the session's transaction, committing or rolling back.
+    pub(crate) fn end_transaction(&mut self, commit: bool) -> Result<()> {
+        self.xact.snapshot_taken = false;
+        let Some(mut txn) = self.xact.txn.take() else {
+            return Ok(());
+        };
+        if commit {
+            txn.set_synchronous_commit(Some(self.gucs.synchronous_commit()));
+            txn.commit()?;
+        } else {
+            txn.rollback();
+        }
+        Ok(())
+    }
+
+    /// Opens a block (BEGIN, or a string of several statements), saving the
+    /// settings for a rollback.
+    pub(crate) fn open_block(&mut self, block: Block) {
+        self.xact.block = block;
+        self.xact.saved = vec![(None, self.gucs.clone())];
+    }
+
+    /// Leaves the block: commits (or rolls back, restoring the settings).
+    pub(crate) fn close_block(&mut self, commit: bool) -> Result<()> {
+        let saved = std::mem::take(&mut self.xact.saved);
+        self.xact.block = Block::None;
+        if !commit {
+            if let Some((_, gucs)) = saved.into_iter().next() {
+                self.gucs = gucs;
+            }
+        }
+        self.end_transaction(commit)
+    }
+
+    /// Runs a statement that belongs to a transaction: refused in a failed
+    /// block; in a transaction of its own outside a block; bound again if
+    /// the catalog changed under it; a failure in a block fails the block.
+    /// `needs_txn`: whether it uses the transaction at all (SET and SHOW do
+    /// not begin one).
+    pub(crate) fn transactional(
+        &mut self,
+        needs_txn: bool,
+        run: &mut dyn FnMut(&mut Session) -> Result<()>,
+    ) -> Result<()> {
+        if self.xact.block == Block::Failed {
+            return Err(aborted());
+        }
+        let own = self.xact.block == Block::None;
+        if own {
+            self.reset_characteristics();
+        }
+        if needs_txn {
+            let wait = self.wait_options();
+            *self.txn()?.wait_options_mut() = wait;
+        }
+        let mut attempts = 0;
+        let result = loop {
+            match run(self) {
+                Err(e) if e.code == STALE_CATALOG && attempts < MAX_REBINDS => attempts += 1,
+                Err(mut e) if e.code == STALE_CATALOG => {
+                    e.code = sqlstate::INTERNAL_ERROR;
+                    break Err(e);
+                }
+                r => break r,
+            }
+        };
+        let result = result.and_then(|()| match self.xact.txn.as_mut() {
+            Some(t) => Ok(t.next_command()?),
+            None => Ok(()),
+        });
+        match result {
+            Ok(()) if own => self.end_transaction(true),
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.fail_statement();
+                Err(e)
+            }
+        }
+    }
+
+    /// What a failed statement (or transaction-control command) does to the
+    /// transaction: outside a block it is rolled back; an explicit block
+    /// becomes failed; a string's implicit block is rolled back by the
+    /// caller once the string stops.
+    pub(crate) fn fail_statement(&mut self) {
+        match self.xact.block {
+            Block::None => {
+                let _ = self.end_transaction(false);
+            }
+            Block::Explicit => self.xact.block = Block::Failed,
+            Block::Implicit | Block::Failed => {}
+        }
+    }
+
+    /// VACUUM and the like: `VACUUM cannot run inside a transaction block`.
+    pub(crate) fn prevent_in_block(&self, what: &str) -> Result<()> {
+        match self.xact.block {
+            Block::None => Ok(()),
+            Block::Failed => Err(aborted()),
+            Block::Explicit | Block::Implicit => Err(SqlError::coded(
+                ACTIVE_SQL_TRANSACTION,
+                format!("{what} cannot run inside a transaction block"),
+            )),
+        }
+    }
+}
