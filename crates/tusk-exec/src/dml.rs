@@ -325,9 +325,9 @@ fn after_conflict(
         },
         // Deleted under READ COMMITTED, or changed by this very command.
         TmResult::Deleted | TmResult::SelfModified { .. } | TmResult::Invisible => Ok(None),
-        TmResult::Ok | TmResult::WouldBlock => {
-            Err(ExecError::new(format!("unexpected row change result {result:?}")))
-        }
+        TmResult::Ok | TmResult::WouldBlock => Err(ExecError::new(format!(
+            "unexpected row change result {result:?}"
+        ))),
     }
 }
 

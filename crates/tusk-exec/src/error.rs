@@ -129,6 +129,15 @@ impl From<tusk_storage::StorageError> for ExecError {
     fn from(e: tusk_storage::StorageError) -> Self {
         let code = match &e {
             tusk_storage::StorageError::Io { .. } => sqlstate::IO_ERROR,
+            tusk_storage::StorageError::Report(r) => {
+                let r = *r.clone();
+                return ExecError {
+                    code: r.code,
+                    message: r.message,
+                    detail: r.detail,
+                    hint: r.hint,
+                };
+            }
             _ => sqlstate::INTERNAL_ERROR,
         };
         ExecError::coded(code, e.to_string())

@@ -349,7 +349,12 @@ pub fn format_ms(ms: i64) -> String {
     if ms <= 0 {
         return ms.to_string();
     }
-    for (unit, div) in [("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)] {
+    for (unit, div) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("min", 60_000),
+        ("s", 1000),
+    ] {
         if ms % div == 0 {
             return format!("{}{unit}", ms / div);
         }

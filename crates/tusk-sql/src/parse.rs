@@ -3,11 +3,11 @@
 
 use crate::error::{sqlstate, SqlError};
 use sqlparser::ast::{self as A, Visit, Visitor};
-use std::ops::ControlFlow;
-use tusk_storage::RowLockMode;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+use std::ops::ControlFlow;
+use tusk_storage::RowLockMode;
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
 /// rising precedence), as PostgreSQL accepts about a thousand levels. The

@@ -307,7 +307,11 @@ impl Session {
     }
 
     /// Locks what a bound query reads, then rewrites and plans it.
-    pub(crate) fn plan_bound(&mut self, binder: Binder<'_>, bq: BoundQuery) -> Result<PlannedQuery> {
+    pub(crate) fn plan_bound(
+        &mut self,
+        binder: Binder<'_>,
+        bq: BoundQuery,
+    ) -> Result<PlannedQuery> {
         self.lock_reads(&bq.plan, &binder.ctes)?;
         let catalog = self.catalog()?;
         let Binder {

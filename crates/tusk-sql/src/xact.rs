@@ -166,7 +166,10 @@ pub(crate) fn aborted() -> SqlError {
 
 /// The internal error that makes a statement be bound again.
 pub(crate) fn stale_catalog(oid: u32) -> SqlError {
-    SqlError::coded(STALE_CATALOG, format!("could not open relation with OID {oid}"))
+    SqlError::coded(
+        STALE_CATALOG,
+        format!("could not open relation with OID {oid}"),
+    )
 }
 
 /// A session's transaction state.
@@ -398,12 +401,30 @@ impl Session {
     /// transaction: outside a block it is rolled back; an explicit block
     /// becomes failed; a string's implicit block is rolled back by the
     /// caller once the string stops.
+    ///
+    /// As in PostgreSQL, the failed work is undone at once, not at the
+    /// ROLLBACK: the whole transaction if no savepoint is open (its locks go,
+    /// so that sessions waiting for it go on), else the innermost savepoint
+    /// level (which a ROLLBACK TO then opens again).
     pub(crate) fn fail_statement(&mut self) {
         match self.xact.block {
             Block::None => {
                 let _ = self.end_transaction(false);
             }
-            Block::Explicit => self.xact.block = Block::Failed,
+            Block::Explicit => {
+                self.xact.block = Block::Failed;
+                let innermost = self.xact.saved.last().and_then(|(n, _)| n.clone());
+                match (innermost, self.xact.txn.as_mut()) {
+                    (Some(name), Some(txn)) => {
+                        if txn.rollback_to(&name).is_err() {
+                            let _ = self.end_transaction(false);
+                        }
+                    }
+                    _ => {
+                        let _ = self.end_transaction(false);
+                    }
+                }
+            }
             Block::Implicit | Block::Failed => {}
         }
     }

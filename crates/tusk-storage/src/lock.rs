@@ -516,6 +516,17 @@ impl LockManager {
             .unwrap_or_default()
     }
 
+    /// Whether process `pid` waits for some lock now (PostgreSQL's
+    /// `pg_blocking_pids` being non-empty; isolation tests use it to see
+    /// that a step blocks).
+    pub fn is_waiting(&self, pid: i32) -> bool {
+        (0..PARTITIONS).any(|i| {
+            self.part(i)
+                .values()
+                .any(|e| e.queue.iter().any(|w| w.owner.pid == pid))
+        })
+    }
+
     /// Looks for a cycle of waits through `me`; if there is one, takes `me`
     /// out of its queue and returns the DETAIL text (see the module doc).
     fn check_deadlock(&self, me: &Arc<LockOwner>) -> Option<String> {

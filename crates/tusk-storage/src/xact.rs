@@ -233,7 +233,10 @@ impl Transaction {
     /// only before the transaction's first snapshot, which the SQL layer
     /// checks ("must be called before any query").
     pub fn set_isolation(&mut self, isolation: IsolationLevel) {
-        debug_assert!(self.xact_snapshot.is_none(), "isolation set after a snapshot");
+        debug_assert!(
+            self.xact_snapshot.is_none(),
+            "isolation set after a snapshot"
+        );
         self.opts.isolation = isolation;
     }
 

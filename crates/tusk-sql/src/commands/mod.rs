@@ -41,7 +41,9 @@ impl Session {
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
         let r = match s {
-            A::Statement::Query(q) if !q.locks.is_empty() => self.select_for_update(q, row_locks)?,
+            A::Statement::Query(q) if !q.locks.is_empty() => {
+                self.select_for_update(q, row_locks)?
+            }
             A::Statement::Query(q) => self.select(q)?,
             A::Statement::Explain {
                 analyze,

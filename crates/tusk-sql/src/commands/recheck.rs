@@ -43,14 +43,11 @@ impl RecheckPlan {
     pub(crate) fn run(&self, tid: ColumnId, table: &TableDef, row: &Batch) -> Result<Batch> {
         let mut bound = self.bound.clone();
         if !replace_get(&mut bound.query.plan, tid, table, row) {
-            return Err(SqlError::new("re-check: the target relation is not in the plan"));
+            return Err(SqlError::new(
+                "re-check: the target relation is not in the plan",
+            ));
         }
-        let pq = plan_logical(
-            &self.db,
-            self.catalog.clone(),
-            self.planner.clone(),
-            bound,
-        )?;
+        let pq = plan_logical(&self.db, self.catalog.clone(), self.planner.clone(), bound)?;
         let ctx = exec_context(&self.db, &self.gucs, self.snapshot.clone(), false, 0);
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
         Ok(tusk_exec::exec::collect(op.as_mut(), &pq.stmt.root.output)?)

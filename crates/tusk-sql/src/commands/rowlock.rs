@@ -30,8 +30,7 @@ use sqlparser::ast as A;
 use tusk_exec::{Batch, Vector};
 use tusk_storage::heapam::serialization_failure;
 use tusk_storage::{
-    IsolationLevel, LatestOutcome, LockMode, RowLockMode, RowWait, SqlType, TableDef, Tid,
-    TmResult,
+    IsolationLevel, LatestOutcome, LockMode, RowLockMode, RowWait, SqlType, TableDef, Tid, TmResult,
 };
 
 /// How rows of one relation are locked.
@@ -230,7 +229,10 @@ impl Session {
         let mut targets = Vec::new();
         let tids = add_tids(&mut bq.plan, &mut binder, &clauses, false, &mut targets)?;
         for c in &clauses {
-            if let Some(name) = c.of.iter().find(|n| !targets.iter().any(|t| &t.alias == *n)) {
+            if let Some(name) =
+                c.of.iter()
+                    .find(|n| !targets.iter().any(|t| &t.alias == *n))
+            {
                 return Err(SqlError::coded(
                     sqlstate::UNDEFINED_TABLE,
                     format!(
@@ -342,7 +344,10 @@ impl Session {
                 RowWait::Skip => Ok(Locked::Skip),
                 _ => Err(SqlError::coded(
                     sqlstate::LOCK_NOT_AVAILABLE,
-                    format!("could not obtain lock on row in relation \"{}\"", t.table.name),
+                    format!(
+                        "could not obtain lock on row in relation \"{}\"",
+                        t.table.name
+                    ),
                 )),
             }
         };
@@ -377,4 +382,3 @@ impl Session {
         }
     }
 }
-

@@ -158,7 +158,14 @@ impl Session {
                     return Err(only_in_blocks("ROLLBACK TO SAVEPOINT"));
                 }
                 let name = ident(name)?;
-                self.txn()?.rollback_to(&name)?;
+                // A failed block without savepoints has no transaction left.
+                let Some(txn) = self.xact.txn.as_mut() else {
+                    return Err(SqlError::coded(
+                        "3B001",
+                        format!("savepoint \"{name}\" does not exist"),
+                    ));
+                };
+                txn.rollback_to(&name)?;
                 // The settings go back to what they were at the savepoint,
                 // which stays.
                 if let Some(at) = self
@@ -221,7 +228,9 @@ impl Session {
                 if *session {
                     self.set_session_characteristics(modes)?;
                 } else if block == Block::None {
-                    sink(warning("SET TRANSACTION can only be used in transaction blocks"));
+                    sink(warning(
+                        "SET TRANSACTION can only be used in transaction blocks",
+                    ));
                 } else {
                     self.set_transaction_modes(modes)?;
                 }
