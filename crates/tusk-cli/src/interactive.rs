@@ -49,6 +49,12 @@ fn special_word(line: &str) -> Option<&'static str> {
         .find(|w| word.eq_ignore_ascii_case(w))
 }
 
+/// The prompt for scanner state `state` (`=`, `-`, `'`, ...) and
+/// transaction marker `marker` (psql's `%R` and `%x`): `tusk=*> `.
+pub fn prompt(state: char, marker: &str) -> String {
+    format!("tusk{state}{marker}> ")
+}
+
 /// Runs the interactive loop until `\q`, Ctrl-D or a closed output.
 pub fn run<E: Engine, O: Write, W: Write>(shell: &mut Shell<E, O, W>) -> Flow {
     shell.interactive = true;
@@ -76,11 +82,7 @@ pub fn run<E: Engine, O: Write, W: Write>(shell: &mut Shell<E, O, W>) -> Flow {
     let mut entry = String::new(); // lines of the history entry being built
     let flow = loop {
         shell.flush();
-        let prompt = format!(
-            "tusk{}{}> ",
-            scanner.prompt_char(),
-            shell.transaction_marker()
-        );
+        let prompt = prompt(scanner.prompt_char(), shell.transaction_marker());
         let input = match editor.readline(&prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => {

@@ -223,3 +223,24 @@ fn closed_stdout_ends_quietly() {
     assert_eq!(text(&out.stderr), "");
     assert!(!out.status.success());
 }
+
+/// The prompt shows the transaction block's state as psql's `%x` does:
+/// `tusk=*> ` inside a block, `tusk=!> ` inside a failed one.
+#[test]
+fn prompt_marks_transaction_blocks() {
+    use tusk_cli::interactive::prompt;
+    use tusk_cli::shell::{Settings, Shell};
+    let dir = tempfile::tempdir().unwrap();
+    let session = tusk_sql::Session::open(dir.path()).unwrap();
+    let mut sh = Shell::new(session, Vec::new(), Vec::new(), Settings::default());
+    let mut prompts = vec![prompt('=', sh.transaction_marker())];
+    for sql in ["begin", "select 1", "select 1/0", "rollback"] {
+        sh.run_command_string(sql);
+        prompts.push(prompt('=', sh.transaction_marker()));
+    }
+    assert_eq!(
+        prompts,
+        ["tusk=> ", "tusk=*> ", "tusk=*> ", "tusk=!> ", "tusk=> "]
+    );
+    assert_eq!(prompt('-', "*"), "tusk-*> ");
+}

@@ -15,7 +15,7 @@ use crate::vector::{Batch, Data, Vector};
 use proptest::prelude::*;
 use std::cmp::Ordering;
 use tusk_storage::DataType;
-use tusk_storage::{ColumnDef, SqlType, TableDef};
+use tusk_storage::{ColumnDef, SqlType};
 
 pub type Row = Vec<Value>;
 
@@ -357,32 +357,27 @@ pub fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
 
 /// Creates a table of two integer columns holding `rows`.
 pub fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
-    let d = &db.db;
-    let txn = d.txn.begin_write().unwrap();
-    let oid = d.catalog_mut().allocate_oid().unwrap();
-    let def = TableDef {
-        oid,
-        name: name.into(),
-        columns: ["k", "v"]
-            .iter()
-            .map(|n| ColumnDef {
-                name: n.to_string(),
-                ty: SqlType::Int4,
-                not_null: false,
-                default: None,
-            })
-            .collect(),
-        checks: Vec::new(),
-        view: None,
-    };
-    d.log_create_table(&txn, &def).unwrap();
-    d.smgr.create(oid).unwrap();
+    let mut txn = db.db.begin(tusk_storage::TxnOptions::default());
+    let columns = ["k", "v"]
+        .iter()
+        .map(|n| ColumnDef {
+            name: n.to_string(),
+            ty: SqlType::Int4,
+            not_null: false,
+            default: None,
+        })
+        .collect();
+    let def = txn.create_table(name, columns).unwrap();
     let types = def.column_types();
     let mut input = batches(&types, rows, 1000);
-    crate::dml::insert(d, &def, &[], txn.xid(), &mut input, None).unwrap();
-    d.catalog_mut().add_table(def).unwrap();
-    d.commit(txn).unwrap();
-    (oid, types)
+    let target = crate::dml::Target {
+        table: &def,
+        indexes: &[],
+        checks: &[],
+    };
+    crate::dml::insert(&mut txn, target, &mut input, None).unwrap();
+    txn.commit().unwrap();
+    (def.oid, types)
 }
 
 pub fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
