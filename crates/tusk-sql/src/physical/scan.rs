@@ -40,9 +40,9 @@ impl Planner<'_> {
             .filter(|&i| self.used.contains(&cols[i]))
             .collect();
         let mut out: Vec<ColumnId> = attrs.iter().map(|&i| cols[i]).collect();
-        if tid.is_some() {
-            // Rows to change: a plain sequential scan that also yields TIDs.
-            out.push(tid.unwrap());
+        if let Some(tid) = tid {
+            // Rows to change or lock: the scan also yields their TIDs.
+            out.push(*tid);
         }
         let pages = self.db.nblocks(table.oid)? as f64;
         let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
@@ -50,12 +50,10 @@ impl Planner<'_> {
         let rows = (tuples * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
         let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
-        if tid.is_none() {
-            if let Some(p) = self.index_scan(
-                table, alias, cols, &attrs, &out, &filters, tuples, pages, seq_cost,
-            )? {
-                return Ok(p);
-            }
+        if let Some(p) = self.index_scan(
+            table, alias, cols, &attrs, &out, &filters, tuples, pages, seq_cost,
+        )? {
+            return Ok(p);
         }
         let filter = cost::ordered_and(filters)
             .map(|p| self.remap(&p, &out))
@@ -199,7 +197,8 @@ impl Planner<'_> {
                     index_oid: index.oid,
                     table_types: table.column_types(),
                     columns: attrs.to_vec(),
-                    with_tid: false,
+                    // `out` ends with the TID column when one is wanted.
+                    with_tid: out.len() > attrs.len(),
                     lo,
                     hi,
                     index_cond: crate::explain::deparse(&cond, &cond_names),
