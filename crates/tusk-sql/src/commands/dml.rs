@@ -5,29 +5,58 @@
 //! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
 //! sink. UPDATE and DELETE plan a scan of the target that also yields each
 //! row's TID. Each takes `RowExclusiveLock` on its table before binding the
-//! rest, writes as the current command of the session's transaction, and
-//! keeps its bound plan for READ COMMITTED's re-check of rows that
-//! concurrent transactions updated (see `recheck`).
+//! rest.
+//!
+//! A statement is planned first (`plan_*`: a [`PlannedChange`], which keeps
+//! for UPDATE and DELETE the bound statement that READ COMMITTED's re-check
+//! of rows changed by concurrent transactions runs again, see `recheck`)
+//! and then run ([`Session::run_change`]) with the statement's snapshot, as
+//! the current command of the session's transaction.
 
 use super::recheck::{target_tid, DmlRecheck, RecheckPlan};
 use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
-use crate::session::{BoundStatement, QueryResult, Result, Session};
+use crate::session::{BoundStatement, PlannedQuery, QueryResult, Result, Session};
 use sqlparser::ast as A;
+use std::sync::Arc;
 use tusk_exec::dml::Target;
 use tusk_exec::Expr;
 use tusk_storage::{IndexDef, LockMode, SqlType, TableDef, UpdateKind};
 
+/// Which change a [`PlannedChange`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChangeKind {
+    Insert,
+    Update(UpdateKind),
+    Delete,
+}
+
+/// A data change ready to run: the plan of the rows it writes (INSERT: the
+/// new rows in table order; UPDATE: the new rows and TIDs; DELETE: the old
+/// rows and TIDs), its RETURNING list, and what running it needs.
+pub(crate) struct PlannedChange {
+    pub kind: ChangeKind,
+    pub table: TableDef,
+    /// The table's indexes as the transaction saw them.
+    pub indexes: Vec<IndexDef>,
+    /// The table's CHECK constraints, bound (INSERT and UPDATE).
+    pub checks: Vec<(String, Expr)>,
+    pub rows: PlannedQuery,
+    pub returning: Option<Returning>,
+    /// UPDATE and DELETE: the bound statement, for re-checks.
+    pub bound: Option<Arc<BoundStatement>>,
+}
+
 /// A copy of a bound statement, kept for re-checks.
-fn keep_bound(binder: &Binder<'_>, rows: &BoundQuery) -> BoundStatement {
-    BoundStatement {
+fn keep_bound(binder: &Binder<'_>, rows: &BoundQuery) -> Arc<BoundStatement> {
+    Arc::new(BoundStatement {
         query: rows.clone(),
         cols: binder.cols.clone(),
         ctes: binder.ctes.clone(),
         cte_refs: binder.cte_refs.clone(),
-    }
+    })
 }
 
 /// Whether a bound UPDATE assigns a new value to a column of one of
@@ -80,7 +109,7 @@ impl Session {
     /// The pieces of a re-check (see `recheck`) of a bound UPDATE or DELETE.
     fn dml_recheck(
         &mut self,
-        bound: BoundStatement,
+        bound: Arc<BoundStatement>,
         table: &TableDef,
         snapshot: tusk_storage::Snapshot,
     ) -> Result<DmlRecheck> {
@@ -105,6 +134,11 @@ impl Session {
         ins: &A::Insert,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_insert(ins)?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_insert(&mut self, ins: &A::Insert) -> Result<PlannedChange> {
         let A::TableObject::TableName(tname) = &ins.table else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -257,23 +291,15 @@ impl Session {
         };
         let checks = binder.table_checks(&table)?;
         let indexes: Vec<IndexDef> = catalog.indexes_of(table.oid).cloned().collect();
-        let pq = self.plan_bound(binder, bound)?;
-        let snapshot = self.snapshot()?;
-        let ctx = self.exec_context(snapshot, false, 0);
-        let mut written = returning
-            .as_ref()
-            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let target = Target {
-            table: &table,
-            indexes: &indexes,
-            checks: &checks,
-        };
-        let n = tusk_exec::dml::insert(self.txn()?, target, op.as_mut(), written.as_mut())?;
-        drop(op);
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("INSERT 0 {n}"),
+        let rows = self.plan_bound(binder, bound)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Insert,
+            table,
+            indexes,
+            checks,
+            rows,
+            returning,
+            bound: None,
         })
     }
 
@@ -282,6 +308,11 @@ impl Session {
         d: &A::Delete,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_delete(d)?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_delete(&mut self, d: &A::Delete) -> Result<PlannedChange> {
         let tables = match &d.from {
             A::FromTable::WithFromKeyword(t) | A::FromTable::WithoutKeyword(t) => t,
         };
@@ -307,26 +338,16 @@ impl Session {
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let change = binder.bind_delete(d, &table, &alias)?;
         let returning = change.returning.clone();
-        let kept = keep_bound(&binder, &change.rows);
-        let pq = self.plan_bound(binder, change.rows)?;
-        let snapshot = self.snapshot()?;
-        let mut recheck = self.dml_recheck(kept, &table, snapshot.clone())?;
-        let ctx = self.exec_context(snapshot, false, 0);
-        let mut written = returning
-            .as_ref()
-            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::delete(
-            self.txn()?,
-            &table,
-            op.as_mut(),
-            &mut recheck,
-            written.as_mut(),
-        )?;
-        drop(op);
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("DELETE {n}"),
+        let bound = Some(keep_bound(&binder, &change.rows));
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Delete,
+            table,
+            indexes: Vec::new(),
+            checks: Vec::new(),
+            rows,
+            returning,
+            bound,
         })
     }
 
@@ -335,6 +356,11 @@ impl Session {
         u: &A::Update,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_update(u)?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_update(&mut self, u: &A::Update) -> Result<PlannedChange> {
         let A::TableFactor::Table { name, .. } = &u.table.relation else {
             return Err(SqlError::coded(
                 sqlstate::SYNTAX_ERROR,
@@ -355,61 +381,98 @@ impl Session {
             key_update: false,
             hot_allowed: !assigns_any(&binder, &change.rows.plan, &indexes),
         };
-        let kept = keep_bound(&binder, &change.rows);
-        let pq = self.plan_bound(binder, change.rows)?;
-        let snapshot = self.snapshot()?;
-        let mut recheck = self.dml_recheck(kept, &table, snapshot.clone())?;
-        let ctx = self.exec_context(snapshot, false, 0);
-        let mut written = returning
-            .as_ref()
-            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let target = Target {
-            table: &table,
-            indexes: &indexes,
-            checks: &checks,
-        };
-        let n = tusk_exec::dml::update(
-            self.txn()?,
-            target,
-            kind,
-            op.as_mut(),
-            &mut recheck,
-            written.as_mut(),
-        )?;
-        drop(op);
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("UPDATE {n}"),
+        let bound = Some(keep_bound(&binder, &change.rows));
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Update(kind),
+            table,
+            indexes,
+            checks,
+            rows,
+            returning,
+            bound,
         })
     }
 
-    /// The RETURNING rows of a change, computed from the rows it wrote.
-    fn returned(
-        &self,
-        returning: Option<Returning>,
-        written: Option<tusk_exec::dml::Written>,
+    /// Runs a planned change as the current command of the session's
+    /// transaction; RETURNING rows go to `sink` before the command tag is
+    /// returned.
+    pub(crate) fn run_change(
+        &mut self,
+        change: &PlannedChange,
         sink: &mut dyn FnMut(QueryResult),
-    ) -> Result<()> {
-        let (Some(r), Some(w)) = (returning, written) else {
-            return Ok(());
+    ) -> Result<QueryResult> {
+        let (tag, returned) = self.run_change_rows(change)?;
+        if let (Some(r), Some(batch)) = (&change.returning, returned) {
+            sink(QueryResult::Rows {
+                title: None,
+                columns: r
+                    .names
+                    .iter()
+                    .zip(&r.types)
+                    .map(|(n, t)| crate::session::header(n, *t))
+                    .collect(),
+                rows: crate::session::render_rows(&batch, &r.types),
+            });
+        }
+        Ok(QueryResult::Command { tag })
+    }
+
+    /// Runs a planned change: its command tag (`INSERT 0 5`) and, with
+    /// RETURNING, the returned rows.
+    pub(crate) fn run_change_rows(
+        &mut self,
+        change: &PlannedChange,
+    ) -> Result<(String, Option<tusk_exec::Batch>)> {
+        let table = &change.table;
+        let snapshot = self.snapshot()?;
+        let mut recheck = match &change.bound {
+            Some(b) => Some(self.dml_recheck(b.clone(), table, snapshot.clone())?),
+            None => None,
         };
-        let cols = r
-            .exprs
-            .iter()
-            .map(|e| e.eval(&w.rows))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let batch = tusk_exec::Batch::new(cols, w.rows.len);
-        sink(QueryResult::Rows {
-            title: None,
-            columns: r
-                .names
-                .iter()
-                .zip(&r.types)
-                .map(|(n, t)| crate::session::header(n, *t))
-                .collect(),
-            rows: crate::session::render_rows(&batch, &r.types),
-        });
-        Ok(())
+        let ctx = self.exec_context(snapshot, false, 0);
+        let mut written = change
+            .returning
+            .as_ref()
+            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
+        let mut op = tusk_exec::exec::build_statement(&change.rows.stmt, &ctx)?;
+        let target = Target {
+            table,
+            indexes: &change.indexes,
+            checks: &change.checks,
+        };
+        let (txn, w) = (self.txn()?, written.as_mut());
+        let tag = match (change.kind, recheck.as_mut()) {
+            (ChangeKind::Insert, _) => format!(
+                "INSERT 0 {}",
+                tusk_exec::dml::insert(txn, target, op.as_mut(), w)?
+            ),
+            (ChangeKind::Update(kind), Some(r)) => format!(
+                "UPDATE {}",
+                tusk_exec::dml::update(txn, target, kind, op.as_mut(), r, w)?
+            ),
+            (ChangeKind::Delete, Some(r)) => format!(
+                "DELETE {}",
+                tusk_exec::dml::delete(txn, table, op.as_mut(), r, w)?
+            ),
+            _ => {
+                return Err(SqlError::new(
+                    "UPDATE and DELETE need their bound statement",
+                ))
+            }
+        };
+        drop(op);
+        let returned = match (&change.returning, written) {
+            (Some(r), Some(w)) => {
+                let cols = r
+                    .exprs
+                    .iter()
+                    .map(|e| e.eval(&w.rows))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                Some(tusk_exec::Batch::new(cols, w.rows.len))
+            }
+            _ => None,
+        };
+        Ok((tag, returned))
     }
 }

@@ -33,7 +33,7 @@ pub(crate) struct RecheckPlan {
     pub gucs: Gucs,
     pub planner: PlannerSettings,
     pub snapshot: Snapshot,
-    pub bound: BoundStatement,
+    pub bound: Arc<BoundStatement>,
 }
 
 impl RecheckPlan {
@@ -41,7 +41,7 @@ impl RecheckPlan {
     /// by the one row `row` (the relation's columns, then the TID; see
     /// `tusk_exec::dml::tuple_batch`). Returns the statement's rows.
     pub(crate) fn run(&self, tid: ColumnId, table: &TableDef, row: &Batch) -> Result<Batch> {
-        let mut bound = self.bound.clone();
+        let mut bound = (*self.bound).clone();
         if !replace_get(&mut bound.query.plan, tid, table, row) {
             return Err(SqlError::new(
                 "re-check: the target relation is not in the plan",

@@ -255,12 +255,12 @@ impl Session {
         for t in &targets {
             self.lock_relation(t.table.oid, LockMode::RowShare, &t.table.name)?;
         }
-        let bound = BoundStatement {
+        let bound = std::sync::Arc::new(BoundStatement {
             query: bq.clone(),
             cols: binder.cols.clone(),
             ctes: binder.ctes.clone(),
             cte_refs: binder.cte_refs.clone(),
-        };
+        });
         let names = bq.names[..visible].to_vec();
         let pq = self.plan_bound(binder, bq)?;
         let snapshot = self.snapshot()?;
