@@ -483,3 +483,64 @@ fn table_locks_timeouts_and_concurrent_ddl() {
          ERROR:  relation \"acct\" does not exist (42P01)",
     );
 }
+
+#[test]
+fn rechecks_with_joins_and_subqueries() {
+    let setup = "create table acct (id int not null, bal int);
+        insert into acct values (1, 100), (2, 200);
+        create table adj (id int, delta int);
+        insert into adj values (1, 5), (2, 7)";
+    let mut t = Tester::new(setup, &["s1", "s2"]);
+    t.step("s1", "begin");
+    t.step("s1", "update acct set bal = bal + 1000 where id = 1");
+    // The joined row of acct 1 fails the re-check; acct 2 was not waited for.
+    t.step(
+        "s2",
+        "update acct set bal = bal + adj.delta from adj \
+         where acct.id = adj.id and acct.bal < 1000 returning acct.id, acct.bal",
+    );
+    t.step("s1", "commit");
+    t.step("s1", "begin");
+    t.step("s1", "update acct set bal = bal + 1000 where id = 1");
+    t.step(
+        "s2",
+        "update acct set bal = bal + adj.delta from adj \
+         where acct.id = adj.id and adj.id = 1 returning acct.id, acct.bal",
+    );
+    t.step("s1", "commit");
+    t.step("s1", "begin");
+    t.step("s1", "update acct set bal = 0 where id = 2");
+    t.step(
+        "s2",
+        "delete from acct where id in (select id from adj where delta > 6) \
+         and bal > 100 returning id",
+    );
+    t.step("s1", "commit");
+    t.step("s2", "select * from acct order by id");
+    t.expect(
+        "step s1: begin
+         step s1: update acct set bal = bal + 1000 where id = 1
+         step s2: update acct set bal = bal + adj.delta from adj where acct.id = adj.id and acct.bal < 1000 returning acct.id, acct.bal <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         id|bal
+         2|207
+         step s1: begin
+         step s1: update acct set bal = bal + 1000 where id = 1
+         step s2: update acct set bal = bal + adj.delta from adj where acct.id = adj.id and adj.id = 1 returning acct.id, acct.bal <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         id|bal
+         1|2105
+         step s1: begin
+         step s1: update acct set bal = 0 where id = 2
+         step s2: delete from acct where id in (select id from adj where delta > 6) and bal > 100 returning id <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         id
+         step s2: select * from acct order by id
+         id|bal
+         1|2105
+         2|0",
+    );
+}
