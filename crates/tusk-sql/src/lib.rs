@@ -13,7 +13,8 @@
 //! The binder never plans and the planner never resolves names: everything
 //! the planner needs is in the logical plan and its column registry.
 //! Settings (`SET`, `SHOW`, `RESET`) live in `guc`; EXPLAIN's text format in
-//! `explain`.
+//! `explain`; transaction blocks and how statements use the session's
+//! transaction (locks, snapshots, the catalog view) in `xact`.
 
 pub mod bind;
 mod commands;

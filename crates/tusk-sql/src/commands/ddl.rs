@@ -466,9 +466,13 @@ impl Session {
                 }
             }
         }
+        // All locked before any goes: a relation dropped by someone else
+        // meanwhile makes the statement start over with nothing done.
+        for (oid, name) in &victims {
+            self.lock_relation(*oid, LockMode::AccessExclusive, name)?;
+        }
         for (oid, name) in victims {
             // Gone for this transaction now, for everybody at commit.
-            self.lock_relation(oid, LockMode::AccessExclusive, &name)?;
             self.txn()?.drop_relation(oid, &name)?;
         }
         Ok(command(tag))
