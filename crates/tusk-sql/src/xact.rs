@@ -36,7 +36,9 @@
 //!
 //! `SET` inside a block is undone by `ROLLBACK` (and by `ROLLBACK TO` a
 //! savepoint set before it), as in PostgreSQL: the settings are saved when
-//! the block begins and at each savepoint. A READ ONLY transaction refuses
+//! the block begins and at each savepoint. `SET LOCAL` lasts until the
+//! block ends either way: the session keeps, beside the current settings,
+//! those the block leaves behind if it commits. A READ ONLY transaction refuses
 //! every statement that writes with `cannot execute INSERT in a read-only
 //! transaction` (25006). SERIALIZABLE is refused (there is no SSI): never
 //! silently weaker.
@@ -172,6 +174,15 @@ pub(crate) fn stale_catalog(oid: u32) -> SqlError {
     )
 }
 
+/// The settings at the start of a block or at a savepoint.
+#[derive(Clone)]
+pub(crate) struct SavedSettings {
+    /// The savepoint (`None`: the block's start).
+    pub savepoint: Option<String>,
+    pub current: Gucs,
+    pub after_commit: Gucs,
+}
+
 /// A session's transaction state.
 pub(crate) struct SessionXact {
     pub(crate) txn: Option<Transaction>,
@@ -183,7 +194,10 @@ pub(crate) struct SessionXact {
     /// LEVEL must come before.
     pub(crate) snapshot_taken: bool,
     /// Settings when the block began (name `None`) and at each savepoint.
-    pub(crate) saved: Vec<(Option<String>, Gucs)>,
+    pub(crate) saved: Vec<SavedSettings>,
+    /// In a block: the settings it leaves behind if it commits (SET LOCAL
+    /// changes only the current ones).
+    pub(crate) after_commit: Option<Gucs>,
     pub(crate) pid: i32,
     pub(crate) interrupt: Option<Arc<AtomicBool>>,
 }
@@ -201,6 +215,7 @@ impl SessionXact {
             read_only: false,
             snapshot_taken: false,
             saved: Vec::new(),
+            after_commit: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             interrupt: None,
         }
@@ -336,17 +351,55 @@ impl Session {
     /// settings for a rollback.
     pub(crate) fn open_block(&mut self, block: Block) {
         self.xact.block = block;
-        self.xact.saved = vec![(None, self.gucs.clone())];
+        self.xact.saved = vec![self.saved_settings(None)];
+        self.xact.after_commit = Some(self.gucs.clone());
     }
 
-    /// Leaves the block: commits (or rolls back, restoring the settings).
+    /// The settings now, to go back to at a rollback (to `savepoint`).
+    pub(crate) fn saved_settings(&self, savepoint: Option<String>) -> SavedSettings {
+        SavedSettings {
+            savepoint,
+            current: self.gucs.clone(),
+            after_commit: self
+                .xact
+                .after_commit
+                .clone()
+                .unwrap_or_else(|| self.gucs.clone()),
+        }
+    }
+
+    /// Goes back to settings saved by [`Session::saved_settings`].
+    pub(crate) fn restore_settings(&mut self, saved: &SavedSettings) {
+        self.gucs = saved.current.clone();
+        if self.xact.after_commit.is_some() {
+            self.xact.after_commit = Some(saved.after_commit.clone());
+        }
+    }
+
+    /// Changes settings with `change`: for the session, or with `local`
+    /// (SET LOCAL) only until the block ends.
+    pub(crate) fn change_settings(
+        &mut self,
+        local: bool,
+        change: &dyn Fn(&mut Gucs) -> std::result::Result<(), String>,
+    ) -> std::result::Result<(), String> {
+        change(&mut self.gucs)?;
+        if let (false, Some(after)) = (local, self.xact.after_commit.as_mut()) {
+            change(after)?;
+        }
+        Ok(())
+    }
+
+    /// Leaves the block: commits (its settings stay, but for SET LOCAL's)
+    /// or rolls back (the settings go back to the block's start).
     pub(crate) fn close_block(&mut self, commit: bool) -> Result<()> {
         let saved = std::mem::take(&mut self.xact.saved);
+        let after = self.xact.after_commit.take();
         self.xact.block = Block::None;
-        if !commit {
-            if let Some((_, gucs)) = saved.into_iter().next() {
-                self.gucs = gucs;
-            }
+        match (commit, after, saved.first()) {
+            (true, Some(after), _) => self.gucs = after,
+            (false, _, Some(start)) => self.gucs = start.current.clone(),
+            _ => {}
         }
         self.end_transaction(commit)
     }
@@ -413,7 +466,7 @@ impl Session {
             }
             Block::Explicit => {
                 self.xact.block = Block::Failed;
-                let innermost = self.xact.saved.last().and_then(|(n, _)| n.clone());
+                let innermost = self.xact.saved.last().and_then(|s| s.savepoint.clone());
                 match (innermost, self.xact.txn.as_mut()) {
                     (Some(name), Some(txn)) => {
                         if txn.rollback_to(&name).is_err() {

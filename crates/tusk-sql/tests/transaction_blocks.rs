@@ -85,6 +85,11 @@ fn tags_warnings_and_states() {
                 "set transaction read only",
                 "WARNING:  SET TRANSACTION can only be used in transaction blocks\nSET\n[I]",
             ),
+            (
+                "set local work_mem = '1MB'",
+                "WARNING:  SET LOCAL can only be used in transaction blocks\nSET\n[I]",
+            ),
+            ("show work_mem", "4MB\n[I]"),
             ("begin; select 1 / 0", "BEGIN\nERROR:  division by zero (22012)\n[E]"),
             ("rollback", "ROLLBACK\n[I]"),
             // A syntax error fails a block too.

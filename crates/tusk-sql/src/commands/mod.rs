@@ -64,7 +64,7 @@ impl Session {
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,
-            A::Statement::Set(set) => self.set(set)?,
+            A::Statement::Set(set) => self.set(set, sink)?,
             A::Statement::ShowVariable { variable } => self.show_variable(variable)?,
             A::Statement::Reset(r) => self.reset(r)?,
             A::Statement::Vacuum(v)

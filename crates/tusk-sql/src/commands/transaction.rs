@@ -172,10 +172,11 @@ impl Session {
                     .xact
                     .saved
                     .iter()
-                    .rposition(|(n, _)| n.as_deref() == Some(name.as_str()))
+                    .rposition(|s| s.savepoint.as_deref() == Some(name.as_str()))
                 {
                     self.xact.saved.truncate(at + 1);
-                    self.gucs = self.xact.saved[at].1.clone();
+                    let saved = self.xact.saved[at].clone();
+                    self.restore_settings(&saved);
                 }
                 self.xact.block = Block::Explicit;
                 sink(command("ROLLBACK"));
@@ -188,7 +189,8 @@ impl Session {
                 }
                 let name = ident(name)?;
                 self.txn()?.savepoint(&name);
-                self.xact.saved.push((Some(name), self.gucs.clone()));
+                let saved = self.saved_settings(Some(name));
+                self.xact.saved.push(saved);
                 sink(command("SAVEPOINT"));
             }
             A::Statement::ReleaseSavepoint { name } => {
@@ -205,7 +207,7 @@ impl Session {
                     .xact
                     .saved
                     .iter()
-                    .rposition(|(n, _)| n.as_deref() == Some(name.as_str()))
+                    .rposition(|s| s.savepoint.as_deref() == Some(name.as_str()))
                 {
                     self.xact.saved.truncate(at);
                 }
@@ -336,8 +338,7 @@ impl Session {
                     ("default_transaction_read_only", "off")
                 }
             };
-            self.gucs
-                .set(name, value)
+            self.change_settings(false, &|g| g.set(name, value))
                 .map_err(super::utility::guc_error)?;
         }
         Ok(())

@@ -34,9 +34,16 @@ pub(crate) fn guc_error(msg: String) -> SqlError {
 }
 
 impl Session {
-    pub(crate) fn set(&mut self, set: &A::Set) -> Result<QueryResult> {
+    pub(crate) fn set(
+        &mut self,
+        set: &A::Set,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
         let A::Set::SingleAssignment {
-            variable, values, ..
+            variable,
+            values,
+            scope,
+            ..
         } = set
         else {
             return Err(SqlError::coded(
@@ -45,6 +52,15 @@ impl Session {
             ));
         };
         let name = setting_name(variable)?;
+        let local = matches!(scope, Some(A::ContextModifier::Local));
+        if local && self.xact.block == crate::xact::Block::None {
+            // Its transaction ends with the statement: nothing to change.
+            sink(QueryResult::Notice {
+                level: "WARNING",
+                message: "SET LOCAL can only be used in transaction blocks".into(),
+            });
+            return Ok(QueryResult::Command { tag: "SET".into() });
+        }
         if matches!(
             name.to_ascii_lowercase().as_str(),
             "transaction_isolation" | "transaction_read_only"
@@ -59,7 +75,8 @@ impl Session {
                 other => other.to_string(),
             },
             [A::Expr::Identifier(i)] if ident(i)? == "default" => {
-                self.gucs.reset(&name).map_err(guc_error)?;
+                self.change_settings(local, &|g| g.reset(&name))
+                    .map_err(guc_error)?;
                 return Ok(QueryResult::Command { tag: "SET".into() });
             }
             [A::Expr::Identifier(i)] => ident(i)?,
@@ -79,7 +96,8 @@ impl Session {
         {
             return Err(crate::xact::serializable_refused());
         }
-        self.gucs.set(&name, &value).map_err(guc_error)?;
+        self.change_settings(local, &|g| g.set(&name, &value))
+            .map_err(guc_error)?;
         Ok(QueryResult::Command { tag: "SET".into() })
     }
 
@@ -183,10 +201,17 @@ impl Session {
 
     pub(crate) fn reset(&mut self, r: &A::ResetStatement) -> Result<QueryResult> {
         match &r.reset {
-            A::Reset::ALL => self.gucs.reset_all(),
+            A::Reset::ALL => self
+                .change_settings(false, &|g| {
+                    g.reset_all();
+                    Ok(())
+                })
+                .map_err(guc_error)?,
             A::Reset::SessionAuthorization => {}
             A::Reset::ConfigurationParameter(n) => {
-                self.gucs.reset(&setting_name(n)?).map_err(guc_error)?
+                let name = setting_name(n)?;
+                self.change_settings(false, &|g| g.reset(&name))
+                    .map_err(guc_error)?
             }
         }
         Ok(QueryResult::Command {
