@@ -40,7 +40,12 @@ struct Cli {
     data_dir: PathBuf,
 
     /// Run one command (SQL or a backslash command); may be repeated
-    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
+    #[arg(
+        short = 'c',
+        long = "command",
+        value_name = "COMMAND",
+        allow_hyphen_values = true
+    )]
     command: Vec<String>,
 
     /// Run commands from FILE ("-" for standard input); may be repeated

@@ -28,7 +28,11 @@ fn is_chain_op(op: &A::BinaryOperator) -> bool {
 
 impl Binder<'_> {
     /// Binds an expression in clause context `ctx`.
-    pub(crate) fn expr(&mut self, e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
+    pub(crate) fn expr(&mut self, mut e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
+        // Parentheses only group: unwrap them without nesting deeper.
+        while let A::Expr::Nested(inner) = e {
+            e = inner;
+        }
         // A left-deep chain: walk the spine down, bind its leftmost operand,
         // then fold the operators back up.
         if let A::Expr::BinaryOp { op, .. } = e {
