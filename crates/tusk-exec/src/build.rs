@@ -18,7 +18,7 @@ use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
     aggregate, append, cte, filter, hashjoin, limit, nestloop, project, recursive, result, scan,
-    setop, sort, subplan, unique, window,
+    series, setop, sort, subplan, unique, window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -37,7 +37,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let op: Box<dyn Operator> = match &plan.kind {
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
         NodeKind::IndexScan { .. } => Box::new(scan::IndexScan::new(plan, ctx)?),
-        NodeKind::FunctionScan { .. } => Box::new(scan::FunctionScan::new(plan, ctx)?),
+        NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))
         }

@@ -49,6 +49,7 @@ pub mod recursive;
 pub mod result;
 pub mod rowstore;
 pub mod scan;
+pub mod series;
 pub mod setop;
 pub mod sort;
 pub mod sortkey;
