@@ -9,16 +9,20 @@
 //! The file format is line based text:
 //!
 //! ```text
-//! tusk-catalog 2
+//! tusk-catalog 3
 //! next_oid 16390
 //! table 16384 t
-//! column i int4 -1 null
-//! index 16385 16384 0 t_i_idx
+//! column int4 notnull a
+//! column text null b
+//! index 16385 16384 primary 0:asc:nullslast t_pkey
+//! index 16386 16384 plain 1:desc:nullsfirst,0:asc:nullslast t_b_a_idx
 //! ```
 //!
 //! The version on the first line is that of the whole data directory's
 //! format: version 2 brought the 28-byte tuple header of transactions
-//! (`tuple`), and a directory of version 1 is refused.
+//! (`tuple`), version 3 the btree's typed multi-column keys (its page
+//! layout and the `index` line below); a directory of an older version is
+//! refused.
 //!
 //! ## Transactional DDL
 //!
@@ -29,9 +33,13 @@
 //! relation that is created but not committed; they wait for a relation
 //! being dropped on its `AccessExclusiveLock`.
 //!
-//! An `index` line is `index OID TABLE_OID ATTNO NAME` (a btree on one
-//! column, attribute numbers from 0). Tables and indexes share one name
-//! space, as PostgreSQL's relations do; dropping a table drops its indexes.
+//! A `column` line is `column TYPE null|notnull NAME`. An `index` line is
+//! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique` or
+//! `primary` (a primary key is unique too), COLUMNS the key columns in key
+//! order, comma separated, each `ATTNO:asc|desc:nullsfirst|nullslast`
+//! (attribute numbers from 0). The same line is the payload of the WAL's
+//! `CreateIndex` record. Tables and indexes share one name space, as
+//! PostgreSQL's relations do; dropping a table drops its indexes.
 
 use crate::StorageError;
 use std::collections::BTreeMap;
@@ -152,7 +160,71 @@ impl TableDef {
     }
 }
 
-/// A btree index on one column of a table.
+/// One column of an index: which table column, and its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexColumn {
+    /// Attribute number (from 0) of the table column.
+    pub attno: usize,
+    /// `DESC` (default `ASC`).
+    pub desc: bool,
+    /// `NULLS FIRST` (the default for `DESC`) or `NULLS LAST` (for `ASC`).
+    pub nulls_first: bool,
+}
+
+impl IndexColumn {
+    /// Column `attno`, `ASC NULLS LAST`.
+    pub fn asc(attno: usize) -> IndexColumn {
+        IndexColumn {
+            attno,
+            desc: false,
+            nulls_first: false,
+        }
+    }
+
+    /// Column `attno`, `DESC NULLS FIRST`.
+    pub fn desc(attno: usize) -> IndexColumn {
+        IndexColumn {
+            attno,
+            desc: true,
+            nulls_first: true,
+        }
+    }
+
+    fn encode(&self) -> String {
+        format!(
+            "{}:{}:{}",
+            self.attno,
+            if self.desc { "desc" } else { "asc" },
+            if self.nulls_first {
+                "nullsfirst"
+            } else {
+                "nullslast"
+            }
+        )
+    }
+
+    fn decode(s: &str) -> Option<IndexColumn> {
+        let mut parts = s.split(':');
+        let attno = parts.next()?.parse().ok()?;
+        let desc = match parts.next()? {
+            "asc" => false,
+            "desc" => true,
+            _ => return None,
+        };
+        let nulls_first = match parts.next()? {
+            "nullsfirst" => true,
+            "nullslast" => false,
+            _ => return None,
+        };
+        parts.next().is_none().then_some(IndexColumn {
+            attno,
+            desc,
+            nulls_first,
+        })
+    }
+}
+
+/// A btree index on one or more columns of a table (see `btree`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexDef {
     /// Object id; also the relation file number.
@@ -160,12 +232,24 @@ pub struct IndexDef {
     pub name: String,
     /// Oid of the indexed table.
     pub table: u32,
-    /// Attribute number (from 0) of the indexed column.
-    pub column: usize,
+    /// The key columns, in key order (at least one).
+    pub columns: Vec<IndexColumn>,
+    /// A unique index (UNIQUE, PRIMARY KEY, CREATE UNIQUE INDEX): no two
+    /// rows may have equal keys without NULLs.
+    pub unique: bool,
+    /// The table's primary key (unique, and its columns are NOT NULL).
+    pub primary: bool,
+}
+
+impl IndexDef {
+    /// The attribute number of the first key column.
+    pub fn leading_column(&self) -> usize {
+        self.columns[0].attno
+    }
 }
 
 /// The data directory format this build reads and writes.
-const FORMAT_VERSION: &str = "2";
+const FORMAT_VERSION: &str = "3";
 
 /// One catalog change made by a transaction's DDL.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,7 +279,7 @@ fn parse(
                 if parts.next() != Some(FORMAT_VERSION) {
                     return Err(StorageError::Other(format!(
                         "the data directory has format {:?}, this tusk needs {FORMAT_VERSION}: \
-                         it was created by an older tusk (before transactions); create a new one",
+                         it was created by an older tusk; create a new one",
                         line.trim_start_matches("tusk-catalog ")
                     )));
                 }
@@ -236,20 +320,34 @@ fn parse(
                 });
             }
             Some("index") => {
-                let rest: Vec<&str> = line.splitn(5, ' ').collect();
+                let rest: Vec<&str> = line.splitn(6, ' ').collect();
                 let num = |i: usize| rest.get(i).and_then(|n| n.parse::<u32>().ok());
-                let (Some(oid), Some(table), Some(column), Some(name)) =
-                    (num(1), num(2), num(3), rest.get(4))
+                let (Some(oid), Some(table), Some(kind), Some(cols), Some(name)) =
+                    (num(1), num(2), rest.get(3), rest.get(4), rest.get(5))
                 else {
                     return Err(corrupt(line));
                 };
+                let (unique, primary) = match *kind {
+                    "plain" => (false, false),
+                    "unique" => (true, false),
+                    "primary" => (true, true),
+                    _ => return Err(corrupt(line)),
+                };
+                let columns = cols
+                    .split(',')
+                    .map(IndexColumn::decode)
+                    .collect::<Option<Vec<_>>>()
+                    .filter(|c| !c.is_empty())
+                    .ok_or_else(|| corrupt(line))?;
                 indexes.insert(
                     name.to_string(),
                     IndexDef {
                         oid,
                         name: name.to_string(),
                         table,
-                        column: column as usize,
+                        columns,
+                        unique,
+                        primary,
                     },
                 );
             }
@@ -279,7 +377,20 @@ pub fn encode_table(t: &TableDef) -> String {
 
 /// An index definition as catalog text (the payload of WAL `CreateIndex`).
 pub fn encode_index(i: &IndexDef) -> String {
-    format!("index {} {} {} {}\n", i.oid, i.table, i.column, i.name)
+    let kind = match (i.unique, i.primary) {
+        (_, true) => "primary",
+        (true, false) => "unique",
+        (false, false) => "plain",
+    };
+    let cols: Vec<String> = i.columns.iter().map(IndexColumn::encode).collect();
+    format!(
+        "index {} {} {} {} {}\n",
+        i.oid,
+        i.table,
+        kind,
+        cols.join(","),
+        i.name
+    )
 }
 
 /// Inverse of [`encode_index`].
@@ -520,7 +631,9 @@ mod tests {
             oid: c.allocate_oid().unwrap(),
             name: "my index".into(),
             table: oid,
-            column: 1,
+            columns: vec![IndexColumn::asc(1), IndexColumn::desc(0)],
+            unique: true,
+            primary: false,
         };
         assert_eq!(decode_index(&encode_index(&idx)).unwrap(), idx);
         c.add_index(idx.clone()).unwrap();
