@@ -3,7 +3,7 @@
 use crate::error::{ExecError, Result};
 use crate::exec::Operator;
 use crate::vector::Data;
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{EncodedKey, Index, InsertOutcome, StatementWriter};
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{Database, SqlType, TableDef, Xid};
@@ -13,11 +13,10 @@ use tusk_storage::{Database, SqlType, TableDef, Xid};
 /// row into each of the table's indexes. Returns the row count.
 pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operator) -> Result<u64> {
     let mut ins = HeapInserter::new(&db.pool, table.oid);
-    let indexes: Vec<(Btree<'_>, usize)> = db
-        .catalog()
-        .indexes_of(table.oid)
-        .map(|i| (Btree::new(&db.pool, i.oid), i.column))
-        .collect();
+    let defs: Vec<tusk_storage::IndexDef> = db.catalog().indexes_of(table.oid).cloned().collect();
+    let indexes: Vec<Index<'_>> = defs.iter().map(|d| Index::open(db, d, table)).collect();
+    let mut writer = StatementWriter::new(db, xid);
+    let mut key = EncodedKey::default();
     let mut tb = TupleBuilder::new();
     let mut padded = String::new();
     while let Some(b) = input.next()? {
@@ -61,18 +60,16 @@ pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operato
                     }
                 }
             }
-            let tid = ins.insert(tb.finish(xid))?;
-            for (index, col) in &indexes {
-                let c = &b.columns[*col];
-                if c.is_null(row) {
-                    continue;
+            let t = tb.finish(xid);
+            let tid = ins.insert(t)?;
+            for index in &indexes {
+                index.key_of_tuple(t, &mut key)?;
+                if let InsertOutcome::Conflict { .. } = index.insert(&key, tid, &mut writer)? {
+                    return Err(ExecError::new(format!(
+                        "duplicate key value violates unique constraint \"{}\"",
+                        index.def().name
+                    )));
                 }
-                let key = match &c.data {
-                    Data::Int4(d) => d[row] as i64,
-                    Data::Int8(d) => d[row],
-                    _ => return Err(ExecError::new("btree indexes support integer columns only")),
-                };
-                index.insert(key, tid, xid)?;
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::expr::Expr;
 use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
+use std::ops::Bound;
 use std::sync::Arc;
 use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
@@ -353,7 +354,7 @@ impl IndexScan {
         else {
             unreachable!()
         };
-        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(*lo, *hi)?;
+        let cursor = index_cursor(&ctx.db, *oid, *index_oid, *lo, *hi)?;
         Ok(IndexScan {
             db: ctx.db.clone(),
             oid: *oid,
@@ -386,6 +387,61 @@ impl IndexScan {
         })?;
         Ok(Some(Batch::new(cols, rows)))
     }
+}
+
+/// A cursor over the entries of index `index_oid` (of table `oid`) whose
+/// leading integer column lies within `lo..hi` (bounds of either integer
+/// type; values beyond an `integer` column's range clamp to it).
+fn index_cursor(
+    db: &Database,
+    oid: u32,
+    index_oid: u32,
+    lo: Bound<i64>,
+    hi: Bound<i64>,
+) -> Result<tusk_storage::btree::Cursor> {
+    use tusk_storage::btree::{Datum, Direction, Index, KeyType, ScanBounds};
+    let cat = db.catalog();
+    let (Some(def), Some(table)) = (cat.index_by_oid(index_oid), cat.table_by_oid(oid)) else {
+        return Err(ExecError::new(format!("index {index_oid} does not exist")));
+    };
+    let index = Index::open(db, def, table);
+    let ty = index.encoder().columns()[0].0;
+    // The range as i64, with `None` for an empty one.
+    let (min, max) = match ty {
+        KeyType::Int4 => (i32::MIN as i64, i32::MAX as i64),
+        KeyType::Int8 => (i64::MIN, i64::MAX),
+        _ => return Err(ExecError::new("index scans need an integer key")),
+    };
+    let lo = match lo {
+        Bound::Unbounded => Some(Bound::Unbounded),
+        Bound::Included(v) if v > max => None,
+        Bound::Excluded(v) if v >= max => None,
+        Bound::Included(v) | Bound::Excluded(v) if v < min => Some(Bound::Unbounded),
+        b => Some(b),
+    };
+    let hi = match hi {
+        Bound::Unbounded => Some(Bound::Unbounded),
+        Bound::Included(v) if v < min => None,
+        Bound::Excluded(v) if v <= min => None,
+        Bound::Included(v) | Bound::Excluded(v) if v > max => Some(Bound::Unbounded),
+        b => Some(b),
+    };
+    let datum = |v: i64| match ty {
+        KeyType::Int4 => Datum::Int4(v as i32),
+        _ => Datum::Int8(v),
+    };
+    let bounds = match (lo, hi) {
+        (Some(lo), Some(hi)) => {
+            ScanBounds::build(index.encoder(), &[], Some((lo.map(datum), hi.map(datum))))
+                .map_err(|e| ExecError::new(e.to_string()))?
+        }
+        // Nothing matches: a range no key lies in.
+        _ => ScanBounds {
+            lo: Bound::Excluded(vec![]),
+            hi: Bound::Excluded(vec![]),
+        },
+    };
+    Ok(index.scan(bounds, Direction::Forward)?)
 }
 
 impl Operator for IndexScan {

@@ -2232,7 +2232,7 @@ impl<'a> Binder<'a> {
         let rel = &scope.rels[ri];
         let mut best: Option<(f64, Plan)> = None;
         for index in self.catalog.indexes_of(t.oid) {
-            let g = rel.base + index.column;
+            let g = rel.base + index.leading_column();
             let (mut lo, mut hi) = (i64::MIN as i128, i64::MAX as i128);
             let key_ty = scope.col(g).1 .1;
             // Index conditions as EXPLAIN shows them: column first, the

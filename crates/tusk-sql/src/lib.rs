@@ -883,49 +883,16 @@ impl Session {
             oid,
             name,
             table: table.oid,
-            column,
+            columns: vec![tusk_storage::catalog::IndexColumn::asc(column)],
+            unique: false,
+            primary: false,
         };
         self.db.log_create_index(&txn, &index)?;
         self.db.smgr.create(oid)?;
         let built = (|| -> Result<()> {
             // The keys of the visible rows, with their TIDs.
-            let plan = Plan::new(
-                tusk_exec::NodeKind::SeqScan {
-                    table: table.name.clone(),
-                    alias: table.name.clone(),
-                    oid: table.oid,
-                    table_types: table.column_types(),
-                    columns: vec![column],
-                    with_tid: true,
-                    filter: None,
-                    parallel: false,
-                },
-                vec![],
-                vec![table.columns[column].ty.data_type(), DataType::Int8],
-                vec![],
-                Default::default(),
-            );
-            let ctx = self.exec_context(txn.snapshot(), false, 0);
-            let mut op = build(&plan, &ctx)?;
-            let mut keys: Vec<(i64, u64)> = Vec::new();
-            while let Some(b) = op.next()? {
-                let Data::Int8(tids) = &b.columns[1].data else {
-                    unreachable!("TID column")
-                };
-                let col = &b.columns[0];
-                for (row, &tid) in tids.iter().enumerate().take(b.len) {
-                    if col.is_null(row) {
-                        continue;
-                    }
-                    let v = match &col.data {
-                        Data::Int4(d) => d[row] as i64,
-                        Data::Int8(d) => d[row],
-                        _ => unreachable!("integer column"),
-                    };
-                    keys.push((v, tid as u64));
-                }
-            }
-            tusk_storage::btree::Btree::new(&self.db.pool, oid).build(&mut keys, txn.xid())?;
+            tusk_storage::btree::Index::open(&self.db, &index, &table)
+                .build(txn.snapshot(), txn.xid())?;
             Ok(())
         })();
         match built {
