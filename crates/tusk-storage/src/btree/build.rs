@@ -144,19 +144,24 @@ impl IndexBuild {
         debug_assert_eq!(meta.block(), META_BLOCK);
         // Level 0 from the entries; each level above from (first key, TID,
         // block) of the pages below, until one page remains.
-        let leaf_entries: Vec<(&[u8], Tid, u32)> =
-            entries.iter().map(|e| (e.key(arena), e.tid(), 0)).collect();
+        let mut below = write_level(
+            tree,
+            0,
+            entries.len(),
+            |i| (entries[i].key(arena), entries[i].tid(), 0),
+            xid,
+        )?;
         drop(entries);
-        let mut below = write_level(tree, 0, &leaf_entries, xid)?;
-        drop(leaf_entries);
         let mut level = 0;
         while below.len() > 1 {
             level += 1;
-            let items: Vec<(&[u8], Tid, u32)> =
-                below.iter().map(|(k, t, b)| (&k[..], *t, *b)).collect();
-            let above = write_level(tree, level, &items, xid)?;
-            drop(items);
-            below = above;
+            below = write_level(
+                tree,
+                level,
+                below.len(),
+                |i| (&below[i].0[..], below[i].1, below[i].2),
+                xid,
+            )?;
         }
         let mut g = meta.lock_exclusive();
         let p = g.page_mut();
@@ -166,73 +171,77 @@ impl IndexBuild {
     }
 }
 
-/// Writes the pages of one level from `items` (sorted; on internal levels
-/// the child blocks); returns each page's first (key, TID) and block. The
-/// first page of the level gets an empty key (minus infinity).
-fn write_level(
+/// Writes the pages of one level from its `n` items (`item(i)`: key, TID
+/// and, on internal levels, child block; sorted); returns each page's
+/// first (key, TID) and block. The first page of the level gets an empty
+/// key (minus infinity).
+fn write_level<'a>(
     tree: &Btree<'_>,
     level: u16,
-    items: &[(&[u8], Tid, u32)],
+    n: usize,
+    item: impl Fn(usize) -> (&'a [u8], Tid, u32),
     xid: Xid,
 ) -> Result<Vec<(Vec<u8>, Tid, u32)>, StorageError> {
     let fill = if level == 0 { LEAF_FILL } else { INTERNAL_FILL };
+    // An internal page's first entry is stored without its key.
+    let size = |i: usize, first: bool| {
+        let len = if level > 0 && first {
+            0
+        } else {
+            item(i).0.len()
+        };
+        node::entry_size(level, len)
+    };
     // Page boundaries: each page takes entries while they fit its fill
     // target (at least one) and leave room for the next one as high key.
     let mut cuts = vec![0];
     let mut used = 0;
-    for i in 0..items.len() {
+    for i in 0..n {
         let first = i == *cuts.last().expect("cuts start with 0");
-        // An internal page's first entry is stored without its key.
-        let size = |first: bool| {
-            node::entry_size(
-                level,
-                if level > 0 && first {
-                    0
-                } else {
-                    items[i].0.len()
-                },
-            )
-        };
-        let high = items
-            .get(i + 1)
-            .map_or(0, |n| node::high_key_size(n.0.len()));
-        if !first && (used + size(false) > fill || used + size(false) + high > node::USABLE) {
-            cuts.push(i);
-            used = size(true);
+        let high = if i + 1 < n {
+            node::high_key_size(item(i + 1).0.len())
         } else {
-            used += size(first);
+            0
+        };
+        let more = used + size(i, false);
+        if !first && (more > fill || more + high > node::USABLE) {
+            cuts.push(i);
+            used = size(i, true);
+        } else {
+            used += size(i, first);
         }
     }
-    cuts.push(items.len());
+    cuts.push(n);
     let pages = cuts.len() - 1;
     let first_block = tree.pool.nblocks(tree.rel)?;
     let mut out = Vec::with_capacity(pages);
     for w in 0..pages {
-        let chunk = &items[cuts[w]..cuts[w + 1]];
+        let (from, to) = (cuts[w], cuts[w + 1]);
         let buf = tree.pool.new_page(tree.rel)?;
         debug_assert_eq!(buf.block(), first_block + w as u32);
         let mut g = buf.lock_exclusive();
         let p = g.page_mut();
         node::init(p, level);
-        let high = items.get(cuts[w + 1]).map(|&(k, t, _)| (k, t));
-        let entries = chunk.iter().enumerate().map(|(j, &(k, t, c))| {
-            let k: &[u8] = if level > 0 && j == 0 { &[] } else { k };
+        let high = (w + 1 < pages).then(|| {
+            let (k, t, _) = item(to);
+            (k, t)
+        });
+        let entries = (from..to).map(|i| {
+            let (k, t, c) = item(i);
+            let k: &[u8] = if level > 0 && i == from { &[] } else { k };
             (k, t, c)
         });
-        node::fill(p, entries, high.filter(|_| w + 1 < pages));
+        node::fill(p, entries, high);
         if w + 1 < pages {
             node::set_right(p, buf.block() + 1);
         }
-        let low = if w == 0 {
-            Vec::new()
+        let (low, tid) = if from < to {
+            let (k, t, _) = item(from);
+            (if w == 0 { Vec::new() } else { k.to_vec() }, t)
         } else {
-            chunk[0].0.to_vec()
+            (Vec::new(), Tid { block: 0, item: 0 })
         };
-        out.push((
-            low,
-            chunk.first().map_or(Tid { block: 0, item: 0 }, |e| e.1),
-            buf.block(),
-        ));
+        out.push((low, tid, buf.block()));
         log_page_image(tree.pool, p, xid, tree.block_ref(buf.block()))?;
     }
     Ok(out)
