@@ -891,8 +891,11 @@ impl Session {
         self.db.smgr.create(oid)?;
         let built = (|| -> Result<()> {
             // The keys of the visible rows, with their TIDs.
-            tusk_storage::btree::Index::open(&self.db, &index, &table)
-                .build(txn.snapshot(), txn.xid())?;
+            tusk_storage::btree::Index::open(&self.db, &index, &table).build(
+                txn.snapshot(),
+                txn.xid(),
+                self.gucs.maintenance_work_mem_bytes(),
+            )?;
             Ok(())
         })();
         match built {

@@ -73,7 +73,7 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
     let bt = Btree::new(&db.pool, rel);
     let mut build = IndexBuild::new();
     for &(v, t) in initial {
-        build.push(&key(v), Tid::from_u64(t));
+        build.push(&key(v), Tid::from_u64(t)).unwrap();
     }
     assert_eq!(
         build.finish(&bt, false, txn.xid()).unwrap(),

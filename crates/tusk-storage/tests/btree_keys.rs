@@ -1,7 +1,8 @@
 //! Two-column keys `(a int4, b text)` of any ASC/DESC and NULLS FIRST/LAST
 //! mix against a model sorted by a comparator written from PostgreSQL's
-//! rules (not from the encoding): bulk build, insertions of variable-length
-//! keys up to several hundred bytes (splits of leaves and internal pages
+//! rules (not from the encoding): bulk build (sorting in spilled runs),
+//! insertions of variable-length
+//! keys up to 2,650 bytes (splits of leaves and internal pages
 //! with uneven entries), bulk deletion, then full scans and scans with
 //! equality on `a` (or `a IS NULL`) and a range on `b`, forward and
 //! backward.
@@ -69,7 +70,7 @@ fn text() -> impl Strategy<Value = Option<String>> {
     prop_oneof![
         1 => Just(None),
         8 => "[ab ]{0,6}".prop_map(Some),
-        1 => (0usize..3, 150usize..700).prop_map(|(c, n)| Some(["a", "b", "ab"][c].repeat(n / 2))),
+        1 => (0usize..3, 150usize..2690).prop_map(|(c, n)| Some(["a", "b", "ab"][c].repeat(n)[..n].to_string())),
     ]
 }
 
@@ -157,7 +158,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     #[test]
     fn two_column_keys_match_model(
-        initial in proptest::collection::vec((int(), text()), 0..400),
+        initial in proptest::collection::vec((int(), text()), 0..1500),
         more in proptest::collection::vec((int(), text()), 0..600),
         orders in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         del in 2u16..5,
@@ -176,13 +177,18 @@ proptest! {
         let bt = Btree::new(&db.pool, rel);
         let tid = |n: usize| Tid { block: (n / 50) as u32, item: (n % 50) as u16 + 1 };
         let mut model: Vec<Row> = Vec::new();
-        let mut build = IndexBuild::new();
+        // A 16 kB budget: builds of more than a few dozen entries spill.
+        let spill = tempfile::tempdir().unwrap();
+        let mut build = IndexBuild::with_budget(16 << 10, spill.path().to_path_buf());
         for (i, (a, b)) in initial.into_iter().enumerate() {
             let r = (a, b, tid(i));
-            build.push(&enc.encode(&datums(&r)).unwrap(), r.2);
+            build.push(&enc.encode(&datums(&r)).unwrap(), r.2).unwrap();
             model.push(r);
         }
+        let spilled = build.spilled_runs();
         build.finish(&bt, false, txn.xid()).unwrap();
+        // 24 bytes an entry and its key: 700 entries pass 16 kB.
+        prop_assert!(spilled > 0 || model.len() < 700, "{} entries, no run spilled", model.len());
         for (i, (a, b)) in more.into_iter().enumerate() {
             let r = (a, b, tid(10_000 + i));
             bt.insert(&enc.encode(&datums(&r)).unwrap().bytes, r.2, txn.xid()).unwrap();

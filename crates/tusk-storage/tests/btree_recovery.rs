@@ -130,7 +130,9 @@ fn replay_and_check(full_page_writes: &str) {
         .unwrap();
     for def in [&unique, &plain] {
         let (snap, xid) = (t.snapshot(), t.xid().unwrap());
-        let out = Index::open(&db, def, &table).build(snap, xid).unwrap();
+        let out = Index::open(&db, def, &table)
+            .build(snap, xid, 1 << 20)
+            .unwrap();
         assert_eq!(out, BuildOutcome::Built);
     }
     t.commit().unwrap();

@@ -37,7 +37,9 @@ fn setup(db: &Arc<Database>, name: &str, ids: &[i32]) -> (TableDef, IndexDef) {
         .unwrap();
     let snap = txn.snapshot();
     let xid = txn.xid().unwrap();
-    let built = Index::open(db, &def, &table).build(snap, xid).unwrap();
+    let built = Index::open(db, &def, &table)
+        .build(snap, xid, 1 << 20)
+        .unwrap();
     assert_eq!(built, BuildOutcome::Built);
     txn.commit().unwrap();
     (table, def)
@@ -387,7 +389,10 @@ fn multi_column_text_keys_nulls_and_builds() {
         .unwrap();
     let (snap, xid) = (t.snapshot(), t.xid().unwrap());
     let index = Index::open(&db, &def, &table);
-    assert_eq!(index.build(snap, xid).unwrap(), BuildOutcome::Built);
+    assert_eq!(
+        index.build(snap, xid, 1 << 20).unwrap(),
+        BuildOutcome::Built
+    );
     let put = |t: &mut Transaction, a, b| {
         let tid = t.insert(table.oid, &text_row(a, b)).unwrap();
         let a = a.map_or(Datum::Null, |a: &str| Datum::Text(a.as_bytes()));
@@ -434,7 +439,9 @@ fn multi_column_text_keys_nulls_and_builds() {
         .create_index(&table, "u_b_key", vec![IndexColumn::asc(1)], true, false)
         .unwrap();
     let (snap, xid) = (t.snapshot(), t.xid().unwrap());
-    let out = Index::open(&db, &def, &table).build(snap, xid).unwrap();
+    let out = Index::open(&db, &def, &table)
+        .build(snap, xid, 1 << 20)
+        .unwrap();
     assert!(matches!(out, BuildOutcome::Duplicate { .. }), "{out:?}");
     let e = tusk_storage::btree::duplicate_key_error("u_b_key", &describe_key(&["b"], &["1"]));
     assert_eq!(e.to_string(), "could not create unique index \"u_b_key\"");

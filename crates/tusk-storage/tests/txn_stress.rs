@@ -287,7 +287,7 @@ fn id_bounds(id: i32) -> ScanBounds {
 fn build_index(db: &Database, rel: u32, keys: &[(i64, u64)], xid: tusk_storage::Xid) {
     let mut build = IndexBuild::new();
     for &(id, tid) in keys {
-        build.push(&id_key(id as i32), Tid::from_u64(tid));
+        build.push(&id_key(id as i32), Tid::from_u64(tid)).unwrap();
     }
     build
         .finish(&Btree::new(&db.pool, rel), false, xid)

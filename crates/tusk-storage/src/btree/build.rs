@@ -2,61 +2,39 @@
 //! up.
 //!
 //! The caller pushes one (encoded key, heap TID) per row
-//! ([`IndexBuild::push`]); the keys go into one arena and the entries,
-//! 24 bytes each, carry the first 8 key bytes as a big-endian integer, so
-//! that the sort compares integers and looks at the arena only when two
-//! keys share those bytes (a 4-byte integer key never does). The sort is
-//! in memory: it does not spill beyond `maintenance_work_mem`.
+//! ([`IndexBuild::push`]); `sort` orders them within `maintenance_work_mem`,
+//! spilling sorted runs to files beyond it. The sorted entries then stream
+//! into the leaf level: a unique build compares each with the one before
+//! and stops at two equal keys without a NULL
+//! ([`BuildOutcome::Duplicate`]: the caller reports PostgreSQL's `could
+//! not create unique index` and aborts, which removes the relation with
+//! the pages already written).
 //!
-//! A unique build then looks for two neighbours with equal keys and no
-//! NULL ([`BuildOutcome::Duplicate`]: the caller reports PostgreSQL's
-//! `could not create unique index`). Otherwise the leaves are written left
-//! to right, filled to 90 % (PostgreSQL's leaf fillfactor) so that the
-//! first insertions do not split at once, each with the next leaf's first
-//! entry as its high key; then each internal level from the first entries
-//! of the level below, filled to 70 %; then the metapage. Pages are
-//! allocated in order, so each right link is the next block. Every page is
-//! logged as an image.
+//! A [`LevelWriter`] fills one page at a time to 90 % (PostgreSQL's leaf
+//! fillfactor; 70 % on internal levels), so that the first insertions do
+//! not split at once. When an entry does not fit the fill target, the page
+//! is closed with that entry as its high key — after moving its last
+//! entries to the next page if the high key would not fit — and the entry
+//! starts the next page. Each internal level is written the same way from
+//! the first entries of the pages below, until one page, the root, is
+//! left; then the metapage. Pages are allocated in order, so each right
+//! link is the next block. Every page is logged as an image.
 
 use super::keyenc::EncodedKey;
 use super::node;
+use super::sort::Sorter;
 use super::{Btree, META_BLOCK};
 use crate::heap::{log_page_image, Tid};
 use crate::txn::Xid;
 use crate::StorageError;
-use std::cmp::Ordering;
-
-/// One pushed entry: its key's first 8 bytes (zero padded), its place in
-/// the arena, its TID.
-#[derive(Debug, Clone, Copy)]
-struct BuildEntry {
-    prefix: u64,
-    /// Arena offset (48 bits) and key length (16 bits).
-    at: u64,
-    block: u32,
-    item: u16,
-    has_null: bool,
-}
-
-impl BuildEntry {
-    fn tid(&self) -> Tid {
-        Tid {
-            block: self.block,
-            item: self.item,
-        }
-    }
-    fn key<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
-        let off = (self.at >> 16) as usize;
-        &arena[off..off + (self.at & 0xffff) as usize]
-    }
-}
+use std::path::PathBuf;
 
 /// What a build found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuildOutcome {
     Built,
     /// A unique build found two rows with equal keys (the TIDs of two of
-    /// them): nothing was written.
+    /// them). The index is incomplete: the caller aborts.
     Duplicate {
         first: Tid,
         second: Tid,
@@ -64,10 +42,14 @@ pub enum BuildOutcome {
 }
 
 /// Collects the entries of a new index (see the module doc).
-#[derive(Default)]
 pub struct IndexBuild {
-    arena: Vec<u8>,
-    entries: Vec<BuildEntry>,
+    sorter: Sorter,
+}
+
+impl Default for IndexBuild {
+    fn default() -> Self {
+        IndexBuild::new()
+    }
 }
 
 /// Leaf and internal fill targets of a build (PostgreSQL's fillfactors).
@@ -75,48 +57,51 @@ const LEAF_FILL: usize = node::USABLE * 90 / 100;
 const INTERNAL_FILL: usize = node::USABLE * 70 / 100;
 
 impl IndexBuild {
+    /// A build that sorts in memory, however much it takes.
     pub fn new() -> IndexBuild {
-        IndexBuild::default()
+        IndexBuild {
+            sorter: Sorter::new(usize::MAX, None),
+        }
+    }
+
+    /// A build that keeps about `budget` bytes in memory
+    /// (`maintenance_work_mem`) and spills sorted runs into `dir` (the
+    /// data directory's temp dir) beyond that.
+    pub fn with_budget(budget: usize, dir: PathBuf) -> IndexBuild {
+        IndexBuild {
+            sorter: Sorter::new(budget.max(16 << 10), Some(dir)),
+        }
     }
 
     /// Adds the entry (`key`, `tid`). Keys longer than [`node::MAX_KEY`]
     /// must have been refused by the caller (the index layer checks
     /// PostgreSQL's size limit first).
-    pub fn push(&mut self, key: &EncodedKey, tid: Tid) {
-        let k = &key.bytes;
-        assert!(k.len() <= node::MAX_KEY, "key too long for a btree page");
-        let mut prefix = [0u8; 8];
-        let n = k.len().min(8);
-        prefix[..n].copy_from_slice(&k[..n]);
-        self.entries.push(BuildEntry {
-            prefix: u64::from_be_bytes(prefix),
-            at: (self.arena.len() as u64) << 16 | k.len() as u64,
-            block: tid.block,
-            item: tid.item,
-            has_null: key.has_null,
-        });
-        self.arena.extend_from_slice(k);
+    pub fn push(&mut self, key: &EncodedKey, tid: Tid) -> Result<(), StorageError> {
+        assert!(
+            key.bytes.len() <= node::MAX_KEY,
+            "key too long for a btree page"
+        );
+        self.sorter.push(&key.bytes, tid, key.has_null)
     }
 
-    pub fn len(&self) -> usize {
-        self.entries.len()
+    pub fn len(&self) -> u64 {
+        self.sorter.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.sorter.len() == 0
     }
 
-    fn cmp_keys(&self, a: &BuildEntry, b: &BuildEntry) -> Ordering {
-        a.prefix
-            .cmp(&b.prefix)
-            .then_with(|| a.key(&self.arena).cmp(b.key(&self.arena)))
+    /// Runs spilled to files so far.
+    pub fn spilled_runs(&self) -> usize {
+        self.sorter.spilled_runs()
     }
 
     /// Sorts the entries and writes the index into `tree`'s empty
-    /// relation as `xid`; with `unique`, first checks that no two keys
-    /// without NULLs are equal.
+    /// relation as `xid`; with `unique`, stops at two equal keys without a
+    /// NULL.
     pub fn finish(
-        mut self,
+        self,
         tree: &Btree<'_>,
         unique: bool,
         xid: Xid,
@@ -126,42 +111,41 @@ impl IndexBuild {
                 "btree build needs an empty relation".into(),
             ));
         }
-        let mut entries = std::mem::take(&mut self.entries);
-        entries.sort_unstable_by(|a, b| self.cmp_keys(a, b).then(a.tid().cmp(&b.tid())));
-        if unique {
-            if let Some(w) = entries
-                .windows(2)
-                .find(|w| !w[0].has_null && self.cmp_keys(&w[0], &w[1]) == Ordering::Equal)
-            {
-                return Ok(BuildOutcome::Duplicate {
-                    first: w[0].tid(),
-                    second: w[1].tid(),
-                });
-            }
-        }
-        let arena = &self.arena;
         let meta = tree.pool.new_page(tree.rel)?;
         debug_assert_eq!(meta.block(), META_BLOCK);
-        // Level 0 from the entries; each level above from (first key, TID,
-        // block) of the pages below, until one page remains.
-        let mut below = write_level(
-            tree,
-            0,
-            entries.len(),
-            |i| (entries[i].key(arena), entries[i].tid(), 0),
-            xid,
-        )?;
-        drop(entries);
+        let mut leaves = LevelWriter::new(tree, 0, xid)?;
+        let mut prev: Option<(Vec<u8>, Tid)> = None;
+        let mut duplicate = None;
+        self.sorter.for_each_sorted(|key, tid, has_null| {
+            if unique && !has_null {
+                if let Some((k, t)) = &prev {
+                    if k[..] == *key {
+                        duplicate = Some((*t, tid));
+                        return Ok(false);
+                    }
+                }
+            }
+            leaves.push(key, tid, 0)?;
+            if unique {
+                let p = prev.get_or_insert_with(|| (Vec::new(), tid));
+                p.0.clear();
+                p.0.extend_from_slice(key);
+                p.1 = tid;
+            }
+            Ok(true)
+        })?;
+        if let Some((first, second)) = duplicate {
+            return Ok(BuildOutcome::Duplicate { first, second });
+        }
+        let mut below = leaves.finish()?;
         let mut level = 0;
         while below.len() > 1 {
             level += 1;
-            below = write_level(
-                tree,
-                level,
-                below.len(),
-                |i| (&below[i].0[..], below[i].1, below[i].2),
-                xid,
-            )?;
+            let mut w = LevelWriter::new(tree, level, xid)?;
+            for (k, t, b) in &below {
+                w.push(k, *t, *b)?;
+            }
+            below = w.finish()?;
         }
         let mut g = meta.lock_exclusive();
         let p = g.page_mut();
@@ -171,78 +155,137 @@ impl IndexBuild {
     }
 }
 
-/// Writes the pages of one level from its `n` items (`item(i)`: key, TID
-/// and, on internal levels, child block; sorted); returns each page's
-/// first (key, TID) and block. The first page of the level gets an empty
-/// key (minus infinity).
-fn write_level<'a>(
-    tree: &Btree<'_>,
+/// Writes the pages of one level left to right (see the module doc).
+struct LevelWriter<'t, 'p> {
+    tree: &'t Btree<'p>,
     level: u16,
-    n: usize,
-    item: impl Fn(usize) -> (&'a [u8], Tid, u32),
+    fill: usize,
     xid: Xid,
-) -> Result<Vec<(Vec<u8>, Tid, u32)>, StorageError> {
-    let fill = if level == 0 { LEAF_FILL } else { INTERNAL_FILL };
-    // An internal page's first entry is stored without its key.
-    let size = |i: usize, first: bool| {
-        let len = if level > 0 && first {
-            0
-        } else {
-            item(i).0.len()
-        };
-        node::entry_size(level, len)
-    };
-    // Page boundaries: each page takes entries while they fit its fill
-    // target (at least one) and leave room for the next one as high key.
-    let mut cuts = vec![0];
-    let mut used = 0;
-    for i in 0..n {
-        let first = i == *cuts.last().expect("cuts start with 0");
-        let high = if i + 1 < n {
-            node::high_key_size(item(i + 1).0.len())
-        } else {
-            0
-        };
-        let more = used + size(i, false);
-        if !first && (more > fill || more + high > node::USABLE) {
-            cuts.push(i);
-            used = size(i, true);
-        } else {
-            used += size(i, first);
-        }
+    /// The open page's entries: (offset in `keys`, key length, TID, child).
+    items: Vec<(usize, usize, Tid, u32)>,
+    keys: Vec<u8>,
+    /// Bytes the open page's entries take.
+    used: usize,
+    /// (first key, its TID, block) of each page written; the level's first
+    /// page has an empty key (minus infinity).
+    out: Vec<(Vec<u8>, Tid, u32)>,
+    first_block: u32,
+}
+
+impl<'t, 'p> LevelWriter<'t, 'p> {
+    fn new(tree: &'t Btree<'p>, level: u16, xid: Xid) -> Result<Self, StorageError> {
+        Ok(LevelWriter {
+            tree,
+            level,
+            fill: if level == 0 { LEAF_FILL } else { INTERNAL_FILL },
+            xid,
+            items: Vec::new(),
+            keys: Vec::new(),
+            used: 0,
+            out: Vec::new(),
+            first_block: tree.pool.nblocks(tree.rel)?,
+        })
     }
-    cuts.push(n);
-    let pages = cuts.len() - 1;
-    let first_block = tree.pool.nblocks(tree.rel)?;
-    let mut out = Vec::with_capacity(pages);
-    for w in 0..pages {
-        let (from, to) = (cuts[w], cuts[w + 1]);
-        let buf = tree.pool.new_page(tree.rel)?;
-        debug_assert_eq!(buf.block(), first_block + w as u32);
-        let mut g = buf.lock_exclusive();
-        let p = g.page_mut();
-        node::init(p, level);
-        let high = (w + 1 < pages).then(|| {
-            let (k, t, _) = item(to);
-            (k, t)
-        });
-        let entries = (from..to).map(|i| {
-            let (k, t, c) = item(i);
-            let k: &[u8] = if level > 0 && i == from { &[] } else { k };
-            (k, t, c)
-        });
-        node::fill(p, entries, high);
-        if w + 1 < pages {
-            node::set_right(p, buf.block() + 1);
-        }
-        let (low, tid) = if from < to {
-            let (k, t, _) = item(from);
-            (if w == 0 { Vec::new() } else { k.to_vec() }, t)
-        } else {
-            (Vec::new(), Tid { block: 0, item: 0 })
-        };
-        out.push((low, tid, buf.block()));
-        log_page_image(tree.pool, p, xid, tree.block_ref(buf.block()))?;
+
+    /// Bytes an entry of `key_len` takes as the page's `first` entry or not
+    /// (an internal page's first entry is stored without its key).
+    fn size(&self, key_len: usize, first: bool) -> usize {
+        node::entry_size(
+            self.level,
+            if self.level > 0 && first { 0 } else { key_len },
+        )
     }
-    Ok(out)
+
+    fn push(&mut self, key: &[u8], tid: Tid, child: u32) -> Result<(), StorageError> {
+        if !self.items.is_empty() && self.used + self.size(key.len(), false) > self.fill {
+            self.close(Some((key, tid)))?;
+        }
+        self.add(key, tid, child);
+        Ok(())
+    }
+
+    fn add(&mut self, key: &[u8], tid: Tid, child: u32) {
+        self.used += self.size(key.len(), self.items.is_empty());
+        self.items.push((self.keys.len(), key.len(), tid, child));
+        self.keys.extend_from_slice(key);
+    }
+
+    fn key(&self, i: usize) -> &[u8] {
+        let (off, len, _, _) = self.items[i];
+        &self.keys[off..off + len]
+    }
+
+    /// Writes the open page with high key `high` (the next page's first
+    /// entry); entries that leave the high key no room move to the next
+    /// page, and the high key becomes the first of them.
+    fn close(&mut self, high: Option<(&[u8], Tid)>) -> Result<(), StorageError> {
+        let mut keep = self.items.len();
+        if let Some((hk, _)) = high {
+            let mut hk_len = hk.len();
+            while keep > 1 && self.used + node::high_key_size(hk_len) > node::USABLE {
+                keep -= 1;
+                self.used -= self.size(self.items[keep].1, keep == 0);
+                hk_len = self.items[keep].1;
+            }
+        }
+        let block = self.first_block + self.out.len() as u32;
+        let buf = self.tree.pool.new_page(self.tree.rel)?;
+        if buf.block() != block {
+            return Err(StorageError::Other(format!(
+                "index relation {} grew during its build",
+                self.tree.rel
+            )));
+        }
+        let high_key: Option<(Vec<u8>, Tid)> = match high {
+            Some(_) if keep < self.items.len() => {
+                Some((self.key(keep).to_vec(), self.items[keep].2))
+            }
+            Some((k, t)) => Some((k.to_vec(), t)),
+            None => None,
+        };
+        let (low, tid) = match self.items.first() {
+            Some(&(_, _, t, _)) if !self.out.is_empty() => (self.key(0).to_vec(), t),
+            Some(&(_, _, t, _)) => (Vec::new(), t),
+            None => (Vec::new(), Tid { block: 0, item: 0 }),
+        };
+        {
+            let mut g = buf.lock_exclusive();
+            let p = g.page_mut();
+            let level = self.level;
+            node::init(p, level);
+            let (items, keys) = (&self.items, &self.keys);
+            let entries = (0..keep).map(|i| {
+                let (off, len, tid, child) = items[i];
+                let k: &[u8] = if level > 0 && i == 0 {
+                    &[]
+                } else {
+                    &keys[off..off + len]
+                };
+                (k, tid, child)
+            });
+            node::fill(p, entries, high_key.as_ref().map(|(k, t)| (&k[..], *t)));
+            if high.is_some() {
+                node::set_right(p, block + 1);
+            }
+            log_page_image(self.tree.pool, p, self.xid, self.tree.block_ref(block))?;
+        }
+        self.out.push((low, tid, block));
+        // The entries that moved start the next page.
+        let moved: Vec<(Vec<u8>, Tid, u32)> = (keep..self.items.len())
+            .map(|i| (self.key(i).to_vec(), self.items[i].2, self.items[i].3))
+            .collect();
+        self.items.clear();
+        self.keys.clear();
+        self.used = 0;
+        for (k, t, c) in moved {
+            self.add(&k, t, c);
+        }
+        Ok(())
+    }
+
+    /// Writes the last page (an empty one if the level has no entries).
+    fn finish(mut self) -> Result<Vec<(Vec<u8>, Tid, u32)>, StorageError> {
+        self.close(None)?;
+        Ok(self.out)
+    }
 }

@@ -175,12 +175,18 @@ impl<'d> Index<'d> {
     }
 
     /// Builds the (new, empty) index from the table's rows that `snapshot`
-    /// sees, pointing entries at HOT chain roots, as `xid` (CREATE INDEX).
-    pub fn build(&self, snapshot: Snapshot, xid: Xid) -> Result<BuildOutcome, StorageError> {
+    /// sees, pointing entries at HOT chain roots, as `xid` (CREATE INDEX),
+    /// sorting within `maintenance_work_mem` bytes.
+    pub fn build(
+        &self,
+        snapshot: Snapshot,
+        xid: Xid,
+        maintenance_work_mem: usize,
+    ) -> Result<BuildOutcome, StorageError> {
         let pool = &self.db.pool;
         let nblocks = pool.nblocks(self.def.table)?;
         let mut vis = Visibility::new(&self.db.txn, snapshot);
-        let mut build = IndexBuild::new();
+        let mut build = IndexBuild::with_budget(maintenance_work_mem, self.db.temp_dir());
         let mut key = EncodedKey::default();
         let mut tids = Vec::new();
         let mut keys = Vec::new();
@@ -199,7 +205,7 @@ impl<'d> Index<'d> {
             heap::index_tids(pool, self.def.table, &mut tids)?;
             for (k, &tid) in keys.iter().zip(&tids) {
                 self.check_size(k, tid)?;
-                build.push(k, tid);
+                build.push(k, tid)?;
             }
         }
         build.finish(&self.tree, self.def.unique, xid)

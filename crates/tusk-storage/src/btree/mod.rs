@@ -42,7 +42,8 @@
 //! * `search`: search targets and the descent;
 //! * `insert`: insertion, page splits, new roots;
 //! * `scan`: range scans forward and backward ([`Cursor`]);
-//! * `build`: bulk build from sorted entries (CREATE INDEX);
+//! * `sort`, `build`: bulk build (CREATE INDEX): the sort within
+//!   `maintenance_work_mem`, then the levels bottom up;
 //! * `vacuum`: VACUUM's bulk deletion through the dead-TID store;
 //! * `unique`: unique checks that wait for in-progress writers, and the
 //!   conflict lookup of INSERT ... ON CONFLICT;
@@ -80,6 +81,7 @@ pub mod keyenc;
 mod node;
 mod scan;
 mod search;
+mod sort;
 mod unique;
 mod vacuum;
 
