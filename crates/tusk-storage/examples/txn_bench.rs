@@ -101,7 +101,7 @@ fn create(db: &Arc<Database>, name: &str, cols: &[&str], rows: i32) -> Table {
             true,
         )
         .unwrap();
-    build_index(&db, idx.oid, &keys, xid);
+    build_index(db, idx.oid, &keys, xid);
     txn.commit().unwrap();
     Table {
         oid: t.oid,

@@ -194,7 +194,7 @@ proptest! {
             bt.insert(&enc.encode(&datums(&r)).unwrap().bytes, r.2, txn.xid()).unwrap();
             model.push(r);
         }
-        let dead = |t: &Tid| t.item % del == 0;
+        let dead = |t: &Tid| t.item.is_multiple_of(del);
         let stats = bt
             .bulk_delete(|t| t, |tids, out| {
                 for (t, d) in tids.iter().zip(out.iter_mut()) {
