@@ -266,34 +266,29 @@ fn two_inserters_of_each_others_keys_deadlock() {
     insert(&mut t1, &table, &def, 1, 0).unwrap();
     insert(&mut t2, &table, &def, 2, 0).unwrap();
     let x2 = t2.top_xid().unwrap();
-    let first = {
+    // Each inserter ends its transaction as soon as its insertion returns:
+    // the victim rolls back, which lets the other one through.
+    let run = |mut t: Transaction, id: i32| {
         let (table, def) = (table.clone(), def.clone());
-        thread::spawn(move || {
-            let r = insert(&mut t1, &table, &def, 2, 0);
-            (r.map(|x| x.1), t1)
+        thread::spawn(move || match insert(&mut t, &table, &def, id, 0) {
+            Ok((_, out)) => {
+                t.commit().unwrap();
+                Ok(out)
+            }
+            Err(e) => {
+                t.rollback();
+                Err(e)
+            }
         })
     };
+    let first = run(t1, 2);
     wait_for_waiter(&db, x2);
-    let second = insert(&mut t2, &table, &def, 1, 0).map(|x| x.1);
-    // One of the two is the deadlock's victim; the other waits for the
-    // victim's transaction to end.
-    let (r1, t1) = match second {
-        Err(e) => {
-            assert_eq!(e.sqlstate(), Some("40P01"), "{e}");
-            drop(t2);
-            first.join().unwrap()
-        }
-        Ok(out) => {
-            assert_eq!(out, InsertOutcome::Inserted, "t1 was the victim and aborts");
-            let (r1, t1) = first.join().unwrap();
-            assert_eq!(r1.unwrap_err().sqlstate(), Some("40P01"));
-            drop(t1);
-            t2.commit().unwrap();
-            return;
-        }
-    };
-    assert_eq!(r1.unwrap(), InsertOutcome::Inserted);
-    t1.commit().unwrap();
+    let second = run(t2, 1);
+    let mut results = [first.join().unwrap(), second.join().unwrap()];
+    results.sort_by_key(|r| r.is_ok());
+    let [victim, survivor] = results;
+    assert_eq!(victim.unwrap_err().sqlstate(), Some("40P01"));
+    assert_eq!(survivor.unwrap(), InsertOutcome::Inserted);
 }
 
 #[test]
