@@ -538,17 +538,9 @@ mod tests {
                         tag: "CREATE TABLE".into(),
                     }),
                     s if s.starts_with("selec ") => {
-                        return Err(SqlError {
-                            message: "syntax error at or near \"selec\"".into(),
-                            position: Some(start + 1),
-                        })
+                        return Err(SqlError::new("syntax error at or near \"selec\"").at(start + 1))
                     }
-                    s => {
-                        return Err(SqlError {
-                            message: format!("cannot run {s}"),
-                            position: None,
-                        })
-                    }
+                    s => return Err(SqlError::new(format!("cannot run {s}"))),
                 }
             }
             Ok(())
@@ -587,10 +579,9 @@ mod tests {
                         .collect(),
                     rows: vec![vec![Some("a".into()), Some("integer".into())]],
                 }),
-                Some(other) => Err(SqlError {
-                    message: format!("Did not find any relation named \"{other}\"."),
-                    position: None,
-                }),
+                Some(other) => Err(SqlError::new(format!(
+                    "Did not find any relation named \"{other}\"."
+                ))),
             }
         }
     }

@@ -1,13 +1,14 @@
-//! Leaf operators: heap sequential scan, btree index scan,
-//! `generate_series`, literal rows.
+//! Leaf operators: heap sequential scan, `generate_series`, literal rows
+//! (the index scan is in `indexscan`, on the tuple deforming here).
 
 use crate::error::{ExecError, Result};
-use crate::exec::{apply_filter, ExecContext, Operator};
 use crate::expr::Expr;
+use crate::operator::{apply_filter, ExecContext, Operator};
+use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
-use std::ops::Bound;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
@@ -16,7 +17,7 @@ use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
 /// optionally, a last Int8 column with the TID (shared by the heap scans).
-struct Deformer {
+pub(crate) struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
@@ -29,7 +30,7 @@ struct Deformer {
 }
 
 impl Deformer {
-    fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+    pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
         let last = columns.iter().copied().max();
         let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
         for (out, &att) in columns.iter().enumerate() {
@@ -57,7 +58,7 @@ impl Deformer {
         }
     }
 
-    fn columns(&self, capacity: usize) -> Vec<Vector> {
+    pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
         self.out_types
             .iter()
             .map(|&t| Vector::with_capacity(t, capacity))
@@ -143,7 +144,7 @@ impl Deformer {
 
     /// Appends tuple `t` (at `tid`) to `cols`.
     #[inline]
-    fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
+    pub(crate) fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         if let Some(last) = self.out_of_att.len().checked_sub(1) {
             match self.fixed.as_deref() {
                 Some(fixed) if tuple::is_dense(t, last) => {
@@ -169,6 +170,28 @@ impl Deformer {
     }
 }
 
+/// Blocks a Parallel Seq Scan participant takes at a time: few enough that
+/// participants finish together (16 pages are a few microseconds of work),
+/// enough that the shared counter is not touched for every page.
+pub const SCAN_CHUNK_BLOCKS: u32 = 16;
+
+/// What the participants of a Parallel Seq Scan share: the next block to
+/// hand out, so that each block is read by exactly one participant.
+pub struct ScanShared {
+    next: AtomicU32,
+}
+
+impl NodeShared for ScanShared {}
+
+impl ScanShared {
+    /// The next range of blocks to read: up to [`SCAN_CHUNK_BLOCKS`] blocks
+    /// from the returned one (which may lie past the end of the relation:
+    /// then the scan is done).
+    pub fn next_blocks(&self) -> u32 {
+        self.next.fetch_add(SCAN_CHUNK_BLOCKS, Ordering::Relaxed)
+    }
+}
+
 /// Sequential scan: reads blocks in order, deforms the visible tuples'
 /// needed attributes straight into column vectors.
 pub struct SeqScan {
@@ -185,12 +208,20 @@ pub struct SeqScan {
     ctx: ExecContext,
     id: usize,
     /// Shared block counter of a Parallel Seq Scan.
-    parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
+    parallel: Option<Arc<ScanShared>>,
     /// The visible tuples of the page being read (reused across pages).
     items: Vec<VisibleItem>,
 }
 
 impl SeqScan {
+    /// The shared state of a Parallel Seq Scan (created before the
+    /// participants start).
+    pub fn init_shared() -> Arc<ScanShared> {
+        Arc::new(ScanShared {
+            next: AtomicU32::new(0),
+        })
+    }
+
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<SeqScan> {
         let NodeKind::SeqScan {
             oid,
@@ -206,7 +237,7 @@ impl SeqScan {
         };
         let nblocks = ctx.db.nblocks(*oid)?;
         let parallel = if *parallel {
-            ctx.parallel.clone()
+            Some(ctx.shared_state::<ScanShared>(plan.id, "Parallel Seq Scan")?)
         } else {
             None
         };
@@ -231,11 +262,9 @@ impl SeqScan {
     fn next_block(&mut self) -> Option<u32> {
         if self.next_block >= self.end_block {
             let p = self.parallel.as_ref()?;
-            let start = p.next_blocks(self.id);
+            let start = p.next_blocks();
             self.next_block = start.min(self.nblocks);
-            self.end_block = start
-                .saturating_add(crate::parallel::SCAN_CHUNK_BLOCKS)
-                .min(self.nblocks);
+            self.end_block = start.saturating_add(SCAN_CHUNK_BLOCKS).min(self.nblocks);
             if self.next_block >= self.end_block {
                 return None;
             }
@@ -276,16 +305,7 @@ impl SeqScan {
 /// The fixed-width attribute of type `ty` at byte `off` of a tuple.
 #[inline]
 fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
-    match ty {
-        DataType::Bool => Attr::Bool(t[off] != 0),
-        DataType::Int4 => Attr::Int4(i32::from_le_bytes(t[off..off + 4].try_into().unwrap())),
-        DataType::Int8 => Attr::Int8(i64::from_le_bytes(t[off..off + 8].try_into().unwrap())),
-        DataType::Numeric => Attr::Numeric(
-            i128::from_le_bytes(t[off..off + 16].try_into().unwrap()),
-            u16::from_le_bytes([t[off + 16], t[off + 17]]),
-        ),
-        DataType::Text => unreachable!("text has no fixed width"),
-    }
+    tusk_storage::tuple::fixed_attr(&t[off..], ty)
 }
 
 /// Appends one stored attribute to a column vector. The null mask is only
@@ -298,15 +318,16 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
         (Data::Int8(d), Attr::Int8(x)) => d.push(x),
         (Data::Bool(d), Attr::Bool(x)) => d.push(x),
         (Data::Text(d), Attr::Text(x)) => d.push(x),
-        (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(crate::numeric::Numeric {
-            unscaled: u,
-            scale: s,
-        }),
-        (Data::Int4(d), _) => d.push(0),
-        (Data::Int8(d), _) => d.push(0),
-        (Data::Bool(d), _) => d.push(false),
-        (Data::Text(d), _) => d.push(b""),
-        (Data::Numeric(d), _) => d.push(crate::numeric::Numeric::from_i64(0)),
+        (Data::Int2(d), Attr::Int2(x)) => d.push(x),
+        (Data::Float4(d), Attr::Float4(x)) => d.push(x),
+        (Data::Float8(d), Attr::Float8(x)) => d.push(x),
+        (Data::Interval(d), Attr::Interval(us, days, months)) => {
+            d.push(tusk_types::Interval::new(months, days, us))
+        }
+        (Data::Numeric(d), Attr::Numeric(u, s)) => {
+            d.push(crate::numeric::Numeric::from_storage_parts(u, s))
+        }
+        (data, _) => data.push_default(),
     }
     v.push_null_flag(before, matches!(a, Attr::Null));
 }
@@ -322,142 +343,9 @@ impl Operator for SeqScan {
     }
 }
 
-/// Index scan: TIDs from a btree range, tuples from the heap, checked
-/// against the snapshot there (dead and uncommitted rows are never
-/// returned: the index has entries for every version).
-pub struct IndexScan {
-    db: Arc<Database>,
-    oid: u32,
-    deform: Deformer,
-    snapshot: Snapshot,
-    cursor: tusk_storage::btree::Cursor,
-    more: bool,
-    tids: Vec<Tid>,
-    filter: Option<Expr>,
-    ctx: ExecContext,
-    id: usize,
-}
-
-impl IndexScan {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<IndexScan> {
-        let NodeKind::IndexScan {
-            oid,
-            index_oid,
-            table_types,
-            columns,
-            with_tid,
-            lo,
-            hi,
-            filter,
-            ..
-        } = &plan.kind
-        else {
-            unreachable!()
-        };
-        let cursor = index_cursor(&ctx.db, *oid, *index_oid, *lo, *hi)?;
-        Ok(IndexScan {
-            db: ctx.db.clone(),
-            oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot.clone(),
-            cursor,
-            more: true,
-            tids: Vec::with_capacity(BATCH_SIZE),
-            filter: filter.clone(),
-            ctx: ctx.clone(),
-            id: plan.id,
-        })
-    }
-
-    fn read_batch(&mut self) -> Result<Option<Batch>> {
-        if !self.more {
-            return Ok(None);
-        }
-        self.tids.clear();
-        self.more = self
-            .cursor
-            .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
-        let mut cols = self.deform.columns(self.tids.len());
-        let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
-        let deform = &self.deform;
-        heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
-            rows += 1;
-            deform.push(&mut cols, t, tid);
-        })?;
-        Ok(Some(Batch::new(cols, rows)))
-    }
-}
-
-/// A cursor over the entries of index `index_oid` (of table `oid`) whose
-/// leading integer column lies within `lo..hi` (bounds of either integer
-/// type; values beyond an `integer` column's range clamp to it).
-fn index_cursor(
-    db: &Database,
-    oid: u32,
-    index_oid: u32,
-    lo: Bound<i64>,
-    hi: Bound<i64>,
-) -> Result<tusk_storage::btree::Cursor> {
-    use tusk_storage::btree::{Datum, Direction, Index, KeyType, ScanBounds};
-    let cat = db.catalog();
-    let (Some(def), Some(table)) = (cat.index_by_oid(index_oid), cat.table_by_oid(oid)) else {
-        return Err(ExecError::new(format!("index {index_oid} does not exist")));
-    };
-    let index = Index::open(db, def, table);
-    let ty = index.encoder().columns()[0].0;
-    // The range as i64, with `None` for an empty one.
-    let (min, max) = match ty {
-        KeyType::Int4 => (i32::MIN as i64, i32::MAX as i64),
-        KeyType::Int8 => (i64::MIN, i64::MAX),
-        _ => return Err(ExecError::new("index scans need an integer key")),
-    };
-    let lo = match lo {
-        Bound::Unbounded => Some(Bound::Unbounded),
-        Bound::Included(v) if v > max => None,
-        Bound::Excluded(v) if v >= max => None,
-        Bound::Included(v) | Bound::Excluded(v) if v < min => Some(Bound::Unbounded),
-        b => Some(b),
-    };
-    let hi = match hi {
-        Bound::Unbounded => Some(Bound::Unbounded),
-        Bound::Included(v) if v < min => None,
-        Bound::Excluded(v) if v <= min => None,
-        Bound::Included(v) | Bound::Excluded(v) if v > max => Some(Bound::Unbounded),
-        b => Some(b),
-    };
-    let datum = |v: i64| match ty {
-        KeyType::Int4 => Datum::Int4(v as i32),
-        _ => Datum::Int8(v),
-    };
-    let bounds = match (lo, hi) {
-        (Some(lo), Some(hi)) => {
-            ScanBounds::build(index.encoder(), &[], Some((lo.map(datum), hi.map(datum))))
-                .map_err(|e| ExecError::new(e.to_string()))?
-        }
-        // Nothing matches: a range no key lies in.
-        _ => ScanBounds {
-            lo: Bound::Excluded(vec![]),
-            hi: Bound::Excluded(vec![]),
-        },
-    };
-    Ok(index.scan(bounds, Direction::Forward)?)
-}
-
-impl Operator for IndexScan {
-    fn next(&mut self) -> Result<Option<Batch>> {
-        while let Some(b) = self.read_batch()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
-                return Ok(Some(b));
-            }
-        }
-        Ok(None)
-    }
-}
-
 /// Applies a scan's filter (counting removed rows for EXPLAIN ANALYZE);
 /// `None` when no row is left.
-fn scan_filter(
+pub(crate) fn scan_filter(
     b: Batch,
     filter: &Option<Expr>,
     ctx: &ExecContext,

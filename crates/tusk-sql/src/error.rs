@@ -1,20 +1,50 @@
-//! The error a client sees: `ERROR:  message`, with a position for syntax errors.
+//! The error a client sees: `ERROR:  message`, with PostgreSQL's SQLSTATE,
+//! optional DETAIL and HINT lines, and a position for errors that point into
+//! the statement text.
 
 use std::fmt;
+pub use tusk_exec::error::sqlstate;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SqlError {
+    /// SQLSTATE.
+    pub code: &'static str,
     pub message: String,
-    /// 1-based character position in the statement text, for syntax errors.
+    pub detail: Option<String>,
+    pub hint: Option<String>,
+    /// 1-based character position in the statement text.
     pub position: Option<usize>,
 }
 
 impl SqlError {
+    /// An error without a more specific SQLSTATE (`XX000`).
     pub fn new(message: impl Into<String>) -> SqlError {
+        SqlError::coded(sqlstate::INTERNAL_ERROR, message)
+    }
+
+    pub fn coded(code: &'static str, message: impl Into<String>) -> SqlError {
         SqlError {
+            code,
             message: message.into(),
+            detail: None,
+            hint: None,
             position: None,
         }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> SqlError {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn at(mut self, position: usize) -> SqlError {
+        self.position = Some(position);
+        self
     }
 }
 
@@ -28,12 +58,18 @@ impl std::error::Error for SqlError {}
 
 impl From<tusk_exec::ExecError> for SqlError {
     fn from(e: tusk_exec::ExecError) -> Self {
-        SqlError::new(e.0)
+        SqlError {
+            code: e.code,
+            message: e.message,
+            detail: e.detail,
+            hint: e.hint,
+            position: None,
+        }
     }
 }
 
 impl From<tusk_storage::StorageError> for SqlError {
     fn from(e: tusk_storage::StorageError) -> Self {
-        SqlError::new(e.to_string())
+        tusk_exec::ExecError::from(e).into()
     }
 }

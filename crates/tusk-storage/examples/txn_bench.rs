@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tusk_storage::btree::{Btree, Datum, Direction, IndexBuild, KeyEncoder, KeyType, ScanBounds};
-use tusk_storage::catalog::IndexColumn;
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{self, HeapInserter, Tid, Visibility};
 use tusk_storage::tuple::{self, Attr, TupleBuilder};
 use tusk_storage::{
@@ -48,6 +48,7 @@ fn columns(names: &[&str]) -> Vec<ColumnDef> {
             name: n.to_string(),
             ty: SqlType::Int4,
             not_null: true,
+            default: None,
         })
         .collect()
 }
@@ -97,8 +98,7 @@ fn create(db: &Arc<Database>, name: &str, cols: &[&str], rows: i32) -> Table {
             &t,
             &format!("{name}_pkey"),
             vec![IndexColumn::asc(0)],
-            true,
-            true,
+            IndexKind::PrimaryKey,
         )
         .unwrap();
     build_index(db, idx.oid, &keys, xid);

@@ -34,8 +34,9 @@
 //! being dropped on its `AccessExclusiveLock`.
 //!
 //! A `column` line is `column TYPE null|notnull NAME`. An `index` line is
-//! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique` or
-//! `primary` (a primary key is unique too), COLUMNS the key columns in key
+//! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique`
+//! (CREATE UNIQUE INDEX), `constraint` (a UNIQUE constraint's index) or
+//! `primary` (a PRIMARY KEY's, unique too), COLUMNS the key columns in key
 //! order, comma separated, each `ATTNO:asc|desc:nullsfirst|nullslast`
 //! (attribute numbers from 0). The same line is the payload of the WAL's
 //! `CreateIndex` record. Tables and indexes share one name space, as
@@ -46,96 +47,275 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Physical type of a column or value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The type of a column or value: one of PostgreSQL's built-in types, without
+/// its modifier (see [`SqlType`] for that).
+///
+/// Several types share one in-memory representation (`physical` in
+/// tusk-exec's vectors): `date` is a 32-bit day number, `time`, `timestamp`
+/// and `timestamptz` are 64-bit microsecond counts, `varchar` and `bpchar`
+/// are strings like `text`. Dates and timestamps count from 2000-01-01, as
+/// PostgreSQL's do, so that the binary wire format is the stored value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DataType {
     Bool,
+    Int2,
     Int4,
     Int8,
+    Float4,
+    Float8,
     Numeric,
     Text,
+    /// `character varying`: text with an optional length limit.
+    Varchar,
+    /// `character(n)`: blank-padded; trailing blanks do not count in comparisons.
+    Bpchar,
+    Date,
+    Time,
+    Timestamp,
+    TimestampTz,
+    Interval,
 }
 
-/// A column's SQL type: the physical type plus the text length modifier.
+/// A column's SQL type: the type plus its modifier (length, precision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SqlType {
     Bool,
+    Int2,
     Int4,
     Int8,
-    Numeric,
+    Float4,
+    Float8,
+    /// `numeric` or `numeric(precision, scale)`.
+    Numeric(Option<(u16, i16)>),
     Text,
     Varchar(Option<u32>),
     Char(u32),
+    Date,
+    Time,
+    Timestamp,
+    TimestampTz,
+    Interval,
 }
 
 impl SqlType {
     pub fn data_type(self) -> DataType {
         match self {
             SqlType::Bool => DataType::Bool,
+            SqlType::Int2 => DataType::Int2,
             SqlType::Int4 => DataType::Int4,
             SqlType::Int8 => DataType::Int8,
-            SqlType::Numeric => DataType::Numeric,
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => DataType::Text,
+            SqlType::Float4 => DataType::Float4,
+            SqlType::Float8 => DataType::Float8,
+            SqlType::Numeric(_) => DataType::Numeric,
+            SqlType::Text => DataType::Text,
+            SqlType::Varchar(_) => DataType::Varchar,
+            SqlType::Char(_) => DataType::Bpchar,
+            SqlType::Date => DataType::Date,
+            SqlType::Time => DataType::Time,
+            SqlType::Timestamp => DataType::Timestamp,
+            SqlType::TimestampTz => DataType::TimestampTz,
+            SqlType::Interval => DataType::Interval,
+        }
+    }
+
+    /// The type without a modifier.
+    pub fn of(ty: DataType) -> SqlType {
+        match ty {
+            DataType::Bool => SqlType::Bool,
+            DataType::Int2 => SqlType::Int2,
+            DataType::Int4 => SqlType::Int4,
+            DataType::Int8 => SqlType::Int8,
+            DataType::Float4 => SqlType::Float4,
+            DataType::Float8 => SqlType::Float8,
+            DataType::Numeric => SqlType::Numeric(None),
+            DataType::Text => SqlType::Text,
+            DataType::Varchar => SqlType::Varchar(None),
+            // `bpchar` without a length: PostgreSQL's typmod -1.
+            DataType::Bpchar => SqlType::Char(0),
+            DataType::Date => SqlType::Date,
+            DataType::Time => SqlType::Time,
+            DataType::Timestamp => SqlType::Timestamp,
+            DataType::TimestampTz => SqlType::TimestampTz,
+            DataType::Interval => SqlType::Interval,
+        }
+    }
+
+    /// PostgreSQL's `atttypmod`: -1 without a modifier, the length plus 4
+    /// for `varchar(n)`/`char(n)`, `((p << 16) | s) + 4` for `numeric(p, s)`.
+    pub fn typmod(self) -> i32 {
+        match self {
+            SqlType::Varchar(Some(n)) => n as i32 + 4,
+            SqlType::Char(n) if n > 0 => n as i32 + 4,
+            SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | (s as i32 & 0xffff)) + 4,
+            _ => -1,
         }
     }
 
     /// The name PostgreSQL prints (`format_type`).
     pub fn display_name(self) -> String {
         match self {
-            SqlType::Bool => "boolean".into(),
-            SqlType::Int4 => "integer".into(),
-            SqlType::Int8 => "bigint".into(),
-            SqlType::Numeric => "numeric".into(),
-            SqlType::Text => "text".into(),
-            SqlType::Varchar(None) => "character varying".into(),
             SqlType::Varchar(Some(n)) => format!("character varying({n})"),
+            SqlType::Char(0) => "bpchar".into(),
             SqlType::Char(n) => format!("character({n})"),
+            SqlType::Numeric(Some((p, s))) => format!("numeric({p},{s})"),
+            other => other.data_type().display_name().into(),
         }
     }
 
     fn encode(self) -> String {
         match self {
-            SqlType::Bool => "bool".into(),
-            SqlType::Int4 => "int4".into(),
-            SqlType::Int8 => "int8".into(),
-            SqlType::Numeric => "numeric".into(),
-            SqlType::Text => "text".into(),
-            SqlType::Varchar(None) => "varchar".into(),
             SqlType::Varchar(Some(n)) => format!("varchar:{n}"),
             SqlType::Char(n) => format!("char:{n}"),
+            SqlType::Numeric(Some((p, s))) => format!("numeric:{p}:{s}"),
+            other => other.data_type().type_name().into(),
         }
     }
 
     fn decode(s: &str) -> Option<SqlType> {
-        Some(match s {
-            "bool" => SqlType::Bool,
-            "int4" => SqlType::Int4,
-            "int8" => SqlType::Int8,
-            "numeric" => SqlType::Numeric,
-            "text" => SqlType::Text,
-            "varchar" => SqlType::Varchar(None),
-            _ => {
-                let (k, n) = s.split_once(':')?;
-                let n = n.parse().ok()?;
-                match k {
-                    "varchar" => SqlType::Varchar(Some(n)),
-                    "char" => SqlType::Char(n),
-                    _ => return None,
-                }
+        if let Some(ty) = DataType::from_type_name(s) {
+            return Some(SqlType::of(ty));
+        }
+        let mut parts = s.split(':');
+        let kind = parts.next()?;
+        let n: u32 = parts.next()?.parse().ok()?;
+        let t = match kind {
+            "varchar" => SqlType::Varchar(Some(n)),
+            "char" => SqlType::Char(n),
+            "numeric" => {
+                SqlType::Numeric(Some((u16::try_from(n).ok()?, parts.next()?.parse().ok()?)))
             }
-        })
+            _ => return None,
+        };
+        parts.next().is_none().then_some(t)
     }
 }
 
+/// Every type, for tables that map names and numbers onto it.
+pub const ALL_TYPES: [DataType; 15] = [
+    DataType::Bool,
+    DataType::Int2,
+    DataType::Int4,
+    DataType::Int8,
+    DataType::Float4,
+    DataType::Float8,
+    DataType::Numeric,
+    DataType::Text,
+    DataType::Varchar,
+    DataType::Bpchar,
+    DataType::Date,
+    DataType::Time,
+    DataType::Timestamp,
+    DataType::TimestampTz,
+    DataType::Interval,
+];
+
 impl DataType {
+    /// The name PostgreSQL prints for the type (`format_type` without a modifier).
     pub fn display_name(self) -> &'static str {
         match self {
             DataType::Bool => "boolean",
+            DataType::Int2 => "smallint",
             DataType::Int4 => "integer",
             DataType::Int8 => "bigint",
+            DataType::Float4 => "real",
+            DataType::Float8 => "double precision",
             DataType::Numeric => "numeric",
             DataType::Text => "text",
+            DataType::Varchar => "character varying",
+            DataType::Bpchar => "character",
+            DataType::Date => "date",
+            DataType::Time => "time without time zone",
+            DataType::Timestamp => "timestamp without time zone",
+            DataType::TimestampTz => "timestamp with time zone",
+            DataType::Interval => "interval",
         }
+    }
+
+    /// The internal name (`pg_type.typname`), also the catalog file's spelling.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            DataType::Bool => "bool",
+            DataType::Int2 => "int2",
+            DataType::Int4 => "int4",
+            DataType::Int8 => "int8",
+            DataType::Float4 => "float4",
+            DataType::Float8 => "float8",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "varchar",
+            DataType::Bpchar => "bpchar",
+            DataType::Date => "date",
+            DataType::Time => "time",
+            DataType::Timestamp => "timestamp",
+            DataType::TimestampTz => "timestamptz",
+            DataType::Interval => "interval",
+        }
+    }
+
+    /// Inverse of [`DataType::type_name`].
+    pub fn from_type_name(name: &str) -> Option<DataType> {
+        ALL_TYPES.into_iter().find(|t| t.type_name() == name)
+    }
+
+    /// PostgreSQL's type oid (`pg_type.oid`), as the wire protocol sends it.
+    pub fn oid(self) -> u32 {
+        match self {
+            DataType::Bool => 16,
+            DataType::Int2 => 21,
+            DataType::Int4 => 23,
+            DataType::Int8 => 20,
+            DataType::Float4 => 700,
+            DataType::Float8 => 701,
+            DataType::Numeric => 1700,
+            DataType::Text => 25,
+            DataType::Varchar => 1043,
+            DataType::Bpchar => 1042,
+            DataType::Date => 1082,
+            DataType::Time => 1083,
+            DataType::Timestamp => 1114,
+            DataType::TimestampTz => 1184,
+            DataType::Interval => 1186,
+        }
+    }
+
+    /// Inverse of [`DataType::oid`].
+    pub fn from_oid(oid: u32) -> Option<DataType> {
+        ALL_TYPES.into_iter().find(|t| t.oid() == oid)
+    }
+
+    /// Bytes a value of the type takes in a tuple; `None` when variable.
+    pub fn fixed_width(self) -> Option<usize> {
+        Some(match self {
+            DataType::Bool => 1,
+            DataType::Int2 => 2,
+            DataType::Int4 | DataType::Float4 | DataType::Date => 4,
+            DataType::Int8
+            | DataType::Float8
+            | DataType::Time
+            | DataType::Timestamp
+            | DataType::TimestampTz => 8,
+            DataType::Interval => 16,
+            DataType::Numeric => 18,
+            DataType::Text | DataType::Varchar | DataType::Bpchar => return None,
+        })
+    }
+
+    /// Whether values are strings (`text`, `varchar`, `bpchar`).
+    pub fn is_string(self) -> bool {
+        matches!(self, DataType::Text | DataType::Varchar | DataType::Bpchar)
+    }
+
+    /// Whether psql right-aligns the type's values (PostgreSQL's numeric category).
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            DataType::Int2
+                | DataType::Int4
+                | DataType::Int8
+                | DataType::Float4
+                | DataType::Float8
+                | DataType::Numeric
+        )
     }
 }
 
@@ -144,6 +324,28 @@ pub struct ColumnDef {
     pub name: String,
     pub ty: SqlType,
     pub not_null: bool,
+    /// The DEFAULT expression, as SQL text (bound again where it is used).
+    pub default: Option<String>,
+}
+
+impl ColumnDef {
+    /// A column without a default.
+    pub fn new(name: impl Into<String>, ty: SqlType, not_null: bool) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            ty,
+            not_null,
+            default: None,
+        }
+    }
+}
+
+/// A CHECK constraint: its name and its condition as SQL text over the
+/// table's columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckDef {
+    pub name: String,
+    pub expr: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -152,9 +354,29 @@ pub struct TableDef {
     pub oid: u32,
     pub name: String,
     pub columns: Vec<ColumnDef>,
+    pub checks: Vec<CheckDef>,
+    /// A view's defining query (SQL text). A view is a relation without a
+    /// file: its columns are the query's, and a reference to it binds the
+    /// query in its place.
+    pub view: Option<String>,
 }
 
 impl TableDef {
+    /// A plain table with these columns.
+    pub fn new(oid: u32, name: impl Into<String>, columns: Vec<ColumnDef>) -> TableDef {
+        TableDef {
+            oid,
+            name: name.into(),
+            columns,
+            checks: Vec::new(),
+            view: None,
+        }
+    }
+
+    pub fn is_view(&self) -> bool {
+        self.view.is_some()
+    }
+
     pub fn column_types(&self) -> Vec<DataType> {
         self.columns.iter().map(|c| c.ty.data_type()).collect()
     }
@@ -224,6 +446,53 @@ impl IndexColumn {
     }
 }
 
+/// What an index is for: a plain index, a unique index made by CREATE
+/// UNIQUE INDEX, or the index behind a UNIQUE or PRIMARY KEY constraint
+/// (PostgreSQL keeps the constraint in `pg_constraint`; here the index
+/// stands for it and carries its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Plain,
+    /// `CREATE UNIQUE INDEX`.
+    Unique,
+    /// A `UNIQUE` constraint.
+    UniqueConstraint,
+    /// The table's `PRIMARY KEY` (unique, and its columns are NOT NULL).
+    PrimaryKey,
+}
+
+impl IndexKind {
+    /// No two rows may have equal keys without NULLs.
+    pub fn is_unique(self) -> bool {
+        self != IndexKind::Plain
+    }
+
+    /// The index stands for a constraint (ON CONFLICT ON CONSTRAINT names
+    /// it; DROP INDEX refuses it).
+    pub fn is_constraint(self) -> bool {
+        matches!(self, IndexKind::UniqueConstraint | IndexKind::PrimaryKey)
+    }
+
+    fn encode(self) -> &'static str {
+        match self {
+            IndexKind::Plain => "plain",
+            IndexKind::Unique => "unique",
+            IndexKind::UniqueConstraint => "constraint",
+            IndexKind::PrimaryKey => "primary",
+        }
+    }
+
+    fn decode(s: &str) -> Option<IndexKind> {
+        Some(match s {
+            "plain" => IndexKind::Plain,
+            "unique" => IndexKind::Unique,
+            "constraint" => IndexKind::UniqueConstraint,
+            "primary" => IndexKind::PrimaryKey,
+            _ => return None,
+        })
+    }
+}
+
 /// A btree index on one or more columns of a table (see `btree`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexDef {
@@ -234,17 +503,19 @@ pub struct IndexDef {
     pub table: u32,
     /// The key columns, in key order (at least one).
     pub columns: Vec<IndexColumn>,
-    /// A unique index (UNIQUE, PRIMARY KEY, CREATE UNIQUE INDEX): no two
-    /// rows may have equal keys without NULLs.
-    pub unique: bool,
-    /// The table's primary key (unique, and its columns are NOT NULL).
-    pub primary: bool,
+    pub kind: IndexKind,
 }
 
 impl IndexDef {
     /// The attribute number of the first key column.
     pub fn leading_column(&self) -> usize {
         self.columns[0].attno
+    }
+
+    /// A unique index (UNIQUE, PRIMARY KEY, CREATE UNIQUE INDEX): no two
+    /// rows may have equal keys without NULLs.
+    pub fn unique(&self) -> bool {
+        self.kind.is_unique()
     }
 }
 
@@ -299,11 +570,7 @@ fn parse(
                     .and_then(|n| n.parse().ok())
                     .ok_or_else(|| corrupt(line))?;
                 let name = parts.next().ok_or_else(|| corrupt(line))?.to_string();
-                current = Some(TableDef {
-                    oid,
-                    name,
-                    columns: vec![],
-                });
+                current = Some(TableDef::new(oid, name, vec![]));
             }
             Some("column") => {
                 let rest: Vec<&str> = line.splitn(4, ' ').collect();
@@ -313,11 +580,34 @@ fn parse(
                 let ty = SqlType::decode(rest[1]).ok_or_else(|| corrupt(line))?;
                 let not_null = rest[2] == "notnull";
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
-                t.columns.push(ColumnDef {
-                    name: rest[3].to_string(),
-                    ty,
-                    not_null,
+                t.columns.push(ColumnDef::new(rest[3], ty, not_null));
+            }
+            Some("default") => {
+                let (attno, text) = parts
+                    .next()
+                    .zip(parts.next())
+                    .ok_or_else(|| corrupt(line))?;
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                let c = attno
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|a| t.columns.get_mut(a))
+                    .ok_or_else(|| corrupt(line))?;
+                c.default = Some(unescape(text).ok_or_else(|| corrupt(line))?);
+            }
+            Some("check") => {
+                let rest = line["check ".len().min(line.len())..].to_string();
+                let (name, expr) = rest.split_once('\t').ok_or_else(|| corrupt(line))?;
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.checks.push(CheckDef {
+                    name: unescape(name).ok_or_else(|| corrupt(line))?,
+                    expr: unescape(expr).ok_or_else(|| corrupt(line))?,
                 });
+            }
+            Some("view") => {
+                let text = &line["view ".len().min(line.len())..];
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.view = Some(unescape(text).ok_or_else(|| corrupt(line))?);
             }
             Some("index") => {
                 let rest: Vec<&str> = line.splitn(6, ' ').collect();
@@ -327,12 +617,7 @@ fn parse(
                 else {
                     return Err(corrupt(line));
                 };
-                let (unique, primary) = match *kind {
-                    "plain" => (false, false),
-                    "unique" => (true, false),
-                    "primary" => (true, true),
-                    _ => return Err(corrupt(line)),
-                };
+                let kind = IndexKind::decode(kind).ok_or_else(|| corrupt(line))?;
                 let columns = cols
                     .split(',')
                     .map(IndexColumn::decode)
@@ -346,8 +631,7 @@ fn parse(
                         name: name.to_string(),
                         table,
                         columns,
-                        unique,
-                        primary,
+                        kind,
                     },
                 );
             }
@@ -372,22 +656,64 @@ pub fn encode_table(t: &TableDef) -> String {
             c.name
         ));
     }
+    for (i, c) in t.columns.iter().enumerate() {
+        if let Some(d) = &c.default {
+            text.push_str(&format!("default {i} {}\n", escape(d)));
+        }
+    }
+    for c in &t.checks {
+        text.push_str(&format!("check {}\t{}\n", escape(&c.name), escape(&c.expr)));
+    }
+    if let Some(v) = &t.view {
+        text.push_str(&format!("view {}\n", escape(v)));
+    }
     text
+}
+
+/// SQL text on one catalog line: backslash, newline, carriage return and
+/// tab escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inverse of [`escape`]; `None` for a malformed escape.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match it.next()? {
+            '\\' => '\\',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 /// An index definition as catalog text (the payload of WAL `CreateIndex`).
 pub fn encode_index(i: &IndexDef) -> String {
-    let kind = match (i.unique, i.primary) {
-        (_, true) => "primary",
-        (true, false) => "unique",
-        (false, false) => "plain",
-    };
     let cols: Vec<String> = i.columns.iter().map(IndexColumn::encode).collect();
     format!(
         "index {} {} {} {} {}\n",
         i.oid,
         i.table,
-        kind,
+        i.kind.encode(),
         cols.join(","),
         i.name
     )
@@ -614,13 +940,17 @@ mod tests {
                     name: "a b".into(),
                     ty: SqlType::Varchar(Some(5)),
                     not_null: true,
+                    default: None,
                 },
                 ColumnDef {
                     name: "c".into(),
                     ty: SqlType::Int8,
                     not_null: false,
+                    default: None,
                 },
             ],
+            checks: Vec::new(),
+            view: None,
         })
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();
@@ -632,8 +962,7 @@ mod tests {
             name: "my index".into(),
             table: oid,
             columns: vec![IndexColumn::asc(1), IndexColumn::desc(0)],
-            unique: true,
-            primary: false,
+            kind: IndexKind::UniqueConstraint,
         };
         assert_eq!(decode_index(&encode_index(&idx)).unwrap(), idx);
         c.add_index(idx.clone()).unwrap();

@@ -20,7 +20,8 @@
 //! *sub-committed*, then the top xid committed, then the sub-xids committed.
 //! A reader that meets a sub-committed xid asks for its parent's status
 //! ([`CommitLog::status`] follows the parent links), so it sees either none
-//! or all of the tree committed. Snapshots never need the links: the whole
+//! or all of the tree committed. The protocol is in `xidtree`, with its
+//! memory-ordering argument and a loom model. Snapshots never need the links: the whole
 //! tree stays in the proc array until its statuses are final (see
 //! `procarray`).
 //!
@@ -47,12 +48,13 @@
 //! aborted: nobody runs it any more.
 
 use crate::txn::{Xid, FIRST_NORMAL_XID};
+use crate::xidtree::{self, AtomicU8};
 use crate::StorageError;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// Xids per chunk of the in-memory commit log.
@@ -71,7 +73,7 @@ pub enum XidStatus {
 }
 
 impl XidStatus {
-    fn from_u8(b: u8) -> XidStatus {
+    pub(crate) fn from_u8(b: u8) -> XidStatus {
         match b {
             1 => XidStatus::Committed,
             2 => XidStatus::Aborted,
@@ -121,7 +123,7 @@ impl CommitLog {
                 s => s,
             };
             if xid as u32 >= FIRST_NORMAL_XID {
-                log.slot(xid as u32).store(s as u8, Ordering::Relaxed);
+                xidtree::store(log.slot(xid as u32), s);
             }
         }
         Ok((log, len.max(FIRST_NORMAL_XID)))
@@ -140,51 +142,48 @@ impl CommitLog {
         self.slot(xid);
     }
 
+    /// The status byte of `xid` if its chunk exists.
+    #[inline]
+    fn existing_slot(&self, xid: Xid) -> Option<&AtomicU8> {
+        self.chunks[xid as usize / CHUNK]
+            .get()
+            .map(|c| &c[xid as usize % CHUNK])
+    }
+
     /// The status of `xid` as stored (sub-committed is not resolved).
     #[inline]
     pub fn raw_status(&self, xid: Xid) -> XidStatus {
         if xid < FIRST_NORMAL_XID {
             return XidStatus::Committed;
         }
-        match self.chunks[xid as usize / CHUNK].get() {
-            Some(c) => XidStatus::from_u8(c[xid as usize % CHUNK].load(Ordering::Acquire)),
-            None => XidStatus::InProgress,
-        }
+        self.existing_slot(xid)
+            .map_or(XidStatus::InProgress, xidtree::load)
     }
 
     /// The status of `xid`; a sub-committed xid has its top-level parent's
     /// status (committed, or still in progress during the commit).
     #[inline]
-    pub fn status(&self, mut xid: Xid) -> XidStatus {
-        loop {
-            match self.raw_status(xid) {
-                XidStatus::SubCommitted => match self.parent(xid) {
-                    Some(p) => xid = p,
-                    // The tree finished committing since we looked.
-                    None => return self.raw_status(xid),
-                },
-                s => return s,
-            }
+    pub fn status(&self, xid: Xid) -> XidStatus {
+        if xid < FIRST_NORMAL_XID {
+            return XidStatus::Committed;
         }
+        xidtree::resolve(|x| self.existing_slot(x), |x| self.parent(x), xid)
     }
 
     fn set(&self, xid: Xid, s: XidStatus) {
         if xid < FIRST_NORMAL_XID {
             return;
         }
-        self.slot(xid).store(s as u8, Ordering::Release);
+        xidtree::store(self.slot(xid), s);
         self.dirty_from.fetch_min(xid, Ordering::AcqRel);
     }
 
     /// Marks `top` and its sub-xids `subs` committed, atomically for
     /// readers (see the module doc).
     pub fn commit_tree(&self, top: Xid, subs: &[Xid]) {
-        for &s in subs {
-            self.set(s, XidStatus::SubCommitted);
-        }
-        self.set(top, XidStatus::Committed);
-        for &s in subs {
-            self.set(s, XidStatus::Committed);
+        xidtree::commit_tree(|x| self.slot(x), top, subs);
+        for &x in subs.iter().chain([&top]) {
+            self.dirty_from.fetch_min(x, Ordering::AcqRel);
         }
     }
 
@@ -271,10 +270,7 @@ impl CommitLog {
             return None;
         }
         let bytes = (from..end)
-            .map(|x| match self.chunks[x as usize / CHUNK].get() {
-                Some(c) => c[x as usize % CHUNK].load(Ordering::Acquire),
-                None => 0,
-            })
+            .map(|x| self.existing_slot(x).map_or(0, |s| xidtree::load(s) as u8))
             .collect();
         Some((from, bytes))
     }

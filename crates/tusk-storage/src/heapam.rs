@@ -294,7 +294,10 @@ impl Transaction {
         let mut have_tuple_lock = false;
         let result = loop {
             let db = self.db.clone();
-            let buf = db.pool.read_buffer(rel, tid.block)?;
+            let buf = match db.pool.read_buffer(rel, tid.block) {
+                Ok(b) => b,
+                Err(e) => break Err(e),
+            };
             let mut g = buf.lock_exclusive();
             let p = g.page_mut();
             let Some(t) = (!page::is_new(p) && tid.item >= 1 && tid.item <= page::item_count(p))
@@ -330,15 +333,14 @@ impl Transaction {
                         break Ok((TmResult::WouldBlock, None));
                     }
                     if !have_tuple_lock {
-                        self.lock(tuple_tag.clone(), want.tuple_lock_mode(), false)
-                            .map_err(|e| lock_error(e, &format!("row in relation {rel}")))?;
+                        if let Err(e) = self.lock(tuple_tag.clone(), want.tuple_lock_mode(), false)
+                        {
+                            break Err(lock_error(e, &format!("row in relation {rel}")));
+                        }
                         have_tuple_lock = true;
                     }
-                    for x in xids {
-                        if let Err(e) = self.wait_for_xid(x) {
-                            self.unlock(&tuple_tag, want.tuple_lock_mode());
-                            return Err(lock_error(e, &format!("row in relation {rel}")));
-                        }
+                    if let Some(e) = xids.into_iter().find_map(|x| self.wait_for_xid(x).err()) {
+                        break Err(lock_error(e, &format!("row in relation {rel}")));
                     }
                 }
             }

@@ -88,6 +88,7 @@ pub mod visible;
 pub mod wal;
 pub mod walwriter;
 pub mod xact;
+mod xidtree;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -96,7 +97,10 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
-pub use catalog::{Catalog, ColumnDef, DataType, DdlChange, IndexDef, SqlType, TableDef};
+pub use catalog::{
+    Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef, IndexKind, SqlType,
+    TableDef,
+};
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};
 pub use lock::{LockError, LockMode, LockTag, WaitOptions};

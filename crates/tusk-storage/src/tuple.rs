@@ -229,6 +229,24 @@ impl TupleBuilder {
         self.next_att(false);
         self.data.push(v as u8);
     }
+    pub fn push_i16(&mut self, v: i16) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_f32(&mut self, v: f32) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_f64(&mut self, v: f64) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_interval(&mut self, micros: i64, days: i32, months: i32) {
+        self.next_att(false);
+        self.data.extend_from_slice(&micros.to_le_bytes());
+        self.data.extend_from_slice(&days.to_le_bytes());
+        self.data.extend_from_slice(&months.to_le_bytes());
+    }
     pub fn push_i32(&mut self, v: i32) {
         self.next_att(false);
         self.data.extend_from_slice(&v.to_le_bytes());
@@ -284,13 +302,7 @@ pub fn fixed_offsets(types: &[DataType], last: usize) -> Option<Vec<usize>> {
     let mut offsets = Vec::with_capacity(last + 1);
     for ty in types.get(..=last)? {
         offsets.push(pos);
-        pos += match ty {
-            DataType::Bool => 1,
-            DataType::Int4 => 4,
-            DataType::Int8 => 8,
-            DataType::Numeric => 18,
-            DataType::Text => return None,
-        };
+        pos += ty.fixed_width()?;
     }
     Some(offsets)
 }
@@ -315,10 +327,43 @@ pub fn stores_dense(word: u32, natts: usize) -> bool {
 pub enum Attr<'a> {
     Null,
     Bool(bool),
+    Int2(i16),
+    /// `integer` and `date`.
     Int4(i32),
+    /// `bigint`, `time`, `timestamp` and `timestamptz`.
     Int8(i64),
+    Float4(f32),
+    Float8(f64),
     Numeric(i128, u16),
+    /// Microseconds, days, months.
+    Interval(i64, i32, i32),
     Text(&'a [u8]),
+}
+
+/// Decodes the fixed-width attribute of type `ty` at the start of `b`.
+#[inline]
+pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
+    let i32_at = |o: usize| i32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let i64_at = |o: usize| i64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    match ty {
+        DataType::Bool => Attr::Bool(b[0] != 0),
+        DataType::Int2 => Attr::Int2(i16::from_le_bytes([b[0], b[1]])),
+        DataType::Int4 | DataType::Date => Attr::Int4(i32_at(0)),
+        DataType::Int8 | DataType::Time | DataType::Timestamp | DataType::TimestampTz => {
+            Attr::Int8(i64_at(0))
+        }
+        DataType::Float4 => Attr::Float4(f32::from_bits(i32_at(0) as u32)),
+        DataType::Float8 => Attr::Float8(f64::from_bits(i64_at(0) as u64)),
+        DataType::Interval => Attr::Interval(i64_at(0), i32_at(8), i32_at(12)),
+        DataType::Numeric => Attr::Numeric(
+            i128::from_le_bytes(b[0..16].try_into().unwrap()),
+            u16::from_le_bytes([b[16], b[17]]),
+        ),
+        DataType::Text | DataType::Varchar | DataType::Bpchar => {
+            let len = u16::from_le_bytes([b[0], b[1]]) as usize;
+            Attr::Text(&b[2..2 + len])
+        }
+    }
 }
 
 /// Walks the attributes of tuple `t` (whose columns have `types`) up to and
@@ -340,31 +385,10 @@ pub fn walk<'t>(t: &'t [u8], types: &[DataType], last: usize, mut f: impl FnMut(
             f(attno, Attr::Null);
             continue;
         }
-        let a = match ty {
-            DataType::Bool => {
-                pos += 1;
-                Attr::Bool(t[pos - 1] != 0)
-            }
-            DataType::Int4 => {
-                pos += 4;
-                Attr::Int4(i32::from_le_bytes(t[pos - 4..pos].try_into().unwrap()))
-            }
-            DataType::Int8 => {
-                pos += 8;
-                Attr::Int8(i64::from_le_bytes(t[pos - 8..pos].try_into().unwrap()))
-            }
-            DataType::Numeric => {
-                pos += 18;
-                Attr::Numeric(
-                    i128::from_le_bytes(t[pos - 18..pos - 2].try_into().unwrap()),
-                    u16::from_le_bytes([t[pos - 2], t[pos - 1]]),
-                )
-            }
-            DataType::Text => {
-                let len = u16::from_le_bytes([t[pos], t[pos + 1]]) as usize;
-                pos += 2 + len;
-                Attr::Text(&t[pos - len..pos])
-            }
+        let a = fixed_attr(&t[pos..], *ty);
+        pos += match a {
+            Attr::Text(b) => 2 + b.len(),
+            _ => ty.fixed_width().unwrap_or(0),
         };
         f(attno, a);
     }

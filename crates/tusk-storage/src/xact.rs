@@ -93,7 +93,7 @@
 //! running transactions after its redo point, so recovery always sees them
 //! (see `Database::checkpoint`).
 
-use crate::catalog::{Catalog, ColumnDef, DdlChange, IndexColumn, IndexDef, TableDef};
+use crate::catalog::{Catalog, ColumnDef, DdlChange, IndexColumn, IndexDef, IndexKind, TableDef};
 use crate::lock::{LockError, LockMode, LockOwner, LockTag, WaitOptions};
 use crate::procarray::ProcSlot;
 use crate::snapshot::{CommandId, Snapshot};
@@ -351,6 +351,15 @@ impl Transaction {
 
     /// Takes a lock on `tag`; `nowait` fails at once instead of waiting.
     pub fn lock(&mut self, tag: LockTag, mode: LockMode, nowait: bool) -> Result<(), LockError> {
+        // Held already (at this level or an enclosing one, which a rollback
+        // to the current savepoint does not release): nothing to do.
+        if self
+            .levels
+            .iter()
+            .any(|l| l.locks.iter().any(|(t, m)| *m == mode && *t == tag))
+        {
+            return Ok(());
+        }
         let mut opts = self.opts.wait.clone();
         opts.nowait |= nowait;
         self.db.locks.acquire(&self.owner, &tag, mode, &opts)?;
@@ -539,6 +548,8 @@ impl Transaction {
             oid,
             name: name.to_string(),
             columns,
+            checks: Vec::new(),
+            view: None,
         };
         self.log_ddl(
             RecordType::CreateTable,
@@ -551,9 +562,8 @@ impl Transaction {
         Ok(table)
     }
 
-    /// CREATE INDEX: registers a new (empty) btree on `columns` of `table`
-    /// (`unique` for UNIQUE and PRIMARY KEY, `primary` for the latter),
-    /// after taking `ShareLock` on the table (writers wait until this
+    /// CREATE INDEX: registers a new (empty) btree of `kind` on `columns`
+    /// of `table`, after taking `ShareLock` on the table (writers wait until this
     /// transaction ends). The caller builds it (`btree::Index::build`,
     /// which logs every page).
     pub fn create_index(
@@ -561,8 +571,7 @@ impl Transaction {
         table: &TableDef,
         name: &str,
         columns: Vec<IndexColumn>,
-        unique: bool,
-        primary: bool,
+        kind: IndexKind,
     ) -> Result<IndexDef, StorageError> {
         assert!(!columns.is_empty(), "an index has key columns");
         self.lock(LockTag::Relation(table.oid), LockMode::Share, false)
@@ -576,8 +585,7 @@ impl Transaction {
             name: name.to_string(),
             table: table.oid,
             columns,
-            unique: unique || primary,
-            primary,
+            kind,
         };
         self.log_ddl(
             RecordType::CreateIndex,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tusk_storage::btree::{
     BuildOutcome, Datum, Direction, EncodedKey, Index, InsertOutcome, ScanBounds,
 };
-use tusk_storage::catalog::IndexColumn;
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{self, Tid, Visibility};
 use tusk_storage::tuple::{self, Attr, TupleBuilder};
 use tusk_storage::{
@@ -100,16 +100,8 @@ fn replay_and_check(full_page_writes: &str) {
     let db = open(&crashed, &settings);
     let mut t = rc(&db);
     let cols = vec![
-        ColumnDef {
-            name: "a".into(),
-            ty: SqlType::Text,
-            not_null: false,
-        },
-        ColumnDef {
-            name: "b".into(),
-            ty: SqlType::Int4,
-            not_null: false,
-        },
+        ColumnDef::new("a", SqlType::Text, false),
+        ColumnDef::new("b", SqlType::Int4, false),
     ];
     let table = t.create_table("u", cols).unwrap();
     for n in 0..500 {
@@ -121,12 +113,11 @@ fn replay_and_check(full_page_writes: &str) {
             &table,
             "u_b_a_key",
             vec![IndexColumn::desc(1), IndexColumn::asc(0)],
-            true,
-            false,
+            IndexKind::UniqueConstraint,
         )
         .unwrap();
     let plain = t
-        .create_index(&table, "u_a_idx", vec![IndexColumn::asc(0)], false, false)
+        .create_index(&table, "u_a_idx", vec![IndexColumn::asc(0)], IndexKind::Plain)
         .unwrap();
     for def in [&unique, &plain] {
         let (snap, xid) = (t.snapshot(), t.xid().unwrap());

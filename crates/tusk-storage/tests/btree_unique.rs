@@ -14,7 +14,7 @@ use std::time::Duration;
 use tusk_storage::btree::{
     describe_key, unique_violation, BuildOutcome, Datum, Index, InsertOutcome, StatementWriter,
 };
-use tusk_storage::catalog::IndexColumn;
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{
@@ -31,8 +31,7 @@ fn setup(db: &Arc<Database>, name: &str, ids: &[i32]) -> (TableDef, IndexDef) {
             &table,
             &format!("{name}_pkey"),
             vec![IndexColumn::asc(0)],
-            true,
-            true,
+            IndexKind::PrimaryKey,
         )
         .unwrap();
     let snap = txn.snapshot();
@@ -324,16 +323,8 @@ fn single_statement_writers_check_too() {
 fn text_table(db: &Arc<Database>) -> TableDef {
     let mut t = rc(db);
     let cols = vec![
-        ColumnDef {
-            name: "a".into(),
-            ty: SqlType::Text,
-            not_null: false,
-        },
-        ColumnDef {
-            name: "b".into(),
-            ty: SqlType::Int4,
-            not_null: false,
-        },
+        ColumnDef::new("a", SqlType::Text, false),
+        ColumnDef::new("b", SqlType::Int4, false),
     ];
     let table = t.create_table("u", cols).unwrap();
     t.commit().unwrap();
@@ -378,8 +369,7 @@ fn multi_column_text_keys_nulls_and_builds() {
             &table,
             "u_a_b_key",
             vec![IndexColumn::asc(0), IndexColumn::desc(1)],
-            true,
-            false,
+            IndexKind::UniqueConstraint,
         )
         .unwrap();
     let (snap, xid) = (t.snapshot(), t.xid().unwrap());
@@ -431,7 +421,7 @@ fn multi_column_text_keys_nulls_and_builds() {
     // raises it.
     let mut t = rc(&db);
     let def = t
-        .create_index(&table, "u_b_key", vec![IndexColumn::asc(1)], true, false)
+        .create_index(&table, "u_b_key", vec![IndexColumn::asc(1)], IndexKind::UniqueConstraint)
         .unwrap();
     let (snap, xid) = (t.snapshot(), t.xid().unwrap());
     let out = Index::open(&db, &def, &table)

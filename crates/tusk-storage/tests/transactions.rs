@@ -488,6 +488,7 @@ fn ddl_is_transactional() {
             name: "x".into(),
             ty: tusk_storage::SqlType::Int4,
             not_null: false,
+            default: None,
         }]
     };
     let t = a.create_table("u", cols()).unwrap();
@@ -591,4 +592,64 @@ fn errors_carry_sqlstates() {
     let e = StorageError::report("40001", "x");
     assert_eq!(e.sqlstate(), Some("40001"));
     assert_eq!(StorageError::Other("y".into()).sqlstate(), None);
+}
+
+#[test]
+fn autovacuum_vacuums_and_analyzes_past_the_thresholds() {
+    use tusk_storage::autovacuum::{run_round, AnalyzeHook, AutovacuumOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), &[]);
+    let t = create(&db, "t", (0..100).map(|i| (i, 0)));
+    let quiet = create(&db, "quiet", (0..10).map(|i| (i, 0)));
+    let analyzed = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let hook: AnalyzeHook = {
+        let analyzed = analyzed.clone();
+        Arc::new(move |_db: &Arc<Database>, table: &tusk_storage::TableDef| {
+            analyzed.lock().unwrap().push(table.name.clone());
+            Ok(())
+        })
+    };
+    let opts = AutovacuumOptions {
+        vacuum_insert_threshold: -1.0,
+        ..AutovacuumOptions::default()
+    };
+    // 100 live rows and 10 quiet ones: nothing due yet but ANALYZE of `t`
+    // (100 changes > 50 + 10% of 100).
+    let r = run_round(&db, &opts, Some(&hook)).unwrap();
+    assert!(r.vacuumed.is_empty());
+    assert_eq!(r.analyzed, vec!["t".to_string()]);
+    // Deleting 69 rows: 69 dead > 50 + 20% of 31 live.
+    let mut d = rc(&db);
+    for (tid, id, _) in scan(&mut d, t) {
+        if id < 69 {
+            assert_eq!(d.delete(t, tid, RowWait::Block).unwrap(), TmResult::Ok);
+        }
+    }
+    d.commit().unwrap();
+    assert_eq!(db.stats.table(t).n_dead_tup, 69);
+    let r = run_round(&db, &opts, Some(&hook)).unwrap();
+    assert_eq!(r.vacuumed, vec!["t".to_string()]);
+    let s = db.stats.table(t);
+    assert_eq!((s.n_live_tup, s.n_dead_tup, s.autovacuum_count), (31, 0, 1));
+    assert!(s.last_autovacuum.is_some() && s.last_vacuum.is_none());
+    assert_eq!(db.stats.table(quiet).autovacuum_count, 0);
+    // A table someone holds a conflicting lock on is skipped, not waited for.
+    let mut d = rc(&db);
+    for (tid, _, _) in scan(&mut d, t) {
+        d.delete(t, tid, RowWait::Block).unwrap();
+    }
+    d.commit().unwrap();
+    let opts = AutovacuumOptions {
+        vacuum_threshold: 10.0,
+        ..opts
+    };
+    let mut locker = rc(&db);
+    locker
+        .lock_relation(t, LockMode::ShareUpdateExclusive)
+        .unwrap();
+    let r = run_round(&db, &opts, None).unwrap();
+    assert_eq!(r.skipped, vec!["t".to_string()]);
+    drop(locker);
+    let r = run_round(&db, &opts, None).unwrap();
+    assert_eq!(r.vacuumed, vec!["t".to_string()]);
 }

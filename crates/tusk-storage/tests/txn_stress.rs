@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 use tusk_storage::btree::{Btree, Datum, Direction, IndexBuild, KeyEncoder, KeyType, ScanBounds};
-use tusk_storage::catalog::IndexColumn;
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{self, Tid, Visibility};
 use tusk_storage::{
     Database, IsolationLevel, LatestOutcome, RowLockMode, RowWait, StorageError, TmResult,
@@ -114,8 +114,7 @@ fn concurrent_transfers_conserve_money() {
                 &table,
                 "accounts_id",
                 vec![IndexColumn::asc(0)],
-                false,
-                false,
+                IndexKind::Plain,
             )
             .unwrap();
         let keys: Vec<(i64, u64)> = scan(&mut txn, rel)

@@ -150,7 +150,7 @@ impl<'d> Index<'d> {
         w: &mut dyn IndexWriter,
     ) -> Result<InsertOutcome, StorageError> {
         self.check_size(key, tid)?;
-        if self.def.unique {
+        if self.def.unique() {
             self.tree
                 .insert_unique(self.db, self.def.table, key, tid, w)
         } else {
@@ -208,7 +208,7 @@ impl<'d> Index<'d> {
                 build.push(k, tid)?;
             }
         }
-        build.finish(&self.tree, self.def.unique, xid)
+        build.finish(&self.tree, self.def.unique(), xid)
     }
 }
 

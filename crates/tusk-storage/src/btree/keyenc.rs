@@ -94,11 +94,19 @@ impl KeyType {
         use crate::catalog::SqlType;
         match ty {
             SqlType::Bool => KeyType::Bool,
+            SqlType::Int2 => KeyType::Int2,
             SqlType::Int4 => KeyType::Int4,
             SqlType::Int8 => KeyType::Int8,
-            SqlType::Numeric => KeyType::Numeric,
+            SqlType::Float4 => KeyType::Float4,
+            SqlType::Float8 => KeyType::Float8,
+            SqlType::Numeric(_) => KeyType::Numeric,
             SqlType::Text | SqlType::Varchar(_) => KeyType::Text,
             SqlType::Char(_) => KeyType::Bpchar,
+            SqlType::Date => KeyType::Date,
+            SqlType::Time => KeyType::Time,
+            SqlType::Timestamp => KeyType::Timestamp,
+            SqlType::TimestampTz => KeyType::TimestampTz,
+            SqlType::Interval => KeyType::Interval,
         }
     }
 
@@ -187,9 +195,17 @@ impl<'a> From<crate::tuple::Attr<'a>> for Datum<'a> {
         match a {
             Attr::Null => Datum::Null,
             Attr::Bool(b) => Datum::Bool(b),
+            Attr::Int2(v) => Datum::Int2(v),
             Attr::Int4(v) => Datum::Int4(v),
             Attr::Int8(v) => Datum::Int8(v),
+            Attr::Float4(v) => Datum::Float4(v),
+            Attr::Float8(v) => Datum::Float8(v),
+            // The heap's special scales (see tusk-types' `to_storage_parts`).
+            Attr::Numeric(_, u16::MAX) => Datum::Decimal(Decimal::NaN),
+            Attr::Numeric(_, s) if s == u16::MAX - 1 => Datum::Decimal(Decimal::Infinity),
+            Attr::Numeric(_, s) if s == u16::MAX - 2 => Datum::Decimal(Decimal::NegInfinity),
             Attr::Numeric(u, s) => Datum::Numeric(u, s),
+            Attr::Interval(us, d, m) => Datum::Interval(us, d, m),
             Attr::Text(t) => Datum::Text(t),
         }
     }

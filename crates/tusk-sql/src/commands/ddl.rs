@@ -1,0 +1,389 @@
+//! CREATE TABLE [AS] (with its constraints' indexes, see `index`) and DROP.
+
+use crate::bind::{BindSettings, Binder};
+use crate::error::{sqlstate, SqlError};
+use crate::names::{ident, user_relation_name};
+use crate::session::{QueryResult, Result, Session};
+use crate::types::sql_type;
+use sqlparser::ast as A;
+use super::index::{constraint_order, ConstraintSpec};
+use tusk_storage::{CheckDef, ColumnDef, SqlType, TableDef};
+
+fn foreign_keys_refused() -> SqlError {
+    SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        "FOREIGN KEY constraints are not supported: tusk would not enforce them",
+    )
+}
+
+/// Refuses the UNIQUE options tusk does not implement.
+fn unique_options(k: &A::UniqueConstraint) -> Result<()> {
+    if matches!(k.nulls_distinct, A::NullsDistinctOption::NotDistinct) {
+        return Err(SqlError::coded(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            "UNIQUE NULLS NOT DISTINCT is not supported",
+        ));
+    }
+    Ok(())
+}
+
+fn command(tag: &str) -> QueryResult {
+    QueryResult::Command { tag: tag.into() }
+}
+
+/// Names stored in the line-based catalog file cannot hold a newline.
+pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
+    if name.contains('\n') || name.contains('\0') {
+        return Err(SqlError::coded(
+            sqlstate::INVALID_NAME,
+            format!("{what} names must not contain newlines or NUL characters"),
+        ));
+    }
+    Ok(())
+}
+
+impl Session {
+    pub(crate) fn create_table(&mut self, ct: &A::CreateTable) -> Result<QueryResult> {
+        if ct.temporary || ct.external {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "only permanent tables are supported",
+            ));
+        }
+        let name = user_relation_name(&ct.name)?;
+        check_name(&name, "table")?;
+        if self.db.catalog().relation_exists(&name) {
+            if ct.if_not_exists {
+                return Ok(command("CREATE TABLE"));
+            }
+            return Err(SqlError::coded(
+                sqlstate::DUPLICATE_TABLE,
+                format!("relation \"{name}\" already exists"),
+            ));
+        }
+        let (columns, checks, constraints, query) = match &ct.query {
+            Some(q) => {
+                if !ct.constraints.is_empty() {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "syntax error at or near \"AS\"",
+                    ));
+                }
+                let pq = self.plan_query(q)?;
+                let mut names = pq.names.clone();
+                if ct.columns.len() > names.len() {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "too many column names were specified",
+                    ));
+                }
+                for (n, c) in names.iter_mut().zip(&ct.columns) {
+                    *n = ident(&c.name)?;
+                }
+                let cols: Vec<ColumnDef> = names
+                    .iter()
+                    .zip(&pq.types)
+                    .map(|(n, t)| ColumnDef::new(n.clone(), SqlType::of(*t), false))
+                    .collect();
+                (cols, Vec::new(), Vec::new(), Some(pq))
+            }
+            None => {
+                let (cols, checks, constraints) =
+                    self.table_elements(&name, &ct.columns, &ct.constraints)?;
+                (cols, checks, constraints, None)
+            }
+        };
+        for (i, c) in columns.iter().enumerate() {
+            if columns[..i].iter().any(|d| d.name == c.name) {
+                return Err(SqlError::coded(
+                    sqlstate::DUPLICATE_COLUMN,
+                    format!("column \"{}\" specified more than once", c.name),
+                ));
+            }
+            check_name(&c.name, "column")?;
+        }
+        let txn = self.db.txn.begin_write()?;
+        let oid = self.db.catalog_mut().allocate_oid()?;
+        let mut table = TableDef::new(oid, name.clone(), columns);
+        table.checks = checks;
+        self.db.log_create_table(&txn, &table)?;
+        self.db.smgr.create(oid)?;
+        let mut made = vec![oid];
+        let mut indexes = Vec::new();
+        let result = (|| -> Result<u64> {
+            indexes = self.constraint_indexes(&txn, &table, &constraints, &mut made)?;
+            match &query {
+                Some(pq) => {
+                    let ctx = self.exec_context(txn.snapshot(), false, 0);
+                    let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
+                    Ok(tusk_exec::dml::insert(
+                        &self.db,
+                        &table,
+                        &[],
+                        txn.xid(),
+                        op.as_mut(),
+                        None,
+                    )?)
+                }
+                None => Ok(0),
+            }
+        })();
+        match result {
+            Ok(n) => {
+                self.db.catalog_mut().add_table(table)?;
+                for i in indexes {
+                    self.db.catalog_mut().add_index(i)?;
+                }
+                self.db.commit(txn)?;
+                Ok(if query.is_some() {
+                    command(&format!("SELECT {n}"))
+                } else {
+                    command("CREATE TABLE")
+                })
+            }
+            Err(e) => {
+                drop(txn);
+                self.forget_relations(&made);
+                Err(e)
+            }
+        }
+    }
+
+    /// Columns (with NOT NULL, DEFAULT and CHECK options), PRIMARY KEY and
+    /// UNIQUE constraints (in the order their indexes are made) and table
+    /// constraints of CREATE TABLE; every DEFAULT and CHECK is bound once
+    /// here, so a bad one fails the CREATE as in PostgreSQL.
+    fn table_elements(
+        &self,
+        table: &str,
+        columns: &[A::ColumnDef],
+        constraints: &[A::TableConstraint],
+    ) -> Result<(Vec<ColumnDef>, Vec<CheckDef>, Vec<ConstraintSpec>)> {
+        let mut cols = Vec::new();
+        let names: Vec<String> = columns.iter().map(|c| ident(&c.name)).collect::<Result<_>>()?;
+        let mut keys: Vec<ConstraintSpec> = Vec::new();
+        // (constraint name, expression, the column it was written on)
+        let mut written_checks: Vec<(Option<String>, A::Expr)> = Vec::new();
+        for c in columns {
+            let mut col = ColumnDef::new(ident(&c.name)?, sql_type(&c.data_type)?, false);
+            for o in &c.options {
+                match &o.option {
+                    A::ColumnOption::NotNull => col.not_null = true,
+                    A::ColumnOption::Null => col.not_null = false,
+                    A::ColumnOption::Default(e) => col.default = Some(e.to_string()),
+                    A::ColumnOption::Check(ck) => written_checks.push((
+                        o.name
+                            .as_ref()
+                            .or(ck.name.as_ref())
+                            .map(ident)
+                            .transpose()?,
+                        (*ck.expr).clone(),
+                    )),
+                    A::ColumnOption::ForeignKey(_) => return Err(foreign_keys_refused()),
+                    A::ColumnOption::PrimaryKey(k) => keys.push(ConstraintSpec::new(
+                        o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                        std::slice::from_ref(&col.name),
+                        true,
+                        &names,
+                    )?),
+                    A::ColumnOption::Unique(k) => {
+                        unique_options(k)?;
+                        keys.push(ConstraintSpec::new(
+                            o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                            std::slice::from_ref(&col.name),
+                            false,
+                            &names,
+                        )?)
+                    }
+                    other => {
+                        return Err(SqlError::coded(
+                            sqlstate::FEATURE_NOT_SUPPORTED,
+                            format!("column constraint \"{other}\" is not supported"),
+                        ))
+                    }
+                }
+            }
+            cols.push(col);
+        }
+        for tc in constraints {
+            match tc {
+                A::TableConstraint::Check(ck) => written_checks
+                    .push((ck.name.as_ref().map(ident).transpose()?, (*ck.expr).clone())),
+                A::TableConstraint::ForeignKey(_) => return Err(foreign_keys_refused()),
+                A::TableConstraint::PrimaryKey(k) => keys.push(ConstraintSpec::new(
+                    k.name.as_ref().map(ident).transpose()?,
+                    &ConstraintSpec::column_names(&k.columns)?,
+                    true,
+                    &names,
+                )?),
+                A::TableConstraint::Unique(k) => {
+                    unique_options(k)?;
+                    keys.push(ConstraintSpec::new(
+                        k.name.as_ref().map(ident).transpose()?,
+                        &ConstraintSpec::column_names(&k.columns)?,
+                        false,
+                        &names,
+                    )?)
+                }
+                other => {
+                    return Err(SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!("table constraint \"{other}\" is not supported"),
+                    ))
+                }
+            }
+        }
+        let keys = constraint_order(table, keys)?;
+        // A primary key's columns are NOT NULL.
+        for k in keys.iter().filter(|k| k.primary) {
+            for &a in &k.columns {
+                cols[a].not_null = true;
+            }
+        }
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        for c in &cols {
+            if c.default.is_some() {
+                binder.column_default(c)?;
+            }
+        }
+        // CHECK names: PostgreSQL's `table_column_check` for a condition on
+        // one column, `table_check` otherwise, numbered on collisions.
+        let mut checks: Vec<CheckDef> = Vec::new();
+        for (name, e) in written_checks {
+            let bound = binder.bind_check(table, &cols, &e)?;
+            let name = match name {
+                Some(n) => n,
+                None => {
+                    let mut used = Vec::new();
+                    bound.columns(&mut used);
+                    used.sort_unstable();
+                    used.dedup();
+                    let base = match used.as_slice() {
+                        [one] => format!("{table}_{}_check", cols[*one].name),
+                        _ => format!("{table}_check"),
+                    };
+                    let base = crate::names::truncate(&base);
+                    let mut n = base.clone();
+                    let mut k = 0;
+                    while checks.iter().any(|c| c.name == n) {
+                        k += 1;
+                        n = format!("{base}{k}");
+                    }
+                    n
+                }
+            };
+            if checks.iter().any(|c| c.name == name) {
+                return Err(SqlError::coded(
+                    sqlstate::DUPLICATE_OBJECT,
+                    format!("constraint \"{name}\" for relation \"{table}\" already exists"),
+                ));
+            }
+            checks.push(CheckDef {
+                name,
+                expr: e.to_string(),
+            });
+        }
+        Ok((cols, checks, keys))
+    }
+
+    /// `DROP TABLE | INDEX [IF EXISTS] name, ...`.
+    pub(crate) fn drop(
+        &mut self,
+        object_type: A::ObjectType,
+        if_exists: bool,
+        names: &[A::ObjectName],
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let (what, tag) = match object_type {
+            A::ObjectType::Table => ("table", "DROP TABLE"),
+            A::ObjectType::Index => ("index", "DROP INDEX"),
+            A::ObjectType::View => ("view", "DROP VIEW"),
+            other => {
+                return Err(SqlError::coded(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    format!("DROP {other} is not supported"),
+                ))
+            }
+        };
+        let txn = self.db.txn.begin_write()?;
+        let mut victims = Vec::new();
+        {
+            let cat = self.db.catalog();
+            for n in names {
+                let name = user_relation_name(n)?;
+                let found = match object_type {
+                    A::ObjectType::Table => {
+                        cat.table(&name).filter(|t| !t.is_view()).map(|t| t.oid)
+                    }
+                    A::ObjectType::View => cat.table(&name).filter(|t| t.is_view()).map(|t| t.oid),
+                    _ => cat.index(&name).map(|i| i.oid),
+                };
+                let view = cat.table(&name).is_some_and(|t| t.is_view());
+                match found {
+                    Some(_) if object_type == A::ObjectType::Index => {
+                        let i = cat.index(&name).expect("found above");
+                        if i.kind.is_constraint() {
+                            let t = cat.table_by_oid(i.table).map_or("", |t| t.name.as_str());
+                            return Err(SqlError::coded(
+                                sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                                format!(
+                                    "cannot drop index {name} because constraint {name} on table {t} requires it"
+                                ),
+                            )
+                            .with_hint(format!(
+                                "You can drop constraint {name} on table {t} instead."
+                            )));
+                        }
+                        victims.push(i.oid)
+                    }
+                    Some(oid) => victims.push(oid),
+                    None if object_type == A::ObjectType::Table && view => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a table"),
+                        )
+                        .with_hint("Use DROP VIEW to remove a view."))
+                    }
+                    None if object_type == A::ObjectType::View && cat.table(&name).is_some() => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a view"),
+                        )
+                        .with_hint("Use DROP TABLE to remove a table."))
+                    }
+                    None if object_type == A::ObjectType::Index && cat.table(&name).is_some() => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not an index"),
+                        )
+                        .with_hint("Use DROP TABLE to remove a table."))
+                    }
+                    None if object_type == A::ObjectType::Table && cat.index(&name).is_some() => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a table"),
+                        )
+                        .with_hint("Use DROP INDEX to remove an index."))
+                    }
+                    None if if_exists => sink(QueryResult::Notice {
+                        level: "NOTICE",
+                        message: format!("{what} \"{name}\" does not exist, skipping"),
+                    }),
+                    None => {
+                        return Err(SqlError::coded(
+                            sqlstate::UNDEFINED_TABLE,
+                            format!("{what} \"{name}\" does not exist"),
+                        ))
+                    }
+                }
+            }
+        }
+        for oid in victims {
+            // Takes effect at commit, once the commit record is durable.
+            self.db.drop_relation(&txn, oid)?;
+        }
+        self.db.commit(txn)?;
+        Ok(command(tag))
+    }
+}

@@ -1,0 +1,424 @@
+//! Scans: a table's rows by a sequential scan or an index scan, and table
+//! functions, with the filters placed directly on them.
+//!
+//! A scan reads only the attributes some expression of the statement uses
+//! (column ids are unique per table reference, so "used anywhere" is exact
+//! enough). An index scan is chosen when conjuncts `column op value` (a
+//! constant or a parameter) or `column IS NULL` bound a prefix of an
+//! index's key columns — equalities on the leading ones, a range on the
+//! next — and its estimated cost beats the sequential scan's, as in
+//! PostgreSQL's `btcostestimate` with default selectivities; the remaining
+//! conjuncts stay a filter on the scan. Scans that feed UPDATE and DELETE
+//! (with TIDs) use indexes too.
+
+use super::cost::{
+    flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
+    RANDOM_PAGE_COST, SEQ_PAGE_COST,
+};
+use super::{Phys, Planner, Result};
+use crate::logical::{and_all, ColumnId, Logical};
+use tusk_exec::expr::CmpOp;
+use tusk_exec::plan::{IndexKey, IndexKeyOp};
+use tusk_exec::{Estimate, Expr, NodeKind, Value};
+use tusk_storage::{DataType, TableDef};
+
+impl Planner<'_> {
+    /// Plans a Get or TableFunc with conjuncts `filters` over its columns.
+    pub(crate) fn scan(&mut self, l: &Logical, filters: Vec<Expr>) -> Result<Phys> {
+        let Logical::Get {
+            table,
+            alias,
+            cols,
+            tid,
+        } = l
+        else {
+            let layout = l.output();
+            let f = and_all(filters)
+                .map(|p| self.remap(&p, &layout))
+                .transpose()?;
+            return self.function_scan(l, f);
+        };
+        // Attributes to read: those used anywhere (and at least none).
+        let attrs: Vec<usize> = (0..cols.len())
+            .filter(|&i| self.used.contains(&cols[i]))
+            .collect();
+        let mut out: Vec<ColumnId> = attrs.iter().map(|&i| cols[i]).collect();
+        if tid.is_some() {
+            // Rows to change: a plain sequential scan that also yields TIDs.
+            out.push(tid.unwrap());
+        }
+        let pages = self.db.nblocks(table.oid)? as f64;
+        let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
+        let sel: f64 = filters.iter().map(selectivity).product();
+        let rows = (tuples * sel).max(1.0).round();
+        let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
+        let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
+        if let Some(p) = self.index_scan(
+            table,
+            alias,
+            cols,
+            &attrs,
+            &out,
+            &filters,
+            tid.is_some(),
+            tuples,
+            pages,
+            seq_cost,
+        )? {
+            return Ok(p);
+        }
+        let filter = and_all(filters).map(|p| self.remap(&p, &out)).transpose()?;
+        let disabled = if self.settings.enable_seqscan {
+            0.0
+        } else {
+            DISABLE_COST
+        };
+        Ok(self.node(
+            NodeKind::SeqScan {
+                table: table.name.clone(),
+                alias: alias.clone(),
+                oid: table.oid,
+                table_types: table.column_types(),
+                columns: attrs,
+                with_tid: tid.is_some(),
+                filter,
+                parallel: false,
+            },
+            vec![],
+            out,
+            Estimate {
+                startup_cost: disabled,
+                total_cost: disabled + seq_cost,
+                rows,
+                width: 0,
+            },
+        ))
+    }
+
+    /// The cheapest index scan for `filters`, if one beats `seq_cost` (or
+    /// sequential scans are disabled).
+    #[allow(clippy::too_many_arguments)]
+    fn index_scan(
+        &self,
+        table: &TableDef,
+        alias: &str,
+        cols: &[ColumnId],
+        attrs: &[usize],
+        out: &[ColumnId],
+        filters: &[Expr],
+        with_tid: bool,
+        tuples: f64,
+        pages: f64,
+        seq_cost: f64,
+    ) -> Result<Option<Phys>> {
+        let catalog = self.db.catalog();
+        let mut best: Option<(f64, Phys)> = None;
+        for index in catalog.indexes_of(table.oid) {
+            let key_ids: Vec<ColumnId> = index.columns.iter().map(|c| cols[c.attno]).collect();
+            let Some(access) = index_access(&key_ids, filters, |c| self.cols.ty(c)) else {
+                continue;
+            };
+            // PostgreSQL's default selectivities; an equality on every
+            // column of a unique index finds at most one row.
+            let all_equal = access.equal_columns == key_ids.len();
+            let sel = if all_equal && index.unique() {
+                1.0 / tuples.max(1.0)
+            } else {
+                access.selectivity
+            };
+            let tuples = tuples.max(1.0);
+            let rows = (tuples * sel).max(1.0);
+            let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
+            let (mut level_pages, mut height) = (leaf_pages, 0.0);
+            while level_pages > 1.0 {
+                level_pages =
+                    (level_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
+                height += 1.0;
+            }
+            let disabled = if self.settings.enable_indexscan {
+                0.0
+            } else {
+                DISABLE_COST
+            };
+            let startup = disabled
+                + tuples.log2().ceil() * CPU_OPERATOR_COST
+                + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
+            let total = startup
+                + RANDOM_PAGE_COST * (sel * leaf_pages).ceil()
+                + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * access.keys.len() as f64)
+                + RANDOM_PAGE_COST * (sel * pages).ceil().max(1.0)
+                + rows * CPU_TUPLE_COST
+                + rows * CPU_OPERATOR_COST * access.rest.len() as f64;
+            if best.as_ref().is_some_and(|(c, _)| *c <= total) {
+                continue;
+            }
+            let cond_names: Vec<String> = index
+                .columns
+                .iter()
+                .map(|c| table.columns[c.attno].name.clone())
+                .collect();
+            let cond = and_all(access.shown).expect("at least one condition");
+            let out_rows = (tuples * sel * access.rest.iter().map(selectivity).product::<f64>())
+                .max(1.0)
+                .round();
+            let filter = and_all(access.rest)
+                .map(|p| self.remap(&p, out))
+                .transpose()?;
+            let p = self.node(
+                NodeKind::IndexScan {
+                    table: table.name.clone(),
+                    alias: alias.to_string(),
+                    oid: table.oid,
+                    index: index.name.clone(),
+                    index_oid: index.oid,
+                    table_types: table.column_types(),
+                    columns: attrs.to_vec(),
+                    with_tid,
+                    keys: access.keys,
+                    backward: false,
+                    index_cond: crate::explain::deparse(&cond, &cond_names),
+                    filter,
+                },
+                vec![],
+                out.to_vec(),
+                Estimate {
+                    startup_cost: startup,
+                    total_cost: total,
+                    rows: out_rows,
+                    width: 0,
+                },
+            );
+            best = Some((total, p));
+        }
+        let Some((cost, plan)) = best else {
+            return Ok(None);
+        };
+        let seq_cost = seq_cost
+            + if self.settings.enable_seqscan {
+                0.0
+            } else {
+                DISABLE_COST
+            };
+        Ok((cost < seq_cost).then_some(plan))
+    }
+}
+
+/// How an index on the columns `key_ids` (in key order) serves a scan with
+/// conjuncts `filters`.
+struct IndexAccess {
+    /// The scan's key conditions (see [`IndexKey`]).
+    keys: Vec<IndexKey>,
+    /// The same conditions as EXPLAIN shows them (`Index Cond:`), over the
+    /// key columns by position, in key column order.
+    shown: Vec<Expr>,
+    /// The conjuncts left for the scan's filter.
+    rest: Vec<Expr>,
+    /// Leading key columns with an equality (or IS NULL).
+    equal_columns: usize,
+    selectivity: f64,
+}
+
+/// PostgreSQL's choice of index conditions (`match_clauses_to_index`,
+/// restricted to what a btree descent can use): equalities or IS NULL on
+/// the leading key columns, then comparisons on the next one; `None` when
+/// no conjunct bounds the leading column.
+fn index_access(
+    key_ids: &[ColumnId],
+    filters: &[Expr],
+    ty_of: impl Fn(ColumnId) -> DataType,
+) -> Option<IndexAccess> {
+    let found: Vec<Option<(IndexKey, Expr)>> = filters
+        .iter()
+        .map(|f| index_condition(f, key_ids, &ty_of))
+        .collect();
+    let is_eq = |k: &IndexKey| matches!(k.op, IndexKeyOp::Eq | IndexKeyOp::IsNull);
+    let mut equal_columns = 0;
+    while equal_columns < key_ids.len()
+        && found
+            .iter()
+            .flatten()
+            .any(|(k, _)| k.column == equal_columns && is_eq(k))
+    {
+        equal_columns += 1;
+    }
+    let used = |k: &IndexKey| {
+        if is_eq(k) {
+            k.column < equal_columns
+        } else {
+            k.column == equal_columns
+        }
+    };
+    let mut chosen: Vec<(IndexKey, Expr)> = Vec::new();
+    let mut rest = Vec::new();
+    for (f, c) in filters.iter().zip(found) {
+        match c {
+            Some((k, shown)) if used(&k) => chosen.push((k, shown)),
+            _ => rest.push(f.clone()),
+        }
+    }
+    if chosen.is_empty() {
+        return None;
+    }
+    // Key column order, the conditions of one column as written.
+    chosen.sort_by_key(|(k, _)| k.column);
+    let ranges: Vec<IndexKeyOp> = chosen
+        .iter()
+        .filter(|(k, _)| !is_eq(k))
+        .map(|(k, _)| k.op)
+        .collect();
+    let lower = ranges
+        .iter()
+        .any(|o| matches!(o, IndexKeyOp::Gt | IndexKeyOp::Ge));
+    let upper = ranges
+        .iter()
+        .any(|o| matches!(o, IndexKeyOp::Lt | IndexKeyOp::Le));
+    let range_sel = match (lower, upper) {
+        (true, true) => 0.005,
+        (false, false) => 1.0,
+        _ => 0.3333,
+    };
+    let selectivity = 0.005f64.powi(equal_columns as i32) * range_sel;
+    let (keys, shown) = chosen.into_iter().unzip();
+    Some(IndexAccess {
+        keys,
+        shown,
+        rest,
+        equal_columns,
+        selectivity,
+    })
+}
+
+/// `key column op value` (either way round) or `key column IS NULL` for one
+/// of the index's key columns, with the condition as EXPLAIN shows it (the
+/// column by key position, on the left); `None` for anything else. The
+/// value must be known when the scan starts (a constant or a parameter) and
+/// of a type whose order the key's encoding follows: the column's own, or a
+/// wider integer.
+fn index_condition(
+    f: &Expr,
+    key_ids: &[ColumnId],
+    ty_of: &impl Fn(ColumnId) -> DataType,
+) -> Option<(IndexKey, Expr)> {
+    // The key position of a column-side operand, and the column's type.
+    let key_column = |e: &Expr| -> Option<(usize, DataType)> {
+        let (col, ty, as_ty) = match e {
+            Expr::Column { index, ty } => (*index, *ty, *ty),
+            Expr::Cast { arg, to } => match arg.as_ref() {
+                Expr::Column { index, ty } => (*index, *ty, *to),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let pos = key_ids.iter().position(|&k| k == col)?;
+        let ok = ty == ty_of(key_ids[pos])
+            && (ty == as_ty
+                || matches!(
+                    (ty, as_ty),
+                    (DataType::Int2, DataType::Int4 | DataType::Int8)
+                        | (DataType::Int4, DataType::Int8)
+                        | (DataType::Varchar, DataType::Text)
+                ));
+        ok.then_some((pos, ty))
+    };
+    let runtime_value = |e: &Expr| -> bool {
+        match e {
+            Expr::Const { .. } | Expr::Param { .. } => true,
+            Expr::Cast { arg, .. } => {
+                matches!(arg.as_ref(), Expr::Const { .. } | Expr::Param { .. })
+            }
+            _ => false,
+        }
+    };
+    let column_expr = |pos: usize, ty: DataType| Expr::Column { index: pos, ty };
+    match f {
+        Expr::IsNull {
+            arg,
+            negated: false,
+        } => {
+            let (pos, ty) = match arg.as_ref() {
+                Expr::Column { .. } => key_column(arg)?,
+                _ => return None,
+            };
+            let key = IndexKey {
+                column: pos,
+                op: IndexKeyOp::IsNull,
+                value: Expr::Const {
+                    value: Value::Null,
+                    ty,
+                },
+            };
+            let shown = Expr::IsNull {
+                arg: Box::new(column_expr(pos, ty)),
+                negated: false,
+            };
+            Some((key, shown))
+        }
+        Expr::Cmp { op, left, right } => {
+            let (op, (pos, ty), value) = if let Some(k) = key_column(left) {
+                (*op, k, right.as_ref())
+            } else {
+                let flipped = match op {
+                    CmpOp::Lt => CmpOp::Gt,
+                    CmpOp::Le => CmpOp::Ge,
+                    CmpOp::Gt => CmpOp::Lt,
+                    CmpOp::Ge => CmpOp::Le,
+                    o => *o,
+                };
+                (flipped, key_column(right)?, left.as_ref())
+            };
+            if !runtime_value(value) {
+                return None;
+            }
+            let key_op = match op {
+                CmpOp::Eq => IndexKeyOp::Eq,
+                CmpOp::Lt => IndexKeyOp::Lt,
+                CmpOp::Le => IndexKeyOp::Le,
+                CmpOp::Gt => IndexKeyOp::Gt,
+                CmpOp::Ge => IndexKeyOp::Ge,
+                _ => return None,
+            };
+            let key = IndexKey {
+                column: pos,
+                op: key_op,
+                value: value.clone(),
+            };
+            let shown = Expr::Cmp {
+                op,
+                left: Box::new(column_expr(pos, ty)),
+                right: Box::new(value.clone()),
+            };
+            Some((key, shown))
+        }
+        _ => None,
+    }
+}
+
+/// Rows `generate_series(start, stop[, step])` yields, for constant integers.
+pub(crate) fn series_rows(args: &[Expr]) -> Option<f64> {
+    let v = |e: &Expr| match e {
+        Expr::Const {
+            value: Value::Int4(x),
+            ..
+        } => Some(*x as f64),
+        Expr::Const {
+            value: Value::Int8(x),
+            ..
+        } => Some(*x as f64),
+        _ => None,
+    };
+    let start = v(args.first()?)?;
+    let stop = v(args.get(1)?)?;
+    let step = match args.get(2) {
+        Some(s) => v(s)?,
+        None => 1.0,
+    };
+    if step == 0.0 {
+        return None;
+    }
+    Some((((stop - start) / step).floor() + 1.0).max(0.0))
+}
+
+#[allow(dead_code)]
+fn unused(_: Estimate) -> Estimate {
+    flat(1.0, 1.0, 0)
+}
