@@ -101,7 +101,8 @@ pub fn insert_on_conflict(
                 let ConflictAction::Update { set, filter } = &on_conflict.action else {
                     break;
                 };
-                let Some(new) = updated_row(db, table, xid, &deform, existing, &b, row, set, filter)?
+                let Some(new) =
+                    updated_row(db, table, xid, &deform, existing, &b, row, set, filter)?
                 else {
                     break;
                 };

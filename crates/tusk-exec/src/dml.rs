@@ -168,7 +168,9 @@ impl<'a> RowWriter<'a> {
         let tid = self.ins.insert(t)?;
         for (i, index) in self.indexes.iter().enumerate() {
             index.key_of_tuple(t, &mut self.key)?;
-            if let InsertOutcome::Conflict { .. } = index.insert(&self.key, tid, &mut self.writer)? {
+            if let InsertOutcome::Conflict { .. } =
+                index.insert(&self.key, tid, &mut self.writer)?
+            {
                 if arbiters.contains(&i) {
                     heap::delete(&self.db.pool, self.table.oid, tid, self.xid)?;
                     return Ok(Inserted::Conflict);

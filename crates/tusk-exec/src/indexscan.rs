@@ -228,7 +228,8 @@ pub fn scan_bounds(index: &Index<'_>, keys: &[IndexKey]) -> Result<Option<ScanBo
                 _ => (Bound::Included(*d), Bound::Unbounded),
             },
         };
-        let b = ScanBounds::build(enc, &eq, Some(range)).map_err(|e| ExecError::new(e.to_string()))?;
+        let b =
+            ScanBounds::build(enc, &eq, Some(range)).map_err(|e| ExecError::new(e.to_string()))?;
         if !ranged || lower_cmp(&b.lo, &lo) == Ordering::Greater {
             lo = b.lo;
         }
@@ -349,18 +350,16 @@ fn to_key<'a>(ty: KeyType, v: &'a Value, digits: &'a [u8]) -> Result<KeyValue<'a
     };
     Ok(match (ty, v) {
         (_, Value::Null) => KeyValue::Null,
-        (KeyType::Int2, _) if integer.is_some() => int(
-            integer.unwrap(),
-            i16::MIN as i64,
-            i16::MAX as i64,
-            |x| Datum::Int2(x as i16),
-        ),
-        (KeyType::Int4, _) if integer.is_some() => int(
-            integer.unwrap(),
-            i32::MIN as i64,
-            i32::MAX as i64,
-            |x| Datum::Int4(x as i32),
-        ),
+        (KeyType::Int2, _) if integer.is_some() => {
+            int(integer.unwrap(), i16::MIN as i64, i16::MAX as i64, |x| {
+                Datum::Int2(x as i16)
+            })
+        }
+        (KeyType::Int4, _) if integer.is_some() => {
+            int(integer.unwrap(), i32::MIN as i64, i32::MAX as i64, |x| {
+                Datum::Int4(x as i32)
+            })
+        }
         (KeyType::Int8, _) if integer.is_some() => KeyValue::Value(Datum::Int8(integer.unwrap())),
         (KeyType::Bool, Value::Bool(b)) => KeyValue::Value(Datum::Bool(*b)),
         (KeyType::Float4, Value::Float4(x)) => KeyValue::Value(Datum::Float4(*x)),

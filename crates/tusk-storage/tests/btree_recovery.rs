@@ -117,7 +117,12 @@ fn replay_and_check(full_page_writes: &str) {
         )
         .unwrap();
     let plain = t
-        .create_index(&table, "u_a_idx", vec![IndexColumn::asc(0)], IndexKind::Plain)
+        .create_index(
+            &table,
+            "u_a_idx",
+            vec![IndexColumn::asc(0)],
+            IndexKind::Plain,
+        )
         .unwrap();
     for def in [&unique, &plain] {
         let (snap, xid) = (t.snapshot(), t.xid().unwrap());

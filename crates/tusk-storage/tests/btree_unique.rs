@@ -421,7 +421,12 @@ fn multi_column_text_keys_nulls_and_builds() {
     // raises it.
     let mut t = rc(&db);
     let def = t
-        .create_index(&table, "u_b_key", vec![IndexColumn::asc(1)], IndexKind::UniqueConstraint)
+        .create_index(
+            &table,
+            "u_b_key",
+            vec![IndexColumn::asc(1)],
+            IndexKind::UniqueConstraint,
+        )
         .unwrap();
     let (snap, xid) = (t.snapshot(), t.xid().unwrap());
     let out = Index::open(&db, &def, &table)

@@ -1,12 +1,12 @@
 //! CREATE TABLE [AS] (with its constraints' indexes, see `index`) and DROP.
 
+use super::index::{constraint_order, ConstraintSpec};
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use super::index::{constraint_order, ConstraintSpec};
 use tusk_storage::{CheckDef, ColumnDef, SqlType, TableDef};
 
 fn foreign_keys_refused() -> SqlError {
@@ -160,7 +160,10 @@ impl Session {
         constraints: &[A::TableConstraint],
     ) -> Result<(Vec<ColumnDef>, Vec<CheckDef>, Vec<ConstraintSpec>)> {
         let mut cols = Vec::new();
-        let names: Vec<String> = columns.iter().map(|c| ident(&c.name)).collect::<Result<_>>()?;
+        let names: Vec<String> = columns
+            .iter()
+            .map(|c| ident(&c.name))
+            .collect::<Result<_>>()?;
         let mut keys: Vec<ConstraintSpec> = Vec::new();
         // (constraint name, expression, the column it was written on)
         let mut written_checks: Vec<(Option<String>, A::Expr)> = Vec::new();

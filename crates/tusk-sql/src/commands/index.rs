@@ -163,7 +163,8 @@ fn name_addition(columns: &[&str]) -> String {
             s.push('_');
         }
         s.push_str(c);
-        if s.len() >= MAX_IDENTIFIER_BYTES + 1 {
+        // NAMEDATALEN bytes or more.
+        if s.len() > MAX_IDENTIFIER_BYTES {
             break;
         }
     }
@@ -411,7 +412,8 @@ impl Session {
             } else {
                 IndexKind::UniqueConstraint
             };
-            let columns: Vec<IndexColumn> = s.columns.iter().map(|&a| IndexColumn::asc(a)).collect();
+            let columns: Vec<IndexColumn> =
+                s.columns.iter().map(|&a| IndexColumn::asc(a)).collect();
             let taken = |n: &str| {
                 n == table.name
                     || out.iter().any(|i| i.name == n)
@@ -465,7 +467,10 @@ mod tests {
             make_object_name(&long, Some("abc"), "key"),
             format!("{}_abc_key", "x".repeat(55))
         );
-        assert_eq!(make_object_name(&long, None, "pkey"), format!("{}_pkey", "x".repeat(58)));
+        assert_eq!(
+            make_object_name(&long, None, "pkey"),
+            format!("{}_pkey", "x".repeat(58))
+        );
         let taken = |n: &str| n == "t_a_key" || n == "t_a_key1";
         assert_eq!(choose_name(taken, "t", Some("a"), "key"), "t_a_key2");
         assert_eq!(name_addition(&["a", "b", "c"]), "a_b_c");
@@ -501,17 +506,27 @@ mod tests {
                 (None, &[1, 0][..], false),
             ]
         );
-        let e = constraint_order("t", vec![spec(None, &["a"], true), spec(None, &["b"], true)])
-            .unwrap_err();
-        assert_eq!(e.message, "multiple primary keys for table \"t\" are not allowed");
+        let e = constraint_order(
+            "t",
+            vec![spec(None, &["a"], true), spec(None, &["b"], true)],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "multiple primary keys for table \"t\" are not allowed"
+        );
         let c: Vec<String> = vec!["a".into(), "a".into()];
         assert_eq!(
-            ConstraintSpec::new(None, &c, true, &cols).unwrap_err().message,
+            ConstraintSpec::new(None, &c, true, &cols)
+                .unwrap_err()
+                .message,
             "column \"a\" appears twice in primary key constraint"
         );
         let c: Vec<String> = vec!["z".into()];
         assert_eq!(
-            ConstraintSpec::new(None, &c, false, &cols).unwrap_err().message,
+            ConstraintSpec::new(None, &c, false, &cols)
+                .unwrap_err()
+                .message,
             "column \"z\" named in key does not exist"
         );
     }
