@@ -340,108 +340,43 @@ fn on_conflict() {
     );
 }
 
-/// Index scans whose keys are parameters, substituted before the scan is
-/// built (as a SubPlan does for each outer row): the same plan serves
-/// every value.
+/// Index scans inside a correlated subquery: the outer row's values are
+/// the SubPlan's parameters, which become the scan's keys each time it
+/// runs (PostgreSQL's runtime keys).
 #[test]
 fn index_scan_with_runtime_keys() {
-    use tusk_exec::plan::{IndexKey, IndexKeyOp};
-    use tusk_exec::{Expr, NodeKind, Value};
-    use tusk_storage::DataType;
     let dir = tempfile::tempdir().unwrap();
     let mut s = session(dir.path());
-    run(&mut s, "create table t (a bigint, b text)");
+    run(&mut s, "create table o (x bigint)");
     run(
         &mut s,
-        "insert into t select g, 'r' || g from generate_series(1, 5000) g",
+        "insert into o select g from generate_series(1, 6) g union all select null",
     );
-    run(&mut s, "create index t_a on t (a desc)");
-    let db = s.database().clone();
-    let (table, index) = {
-        let cat = db.catalog();
-        (
-            cat.table("t").unwrap().clone(),
-            cat.index("t_a").unwrap().clone(),
-        )
-    };
-    let plan = |lo: Value, hi: Value| {
-        let param = |index| Expr::Param {
-            index,
-            ty: DataType::Int8,
-        };
-        let mut p = tusk_exec::Plan::new(
-            NodeKind::IndexScan {
-                table: "t".into(),
-                alias: "t".into(),
-                oid: table.oid,
-                index: "t_a".into(),
-                index_oid: index.oid,
-                table_types: table.column_types(),
-                columns: vec![0],
-                with_tid: false,
-                keys: vec![
-                    IndexKey {
-                        column: 0,
-                        op: IndexKeyOp::Ge,
-                        value: param(0),
-                    },
-                    IndexKey {
-                        column: 0,
-                        op: IndexKeyOp::Lt,
-                        value: param(1),
-                    },
-                ],
-                backward: false,
-                index_cond: String::new(),
-                filter: None,
-            },
-            vec![],
-            vec![DataType::Int8],
-            vec![],
-            Default::default(),
-        );
-        // What a SubPlan does for each outer row.
-        let NodeKind::IndexScan { keys, .. } = &mut p.kind else {
-            unreachable!()
-        };
-        for k in keys.iter_mut() {
-            k.value
-                .substitute_params(&|i| Some(if i == 0 { lo.clone() } else { hi.clone() }));
-        }
-        p
-    };
-    let txn = db.txn.begin_write().unwrap();
-    let ctx = tusk_exec::ExecContext {
-        db: db.clone(),
-        snapshot: txn.snapshot(),
-        work_mem: 4 << 20,
-        hash_mem_multiplier: 2.0,
-        stats: None,
-        spill: tusk_exec::spill::SpillStats::new(None),
-        parallel: None,
-        participant: 0,
-        prefetch: false,
-        hash_chunk_size: 1 << 16,
-    };
-    let values = |lo: i64, hi: i64| -> Vec<i64> {
-        let p = plan(Value::Int8(lo), Value::Int8(hi));
-        let mut op = tusk_exec::build(&p, &ctx).unwrap();
-        let mut out = Vec::new();
-        while let Some(b) = op.next().unwrap() {
-            for i in 0..b.len {
-                if let Value::Int8(v) = b.columns[0].value(i) {
-                    out.push(v);
-                }
-            }
-        }
-        out
-    };
-    // DESC: index order is descending.
-    assert_eq!(values(10, 14), vec![13, 12, 11, 10]);
-    assert_eq!(values(4999, 9000), vec![5000, 4999]);
-    assert_eq!(values(7, 7), Vec::<i64>::new());
-    // A NULL key matches nothing.
-    let p = plan(Value::Null, Value::Int8(3));
-    let mut op = tusk_exec::build(&p, &ctx).unwrap();
-    assert!(op.next().unwrap().is_none());
+    run(&mut s, "create table i (a int, b text)");
+    run(
+        &mut s,
+        "insert into i select g, 'v' || g from generate_series(1, 20000) g",
+    );
+    run(&mut s, "create index i_a on i (a desc)");
+    assert_eq!(
+        rows(
+            &mut s,
+            "select x, (select b from i where a = o.x * 7) from o order by x"
+        ),
+        vec!["1|v7", "2|v14", "3|v21", "4|v28", "5|v35", "6|v42", "|"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select x, (select count(*) from i where a > o.x * 3000 and a <= 9999999999) from o order by x"
+        ),
+        vec!["1|17000", "2|14000", "3|11000", "4|8000", "5|5000", "6|2000", "|0"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "select x, (select max(a) from i where a < o.x * 2 and a >= o.x) from o where x < 4 order by x"
+        ),
+        vec!["1|1", "2|3", "3|5"]
+    );
 }

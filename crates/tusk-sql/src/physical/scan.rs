@@ -15,7 +15,7 @@ use super::cost::{
     flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
     RANDOM_PAGE_COST, SEQ_PAGE_COST,
 };
-use super::{Phys, Planner, Result};
+use super::{cost, Phys, Planner, Result};
 use crate::logical::{and_all, ColumnId, Logical};
 use tusk_exec::expr::CmpOp;
 use tusk_exec::plan::{IndexKey, IndexKeyOp};
@@ -33,7 +33,7 @@ impl Planner<'_> {
         } = l
         else {
             let layout = l.output();
-            let f = and_all(filters)
+            let f = cost::ordered_and(filters)
                 .map(|p| self.remap(&p, &layout))
                 .transpose()?;
             return self.function_scan(l, f);
@@ -67,7 +67,9 @@ impl Planner<'_> {
         )? {
             return Ok(p);
         }
-        let filter = and_all(filters).map(|p| self.remap(&p, &out)).transpose()?;
+        let filter = cost::ordered_and(filters)
+            .map(|p| self.remap(&p, &out))
+            .transpose()?;
         let disabled = if self.settings.enable_seqscan {
             0.0
         } else {
@@ -115,9 +117,18 @@ impl Planner<'_> {
         let mut best: Option<(f64, Phys)> = None;
         for index in catalog.indexes_of(table.oid) {
             let key_ids: Vec<ColumnId> = index.columns.iter().map(|c| cols[c.attno]).collect();
-            let Some(access) = index_access(&key_ids, filters, |c| self.cols.ty(c)) else {
+            let outer = |c: ColumnId| self.params.iter().any(|m| m.contains_key(&c));
+            let Some(mut access) = index_access(&key_ids, filters, |c| self.cols.ty(c), &outer)
+            else {
                 continue;
             };
+            // Outer references (of a SubPlan) become its parameters.
+            for (k, shown) in access.keys.iter_mut().zip(&mut access.shown) {
+                k.value = self.remap(&k.value, &[])?;
+                if let Expr::Cmp { right, .. } = shown {
+                    **right = k.value.clone();
+                }
+            }
             // PostgreSQL's default selectivities; an equality on every
             // column of a unique index finds at most one row.
             let all_equal = access.equal_columns == key_ids.len();
@@ -161,7 +172,7 @@ impl Planner<'_> {
             let out_rows = (tuples * sel * access.rest.iter().map(selectivity).product::<f64>())
                 .max(1.0)
                 .round();
-            let filter = and_all(access.rest)
+            let filter = cost::ordered_and(access.rest)
                 .map(|p| self.remap(&p, out))
                 .transpose()?;
             let p = self.node(
@@ -226,10 +237,11 @@ fn index_access(
     key_ids: &[ColumnId],
     filters: &[Expr],
     ty_of: impl Fn(ColumnId) -> DataType,
+    outer: &impl Fn(ColumnId) -> bool,
 ) -> Option<IndexAccess> {
     let found: Vec<Option<(IndexKey, Expr)>> = filters
         .iter()
-        .map(|f| index_condition(f, key_ids, &ty_of))
+        .map(|f| index_condition(f, key_ids, &ty_of, outer))
         .collect();
     let is_eq = |k: &IndexKey| matches!(k.op, IndexKeyOp::Eq | IndexKeyOp::IsNull);
     let mut equal_columns = 0;
@@ -291,13 +303,15 @@ fn index_access(
 /// `key column op value` (either way round) or `key column IS NULL` for one
 /// of the index's key columns, with the condition as EXPLAIN shows it (the
 /// column by key position, on the left); `None` for anything else. The
-/// value must be known when the scan starts (a constant or a parameter) and
+/// value must be known when the scan starts (constants and the outer row's
+/// columns `outer` recognises, no volatile function) and
 /// of a type whose order the key's encoding follows: the column's own, or a
 /// wider integer.
 fn index_condition(
     f: &Expr,
     key_ids: &[ColumnId],
     ty_of: &impl Fn(ColumnId) -> DataType,
+    outer: &impl Fn(ColumnId) -> bool,
 ) -> Option<(IndexKey, Expr)> {
     // The key position of a column-side operand, and the column's type.
     let key_column = |e: &Expr| -> Option<(usize, DataType)> {
@@ -320,14 +334,16 @@ fn index_condition(
                 ));
         ok.then_some((pos, ty))
     };
+    // Known when the scan starts: no column of the scanned row (outer
+    // references of a SubPlan are its parameters), nothing volatile.
     let runtime_value = |e: &Expr| -> bool {
-        match e {
-            Expr::Const { .. } | Expr::Param { .. } => true,
-            Expr::Cast { arg, .. } => {
-                matches!(arg.as_ref(), Expr::Const { .. } | Expr::Param { .. })
-            }
-            _ => false,
-        }
+        let mut ok = true;
+        e.visit(|n| match n {
+            Expr::Column { index, .. } if !outer(*index) => ok = false,
+            Expr::Call { func, .. } if func.volatile() => ok = false,
+            _ => {}
+        });
+        ok
     };
     let column_expr = |pos: usize, ty: DataType| Expr::Column { index: pos, ty };
     match f {
