@@ -174,3 +174,10 @@ insert into ui values (1, 5) on conflict (a) do update set b = excluded.b;
 -- expect: error
 insert into ui values (1, 6) on conflict on constraint ui_a do nothing;
 select * from ui;
+-- correlated subqueries whose inner scan takes the outer row's values as index keys
+create table outer_t (x int, y text);
+insert into outer_t values (1, 'k1'), (2, 'k2'), (3, null), (null, 'k4'), (400, 'k0');
+select x, (select count(*) from ev where ev.k = outer_t.y and ev.ts < outer_t.x * 100) from outer_t order by x;
+select x, (select v from ev where ev.v = outer_t.x * 10) from outer_t order by x;
+select x from outer_t where exists (select 1 from acc where acc.id = outer_t.x) order by x;
+select x, (select max(ts) from ev where k = 'k2' and ts between outer_t.x and outer_t.x + 50) from outer_t order by x;
