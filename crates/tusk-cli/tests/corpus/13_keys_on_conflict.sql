@@ -181,3 +181,8 @@ select x, (select count(*) from ev where ev.k = outer_t.y and ev.ts < outer_t.x 
 select x, (select v from ev where ev.v = outer_t.x * 10) from outer_t order by x;
 select x from outer_t where exists (select 1 from acc where acc.id = outer_t.x) order by x;
 select x, (select max(ts) from ev where k = 'k2' and ts between outer_t.x and outer_t.x + 50) from outer_t order by x;
+-- DEFAULT in a SET list is the column's default
+update kv set n = 5 where k <= 3;
+insert into kv values (1, 'x') on conflict (k) do update set n = default, v = excluded.v || '!';
+update kv set n = default where k = 2;
+select * from kv order by k;

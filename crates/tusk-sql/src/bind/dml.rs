@@ -196,10 +196,7 @@ impl Binder<'_> {
                 }
                 let col = &table.columns[i];
                 let e = if is_default_keyword(v) {
-                    Expr::Const {
-                        value: tusk_exec::Value::Null,
-                        ty: col.ty.data_type(),
-                    }
+                    self.column_default(col)?
                 } else {
                     let b = self.expr(v, ctx)?;
                     let e = self.assign(b, col.ty.data_type(), &col.name)?;
