@@ -53,6 +53,7 @@ pub mod sqlstate {
     pub const INVALID_RECURSION: &str = "42P19";
     pub const UNDEFINED_PARAMETER: &str = "42P02";
     pub const OBJECT_IN_USE: &str = "55006";
+    pub const DEPENDENT_OBJECTS_STILL_EXIST: &str = "2BP01";
     pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
     pub const STATEMENT_TOO_COMPLEX: &str = "54001";
     pub const INVALID_TRANSACTION_STATE: &str = "25000";
@@ -129,6 +130,15 @@ impl From<tusk_storage::StorageError> for ExecError {
     fn from(e: tusk_storage::StorageError) -> Self {
         let code = match &e {
             tusk_storage::StorageError::Io { .. } => sqlstate::IO_ERROR,
+            tusk_storage::StorageError::Report(r) => {
+                let r = *r.clone();
+                return ExecError {
+                    code: r.code,
+                    message: r.message,
+                    detail: r.detail,
+                    hint: r.hint,
+                };
+            }
             _ => sqlstate::INTERNAL_ERROR,
         };
         ExecError::coded(code, e.to_string())

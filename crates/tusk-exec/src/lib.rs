@@ -12,7 +12,7 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `indexscan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml`, `conflict` | one node each (a folder for a big one) |
 //! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `expr/`, `func/`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, normalized sort keys, spill files, the recursion guard, UTF-8 checks |
@@ -26,6 +26,7 @@ pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod conflict;
 pub mod cte;
 pub mod dml;
 pub mod error;
@@ -34,6 +35,7 @@ pub mod filter;
 pub mod func;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod indexscan;
 pub mod join;
 #[cfg(test)]
 mod join_reference;

@@ -1,5 +1,5 @@
-//! Leaf operators: heap sequential scan, btree index scan,
-//! `generate_series`, literal rows.
+//! Leaf operators: heap sequential scan, `generate_series`, literal rows
+//! (the index scan is in `indexscan`, on the tuple deforming here).
 
 use crate::error::Result;
 use crate::expr::Expr;
@@ -17,7 +17,7 @@ use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
 /// optionally, a last Int8 column with the TID (shared by the heap scans).
-struct Deformer {
+pub(crate) struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
@@ -30,7 +30,7 @@ struct Deformer {
 }
 
 impl Deformer {
-    fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+    pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
         let last = columns.iter().copied().max();
         let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
         for (out, &att) in columns.iter().enumerate() {
@@ -58,7 +58,7 @@ impl Deformer {
         }
     }
 
-    fn columns(&self, capacity: usize) -> Vec<Vector> {
+    pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
         self.out_types
             .iter()
             .map(|&t| Vector::with_capacity(t, capacity))
@@ -144,7 +144,7 @@ impl Deformer {
 
     /// Appends tuple `t` (at `tid`) to `cols`.
     #[inline]
-    fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
+    pub(crate) fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         if let Some(last) = self.out_of_att.len().checked_sub(1) {
             match self.fixed.as_deref() {
                 Some(fixed) if tuple::is_dense(t, last) => {
@@ -333,84 +333,6 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
 }
 
 impl Operator for SeqScan {
-    fn next(&mut self) -> Result<Option<Batch>> {
-        while let Some(b) = self.read_batch()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
-                return Ok(Some(b));
-            }
-        }
-        Ok(None)
-    }
-}
-
-/// Index scan: TIDs from a btree range, tuples from the heap, checked
-/// against the snapshot there (dead and uncommitted rows are never
-/// returned: the index has entries for every version).
-pub struct IndexScan {
-    db: Arc<Database>,
-    oid: u32,
-    deform: Deformer,
-    snapshot: Snapshot,
-    cursor: tusk_storage::btree::Cursor,
-    more: bool,
-    tids: Vec<Tid>,
-    filter: Option<Expr>,
-    ctx: ExecContext,
-    id: usize,
-}
-
-impl IndexScan {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<IndexScan> {
-        let NodeKind::IndexScan {
-            oid,
-            index_oid,
-            table_types,
-            columns,
-            with_tid,
-            lo,
-            hi,
-            filter,
-            ..
-        } = &plan.kind
-        else {
-            unreachable!()
-        };
-        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(*lo, *hi)?;
-        Ok(IndexScan {
-            db: ctx.db.clone(),
-            oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot.clone(),
-            cursor,
-            more: true,
-            tids: Vec::with_capacity(BATCH_SIZE),
-            filter: filter.clone(),
-            ctx: ctx.clone(),
-            id: plan.id,
-        })
-    }
-
-    fn read_batch(&mut self) -> Result<Option<Batch>> {
-        if !self.more {
-            return Ok(None);
-        }
-        self.tids.clear();
-        self.more = self
-            .cursor
-            .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
-        let mut cols = self.deform.columns(self.tids.len());
-        let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
-        let deform = &self.deform;
-        heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
-            rows += 1;
-            deform.push(&mut cols, t, tid);
-        })?;
-        Ok(Some(Batch::new(cols, rows)))
-    }
-}
-
-impl Operator for IndexScan {
     fn next(&mut self) -> Result<Option<Batch>> {
         while let Some(b) = self.read_batch()? {
             if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {

@@ -31,6 +31,7 @@
 //! PostgreSQL (`unknown`): [`B::unknown`] marks it, and [`Binder::coerce`]
 //! converts it to the type the context asks for.
 
+mod conflict;
 mod dml;
 mod expr;
 mod forms;

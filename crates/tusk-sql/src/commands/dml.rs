@@ -3,7 +3,7 @@
 //! INSERT binds its source (VALUES, coerced straight to the target columns,
 //! or a query), projects it into the table's column order with assignment
 //! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
-//! sink. DELETE plans a scan of the target that also yields each row's TID.
+//! sink (with ON CONFLICT, to `tusk_exec::conflict`'s, see `bind::conflict`). DELETE plans a scan of the target that also yields each row's TID.
 
 use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
 use crate::error::{sqlstate, SqlError};
@@ -44,12 +44,6 @@ impl Session {
                 "INSERT into a table function is not supported",
             ));
         };
-        if ins.on.is_some() {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "INSERT ... ON CONFLICT is not supported yet",
-            ));
-        }
         let Some(source) = &ins.source else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -187,6 +181,22 @@ impl Session {
             names,
             unknown: vec![false; out.len()],
         };
+        let on_conflict = match &ins.on {
+            None => None,
+            Some(A::OnInsert::OnConflict(oc)) => {
+                let alias = match &ins.table_alias {
+                    Some(a) => ident(&a.alias)?,
+                    None => table.name.clone(),
+                };
+                Some(binder.bind_on_conflict(oc, &table, &alias)?)
+            }
+            Some(_) => {
+                return Err(SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    "syntax error at or near \"DUPLICATE\"",
+                ))
+            }
+        };
         let checks = binder.table_checks(&table)?;
         let pq = self.plan_bound(binder, bound)?;
         drop(catalog);
@@ -196,14 +206,25 @@ impl Session {
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::insert(
-            &self.db,
-            &table,
-            &checks,
-            txn.xid(),
-            op.as_mut(),
-            written.as_mut(),
-        )?;
+        let n = match &on_conflict {
+            None => tusk_exec::dml::insert(
+                &self.db,
+                &table,
+                &checks,
+                txn.xid(),
+                op.as_mut(),
+                written.as_mut(),
+            )?,
+            Some(oc) => tusk_exec::conflict::insert_on_conflict(
+                &self.db,
+                &table,
+                &checks,
+                txn.xid(),
+                op.as_mut(),
+                oc,
+                written.as_mut(),
+            )?,
+        };
         drop(op);
         self.db.commit(txn)?;
         self.returned(returning, written, sink)?;

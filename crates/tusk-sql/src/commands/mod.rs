@@ -1,9 +1,10 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`), data changes (`dml`), settings and maintenance (`utility`).
+//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`), settings and maintenance (`utility`).
 //! This module only dispatches.
 
 mod ddl;
 mod dml;
+mod index;
 mod query;
 mod utility;
 mod view;
@@ -28,7 +29,7 @@ impl Session {
                 ..
             } => self.explain(*analyze, statement, format.as_ref(), options.as_deref())?,
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
-            A::Statement::CreateIndex(ci) => self.create_index(ci)?,
+            A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
             A::Statement::Drop {
                 object_type,
