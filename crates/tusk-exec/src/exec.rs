@@ -3,9 +3,13 @@
 //! Each operator returns the next [`Batch`] of its output, or `None` when it is
 //! done. The virtual call happens once per batch, never per row. With
 //! EXPLAIN ANALYZE every operator is wrapped in an instrumenting operator that
-//! counts rows and time per plan node.
+//! counts rows and time per plan node. Every operator is also wrapped in one
+//! that checks the statement's [`Interrupt`] before each batch (see
+//! `interrupt`): cancel requests and `statement_timeout` stop a statement
+//! there.
 
 use crate::error::{ExecError, Result};
+use crate::interrupt::Interrupt;
 use crate::plan::{NodeKind, Plan};
 use crate::vector::{Batch, Vector, BATCH_SIZE};
 use crate::{agg, join, scan, sort};
@@ -53,6 +57,9 @@ pub struct ExecContext {
     /// `tusk.hash_chunk_size`: bytes of each chunk of a Parallel Hash Join's
     /// shared table (a power of two).
     pub hash_chunk_size: usize,
+    /// Checked before every batch: cancel requests, `statement_timeout`,
+    /// shutdown. Workers share the leader's.
+    pub interrupt: Interrupt,
 }
 
 impl ExecContext {
@@ -98,6 +105,20 @@ impl Operator for Instrumented {
     }
 }
 
+/// Checks the statement's interrupt flag before each batch of its input
+/// (PostgreSQL's `CHECK_FOR_INTERRUPTS()` at the top of `ExecProcNode`).
+struct Interruptible {
+    inner: Box<dyn Operator>,
+    interrupt: Interrupt,
+}
+
+impl Operator for Interruptible {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        self.interrupt.check()?;
+        self.inner.next()
+    }
+}
+
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let op: Box<dyn Operator> = match &plan.kind {
@@ -134,6 +155,10 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             skip: *offset,
         }),
     };
+    let op: Box<dyn Operator> = Box::new(Interruptible {
+        inner: op,
+        interrupt: ctx.interrupt.clone(),
+    });
     Ok(match &ctx.stats {
         Some(stats) => Box::new(Instrumented {
             inner: op,

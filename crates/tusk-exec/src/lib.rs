@@ -18,6 +18,7 @@
 //! | `agg` | plain and grouped aggregation |
 //! | `sort` | ORDER BY |
 //! | `dml` | INSERT and DELETE sinks |
+//! | `interrupt` | cancel requests, `statement_timeout`: checked once per batch |
 
 pub mod agg;
 pub mod cast;
@@ -26,6 +27,7 @@ pub mod error;
 pub mod exec;
 pub mod expr;
 pub mod hashkey;
+pub mod interrupt;
 pub mod join;
 pub mod numeric;
 pub mod parallel;
@@ -41,6 +43,7 @@ pub mod vector;
 pub use error::{ExecError, Result};
 pub use exec::{build, ExecContext, NodeStats, Operator};
 pub use expr::Expr;
+pub use interrupt::Interrupt;
 pub use numeric::Numeric;
 pub use plan::{Estimate, NodeKind, Plan};
 pub use value::Value;

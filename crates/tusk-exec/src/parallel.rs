@@ -197,6 +197,7 @@ impl Gather {
             let temp_limit = self.ctx.spill.limit;
             let prefetch = self.ctx.prefetch;
             let hash_chunk_size = self.ctx.hash_chunk_size;
+            let interrupt = self.ctx.interrupt.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
                 .spawn(move || {
@@ -216,6 +217,7 @@ impl Gather {
                         hash_chunk_size,
                         parallel: Some(state.clone()),
                         participant: w + 1,
+                        interrupt,
                     };
                     let run = || -> Result<()> {
                         let mut op = build(&plan, &ctx)?;

@@ -11,9 +11,11 @@
 //! `explain`.
 
 pub mod binder;
+pub mod client_settings;
 pub mod error;
 pub mod explain;
 pub mod guc;
+pub mod portal;
 
 use binder::{ident, object_name, sql_type, Binder, BoundQuery};
 use sqlparser::ast as A;
@@ -63,6 +65,11 @@ pub enum QueryResult {
 pub struct Session {
     db: Arc<Database>,
     gucs: guc::Gucs,
+    /// Checked by the executor once per batch: cancel requests,
+    /// `statement_timeout`, shutdown (see `tusk_exec::interrupt`).
+    interrupt: tusk_exec::Interrupt,
+    /// NOTICEs raised by the running statement, sent before its result.
+    notices: Vec<String>,
 }
 
 fn header(name: &str, ty: DataType) -> ColumnHeader {
@@ -144,6 +151,27 @@ fn vacuum_command(sql: &str) -> Option<VacuumTarget> {
     Some(VacuumTarget { verbose, table })
 }
 
+/// The statements [`Session::special_statement`] runs.
+enum Special {
+    Checkpoint,
+    RecoveryPrefetch,
+}
+
+fn special_kind(sql: &str) -> Option<Special> {
+    let words: Vec<String> = sql
+        .trim()
+        .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+        .split_whitespace()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
+    match words.as_slice() {
+        ["checkpoint"] => Some(Special::Checkpoint),
+        ["select", "*", "from", "pg_stat_recovery_prefetch"] => Some(Special::RecoveryPrefetch),
+        _ => None,
+    }
+}
+
 /// A setting's name: dotted custom names (`tusk.hash_join_prefetch`) kept whole.
 fn setting_name(n: &A::ObjectName) -> String {
     n.0.iter()
@@ -170,6 +198,7 @@ fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
         (Some(f), _) if f.starts_with("EOF") => SqlError {
             message: "syntax error at end of input".into(),
             position: Some(sql.trim_end().chars().count() + 1),
+            ..Default::default()
         },
         (Some(f), Some((line, col))) => {
             let token = f.rsplit_once(" at Line: ").map(|(t, _)| t).unwrap_or(f);
@@ -184,6 +213,7 @@ fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
             SqlError {
                 message: format!("syntax error at or near \"{token}\""),
                 position: Some(pos),
+                ..Default::default()
             }
         }
         _ => SqlError::new(format!("syntax error: {msg}")),
@@ -211,8 +241,13 @@ impl Session {
             ),
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
-        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::new)?;
-        Ok(Session { db, gucs })
+        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::from_setting)?;
+        Ok(Session {
+            db,
+            gucs,
+            interrupt: tusk_exec::Interrupt::new(),
+            notices: Vec::new(),
+        })
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -233,30 +268,44 @@ impl Session {
         let stmts =
             Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| syntax_error(sql, &e))?;
         for s in &stmts {
-            let r = self.statement(s)?;
-            sink(r);
+            self.interrupt
+                .start_statement(self.gucs.statement_timeout());
+            let r = self.statement(s);
+            self.interrupt.end_statement();
+            self.drain_notices(sink);
+            sink(r?);
         }
         Ok(())
+    }
+
+    /// Hands the NOTICEs the last statement raised to `sink`.
+    fn drain_notices(&mut self, sink: &mut dyn FnMut(QueryResult)) {
+        for message in self.notices.drain(..) {
+            sink(QueryResult::Notice {
+                level: "NOTICE",
+                message,
+            });
+        }
+    }
+
+    /// The session's interrupt flag: [`tusk_exec::Interrupt::cancel`] on it
+    /// (from another thread, or a signal handler) stops the running
+    /// statement with `canceling statement due to user request`.
+    pub fn interrupt(&self) -> &tusk_exec::Interrupt {
+        &self.interrupt
     }
 
     /// Statements sqlparser does not know: `CHECKPOINT` and the view
     /// `pg_stat_recovery_prefetch` (what the recovery at startup did).
     fn special_statement(&mut self, sql: &str) -> Result<Option<QueryResult>> {
-        let words: Vec<String> = sql
-            .trim()
-            .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
-            .split_whitespace()
-            .map(|w| w.to_ascii_lowercase())
-            .collect();
-        let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
-        match words.as_slice() {
-            ["checkpoint"] => {
+        match special_kind(sql) {
+            Some(Special::Checkpoint) => {
                 self.db.checkpoint()?;
                 Ok(Some(QueryResult::Command {
                     tag: "CHECKPOINT".into(),
                 }))
             }
-            ["select", "*", "from", "pg_stat_recovery_prefetch"] => {
+            Some(Special::RecoveryPrefetch) => {
                 let cols = self.db.recovery_stats().columns();
                 Ok(Some(QueryResult::Rows {
                     title: None,
@@ -270,7 +319,7 @@ impl Session {
                     rows: vec![cols.into_iter().map(|(_, v)| Some(v)).collect()],
                 }))
             }
-            _ => Ok(None),
+            None => Ok(None),
         }
     }
 
@@ -334,7 +383,7 @@ impl Session {
 
     /// Value of a GUC as `SHOW` prints it.
     pub fn show(&self, name: &str) -> Result<String> {
-        self.gucs.show(name).map_err(SqlError::new)
+        self.gucs.show(name).map_err(SqlError::from_setting)
     }
 
     fn exec_context(&self, snapshot: Snapshot, analyze: bool, nodes: usize) -> ExecContext {
@@ -351,6 +400,7 @@ impl Session {
             participant: 0,
             prefetch: self.gucs.hash_join_prefetch(),
             hash_chunk_size: self.gucs.hash_chunk_size(),
+            interrupt: self.interrupt.clone(),
         }
     }
 
@@ -527,7 +577,9 @@ impl Session {
                         let name = object_name(n)?;
                         match cat.table(&name) {
                             Some(t) => victims.push(t.clone()),
-                            None if *if_exists => {}
+                            None if *if_exists => self
+                                .notices
+                                .push(format!("table \"{name}\" does not exist, skipping")),
                             None => {
                                 return Err(SqlError::new(format!(
                                     "table \"{name}\" does not exist"
@@ -602,11 +654,13 @@ impl Session {
                             .collect(),
                     });
                 }
-                let v = self.gucs.show(&name).map_err(SqlError::new)?;
+                let v = self.gucs.show(&name).map_err(SqlError::from_setting)?;
                 Ok(QueryResult::Rows {
                     title: None,
                     columns: vec![ColumnHeader {
-                        name,
+                        name: guc::Gucs::canonical_name(&name)
+                            .unwrap_or_default()
+                            .to_string(),
                         numeric: false,
                     }],
                     rows: vec![vec![Some(v)]],
@@ -615,9 +669,10 @@ impl Session {
             A::Statement::Reset(r) => {
                 match &r.reset {
                     A::Reset::ALL => self.gucs.reset_all(),
-                    A::Reset::ConfigurationParameter(n) => {
-                        self.gucs.reset(&setting_name(n)).map_err(SqlError::new)?
-                    }
+                    A::Reset::ConfigurationParameter(n) => self
+                        .gucs
+                        .reset(&setting_name(n))
+                        .map_err(SqlError::from_setting)?,
                     _ => return Err(SqlError::new("RESET of this kind is not supported")),
                 }
                 Ok(QueryResult::Command {
@@ -642,32 +697,65 @@ impl Session {
     }
 
     fn set(&mut self, set: &A::Set) -> Result<QueryResult> {
-        let A::Set::SingleAssignment {
-            variable, values, ..
-        } = set
-        else {
-            return Err(SqlError::new("this form of SET is not supported"));
+        let (name, values) = match set {
+            A::Set::SingleAssignment {
+                variable, values, ..
+            } => (setting_name(variable), values.as_slice()),
+            A::Set::SetTimeZone { value, .. } => {
+                ("TimeZone".to_string(), std::slice::from_ref(value))
+            }
+            _ => return Err(SqlError::new("this form of SET is not supported")),
         };
-        let name = setting_name(variable);
-        let value = match values.as_slice() {
-            [A::Expr::Value(v)] => match &v.value {
+        let list = name.eq_ignore_ascii_case("search_path");
+        let value = match values {
+            [A::Expr::Value(v)] if !list => match &v.value {
                 A::Value::SingleQuotedString(s) => s.clone(),
                 A::Value::Number(n, _) => n.clone(),
                 A::Value::Boolean(b) => b.to_string(),
                 other => other.to_string(),
             },
             [A::Expr::Identifier(i)] if ident(i) == "default" => {
-                self.gucs.reset(&name).map_err(SqlError::new)?;
+                self.gucs.reset(&name).map_err(SqlError::from_setting)?;
                 return Ok(QueryResult::Command { tag: "SET".into() });
             }
-            [A::Expr::Identifier(i)] => ident(i),
+            [A::Expr::Identifier(i)] if !list => ident(i),
             [A::Expr::UnaryOp {
                 op: A::UnaryOperator::Minus,
                 expr,
             }] => format!("-{expr}"),
-            _ => return Err(SqlError::new(format!("SET {name} takes only one argument"))),
+            // A list (`search_path = a, "B"`, `datestyle = iso, mdy`):
+            // quoted names keep their quotes for the setting's own parser.
+            _ => {
+                let mut items = Vec::new();
+                for v in values {
+                    items.push(match v {
+                        A::Expr::Identifier(i) if i.quote_style.is_some() => {
+                            client_settings::quote_ident(&i.value)
+                        }
+                        A::Expr::Identifier(i) => ident(i),
+                        A::Expr::Value(v) => match &v.value {
+                            A::Value::SingleQuotedString(s) if list => {
+                                client_settings::quote_ident(s)
+                            }
+                            A::Value::SingleQuotedString(s) => s.clone(),
+                            other => other.to_string(),
+                        },
+                        _ => {
+                            return Err(SqlError::new(format!(
+                                "SET {name} takes only one argument"
+                            )))
+                        }
+                    });
+                }
+                if items.len() > 1 && !list && !name.eq_ignore_ascii_case("datestyle") {
+                    return Err(SqlError::new(format!("SET {name} takes only one argument")));
+                }
+                items.join(", ")
+            }
         };
-        self.gucs.set(&name, &value).map_err(SqlError::new)?;
+        self.gucs
+            .set(&name, &value)
+            .map_err(SqlError::from_setting)?;
         Ok(QueryResult::Command { tag: "SET".into() })
     }
 
@@ -953,7 +1041,9 @@ impl Session {
                 let name = object_name(n)?;
                 match cat.index(&name) {
                     Some(i) => victims.push(i.oid),
-                    None if if_exists => {}
+                    None if if_exists => self
+                        .notices
+                        .push(format!("index \"{name}\" does not exist, skipping")),
                     None if cat.table(&name).is_some() => {
                         return Err(SqlError::new(format!("\"{name}\" is not an index")))
                     }
