@@ -194,6 +194,12 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
             text.push_str(&lines);
         }
+        if let Some(d) = &error.detail {
+            text.push_str(&format!("DETAIL:  {d}\n"));
+        }
+        if let Some(h) = &error.hint {
+            text.push_str(&format!("HINT:  {h}\n"));
+        }
         self.write_err(&text);
     }
 
@@ -541,12 +547,14 @@ mod tests {
                         return Err(SqlError {
                             message: "syntax error at or near \"selec\"".into(),
                             position: Some(start + 1),
+                            ..Default::default()
                         })
                     }
                     s => {
                         return Err(SqlError {
                             message: format!("cannot run {s}"),
                             position: None,
+                            ..Default::default()
                         })
                     }
                 }
@@ -590,6 +598,7 @@ mod tests {
                 Some(other) => Err(SqlError {
                     message: format!("Did not find any relation named \"{other}\"."),
                     position: None,
+                    ..Default::default()
                 }),
             }
         }

@@ -12,6 +12,7 @@
 
 pub mod binder;
 pub mod client_settings;
+pub mod commands;
 pub mod error;
 pub mod explain;
 pub mod guc;
@@ -70,6 +71,8 @@ pub struct Session {
     interrupt: tusk_exec::Interrupt,
     /// NOTICEs raised by the running statement, sent before its result.
     notices: Vec<String>,
+    /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
+    roles: Option<Arc<dyn commands::role::RoleStore>>,
 }
 
 fn header(name: &str, ty: DataType) -> ColumnHeader {
@@ -247,6 +250,7 @@ impl Session {
             gucs,
             interrupt: tusk_exec::Interrupt::new(),
             notices: Vec::new(),
+            roles: None,
         })
     }
 
@@ -564,6 +568,9 @@ impl Session {
                 if *object_type == A::ObjectType::Index {
                     return self.drop_index(names, *if_exists);
                 }
+                if *object_type == A::ObjectType::Role {
+                    return self.drop_roles(names, *if_exists);
+                }
                 if *object_type != A::ObjectType::Table {
                     return Err(SqlError::new(format!(
                         "DROP {object_type} is not supported"
@@ -598,6 +605,8 @@ impl Session {
                 })
             }
             A::Statement::Insert(ins) => self.insert(ins),
+            A::Statement::CreateRole(cr) => self.create_role(cr),
+            A::Statement::AlterRole { name, operation } => self.alter_role(name, operation),
             A::Statement::Delete(d) => {
                 let tables = match &d.from {
                     A::FromTable::WithFromKeyword(t) | A::FromTable::WithoutKeyword(t) => t,

@@ -1,0 +1,3 @@
+//! Statements other than queries, one family per file.
+
+pub mod role;
