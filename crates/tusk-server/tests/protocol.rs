@@ -119,7 +119,10 @@ fn errors_carry_sqlstates() {
             "Available values: postgres, postgres_verbose, sql_standard, iso_8601."
         );
         let m = c.query("set datestyle = 'iso, german'");
-        assert_eq!(m[0].fields()[&b'D'], "Conflicting \"datestyle\" specifications.");
+        assert_eq!(
+            m[0].fields()[&b'D'],
+            "Conflicting \"datestyle\" specifications."
+        );
     });
 }
 
@@ -130,8 +133,14 @@ fn only_utf8_is_spoken() {
     let m = c.query("set client_encoding = 'LATIN1'");
     let f = wire::error(&m).fields();
     assert_eq!(f[&b'C'], "0A000");
-    assert_eq!(f[&b'M'], "conversion between LATIN1 and UTF8 is not supported");
-    assert_eq!(c.rows("set client_encoding = 'utf-8'; show client_encoding"), [[Some("UTF8".to_string())]]);
+    assert_eq!(
+        f[&b'M'],
+        "conversion between LATIN1 and UTF8 is not supported"
+    );
+    assert_eq!(
+        c.rows("set client_encoding = 'utf-8'; show client_encoding"),
+        [[Some("UTF8".to_string())]]
+    );
     let bad = common::wire::startup_packet("tusk", &[("client_encoding", "LATIN1")]);
     let mut raw = std::net::TcpStream::connect(server.addr).unwrap();
     std::io::Write::write_all(&mut raw, &bad).unwrap();
@@ -157,7 +166,10 @@ fn settings_are_kept_per_session_and_reported() {
             .map(|m| String::from_utf8_lossy(&m.body).replace('\0', "|"))
             .collect();
         assert_eq!(status, ["DateStyle|German, DMY|"]);
-        assert_eq!(a.rows("show datestyle"), [[Some("German, DMY".to_string())]]);
+        assert_eq!(
+            a.rows("show datestyle"),
+            [[Some("German, DMY".to_string())]]
+        );
         assert_eq!(b.rows("show datestyle"), [[Some("ISO, MDY".to_string())]]);
         a.query("set search_path = wire_a, \"Wire_B\", public");
         assert_eq!(
@@ -165,9 +177,15 @@ fn settings_are_kept_per_session_and_reported() {
             [[Some("wire_a, \"Wire_B\", public".to_string())]]
         );
         a.query("set statement_timeout = '1500'");
-        assert_eq!(a.rows("show statement_timeout"), [[Some("1500ms".to_string())]]);
+        assert_eq!(
+            a.rows("show statement_timeout"),
+            [[Some("1500ms".to_string())]]
+        );
         a.query("set application_name = 'wire test'");
-        assert_eq!(a.rows("show application_name"), [[Some("wire test".to_string())]]);
+        assert_eq!(
+            a.rows("show application_name"),
+            [[Some("wire test".to_string())]]
+        );
         a.query("set extra_float_digits = 3");
         assert_eq!(a.rows("show extra_float_digits"), [[Some("3".to_string())]]);
         a.query("set lock_timeout = '2s'");
@@ -175,7 +193,10 @@ fn settings_are_kept_per_session_and_reported() {
         a.query("set timezone = 'UTC'");
         assert_eq!(a.rows("show timezone"), [[Some("UTC".to_string())]]);
         a.query("set intervalstyle = iso_8601");
-        assert_eq!(a.rows("show intervalstyle"), [[Some("iso_8601".to_string())]]);
+        assert_eq!(
+            a.rows("show intervalstyle"),
+            [[Some("iso_8601".to_string())]]
+        );
     });
 }
 
@@ -186,8 +207,18 @@ fn extended_query_named_and_unnamed() {
         c.query("drop table if exists wire_e; create table wire_e (a int, b text)");
         c.query("insert into wire_e select g, 'v' || g from generate_series(1, 10) g");
         // Unnamed statement, parameters in text, one of them binary.
-        c.parse("", "select a, b from wire_e where a > $1 and b <> $2 order by a", &[23, 25]);
-        c.bind("", "", &[1, 0], &[Some(&7i32.to_be_bytes()), Some(b"v9")], &[0, 1]);
+        c.parse(
+            "",
+            "select a, b from wire_e where a > $1 and b <> $2 order by a",
+            &[23, 25],
+        );
+        c.bind(
+            "",
+            "",
+            &[1, 0],
+            &[Some(&7i32.to_be_bytes()), Some(b"v9")],
+            &[0, 1],
+        );
         c.describe(b'P', "");
         c.execute("", 0);
         c.sync();
@@ -197,7 +228,10 @@ fn extended_query_named_and_unnamed() {
             m[2].columns(),
             vec![("a".to_string(), 23, 0), ("b".to_string(), 25, 1)]
         );
-        assert_eq!(m[3].raw_values(), vec![Some(b"8".to_vec()), Some(b"v8".to_vec())]);
+        assert_eq!(
+            m[3].raw_values(),
+            vec![Some(b"8".to_vec()), Some(b"v8".to_vec())]
+        );
         assert_eq!(m[5].tag_text(), "SELECT 2");
         // A named statement, described, executed twice.
         c.parse("s1", "select count(*) from wire_e where a <= $1", &[]);
@@ -323,7 +357,10 @@ fn cancel_stops_the_running_statement() {
     both(|addr| {
         let mut c = client(addr);
         let mut b = Vec::new();
-        wire::cstr(&mut b, "select count(*) from generate_series(1, 10000000000) g");
+        wire::cstr(
+            &mut b,
+            "select count(*) from generate_series(1, 10000000000) g",
+        );
         c.send(b'Q', &b);
         // Cancel until the statement reports it (a cancel that lands before
         // the statement starts is ignored, as in PostgreSQL).

@@ -114,7 +114,12 @@ pub fn pg_program(name: &str) -> Option<PathBuf> {
 }
 
 /// Runs psql against the server: `-X -v ON_ERROR_STOP=0` and `args`.
-pub fn psql(server: &TestServer, user: &str, env: &[(&str, &str)], args: &[&str]) -> Option<Output> {
+pub fn psql(
+    server: &TestServer,
+    user: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Option<Output> {
     let Some(psql) = pg_program("psql") else {
         eprintln!("skipping: psql not found");
         return None;

@@ -231,7 +231,10 @@ impl Client {
         if let Some(e) = msgs.iter().find(|m| m.tag == b'E') {
             panic!("{sql}: {:?}", e.fields());
         }
-        msgs.iter().filter(|m| m.tag == b'D').map(|m| m.values()).collect()
+        msgs.iter()
+            .filter(|m| m.tag == b'D')
+            .map(|m| m.values())
+            .collect()
     }
 
     pub fn parse(&mut self, name: &str, sql: &str, types: &[u32]) {
