@@ -114,7 +114,7 @@ fn passwords_are_checked_with_scram() {
         err.contains("ERROR:  role \"carol\" already exists"),
         "{err}"
     );
-    assert!(ok("bob", "builder").map_or(true, |o| !o.status.success()));
+    assert!(ok("bob", "builder").is_none_or(|o| !o.status.success()));
     server.stop().unwrap();
 }
 
