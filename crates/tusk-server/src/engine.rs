@@ -72,6 +72,9 @@ pub trait Engine {
     /// `st` with its parameters bound.
     fn bind(&self, st: &Self::Statement, params: &[Parameter])
         -> Result<Self::Statement, SqlError>;
+    /// For DEALLOCATE, which the protocol layer runs itself: `Some(None)`
+    /// for ALL, `Some(Some(name))` for one prepared statement.
+    fn deallocate_target(&self, st: &Self::Statement) -> Option<Option<String>>;
     /// Whether `st` is a query (its rows come as [`Engine::Rows`]).
     fn is_query(&self, st: &Self::Statement) -> bool;
     /// Result columns without running `st`; `None` when it returns no rows.
@@ -117,6 +120,10 @@ impl Engine for Session {
 
     fn bind(&self, st: &Statement, params: &[Parameter]) -> Result<Statement, SqlError> {
         st.with_parameters(params)
+    }
+
+    fn deallocate_target(&self, st: &Statement) -> Option<Option<String>> {
+        st.deallocate_target()
     }
 
     fn is_query(&self, st: &Statement) -> bool {

@@ -546,6 +546,23 @@ impl<'a, E: Engine> Backend<'a, E> {
         Ok(r)
     }
 
+    /// DEALLOCATE: drops prepared statements of this session.
+    fn deallocate(&mut self, target: Option<String>) -> Result<String, Failure> {
+        match target {
+            None => {
+                self.statements.clear();
+                Ok("DEALLOCATE ALL".into())
+            }
+            Some(name) => match self.statements.remove(&name) {
+                Some(_) => Ok("DEALLOCATE".into()),
+                None => Err(Failure::error(
+                    codes::UNDEFINED_PSTATEMENT,
+                    format!("prepared statement \"{name}\" does not exist"),
+                )),
+            },
+        }
+    }
+
     /// Starts a portal's statement: a query gets its stream, anything else
     /// runs now.
     fn start(&mut self, portal: &mut Portal<E::Statement, E::Rows>) -> Result<(), Failure> {
@@ -553,6 +570,11 @@ impl<'a, E: Engine> Backend<'a, E> {
             .statement
             .as_ref()
             .expect("started portals have a statement");
+        if let Some(target) = self.engine.deallocate_target(st) {
+            let tag = self.deallocate(target)?;
+            portal.state = PortalState::Done { tag, sent: false };
+            return Ok(());
+        }
         let mut notices = Vec::new();
         let outcome = self
             .engine

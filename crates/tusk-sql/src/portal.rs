@@ -209,6 +209,25 @@ impl Statement {
         matches!(&self.kind, Kind::Parsed(s) if matches!(s.as_ref(), A::Statement::Query(_)))
     }
 
+    /// For `DEALLOCATE [PREPARE] name | ALL`, which drops prepared
+    /// statements of the protocol (the caller keeps them): `Some(None)` for
+    /// ALL, `Some(Some(name))` for one.
+    pub fn deallocate_target(&self) -> Option<Option<String>> {
+        let Kind::Parsed(s) = &self.kind else {
+            return None;
+        };
+        match s.as_ref() {
+            A::Statement::Deallocate { name, .. } => {
+                if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+                    Some(None)
+                } else {
+                    Some(Some(crate::binder::ident(name)))
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The statement's command word(s) as PostgreSQL's command tags start
     /// (`SELECT`, `INSERT`, `SET`, ...), for messages and statistics.
     pub fn command_word(&self) -> String {
