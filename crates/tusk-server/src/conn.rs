@@ -83,7 +83,12 @@ pub struct Conn {
     /// Encoded messages not yet written.
     pub out: Vec<u8>,
     scratch: BytesMut,
+    /// Where socket reads land before they join `input`.
+    chunk: Box<[u8; READ_CHUNK]>,
 }
+
+/// Bytes asked of the socket per read.
+const READ_CHUNK: usize = 16 * 1024;
 
 impl Conn {
     pub fn new(io: Transport) -> Conn {
@@ -93,6 +98,7 @@ impl Conn {
             pos: 0,
             out: Vec::with_capacity(16 * 1024),
             scratch: BytesMut::with_capacity(256),
+            chunk: Box::new([0; READ_CHUNK]),
         }
     }
 
@@ -104,6 +110,7 @@ impl Conn {
             pos,
             out,
             scratch,
+            chunk,
         } = self;
         Ok(Conn {
             io: f(io)?,
@@ -111,6 +118,7 @@ impl Conn {
             pos,
             out,
             scratch,
+            chunk,
         })
     }
 
@@ -139,19 +147,14 @@ impl Conn {
                 self.input.drain(..self.pos);
                 self.pos = 0;
             }
-            let have = self.input.len();
-            self.input.resize(have + 16 * 1024, 0);
             let n = loop {
-                match self.io.read(&mut self.input[have..]) {
+                match self.io.read(&mut self.chunk[..]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => {
-                        self.input.truncate(have);
-                        return Err(ReadError::Closed);
-                    }
+                    Err(_) => return Err(ReadError::Closed),
                 }
             };
-            self.input.truncate(have + n);
+            self.input.extend_from_slice(&self.chunk[..n]);
             if n == 0 {
                 return Err(ReadError::Closed);
             }
