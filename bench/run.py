@@ -2134,9 +2134,12 @@ class PgbenchBench(Benchmark):
                 cluster.start()
                 t0 = time.perf_counter()
                 sql = self.setup_sql(args.scale) + ["vacuum analyze;"]
+                # One -c per statement: psql runs each on its own, so VACUUM
+                # is not inside a transaction block.
                 r = subprocess.run(
                     [str(bin_dir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(cluster.root),
-                     "-p", str(cluster.port), "-U", "postgres", "-d", "postgres", "-c", "\n".join(sql)],
+                     "-p", str(cluster.port), "-U", "postgres", "-d", "postgres"]
+                    + [a for stmt in sql for a in ("-c", stmt)],
                     capture_output=True, text=True, timeout=args.timeout,
                 )
                 if r.returncode != 0:

@@ -207,17 +207,18 @@ fn main() -> ExitCode {
     let flow = if actions.is_empty() {
         if io::stdin().is_terminal() {
             // Ctrl-C while a statement runs cancels it and keeps the shell
-            // (rustyline reads Ctrl-C itself while it edits a line).
-            if let Ok(mut signals) =
-                signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
-            {
-                std::thread::spawn(move || {
-                    for _ in signals.forever() {
-                        interrupt.cancel();
-                    }
-                });
-            }
-            interactive::run(&mut sh)
+            // (while a line is edited, rustyline reads Ctrl-C as a key).
+            interactive::run(&mut sh, move || {
+                if let Ok(mut signals) =
+                    signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
+                {
+                    std::thread::spawn(move || {
+                        for _ in signals.forever() {
+                            interrupt.cancel();
+                        }
+                    });
+                }
+            })
         } else {
             sh.run_script(io::stdin().lock(), None)
         }

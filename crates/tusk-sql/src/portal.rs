@@ -551,3 +551,33 @@ mod tests {
         s.end_statement();
     }
 }
+
+#[cfg(test)]
+mod cancel_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_cancel_from_another_thread_stops_execute() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::open(dir.path()).unwrap();
+        let interrupt = s.interrupt().clone();
+        let done = Arc::new(AtomicBool::new(false));
+        let d = done.clone();
+        // Cancels until the statement has stopped (a cancel that lands
+        // before the statement starts is forgotten when it starts).
+        let canceller = std::thread::spawn(move || {
+            while !d.load(Ordering::Relaxed) {
+                interrupt.cancel();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let e = s
+            .query("select count(*) from generate_series(1, 10000000000) g")
+            .unwrap_err();
+        done.store(true, Ordering::Relaxed);
+        canceller.join().unwrap();
+        assert_eq!(e.message, "canceling statement due to user request");
+    }
+}
