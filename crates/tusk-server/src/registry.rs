@@ -14,8 +14,10 @@
 //! ends. Shutdown ([`Registry::shut_down`]) terminates every session's
 //! interrupt and shuts its socket, so a session busy in a statement stops at
 //! its next batch and an idle one wakes from its read; the server then waits
-//! for all session threads ([`Registry::wait_idle`]) before the database is
-//! closed with its shutdown checkpoint.
+//! for all session threads ([`Registry::wait_idle`]; after a grace period
+//! their sockets are shut both ways, so that a session blocked writing to a
+//! client that reads nothing cannot hold up the shutdown) before the
+//! database is closed with its shutdown checkpoint.
 
 use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
@@ -26,14 +28,15 @@ use tusk_exec::Interrupt;
 struct Backend {
     secret: i32,
     interrupt: Interrupt,
-    socket: Option<TcpStream>,
 }
 
 #[derive(Default)]
 struct State {
     backends: HashMap<i32, Backend>,
-    /// Connection threads alive (sessions and connections still starting).
-    threads: usize,
+    /// Connection threads alive (sessions and connections still starting),
+    /// with a clone of their socket to shut at shutdown.
+    threads: HashMap<u64, Option<TcpStream>>,
+    next_thread: u64,
 }
 
 pub struct Registry {
@@ -54,6 +57,7 @@ pub struct Admission {
 /// A connection thread's presence, counted until dropped.
 pub struct ThreadGuard {
     registry: Arc<Registry>,
+    id: u64,
 }
 
 impl Registry {
@@ -72,11 +76,16 @@ impl Registry {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts a new connection thread.
-    pub fn enter(self: &Arc<Self>) -> ThreadGuard {
-        self.lock().threads += 1;
+    /// Counts a new connection thread; `socket` is a clone of its
+    /// connection, shut down at server shutdown.
+    pub fn enter(self: &Arc<Self>, socket: Option<TcpStream>) -> ThreadGuard {
+        let mut st = self.lock();
+        let id = st.next_thread;
+        st.next_thread += 1;
+        st.threads.insert(id, socket);
         ThreadGuard {
             registry: self.clone(),
+            id,
         }
     }
 
@@ -84,13 +93,8 @@ impl Registry {
         self.shutting_down.load(Ordering::Acquire)
     }
 
-    /// Admits a session unless `max_connections` are running; `socket` is
-    /// a clone of its connection, shut down at server shutdown.
-    pub fn admit(
-        self: &Arc<Self>,
-        interrupt: Interrupt,
-        socket: Option<TcpStream>,
-    ) -> Option<Admission> {
+    /// Admits a session unless `max_connections` are running.
+    pub fn admit(self: &Arc<Self>, interrupt: Interrupt) -> Option<Admission> {
         let mut st = self.lock();
         if st.backends.len() >= self.max_connections {
             return None;
@@ -109,14 +113,7 @@ impl Registry {
         if self.is_shutting_down() {
             interrupt.terminate();
         }
-        st.backends.insert(
-            pid,
-            Backend {
-                secret,
-                interrupt,
-                socket,
-            },
-        );
+        st.backends.insert(pid, Backend { secret, interrupt });
         Some(Admission {
             registry: self.clone(),
             pid,
@@ -147,17 +144,37 @@ impl Registry {
         let st = self.lock();
         for b in st.backends.values() {
             b.interrupt.terminate();
-            if let Some(s) = &b.socket {
-                let _ = s.shutdown(Shutdown::Read);
-            }
+        }
+        for s in st.threads.values().flatten() {
+            let _ = s.shutdown(Shutdown::Read);
         }
     }
 
-    /// Waits until no connection thread is left.
-    pub fn wait_idle(&self) {
+    /// Waits until no connection thread is left. Sessions still there after
+    /// `grace` (one blocked writing to a client that reads nothing, say)
+    /// get their sockets shut in both directions, which ends their I/O.
+    pub fn wait_idle(&self, grace: std::time::Duration) {
         let mut st = self.lock();
-        while st.threads > 0 {
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        let deadline = std::time::Instant::now() + grace;
+        let mut forced = false;
+        while !st.threads.is_empty() {
+            let now = std::time::Instant::now();
+            if !forced && now >= deadline {
+                for s in st.threads.values().flatten() {
+                    let _ = s.shutdown(Shutdown::Both);
+                }
+                forced = true;
+            }
+            let wait = if forced {
+                std::time::Duration::from_secs(3600)
+            } else {
+                deadline - now
+            };
+            st = self
+                .changed
+                .wait_timeout(st, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     }
 }
@@ -171,7 +188,7 @@ impl Drop for Admission {
 
 impl Drop for ThreadGuard {
     fn drop(&mut self) {
-        self.registry.lock().threads -= 1;
+        self.registry.lock().threads.remove(&self.id);
         self.registry.changed.notify_all();
     }
 }
@@ -184,10 +201,10 @@ mod tests {
     fn keys_limits_and_cancel() {
         let r = Registry::new(2);
         let (i1, i2) = (Interrupt::new(), Interrupt::new());
-        let a = r.admit(i1.clone(), None).unwrap();
-        let b = r.admit(i2.clone(), None).unwrap();
+        let a = r.admit(i1.clone()).unwrap();
+        let b = r.admit(i2.clone()).unwrap();
         assert_ne!(a.pid, b.pid);
-        assert!(r.admit(Interrupt::new(), None).is_none());
+        assert!(r.admit(Interrupt::new()).is_none());
         assert!(!r.cancel(a.pid, a.secret.wrapping_add(1)));
         assert!(i1.check().is_ok());
         assert!(r.cancel(a.pid, a.secret));
@@ -195,13 +212,13 @@ mod tests {
         assert!(i2.check().is_ok());
         drop(a);
         assert_eq!(r.sessions(), 1);
-        assert!(r.admit(Interrupt::new(), None).is_some());
+        assert!(r.admit(Interrupt::new()).is_some());
         r.shut_down();
         assert!(i2.is_terminated());
         drop(b);
-        let t = r.enter();
+        let t = r.enter(None);
         let r2 = r.clone();
-        let waiter = std::thread::spawn(move || r2.wait_idle());
+        let waiter = std::thread::spawn(move || r2.wait_idle(std::time::Duration::from_secs(5)));
         drop(t);
         waiter.join().unwrap();
     }

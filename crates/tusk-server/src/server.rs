@@ -26,6 +26,10 @@ use std::path::Path;
 use std::sync::Arc;
 use tusk_storage::Database;
 
+/// How long sessions get to report the shutdown to their clients before
+/// their sockets are closed under them.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A bound, not yet serving, server.
 pub struct Server {
     shared: Arc<Shared>,
@@ -120,7 +124,7 @@ impl Server {
         })?;
         drop(runtime);
         shared.registry.shut_down();
-        shared.registry.wait_idle();
+        shared.registry.wait_idle(SHUTDOWN_GRACE);
         let result = shared.db.checkpoint().map_err(|e| e.to_string());
         log("database system is shut down");
         result
@@ -163,7 +167,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             continue;
         }
         // Counted before the thread starts, so shutdown waits for it.
-        let guard = shared.registry.enter();
+        let guard = shared.registry.enter(std_stream.try_clone().ok());
         let shared = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("tusk session".into())

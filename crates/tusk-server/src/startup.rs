@@ -234,8 +234,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         }
     };
     session.set_role_store(shared.roles.clone());
-    let socket = conn.io.tcp().try_clone().ok();
-    let Some(admission) = shared.registry.admit(Engine::interrupt(&session), socket) else {
+    let Some(admission) = shared.registry.admit(Engine::interrupt(&session)) else {
         return refuse(
             conn,
             Failure::fatal(
