@@ -544,19 +544,9 @@ mod tests {
                         tag: "CREATE TABLE".into(),
                     }),
                     s if s.starts_with("selec ") => {
-                        return Err(SqlError {
-                            message: "syntax error at or near \"selec\"".into(),
-                            position: Some(start + 1),
-                            ..Default::default()
-                        })
+                        return Err(SqlError::new("syntax error at or near \"selec\"").at(start + 1))
                     }
-                    s => {
-                        return Err(SqlError {
-                            message: format!("cannot run {s}"),
-                            position: None,
-                            ..Default::default()
-                        })
-                    }
+                    s => return Err(SqlError::new(format!("cannot run {s}"))),
                 }
             }
             Ok(())
@@ -595,11 +585,9 @@ mod tests {
                         .collect(),
                     rows: vec![vec![Some("a".into()), Some("integer".into())]],
                 }),
-                Some(other) => Err(SqlError {
-                    message: format!("Did not find any relation named \"{other}\"."),
-                    position: None,
-                    ..Default::default()
-                }),
+                Some(other) => Err(SqlError::new(format!(
+                    "Did not find any relation named \"{other}\"."
+                ))),
             }
         }
     }

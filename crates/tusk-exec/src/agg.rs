@@ -7,10 +7,10 @@
 //! vectors indexed by group number, updated in one loop per aggregate.
 
 use crate::error::{int8_out_of_range, ExecError, Result};
-use crate::exec::{build, emit_chunk, ExecContext, Operator};
 use crate::expr::{eval_all, Expr};
 use crate::hashkey::is_int_key;
 use crate::numeric::Numeric;
+use crate::operator::{emit_chunk, ExecContext, Operator};
 use crate::plan::{AggCall, AggFunc, NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
@@ -67,7 +67,7 @@ enum Acc {
 
 impl Acc {
     fn new(call: &AggCall) -> Acc {
-        let arg = call.arg.as_ref().map(|a| a.data_type());
+        let arg = call.arg().map(|a| a.data_type());
         let int = matches!(arg, Some(DataType::Int4 | DataType::Int8));
         match call.func {
             AggFunc::CountStar | AggFunc::Count => Acc::Count(vec![]),
@@ -96,6 +96,7 @@ impl Acc {
                 val: vec![],
                 min: call.func == AggFunc::Min,
             },
+            _ => unreachable!("Aggregate::new refuses other aggregates"),
         }
     }
 
@@ -166,8 +167,8 @@ impl Acc {
                 for i in 0..n {
                     if live(i) {
                         sum[g(i)] = sum[g(i)]
-                            .checked_add(num_at(a, i))
-                            .map_err(ExecError::new)?;
+                            .checked_add(&num_at(a, i))
+                            .map_err(ExecError::from)?;
                         seen[g(i)] = true;
                     }
                 }
@@ -177,8 +178,8 @@ impl Acc {
                 for i in 0..n {
                     if live(i) {
                         sum[g(i)] = sum[g(i)]
-                            .checked_add(num_at(a, i))
-                            .map_err(ExecError::new)?;
+                            .checked_add(&num_at(a, i))
+                            .map_err(ExecError::from)?;
                         cnt[g(i)] += 1;
                     }
                 }
@@ -238,7 +239,7 @@ impl Acc {
                 }
                 Acc::SumNum { sum, seen } => {
                     if seen[k] {
-                        Value::Numeric(sum[k])
+                        Value::Numeric(sum[k].clone())
                     } else {
                         Value::Null
                     }
@@ -249,8 +250,8 @@ impl Acc {
                     } else {
                         Value::Numeric(
                             Numeric::from_i128(sum[k])
-                                .checked_div(Numeric::from_i64(n[k]))
-                                .map_err(ExecError::new)?,
+                                .checked_div(&Numeric::from_i64(n[k]))
+                                .map_err(ExecError::from)?,
                         )
                     }
                 }
@@ -260,8 +261,8 @@ impl Acc {
                     } else {
                         Value::Numeric(
                             sum[k]
-                                .checked_div(Numeric::from_i64(n[k]))
-                                .map_err(ExecError::new)?,
+                                .checked_div(&Numeric::from_i64(n[k]))
+                                .map_err(ExecError::from)?,
                         )
                     }
                 }
@@ -290,7 +291,7 @@ fn int_at(v: &Vector, i: usize) -> i64 {
 #[inline]
 fn num_at(v: &Vector, i: usize) -> Numeric {
     match &v.data {
-        Data::Numeric(d) => d[i],
+        Data::Numeric(d) => d[i].clone(),
         Data::Int4(d) => Numeric::from_i64(d[i] as i64),
         Data::Int8(d) => Numeric::from_i64(d[i]),
         _ => Numeric::from_i64(0),
@@ -318,12 +319,34 @@ pub struct Aggregate {
 }
 
 impl Aggregate {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<Aggregate> {
+    /// The aggregate of plan node `plan` over `input` (its child).
+    pub fn new(plan: &Plan, ctx: &ExecContext, input: Box<dyn Operator>) -> Result<Aggregate> {
         let NodeKind::Aggregate { group, aggs, .. } = &plan.kind else {
             unreachable!()
         };
+        for a in aggs {
+            let basic = matches!(
+                a.func,
+                AggFunc::CountStar
+                    | AggFunc::Count
+                    | AggFunc::Sum
+                    | AggFunc::SumInt8
+                    | AggFunc::Avg
+                    | AggFunc::Min
+                    | AggFunc::Max
+            );
+            if !basic || a.distinct || a.filter.is_some() || !a.order_by.is_empty() {
+                return Err(ExecError::coded(
+                    crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                    format!(
+                        "aggregate {}() in this form is not implemented yet",
+                        a.func.name()
+                    ),
+                ));
+            }
+        }
         Ok(Aggregate {
-            input: build(&plan.children[0], ctx)?,
+            input,
             group: group.clone(),
             aggs: aggs.clone(),
             out_types: plan.output.clone(),
@@ -405,7 +428,7 @@ impl Aggregate {
                 Some(gids.as_slice())
             };
             for (acc, call) in accs.iter_mut().zip(&self.aggs) {
-                let arg = call.arg.as_ref().map(|e| e.eval(&b)).transpose()?;
+                let arg = call.arg().map(|e| e.eval(&b)).transpose()?;
                 acc.update(b.len, arg.as_ref(), groups)?;
             }
         }

@@ -1,152 +1,577 @@
-//! Conversions between types, with PostgreSQL's rules and messages.
+//! Casts between tusk's types, as PostgreSQL 15 defines them.
+//!
+//! Four things live here:
+//!
+//! 1. **Which casts exist and where they apply** ([`cast_context`]): the
+//!    rows of `pg_cast` among these types, each implicit (applied silently
+//!    in expressions, `integer -> bigint`), assignment (also applied when
+//!    storing into a column, `bigint -> integer`) or explicit (only with
+//!    `CAST`/`::`, `integer -> boolean`). Casts through text I/O follow
+//!    PostgreSQL's rule: to a string type they are assignment casts, from a
+//!    string type explicit. [`type_category`] and [`is_preferred`] give
+//!    `pg_type.typcategory` / `typispreferred`, which operator and function
+//!    resolution uses.
+//! 2. **The conversion of one value** ([`cast_value_in`]): numeric rounding
+//!    and range errors, floats rounding to integers with `rint` (half to
+//!    even), the text forms of tusk-types with the session's
+//!    [`Settings`], date/time conversions in the session's time zone.
+//!    `character(n)` converted to another string type loses its trailing
+//!    blanks; `boolean` converts to text as `true`/`false`.
+//! 3. **Typmod coercion** ([`apply_typmod`]), a separate step as in
+//!    PostgreSQL: `numeric(p, s)` rounds and range-checks; `varchar(n)` and
+//!    `char(n)` truncate to n characters in an explicit cast, and in an
+//!    assignment accept only blanks beyond n (`value too long for type
+//!    character varying(n)`, 22001); `char(n)` pads with blanks.
+//! 4. **Vectorised kernels** ([`cast_vector`]) for the pairs that hot loops
+//!    and COPY meet (integer widening and narrowing, integers to floats and
+//!    numeric, numeric to float, date to timestamp, text to integers,
+//!    numeric and date); every other pair goes value by value. Following
+//!    the executor's `active` convention (see `expr.rs`), a kernel never
+//!    raises an error for a row that is NULL or not active.
 
-use crate::error::{int4_out_of_range, int8_out_of_range, ExecError, Result};
+use crate::error::{ExecError, Result};
 use crate::numeric::Numeric;
 use crate::value::Value;
-use tusk_storage::DataType;
+use crate::vector::{Data, Strings, Vector};
+use tusk_storage::{DataType, SqlType};
+use tusk_types::datetime::{arith as dt, format as dtf, parse as dtp};
+use tusk_types::interval::format::format_interval_style;
+use tusk_types::{float, scalar, Interval, Settings, TypeError};
 
-/// Whether `from` can be cast to `to` at all.
-pub fn castable(from: DataType, to: DataType) -> bool {
+/// PostgreSQL's cast contexts, weakest first: a cast usable implicitly is
+/// also usable in assignments and explicitly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CastContext {
+    Implicit,
+    Assignment,
+    Explicit,
+}
+
+/// The context in which `from` may be cast to `to` (`pg_cast.castcontext`
+/// plus the text I/O casts), or `None` if no cast exists.
+pub fn cast_context(from: DataType, to: DataType) -> Option<CastContext> {
+    use CastContext::*;
     use DataType::*;
-    !matches!(
-        (from, to),
-        (Bool, Int8) | (Bool, Numeric) | (Int8, Bool) | (Numeric, Bool)
+    if from == to {
+        return Some(Implicit);
+    }
+    if from.is_string() && to.is_string() {
+        return Some(Implicit);
+    }
+    if to.is_string() {
+        return Some(Assignment);
+    }
+    if from.is_string() {
+        return Some(Explicit);
+    }
+    Some(match (from, to) {
+        (Int2, Int4 | Int8 | Float4 | Float8 | Numeric) => Implicit,
+        (Int4, Int8 | Float4 | Float8 | Numeric) => Implicit,
+        (Int8, Float4 | Float8 | Numeric) => Implicit,
+        (Int4 | Int8, Int2) | (Int8, Int4) => Assignment,
+        (Float4, Float8) => Implicit,
+        (Float4, Int2 | Int4 | Int8 | Numeric) => Assignment,
+        (Float8, Int2 | Int4 | Int8 | Float4 | Numeric) => Assignment,
+        (Numeric, Float4 | Float8) => Implicit,
+        (Numeric, Int2 | Int4 | Int8) => Assignment,
+        (Bool, Int4) | (Int4, Bool) => Explicit,
+        (Date, Timestamp | TimestampTz) => Implicit,
+        (Timestamp, TimestampTz) => Implicit,
+        (Timestamp, Date | Time) => Assignment,
+        (TimestampTz, Date | Time | Timestamp) => Assignment,
+        (Time, Interval) => Implicit,
+        (Interval, Time) => Assignment,
+        _ => return None,
+    })
+}
+
+/// `pg_type.typcategory`: `B`oolean, `N`umeric, `S`tring, `D`ate/time,
+/// `T`imespan.
+pub fn type_category(ty: DataType) -> char {
+    use DataType::*;
+    match ty {
+        Bool => 'B',
+        Int2 | Int4 | Int8 | Float4 | Float8 | Numeric => 'N',
+        Text | Varchar | Bpchar => 'S',
+        Date | Time | Timestamp | TimestampTz => 'D',
+        Interval => 'T',
+    }
+}
+
+/// `pg_type.typispreferred`: the type a category's unknowns resolve to.
+pub fn is_preferred(ty: DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Bool
+            | DataType::Float8
+            | DataType::Text
+            | DataType::TimestampTz
+            | DataType::Interval
     )
 }
 
-/// Whether PostgreSQL would apply the cast implicitly (in expressions and
-/// assignments), e.g. integer to bigint, but not text to integer.
+/// Whether `from` can be cast to `to` at all.
+pub fn castable(from: DataType, to: DataType) -> bool {
+    cast_context(from, to).is_some()
+}
+
+/// Whether PostgreSQL applies the cast implicitly.
 pub fn implicit(from: DataType, to: DataType) -> bool {
-    use DataType::*;
-    from == to || matches!((from, to), (Int4, Int8) | (Int4, Numeric) | (Int8, Numeric))
+    cast_context(from, to) == Some(CastContext::Implicit)
 }
 
-/// Whether a store into a column of type `to` may apply the cast
-/// (PostgreSQL's assignment casts: also bigint -> integer, numeric -> integer,
-/// anything -> text).
+/// Whether a store into a column of type `to` may apply the cast.
 pub fn assignment(from: DataType, to: DataType) -> bool {
-    use DataType::*;
-    implicit(from, to)
-        || matches!((from, to), (Int8, Int4) | (Numeric, Int4) | (Numeric, Int8))
-        || (to == Text && from != Text)
+    cast_context(from, to).is_some_and(|c| c <= CastContext::Assignment)
 }
 
-fn syntax(ty: &str, s: &str) -> ExecError {
-    ExecError::new(format!("invalid input syntax for type {ty}: \"{s}\""))
+/// What a cast needs from the session: its settings (time zone, styles)
+/// and the statement's start time (for `'now'`, `'today'`).
+#[derive(Debug, Clone, Copy)]
+pub struct CastEnv<'a> {
+    pub settings: &'a Settings,
+    /// The statement's start, as a `timestamptz`.
+    pub now: i64,
+}
+
+fn default_settings() -> &'static Settings {
+    static DEFAULT: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(Settings::default)
+}
+
+impl Default for CastEnv<'static> {
+    fn default() -> Self {
+        CastEnv {
+            settings: default_settings(),
+            now: 0,
+        }
+    }
 }
 
 pub fn parse_int8(s: &str) -> Result<i64> {
-    let t = s.trim();
-    let ok = !t.is_empty()
-        && t.trim_start_matches(['+', '-'])
-            .bytes()
-            .all(|b| b.is_ascii_digit())
-        && t.len() - t.trim_start_matches(['+', '-']).len() <= 1
-        && !t.trim_start_matches(['+', '-']).is_empty();
-    if !ok {
-        return Err(syntax("bigint", s));
-    }
-    t.parse::<i64>()
-        .map_err(|_| ExecError::new(format!("value \"{s}\" is out of range for type bigint")))
+    Ok(scalar::parse_int8(s)?)
 }
 
 pub fn parse_int4(s: &str) -> Result<i32> {
-    let v = parse_int8(s).map_err(|e| {
-        if e.0.starts_with("invalid") {
-            syntax("integer", s)
-        } else {
-            ExecError::new(format!("value \"{s}\" is out of range for type integer"))
-        }
-    })?;
-    i32::try_from(v)
-        .map_err(|_| ExecError::new(format!("value \"{s}\" is out of range for type integer")))
+    Ok(scalar::parse_int4(s)?)
 }
 
 pub fn parse_bool(s: &str) -> Result<bool> {
-    let t = s.trim().to_ascii_lowercase();
-    let matches_prefix = |word: &str| !t.is_empty() && word.starts_with(t.as_str());
-    if t == "1" || matches_prefix("true") || matches_prefix("yes") || t == "on" {
-        Ok(true)
-    } else if t == "0"
-        || matches_prefix("false")
-        || (t.len() >= 2 && "off".starts_with(t.as_str()))
-        || matches_prefix("no")
-    {
-        Ok(false)
-    } else {
-        Err(syntax("boolean", s))
-    }
+    Ok(scalar::parse_bool(s)?)
 }
 
 pub fn parse_numeric(s: &str) -> Result<Numeric> {
-    Numeric::parse(s).ok_or_else(|| syntax("numeric", s))
+    Ok(Numeric::from_text(s)?)
 }
 
-fn numeric_to_i64(n: Numeric) -> Result<i64> {
-    i64::try_from(n.round_to_i128()).map_err(|_| int8_out_of_range())
+fn out_of_range(ty: &str) -> ExecError {
+    TypeError::out_of_range(format!("{ty} out of range")).into()
 }
 
-/// Casts one value.
-pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
-    use Value as V;
-    Ok(match (v, to) {
-        (V::Null, _) => V::Null,
-        (V::Bool(b), DataType::Bool) => V::Bool(*b),
-        (V::Bool(b), DataType::Int4) => V::Int4(*b as i32),
-        (V::Bool(b), DataType::Text) => V::Text(if *b { "true" } else { "false" }.into()),
-        (V::Int4(x), DataType::Bool) => V::Bool(*x != 0),
-        (V::Int4(x), DataType::Int4) => V::Int4(*x),
-        (V::Int4(x), DataType::Int8) => V::Int8(*x as i64),
-        (V::Int4(x), DataType::Numeric) => V::Numeric(Numeric::from_i64(*x as i64)),
-        (V::Int4(x), DataType::Text) => V::Text(x.to_string()),
-        (V::Int8(x), DataType::Int4) => {
-            V::Int4(i32::try_from(*x).map_err(|_| int4_out_of_range())?)
-        }
-        (V::Int8(x), DataType::Int8) => V::Int8(*x),
-        (V::Int8(x), DataType::Numeric) => V::Numeric(Numeric::from_i64(*x)),
-        (V::Int8(x), DataType::Text) => V::Text(x.to_string()),
-        (V::Numeric(n), DataType::Int4) => {
-            V::Int4(i32::try_from(n.round_to_i128()).map_err(|_| int4_out_of_range())?)
-        }
-        (V::Numeric(n), DataType::Int8) => V::Int8(numeric_to_i64(*n)?),
-        (V::Numeric(n), DataType::Numeric) => V::Numeric(*n),
-        (V::Numeric(n), DataType::Text) => V::Text(n.to_string()),
-        (V::Text(s), DataType::Bool) => V::Bool(parse_bool(s)?),
-        (V::Text(s), DataType::Int4) => V::Int4(parse_int4(s)?),
-        (V::Text(s), DataType::Int8) => V::Int8(parse_int8(s)?),
-        (V::Text(s), DataType::Numeric) => V::Numeric(parse_numeric(s)?),
-        (V::Text(s), DataType::Text) => V::Text(s.clone()),
-        (v, to) => {
-            return Err(ExecError::new(format!(
-                "cannot cast type {} to {}",
-                v.data_type().map(|t| t.display_name()).unwrap_or("unknown"),
-                to.display_name()
-            )))
+const I16_MIN_F: f64 = i16::MIN as f64;
+const I16_END_F: f64 = -(i16::MIN as f64);
+const I32_MIN_F: f64 = i32::MIN as f64;
+const I32_END_F: f64 = -(i32::MIN as f64);
+const I64_MIN_F: f64 = i64::MIN as f64;
+const I64_END_F: f64 = -(i64::MIN as f64);
+
+/// `rint` then a range check: float to integer (`dtoi4` and friends).
+fn float_to_int(v: f64, ty: &str, min: f64, max_exclusive: f64) -> Result<i64> {
+    let r = v.round_ties_even();
+    if r.is_nan() || r < min || r >= max_exclusive {
+        return Err(out_of_range(ty));
+    }
+    Ok(r as i64)
+}
+
+/// `float8 -> float4` (`float8_to_float4`).
+fn f64_to_f32(v: f64) -> Result<f32> {
+    let r = v as f32;
+    if r.is_infinite() && !v.is_infinite() {
+        return Err(crate::error::float_overflow());
+    }
+    if r == 0.0 && v != 0.0 {
+        return Err(crate::error::float_underflow());
+    }
+    Ok(r)
+}
+
+/// A value's text form as `::text` gives it (booleans as `true`/`false`,
+/// `character(n)` without trailing blanks).
+pub fn to_text(v: &Value, from: DataType, s: &Settings) -> Option<String> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+        Value::Float4(x) => float::format_float4_digits(*x, s.extra_float_digits),
+        Value::Float8(x) => float::format_float8_digits(*x, s.extra_float_digits),
+        Value::Text(t) if from == DataType::Bpchar => t.trim_end_matches(' ').to_string(),
+        other => output(other, s)?,
+    })
+}
+
+/// A value's output form (what a client sees) in the session's styles.
+pub fn output(v: &Value, s: &Settings) -> Option<String> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => scalar::format_bool(*b).to_string(),
+        Value::Int2(x) => x.to_string(),
+        Value::Int4(x) => x.to_string(),
+        Value::Int8(x) => x.to_string(),
+        Value::Float4(x) => float::format_float4_digits(*x, s.extra_float_digits),
+        Value::Float8(x) => float::format_float8_digits(*x, s.extra_float_digits),
+        Value::Numeric(n) => n.to_string(),
+        Value::Text(t) => t.clone(),
+        Value::Date(d) => dtf::format_date_in(*d, s),
+        Value::Time(t) => dtf::format_time(*t),
+        Value::Timestamp(t) => dtf::format_timestamp_in(*t, s),
+        Value::TimestampTz(t) => dtf::format_timestamptz_in(*t, s),
+        Value::Interval(iv) => format_interval_style(*iv, s.interval_style),
+    })
+}
+
+/// Reads text as a value of `to` (the type's input function).
+pub fn from_text(t: &str, to: DataType, env: &CastEnv) -> Result<Value> {
+    use DataType as T;
+    let s = env.settings;
+    Ok(match to {
+        T::Bool => Value::Bool(scalar::parse_bool(t)?),
+        T::Int2 => Value::Int2(scalar::parse_int2(t)?),
+        T::Int4 => Value::Int4(scalar::parse_int4(t)?),
+        T::Int8 => Value::Int8(scalar::parse_int8(t)?),
+        T::Float4 => Value::Float4(float::parse_float4(t)?),
+        T::Float8 => Value::Float8(float::parse_float8(t)?),
+        T::Numeric => Value::Numeric(Numeric::from_text(t)?),
+        T::Text | T::Varchar | T::Bpchar => Value::Text(t.to_string()),
+        T::Date => Value::Date(dtp::parse_date(t, s, env.now)?),
+        T::Time => Value::Time(dtp::parse_time(t, s, env.now)?),
+        T::Timestamp => Value::Timestamp(dtp::parse_timestamp(t, s, env.now)?),
+        T::TimestampTz => Value::TimestampTz(dtp::parse_timestamptz(t, s, env.now)?),
+        T::Interval => {
+            Value::Interval(tusk_types::interval::parse_interval(t, Default::default())?)
         }
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Casts one value with the default settings (UTC, ISO), inferring the
+/// source type from the value (strings count as `text`).
+pub fn cast_value(v: &Value, to: DataType) -> Result<Value> {
+    let from = match v.data_type() {
+        Some(t) => t,
+        None => return Ok(Value::Null),
+    };
+    cast_value_in(v, from, to, &CastEnv::default())
+}
 
-    #[test]
-    fn int_parsing() {
-        assert_eq!(parse_int4(" 42 ").unwrap(), 42);
-        assert_eq!(parse_int4("-7").unwrap(), -7);
-        assert_eq!(
-            parse_int4("abc").unwrap_err().0,
-            "invalid input syntax for type integer: \"abc\""
-        );
-        assert_eq!(
-            parse_int4("3000000000").unwrap_err().0,
-            "value \"3000000000\" is out of range for type integer"
-        );
-        assert!(parse_int4("").is_err());
-        assert!(parse_int4("1.5").is_err());
-        assert!(parse_int4("--1").is_err());
-        assert!(parse_bool("yes").unwrap());
-        assert!(!parse_bool("f").unwrap());
-        assert!(parse_bool("maybe").is_err());
+/// Casts one value of type `from` to `to` (without `to`'s typmod: see
+/// [`apply_typmod`]).
+pub fn cast_value_in(v: &Value, from: DataType, to: DataType, env: &CastEnv) -> Result<Value> {
+    use DataType as T;
+    use Value as V;
+    let zone = &env.settings.time_zone;
+    if v.is_null() {
+        return Ok(V::Null);
+    }
+    if to.is_string() {
+        return Ok(V::Text(to_text(v, from, env.settings).expect("not NULL")));
+    }
+    if let V::Text(t) = v {
+        return from_text(t, to, env);
+    }
+    let int = |x: i64| -> Result<Value> {
+        Ok(match to {
+            T::Int2 => V::Int2(i16::try_from(x).map_err(|_| out_of_range("smallint"))?),
+            T::Int4 => V::Int4(i32::try_from(x).map_err(|_| out_of_range("integer"))?),
+            T::Int8 => V::Int8(x),
+            T::Float4 => V::Float4(x as f32),
+            T::Float8 => V::Float8(x as f64),
+            T::Numeric => V::Numeric(Numeric::from_i64(x)),
+            T::Bool if from == T::Int4 => V::Bool(x != 0),
+            _ => return Err(no_cast(from, to)),
+        })
+    };
+    let float = |x: f64, is_f4: bool| -> Result<Value> {
+        Ok(match to {
+            T::Int2 => V::Int2(float_to_int(x, "smallint", I16_MIN_F, I16_END_F)? as i16),
+            T::Int4 => V::Int4(float_to_int(x, "integer", I32_MIN_F, I32_END_F)? as i32),
+            T::Int8 => V::Int8(float_to_int(x, "bigint", I64_MIN_F, I64_END_F)?),
+            T::Float4 => V::Float4(f64_to_f32(x)?),
+            T::Float8 => V::Float8(x),
+            T::Numeric if is_f4 => V::Numeric(Numeric::from_f32(x as f32)),
+            T::Numeric => V::Numeric(Numeric::from_f64(x)),
+            _ => return Err(no_cast(from, to)),
+        })
+    };
+    match (v, to) {
+        (V::Bool(b), T::Bool) => Ok(V::Bool(*b)),
+        (V::Bool(b), T::Int4) => Ok(V::Int4(*b as i32)),
+        (V::Int2(x), _) => int(*x as i64),
+        (V::Int4(x), _) => int(*x as i64),
+        (V::Int8(x), _) => int(*x),
+        (V::Float4(x), _) => float(*x as f64, true),
+        (V::Float8(x), _) => float(*x, false),
+        (V::Numeric(n), T::Int2) => Ok(V::Int2(n.to_i16()?)),
+        (V::Numeric(n), T::Int4) => Ok(V::Int4(n.to_i32()?)),
+        (V::Numeric(n), T::Int8) => Ok(V::Int8(n.to_i64()?)),
+        (V::Numeric(n), T::Float4) => Ok(V::Float4(n.to_f32()?)),
+        (V::Numeric(n), T::Float8) => Ok(V::Float8(n.to_f64()?)),
+        (V::Numeric(n), T::Numeric) => Ok(V::Numeric(n.clone())),
+        (V::Date(d), T::Date) => Ok(V::Date(*d)),
+        (V::Date(d), T::Timestamp) => Ok(V::Timestamp(dt::date_to_timestamp(*d)?)),
+        (V::Date(d), T::TimestampTz) => Ok(V::TimestampTz(dt::date_to_timestamptz(*d, zone)?)),
+        (V::Timestamp(t), T::Timestamp) => Ok(V::Timestamp(*t)),
+        (V::Timestamp(t), T::Date) => Ok(V::Date(dt::timestamp_to_date(*t)?)),
+        (V::Timestamp(t), T::Time) => timestamp_time(*t),
+        (V::Timestamp(t), T::TimestampTz) => {
+            Ok(V::TimestampTz(dt::timestamp_to_timestamptz(*t, zone)?))
+        }
+        (V::TimestampTz(t), T::TimestampTz) => Ok(V::TimestampTz(*t)),
+        (V::TimestampTz(t), T::Timestamp) => {
+            Ok(V::Timestamp(dt::timestamptz_to_timestamp(*t, zone)?))
+        }
+        (V::TimestampTz(t), T::Date) => Ok(V::Date(dt::timestamp_to_date(
+            dt::timestamptz_to_timestamp(*t, zone)?,
+        )?)),
+        (V::TimestampTz(t), T::Time) => timestamp_time(dt::timestamptz_to_timestamp(*t, zone)?),
+        (V::Time(t), T::Time) => Ok(V::Time(*t)),
+        (V::Time(t), T::Interval) => Ok(V::Interval(Interval::new(0, 0, *t))),
+        (V::Interval(iv), T::Interval) => Ok(V::Interval(*iv)),
+        (V::Interval(iv), T::Time) => {
+            let day = tusk_types::datetime::USECS_PER_DAY;
+            Ok(V::Time(iv.micros.rem_euclid(day)))
+        }
+        _ => Err(no_cast(from, to)),
     }
 }
+
+/// `timestamp::time`; infinite timestamps have no time of day.
+fn timestamp_time(t: i64) -> Result<Value> {
+    if !tusk_types::datetime::timestamp_is_finite(t) {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Time(dt::timestamp_to_time(t)))
+}
+
+fn no_cast(from: DataType, to: DataType) -> ExecError {
+    ExecError::coded(
+        crate::error::sqlstate::CANNOT_COERCE,
+        format!(
+            "cannot cast type {} to {}",
+            from.display_name(),
+            to.display_name()
+        ),
+    )
+}
+
+/// Coerces a value to its column's modifier (`numeric(p, s)`,
+/// `varchar(n)`, `char(n)`); `explicit` for a `CAST`, false for an
+/// assignment. Other types pass through.
+pub fn apply_typmod(v: Value, ty: SqlType, explicit: bool) -> Result<Value> {
+    Ok(match (v, ty) {
+        (Value::Numeric(n), SqlType::Numeric(Some(tm))) => Value::Numeric(n.apply_typmod(tm)?),
+        (Value::Text(s), SqlType::Varchar(Some(n))) => {
+            Value::Text(fit_length(s, n, explicit, "character varying")?)
+        }
+        (Value::Text(s), SqlType::Char(n)) if n > 0 => {
+            let mut s = fit_length(s, n, explicit, "character")?;
+            let len = s.chars().count();
+            s.extend(std::iter::repeat_n(' ', n as usize - len));
+            Value::Text(s)
+        }
+        (v, _) => v,
+    })
+}
+
+/// Truncates `s` to `n` characters: always in an explicit cast, and in an
+/// assignment only when what is cut is blanks.
+fn fit_length(s: String, n: u32, explicit: bool, ty: &str) -> Result<String> {
+    let Some((cut, _)) = s.char_indices().nth(n as usize) else {
+        return Ok(s);
+    };
+    if !explicit && s[cut..].bytes().any(|b| b != b' ') {
+        return Err(TypeError::new(
+            tusk_types::error::sqlstate::STRING_DATA_RIGHT_TRUNCATION,
+            format!("value too long for type {ty}({n})"),
+        )
+        .into());
+    }
+    let mut s = s;
+    s.truncate(cut);
+    Ok(s)
+}
+
+/// Casts a vector of type `from` to `to`, then applies `to`'s typmod.
+/// Rows that are NULL or outside `active` never raise errors.
+pub fn cast_vector(
+    v: &Vector,
+    from: DataType,
+    to: SqlType,
+    explicit: bool,
+    env: &CastEnv,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    let to_ty = to.data_type();
+    let skip = |i: usize| v.is_null(i) || active.is_some_and(|m| !m[i]);
+    let plain = matches!(
+        to,
+        SqlType::Numeric(None) | SqlType::Varchar(None) | SqlType::Char(0)
+    ) || !matches!(
+        to,
+        SqlType::Numeric(_) | SqlType::Varchar(_) | SqlType::Char(_)
+    );
+    if let Some(data) = kernel(v, from, to_ty, env, &skip)? {
+        let out = Vector::new(data, v.nulls.clone());
+        if plain {
+            return Ok(out);
+        }
+        return apply_typmod_vector(out, to_ty, to, explicit, &skip);
+    }
+    let mut out = Vector::with_capacity(to_ty, v.len());
+    for i in 0..v.len() {
+        if skip(i) {
+            out.push_value(&Value::Null);
+            continue;
+        }
+        let c = cast_value_in(&v.value_as(i, from), from, to_ty, env)?;
+        out.push_value(&apply_typmod(c, to, explicit)?);
+    }
+    // NULL exactly where the input is (inactive rows hold placeholders).
+    if let Some(m) = &mut out.nulls {
+        for (i, n) in m.iter_mut().enumerate() {
+            *n = v.is_null(i);
+        }
+    }
+    Ok(Vector::new(out.data, out.nulls))
+}
+
+fn apply_typmod_vector(
+    v: Vector,
+    ty: DataType,
+    to: SqlType,
+    explicit: bool,
+    skip: &dyn Fn(usize) -> bool,
+) -> Result<Vector> {
+    let mut out = Vector::with_capacity(ty, v.len());
+    for i in 0..v.len() {
+        if skip(i) {
+            out.data.push_default();
+            out.push_null_flag(i, v.is_null(i));
+            continue;
+        }
+        out.push_value(&apply_typmod(v.value_as(i, ty), to, explicit)?);
+    }
+    Ok(out)
+}
+
+/// Runs `f` on every row, writing `default` for rows that `skip` (so a
+/// bad value in such a row raises nothing).
+fn map_rows<T, U: Copy>(
+    a: &[T],
+    default: U,
+    skip: &dyn Fn(usize) -> bool,
+    f: impl Fn(&T) -> Result<U>,
+) -> Result<Vec<U>> {
+    let mut out = Vec::with_capacity(a.len());
+    for (i, x) in a.iter().enumerate() {
+        out.push(if skip(i) { default } else { f(x)? });
+    }
+    Ok(out)
+}
+
+/// The vectorised pairs; `None` sends the cast to the per-value path.
+fn kernel(
+    v: &Vector,
+    from: DataType,
+    to: DataType,
+    env: &CastEnv,
+    skip: &dyn Fn(usize) -> bool,
+) -> Result<Option<Data>> {
+    use DataType as T;
+    let i16r = |x: i64| i16::try_from(x).map_err(|_| out_of_range("smallint"));
+    let i32r = |x: i64| i32::try_from(x).map_err(|_| out_of_range("integer"));
+    Ok(Some(match (&v.data, from, to) {
+        (_, f, t) if f == t => v.data.clone(),
+        (Data::Text(_), f, t) if f.is_string() && t.is_string() && f != T::Bpchar => v.data.clone(),
+        (Data::Int2(a), T::Int2, T::Int4) => Data::Int4(a.iter().map(|&x| x as i32).collect()),
+        (Data::Int2(a), T::Int2, T::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),
+        (Data::Int4(a), T::Int4, T::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),
+        (Data::Int4(a), T::Int4, T::Int2) => Data::Int2(map_rows(a, 0, skip, |&x| i16r(x as i64))?),
+        (Data::Int8(a), T::Int8, T::Int4) => Data::Int4(map_rows(a, 0, skip, |&x| i32r(x))?),
+        (Data::Int8(a), T::Int8, T::Int2) => Data::Int2(map_rows(a, 0, skip, |&x| i16r(x))?),
+        (Data::Int4(a), T::Int4, T::Float8) => Data::Float8(a.iter().map(|&x| x as f64).collect()),
+        (Data::Int8(a), T::Int8, T::Float8) => Data::Float8(a.iter().map(|&x| x as f64).collect()),
+        (Data::Int4(a), T::Int4, T::Float4) => Data::Float4(a.iter().map(|&x| x as f32).collect()),
+        (Data::Int8(a), T::Int8, T::Float4) => Data::Float4(a.iter().map(|&x| x as f32).collect()),
+        (Data::Float8(a), T::Float8, T::Int4) => Data::Int4(map_rows(a, 0, skip, |&x| {
+            Ok(float_to_int(x, "integer", I32_MIN_F, I32_END_F)? as i32)
+        })?),
+        (Data::Float8(a), T::Float8, T::Int8) => Data::Int8(map_rows(a, 0, skip, |&x| {
+            float_to_int(x, "bigint", I64_MIN_F, I64_END_F)
+        })?),
+        (Data::Float4(a), T::Float4, T::Float8) => {
+            Data::Float8(a.iter().map(|&x| x as f64).collect())
+        }
+        (Data::Int2(a), T::Int2, T::Numeric) => {
+            Data::Numeric(a.iter().map(|&x| Numeric::from_i64(x as i64)).collect())
+        }
+        (Data::Int4(a), T::Int4, T::Numeric) => {
+            Data::Numeric(a.iter().map(|&x| Numeric::from_i64(x as i64)).collect())
+        }
+        (Data::Int8(a), T::Int8, T::Numeric) => {
+            Data::Numeric(a.iter().map(|&x| Numeric::from_i64(x)).collect())
+        }
+        (Data::Numeric(a), T::Numeric, T::Float8) => {
+            let mut out = Vec::with_capacity(a.len());
+            for (i, x) in a.iter().enumerate() {
+                out.push(if skip(i) { 0.0 } else { x.to_f64()? });
+            }
+            Data::Float8(out)
+        }
+        (Data::Int4(a), T::Date, T::Timestamp) => {
+            Data::Int8(map_rows(a, 0, skip, |&d| Ok(dt::date_to_timestamp(d)?))?)
+        }
+        (Data::Text(s), f, T::Int4) if f.is_string() => {
+            Data::Int4(map_strings(s, 0, skip, |t| Ok(scalar::parse_int4(t)?))?)
+        }
+        (Data::Text(s), f, T::Int8) if f.is_string() => {
+            Data::Int8(map_strings(s, 0, skip, |t| Ok(scalar::parse_int8(t)?))?)
+        }
+        (Data::Text(s), f, T::Date) if f.is_string() => Data::Int4(map_strings(s, 0, skip, |t| {
+            Ok(dtp::parse_date(t, env.settings, env.now)?)
+        })?),
+        (Data::Text(s), f, T::Numeric) if f.is_string() => {
+            let mut out = Vec::with_capacity(s.len());
+            for i in 0..s.len() {
+                out.push(if skip(i) {
+                    Numeric::zero()
+                } else {
+                    Numeric::from_text(s.get_str(i))?
+                });
+            }
+            Data::Numeric(out)
+        }
+        (Data::Int4(a), T::Int4, T::Text) => {
+            let mut s = Strings::with_capacity(a.len(), a.len() * 8);
+            for x in a {
+                s.push(x.to_string().as_bytes());
+            }
+            Data::Text(s)
+        }
+        _ => return Ok(None),
+    }))
+}
+
+fn map_strings<U: Copy>(
+    s: &Strings,
+    default: U,
+    skip: &dyn Fn(usize) -> bool,
+    f: impl Fn(&str) -> Result<U>,
+) -> Result<Vec<U>> {
+    let mut out = Vec::with_capacity(s.len());
+    for i in 0..s.len() {
+        out.push(if skip(i) { default } else { f(s.get_str(i))? });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,82 +1,234 @@
-//! INSERT and DELETE: sinks that write what a plan produces into a heap.
+//! INSERT, UPDATE and DELETE: sinks that write what a plan produces into a
+//! heap and its indexes.
+//!
+//! [`RowWriter`] turns one row of a batch (columns in table order, already
+//! of the table's types) into a heap tuple, checks NOT NULL and the string
+//! length limits of `varchar(n)` / `char(n)` (padding `char(n)`), inserts
+//! it and adds its index entries. INSERT writes every input row; UPDATE
+//! marks the old version deleted and writes the new one, changing each
+//! target row once even when a join reaches it twice; DELETE marks rows
+//! deleted. Each sink can keep the rows it wrote, as stored, for RETURNING.
 
-use crate::error::{ExecError, Result};
-use crate::exec::Operator;
-use crate::vector::Data;
+use crate::error::{sqlstate, ExecError, Result};
+use crate::operator::Operator;
+use crate::vector::{Batch, Data};
+use std::collections::HashSet;
 use tusk_storage::btree::Btree;
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{Database, SqlType, TableDef, Xid};
 
+/// Writes rows into one table and its indexes.
+struct RowWriter<'a> {
+    table: &'a TableDef,
+    xid: Xid,
+    ins: HeapInserter<'a>,
+    indexes: Vec<(Btree<'a>, usize)>,
+    tb: TupleBuilder,
+    padded: String,
+}
+
+impl<'a> RowWriter<'a> {
+    fn new(db: &'a Database, table: &'a TableDef, xid: Xid) -> RowWriter<'a> {
+        let indexes = db
+            .catalog()
+            .indexes_of(table.oid)
+            .map(|i| (Btree::new(&db.pool, i.oid), i.column))
+            .collect();
+        RowWriter {
+            table,
+            xid,
+            ins: HeapInserter::new(&db.pool, table.oid),
+            indexes,
+            tb: TupleBuilder::new(),
+            padded: String::new(),
+        }
+    }
+
+    /// Writes row `row` of `b` (its first columns in table order); returns
+    /// the new tuple's TID.
+    fn write(&mut self, b: &Batch, row: usize) -> Result<Tid> {
+        self.tb.begin();
+        for (col, def) in b.columns.iter().zip(&self.table.columns) {
+            if col.is_null(row) {
+                if def.not_null {
+                    return Err(ExecError::coded(
+                        sqlstate::NOT_NULL_VIOLATION,
+                        format!(
+                            "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                            def.name, self.table.name
+                        ),
+                    ));
+                }
+                self.tb.push_null();
+                continue;
+            }
+            let tb = &mut self.tb;
+            match &col.data {
+                Data::Bool(d) => tb.push_bool(d[row]),
+                Data::Int2(d) => tb.push_i16(d[row]),
+                Data::Int4(d) => tb.push_i32(d[row]),
+                Data::Int8(d) => tb.push_i64(d[row]),
+                Data::Float4(d) => tb.push_f32(d[row]),
+                Data::Float8(d) => tb.push_f64(d[row]),
+                Data::Interval(d) => tb.push_interval(d[row].micros, d[row].days, d[row].months),
+                Data::Numeric(d) => {
+                    match d[row].to_storage_parts() {
+                        Some((unscaled, scale)) => tb.push_numeric(unscaled, scale),
+                        None => return Err(ExecError::coded(
+                            sqlstate::FEATURE_NOT_SUPPORTED,
+                            "numeric values of more than 38 digits cannot be stored in a table yet",
+                        )),
+                    }
+                }
+                Data::Text(d) => {
+                    let s = d.get_str(row);
+                    match def.ty {
+                        SqlType::Varchar(Some(n)) => {
+                            tb.push_text(check_length(s, n, "character varying")?.as_bytes())
+                        }
+                        SqlType::Char(n) if n > 0 => {
+                            let s = check_length(s, n, "character")?;
+                            self.padded.clear();
+                            self.padded.push_str(s);
+                            let len = s.chars().count();
+                            self.padded
+                                .extend(std::iter::repeat_n(' ', (n as usize).saturating_sub(len)));
+                            tb.push_text(self.padded.as_bytes());
+                        }
+                        _ => tb.push_text(s.as_bytes()),
+                    }
+                }
+            }
+        }
+        let tid = self.ins.insert(self.tb.finish(self.xid))?;
+        for (index, col) in &self.indexes {
+            let c = &b.columns[*col];
+            if c.is_null(row) {
+                continue;
+            }
+            let key = match &c.data {
+                Data::Int4(d) => d[row] as i64,
+                Data::Int8(d) => d[row],
+                _ => return Err(ExecError::new("btree indexes support integer columns only")),
+            };
+            index.insert(key, tid, self.xid)?;
+        }
+        Ok(tid)
+    }
+}
+
+/// Collects the rows a sink wrote, for RETURNING.
+pub struct Written {
+    pub rows: Batch,
+}
+
+impl Written {
+    pub fn new(types: &[tusk_storage::DataType]) -> Written {
+        Written {
+            rows: Batch::empty(types),
+        }
+    }
+
+    /// Appends row `row` of `b`'s first `n` columns.
+    fn push(&mut self, b: &Batch, row: usize) {
+        let n = self.rows.columns.len();
+        for (dst, src) in self.rows.columns.iter_mut().zip(&b.columns[..n]) {
+            dst.push_from(src, row);
+        }
+        self.rows.len += 1;
+    }
+}
+
 /// Inserts every row of `input` (columns already of the table's types, in
 /// table order) into `table` as transaction `xid`, and an entry for each
 /// row into each of the table's indexes. Returns the row count.
-pub fn insert(db: &Database, table: &TableDef, xid: Xid, input: &mut dyn Operator) -> Result<u64> {
-    let mut ins = HeapInserter::new(&db.pool, table.oid);
-    let indexes: Vec<(Btree<'_>, usize)> = db
-        .catalog()
-        .indexes_of(table.oid)
-        .map(|i| (Btree::new(&db.pool, i.oid), i.column))
-        .collect();
-    let mut tb = TupleBuilder::new();
-    let mut padded = String::new();
+pub fn insert(
+    db: &Database,
+    table: &TableDef,
+    xid: Xid,
+    input: &mut dyn Operator,
+    mut returned: Option<&mut Written>,
+) -> Result<u64> {
+    let mut w = RowWriter::new(db, table, xid);
+    let mut n = 0;
     while let Some(b) = input.next()? {
         for row in 0..b.len {
-            tb.begin();
-            for (col, def) in b.columns.iter().zip(&table.columns) {
-                if col.is_null(row) {
-                    if def.not_null {
-                        return Err(ExecError::new(format!(
-                            "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                            def.name, table.name
-                        )));
-                    }
-                    tb.push_null();
-                    continue;
-                }
-                match &col.data {
-                    Data::Bool(d) => tb.push_bool(d[row]),
-                    Data::Int4(d) => tb.push_i32(d[row]),
-                    Data::Int8(d) => tb.push_i64(d[row]),
-                    Data::Numeric(d) => tb.push_numeric(d[row].unscaled, d[row].scale),
-                    Data::Text(d) => {
-                        let s = d.get_str(row);
-                        match def.ty {
-                            SqlType::Varchar(Some(n)) => {
-                                tb.push_text(check_length(s, n, "character varying")?.as_bytes())
-                            }
-                            SqlType::Char(n) => {
-                                let s = check_length(s, n, "character")?;
-                                padded.clear();
-                                padded.push_str(s);
-                                let len = s.chars().count();
-                                padded.extend(std::iter::repeat_n(
-                                    ' ',
-                                    (n as usize).saturating_sub(len),
-                                ));
-                                tb.push_text(padded.as_bytes());
-                            }
-                            _ => tb.push_text(s.as_bytes()),
-                        }
-                    }
-                }
+            w.write(&b, row)?;
+            if let Some(r) = returned.as_deref_mut() {
+                r.push(&b, row);
             }
-            let tid = ins.insert(tb.finish(xid))?;
-            for (index, col) in &indexes {
-                let c = &b.columns[*col];
-                if c.is_null(row) {
-                    continue;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// The TIDs in the last column of `b`.
+fn tids(b: &Batch) -> Result<&[i64]> {
+    match b.columns.last().map(|c| &c.data) {
+        Some(Data::Int8(t)) => Ok(t),
+        _ => Err(ExecError::new("row changes need row identifiers")),
+    }
+}
+
+/// Replaces each row whose TID `input` yields in its last column by the
+/// new version in its first columns (table order). Returns the row count.
+pub fn update(
+    db: &Database,
+    table: &TableDef,
+    xid: Xid,
+    input: &mut dyn Operator,
+    mut returned: Option<&mut Written>,
+) -> Result<u64> {
+    let mut w = RowWriter::new(db, table, xid);
+    let mut done: HashSet<i64> = HashSet::new();
+    let mut n = 0;
+    while let Some(b) = input.next()? {
+        let tids = tids(&b)?.to_vec();
+        for (row, &t) in tids.iter().enumerate().take(b.len) {
+            if !done.insert(t) {
+                continue;
+            }
+            if !heap::delete(&db.pool, table.oid, Tid::from_u64(t as u64), xid)? {
+                continue;
+            }
+            w.write(&b, row)?;
+            if let Some(r) = returned.as_deref_mut() {
+                r.push(&b, row);
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Deletes the rows whose TIDs `input` produces in its last column (its
+/// first columns, the old values, go to `returned`).
+pub fn delete(
+    db: &Database,
+    oid: u32,
+    xid: Xid,
+    input: &mut dyn Operator,
+    mut returned: Option<&mut Written>,
+) -> Result<u64> {
+    let mut done: HashSet<i64> = HashSet::new();
+    let mut n = 0;
+    while let Some(b) = input.next()? {
+        let tids = tids(&b)?.to_vec();
+        for (row, &t) in tids.iter().enumerate().take(b.len) {
+            if !done.insert(t) {
+                continue;
+            }
+            if heap::delete(&db.pool, oid, Tid::from_u64(t as u64), xid)? {
+                if let Some(r) = returned.as_deref_mut() {
+                    r.push(&b, row);
                 }
-                let key = match &c.data {
-                    Data::Int4(d) => d[row] as i64,
-                    Data::Int8(d) => d[row],
-                    _ => return Err(ExecError::new("btree indexes support integer columns only")),
-                };
-                index.insert(key, tid, xid)?;
+                n += 1;
             }
         }
     }
-    Ok(ins.inserted)
+    Ok(n)
 }
 
 /// PostgreSQL truncates trailing spaces that do not fit; anything else is an error.
@@ -93,25 +245,9 @@ fn check_length<'a>(s: &'a str, n: u32, ty: &str) -> Result<&'a str> {
     if s[cut..].chars().all(|c| c == ' ') {
         Ok(&s[..cut])
     } else {
-        Err(ExecError::new(format!("value too long for type {ty}({n})")))
+        Err(ExecError::coded(
+            sqlstate::STRING_DATA_RIGHT_TRUNCATION,
+            format!("value too long for type {ty}({n})"),
+        ))
     }
-}
-
-/// Deletes the rows whose TIDs `input` produces in its last column.
-pub fn delete(db: &Database, oid: u32, xid: Xid, input: &mut dyn Operator) -> Result<u64> {
-    let mut n = 0;
-    while let Some(b) = input.next()? {
-        let Some(tids) = b.columns.last() else {
-            continue;
-        };
-        let Data::Int8(tids) = &tids.data else {
-            return Err(ExecError::new("DELETE input lacks row identifiers"));
-        };
-        for &t in tids {
-            if heap::delete(&db.pool, oid, Tid::from_u64(t as u64), xid)? {
-                n += 1;
-            }
-        }
-    }
-    Ok(n)
 }

@@ -1,81 +1,79 @@
 //! Bound scalar expressions and their vectorised evaluation.
 //!
-//! The binder (in tusk-sql) resolves names and types and inserts casts, so
-//! every operator here sees operands of one type. Evaluation takes a batch
-//! and returns one vector; the type dispatch happens once per batch.
+//! The binder (in tusk-sql) resolves names, types and functions (see
+//! [`crate::func::resolve()`]) and inserts casts, so every node here sees
+//! operands of the types it expects. Evaluation takes a batch and returns one
+//! vector; the type dispatch happens once per batch, then a tight loop runs.
 //!
 //! ## Errors only where PostgreSQL would raise them
 //!
 //! PostgreSQL evaluates `a AND b` row by row and skips `b` when `a` is false,
 //! so `x <> 0 AND 10 / x > 1` never divides by zero. Evaluating a whole batch
 //! at once would. Every evaluation therefore carries an *active* mask: rows
-//! outside it must not raise errors (their result is arbitrary). `AND` narrows
-//! the mask for its right side to rows whose left side is not false, `OR` to
-//! rows whose left side is not true. NULL inputs never raise errors either.
+//! outside it must not raise errors (their result is arbitrary). NULL inputs
+//! never raise errors either: a strict operator or function is not applied to
+//! a row where an argument is NULL. The nodes that decide which rows reach a
+//! sub-expression narrow the mask for it:
+//! - `AND` evaluates each term only for rows no earlier term made false, `OR`
+//!   for rows no earlier term made true;
+//! - `CASE` evaluates a WHEN condition only for rows no earlier WHEN took, and
+//!   a THEN result only for the rows its WHEN took (ELSE: the rest);
+//! - `COALESCE` evaluates an argument only for rows still NULL.
+//!
+//! Everything else evaluates its arguments for all active rows, as
+//! PostgreSQL evaluates all arguments of a function before calling it.
+//!
+//! ## Long chains and deep nesting
+//!
+//! Left-deep chains that users write long are n-ary nodes: `AND` and `OR`
+//! hold their terms in a vector, `a + b - c` is one [`Expr::Arith`] chain
+//! folded left to right, `a || b || c` one [`Expr::Concat`]. Build them with
+//! the constructors ([`Expr::and`], [`Expr::or`], [`Expr::arith`],
+//! [`Expr::concat`]), which append to an existing chain, so 100,000 terms
+//! cost no recursion. Real nesting recurses through [`crate::stack::guarded`]:
+//! past its limit evaluation fails with `stack depth limit exceeded`
+//! instead of overflowing the stack. The walkers (`columns`,
+//! `remap_columns`, `data_type`) use no recursion at all.
+//!
+//! ## `character(n)`
+//!
+//! Comparisons follow the operand types: when both sides of a comparison
+//! (or of `IN`, `GREATEST`, `NULLIF`, `IS DISTINCT FROM`, a simple `CASE`)
+//! are `bpchar`, trailing blanks do not count (`'a'::char(3) = 'a  '::char(5)`),
+//! as PostgreSQL's `bpchareq` family does. A `bpchar` used as text goes
+//! through [`Expr::BpcharToText`], which strips them.
+//!
+//! Families live in submodules: `arith` (arithmetic, negation), `compare`
+//! (comparisons, `IS DISTINCT FROM`), `logic` (AND, OR, NOT, IS TRUE...),
+//! `cond` (CASE, COALESCE, NULLIF, GREATEST/LEAST), `inlist` (`IN (...)`),
+//! `pattern` (LIKE, regular expressions), `fold` (constant folding as
+//! PostgreSQL plans it: [`Expr::fold`]); functions are in [`crate::func`].
 
-use crate::cast::cast_value;
-use crate::error::{division_by_zero, int4_out_of_range, int8_out_of_range, ExecError, Result};
-use crate::numeric::Numeric;
+mod arith;
+mod compare;
+mod cond;
+mod fold;
+mod inlist;
+mod logic;
+mod pattern;
+#[cfg(test)]
+mod tests;
+
+pub use arith::ArithOp;
+pub(crate) use compare::strip_blanks;
+pub use compare::CmpOp;
+pub use inlist::InSet;
+pub use logic::BoolTest;
+pub use pattern::LikePattern;
+
+use crate::cast;
+use crate::error::{ExecError, Result};
+use crate::func::Func;
+use crate::stack;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector};
-use std::cmp::Ordering;
-use tusk_storage::DataType;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArithOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
-}
-
-impl ArithOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            ArithOp::Add => "+",
-            ArithOp::Sub => "-",
-            ArithOp::Mul => "*",
-            ArithOp::Div => "/",
-            ArithOp::Mod => "%",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl CmpOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CmpOp::Eq => "=",
-            CmpOp::Ne => "<>",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
-        }
-    }
-
-    #[inline]
-    fn test(self, o: Ordering) -> bool {
-        match self {
-            CmpOp::Eq => o == Ordering::Equal,
-            CmpOp::Ne => o != Ordering::Equal,
-            CmpOp::Lt => o == Ordering::Less,
-            CmpOp::Le => o != Ordering::Greater,
-            CmpOp::Gt => o == Ordering::Greater,
-            CmpOp::Ge => o != Ordering::Less,
-        }
-    }
-}
+use std::sync::Arc;
+use tusk_storage::{DataType, SqlType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
@@ -87,37 +85,80 @@ pub enum Expr {
         value: Value,
         ty: DataType,
     },
+    /// A parameter: `$n` of a prepared statement, or an outer row's value
+    /// inside a SubPlan. It must be replaced by a constant before evaluation
+    /// (exec-ops' SubPlans do, with [`Expr::substitute_params`]).
+    Param {
+        index: usize,
+        ty: DataType,
+    },
+    /// A left-deep chain `first op₁ x₁ op₂ x₂ ...` folded left to right.
+    /// Every `xᵢ` and every intermediate result has type `ty`; `first` too,
+    /// except in a chain of one step (`timestamp - timestamp` is an
+    /// `interval`). Build with [`Expr::arith`].
     Arith {
-        op: ArithOp,
-        left: Box<Expr>,
-        right: Box<Expr>,
+        first: Box<Expr>,
+        rest: Vec<(ArithOp, Expr)>,
         ty: DataType,
     },
     Neg {
         arg: Box<Expr>,
         ty: DataType,
     },
+    /// `left op right`; both sides of one type.
     Cmp {
         op: CmpOp,
         left: Box<Expr>,
         right: Box<Expr>,
     },
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// `left IS [NOT] DISTINCT FROM right`; never NULL.
+    IsDistinct {
+        left: Box<Expr>,
+        right: Box<Expr>,
+        negated: bool,
+    },
+    /// Conjunction of two or more terms (build with [`Expr::and`]).
+    And(Vec<Expr>),
+    /// Disjunction of two or more terms (build with [`Expr::or`]).
+    Or(Vec<Expr>),
     Not(Box<Expr>),
     IsNull {
         arg: Box<Expr>,
         negated: bool,
     },
+    /// `arg IS [NOT] TRUE | FALSE | UNKNOWN`; never NULL.
+    BoolTest {
+        arg: Box<Expr>,
+        test: BoolTest,
+    },
     Cast {
         arg: Box<Expr>,
         to: DataType,
     },
-    Concat {
-        left: Box<Expr>,
-        right: Box<Expr>,
+    /// Applies a type modifier to a value of the modifier's type: rounds to
+    /// `numeric(p, s)` (or fails with `numeric field overflow`), fits
+    /// `varchar(n)` / `char(n)`: explicit casts truncate, assignments fail
+    /// unless only blanks are cut; `char(n)` pads.
+    Typmod {
+        arg: Box<Expr>,
+        ty: SqlType,
+        explicit: bool,
     },
+    /// `a || b || ...` over text (build with [`Expr::concat`]); NULL if any
+    /// part is NULL. Non-text operands are cast to text by the binder
+    /// (PostgreSQL's `anynonarray || text`).
+    Concat(Vec<Expr>),
+    /// `arg [NOT] [I]LIKE pattern`, `\` escaping (PostgreSQL rewrites
+    /// `ESCAPE e` with `like_escape(pattern, e)`: [`Func::LikeEscape`]).
     Like {
+        arg: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+        case_insensitive: bool,
+    },
+    /// `arg ~ pattern`, `~*`, `!~`, `!~*` (POSIX regular expressions).
+    /// `SIMILAR TO` is `arg ~ similar_to_escape(pattern)`, as in PostgreSQL.
+    Regex {
         arg: Box<Expr>,
         pattern: Box<Expr>,
         negated: bool,
@@ -126,36 +167,214 @@ pub enum Expr {
     /// A `character(n)` value used as text: trailing spaces do not count
     /// (PostgreSQL's bpchar-to-text conversion).
     BpcharToText(Box<Expr>),
+    /// `CASE [operand] WHEN w THEN r ... [ELSE e] END`. With an operand (the
+    /// simple form), each `w` is a value of the operand's type, compared with
+    /// `=`; without, each `w` is a boolean condition. Every result has type
+    /// `ty`; without ELSE, unmatched rows are NULL.
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+        ty: DataType,
+    },
+    /// `COALESCE(a, b, ...)`, all of one type.
+    Coalesce(Vec<Expr>),
+    /// `NULLIF(left, right)`, both of one type.
+    NullIf {
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    /// `GREATEST(...)` / `LEAST(...)`, all of one type; NULLs are ignored
+    /// (NULL only when every argument is).
+    MinMax {
+        args: Vec<Expr>,
+        greatest: bool,
+    },
+    /// `arg [NOT] IN (list)`, all of one type. `set` holds the list's
+    /// constants for a hashed / binary-searched probe (built by
+    /// [`Expr::in_list`] when every item is a constant).
+    InList {
+        arg: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+        set: Option<Arc<InSet>>,
+    },
+    /// A built-in function call, resolved by [`crate::func::resolve()`]; the
+    /// arguments already have the parameter types the resolution chose.
+    Call {
+        func: Func,
+        args: Vec<Expr>,
+        ty: DataType,
+    },
+}
+
+/// Whether row `i` is active under `active`.
+#[inline]
+pub(crate) fn live(active: Option<&[bool]>, i: usize) -> bool {
+    active.is_none_or(|m| m[i])
 }
 
 impl Expr {
+    /// A constant.
+    pub fn constant(value: Value, ty: DataType) -> Expr {
+        Expr::Const { value, ty }
+    }
+
+    /// `left op right` of result type `ty`, appended to `left`'s chain when
+    /// `left` is a chain of the same type and `right` has that type too.
+    pub fn arith(op: ArithOp, left: Expr, right: Expr, ty: DataType) -> Expr {
+        match left {
+            Expr::Arith {
+                first,
+                mut rest,
+                ty: lty,
+            } if lty == ty && first.data_type() == ty && right.data_type() == ty => {
+                rest.push((op, right));
+                Expr::Arith { first, rest, ty }
+            }
+            left => Expr::Arith {
+                first: Box::new(left),
+                rest: vec![(op, right)],
+                ty,
+            },
+        }
+    }
+
+    /// `left op right` (a comparison).
+    pub fn cmp(op: CmpOp, left: Expr, right: Expr) -> Expr {
+        Expr::Cmp {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        }
+    }
+
+    /// `a AND b`, flattening nested conjunctions.
+    pub fn and(a: Expr, b: Expr) -> Expr {
+        Expr::and_all([a, b]).expect("two terms")
+    }
+
+    /// `a OR b`, flattening nested disjunctions.
+    pub fn or(a: Expr, b: Expr) -> Expr {
+        Expr::or_all([a, b]).expect("two terms")
+    }
+
+    /// The conjunction of `terms` (the term itself when there is one, `None`
+    /// when there are none).
+    pub fn and_all(terms: impl IntoIterator<Item = Expr>) -> Option<Expr> {
+        Self::nary(terms, true)
+    }
+
+    /// The disjunction of `terms`.
+    pub fn or_all(terms: impl IntoIterator<Item = Expr>) -> Option<Expr> {
+        Self::nary(terms, false)
+    }
+
+    fn nary(terms: impl IntoIterator<Item = Expr>, is_and: bool) -> Option<Expr> {
+        let mut out = Vec::new();
+        for t in terms {
+            let same = matches!((&t, is_and), (Expr::And(_), true) | (Expr::Or(_), false));
+            match t {
+                // Reuse the first term's vector, so that appending to a
+                // chain is amortised O(1), not a copy of the chain.
+                Expr::And(v) | Expr::Or(v) if same && out.is_empty() => out = v,
+                Expr::And(v) | Expr::Or(v) if same => out.extend(v),
+                t => out.push(t),
+            }
+        }
+        match out.len() {
+            0 => None,
+            1 => out.pop(),
+            _ if is_and => Some(Expr::And(out)),
+            _ => Some(Expr::Or(out)),
+        }
+    }
+
+    /// `a || b` over text, flattening nested concatenations.
+    pub fn concat(a: Expr, b: Expr) -> Expr {
+        let mut parts = match a {
+            Expr::Concat(v) => v,
+            a => vec![a],
+        };
+        match b {
+            Expr::Concat(v) => parts.extend(v),
+            b => parts.push(b),
+        }
+        Expr::Concat(parts)
+    }
+
+    /// `arg [NOT] IN (list)`; items must have `arg`'s type. Lists of
+    /// constants are probed through a set.
+    pub fn in_list(arg: Expr, list: Vec<Expr>, negated: bool) -> Expr {
+        let set = InSet::build(arg.data_type(), &list).map(Arc::new);
+        Expr::InList {
+            arg: Box::new(arg),
+            list,
+            negated,
+            set,
+        }
+    }
+
+    /// A call of `func` (from [`crate::func::resolve()`]).
+    pub fn call(func: Func, args: Vec<Expr>, ty: DataType) -> Expr {
+        Expr::Call { func, args, ty }
+    }
+
     pub fn data_type(&self) -> DataType {
-        match self {
-            Expr::Column { ty, .. }
-            | Expr::Const { ty, .. }
-            | Expr::Arith { ty, .. }
-            | Expr::Neg { ty, .. } => *ty,
-            Expr::Cast { to, .. } => *to,
-            Expr::Concat { .. } | Expr::BpcharToText(_) => DataType::Text,
-            Expr::Cmp { .. }
-            | Expr::And(..)
-            | Expr::Or(..)
-            | Expr::Not(_)
-            | Expr::IsNull { .. }
-            | Expr::Like { .. } => DataType::Bool,
+        // A loop, not recursion: the type-preserving wrappers delegate to
+        // their first argument.
+        let mut e = self;
+        loop {
+            return match e {
+                Expr::Column { ty, .. }
+                | Expr::Param { ty, .. }
+                | Expr::Const { ty, .. }
+                | Expr::Arith { ty, .. }
+                | Expr::Neg { ty, .. }
+                | Expr::Case { ty, .. }
+                | Expr::Call { ty, .. } => *ty,
+                Expr::Cast { to, .. } => *to,
+                Expr::Typmod { ty, .. } => ty.data_type(),
+                Expr::Concat(_) | Expr::BpcharToText(_) => DataType::Text,
+                Expr::Coalesce(args) | Expr::MinMax { args, .. } => {
+                    e = &args[0];
+                    continue;
+                }
+                Expr::NullIf { left, .. } => {
+                    e = left;
+                    continue;
+                }
+                Expr::Cmp { .. }
+                | Expr::IsDistinct { .. }
+                | Expr::And(..)
+                | Expr::Or(..)
+                | Expr::Not(_)
+                | Expr::IsNull { .. }
+                | Expr::BoolTest { .. }
+                | Expr::Like { .. }
+                | Expr::Regex { .. }
+                | Expr::InList { .. } => DataType::Bool,
+            };
         }
     }
 
     /// Calls `f` on each direct sub-expression.
-    fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
-            Expr::Arith { left, right, .. }
-            | Expr::Cmp { left, right, .. }
-            | Expr::Concat { left, right }
-            | Expr::And(left, right)
-            | Expr::Or(left, right)
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Arith { first, rest, .. } => {
+                f(first);
+                rest.iter().for_each(|(_, e)| f(e));
+            }
+            Expr::Cmp { left, right, .. }
+            | Expr::IsDistinct { left, right, .. }
+            | Expr::NullIf { left, right }
             | Expr::Like {
+                arg: left,
+                pattern: right,
+                ..
+            }
+            | Expr::Regex {
                 arg: left,
                 pattern: right,
                 ..
@@ -163,24 +382,62 @@ impl Expr {
                 f(left);
                 f(right);
             }
+            Expr::And(v)
+            | Expr::Or(v)
+            | Expr::Concat(v)
+            | Expr::Coalesce(v)
+            | Expr::MinMax { args: v, .. }
+            | Expr::Call { args: v, .. } => v.iter().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
             | Expr::IsNull { arg, .. }
+            | Expr::BoolTest { arg, .. }
             | Expr::Cast { arg, .. }
+            | Expr::Typmod { arg, .. }
             | Expr::BpcharToText(arg) => f(arg),
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+                ..
+            } => {
+                if let Some(o) = operand {
+                    f(o);
+                }
+                for (w, t) in whens {
+                    f(w);
+                    f(t);
+                }
+                if let Some(e) = otherwise {
+                    f(e);
+                }
+            }
+            Expr::InList { arg, list, .. } => {
+                f(arg);
+                list.iter().for_each(f);
+            }
         }
     }
 
-    /// Calls `f` on each direct sub-expression, mutably.
-    fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+    /// Calls `f` on each direct sub-expression, mutably. (An `IN` list's
+    /// constant set is not touched: rewriting constants in place must go
+    /// through [`Expr::in_list`] again.)
+    pub fn for_each_child_mut<'a>(&'a mut self, mut f: impl FnMut(&'a mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Const { .. } => {}
-            Expr::Arith { left, right, .. }
-            | Expr::Cmp { left, right, .. }
-            | Expr::Concat { left, right }
-            | Expr::And(left, right)
-            | Expr::Or(left, right)
+            Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => {}
+            Expr::Arith { first, rest, .. } => {
+                f(first);
+                rest.iter_mut().for_each(|(_, e)| f(e));
+            }
+            Expr::Cmp { left, right, .. }
+            | Expr::IsDistinct { left, right, .. }
+            | Expr::NullIf { left, right }
             | Expr::Like {
+                arg: left,
+                pattern: right,
+                ..
+            }
+            | Expr::Regex {
                 arg: left,
                 pattern: right,
                 ..
@@ -188,28 +445,140 @@ impl Expr {
                 f(left);
                 f(right);
             }
+            Expr::And(v)
+            | Expr::Or(v)
+            | Expr::Concat(v)
+            | Expr::Coalesce(v)
+            | Expr::MinMax { args: v, .. }
+            | Expr::Call { args: v, .. } => v.iter_mut().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
             | Expr::IsNull { arg, .. }
+            | Expr::BoolTest { arg, .. }
             | Expr::Cast { arg, .. }
+            | Expr::Typmod { arg, .. }
             | Expr::BpcharToText(arg) => f(arg),
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+                ..
+            } => {
+                if let Some(o) = operand {
+                    f(o);
+                }
+                for (w, t) in whens {
+                    f(w);
+                    f(t);
+                }
+                if let Some(e) = otherwise {
+                    f(e);
+                }
+            }
+            Expr::InList { arg, list, .. } => {
+                f(arg);
+                list.iter_mut().for_each(f);
+            }
+        }
+    }
+
+    /// Calls `f` on this node and every node below it, parents first (an
+    /// explicit work list: no recursion).
+    pub fn visit<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        let mut work = vec![self];
+        while let Some(e) = work.pop() {
+            f(e);
+            let at = work.len();
+            e.for_each_child(|c| work.push(c));
+            work[at..].reverse();
         }
     }
 
     /// Column indexes this expression reads.
     pub fn columns(&self, out: &mut Vec<usize>) {
-        if let Expr::Column { index, .. } = self {
-            out.push(*index);
-        }
-        self.for_each_child(|c| c.columns(out));
+        self.visit(|e| {
+            if let Expr::Column { index, .. } = e {
+                out.push(*index);
+            }
+        });
     }
 
     /// Rewrites column references through `map` (old index -> new index).
     pub fn remap_columns(&mut self, map: &dyn Fn(usize) -> usize) {
-        if let Expr::Column { index, .. } = self {
-            *index = map(*index);
+        let mut work: Vec<&mut Expr> = vec![self];
+        while let Some(e) = work.pop() {
+            match e {
+                Expr::Column { index, .. } => *index = map(*index),
+                e => e.for_each_child_mut(|c| work.push(c)),
+            }
         }
-        self.for_each_child_mut(|c| c.remap_columns(map));
+    }
+
+    /// Replaces each `Param` whose index `values` maps by that constant.
+    pub fn substitute_params(&mut self, values: &dyn Fn(usize) -> Option<Value>) {
+        let mut work: Vec<&mut Expr> = vec![self];
+        while let Some(e) = work.pop() {
+            match e {
+                Expr::Param { index, ty } => {
+                    if let Some(value) = values(*index) {
+                        *e = Expr::Const { value, ty: *ty };
+                    }
+                }
+                e => e.for_each_child_mut(|c| work.push(c)),
+            }
+        }
+    }
+
+    /// Whether any `Param` with an index `wanted` accepts occurs.
+    pub fn uses_params(&self, wanted: &dyn Fn(usize) -> bool) -> bool {
+        let mut found = false;
+        self.visit(|e| {
+            if let Expr::Param { index, .. } = e {
+                found = found || wanted(*index);
+            }
+        });
+        found
+    }
+
+    /// Whether the expression reads no column and calls no volatile
+    /// function: the constant-folding pass may evaluate it once, with
+    /// [`Expr::eval_const`].
+    pub fn is_constant(&self) -> bool {
+        let mut constant = true;
+        self.visit(|e| match e {
+            Expr::Column { .. } | Expr::Param { .. } => constant = false,
+            Expr::Call { func, .. } if func.volatile() => constant = false,
+            _ => {}
+        });
+        constant
+    }
+
+    /// Whether the node returns NULL whenever one of its direct arguments is
+    /// NULL (without evaluating anything else): the constant-folding pass may
+    /// replace it by a NULL constant when an argument folds to NULL, as
+    /// PostgreSQL's `simplify_function` does for strict functions.
+    pub fn is_strict(&self) -> bool {
+        match self {
+            Expr::Arith { .. }
+            | Expr::Neg { .. }
+            | Expr::Cmp { .. }
+            | Expr::Not(_)
+            | Expr::Cast { .. }
+            | Expr::Typmod { .. }
+            | Expr::Concat(_)
+            | Expr::Like { .. }
+            | Expr::Regex { .. }
+            | Expr::BpcharToText(_) => true,
+            Expr::Call { func, .. } => func.strict(),
+            _ => false,
+        }
+    }
+
+    /// Evaluates an expression without column references once (for constant
+    /// folding and for constants the binder must check, such as LIMIT).
+    pub fn eval_const(&self) -> Result<Value> {
+        let v = self.eval(&Batch::new(Vec::new(), 1))?;
+        Ok(v.value_as(0, self.data_type()))
     }
 
     /// Evaluates over every row of `batch`.
@@ -219,59 +588,34 @@ impl Expr {
 
     /// Evaluates; rows where `active` is false raise no errors.
     pub fn eval_active(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
+        stack::guarded(|| self.eval_node(batch, active))
+    }
+
+    fn eval_node(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
         let n = batch.len;
         match self {
             Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
-            Expr::Arith {
-                op, left, right, ..
-            } => {
-                let l = left.eval_active(batch, active)?;
-                let r = right.eval_active(batch, active)?;
-                arith(*op, &l, &r, active)
-            }
+            Expr::Param { index, .. } => Err(ExecError::new(format!(
+                "there is no parameter ${}",
+                index + 1
+            ))),
+            Expr::Arith { first, rest, ty } => arith::eval_chain(first, rest, *ty, batch, active),
             Expr::Neg { arg, .. } => {
                 let v = arg.eval_active(batch, active)?;
-                negate(&v, active)
+                arith::negate(&v, active)
             }
-            Expr::Cmp { op, left, right } => {
-                let l = left.eval_active(batch, active)?;
-                let r = right.eval_active(batch, active)?;
-                Ok(compare(*op, &l, &r))
-            }
-            Expr::And(a, b) | Expr::Or(a, b) => {
-                let is_and = matches!(self, Expr::And(..));
-                let l = a.eval_active(batch, active)?;
-                let (lv, ln) = bools(&l);
-                // The right side matters where the left is NULL or decides nothing.
-                let right_active: Vec<bool> = (0..n)
-                    .map(|i| {
-                        active.is_none_or(|m| m[i]) && (ln.is_some_and(|m| m[i]) || lv[i] == is_and)
-                    })
-                    .collect();
-                let r = b.eval_active(batch, Some(&right_active))?;
-                let (rv, rn) = bools(&r);
-                let mut out = Vec::with_capacity(n);
-                let mut nulls = vec![false; n];
-                for i in 0..n {
-                    let lnull = ln.is_some_and(|m| m[i]);
-                    let rnull = rn.is_some_and(|m| m[i]);
-                    // Three-valued logic: a decisive non-NULL side wins.
-                    let decisive = !is_and;
-                    if (!lnull && lv[i] == decisive) || (!rnull && rv[i] == decisive) {
-                        out.push(decisive);
-                    } else if lnull || rnull {
-                        out.push(false);
-                        nulls[i] = true;
-                    } else {
-                        out.push(!decisive);
-                    }
-                }
-                Ok(Vector::new(Data::Bool(out), Some(nulls)))
-            }
+            Expr::Cmp { op, left, right } => compare::eval_cmp(*op, left, right, batch, active),
+            Expr::IsDistinct {
+                left,
+                right,
+                negated,
+            } => compare::eval_distinct(left, right, *negated, batch, active),
+            Expr::And(terms) => logic::eval_nary(terms, true, batch, active),
+            Expr::Or(terms) => logic::eval_nary(terms, false, batch, active),
             Expr::Not(a) => {
                 let v = a.eval_active(batch, active)?;
-                let (b, nulls) = bools(&v);
+                let (b, nulls) = bools(&v)?;
                 Ok(Vector::new(
                     Data::Bool(b.iter().map(|x| !x).collect()),
                     nulls.cloned(),
@@ -282,62 +626,73 @@ impl Expr {
                 let out = (0..n).map(|i| v.is_null(i) != *negated).collect();
                 Ok(Vector::new(Data::Bool(out), None))
             }
+            Expr::BoolTest { arg, test } => {
+                let v = arg.eval_active(batch, active)?;
+                logic::bool_test(&v, *test)
+            }
             Expr::Cast { arg, to } => {
                 let v = arg.eval_active(batch, active)?;
-                cast_vector(&v, *to, active)
+                // Without a typmod, explicit or not makes no difference; the
+                // session's settings (time zone, styles) come from `env`.
+                crate::env::with(|env| {
+                    cast::cast_vector(&v, arg.data_type(), SqlType::of(*to), true, env, active)
+                })
             }
-            Expr::BpcharToText(arg) => {
+            Expr::Typmod { arg, ty, explicit } => {
                 let v = arg.eval_active(batch, active)?;
-                let Data::Text(s) = &v.data else {
-                    return Err(ExecError::new("character(n) value is not text"));
-                };
-                let mut out = Strings::with_capacity(n, n * 8);
-                for x in s.iter() {
-                    let end = x.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
-                    out.push(&x[..end]);
-                }
-                Ok(Vector::new(Data::Text(out), v.nulls.clone()))
+                crate::env::with(|env| {
+                    cast::cast_vector(&v, ty.data_type(), *ty, *explicit, env, active)
+                })
             }
-            Expr::Concat { left, right } => {
-                let l = left.eval_active(batch, active)?;
-                let r = right.eval_active(batch, active)?;
-                let (Data::Text(a), Data::Text(b)) = (&l.data, &r.data) else {
-                    return Err(ExecError::new("operator || expects text operands"));
-                };
-                let mut s = Strings::with_capacity(n, n * 16);
-                let mut buf = Vec::new();
-                for i in 0..n {
-                    buf.clear();
-                    buf.extend_from_slice(a.get(i));
-                    buf.extend_from_slice(b.get(i));
-                    s.push(&buf);
-                }
-                Ok(Vector::new(Data::Text(s), or_nulls(&l, &r)))
+            Expr::BpcharToText(arg) => bpchar_to_text(&arg.eval_active(batch, active)?),
+            Expr::Concat(parts) => {
+                let vs = parts
+                    .iter()
+                    .map(|p| p.eval_active(batch, active))
+                    .collect::<Result<Vec<_>>>()?;
+                concat_vectors(&vs, n)
             }
             Expr::Like {
                 arg,
                 pattern,
                 negated,
                 case_insensitive,
-            } => {
-                let v = arg.eval_active(batch, active)?;
-                let p = pattern.eval_active(batch, active)?;
-                let (Data::Text(a), Data::Text(b)) = (&v.data, &p.data) else {
-                    return Err(ExecError::new("LIKE expects text operands"));
-                };
-                let mut out = Vec::with_capacity(n);
-                let mut cached: Option<(Vec<u8>, LikePattern)> = None;
-                for i in 0..n {
-                    let pat = b.get(i);
-                    if cached.as_ref().is_none_or(|(raw, _)| raw.as_slice() != pat) {
-                        let text = std::str::from_utf8(pat).unwrap_or("");
-                        cached =
-                            Some((pat.to_vec(), LikePattern::compile(text, *case_insensitive)?));
-                    }
-                    let m = cached.as_ref().unwrap().1.matches(a.get_str(i));
-                    out.push(m != *negated);
-                }
-                Ok(Vector::new(Data::Bool(out), or_nulls(&v, &p)))
+            } => pattern::eval_like(arg, pattern, *negated, *case_insensitive, batch, active),
+            Expr::Regex {
+                arg,
+                pattern,
+                negated,
+                case_insensitive,
+            } => pattern::eval_regex(arg, pattern, *negated, *case_insensitive, batch, active),
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+                ty,
+            } => cond::eval_case(
+                operand.as_deref(),
+                whens,
+                otherwise.as_deref(),
+                *ty,
+                batch,
+                active,
+            ),
+            Expr::Coalesce(args) => cond::eval_coalesce(args, batch, active),
+            Expr::NullIf { left, right } => cond::eval_nullif(left, right, batch, active),
+            Expr::MinMax { args, greatest } => cond::eval_minmax(args, *greatest, batch, active),
+            Expr::InList {
+                arg,
+                list,
+                negated,
+                set,
+            } => inlist::eval_in(arg, list, *negated, set.as_deref(), batch, active),
+            Expr::Call { func, args, ty } => {
+                let vs = args
+                    .iter()
+                    .map(|a| a.eval_active(batch, active))
+                    .collect::<Result<Vec<_>>>()?;
+                let types: Vec<DataType> = args.iter().map(Expr::data_type).collect();
+                func.eval(&vs, &types, *ty, n, active)
             }
         }
     }
@@ -348,14 +703,30 @@ pub fn eval_all(exprs: &[Expr], batch: &Batch) -> Result<Vec<Vector>> {
     exprs.iter().map(|e| e.eval(batch)).collect()
 }
 
-fn bools(v: &Vector) -> (&[bool], Option<&Vec<bool>>) {
+/// The values and null mask of a boolean vector.
+pub(crate) fn bools(v: &Vector) -> Result<(&[bool], Option<&Vec<bool>>)> {
     match &v.data {
-        Data::Bool(b) => (b, v.nulls.as_ref()),
-        _ => panic!("boolean expression produced a non-boolean vector"),
+        Data::Bool(b) => Ok((b, v.nulls.as_ref())),
+        _ => Err(ExecError::new(
+            "boolean expression produced a non-boolean vector",
+        )),
     }
 }
 
-fn or_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
+/// `character(n)` values as text: without their trailing blanks.
+fn bpchar_to_text(v: &Vector) -> Result<Vector> {
+    let Data::Text(s) = &v.data else {
+        return Err(ExecError::new("character(n) value is not text"));
+    };
+    let mut out = Strings::with_capacity(s.len(), s.bytes_len());
+    for x in s.iter() {
+        out.push(compare::strip_blanks(x));
+    }
+    Ok(Vector::new(Data::Text(out), v.nulls.clone()))
+}
+
+/// The union of two null masks.
+pub(crate) fn or_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
     match (&a.nulls, &b.nulls) {
         (None, None) => None,
         (Some(x), None) | (None, Some(x)) => Some(x.clone()),
@@ -363,415 +734,38 @@ fn or_nulls(a: &Vector, b: &Vector) -> Option<Vec<bool>> {
     }
 }
 
-/// Integer arithmetic with PostgreSQL's overflow and division rules.
-trait CheckedInt: Copy + Default {
-    fn add(self, o: Self) -> Option<Self>;
-    fn sub(self, o: Self) -> Option<Self>;
-    fn mul(self, o: Self) -> Option<Self>;
-    fn div(self, o: Self) -> Option<Self>;
-    fn rem(self, o: Self) -> Self;
-    fn is_zero(self) -> bool;
-    fn neg(self) -> Option<Self>;
-    fn overflow() -> ExecError;
-}
-
-macro_rules! checked_int {
-    ($t:ty, $err:expr) => {
-        impl CheckedInt for $t {
-            #[inline]
-            fn add(self, o: Self) -> Option<Self> {
-                self.checked_add(o)
-            }
-            #[inline]
-            fn sub(self, o: Self) -> Option<Self> {
-                self.checked_sub(o)
-            }
-            #[inline]
-            fn mul(self, o: Self) -> Option<Self> {
-                self.checked_mul(o)
-            }
-            #[inline]
-            fn div(self, o: Self) -> Option<Self> {
-                self.checked_div(o)
-            }
-            #[inline]
-            fn rem(self, o: Self) -> Self {
-                // MIN % -1 is 0 in PostgreSQL, not an overflow.
-                self.checked_rem(o).unwrap_or(0)
-            }
-            #[inline]
-            fn is_zero(self) -> bool {
-                self == 0
-            }
-            #[inline]
-            fn neg(self) -> Option<Self> {
-                self.checked_neg()
-            }
-            fn overflow() -> ExecError {
-                $err
-            }
-        }
-    };
-}
-checked_int!(i32, int4_out_of_range());
-checked_int!(i64, int8_out_of_range());
-
-fn arith_ints<T: CheckedInt>(
-    op: ArithOp,
-    a: &[T],
-    b: &[T],
-    nulls: &Option<Vec<bool>>,
-    active: Option<&[bool]>,
-) -> Result<Vec<T>> {
-    let mut out = Vec::with_capacity(a.len());
-    for i in 0..a.len() {
-        let skip = nulls.as_ref().is_some_and(|m| m[i]) || active.is_some_and(|m| !m[i]);
-        let (x, y) = (a[i], b[i]);
-        let r = match op {
-            ArithOp::Add => x.add(y),
-            ArithOp::Sub => x.sub(y),
-            ArithOp::Mul => x.mul(y),
-            ArithOp::Div | ArithOp::Mod if y.is_zero() => {
-                if skip {
-                    Some(T::default())
-                } else {
-                    return Err(division_by_zero());
-                }
-            }
-            ArithOp::Div => x.div(y),
-            ArithOp::Mod => Some(x.rem(y)),
-        };
-        match r {
-            Some(v) => out.push(v),
-            None if skip => out.push(T::default()),
-            None => return Err(T::overflow()),
+/// The union of the null masks of `vs` (rows of `n`).
+pub(crate) fn any_null(vs: &[Vector], n: usize) -> Option<Vec<bool>> {
+    let mut out: Option<Vec<bool>> = None;
+    for v in vs {
+        if let Some(m) = &v.nulls {
+            let o = out.get_or_insert_with(|| vec![false; n]);
+            o.iter_mut().zip(m).for_each(|(a, b)| *a |= *b);
         }
     }
-    Ok(out)
+    out
 }
 
-fn arith(op: ArithOp, l: &Vector, r: &Vector, active: Option<&[bool]>) -> Result<Vector> {
-    let nulls = or_nulls(l, r);
-    let data = match (&l.data, &r.data) {
-        (Data::Int4(a), Data::Int4(b)) => Data::Int4(arith_ints(op, a, b, &nulls, active)?),
-        (Data::Int8(a), Data::Int8(b)) => Data::Int8(arith_ints(op, a, b, &nulls, active)?),
-        (Data::Numeric(a), Data::Numeric(b)) => {
-            let mut out = Vec::with_capacity(a.len());
-            for i in 0..a.len() {
-                let skip = nulls.as_ref().is_some_and(|m| m[i]) || active.is_some_and(|m| !m[i]);
-                let res = match op {
-                    ArithOp::Add => a[i].checked_add(b[i]),
-                    ArithOp::Sub => a[i].checked_sub(b[i]),
-                    ArithOp::Mul => a[i].checked_mul(b[i]),
-                    ArithOp::Div => a[i].checked_div(b[i]),
-                    ArithOp::Mod => numeric_mod(a[i], b[i]),
-                };
-                match res {
-                    Ok(v) => out.push(v),
-                    Err(_) if skip => out.push(Numeric::from_i64(0)),
-                    Err(e) => return Err(ExecError::new(e)),
-                }
-            }
-            Data::Numeric(out)
-        }
-        _ => return Err(ExecError::new("arithmetic on mismatched types")),
-    };
-    Ok(Vector::new(data, nulls))
-}
-
-fn numeric_mod(a: Numeric, b: Numeric) -> std::result::Result<Numeric, &'static str> {
-    if b.unscaled == 0 {
-        return Err("division by zero");
-    }
-    let s = a.scale.max(b.scale);
-    let (x, y) = (a.rescale(s)?, b.rescale(s)?);
-    Ok(Numeric {
-        unscaled: x.unscaled % y.unscaled,
-        scale: s,
-    })
-}
-
-fn negate(v: &Vector, active: Option<&[bool]>) -> Result<Vector> {
-    fn neg_ints<T: CheckedInt>(a: &[T], v: &Vector, active: Option<&[bool]>) -> Result<Vec<T>> {
-        a.iter()
-            .enumerate()
-            .map(|(i, x)| match x.neg() {
-                Some(y) => Ok(y),
-                None if v.is_null(i) || active.is_some_and(|m| !m[i]) => Ok(T::default()),
-                None => Err(T::overflow()),
-            })
-            .collect()
-    }
-    let data = match &v.data {
-        Data::Int4(a) => Data::Int4(neg_ints(a, v, active)?),
-        Data::Int8(a) => Data::Int8(neg_ints(a, v, active)?),
-        Data::Numeric(a) => Data::Numeric(a.iter().map(|x| x.negated()).collect()),
-        _ => return Err(ExecError::new("unary minus on a non-numeric value")),
-    };
-    Ok(Vector::new(data, v.nulls.clone()))
-}
-
-fn compare(op: CmpOp, l: &Vector, r: &Vector) -> Vector {
-    fn cmp_slices<T: Ord>(op: CmpOp, a: &[T], b: &[T]) -> Vec<bool> {
-        a.iter().zip(b).map(|(x, y)| op.test(x.cmp(y))).collect()
-    }
-    let out = match (&l.data, &r.data) {
-        (Data::Bool(a), Data::Bool(b)) => cmp_slices(op, a, b),
-        (Data::Int4(a), Data::Int4(b)) => match op {
-            // The common equality filter, written so it vectorises.
-            CmpOp::Eq => a.iter().zip(b).map(|(x, y)| x == y).collect(),
-            _ => cmp_slices(op, a, b),
-        },
-        (Data::Int8(a), Data::Int8(b)) => cmp_slices(op, a, b),
-        (Data::Numeric(a), Data::Numeric(b)) => cmp_slices(op, a, b),
-        (Data::Text(a), Data::Text(b)) => (0..a.len())
-            .map(|i| op.test(a.get(i).cmp(b.get(i))))
-            .collect(),
-        _ => panic!("comparison of mismatched types"),
-    };
-    Vector::new(Data::Bool(out), or_nulls(l, r))
-}
-
-/// Casts a vector; the common integer casts have their own loops.
-pub fn cast_vector(v: &Vector, to: DataType, active: Option<&[bool]>) -> Result<Vector> {
-    if v.data_type() == to {
-        return Ok(v.clone());
-    }
-    let skip = |i: usize| v.is_null(i) || active.is_some_and(|m| !m[i]);
-    let data = match (&v.data, to) {
-        (Data::Int4(a), DataType::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),
-        (Data::Int8(a), DataType::Int4) => {
-            let mut out = Vec::with_capacity(a.len());
-            for (i, &x) in a.iter().enumerate() {
-                match i32::try_from(x) {
-                    Ok(y) => out.push(y),
-                    Err(_) if skip(i) => out.push(0),
-                    Err(_) => return Err(int4_out_of_range()),
-                }
-            }
-            Data::Int4(out)
-        }
-        (Data::Int4(a), DataType::Text) => {
-            let mut s = Strings::with_capacity(a.len(), a.len() * 8);
-            for x in a {
-                s.push(x.to_string().as_bytes());
-            }
-            Data::Text(s)
-        }
-        _ => {
-            let mut out = Vector::with_capacity(to, v.len());
-            for i in 0..v.len() {
-                if skip(i) {
-                    out.push_value(&Value::Null);
-                } else {
-                    out.push_value(&cast_value(&v.value(i), to)?);
-                }
-            }
-            return Ok(Vector::new(out.data, v.nulls.clone()));
-        }
-    };
-    Ok(Vector::new(data, v.nulls.clone()))
-}
-
-/// A compiled LIKE pattern (`%` any run, `_` one character, `\` escapes).
-#[derive(Debug, Clone)]
-pub struct LikePattern {
-    tokens: Vec<LikeToken>,
-    case_insensitive: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum LikeToken {
-    Any,
-    One,
-    Lit(char),
-}
-
-impl LikePattern {
-    pub fn compile(p: &str, case_insensitive: bool) -> Result<LikePattern> {
-        let mut tokens = Vec::new();
-        let mut chars = p.chars();
-        while let Some(c) = chars.next() {
-            tokens.push(match c {
-                '%' => LikeToken::Any,
-                '_' => LikeToken::One,
-                '\\' => match chars.next() {
-                    Some(e) => LikeToken::Lit(e),
-                    None => {
-                        return Err(ExecError::new(
-                            "LIKE pattern must not end with escape character",
-                        ))
-                    }
-                },
-                c => LikeToken::Lit(if case_insensitive { lower(c) } else { c }),
-            });
-        }
-        Ok(LikePattern {
-            tokens,
-            case_insensitive,
+fn concat_vectors(vs: &[Vector], n: usize) -> Result<Vector> {
+    let parts = vs
+        .iter()
+        .map(|v| match &v.data {
+            Data::Text(s) => Ok(s),
+            _ => Err(ExecError::new("operator || expects text operands")),
         })
-    }
-
-    pub fn matches(&self, s: &str) -> bool {
-        let text: Vec<char> = if self.case_insensitive {
-            s.chars().map(lower).collect()
-        } else {
-            s.chars().collect()
-        };
-        // Greedy matching with backtracking to the last `%` (linear for the
-        // usual patterns).
-        let (mut t, mut p) = (0usize, 0usize);
-        let mut star: Option<(usize, usize)> = None;
-        while t < text.len() {
-            match self.tokens.get(p) {
-                Some(LikeToken::Any) => {
-                    star = Some((p, t));
-                    p += 1;
-                }
-                Some(LikeToken::One) => {
-                    t += 1;
-                    p += 1;
-                }
-                Some(LikeToken::Lit(c)) if *c == text[t] => {
-                    t += 1;
-                    p += 1;
-                }
-                _ => match star {
-                    Some((sp, st)) => {
-                        p = sp + 1;
-                        t = st + 1;
-                        star = Some((sp, st + 1));
-                    }
-                    None => return false,
-                },
+        .collect::<Result<Vec<_>>>()?;
+    let bytes = parts.iter().map(|s| s.bytes_len()).sum();
+    let nulls = any_null(vs, n);
+    let mut out = Strings::with_capacity(n, bytes);
+    let mut buf = Vec::new();
+    for i in 0..n {
+        buf.clear();
+        if !nulls.as_ref().is_some_and(|m| m[i]) {
+            for s in &parts {
+                buf.extend_from_slice(s.get(i));
             }
         }
-        self.tokens[p..].iter().all(|t| *t == LikeToken::Any)
+        out.push(&buf);
     }
-}
-
-fn lower(c: char) -> char {
-    c.to_lowercase().next().unwrap_or(c)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn col(v: Vec<i32>, nulls: Option<Vec<bool>>) -> Vector {
-        Vector::new(Data::Int4(v), nulls)
-    }
-
-    #[test]
-    fn like() {
-        let m = |p: &str, s: &str| LikePattern::compile(p, false).unwrap().matches(s);
-        assert!(m("a%", "abc"));
-        assert!(m("%c", "abc"));
-        assert!(m("a_c", "abc"));
-        assert!(!m("a_c", "abbc"));
-        assert!(m("%b%", "abc"));
-        assert!(m("%", ""));
-        assert!(!m("_", ""));
-        assert!(m("a\\%", "a%"));
-        assert!(!m("a\\%", "ab"));
-        assert!(m("%a%a%", "banana"));
-        assert!(LikePattern::compile("A%", true).unwrap().matches("abc"));
-    }
-
-    #[test]
-    fn and_skips_errors_on_rows_the_left_side_rejects() {
-        // x <> 0 AND 10 / x > 1
-        let x = Expr::Column {
-            index: 0,
-            ty: DataType::Int4,
-        };
-        let c = |v| {
-            Box::new(Expr::Const {
-                value: Value::Int4(v),
-                ty: DataType::Int4,
-            })
-        };
-        let e = Expr::And(
-            Box::new(Expr::Cmp {
-                op: CmpOp::Ne,
-                left: Box::new(x.clone()),
-                right: c(0),
-            }),
-            Box::new(Expr::Cmp {
-                op: CmpOp::Gt,
-                left: Box::new(Expr::Arith {
-                    op: ArithOp::Div,
-                    left: c(10),
-                    right: Box::new(x),
-                    ty: DataType::Int4,
-                }),
-                right: c(1),
-            }),
-        );
-        let b = Batch::new(vec![col(vec![0, 5, 20], None)], 3);
-        let v = e.eval(&b).unwrap();
-        assert_eq!(v.data, Data::Bool(vec![false, true, false]));
-    }
-
-    #[test]
-    fn overflow_and_division_errors() {
-        let b = Batch::new(
-            vec![
-                col(vec![i32::MAX, 1], None),
-                col(vec![1, 0], Some(vec![false, true])),
-            ],
-            2,
-        );
-        let add = Expr::Arith {
-            op: ArithOp::Add,
-            left: Box::new(Expr::Column {
-                index: 0,
-                ty: DataType::Int4,
-            }),
-            right: Box::new(Expr::Const {
-                value: Value::Int4(1),
-                ty: DataType::Int4,
-            }),
-            ty: DataType::Int4,
-        };
-        assert_eq!(add.eval(&b).unwrap_err().0, "integer out of range");
-        // Division by a NULL zero is NULL, not an error.
-        let div = Expr::Arith {
-            op: ArithOp::Div,
-            left: Box::new(Expr::Const {
-                value: Value::Int4(1),
-                ty: DataType::Int4,
-            }),
-            right: Box::new(Expr::Column {
-                index: 1,
-                ty: DataType::Int4,
-            }),
-            ty: DataType::Int4,
-        };
-        let v = div.eval(&b).unwrap();
-        assert!(v.is_null(1));
-    }
-
-    #[test]
-    fn three_valued_or() {
-        let b = Batch::new(
-            vec![Vector::new(
-                Data::Bool(vec![true, false, false]),
-                Some(vec![false, false, true]),
-            )],
-            3,
-        );
-        let c = Expr::Column {
-            index: 0,
-            ty: DataType::Bool,
-        };
-        let null = Expr::Const {
-            value: Value::Null,
-            ty: DataType::Bool,
-        };
-        let v = Expr::Or(Box::new(c), Box::new(null)).eval(&b).unwrap();
-        assert_eq!(v.value(0), Value::Bool(true));
-        assert_eq!(v.value(1), Value::Null);
-        assert_eq!(v.value(2), Value::Null);
-    }
+    Ok(Vector::new(Data::Text(out), nulls))
 }

@@ -35,7 +35,11 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
 
 /// Whether a key list can use the single-integer fast path.
 pub fn is_int_key(keys: &[Vector]) -> bool {
-    keys.len() == 1 && matches!(keys[0].data, Data::Int4(_) | Data::Int8(_) | Data::Bool(_))
+    keys.len() == 1
+        && matches!(
+            keys[0].data,
+            Data::Int2(_) | Data::Int4(_) | Data::Int8(_) | Data::Bool(_)
+        )
 }
 
 /// Row `i` of a single integer-like key as i64 (`None` when NULL).
@@ -45,6 +49,7 @@ pub fn int_key(v: &Vector, i: usize) -> Option<i64> {
         return None;
     }
     Some(match &v.data {
+        Data::Int2(d) => d[i] as i64,
         Data::Int4(d) => d[i] as i64,
         Data::Int8(d) => d[i],
         Data::Bool(d) => d[i] as i64,
@@ -63,11 +68,11 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
             Data::Bool(d) => out.extend_from_slice(&(d[i] as i64).to_le_bytes()),
             Data::Int4(d) => out.extend_from_slice(&(d[i] as i64).to_le_bytes()),
             Data::Int8(d) => out.extend_from_slice(&d[i].to_le_bytes()),
-            Data::Numeric(d) => {
-                let n = d[i].normalized();
-                out.extend_from_slice(&n.unscaled.to_le_bytes());
-                out.extend_from_slice(&n.scale.to_le_bytes());
-            }
+            Data::Int2(d) => out.extend_from_slice(&(d[i] as i64).to_le_bytes()),
+            Data::Float4(d) => out.extend_from_slice(&canonical_float(d[i] as f64).to_le_bytes()),
+            Data::Float8(d) => out.extend_from_slice(&canonical_float(d[i]).to_le_bytes()),
+            Data::Interval(d) => out.extend_from_slice(&d[i].cmp_key().to_le_bytes()),
+            Data::Numeric(d) => d[i].write_key(out),
             Data::Text(d) => {
                 let s = d.get(i);
                 out.extend_from_slice(&(s.len() as u32).to_le_bytes());
@@ -76,6 +81,20 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
         }
     }
     true
+}
+
+/// The bits of a float key such that values PostgreSQL calls equal encode
+/// alike: `-0` as `0`, and every NaN as one NaN (NaN equals NaN in sorting,
+/// grouping and joins).
+#[inline]
+pub fn canonical_float(v: f64) -> u64 {
+    if v.is_nan() {
+        f64::NAN.to_bits()
+    } else if v == 0.0 {
+        0
+    } else {
+        v.to_bits()
+    }
 }
 
 /// Re-mixes a key hash for partitioning at `level`, so every level of

@@ -6,7 +6,8 @@
 //! other threads (a cancel request on another connection, a shutdown, a
 //! SIGINT handler in the shell) set with one atomic store, and that the
 //! executor checks once per batch — every operator built by
-//! [`crate::exec::build`] checks it before producing its next batch, so a
+//! [`crate::build()`] checks it before producing its next batch (the
+//! wrapper `operator::instrument` puts around each), so a
 //! statement stops within one batch of work of the busiest operator (a hash
 //! join's probe of one batch, a sort's intake of one batch, ...).
 //!
@@ -32,7 +33,7 @@
 //! ordering suffices: the flag carries no data, and a check that misses a
 //! store made a moment ago sees it at the next batch.
 
-use crate::error::{ExecError, Result};
+use crate::error::{sqlstate, ExecError, Result};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -121,12 +122,17 @@ impl Interrupt {
     pub fn check(&self) -> Result<()> {
         match self.state.pending.load(Ordering::Relaxed) {
             NONE => {}
-            CANCEL => return Err(ExecError::new(CANCELED_MESSAGE)),
-            _ => return Err(ExecError::new(TERMINATED_MESSAGE)),
+            CANCEL => return Err(ExecError::coded(sqlstate::QUERY_CANCELED, CANCELED_MESSAGE)),
+            _ => {
+                return Err(ExecError::coded(
+                    sqlstate::ADMIN_SHUTDOWN,
+                    TERMINATED_MESSAGE,
+                ))
+            }
         }
         let deadline = self.state.deadline.load(Ordering::Relaxed);
         if deadline != 0 && nanos_since_epoch(Instant::now()) >= deadline {
-            return Err(ExecError::new(TIMEOUT_MESSAGE));
+            return Err(ExecError::coded(sqlstate::QUERY_CANCELED, TIMEOUT_MESSAGE));
         }
         Ok(())
     }
@@ -141,7 +147,7 @@ mod tests {
         let i = Interrupt::new();
         assert!(i.check().is_ok());
         i.cancel();
-        assert_eq!(i.check().unwrap_err().0, CANCELED_MESSAGE);
+        assert_eq!(i.check().unwrap_err().message, CANCELED_MESSAGE);
         i.start_statement(None);
         assert!(i.check().is_ok());
     }
@@ -153,7 +159,7 @@ mod tests {
         other.terminate();
         i.cancel();
         i.start_statement(None);
-        assert_eq!(i.check().unwrap_err().0, TERMINATED_MESSAGE);
+        assert_eq!(i.check().unwrap_err().message, TERMINATED_MESSAGE);
         assert!(i.is_terminated());
     }
 
@@ -162,7 +168,7 @@ mod tests {
         let i = Interrupt::new();
         i.start_statement(Some(Duration::from_nanos(1)));
         std::thread::sleep(Duration::from_millis(1));
-        assert_eq!(i.check().unwrap_err().0, TIMEOUT_MESSAGE);
+        assert_eq!(i.check().unwrap_err().message, TIMEOUT_MESSAGE);
         i.end_statement();
         assert!(i.check().is_ok());
         i.start_statement(Some(Duration::ZERO));

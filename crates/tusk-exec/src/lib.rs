@@ -1,50 +1,68 @@
 //! # tusk-exec: the batch-at-a-time executor
 //!
-//! Plans ([`plan::Plan`]) come from the SQL layer; [`exec::build`] turns them
+//! Plans ([`plan::Plan`]) come from the SQL layer; [`build()`] turns them
 //! into operators that pull [`vector::Batch`]es of column vectors from their
 //! children. Per-row work happens in tight loops over typed arrays inside an
 //! operator; the dynamic dispatch between operators happens once per batch.
 //!
-//! | module | what |
-//! |---|---|
-//! | `vector`, `value`, `numeric` | column vectors, single values, the decimal type |
-//! | `expr`, `cast` | scalar expressions, vectorised, with PostgreSQL's error rules |
-//! | `scan` | heap sequential scan, `generate_series`, literal rows |
-//! | `join`, `hashkey` | inner hash join (resumable pipelined probe, spilling) |
-//! | `slots` | the hash table's slots: open addressing over key tags, chains of equal tags |
-//! | `shared_table` | the Parallel Hash Join's shared table in DSA chunks |
-//! | `spill` | spill files |
-//! | `parallel` | Gather, worker threads, shared state |
-//! | `agg` | plain and grouped aggregation |
-//! | `sort` | ORDER BY |
-//! | `dml` | INSERT and DELETE sinks |
-//! | `interrupt` | cancel requests, `statement_timeout`: checked once per batch |
+//! ## Layers
+//!
+//! Modules import only modules below them:
+//!
+//! | layer | modules | what |
+//! |---|---|---|
+//! | top | `build` | the one dispatcher: builds each node's children and hands them in |
+//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `agg`, `sort`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
+//! | data | `vector`, `value`, `numeric`, `expr/`, `func/`, `cast`, `hashkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, spill files, the recursion guard, UTF-8 checks |
+//! | session | `interrupt`, `env` | cancel requests and `statement_timeout` (checked once per batch); the session's settings and statement time that casts read |
+//!
+//! A parallel-aware node owns the state its participants share and creates
+//! it in its own initialiser, which `build::init_shared` calls before a
+//! Gather starts (see `parallel::state`).
 
 pub mod agg;
+pub mod build;
 pub mod cast;
+pub mod codec;
 pub mod dml;
+pub mod env;
 pub mod error;
-pub mod exec;
 pub mod expr;
+pub mod filter;
+pub mod func;
+pub mod hashjoin;
 pub mod hashkey;
 pub mod interrupt;
-pub mod join;
+pub mod limit;
 pub mod numeric;
+pub mod operator;
 pub mod parallel;
 pub mod plan;
+pub mod project;
 pub mod scan;
-mod shared_table;
-mod slots;
 pub mod sort;
 pub mod spill;
+pub mod stack;
+pub mod text;
 pub mod value;
 pub mod vector;
 
+/// The former home of the contract and the dispatcher, kept as aliases
+/// for callers not yet moved to the crate root (`tusk_exec::build`, ...).
+pub mod exec {
+    pub use crate::build::{build, build_statement};
+    pub use crate::operator::{
+        apply_filter, collect, emit_chunk, ExecContext, NodeStats, Operator, StatsHandle,
+    };
+}
+
+pub use build::build;
 pub use error::{ExecError, Result};
-pub use exec::{build, ExecContext, NodeStats, Operator};
 pub use expr::Expr;
 pub use interrupt::Interrupt;
 pub use numeric::Numeric;
+pub use operator::{collect, ExecContext, NodeStats, Operator};
 pub use plan::{Estimate, NodeKind, Plan};
 pub use value::Value;
 pub use vector::{Batch, Vector};

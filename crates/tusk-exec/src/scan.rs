@@ -2,11 +2,13 @@
 //! `generate_series`, literal rows.
 
 use crate::error::{ExecError, Result};
-use crate::exec::{apply_filter, ExecContext, Operator};
 use crate::expr::Expr;
+use crate::operator::{apply_filter, ExecContext, Operator};
+use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use tusk_storage::heap::{self, Tid, Visibility, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
@@ -168,6 +170,28 @@ impl Deformer {
     }
 }
 
+/// Blocks a Parallel Seq Scan participant takes at a time: few enough that
+/// participants finish together (16 pages are a few microseconds of work),
+/// enough that the shared counter is not touched for every page.
+pub const SCAN_CHUNK_BLOCKS: u32 = 16;
+
+/// What the participants of a Parallel Seq Scan share: the next block to
+/// hand out, so that each block is read by exactly one participant.
+pub struct ScanShared {
+    next: AtomicU32,
+}
+
+impl NodeShared for ScanShared {}
+
+impl ScanShared {
+    /// The next range of blocks to read: up to [`SCAN_CHUNK_BLOCKS`] blocks
+    /// from the returned one (which may lie past the end of the relation:
+    /// then the scan is done).
+    pub fn next_blocks(&self) -> u32 {
+        self.next.fetch_add(SCAN_CHUNK_BLOCKS, Ordering::Relaxed)
+    }
+}
+
 /// Sequential scan: reads blocks in order, deforms the visible tuples'
 /// needed attributes straight into column vectors.
 pub struct SeqScan {
@@ -184,12 +208,20 @@ pub struct SeqScan {
     ctx: ExecContext,
     id: usize,
     /// Shared block counter of a Parallel Seq Scan.
-    parallel: Option<std::sync::Arc<crate::parallel::ParallelState>>,
+    parallel: Option<Arc<ScanShared>>,
     /// The visible tuples of the page being read (reused across pages).
     items: Vec<VisibleItem>,
 }
 
 impl SeqScan {
+    /// The shared state of a Parallel Seq Scan (created before the
+    /// participants start).
+    pub fn init_shared() -> Arc<ScanShared> {
+        Arc::new(ScanShared {
+            next: AtomicU32::new(0),
+        })
+    }
+
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<SeqScan> {
         let NodeKind::SeqScan {
             oid,
@@ -205,7 +237,7 @@ impl SeqScan {
         };
         let nblocks = ctx.db.nblocks(*oid)?;
         let parallel = if *parallel {
-            ctx.parallel.clone()
+            Some(ctx.shared_state::<ScanShared>(plan.id, "Parallel Seq Scan")?)
         } else {
             None
         };
@@ -213,7 +245,7 @@ impl SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot,
+            snapshot: ctx.snapshot.clone(),
             items: Vec::new(),
             next_block: 0,
             end_block: if parallel.is_some() { 0 } else { nblocks },
@@ -230,11 +262,9 @@ impl SeqScan {
     fn next_block(&mut self) -> Option<u32> {
         if self.next_block >= self.end_block {
             let p = self.parallel.as_ref()?;
-            let start = p.next_blocks(self.id);
+            let start = p.next_blocks();
             self.next_block = start.min(self.nblocks);
-            self.end_block = start
-                .saturating_add(crate::parallel::SCAN_CHUNK_BLOCKS)
-                .min(self.nblocks);
+            self.end_block = start.saturating_add(SCAN_CHUNK_BLOCKS).min(self.nblocks);
             if self.next_block >= self.end_block {
                 return None;
             }
@@ -247,7 +277,7 @@ impl SeqScan {
         let mut cols = self.deform.columns(BATCH_SIZE + 512);
         let mut rows = 0usize;
         let db = self.db.clone();
-        let mut vis = Visibility::new(&db.txn, self.snapshot);
+        let mut vis = Visibility::new(&db.txn, self.snapshot.clone());
         let mut any = false;
         while rows < BATCH_SIZE {
             let Some(block) = self.next_block() else {
@@ -275,16 +305,7 @@ impl SeqScan {
 /// The fixed-width attribute of type `ty` at byte `off` of a tuple.
 #[inline]
 fn fixed_attr(t: &[u8], off: usize, ty: DataType) -> Attr<'_> {
-    match ty {
-        DataType::Bool => Attr::Bool(t[off] != 0),
-        DataType::Int4 => Attr::Int4(i32::from_le_bytes(t[off..off + 4].try_into().unwrap())),
-        DataType::Int8 => Attr::Int8(i64::from_le_bytes(t[off..off + 8].try_into().unwrap())),
-        DataType::Numeric => Attr::Numeric(
-            i128::from_le_bytes(t[off..off + 16].try_into().unwrap()),
-            u16::from_le_bytes([t[off + 16], t[off + 17]]),
-        ),
-        DataType::Text => unreachable!("text has no fixed width"),
-    }
+    tusk_storage::tuple::fixed_attr(&t[off..], ty)
 }
 
 /// Appends one stored attribute to a column vector. The null mask is only
@@ -297,15 +318,16 @@ fn push_attr(v: &mut Vector, a: Attr<'_>) {
         (Data::Int8(d), Attr::Int8(x)) => d.push(x),
         (Data::Bool(d), Attr::Bool(x)) => d.push(x),
         (Data::Text(d), Attr::Text(x)) => d.push(x),
-        (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(crate::numeric::Numeric {
-            unscaled: u,
-            scale: s,
-        }),
-        (Data::Int4(d), _) => d.push(0),
-        (Data::Int8(d), _) => d.push(0),
-        (Data::Bool(d), _) => d.push(false),
-        (Data::Text(d), _) => d.push(b""),
-        (Data::Numeric(d), _) => d.push(crate::numeric::Numeric::from_i64(0)),
+        (Data::Int2(d), Attr::Int2(x)) => d.push(x),
+        (Data::Float4(d), Attr::Float4(x)) => d.push(x),
+        (Data::Float8(d), Attr::Float8(x)) => d.push(x),
+        (Data::Interval(d), Attr::Interval(us, days, months)) => {
+            d.push(tusk_types::Interval::new(months, days, us))
+        }
+        (Data::Numeric(d), Attr::Numeric(u, s)) => {
+            d.push(crate::numeric::Numeric::from_storage_parts(u, s))
+        }
+        (data, _) => data.push_default(),
     }
     v.push_null_flag(before, matches!(a, Attr::Null));
 }
@@ -347,18 +369,20 @@ impl IndexScan {
             with_tid,
             lo,
             hi,
+            runtime_keys,
             filter,
             ..
         } = &plan.kind
         else {
             unreachable!()
         };
-        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(*lo, *hi)?;
+        let (lo, hi) = runtime_bounds(*lo, *hi, runtime_keys)?;
+        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(lo, hi)?;
         Ok(IndexScan {
             db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot,
+            snapshot: ctx.snapshot.clone(),
             cursor,
             more: true,
             tids: Vec::with_capacity(BATCH_SIZE),
@@ -378,7 +402,7 @@ impl IndexScan {
             .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
         let mut cols = self.deform.columns(self.tids.len());
         let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot);
+        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
         let deform = &self.deform;
         heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
             rows += 1;
@@ -386,6 +410,62 @@ impl IndexScan {
         })?;
         Ok(Some(Batch::new(cols, rows)))
     }
+}
+
+/// `lo..hi` narrowed by runtime keys `key op value`, whose values are
+/// computed now (PostgreSQL's `ExecIndexEvalRuntimeKeys`); a NULL value
+/// matches no key. An empty range comes back as `1..=0`.
+fn runtime_bounds(
+    lo: std::ops::Bound<i64>,
+    hi: std::ops::Bound<i64>,
+    keys: &[(crate::expr::CmpOp, Expr)],
+) -> Result<(std::ops::Bound<i64>, std::ops::Bound<i64>)> {
+    use crate::expr::CmpOp;
+    use std::ops::Bound;
+    if keys.is_empty() {
+        return Ok((lo, hi));
+    }
+    let mut l = match lo {
+        Bound::Included(v) => v as i128,
+        Bound::Excluded(v) => v as i128 + 1,
+        Bound::Unbounded => i64::MIN as i128,
+    };
+    let mut h = match hi {
+        Bound::Included(v) => v as i128,
+        Bound::Excluded(v) => v as i128 - 1,
+        Bound::Unbounded => i64::MAX as i128,
+    };
+    let values = eval_constants(&keys.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>())?;
+    for ((op, _), v) in keys.iter().zip(values) {
+        let v = match v {
+            Value::Int2(x) => x as i128,
+            Value::Int4(x) => x as i128,
+            Value::Int8(x) => x as i128,
+            Value::Null => {
+                (l, h) = (1, 0);
+                continue;
+            }
+            other => {
+                return Err(ExecError::new(format!(
+                    "index key of type {:?} is not an integer",
+                    other.data_type()
+                )))
+            }
+        };
+        match op {
+            CmpOp::Eq => (l, h) = (l.max(v), h.min(v)),
+            CmpOp::Lt => h = h.min(v - 1),
+            CmpOp::Le => h = h.min(v),
+            CmpOp::Gt => l = l.max(v + 1),
+            CmpOp::Ge => l = l.max(v),
+            CmpOp::Ne => return Err(ExecError::new("<> is not an index condition")),
+        }
+    }
+    if l > h {
+        return Ok((Bound::Included(1), Bound::Included(0)));
+    }
+    let clamp = |v: i128| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    Ok((Bound::Included(clamp(l)), Bound::Included(clamp(h))))
 }
 
 impl Operator for IndexScan {

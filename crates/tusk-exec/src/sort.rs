@@ -6,12 +6,13 @@
 //! unless NULLS FIRST/LAST says otherwise. The sort is stable.
 
 use crate::error::Result;
-use crate::exec::{collect, emit_chunk, ExecContext, Operator};
+use crate::operator::{collect, emit_chunk, ExecContext, Operator};
 use crate::plan::SortKey;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
 use std::cmp::Ordering;
 use tusk_storage::DataType;
+use tusk_types::float::float_cmp;
 
 /// Orders two non-NULL values of the same type.
 pub fn compare_values(a: &Value, b: &Value) -> Ordering {
@@ -20,6 +21,15 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Int4(x), Value::Int4(y)) => x.cmp(y),
         (Value::Int8(x), Value::Int8(y)) => x.cmp(y),
         (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
+        (Value::Int2(x), Value::Int2(y)) => x.cmp(y),
+        (Value::Float4(x), Value::Float4(y)) => float_cmp(*x as f64, *y as f64),
+        (Value::Float8(x), Value::Float8(y)) => float_cmp(*x, *y),
+        (Value::Interval(x), Value::Interval(y)) => x.cmp(y),
+        (Value::Date(x), Value::Date(y)) => x.cmp(y),
+        (
+            Value::Time(x) | Value::Timestamp(x) | Value::TimestampTz(x),
+            Value::Time(y) | Value::Timestamp(y) | Value::TimestampTz(y),
+        ) => x.cmp(y),
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Greater,
@@ -37,6 +47,10 @@ fn compare_rows(v: &Vector, i: usize, j: usize) -> Ordering {
         Data::Int8(d) => d[i].cmp(&d[j]),
         Data::Numeric(d) => d[i].cmp(&d[j]),
         Data::Text(d) => d.get(i).cmp(d.get(j)),
+        Data::Int2(d) => d[i].cmp(&d[j]),
+        Data::Float4(d) => float_cmp(d[i] as f64, d[j] as f64),
+        Data::Float8(d) => float_cmp(d[i], d[j]),
+        Data::Interval(d) => d[i].cmp(&d[j]),
     }
 }
 

@@ -20,9 +20,10 @@
 //! Every byte written or read is added to the statement's [`SpillStats`],
 //! which also enforces `temp_file_limit`.
 
+use crate::codec::{self, FixedCodec};
 use crate::error::{ExecError, Result};
 use crate::numeric::Numeric;
-use crate::vector::{Batch, Data, Vector};
+use crate::vector::{with_fixed, Batch, Data, Vector};
 use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -368,20 +369,11 @@ pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
             buf[bitmap_at + c / 8] |= 1 << (c % 8);
             continue;
         }
-        match &col.data {
-            Data::Bool(d) => buf.push(d[row] as u8),
-            Data::Int4(d) => buf.extend_from_slice(&d[row].to_le_bytes()),
-            Data::Int8(d) => buf.extend_from_slice(&d[row].to_le_bytes()),
-            Data::Numeric(d) => {
-                buf.extend_from_slice(&d[row].unscaled.to_le_bytes());
-                buf.extend_from_slice(&d[row].scale.to_le_bytes());
-            }
-            Data::Text(d) => {
-                let s = d.get(row);
-                buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
-                buf.extend_from_slice(s);
-            }
-        }
+        with_fixed!(&col.data, d => codec::push(buf, d[row]), d => d[row].encode(buf), d => {
+            let s = d.get(row);
+            buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            buf.extend_from_slice(s);
+        });
     }
 }
 
@@ -395,11 +387,7 @@ pub fn encode_rows(batch: &Batch, out: &mut Vec<u8>, ends: &mut Vec<usize>) {
     let cols = &batch.columns;
     let width = |c: &Vector| match &c.data {
         _ if c.nulls.is_some() => None,
-        Data::Bool(_) => Some(1),
-        Data::Int4(_) => Some(4),
-        Data::Int8(_) => Some(8),
-        Data::Numeric(_) => Some(18),
-        Data::Text(_) => None,
+        data => with_fixed!(data, d => Some(codec::width_of(d)), _n => None, _s => None),
     };
     let widths: Option<Vec<usize>> = cols.iter().map(width).collect();
     let Some(widths) = widths else {
@@ -415,20 +403,9 @@ pub fn encode_rows(batch: &Batch, out: &mut Vec<u8>, ends: &mut Vec<usize>) {
     let mut at = bitmap;
     for (c, cw) in cols.iter().zip(&widths) {
         let slots = out[at..].chunks_mut(w);
-        match &c.data {
-            Data::Bool(d) => slots.zip(d).for_each(|(o, &v)| o[0] = v as u8),
-            Data::Int4(d) => slots
-                .zip(d)
-                .for_each(|(o, v)| o[..4].copy_from_slice(&v.to_le_bytes())),
-            Data::Int8(d) => slots
-                .zip(d)
-                .for_each(|(o, v)| o[..8].copy_from_slice(&v.to_le_bytes())),
-            Data::Numeric(d) => slots.zip(d).for_each(|(o, v)| {
-                o[..16].copy_from_slice(&v.unscaled.to_le_bytes());
-                o[16..18].copy_from_slice(&v.scale.to_le_bytes());
-            }),
-            Data::Text(_) => unreachable!("text has no fixed width"),
-        }
+        with_fixed!(&c.data, d => slots.zip(d).for_each(|(o, v)| v.put(o)),
+            _n => unreachable!("numeric has no fixed width"),
+            _s => unreachable!("text has no fixed width"));
         at += cw;
     }
     ends.extend((1..=batch.len).map(|i| i * w));
@@ -441,48 +418,30 @@ pub fn decode_row(row: &[u8], cols: &mut [Vector]) {
     for (c, col) in cols.iter_mut().enumerate() {
         let n = col.len();
         let null = bitmap[c / 8] & (1 << (c % 8)) != 0;
-        match &mut col.data {
-            Data::Bool(d) => {
-                d.push(!null && row[p] != 0);
-                p += (!null) as usize;
+        with_fixed!(&mut col.data, d => {
+            if null {
+                d.push(Default::default());
+            } else {
+                d.push(FixedCodec::get(&row[p..]));
+                p += codec::width_of(d);
             }
-            Data::Int4(d) => {
-                d.push(if null {
-                    0
-                } else {
-                    i32::from_le_bytes(row[p..p + 4].try_into().unwrap())
-                });
-                p += if null { 0 } else { 4 };
+        }, d => {
+            if null {
+                d.push(Numeric::zero());
+            } else {
+                let (v, used) = Numeric::decode(&row[p..]);
+                d.push(v);
+                p += used;
             }
-            Data::Int8(d) => {
-                d.push(if null {
-                    0
-                } else {
-                    i64::from_le_bytes(row[p..p + 8].try_into().unwrap())
-                });
-                p += if null { 0 } else { 8 };
+        }, d => {
+            if null {
+                d.push(b"");
+            } else {
+                let len = u32::from_le_bytes(row[p..p + 4].try_into().unwrap()) as usize;
+                d.push(&row[p + 4..p + 4 + len]);
+                p += 4 + len;
             }
-            Data::Numeric(d) => {
-                if null {
-                    d.push(Numeric::from_i64(0));
-                } else {
-                    d.push(Numeric {
-                        unscaled: i128::from_le_bytes(row[p..p + 16].try_into().unwrap()),
-                        scale: u16::from_le_bytes([row[p + 16], row[p + 17]]),
-                    });
-                    p += 18;
-                }
-            }
-            Data::Text(d) => {
-                if null {
-                    d.push(b"");
-                } else {
-                    let len = u32::from_le_bytes(row[p..p + 4].try_into().unwrap()) as usize;
-                    d.push(&row[p + 4..p + 4 + len]);
-                    p += 4 + len;
-                }
-            }
-        }
+        });
         col.push_null_flag(n, null);
     }
 }
@@ -490,6 +449,7 @@ pub fn decode_row(row: &[u8], cols: &mut [Vector]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::Numeric;
     use crate::value::Value;
 
     #[test]
@@ -549,10 +509,11 @@ mod tests {
                     Value::Int4(i)
                 },
                 Value::Text("x".repeat((i % 50) as usize)),
-                Value::Numeric(Numeric {
-                    unscaled: i as i128 * 3,
-                    scale: 1,
-                }),
+                if i % 11 == 0 {
+                    Value::Numeric(Numeric::from_text("1e60").unwrap())
+                } else {
+                    Value::Numeric(Numeric::from_parts(i as i128 * 3, 1))
+                },
                 if i % 5 == 0 {
                     Value::Null
                 } else {
@@ -622,7 +583,7 @@ mod tests {
             }
         }
         assert_eq!(
-            err.unwrap().0,
+            err.unwrap().message,
             "temporary file size exceeds temp_file_limit (1kB)"
         );
     }

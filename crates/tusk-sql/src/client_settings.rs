@@ -12,8 +12,6 @@
 //! error message, with a `\n`-separated DETAIL or HINT where PostgreSQL
 //! gives one (see [`split_message`]).
 
-use std::path::Path;
-
 /// A validation error: `message`, then optional `DETAIL:` / `HINT:` lines.
 pub fn split_message(e: &str) -> (String, Option<String>, Option<String>) {
     let mut lines = e.split('\n');
@@ -84,51 +82,13 @@ pub fn datestyle(raw: &str, current: &str) -> Result<String, String> {
     Ok(format!("{}, {ord}", fmt.unwrap_or(cur_fmt)))
 }
 
-/// `TimeZone`: `UTC` and its aliases, or a zone of the system's tz database
-/// (looked up case-insensitively and shown with the database's spelling).
+/// `TimeZone`: a zone of the tz database (any case, shown with the
+/// database's spelling), `UTC`, or a POSIX-style offset (`+05:30`), as
+/// tusk-types reads it for the session's [`tusk_types::Settings`].
 pub fn timezone(raw: &str, _current: &str) -> Result<String, String> {
-    let v = raw.trim();
-    match v.to_ascii_lowercase().as_str() {
-        "utc" | "z" | "zulu" => return Ok("UTC".into()),
-        "gmt" => return Ok("GMT".into()),
-        _ => {}
-    }
-    let bad = || invalid("TimeZone", raw);
-    if v.is_empty() || v.starts_with('/') || v.split('/').any(|p| p.is_empty() || p == "..") {
-        return Err(bad());
-    }
-    let mut dir = Path::new("/usr/share/zoneinfo").to_path_buf();
-    let mut name = Vec::new();
-    for part in v.split('/') {
-        let found = std::fs::read_dir(&dir)
-            .map_err(|_| bad())?
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .find(|n| n.eq_ignore_ascii_case(part))
-            .ok_or_else(bad)?;
-        dir.push(&found);
-        name.push(found);
-    }
-    if !dir.is_file() {
-        return Err(bad());
-    }
-    Ok(name.join("/"))
-}
-
-/// Quotes an identifier when it would not read back as itself unquoted
-/// (PostgreSQL's `quote_identifier`, without the keyword list).
-pub fn quote_ident(s: &str) -> String {
-    let plain = s
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    }
+    tusk_types::datetime::zone::Zone::from_setting(raw)
+        .map(|z| z.name().to_string())
+        .map_err(|e| e.message)
 }
 
 /// `search_path`: a comma-separated list of schema names, unquoted names
@@ -172,7 +132,7 @@ pub fn search_path(raw: &str, _current: &str) -> Result<String, String> {
             name = rest[..end].to_lowercase();
             rest = rest[end..].trim_start();
         }
-        names.push(quote_ident(&name));
+        names.push(crate::names::quote_ident(&name));
         if rest.is_empty() {
             break;
         }
@@ -347,9 +307,7 @@ mod tests {
         assert_eq!(timezone("utc", "").unwrap(), "UTC");
         assert!(timezone("Foo/Bar", "").is_err());
         assert!(timezone("../etc/passwd", "").is_err());
-        if Path::new("/usr/share/zoneinfo/Europe/Paris").exists() {
-            assert_eq!(timezone("europe/paris", "").unwrap(), "Europe/Paris");
-        }
+        assert_eq!(timezone("europe/paris", "").unwrap(), "Europe/Paris");
         assert_eq!(client_encoding("utf-8", "").unwrap(), "UTF8");
         assert_eq!(client_encoding("UNICODE", "").unwrap(), "UTF8");
         assert!(client_encoding("LATIN1", "")

@@ -1,36 +1,35 @@
-//! The error a client sees: `ERROR:  message`, with a position for syntax
-//! errors and, where PostgreSQL gives them, a SQLSTATE code, a DETAIL and a
-//! HINT (the wire protocol's ErrorResponse fields `C`, `D` and `H`).
-//!
-//! Most errors do not set `code` yet; the server then classifies them by
-//! their message (`tusk_server::sqlstate`) until the SQL layer names a code
-//! for each.
+//! The error a client sees: `ERROR:  message`, with PostgreSQL's SQLSTATE,
+//! optional DETAIL and HINT lines, and a position for errors that point into
+//! the statement text.
 
 use std::fmt;
+pub use tusk_exec::error::sqlstate;
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SqlError {
+    /// SQLSTATE.
+    pub code: &'static str,
     pub message: String,
-    /// 1-based character position in the statement text, for syntax errors.
-    pub position: Option<usize>,
-    /// The SQLSTATE, when the code that raised the error knows it.
-    pub code: Option<&'static str>,
     pub detail: Option<String>,
     pub hint: Option<String>,
+    /// 1-based character position in the statement text.
+    pub position: Option<usize>,
 }
 
 impl SqlError {
+    /// An error without a more specific SQLSTATE (`XX000`).
     pub fn new(message: impl Into<String>) -> SqlError {
-        SqlError {
-            message: message.into(),
-            ..Default::default()
-        }
+        SqlError::coded(sqlstate::INTERNAL_ERROR, message)
     }
 
-    /// An error with its SQLSTATE.
-    pub fn with_code(mut self, code: &'static str) -> SqlError {
-        self.code = Some(code);
-        self
+    pub fn coded(code: &'static str, message: impl Into<String>) -> SqlError {
+        SqlError {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            position: None,
+        }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> SqlError {
@@ -43,16 +42,9 @@ impl SqlError {
         self
     }
 
-    /// A settings error (`guc`), whose text may carry `\nDETAIL: ` and
-    /// `\nHINT: ` lines.
-    pub fn from_setting(e: String) -> SqlError {
-        let (message, detail, hint) = crate::client_settings::split_message(&e);
-        SqlError {
-            message,
-            detail,
-            hint,
-            ..Default::default()
-        }
+    pub fn at(mut self, position: usize) -> SqlError {
+        self.position = Some(position);
+        self
     }
 }
 
@@ -66,12 +58,18 @@ impl std::error::Error for SqlError {}
 
 impl From<tusk_exec::ExecError> for SqlError {
     fn from(e: tusk_exec::ExecError) -> Self {
-        SqlError::new(e.0)
+        SqlError {
+            code: e.code,
+            message: e.message,
+            detail: e.detail,
+            hint: e.hint,
+            position: None,
+        }
     }
 }
 
 impl From<tusk_storage::StorageError> for SqlError {
     fn from(e: tusk_storage::StorageError) -> Self {
-        SqlError::new(e.to_string())
+        tusk_exec::ExecError::from(e).into()
     }
 }

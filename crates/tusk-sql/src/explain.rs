@@ -15,7 +15,7 @@
 //! not shown, as PostgreSQL folds projections into the node below.
 
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan};
+use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -30,12 +30,13 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .get(*index)
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
+        Expr::Param { index, .. } => format!("${}", index + 1),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),
             Value::Int4(v) if *v >= 0 => v.to_string(),
             Value::Int8(v) if *v >= 0 => v.to_string(),
-            Value::Numeric(n) if n.unscaled >= 0 => n.to_string(),
+            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => n.to_string(),
             Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
             other => format!(
                 "'{}'::{}",
@@ -43,15 +44,13 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 type_name(*ty)
             ),
         },
-        Expr::Arith {
-            op, left, right, ..
-        } => {
-            format!(
-                "({} {} {})",
-                deparse(left, names),
-                op.symbol(),
-                deparse(right, names)
-            )
+        Expr::Arith { first, rest, .. } => {
+            // A left-deep chain prints nested, as PostgreSQL prints it.
+            let mut out = deparse(first, names);
+            for (op, e) in rest {
+                out = format!("({out} {} {})", op.symbol(), deparse(e, names));
+            }
+            out
         }
         Expr::Neg { arg, .. } => format!("(- {})", deparse(arg, names)),
         Expr::Cmp { op, left, right } => {
@@ -62,11 +61,9 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 deparse(right, names)
             )
         }
-        Expr::And(..) | Expr::Or(..) => {
+        Expr::And(terms) | Expr::Or(terms) => {
             let is_and = matches!(e, Expr::And(..));
-            let mut parts = Vec::new();
-            flatten(e, is_and, &mut parts);
-            let inner: Vec<String> = parts.iter().map(|p| deparse(p, names)).collect();
+            let inner: Vec<String> = terms.iter().map(|p| deparse(p, names)).collect();
             format!("({})", inner.join(if is_and { " AND " } else { " OR " }))
         }
         Expr::Not(a) => format!("(NOT {})", deparse(a, names)),
@@ -78,9 +75,81 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             )
         }
         Expr::Cast { arg, to } => format!("({})::{}", deparse(arg, names), type_name(*to)),
+        Expr::Typmod { arg, ty, .. } => format!("({})::{}", deparse(arg, names), ty.display_name()),
         Expr::BpcharToText(arg) => format!("({})::text", deparse(arg, names)),
-        Expr::Concat { left, right } => {
-            format!("({} || {})", deparse(left, names), deparse(right, names))
+        Expr::Concat(parts) => {
+            let mut out = deparse(&parts[0], names);
+            for p in &parts[1..] {
+                out = format!("({out} || {})", deparse(p, names));
+            }
+            out
+        }
+        Expr::IsDistinct {
+            left,
+            right,
+            negated,
+        } => format!(
+            "({} IS {}DISTINCT FROM {})",
+            deparse(left, names),
+            if *negated { "NOT " } else { "" },
+            deparse(right, names)
+        ),
+        Expr::BoolTest { arg, test } => format!("({} {})", deparse(arg, names), test.sql()),
+        Expr::Regex {
+            arg,
+            pattern,
+            negated,
+            case_insensitive,
+        } => {
+            let op = match (negated, case_insensitive) {
+                (false, false) => "~",
+                (true, false) => "!~",
+                (false, true) => "~*",
+                (true, true) => "!~*",
+            };
+            format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
+        }
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+            ..
+        } => {
+            let mut out = String::from("CASE");
+            if let Some(o) = operand {
+                out += &format!(" {}", deparse(o, names));
+            }
+            for (w, t) in whens {
+                out += &format!(" WHEN {} THEN {}", deparse(w, names), deparse(t, names));
+            }
+            if let Some(e) = otherwise {
+                out += &format!(" ELSE {}", deparse(e, names));
+            }
+            out + " END"
+        }
+        Expr::Coalesce(args) => format!("COALESCE({})", deparse_list(args, names)),
+        Expr::MinMax { args, greatest } => format!(
+            "{}({})",
+            if *greatest { "GREATEST" } else { "LEAST" },
+            deparse_list(args, names)
+        ),
+        Expr::NullIf { left, right } => {
+            format!(
+                "NULLIF({}, {})",
+                deparse(left, names),
+                deparse(right, names)
+            )
+        }
+        Expr::InList {
+            arg, list, negated, ..
+        } => format!(
+            "({} {} (ARRAY[{}]))",
+            deparse(arg, names),
+            if *negated { "<> ALL" } else { "= ANY" },
+            deparse_list(list, names)
+        ),
+        Expr::Call { func, args, .. } => {
+            format!("{}({})", func.name(), deparse_list(args, names))
         }
         Expr::Like {
             arg,
@@ -99,18 +168,11 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
     }
 }
 
-fn flatten<'e>(e: &'e Expr, is_and: bool, out: &mut Vec<&'e Expr>) {
-    match e {
-        Expr::And(a, b) if is_and => {
-            flatten(a, true, out);
-            flatten(b, true, out);
-        }
-        Expr::Or(a, b) if !is_and => {
-            flatten(a, false, out);
-            flatten(b, false, out);
-        }
-        e => out.push(e),
-    }
+fn deparse_list(es: &[Expr], names: &[String]) -> String {
+    es.iter()
+        .map(|e| deparse(e, names))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// EXPLAIN options.
@@ -126,6 +188,27 @@ fn visible(p: &Plan) -> &Plan {
     match p.kind {
         NodeKind::Project { .. } => visible(&p.children[0]),
         _ => p,
+    }
+}
+
+/// PostgreSQL's name for a join of `kind` by `method` (`Hash`, `Nested Loop`).
+fn join_title(method: &str, kind: JoinKind) -> String {
+    let k = match kind {
+        JoinKind::Inner => "",
+        JoinKind::Left => " Left",
+        JoinKind::Right => " Right",
+        JoinKind::Full => " Full",
+        JoinKind::Semi | JoinKind::Mark { .. } => " Semi",
+        JoinKind::Anti => " Anti",
+    };
+    if method == "Nested Loop" {
+        if k.is_empty() {
+            "Nested Loop".into()
+        } else {
+            format!("Nested Loop{k} Join")
+        }
+    } else {
+        format!("{method}{k} Join")
     }
 }
 
@@ -224,9 +307,11 @@ fn node(
         ),
         NodeKind::Project { .. } => unreachable!("projections are skipped"),
         NodeKind::HashJoin {
+            kind: join_kind,
             outer_keys,
             inner_keys,
             join_filter,
+            parallel,
             ..
         } => {
             let on = child_names(0);
@@ -250,13 +335,63 @@ fn node(
                 both.extend(inn.iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            let kind = if matches!(p.kind, NodeKind::HashJoin { parallel: true, .. }) {
-                "Parallel Hash Join"
-            } else {
-                "Hash Join"
-            };
-            (kind.into(), d)
+            if let JoinKind::Mark { null_aware } = join_kind {
+                d.push(format!(
+                    "tusk: mark join{}",
+                    if *null_aware { " (null-aware)" } else { "" }
+                ));
+            }
+            let method = if *parallel { "Parallel Hash" } else { "Hash" };
+            (join_title(method, *join_kind), d)
         }
+        NodeKind::NestedLoop {
+            kind, join_filter, ..
+        } => {
+            let mut d = vec![];
+            if let Some(f) = join_filter {
+                let mut both: Vec<String> = child_names(0).to_vec();
+                both.extend(child_names(1).iter().cloned());
+                d.push(format!("Join Filter: {}", deparse(f, &both)));
+            }
+            (join_title("Nested Loop", *kind), d)
+        }
+        NodeKind::Append => ("Append".into(), vec![]),
+        NodeKind::Result { one_time_filter } => (
+            "Result".into(),
+            one_time_filter
+                .iter()
+                .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
+                .collect(),
+        ),
+        NodeKind::SetOp { op, all } => {
+            let o = match op {
+                SetOpCmd::Intersect => "Intersect",
+                SetOpCmd::Except => "Except",
+            };
+            (
+                format!("HashSetOp {o}{}", if *all { " All" } else { "" }),
+                vec![],
+            )
+        }
+        NodeKind::Unique { .. } => ("Unique".into(), vec![]),
+        NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
+        NodeKind::CteScan { name, alias, .. } => (
+            if name == alias {
+                format!("CTE Scan on {name}")
+            } else {
+                format!("CTE Scan on {name} {alias}")
+            },
+            vec![],
+        ),
+        NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
+        NodeKind::WorkTableScan { alias, .. } => (format!("WorkTable Scan on {alias}"), vec![]),
+        NodeKind::SubPlans { subplans } => (
+            "Result".into(),
+            subplans
+                .iter()
+                .map(|s| format!("tusk: computes SubPlan {}", s.number))
+                .collect(),
+        ),
         NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
         NodeKind::Hash => ("Hash".into(), vec![]),
         NodeKind::Gather { workers } => {
@@ -278,7 +413,7 @@ fn node(
                 )
             }
         }
-        NodeKind::Sort { keys } => {
+        NodeKind::Sort { keys, .. } => {
             let ks: Vec<String> = keys
                 .iter()
                 .map(|k| {

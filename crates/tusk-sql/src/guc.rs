@@ -9,10 +9,30 @@
 //! The settings drivers send at connection start (`DateStyle`, `TimeZone`,
 //! `search_path`, `client_encoding`, ...) are parsed in `client_settings`.
 //! An error message may carry `\nDETAIL: ` and `\nHINT: ` lines, which
-//! [`crate::SqlError::from_setting`] splits off.
+//! [`error`] splits off into the error's fields.
 
 use crate::client_settings as cs;
+use crate::error::{sqlstate, SqlError};
 use std::collections::BTreeMap;
+
+/// A settings error as the client sees it: the SQLSTATE PostgreSQL gives
+/// it, and the `\nDETAIL: ` / `\nHINT: ` lines of the message as fields.
+pub fn error(msg: String) -> SqlError {
+    let (message, detail, hint) = cs::split_message(&msg);
+    let code = if message.starts_with("unrecognized configuration parameter") {
+        sqlstate::UNDEFINED_OBJECT
+    } else if message.contains("cannot be changed") {
+        sqlstate::CANT_CHANGE_RUNTIME_PARAM
+    } else if message.starts_with("conversion between") {
+        sqlstate::FEATURE_NOT_SUPPORTED
+    } else {
+        sqlstate::INVALID_PARAMETER_VALUE
+    };
+    let mut e = SqlError::coded(code, message);
+    e.detail = detail;
+    e.hint = hint;
+    e
+}
 
 /// Checks a value and returns its canonical form; gets the current value.
 type Validator = fn(&str, &str) -> Result<String, String>;

@@ -1,87 +1,129 @@
-//! Statements one at a time and query results batch by batch: what a
-//! wire-protocol server needs beyond [`Session::execute`].
-//!
-//! [`Session::execute`] runs a whole query string and hands back rows already
-//! rendered as text. A server needs more: the statements of a string one by
-//! one (each gets its own CommandComplete), a statement's result columns and
-//! their types before it runs (Describe), `$n` parameters (Parse/Bind), and
-//! a query's rows as they are produced, so that a 100-million-row SELECT
-//! never sits in server memory and a portal can stop after N rows and
-//! resume (Execute with a row limit).
+//! Statements one at a time, prepared once and run many times, with a
+//! query's rows pulled batch by batch: what a wire-protocol server needs
+//! beyond [`Session::execute`].
 //!
 //! * [`Session::split`] parses a query string into [`Statement`]s.
-//! * [`Statement::parameter_count`] and [`Statement::with_parameters`]:
-//!   `$n` placeholders, and a copy of the statement with each replaced by a
-//!   literal of the given value and type. *Interim*: until the binder types
-//!   parameters itself, a bound value becomes a literal (`'42'::int4`, or an
-//!   untyped `'42'` when the client left the type open, which the binder
-//!   resolves from context as it does for any literal).
-//! * [`Session::describe_statement`] gives the result columns without
-//!   running anything (a query is bound and planned; placeholders not yet
-//!   bound count as NULL).
-//! * [`Session::start`] runs a statement. A query comes back as a
+//! * [`Session::prepare`] makes a [`Prepared`] statement (the protocol's
+//!   Parse). A query or data change is bound and planned now, once: the
+//!   binder types each `$n` from the declared types or from the context it
+//!   is used in (see `bind`), and the plan keeps the parameters as
+//!   `Expr::Param` — PostgreSQL's generic plan. [`Prepared::param_types`]
+//!   and [`Prepared::columns`] are what ParameterDescription and
+//!   RowDescription report.
+//! * [`Session::start`] runs a prepared statement with parameter values
+//!   (Bind + Execute). The values are substituted as constants into a copy
+//!   of the plan (`params`), which runs without being parsed, bound or
+//!   planned again. A query (or a change with RETURNING) comes back as a
 //!   [`RowStream`] whose [`RowStream::next_batch`] pulls the next batch from
-//!   the executor; other statements run to completion and return their tag
-//!   or their rendered rows (SHOW, EXPLAIN).
+//!   the executor, so a portal can stop after N rows and resume; other
+//!   statements run to completion and return their tag or their rendered
+//!   rows (SHOW, EXPLAIN).
 //!
-//! The caller brackets each unit of work with [`Session::begin_statement`] /
-//! [`Session::end_statement`], which arm `statement_timeout` and forget a
-//! cancel aimed at an earlier statement. A [`RowStream`] holds its snapshot
-//! and operator tree; it is not `Send` and lives on the session's thread.
+//! **Invalidation.** A prepared plan remembers the catalog it was planned
+//! against. The catalog is copied on write (`tusk_storage::Database::
+//! catalog_mut`), so a plan that still holds the old copy can tell, with one
+//! pointer comparison, that DDL has happened since; it is then bound and
+//! planned again with the same parameter types. If the result columns
+//! changed, the execution fails as PostgreSQL's does (`cached plan must not
+//! change result type`).
+//!
+//! The caller brackets each unit of work with [`Session::begin_statement`]
+//! / [`Session::end_statement`] and runs on a statement-stack thread (see
+//! `session`). A [`RowStream`] holds its snapshot and operator tree; it is
+//! not `Send` and lives on the session's thread. Every statement is its own
+//! transaction: [`Session::transaction_status`] is where a transaction
+//! block's state will show.
 
-use crate::binder::BoundQuery;
-use crate::{vacuum_command, Result, Session, SqlError};
+use crate::bind::BindSettings;
+use crate::commands::dml::PlannedChange;
+use crate::error::{sqlstate, SqlError};
+use crate::params;
+use crate::parse::{parse, Parsed};
+use crate::session::{PlannedQuery, QueryResult, Result, Session};
 use sqlparser::ast as A;
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
-use std::ops::ControlFlow;
-use tusk_exec::exec::build;
-use tusk_exec::{Batch, Operator};
-use tusk_storage::DataType;
+use std::sync::Arc;
+use tusk_exec::{Batch, Operator, Value};
+use tusk_storage::{Catalog, DataType, SqlType};
 
 /// One statement of a query string.
 #[derive(Debug, Clone)]
 pub struct Statement {
-    kind: Kind,
+    parsed: Arc<Parsed>,
 }
 
-#[derive(Debug, Clone)]
-enum Kind {
-    /// A statement sqlparser does not know (VACUUM VERBOSE, CHECKPOINT, the
-    /// recovery prefetch view), run by [`Session::execute`] as a whole.
-    Whole(String),
-    Parsed(Box<A::Statement>),
-}
-
-/// A result column: its name and type.
+/// A result column: its name and type (with its typmod).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResultColumn {
     pub name: String,
-    pub ty: DataType,
+    pub ty: SqlType,
 }
 
-/// A bound parameter value (text format) and the type the client gave it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parameter {
-    /// The value in PostgreSQL's text format; `None` is NULL.
-    pub value: Option<String>,
-    /// The type, when the client or the statement named one.
-    pub ty: Option<ParamType>,
+impl ResultColumn {
+    fn text(name: &str) -> ResultColumn {
+        ResultColumn {
+            name: name.to_string(),
+            ty: SqlType::Text,
+        }
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.ty.data_type()
+    }
 }
 
-/// Parameter types a bound value can be cast to.
+/// The transaction state a client is told about (ReadyForQuery).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    Bool,
-    Int4,
-    Int8,
-    Numeric,
-    Text,
+pub enum TransactionStatus {
+    /// Not in a transaction block.
+    Idle,
+    /// In a transaction block.
+    InBlock,
+    /// In a failed transaction block: statements are refused until its end.
+    Failed,
+}
+
+/// A plan kept by a prepared statement.
+#[derive(Debug, Clone)]
+enum Plan {
+    Query(PlannedQuery),
+    Change(PlannedChange),
+}
+
+#[derive(Debug, Clone)]
+struct Generic {
+    plan: Plan,
+    /// The catalog the plan was made against.
+    catalog: Arc<Catalog>,
+}
+
+/// A statement ready to run with parameter values.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    statement: Statement,
+    param_types: Vec<DataType>,
+    columns: Option<Vec<ResultColumn>>,
+    generic: Option<Generic>,
+}
+
+impl Prepared {
+    /// The type of each `$n`, in order.
+    pub fn param_types(&self) -> &[DataType] {
+        &self.param_types
+    }
+
+    /// The columns the statement returns, `None` if it returns no rows.
+    pub fn columns(&self) -> Option<&[ResultColumn]> {
+        self.columns.as_deref()
+    }
+
+    pub fn statement(&self) -> &Statement {
+        &self.statement
+    }
 }
 
 /// What [`Session::start`] returns.
 pub enum Started {
-    /// A query; its rows come from the stream.
+    /// Rows, from a query or a data change's RETURNING list.
     Rows(RowStream),
     /// A statement whose rows were rendered as text (SHOW, EXPLAIN), with
     /// its command tag.
@@ -90,14 +132,23 @@ pub enum Started {
         rows: Vec<Vec<Option<String>>>,
         tag: String,
     },
-    /// A statement without rows, with its command tag (`INSERT 0 5`).
+    /// A statement without rows, with its command tag (`CREATE TABLE`).
     Command { tag: String },
 }
 
-/// A running query's rows, pulled batch by batch.
+enum Source {
+    Executor(Box<dyn Operator>),
+    /// Rows computed already (RETURNING), handed out once.
+    Computed(Option<Batch>),
+}
+
+/// A running statement's rows, pulled batch by batch.
 pub struct RowStream {
-    op: Box<dyn Operator>,
+    source: Source,
     columns: Vec<ResultColumn>,
+    types: Vec<DataType>,
+    /// The command tag of a data change; a query's is `SELECT n`.
+    tag: Option<String>,
     done: bool,
 }
 
@@ -106,478 +157,362 @@ impl RowStream {
         &self.columns
     }
 
-    /// The next batch of rows, `None` once the query is done. Fails with
-    /// the statement's error (including a cancel or timeout).
+    /// The type of each column, as the batches hold it.
+    pub fn types(&self) -> &[DataType] {
+        &self.types
+    }
+
+    /// The command tag once `rows` rows have been sent: `SELECT rows` for a
+    /// query, the change's own (`INSERT 0 3`) for RETURNING.
+    pub fn command_tag(&self, rows: u64) -> String {
+        match &self.tag {
+            Some(t) => t.clone(),
+            None => format!("SELECT {rows}"),
+        }
+    }
+
+    /// The next batch of rows, `None` once the statement is done. Fails
+    /// with the statement's error (including a cancel or timeout).
     pub fn next_batch(&mut self) -> Result<Option<Batch>> {
         if self.done {
             return Ok(None);
         }
-        match self.op.next() {
-            Ok(Some(b)) => Ok(Some(b)),
-            Ok(None) => {
-                self.done = true;
-                Ok(None)
-            }
-            Err(e) => {
-                self.done = true;
-                Err(e.into())
-            }
+        let next = match &mut self.source {
+            Source::Executor(op) => op.next().map_err(SqlError::from),
+            Source::Computed(b) => Ok(b.take()),
+        };
+        if !matches!(next, Ok(Some(_))) {
+            self.done = true;
         }
-    }
-}
-
-fn placeholder_number(e: &A::Expr) -> Option<usize> {
-    match e {
-        A::Expr::Value(v) => match &v.value {
-            A::Value::Placeholder(p) => p.strip_prefix('$')?.parse().ok(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn string_literal(s: String) -> A::Expr {
-    A::Expr::value(A::Value::SingleQuotedString(s))
-}
-
-/// The literal a bound parameter becomes.
-fn parameter_literal(p: &Parameter) -> A::Expr {
-    let base = match &p.value {
-        None => A::Expr::value(A::Value::Null),
-        Some(v) => string_literal(v.clone()),
-    };
-    let Some(ty) = p.ty else {
-        return base;
-    };
-    let data_type = match ty {
-        ParamType::Bool => A::DataType::Boolean,
-        ParamType::Int4 => A::DataType::Int4(None),
-        ParamType::Int8 => A::DataType::Int8(None),
-        ParamType::Numeric => A::DataType::Numeric(A::ExactNumberInfo::None),
-        ParamType::Text => A::DataType::Text,
-    };
-    A::Expr::Cast {
-        kind: A::CastKind::DoubleColon,
-        expr: Box::new(base),
-        data_type,
-        format: None,
+        next
     }
 }
 
 impl Statement {
-    /// The highest `$n` the statement uses (0 without parameters).
-    pub fn parameter_count(&self) -> usize {
-        let Kind::Parsed(s) = &self.kind else {
-            return 0;
-        };
-        let mut n = 0;
-        let _ = A::visit_expressions(s.as_ref(), |e| {
-            if let Some(k) = placeholder_number(e) {
-                n = n.max(k);
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        n
-    }
-
-    /// A copy with `$n` replaced by a literal of `params[n - 1]`.
-    pub fn with_parameters(&self, params: &[Parameter]) -> Result<Statement> {
-        let Kind::Parsed(s) = &self.kind else {
-            return Ok(self.clone());
-        };
-        let mut s = s.clone();
-        let mut missing = None;
-        let _ = A::visit_expressions_mut(s.as_mut(), |e| {
-            if let Some(k) = placeholder_number(e) {
-                match params.get(k.wrapping_sub(1)) {
-                    Some(p) => *e = parameter_literal(p),
-                    None => missing = Some(k),
-                }
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        if let Some(k) = missing {
-            return Err(SqlError::new(format!("there is no parameter ${k}")).with_code("42P02"));
+    fn sql(&self) -> Option<&A::Statement> {
+        match self.parsed.as_ref() {
+            Parsed::Sql(s) => Some(s),
+            _ => None,
         }
-        Ok(Statement {
-            kind: Kind::Parsed(s),
-        })
     }
 
-    /// Whether this is a query (its rows come as a [`RowStream`]).
+    /// Whether this is a query (SELECT, VALUES, ...).
     pub fn is_query(&self) -> bool {
-        matches!(&self.kind, Kind::Parsed(s) if matches!(s.as_ref(), A::Statement::Query(_)))
+        matches!(self.sql(), Some(A::Statement::Query(_)))
     }
 
     /// For `DEALLOCATE [PREPARE] name | ALL`, which drops prepared
     /// statements of the protocol (the caller keeps them): `Some(None)` for
     /// ALL, `Some(Some(name))` for one.
     pub fn deallocate_target(&self) -> Option<Option<String>> {
-        let Kind::Parsed(s) = &self.kind else {
-            return None;
-        };
-        match s.as_ref() {
+        match self.sql()? {
             A::Statement::Deallocate { name, .. } => {
                 if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
                     Some(None)
                 } else {
-                    Some(Some(crate::binder::ident(name)))
+                    crate::names::ident(name).ok().map(Some)
                 }
             }
             _ => None,
         }
     }
-
-    /// The statement's command word(s) as PostgreSQL's command tags start
-    /// (`SELECT`, `INSERT`, `SET`, ...), for messages and statistics.
-    pub fn command_word(&self) -> String {
-        match &self.kind {
-            Kind::Whole(sql) => sql
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_ascii_uppercase(),
-            Kind::Parsed(s) => s
-                .to_string()
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_ascii_uppercase(),
-        }
-    }
-}
-
-fn text_columns(names: &[&str]) -> Vec<ResultColumn> {
-    names
-        .iter()
-        .map(|n| ResultColumn {
-            name: n.to_string(),
-            ty: DataType::Text,
-        })
-        .collect()
 }
 
 impl Session {
     /// Splits `sql` into its statements (none for an empty string).
     pub fn split(&self, sql: &str) -> Result<Vec<Statement>> {
-        if vacuum_command(sql).is_some() || crate::special_kind(sql).is_some() {
-            return Ok(vec![Statement {
-                kind: Kind::Whole(sql.to_string()),
-            }]);
-        }
-        let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql)
-            .map_err(|e| crate::syntax_error(sql, &e))?;
-        Ok(stmts
+        Ok(parse(sql)?
             .into_iter()
-            .map(|s| Statement {
-                kind: Kind::Parsed(Box::new(s)),
+            .map(|p| Statement {
+                parsed: Arc::new(p),
             })
             .collect())
     }
 
-    /// Arms `statement_timeout` for the work that follows and forgets a
-    /// cancel meant for an earlier statement.
-    pub fn begin_statement(&self) {
-        self.interrupt
-            .start_statement(self.gucs.statement_timeout());
+    /// Every statement is its own transaction for now; transaction blocks
+    /// will report their state here.
+    pub fn transaction_status(&self) -> TransactionStatus {
+        TransactionStatus::Idle
     }
 
-    /// Disarms `statement_timeout`.
-    pub fn end_statement(&self) {
-        self.interrupt.end_statement();
+    /// Prepares `st`. `declared` holds the types the client gave `$1`,
+    /// `$2`, ... (`None`: to be inferred). With `infer`, parameters beyond
+    /// `declared` are allowed and typed from their context (Parse);
+    /// without, using one is an error (a simple query).
+    pub fn prepare(
+        &mut self,
+        st: &Statement,
+        declared: &[Option<DataType>],
+        infer: bool,
+    ) -> Result<Prepared> {
+        let settings = BindSettings {
+            param_types: declared.to_vec(),
+        };
+        // Taken before planning: DDL during planning makes the plan stale.
+        let catalog = self.db.catalog_snapshot();
+        let plan = match st.sql() {
+            Some(A::Statement::Query(q)) => Some(Plan::Query(self.plan_query_with(q, &settings)?)),
+            Some(A::Statement::Insert(i)) => Some(Plan::Change(self.plan_insert(i, &settings)?)),
+            Some(A::Statement::Update(u)) => Some(Plan::Change(self.plan_update(u, &settings)?)),
+            Some(A::Statement::Delete(d)) => Some(Plan::Change(self.plan_delete(d, &settings)?)),
+            _ => None,
+        };
+        let Some(mut plan) = plan else {
+            return Ok(Prepared {
+                statement: st.clone(),
+                param_types: declared.iter().map(|t| t.unwrap_or(DataType::Text)).collect(),
+                columns: self.utility_columns(st)?,
+                generic: None,
+            });
+        };
+        let (bound, used) = plan.parameters();
+        if !infer && bound.len() > declared.len() {
+            return Err(SqlError::coded(
+                sqlstate::UNDEFINED_PARAMETER,
+                format!("there is no parameter ${}", declared.len() + 1),
+            ));
+        }
+        let param_types = params::resolve_types(&bound, &used)?;
+        Ok(Prepared {
+            statement: st.clone(),
+            param_types,
+            columns: plan.columns(),
+            generic: Some(Generic { plan, catalog }),
+        })
     }
 
-    /// Sets a setting as `SET name = value` does (used for the options a
-    /// client sends at connection start).
-    pub fn set_config(&mut self, name: &str, value: &str) -> Result<()> {
-        self.gucs.set(name, value).map_err(SqlError::from_setting)
+    /// Result columns of a statement that is not planned ahead.
+    fn utility_columns(&self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
+        Ok(match st.parsed.as_ref() {
+            Parsed::RecoveryPrefetchStats => Some(
+                self.db
+                    .recovery_stats()
+                    .columns()
+                    .iter()
+                    .map(|(n, _)| ResultColumn::text(n))
+                    .collect(),
+            ),
+            Parsed::Sql(s) => match s.as_ref() {
+                A::Statement::Explain { .. } => Some(vec![ResultColumn::text("QUERY PLAN")]),
+                A::Statement::ShowVariable { variable } => {
+                    let name: Vec<String> = variable
+                        .iter()
+                        .map(crate::names::ident)
+                        .collect::<Result<_>>()?;
+                    if name == ["all"] {
+                        Some(["name", "setting", "description"].map(ResultColumn::text).into())
+                    } else {
+                        let name = if name.len() == 2 {
+                            name.join(".")
+                        } else {
+                            name.join(" ")
+                        };
+                        let canonical = crate::guc::Gucs::canonical_name(&name)
+                            .map_err(crate::guc::error)?;
+                        Some(vec![ResultColumn::text(canonical)])
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        })
     }
 
-    /// Sets a startup fact SET cannot change (`session_authorization`).
-    pub fn set_fixed_config(&mut self, name: &str, value: &str) -> Result<()> {
-        self.gucs
-            .set_fixed(name, value)
-            .map_err(SqlError::from_setting)
+    /// Plans `p` again if DDL has changed the catalog since it was planned.
+    fn revalidate(&mut self, p: &mut Prepared) -> Result<()> {
+        let Some(g) = &p.generic else {
+            return Ok(());
+        };
+        if Arc::ptr_eq(&g.catalog, &self.db.catalog_snapshot()) {
+            return Ok(());
+        }
+        let declared: Vec<Option<DataType>> = p.param_types.iter().map(|&t| Some(t)).collect();
+        let fresh = self.prepare(&p.statement, &declared, false)?;
+        if fresh.columns != p.columns {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "cached plan must not change result type",
+            ));
+        }
+        p.generic = fresh.generic;
+        Ok(())
     }
 
-    /// The settings PostgreSQL reports to clients (ParameterStatus), with
-    /// their current values.
-    pub fn reported_settings(&self) -> Vec<(&'static str, String)> {
-        self.gucs.reported()
-    }
-
-    /// The columns `st` returns, or `None` for a statement without rows.
-    /// Runs nothing; `$n` not yet bound count as NULL.
-    pub fn describe_statement(&mut self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
-        let s = match &st.kind {
-            Kind::Whole(sql) => {
-                return Ok(match crate::special_kind(sql) {
-                    Some(crate::Special::RecoveryPrefetch) => Some(
-                        self.db
-                            .recovery_stats()
-                            .columns()
-                            .iter()
-                            .map(|(n, _)| ResultColumn {
-                                name: n.to_string(),
-                                ty: DataType::Text,
-                            })
-                            .collect(),
+    /// Runs `p` with parameter values `values` (one per parameter, of its
+    /// type). A query starts and hands back its stream; anything else runs
+    /// to completion. NOTICE and INFO messages go to `notice` (level,
+    /// message) before the result.
+    pub fn start(
+        &mut self,
+        p: &mut Prepared,
+        values: &[Value],
+        notice: &mut dyn FnMut(&'static str, String),
+    ) -> Result<Started> {
+        if values.len() != p.param_types.len() {
+            return Err(SqlError::coded(
+                sqlstate::PROTOCOL_VIOLATION,
+                format!(
+                    "bind message supplies {} parameters, but prepared statement requires {}",
+                    values.len(),
+                    p.param_types.len()
+                ),
+            ));
+        }
+        for (i, (v, &ty)) in values.iter().zip(&p.param_types).enumerate() {
+            // Values of the string types are all `Value::Text`.
+            let string = |t: DataType| {
+                matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar)
+            };
+            if v.data_type().is_some_and(|t| t != ty && !(string(t) && string(ty))) {
+                return Err(SqlError::coded(
+                    sqlstate::DATATYPE_MISMATCH,
+                    format!(
+                        "parameter ${} is of type {}, not {}",
+                        i + 1,
+                        ty.display_name(),
+                        v.data_type().map_or("unknown", |t| t.display_name())
                     ),
-                    _ => None,
+                ));
+            }
+        }
+        self.revalidate(p)?;
+        let env = self.env.clone();
+        let _env = tusk_exec::env::enter(&env);
+        match p.generic.as_ref().map(|g| &g.plan) {
+            Some(Plan::Query(q)) => {
+                let mut stmt = q.stmt.clone();
+                if !values.is_empty() {
+                    params::for_each_statement_expr(&mut stmt, &mut |e| {
+                        params::substitute(e, values)
+                    });
+                }
+                let ctx = self.exec_context(self.db.txn.snapshot(), false, 0);
+                let op = tusk_exec::build::build_statement(&stmt, &ctx)?;
+                Ok(Started::Rows(RowStream {
+                    source: Source::Executor(op),
+                    columns: p.columns.clone().unwrap_or_default(),
+                    types: q.types.clone(),
+                    tag: None,
+                    done: false,
+                }))
+            }
+            Some(Plan::Change(c)) => {
+                let mut c = c.clone();
+                if !values.is_empty() {
+                    params::for_each_statement_expr(&mut c.rows.stmt, &mut |e| {
+                        params::substitute(e, values)
+                    });
+                    for e in c.returning.iter_mut().flat_map(|r| r.exprs.iter_mut()) {
+                        params::substitute(e, values);
+                    }
+                }
+                let (tag, returned) = self.run_change_rows(&c)?;
+                Ok(match (returned, c.returning) {
+                    (Some(batch), Some(r)) => Started::Rows(RowStream {
+                        source: Source::Computed(Some(batch)),
+                        columns: p.columns.clone().unwrap_or_default(),
+                        types: r.types,
+                        tag: Some(tag),
+                        done: false,
+                    }),
+                    _ => Started::Command { tag },
                 })
             }
-            Kind::Parsed(s) => s,
-        };
-        match s.as_ref() {
-            A::Statement::Query(_) => {
-                let nulls = vec![
-                    Parameter {
-                        value: None,
-                        ty: None,
-                    };
-                    st.parameter_count()
-                ];
-                let bound = st.with_parameters(&nulls)?;
-                let Kind::Parsed(s) = &bound.kind else {
-                    unreachable!("a parsed statement stays parsed")
-                };
-                let A::Statement::Query(q) = s.as_ref() else {
-                    unreachable!("a query stays a query")
-                };
-                Ok(Some(columns_of(&self.bind_query(q)?)))
-            }
-            A::Statement::Explain { .. } => Ok(Some(text_columns(&["QUERY PLAN"]))),
-            A::Statement::ShowVariable { variable } => {
-                let name: Vec<String> = variable.iter().map(crate::binder::ident).collect();
-                if name == ["all"] {
-                    return Ok(Some(text_columns(&["name", "setting", "description"])));
-                }
-                let name = name.join(".");
-                let canonical =
-                    crate::guc::Gucs::canonical_name(&name).map_err(SqlError::from_setting)?;
-                Ok(Some(text_columns(&[canonical])))
-            }
-            _ => Ok(None),
+            None => self.run_utility(&p.statement, notice),
         }
     }
 
-    /// Runs `st`: a query starts and hands back its stream; anything else
-    /// runs to completion. NOTICE and INFO messages go to `notice` (level,
-    /// message) before the result.
-    pub fn start(
+    /// A parameter value of type `ty` from its text form, read as the
+    /// type's input function reads it in this session (`DateStyle`,
+    /// `TimeZone`).
+    pub fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value> {
+        let env = self.env.clone();
+        Ok(tusk_exec::cast::from_text(text, ty, &env.cast_env())?)
+    }
+
+    /// Runs a statement that is not planned ahead.
+    fn run_utility(
         &mut self,
         st: &Statement,
         notice: &mut dyn FnMut(&'static str, String),
     ) -> Result<Started> {
-        let s = match &st.kind {
-            Kind::Whole(sql) => {
-                let mut last = None;
-                self.execute(sql, &mut |r| match r {
-                    crate::QueryResult::Notice { level, message } => notice(level, message),
-                    other => last = Some(other),
-                })?;
-                return Ok(rendered(last, "SELECT"));
-            }
-            Kind::Parsed(s) => s,
-        };
-        if let A::Statement::Query(q) = s.as_ref() {
-            let bq = self.bind_query(q)?;
-            let ctx = self.exec_context(self.db.txn.snapshot(), false, 0);
-            let op = build(&bq.plan, &ctx)?;
-            return Ok(Started::Rows(RowStream {
-                op,
-                columns: columns_of(&bq),
-                done: false,
-            }));
-        }
-        let r = self.statement(s);
-        for message in self.notices.drain(..) {
-            notice("NOTICE", message);
-        }
-        let word = match s.as_ref() {
-            A::Statement::ShowVariable { .. } => "SHOW",
-            A::Statement::Explain { .. } => "EXPLAIN",
+        let mut rows = None;
+        let mut tag = None;
+        self.statement(&st.parsed, &mut |r| match r {
+            QueryResult::Notice { level, message } => notice(level, message),
+            QueryResult::Rows { columns, rows: r, .. } => rows = Some((columns, r)),
+            QueryResult::Command { tag: t } => tag = Some(t),
+        })?;
+        let word = match st.sql() {
+            Some(A::Statement::ShowVariable { .. }) => "SHOW",
+            Some(A::Statement::Explain { .. }) => "EXPLAIN",
             _ => "SELECT",
         };
-        Ok(rendered(Some(r?), word))
-    }
-}
-
-fn columns_of(bq: &BoundQuery) -> Vec<ResultColumn> {
-    bq.names
-        .iter()
-        .zip(&bq.plan.output)
-        .map(|(n, t)| ResultColumn {
-            name: n.clone(),
-            ty: *t,
-        })
-        .collect()
-}
-
-/// A finished statement's result as [`Started`]; rows get the tag `word`
-/// (`SELECT n` for a query-like result).
-fn rendered(r: Option<crate::QueryResult>, word: &str) -> Started {
-    match r {
-        Some(crate::QueryResult::Rows { columns, rows, .. }) => Started::Rendered {
-            tag: if word == "SELECT" {
-                format!("SELECT {}", rows.len())
-            } else {
-                word.to_string()
+        Ok(match (rows, tag) {
+            (Some((columns, rows)), tag) => Started::Rendered {
+                tag: tag.unwrap_or_else(|| {
+                    if word == "SELECT" {
+                        format!("SELECT {}", rows.len())
+                    } else {
+                        word.to_string()
+                    }
+                }),
+                columns: columns
+                    .into_iter()
+                    .map(|c| ResultColumn::text(&c.name))
+                    .collect(),
+                rows,
             },
-            columns: columns
-                .into_iter()
-                .map(|c| ResultColumn {
-                    name: c.name,
-                    ty: DataType::Text,
-                })
-                .collect(),
-            rows,
-        },
-        Some(crate::QueryResult::Command { tag }) => Started::Command { tag },
-        Some(crate::QueryResult::Notice { .. }) | None => Started::Command { tag: String::new() },
+            (None, tag) => Started::Command {
+                tag: tag.unwrap_or_default(),
+            },
+        })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn session() -> (tempfile::TempDir, Session) {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Session::open(dir.path()).unwrap();
-        (dir, s)
-    }
-
-    fn drain(st: Started) -> (Vec<String>, Vec<i64>) {
-        let Started::Rows(mut rows) = st else {
-            panic!("expected rows")
+impl Plan {
+    /// The parameter types the binder left (declared or inferred) and
+    /// every occurrence of a parameter in the plan.
+    fn parameters(&mut self) -> (Vec<Option<DataType>>, Vec<(usize, DataType)>) {
+        let mut used = Vec::new();
+        let (q, returning) = match self {
+            Plan::Query(q) => (q, None),
+            Plan::Change(c) => (&mut c.rows, c.returning.as_ref()),
         };
-        let names = rows.columns().iter().map(|c| c.name.clone()).collect();
-        let mut out = Vec::new();
-        while let Some(b) = rows.next_batch().unwrap() {
-            for r in crate::render_rows(&b) {
-                out.push(r[0].as_ref().unwrap().parse().unwrap());
-            }
-        }
-        (names, out)
-    }
-
-    #[test]
-    fn statements_parameters_and_streams() {
-        let (_d, mut s) = session();
-        let stmts = s
-            .split("create table t (a int, b text); insert into t select g, 'x' from generate_series(1, 5000) g")
-            .unwrap();
-        assert_eq!(stmts.len(), 2);
-        for st in &stmts {
-            let Started::Command { tag } = s.start(st, &mut |_, _| {}).unwrap() else {
-                panic!("expected a command")
-            };
-            assert!(tag == "CREATE TABLE" || tag == "INSERT 0 5000", "{tag}");
-        }
-        let q = s
-            .split("select a from t where a > $1 and b = $2")
-            .unwrap()
-            .remove(0);
-        assert_eq!(q.parameter_count(), 2);
-        assert!(q.is_query());
-        let cols = s.describe_statement(&q).unwrap().unwrap();
-        assert_eq!(
-            cols,
-            vec![ResultColumn {
-                name: "a".into(),
-                ty: DataType::Int4
-            }]
-        );
-        let bound = q
-            .with_parameters(&[
-                Parameter {
-                    value: Some("10".into()),
-                    ty: Some(ParamType::Int4),
-                },
-                Parameter {
-                    value: Some("x".into()),
-                    ty: None,
-                },
-            ])
-            .unwrap();
-        let (names, values) = drain(s.start(&bound, &mut |_, _| {}).unwrap());
-        assert_eq!(names, ["a"]);
-        assert_eq!(values.len(), 4990);
-        assert_eq!(values.iter().sum::<i64>(), (11..=5000).sum::<i64>());
-        assert!(q.with_parameters(&[]).is_err());
-    }
-
-    #[test]
-    fn notices_and_rendered_results() {
-        let (_d, mut s) = session();
-        let mut notices = Vec::new();
-        let st = s.split("drop table if exists nope").unwrap().remove(0);
-        let Started::Command { tag } = s
-            .start(&st, &mut |l, m| notices.push(format!("{l}: {m}")))
-            .unwrap()
-        else {
-            panic!("expected a command")
-        };
-        assert_eq!(tag, "DROP TABLE");
-        assert_eq!(notices, ["NOTICE: table \"nope\" does not exist, skipping"]);
-        let st = s.split("show timezone").unwrap().remove(0);
-        assert_eq!(
-            s.describe_statement(&st).unwrap().unwrap()[0].name,
-            "TimeZone"
-        );
-        let Started::Rendered { rows, tag, .. } = s.start(&st, &mut |_, _| {}).unwrap() else {
-            panic!("expected rows")
-        };
-        assert_eq!(tag, "SHOW");
-        assert_eq!(rows, vec![vec![Some("UTC".to_string())]]);
-        assert!(s.split("").unwrap().is_empty());
-    }
-
-    #[test]
-    fn interrupt_stops_a_stream() {
-        let (_d, mut s) = session();
-        let st = s
-            .split("select count(*) from generate_series(1, 100000000) g")
-            .unwrap()
-            .remove(0);
-        s.begin_statement();
-        let Started::Rows(mut rows) = s.start(&st, &mut |_, _| {}).unwrap() else {
-            panic!("expected rows")
-        };
-        s.interrupt().cancel();
-        let e = rows.next_batch().unwrap_err();
-        assert_eq!(e.message, "canceling statement due to user request");
-        s.end_statement();
-    }
-}
-
-#[cfg(test)]
-mod cancel_tests {
-    use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
-
-    #[test]
-    fn a_cancel_from_another_thread_stops_execute() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = Session::open(dir.path()).unwrap();
-        let interrupt = s.interrupt().clone();
-        let done = Arc::new(AtomicBool::new(false));
-        let d = done.clone();
-        // Cancels until the statement has stopped (a cancel that lands
-        // before the statement starts is forgotten when it starts).
-        let canceller = std::thread::spawn(move || {
-            while !d.load(Ordering::Relaxed) {
-                interrupt.cancel();
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
+        params::for_each_statement_expr(&mut q.stmt, &mut |e| {
+            params::occurrences(e, &mut used)
         });
-        let e = s
-            .query("select count(*) from generate_series(1, 10000000000) g")
-            .unwrap_err();
-        done.store(true, Ordering::Relaxed);
-        canceller.join().unwrap();
-        assert_eq!(e.message, "canceling statement due to user request");
+        for e in returning.iter().flat_map(|r| r.exprs.iter()) {
+            params::occurrences(e, &mut used);
+        }
+        (q.params.clone(), used)
+    }
+
+    fn columns(&self) -> Option<Vec<ResultColumn>> {
+        match self {
+            Plan::Query(q) => Some(
+                q.names
+                    .iter()
+                    .zip(&q.sql_types)
+                    .map(|(n, t)| ResultColumn {
+                        name: n.clone(),
+                        ty: *t,
+                    })
+                    .collect(),
+            ),
+            Plan::Change(c) => c.returning.as_ref().map(|r| {
+                r.names
+                    .iter()
+                    .zip(&r.types)
+                    .map(|(n, t)| ResultColumn {
+                        name: n.clone(),
+                        ty: SqlType::of(*t),
+                    })
+                    .collect()
+            }),
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -57,10 +57,16 @@
 //!
 //! ## Locking
 //!
-//! There is one writer at a time (`TxnManager`); readers take page locks
-//! shared, one page at a time, and the writer takes them exclusive. A scan
-//! remembers the last key it returned and resumes from there, moving right
-//! if the page split in between, so it sees every entry exactly once.
+//! Insertions into one index run one at a time: [`Btree::insert`] holds the
+//! index's relation mutex ([`BufferPool::relation_mutex`]) for the descent
+//! and any splits, so splits never race each other (concurrent
+//! transactions insert into the same index). Readers take page locks
+//! shared, one page at a time, and the inserter takes them exclusive. A
+//! scan remembers the last key it returned and resumes from there, moving
+//! right if the page split in between, so it sees every entry exactly
+//! once. VACUUM's bulk deletion takes the same mutex for each leaf it
+//! cleans (so that the leaf does not change between its look and its
+//! removal); it never removes pages.
 
 use crate::bufmgr::BufferPool;
 use crate::heap::{log_page_change, log_page_image, Tid};
@@ -399,6 +405,8 @@ impl<'p> Btree<'p> {
 
     /// Inserts `(value, tid)` (INSERT's index maintenance) as `xid`.
     pub fn insert(&self, value: i64, tid: Tid, xid: Xid) -> Result<(), StorageError> {
+        let mutex = self.pool.relation_mutex(self.rel);
+        let _one_inserter = mutex.lock().unwrap_or_else(|e| e.into_inner());
         let key = (value, tid.to_u64());
         let (leaf, stack) = self.descend(key)?;
         self.insert_at(leaf, stack, key, 0, xid)
@@ -577,7 +585,11 @@ impl<'p> Btree<'p> {
         let mut payload: Vec<u8> = Vec::new();
         let mut probes: Vec<P> = Vec::new();
         let mut dead: Vec<bool> = Vec::new();
+        let mutex = self.pool.relation_mutex(self.rel);
         while block != NO_BLOCK {
+            // No insertion (and so no split) changes the leaf between the
+            // look and the removal.
+            let _no_inserts = mutex.lock().unwrap_or_else(|e| e.into_inner());
             let buf = self.pool.read_buffer(self.rel, block)?;
             // Look under a shared lock first: most pages of a sparse delete
             // keep everything and need no exclusive lock nor WAL.
@@ -606,7 +618,8 @@ impl<'p> Btree<'p> {
             gone.extend((0..dead.len()).filter(|&i| dead[i]).map(|i| i as u16));
             stats.remaining += (dead.len() - gone.len()) as u64;
             if !gone.is_empty() {
-                // One writer: nothing changed the page since the look.
+                // Inserters wait on the index's mutex: nothing changed
+                // the page since the look.
                 let mut g = buf.lock_exclusive();
                 let p = g.page_mut();
                 node::remove(p, &gone);

@@ -142,6 +142,8 @@ pub struct BufferPool {
     unlogged: RwLock<HashSet<u32>>,
     /// Heap pages with room (filled by VACUUM, used by inserts).
     pub fsm: crate::fsm::FreeSpaceMap,
+    /// See [`BufferPool::relation_mutex`].
+    rel_mutexes: std::sync::Mutex<std::collections::HashMap<u32, Arc<std::sync::Mutex<()>>>>,
     pub stats: PoolStats,
 }
 
@@ -177,6 +179,7 @@ impl BufferPool {
             wal: OnceLock::new(),
             unlogged: RwLock::new(HashSet::new()),
             fsm: Default::default(),
+            rel_mutexes: Default::default(),
             stats: PoolStats::default(),
         }
     }
@@ -391,15 +394,30 @@ impl BufferPool {
     }
 
     /// Extends relation `rel` by one block and returns it pinned, formatted as
-    /// an empty page and marked dirty.
+    /// an empty page and marked dirty. Another session may have found the
+    /// new block as the relation's last one and used it already (it reads
+    /// as zeroes from the file): then it is left as it is.
     pub fn new_page(&self, rel: u32) -> Result<PinnedBuffer<'_>, StorageError> {
         let block = self.smgr.extend(rel)?;
         let buf = self.get_buffer(BufferTag::new(rel, block), true)?;
         {
             let mut g = buf.lock_exclusive();
-            page::init(g.page_mut());
+            if page::is_new(g.page()) {
+                page::init(g.page_mut());
+            }
         }
         Ok(buf)
+    }
+
+    /// A mutex for relation `rel` (btree insertions into one index take it;
+    /// see `btree`).
+    pub fn relation_mutex(&self, rel: u32) -> Arc<std::sync::Mutex<()>> {
+        self.rel_mutexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(rel)
+            .or_default()
+            .clone()
     }
 
     fn get_buffer(

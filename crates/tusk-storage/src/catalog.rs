@@ -9,12 +9,25 @@
 //! The file format is line based text:
 //!
 //! ```text
-//! tusk-catalog 1
+//! tusk-catalog 2
 //! next_oid 16390
 //! table 16384 t
 //! column i int4 -1 null
 //! index 16385 16384 0 t_i_idx
 //! ```
+//!
+//! The version on the first line is that of the whole data directory's
+//! format: version 2 brought the 28-byte tuple header of transactions
+//! (`tuple`), and a directory of version 1 is refused.
+//!
+//! ## Transactional DDL
+//!
+//! A transaction's DDL does not touch this catalog until the transaction
+//! commits: it collects [`DdlChange`]s (see `xact`), sees the catalog with
+//! them applied ([`Catalog::with_changes`]), and applies them here at
+//! commit, in one rewrite of the file. Other transactions never see a
+//! relation that is created but not committed; they wait for a relation
+//! being dropped on its `AccessExclusiveLock`.
 //!
 //! An `index` line is `index OID TABLE_OID ATTNO NAME` (a btree on one
 //! column, attribute numbers from 0). Tables and indexes share one name
@@ -25,96 +38,275 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Physical type of a column or value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The type of a column or value: one of PostgreSQL's built-in types, without
+/// its modifier (see [`SqlType`] for that).
+///
+/// Several types share one in-memory representation (`physical` in
+/// tusk-exec's vectors): `date` is a 32-bit day number, `time`, `timestamp`
+/// and `timestamptz` are 64-bit microsecond counts, `varchar` and `bpchar`
+/// are strings like `text`. Dates and timestamps count from 2000-01-01, as
+/// PostgreSQL's do, so that the binary wire format is the stored value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DataType {
     Bool,
+    Int2,
     Int4,
     Int8,
+    Float4,
+    Float8,
     Numeric,
     Text,
+    /// `character varying`: text with an optional length limit.
+    Varchar,
+    /// `character(n)`: blank-padded; trailing blanks do not count in comparisons.
+    Bpchar,
+    Date,
+    Time,
+    Timestamp,
+    TimestampTz,
+    Interval,
 }
 
-/// A column's SQL type: the physical type plus the text length modifier.
+/// A column's SQL type: the type plus its modifier (length, precision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SqlType {
     Bool,
+    Int2,
     Int4,
     Int8,
-    Numeric,
+    Float4,
+    Float8,
+    /// `numeric` or `numeric(precision, scale)`.
+    Numeric(Option<(u16, i16)>),
     Text,
     Varchar(Option<u32>),
     Char(u32),
+    Date,
+    Time,
+    Timestamp,
+    TimestampTz,
+    Interval,
 }
 
 impl SqlType {
     pub fn data_type(self) -> DataType {
         match self {
             SqlType::Bool => DataType::Bool,
+            SqlType::Int2 => DataType::Int2,
             SqlType::Int4 => DataType::Int4,
             SqlType::Int8 => DataType::Int8,
-            SqlType::Numeric => DataType::Numeric,
-            SqlType::Text | SqlType::Varchar(_) | SqlType::Char(_) => DataType::Text,
+            SqlType::Float4 => DataType::Float4,
+            SqlType::Float8 => DataType::Float8,
+            SqlType::Numeric(_) => DataType::Numeric,
+            SqlType::Text => DataType::Text,
+            SqlType::Varchar(_) => DataType::Varchar,
+            SqlType::Char(_) => DataType::Bpchar,
+            SqlType::Date => DataType::Date,
+            SqlType::Time => DataType::Time,
+            SqlType::Timestamp => DataType::Timestamp,
+            SqlType::TimestampTz => DataType::TimestampTz,
+            SqlType::Interval => DataType::Interval,
+        }
+    }
+
+    /// The type without a modifier.
+    pub fn of(ty: DataType) -> SqlType {
+        match ty {
+            DataType::Bool => SqlType::Bool,
+            DataType::Int2 => SqlType::Int2,
+            DataType::Int4 => SqlType::Int4,
+            DataType::Int8 => SqlType::Int8,
+            DataType::Float4 => SqlType::Float4,
+            DataType::Float8 => SqlType::Float8,
+            DataType::Numeric => SqlType::Numeric(None),
+            DataType::Text => SqlType::Text,
+            DataType::Varchar => SqlType::Varchar(None),
+            // `bpchar` without a length: PostgreSQL's typmod -1.
+            DataType::Bpchar => SqlType::Char(0),
+            DataType::Date => SqlType::Date,
+            DataType::Time => SqlType::Time,
+            DataType::Timestamp => SqlType::Timestamp,
+            DataType::TimestampTz => SqlType::TimestampTz,
+            DataType::Interval => SqlType::Interval,
+        }
+    }
+
+    /// PostgreSQL's `atttypmod`: -1 without a modifier, the length plus 4
+    /// for `varchar(n)`/`char(n)`, `((p << 16) | s) + 4` for `numeric(p, s)`.
+    pub fn typmod(self) -> i32 {
+        match self {
+            SqlType::Varchar(Some(n)) => n as i32 + 4,
+            SqlType::Char(n) if n > 0 => n as i32 + 4,
+            SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | (s as i32 & 0xffff)) + 4,
+            _ => -1,
         }
     }
 
     /// The name PostgreSQL prints (`format_type`).
     pub fn display_name(self) -> String {
         match self {
-            SqlType::Bool => "boolean".into(),
-            SqlType::Int4 => "integer".into(),
-            SqlType::Int8 => "bigint".into(),
-            SqlType::Numeric => "numeric".into(),
-            SqlType::Text => "text".into(),
-            SqlType::Varchar(None) => "character varying".into(),
             SqlType::Varchar(Some(n)) => format!("character varying({n})"),
+            SqlType::Char(0) => "bpchar".into(),
             SqlType::Char(n) => format!("character({n})"),
+            SqlType::Numeric(Some((p, s))) => format!("numeric({p},{s})"),
+            other => other.data_type().display_name().into(),
         }
     }
 
     fn encode(self) -> String {
         match self {
-            SqlType::Bool => "bool".into(),
-            SqlType::Int4 => "int4".into(),
-            SqlType::Int8 => "int8".into(),
-            SqlType::Numeric => "numeric".into(),
-            SqlType::Text => "text".into(),
-            SqlType::Varchar(None) => "varchar".into(),
             SqlType::Varchar(Some(n)) => format!("varchar:{n}"),
             SqlType::Char(n) => format!("char:{n}"),
+            SqlType::Numeric(Some((p, s))) => format!("numeric:{p}:{s}"),
+            other => other.data_type().type_name().into(),
         }
     }
 
     fn decode(s: &str) -> Option<SqlType> {
-        Some(match s {
-            "bool" => SqlType::Bool,
-            "int4" => SqlType::Int4,
-            "int8" => SqlType::Int8,
-            "numeric" => SqlType::Numeric,
-            "text" => SqlType::Text,
-            "varchar" => SqlType::Varchar(None),
-            _ => {
-                let (k, n) = s.split_once(':')?;
-                let n = n.parse().ok()?;
-                match k {
-                    "varchar" => SqlType::Varchar(Some(n)),
-                    "char" => SqlType::Char(n),
-                    _ => return None,
-                }
+        if let Some(ty) = DataType::from_type_name(s) {
+            return Some(SqlType::of(ty));
+        }
+        let mut parts = s.split(':');
+        let kind = parts.next()?;
+        let n: u32 = parts.next()?.parse().ok()?;
+        let t = match kind {
+            "varchar" => SqlType::Varchar(Some(n)),
+            "char" => SqlType::Char(n),
+            "numeric" => {
+                SqlType::Numeric(Some((u16::try_from(n).ok()?, parts.next()?.parse().ok()?)))
             }
-        })
+            _ => return None,
+        };
+        parts.next().is_none().then_some(t)
     }
 }
 
+/// Every type, for tables that map names and numbers onto it.
+pub const ALL_TYPES: [DataType; 15] = [
+    DataType::Bool,
+    DataType::Int2,
+    DataType::Int4,
+    DataType::Int8,
+    DataType::Float4,
+    DataType::Float8,
+    DataType::Numeric,
+    DataType::Text,
+    DataType::Varchar,
+    DataType::Bpchar,
+    DataType::Date,
+    DataType::Time,
+    DataType::Timestamp,
+    DataType::TimestampTz,
+    DataType::Interval,
+];
+
 impl DataType {
+    /// The name PostgreSQL prints for the type (`format_type` without a modifier).
     pub fn display_name(self) -> &'static str {
         match self {
             DataType::Bool => "boolean",
+            DataType::Int2 => "smallint",
             DataType::Int4 => "integer",
             DataType::Int8 => "bigint",
+            DataType::Float4 => "real",
+            DataType::Float8 => "double precision",
             DataType::Numeric => "numeric",
             DataType::Text => "text",
+            DataType::Varchar => "character varying",
+            DataType::Bpchar => "character",
+            DataType::Date => "date",
+            DataType::Time => "time without time zone",
+            DataType::Timestamp => "timestamp without time zone",
+            DataType::TimestampTz => "timestamp with time zone",
+            DataType::Interval => "interval",
         }
+    }
+
+    /// The internal name (`pg_type.typname`), also the catalog file's spelling.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            DataType::Bool => "bool",
+            DataType::Int2 => "int2",
+            DataType::Int4 => "int4",
+            DataType::Int8 => "int8",
+            DataType::Float4 => "float4",
+            DataType::Float8 => "float8",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "varchar",
+            DataType::Bpchar => "bpchar",
+            DataType::Date => "date",
+            DataType::Time => "time",
+            DataType::Timestamp => "timestamp",
+            DataType::TimestampTz => "timestamptz",
+            DataType::Interval => "interval",
+        }
+    }
+
+    /// Inverse of [`DataType::type_name`].
+    pub fn from_type_name(name: &str) -> Option<DataType> {
+        ALL_TYPES.into_iter().find(|t| t.type_name() == name)
+    }
+
+    /// PostgreSQL's type oid (`pg_type.oid`), as the wire protocol sends it.
+    pub fn oid(self) -> u32 {
+        match self {
+            DataType::Bool => 16,
+            DataType::Int2 => 21,
+            DataType::Int4 => 23,
+            DataType::Int8 => 20,
+            DataType::Float4 => 700,
+            DataType::Float8 => 701,
+            DataType::Numeric => 1700,
+            DataType::Text => 25,
+            DataType::Varchar => 1043,
+            DataType::Bpchar => 1042,
+            DataType::Date => 1082,
+            DataType::Time => 1083,
+            DataType::Timestamp => 1114,
+            DataType::TimestampTz => 1184,
+            DataType::Interval => 1186,
+        }
+    }
+
+    /// Inverse of [`DataType::oid`].
+    pub fn from_oid(oid: u32) -> Option<DataType> {
+        ALL_TYPES.into_iter().find(|t| t.oid() == oid)
+    }
+
+    /// Bytes a value of the type takes in a tuple; `None` when variable.
+    pub fn fixed_width(self) -> Option<usize> {
+        Some(match self {
+            DataType::Bool => 1,
+            DataType::Int2 => 2,
+            DataType::Int4 | DataType::Float4 | DataType::Date => 4,
+            DataType::Int8
+            | DataType::Float8
+            | DataType::Time
+            | DataType::Timestamp
+            | DataType::TimestampTz => 8,
+            DataType::Interval => 16,
+            DataType::Numeric => 18,
+            DataType::Text | DataType::Varchar | DataType::Bpchar => return None,
+        })
+    }
+
+    /// Whether values are strings (`text`, `varchar`, `bpchar`).
+    pub fn is_string(self) -> bool {
+        matches!(self, DataType::Text | DataType::Varchar | DataType::Bpchar)
+    }
+
+    /// Whether psql right-aligns the type's values (PostgreSQL's numeric category).
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            DataType::Int2
+                | DataType::Int4
+                | DataType::Int8
+                | DataType::Float4
+                | DataType::Float8
+                | DataType::Numeric
+        )
     }
 }
 
@@ -151,6 +343,18 @@ pub struct IndexDef {
     pub column: usize,
 }
 
+/// The data directory format this build reads and writes.
+const FORMAT_VERSION: &str = "2";
+
+/// One catalog change made by a transaction's DDL.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DdlChange {
+    CreateTable(TableDef),
+    CreateIndex(IndexDef),
+    /// A table (with its indexes) or an index.
+    Drop(u32),
+}
+
 /// First oid handed out to user tables, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
 
@@ -166,7 +370,15 @@ fn parse(
     for line in text.lines() {
         let mut parts = line.splitn(3, ' ');
         match parts.next() {
-            Some("tusk-catalog") => {}
+            Some("tusk-catalog") => {
+                if parts.next() != Some(FORMAT_VERSION) {
+                    return Err(StorageError::Other(format!(
+                        "the data directory has format {:?}, this tusk needs {FORMAT_VERSION}: \
+                         it was created by an older tusk (before transactions); create a new one",
+                        line.trim_start_matches("tusk-catalog ")
+                    )));
+                }
+            }
             Some("next_oid") => {
                 *next_oid = parts
                     .next()
@@ -309,8 +521,8 @@ impl Catalog {
         Ok(cat)
     }
 
-    fn save(&self) -> Result<(), StorageError> {
-        let mut text = String::from("tusk-catalog 1\n");
+    pub(crate) fn save(&self) -> Result<(), StorageError> {
+        let mut text = format!("tusk-catalog {FORMAT_VERSION}\n");
         text.push_str(&format!("next_oid {}\n", self.next_oid));
         for t in self.tables.values() {
             text.push_str(&encode_table(t));
@@ -365,9 +577,46 @@ impl Catalog {
         self.add_table(table)
     }
 
+    /// Applies `change` in memory only (no save); returns the oids of the
+    /// relations a drop removed.
+    pub fn apply_unsaved(&mut self, change: &DdlChange) -> Vec<u32> {
+        match change {
+            DdlChange::CreateTable(t) => {
+                self.tables.retain(|_, x| x.oid != t.oid);
+                self.next_oid = self.next_oid.max(t.oid + 1);
+                self.tables.insert(t.name.clone(), t.clone());
+                Vec::new()
+            }
+            DdlChange::CreateIndex(i) => {
+                self.indexes.retain(|_, x| x.oid != i.oid);
+                self.next_oid = self.next_oid.max(i.oid + 1);
+                self.indexes.insert(i.name.clone(), i.clone());
+                Vec::new()
+            }
+            DdlChange::Drop(oid) => self.remove_unsaved(*oid),
+        }
+    }
+
+    /// This catalog as a transaction with `changes` sees it.
+    pub fn with_changes<'c>(&self, changes: impl IntoIterator<Item = &'c DdlChange>) -> Catalog {
+        let mut c = self.clone();
+        for ch in changes {
+            c.apply_unsaved(ch);
+        }
+        c
+    }
+
     /// Removes relation `oid`: a table with its indexes, or an index.
     /// Returns the oids of the relations removed (their files must go too).
     pub fn remove_oid(&mut self, oid: u32) -> Result<Vec<u32>, StorageError> {
+        let gone = self.remove_unsaved(oid);
+        if !gone.is_empty() {
+            self.save()?;
+        }
+        Ok(gone)
+    }
+
+    fn remove_unsaved(&mut self, oid: u32) -> Vec<u32> {
         let mut gone = Vec::new();
         if let Some(name) = self.table_by_oid(oid).map(|t| t.name.clone()) {
             self.tables.remove(&name);
@@ -380,10 +629,7 @@ impl Catalog {
             }
             !drop
         });
-        if !gone.is_empty() {
-            self.save()?;
-        }
-        Ok(gone)
+        gone
     }
 
     /// Whether a table or an index is called `name`.

@@ -19,8 +19,9 @@
 
 use crate::bufmgr::{BufferPool, PinnedBuffer};
 use crate::page;
+use crate::snapshot::Snapshot;
 use crate::tuple;
-use crate::txn::{Snapshot, TxnManager, Xid};
+use crate::txn::{TxnManager, Xid};
 use crate::wal::{BlockRef, RecordType};
 use crate::StorageError;
 
@@ -39,11 +40,7 @@ pub(crate) fn log_page_change(
     let Some(wal) = pool.wal_for(block.rel) else {
         return Ok(());
     };
-    let lsn = if kind != RecordType::HeapInsertInit && wal.needs_fpi(page::lsn(page)) {
-        wal.insert(kind, xid, Some(block), true, &page[..page::PAGE_SIZE])?
-    } else {
-        wal.insert(kind, xid, Some(block), false, payload)?
-    };
+    let lsn = wal.insert_page_change(kind, xid, block, page, payload)?;
     page::set_lsn(page, lsn);
     Ok(())
 }
@@ -99,13 +96,30 @@ pub struct Visibility<'a> {
     snapshot: Snapshot,
     last: [(Xid, bool); 2],
     /// The last inserting xid found visible to the snapshot ([`NO_XID`] at
-    /// first). Whether an inserter is visible depends on that xid alone, so a
-    /// tuple with this xmin and no deleter is visible without further checks:
-    /// a bulk-loaded table costs one comparison per tuple.
+    /// first), never one of the snapshot's own (whose visibility depends on
+    /// the command id). Whether another transaction's insertion is visible
+    /// depends on its xid alone, so a tuple with this xmin and no `xmax` is
+    /// visible without further checks: a bulk-loaded table costs one
+    /// comparison per tuple.
     visible_xmin: Xid,
 }
 
-/// No transaction ever gets this xid (`TxnManager::begin_write` refuses it).
+/// The commit status of `xid` through a two-entry cache.
+#[inline]
+fn cached_committed(txn: &TxnManager, last: &mut [(Xid, bool); 2], xid: Xid) -> bool {
+    if last[0].0 == xid {
+        return last[0].1;
+    }
+    if last[1].0 == xid {
+        return last[1].1;
+    }
+    let c = txn.is_committed(xid);
+    last[1] = last[0];
+    last[0] = (xid, c);
+    c
+}
+
+/// No transaction ever gets this xid (the counter stops well before it).
 const NO_XID: Xid = u32::MAX;
 
 impl<'a> Visibility<'a> {
@@ -120,45 +134,32 @@ impl<'a> Visibility<'a> {
 
     #[inline]
     fn committed(&mut self, xid: Xid) -> bool {
-        if self.last[0].0 == xid {
-            return self.last[0].1;
-        }
-        if self.last[1].0 == xid {
-            return self.last[1].1;
-        }
-        let c = self.txn.is_committed(xid);
-        self.last[1] = self.last[0];
-        self.last[0] = (xid, c);
-        c
+        cached_committed(self.txn, &mut self.last, xid)
     }
 
-    /// Whether the tuple is visible to the snapshot.
+    /// Whether the tuple (whose header is the start of `t`) is visible to
+    /// the snapshot.
     #[inline(always)]
     pub fn sees(&mut self, t: &[u8]) -> bool {
-        self.sees_xids(tuple::xmin(t), tuple::xmax(t))
-    }
-
-    /// [`Visibility::sees`] for a tuple whose header xids are `xmin` and `xmax`.
-    #[inline(always)]
-    pub fn sees_xids(&mut self, xmin: Xid, xmax: Xid) -> bool {
-        if xmin == self.visible_xmin && xmax == crate::txn::INVALID_XID {
+        if tuple::xmin(t) == self.visible_xmin && tuple::xmax(t) == crate::txn::INVALID_XID {
             return true;
         }
-        self.sees_slow(xmin, xmax)
+        self.sees_slow(t)
     }
 
     #[inline(never)]
-    fn sees_slow(&mut self, xmin: Xid, xmax: Xid) -> bool {
-        let snap = self.snapshot;
-        let visible = snap.sees(xmin, xmax, |x| self.committed(x));
-        if visible && xmax == crate::txn::INVALID_XID {
+    fn sees_slow(&mut self, t: &[u8]) -> bool {
+        let (txn, last) = (self.txn, &mut self.last);
+        let visible = self.snapshot.sees(t, |x| cached_committed(txn, last, x));
+        let xmin = tuple::xmin(t);
+        if visible && tuple::xmax(t) == crate::txn::INVALID_XID && !self.snapshot.is_own(xmin) {
             self.visible_xmin = xmin;
         }
         visible
     }
 
-    pub fn snapshot(&self) -> Snapshot {
-        self.snapshot
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
     }
 
     /// Commit status lookup with the same cache (for callers that need it).
@@ -223,9 +224,9 @@ pub fn scan_page_items<R>(
             let header: &[u8; tuple::TUPLE_HEADER_SIZE] = item.tuple(p)[..tuple::TUPLE_HEADER_SIZE]
                 .try_into()
                 .unwrap();
-            let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().unwrap());
-            if vis.sees_xids(word(0), word(4)) {
-                dense &= natts == 0 || tuple::stores_dense(word(8), natts);
+            if vis.sees(header) {
+                let word = u32::from_le_bytes(header[8..12].try_into().unwrap());
+                dense &= natts == 0 || tuple::stores_dense(word, natts);
                 items.push(item);
             }
         }
@@ -234,8 +235,11 @@ pub fn scan_page_items<R>(
 }
 
 /// Calls `f(tid, tuple)` for each of `tids` (of relation `rel`) whose
-/// tuple is visible through `vis` (an index scan's heap fetches). Runs of
-/// TIDs on the same block share one buffer lookup and lock.
+/// tuple is visible through `vis` (an index scan's heap fetches). A TID is
+/// the root of a HOT chain: the version the snapshot sees is looked for
+/// along the chain ([`crate::prune::hot_search`]) and `f` gets that
+/// version's TID. Runs of TIDs on the same block share one buffer lookup
+/// and lock.
 pub fn fetch(
     pool: &BufferPool,
     rel: u32,
@@ -256,11 +260,32 @@ pub fn fetch(
                 if tid.item == 0 || tid.item > n {
                     continue;
                 }
-                if let Some(t) = page::item_bytes(p, tid.item) {
-                    if vis.sees(t) {
-                        f(tid, t);
-                    }
+                if let Some((item, t)) = crate::prune::hot_search(p, tid.item, vis) {
+                    f(Tid { block, item }, t);
                 }
+            }
+        }
+        i += run;
+    }
+    Ok(())
+}
+
+/// Replaces each of `tids` (versions of rows of `rel`, as a scan returned
+/// them) with the TID its index entries must carry: the root of its HOT
+/// chain (see `prune`). CREATE INDEX calls this before building. A version
+/// no chain reaches keeps its own TID.
+pub fn index_tids(pool: &BufferPool, rel: u32, tids: &mut [Tid]) -> Result<(), StorageError> {
+    let mut i = 0;
+    while i < tids.len() {
+        let block = tids[i].block;
+        let run = tids[i..].iter().take_while(|t| t.block == block).count();
+        let buf = pool.read_buffer(rel, block)?;
+        let g = buf.lock_shared();
+        let roots = crate::prune::root_items(g.page());
+        for t in &mut tids[i..i + run] {
+            match roots.get(t.item as usize) {
+                Some(&r) if r != 0 => t.item = r,
+                _ => {}
             }
         }
         i += run;
@@ -382,7 +407,10 @@ fn log_insert(
     log_page_change(pool, page, kind, tuple::xmin(t), block, scratch)
 }
 
-/// Marks the tuple at `tid` deleted by `xid`. Returns false if it was not there.
+/// Marks the tuple at `tid` deleted by `xid` (command 0), whatever its
+/// state: the single-statement path, whose writers run one at a time (see
+/// `txn`). Transactions use [`crate::heapam`], which checks for concurrent
+/// changes and waits. Returns false if the tuple was not there.
 pub fn delete(pool: &BufferPool, rel: u32, tid: Tid, xid: Xid) -> Result<bool, StorageError> {
     let buf = pool.read_buffer(rel, tid.block)?;
     let mut g = buf.lock_exclusive();
@@ -390,31 +418,31 @@ pub fn delete(pool: &BufferPool, rel: u32, tid: Tid, xid: Xid) -> Result<bool, S
     if tid.item == 0 || tid.item > page::item_count(p) {
         return Ok(false);
     }
-    match page::item_bytes_mut(p, tid.item) {
-        Some(t) => {
-            tuple::set_xmax(t, xid);
-            let block = BlockRef {
-                rel,
-                block: tid.block,
-            };
-            log_page_change(
-                pool,
-                p,
-                RecordType::HeapDelete,
-                xid,
-                block,
-                &tid.item.to_le_bytes(),
-            )?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+    let Some(t) = page::item_bytes_mut(p, tid.item) else {
+        return Ok(false);
+    };
+    let state = tuple::XmaxState {
+        xmax: xid,
+        cmax: 0,
+        infomask: (tuple::infomask(t) & !tuple::XMAX_BITS) | tuple::XMAX_KEYS_UPDATED,
+        ctid: (0, 0),
+    };
+    state.apply(t);
+    let mut payload = Vec::with_capacity(2 + tuple::XMAX_STATE_SIZE);
+    payload.extend_from_slice(&tid.item.to_le_bytes());
+    state.encode(&mut payload);
+    let block = BlockRef {
+        rel,
+        block: tid.block,
+    };
+    log_page_change(pool, p, RecordType::HeapDelete, xid, block, &payload)?;
+    Ok(true)
 }
 
 /// Estimates the number of live tuples of a relation of `nblocks` blocks
 /// from up to three sampled pages (first, middle, last): the planner's
 /// substitute for `reltuples` until ANALYZE exists. Tuples with an `xmax`
-/// count as dead.
+/// that is more than a row lock count as dead.
 pub fn estimate_tuples(pool: &BufferPool, rel: u32, nblocks: u32) -> Result<f64, StorageError> {
     if nblocks == 0 {
         return Ok(0.0);
@@ -431,7 +459,7 @@ pub fn estimate_tuples(pool: &BufferPool, rel: u32, nblocks: u32) -> Result<f64,
         }
         live += (1..=page::item_count(p))
             .filter_map(|i| page::item_bytes(p, i))
-            .filter(|t| tuple::xmax(t) == 0)
+            .filter(|t| tuple::xmax(t) == 0 || tuple::infomask(t) & tuple::XMAX_LOCK_ONLY != 0)
             .count();
     }
     Ok((live as f64 / samples.len() as f64 * nblocks as f64).round())

@@ -7,7 +7,7 @@
 //!   tusk.conf     settings read at startup (shared_buffers, huge_pages, work_mem, ...)
 //!   tusk.lock     held with flock() while a process has the directory open
 //!   catalog       tables, columns and indexes (see `catalog`)
-//!   pg_xact       commit status, one byte per transaction id (see `txn`)
+//!   pg_xact       commit status, one byte per transaction id (see `clog`)
 //!   pg_control    redo point of the last checkpoint (see `wal::control`)
 //!   pg_wal/       write-ahead log segments (see `wal`)
 //!   base/OID      relation files, 8 kB pages (see `page`, `smgr`)
@@ -18,8 +18,30 @@
 //! main shared memory region (`tusk-shmem`) and finds pages through the buffer
 //! mapping table (`tusk-chash`). The main region also holds the
 //! `min_dynamic_shared_memory` pool from which [`Database::dsm`] carves
-//! dynamic shared memory segments (parallel query's DSA areas). Heap tuples carry `xmin`/`xmax` (`tuple`,
-//! `heap`) and are filtered through snapshots (`txn`).
+//! dynamic shared memory segments (parallel query's DSA areas).
+//!
+//! ## Transactions
+//!
+//! PostgreSQL's model, for any number of concurrent sessions; `xact` is the
+//! guide to the API the SQL layer uses. The pieces:
+//!
+//! * `tuple`: the header every row version carries — `xmin`/`xmax`, their
+//!   command ids, the `ctid` link to a newer version and the infomask that
+//!   says whether `xmax` deleted, updated or only locked the row;
+//! * `clog` (`pg_xact`) and `procarray`: transaction statuses, running
+//!   transactions, xid assignment, VACUUM's horizon; `snapshot`: MVCC
+//!   snapshots and the visibility rule; `txn`: the two tied together, and
+//!   the single-statement write path of the time before transactions;
+//! * `lock`: table, transaction and tuple locks with wait queues, timeouts
+//!   and deadlock detection; `rowlock`: row lock modes and shared row locks;
+//! * `xact`: a session's transaction — snapshots per statement, command ids,
+//!   savepoints, locks, transactional DDL, commit and abort; `heapam`: row
+//!   updates, deletes and locks that wait for concurrent writers and report
+//!   what they found (READ COMMITTED's re-check and REPEATABLE READ's
+//!   serialization failures are built on it); `commit`: commit records, the
+//!   checkpoint's interplay with running transactions;
+//! * `pgstat`, `autovacuum`, `walwriter`: activity counters, the autovacuum
+//!   thread, the background WAL flush for asynchronous commits.
 //!
 //! Indexes are B+trees on one integer column (`btree`), whose entries are
 //! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
@@ -32,26 +54,39 @@
 //! Every page change is described by a WAL record (`wal`) before the page
 //! may be written, and a commit writes a commit record and (with
 //! `synchronous_commit = on`, the default) flushes the WAL before it reports
-//! success; data pages are written later, by eviction, checkpoints
+//! success — concurrent commits share flushes (group commit); data pages are written later, by eviction, checkpoints
 //! (`CHECKPOINT`, every `max_wal_size` of WAL or `checkpoint_timeout`) and
 //! shutdown. After a crash, [`Database::open`] replays the WAL from the last
 //! checkpoint (`recovery`, which states the invariants and the algorithm).
 
+pub mod autovacuum;
 pub mod btree;
 pub mod bufmgr;
 pub mod buftable;
 pub mod catalog;
+pub mod clog;
+mod commit;
 pub mod fsm;
 pub mod heap;
+pub mod heapam;
+pub mod lock;
 pub mod page;
+pub mod pgstat;
+pub mod procarray;
+pub mod prune;
 pub mod recovery;
+pub mod rowlock;
 pub mod smgr;
+pub mod snapshot;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
 pub mod vacuum;
 pub mod visible;
 pub mod wal;
+pub mod walwriter;
+pub mod xact;
+mod xidtree;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -60,12 +95,17 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
-pub use catalog::{Catalog, ColumnDef, DataType, IndexDef, SqlType, TableDef};
+pub use catalog::{Catalog, ColumnDef, DataType, DdlChange, IndexDef, SqlType, TableDef};
 pub use heap::Tid;
+pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};
+pub use lock::{LockError, LockMode, LockTag, WaitOptions};
 pub use recovery::{RecoveryOptions, RecoveryPrefetch, RecoveryStats};
+pub use rowlock::RowLockMode;
+pub use snapshot::{CommandId, Snapshot};
 pub use tusk_shmem::HugePages;
-pub use txn::{Snapshot, TxnManager, WriteTxn, Xid};
+pub use txn::{TxnManager, WriteTxn, Xid};
 pub use wal::Wal;
+pub use xact::{IsolationLevel, Transaction, TxnOptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -78,11 +118,50 @@ pub enum StorageError {
     Shmem(#[from] tusk_shmem::ShmemError),
     #[error("{0}")]
     Other(String),
+    /// An error the client sees with its own SQLSTATE (serialization
+    /// failures, deadlocks, lock timeouts, ...).
+    #[error("{}", .0.message)]
+    Report(Box<ErrorReport>),
+}
+
+/// An error as PostgreSQL reports it: SQLSTATE, message, DETAIL, HINT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorReport {
+    pub code: &'static str,
+    pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
 }
 
 impl StorageError {
     pub fn io(context: String, source: std::io::Error) -> StorageError {
         StorageError::Io { context, source }
+    }
+
+    /// An error with SQLSTATE `code` and `message`.
+    pub fn report(code: &'static str, message: impl Into<String>) -> StorageError {
+        StorageError::Report(Box::new(ErrorReport {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+        }))
+    }
+
+    /// The SQLSTATE, for errors that carry one.
+    pub fn sqlstate(&self) -> Option<&'static str> {
+        match self {
+            StorageError::Report(r) => Some(r.code),
+            _ => None,
+        }
+    }
+
+    /// The DETAIL and HINT lines, for errors that carry them.
+    pub fn report_details(&self) -> Option<&ErrorReport> {
+        match self {
+            StorageError::Report(r) => Some(r),
+            _ => None,
+        }
     }
 }
 
@@ -237,6 +316,15 @@ const DEFAULT_CONF: &str = "\
 #wal_buffers = 4MB
 #max_wal_size = 1GB
 #checkpoint_timeout = 5min
+#wal_writer_delay = 200ms
+#autovacuum = on
+#autovacuum_naptime = 1min
+#autovacuum_vacuum_threshold = 50
+#autovacuum_vacuum_scale_factor = 0.2
+#autovacuum_vacuum_insert_threshold = 1000
+#autovacuum_vacuum_insert_scale_factor = 0.2
+#autovacuum_analyze_threshold = 50
+#autovacuum_analyze_scale_factor = 0.1
 #recovery_prefetch = try
 #maintenance_io_concurrency = 10
 #wal_decode_buffer_size = 512kB
@@ -274,16 +362,61 @@ pub struct Database {
     /// pool, fresh ones beyond it. Parallel query builds its DSA areas on it
     /// (`tusk_shmem::DsaArea::create(&db.dsm, ...)`).
     pub dsm: tusk_shmem::Dsm,
-    catalog: RwLock<Catalog>,
+    /// The committed catalog; transactions see copies of it with their own
+    /// DDL applied (see `xact`).
+    catalog: RwLock<Arc<Catalog>>,
     settings: BTreeMap<String, String>,
     options: StartupOptions,
     pub wal: Arc<Wal>,
-    /// Tables dropped by the running writer, removed once it commits.
+    /// Table, transaction and tuple locks (see `lock`).
+    pub locks: lock::LockManager,
+    /// Holders of shared row locks (see `rowlock`).
+    pub share_locks: rowlock::ShareLocks,
+    /// `pg_stat_user_tables` counters (see `pgstat`).
+    pub stats: pgstat::Stats,
+    /// Tables dropped by the running single-statement writer, removed once
+    /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
-    /// Relations created by the running writer: unlogged until it commits.
+    /// Relations created by the running single-statement writer: unlogged
+    /// until it commits.
     new_relations: Mutex<Vec<(Xid, u32)>>,
+    /// DDL records of running transactions (see `commit`).
+    pending_ddl: Mutex<Vec<commit::PendingDdl>>,
+    /// Held shared by committers from their commit record to their final
+    /// status, exclusively by a checkpoint choosing its redo point (see
+    /// `commit`).
+    commit_gate: RwLock<()>,
+    checkpoint_lock: Mutex<()>,
     last_checkpoint: Mutex<Instant>,
     recovery_stats: RecoveryStats,
+    autovacuum: Mutex<Option<autovacuum::Launcher>>,
+    walwriter: Mutex<Option<walwriter::WalWriter>>,
+}
+
+/// Read access to the committed catalog (derefs to [`Catalog`]).
+pub struct CatalogRead<'a>(RwLockReadGuard<'a, Arc<Catalog>>);
+
+impl std::ops::Deref for CatalogRead<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        &self.0
+    }
+}
+
+/// Write access to the committed catalog (the single-statement path).
+pub struct CatalogWrite<'a>(RwLockWriteGuard<'a, Arc<Catalog>>);
+
+impl std::ops::Deref for CatalogWrite<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CatalogWrite<'_> {
+    fn deref_mut(&mut self) -> &mut Catalog {
+        Arc::make_mut(&mut self.0)
+    }
 }
 
 /// The process's limit on open files, raised once to the hard limit.
@@ -433,8 +566,9 @@ impl Database {
         let mapping = table_layout.build(&region);
         let pool = BufferPool::new(region, pool_layout, mapping, smgr.clone());
         let txn = TxnManager::open(&dir.join("pg_xact"))?;
-        let catalog = RwLock::new(Catalog::open(&dir.join("catalog"))?);
+        let catalog = RwLock::new(Arc::new(Catalog::open(&dir.join("catalog"))?));
         let (wal, recovery_stats) = recover(dir, &pool, &smgr, &txn, &catalog, &options)?;
+        let autovacuum_options = autovacuum::AutovacuumOptions::from_settings(&settings)?;
         let db = Database {
             dir: dir.to_path_buf(),
             _lock: lock,
@@ -446,14 +580,47 @@ impl Database {
             settings,
             options,
             wal,
+            locks: lock::LockManager::default(),
+            share_locks: rowlock::ShareLocks::default(),
+            stats: pgstat::Stats::default(),
             pending_drops: Mutex::new(Vec::new()),
             new_relations: Mutex::new(Vec::new()),
+            pending_ddl: Mutex::new(Vec::new()),
+            commit_gate: RwLock::new(()),
+            checkpoint_lock: Mutex::new(()),
             last_checkpoint: Mutex::new(Instant::now()),
             recovery_stats,
+            autovacuum: Mutex::new(None),
+            walwriter: Mutex::new(None),
         };
         // End-of-recovery checkpoint (also writes pg_control the first time).
         db.checkpoint()?;
-        Ok(Arc::new(db))
+        let delay = match db.settings.get("wal_writer_delay") {
+            // A bare number is in milliseconds for this one, as in PostgreSQL.
+            Some(v) => v
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .map(Duration::from_millis)
+                .or_else(|| parse_duration(v))
+                .filter(|d| (Duration::from_millis(1)..=Duration::from_secs(10)).contains(d))
+                .ok_or_else(|| {
+                    StorageError::Other(format!(
+                        "invalid value for parameter \"wal_writer_delay\": \"{v}\""
+                    ))
+                })?,
+            None => Duration::from_millis(200),
+        };
+        *db.walwriter.lock().unwrap_or_else(|e| e.into_inner()) = Some(
+            walwriter::WalWriter::start(db.wal.clone(), delay)
+                .map_err(|e| StorageError::io("could not start the WAL writer".into(), e))?,
+        );
+        let db = Arc::new(db);
+        if autovacuum_options.enabled {
+            *db.autovacuum.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some(autovacuum::Launcher::start(&db, autovacuum_options)?);
+        }
+        Ok(db)
     }
 
     /// What the recovery at open did (all zero after a clean shutdown).
@@ -479,171 +646,42 @@ impl Database {
         &self.options
     }
 
-    pub fn catalog(&self) -> RwLockReadGuard<'_, Catalog> {
-        self.catalog.read().unwrap_or_else(|e| e.into_inner())
+    /// The committed catalog, locked for reading (short uses only: a
+    /// statement keeps [`Database::catalog_snapshot`] instead).
+    pub fn catalog(&self) -> CatalogRead<'_> {
+        CatalogRead(self.catalog.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    pub fn catalog_mut(&self) -> RwLockWriteGuard<'_, Catalog> {
-        self.catalog.write().unwrap_or_else(|e| e.into_inner())
+    /// The committed catalog, locked for changing (the single-statement
+    /// path and oid allocation; transactions change it at commit).
+    pub fn catalog_mut(&self) -> CatalogWrite<'_> {
+        CatalogWrite(self.catalog.write().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Makes a writing transaction's changes durable (a flushed commit
-    /// record, unless `synchronous_commit = off`) and visible. Tables it
-    /// dropped disappear here, after the commit record is durable.
-    pub fn commit(&self, txn: WriteTxn<'_>) -> Result<(), StorageError> {
-        let xid = txn.xid();
-        // Relations this transaction created were not logged: make them
-        // durable before the commit record can be.
-        let created: Vec<(Xid, u32)> =
-            std::mem::take(&mut *self.new_relations.lock().unwrap_or_else(|e| e.into_inner()));
-        for &(x, oid) in &created {
-            if x == xid && self.smgr.exists(oid) {
-                self.pool.flush_relation(oid)?;
-                self.smgr.sync(oid)?;
-            }
-            self.pool.set_unlogged(oid, false);
-        }
-        let lsn = self
-            .wal
-            .insert(wal::RecordType::Commit, xid, None, false, &[])?;
-        let drops: Vec<u32> = {
-            let mut p = self.pending_drops.lock().unwrap_or_else(|e| e.into_inner());
-            let mine = p
-                .iter()
-                .filter(|(x, _)| *x == xid)
-                .map(|&(_, o)| o)
-                .collect();
-            p.clear();
-            mine
-        };
-        if self.options.durability.synchronous_commit || !drops.is_empty() {
-            self.wal.flush(lsn)?;
-        }
-        for oid in drops {
-            let gone = self.catalog_mut().remove_oid(oid)?;
-            for rel in gone.into_iter().chain([oid]) {
-                self.pool.drop_relation(rel);
-                self.smgr.unlink(rel)?;
-            }
-        }
-        txn.commit()?;
-        self.maybe_checkpoint()
+    /// The committed catalog as of now, without holding a lock.
+    pub fn catalog_snapshot(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
-    /// Logs the creation of `table` by `txn`; call before creating its file.
-    /// Until `txn` commits, changes to the new relation are not logged (an
-    /// abort or crash discards the whole relation anyway); the commit writes
-    /// and fsyncs it instead.
-    pub fn log_create_table(
-        &self,
-        txn: &WriteTxn<'_>,
-        table: &TableDef,
-    ) -> Result<(), StorageError> {
-        self.new_relations
+    /// Registers ANALYZE for autovacuum to run on tables whose changes pass
+    /// the analyze threshold (see `autovacuum`).
+    pub fn set_analyze_hook(&self, hook: autovacuum::AnalyzeHook) {
+        if let Some(l) = self
+            .autovacuum
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((txn.xid(), table.oid));
-        self.pool.set_unlogged(table.oid, true);
-        self.log_ddl(
-            wal::RecordType::CreateTable,
-            txn,
-            &catalog::encode_table(table),
-        )
-    }
-
-    /// Inserts and flushes a DDL record (catalog text as payload). The record
-    /// must be durable before the catalog entry or the file can exist, or
-    /// recovery could not tell that they must go.
-    fn log_ddl(
-        &self,
-        kind: wal::RecordType,
-        txn: &WriteTxn<'_>,
-        text: &str,
-    ) -> Result<(), StorageError> {
-        let lsn = self
-            .wal
-            .insert(kind, txn.xid(), None, false, text.as_bytes())?;
-        self.wal.flush(lsn)
-    }
-
-    /// Logs the creation of index `index` by `txn`; call before creating
-    /// its file. Unlike a table created by CREATE TABLE AS, the index is
-    /// logged from its first page: the bulk build writes every page as an
-    /// image (PostgreSQL's `log_newpage` with `wal_level = replica`), so the
-    /// index's later changes need no full-page image until the next
-    /// checkpoint, and recovery rebuilds it from the WAL alone.
-    pub fn log_create_index(
-        &self,
-        txn: &WriteTxn<'_>,
-        index: &IndexDef,
-    ) -> Result<(), StorageError> {
-        self.log_ddl(
-            wal::RecordType::CreateIndex,
-            txn,
-            &catalog::encode_index(index),
-        )
-    }
-
-    /// Drops `table` (with its indexes) when `txn` commits (and not at all
-    /// if it aborts).
-    pub fn drop_table(&self, txn: &WriteTxn<'_>, table: &TableDef) -> Result<(), StorageError> {
-        self.drop_relation(txn, table.oid)
-    }
-
-    /// Drops relation `oid` (a table with its indexes, or an index) when
-    /// `txn` commits.
-    pub fn drop_relation(&self, txn: &WriteTxn<'_>, oid: u32) -> Result<(), StorageError> {
-        self.wal.insert(
-            wal::RecordType::DropTable,
-            txn.xid(),
-            None,
-            false,
-            &oid.to_le_bytes(),
-        )?;
-        self.pending_drops
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((txn.xid(), oid));
-        Ok(())
-    }
-
-    /// Checkpoints if `max_wal_size` of WAL or `checkpoint_timeout` passed
-    /// since the last one.
-    fn maybe_checkpoint(&self) -> Result<(), StorageError> {
-        let d = &self.options.durability;
-        let wal_since = self.wal.insert_lsn() - self.wal.redo_lsn();
-        let due = wal_since >= d.max_wal_size
-            || self
-                .last_checkpoint
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .elapsed()
-                >= d.checkpoint_timeout;
-        if due {
-            self.checkpoint()?;
+            .as_ref()
+        {
+            l.set_analyze_hook(hook);
         }
-        Ok(())
     }
 
-    /// A checkpoint (`CHECKPOINT`, periodic, end of recovery, shutdown):
-    /// under the writer lock, take the end of WAL as the redo point, write
-    /// and fsync every dirty page, the relation files and `pg_xact`, record
-    /// the redo point in `pg_control` and remove WAL segments before it.
-    pub fn checkpoint(&self) -> Result<(), StorageError> {
-        let _writer = self.txn.lock_writer();
-        let redo = self.wal.insert_lsn();
-        self.wal.set_redo_lsn(redo);
-        self.pool.flush_all()?;
-        self.smgr.sync_all()?;
-        self.txn.sync()?;
-        self.wal.flush_all()?;
-        wal::control::write(&self.dir.join("pg_control"), redo)?;
-        self.wal.remove_old_segments(redo)?;
-        *self
-            .last_checkpoint
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        Ok(())
+    /// Starts a transaction (see `xact`).
+    pub fn begin(self: &Arc<Self>, opts: TxnOptions) -> Transaction {
+        Transaction::begin(self, opts)
     }
 
     /// Number of blocks of a relation.
@@ -659,7 +697,7 @@ fn recover(
     pool: &BufferPool,
     smgr: &smgr::Smgr,
     txn: &TxnManager,
-    catalog: &RwLock<Catalog>,
+    catalog: &RwLock<Arc<Catalog>>,
     options: &StartupOptions,
 ) -> Result<(Arc<Wal>, RecoveryStats), StorageError> {
     let wal_dir = dir.join("pg_wal");
@@ -677,6 +715,20 @@ fn recover(
 
 impl Drop for Database {
     fn drop(&mut self) {
+        if let Some(l) = self
+            .autovacuum
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            l.stop();
+        }
+        drop(
+            self.walwriter
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
         let _ = self.checkpoint();
     }
 }

@@ -11,8 +11,11 @@
 //! computed when the page is written out, flags, and the `lower`/`upper` bounds
 //! of the free space. Line pointers grow up from the header; tuple bodies grow
 //! down from the end. A line pointer is `(offset: u16, len: u16)`; the top two
-//! bits of `offset` hold its state (unused, normal, dead). Item numbers
-//! (offsets in a TID) start at 1, as in PostgreSQL.
+//! bits of `offset` hold its state (unused, normal, redirect, dead). A
+//! *redirect* has no tuple: its offset field is the item number it points
+//! to (the first live version of a HOT chain whose root version was pruned,
+//! see `heapam`). Item numbers (offsets in a TID) start at 1, as in
+//! PostgreSQL.
 //!
 //! VACUUM frees space in two steps, as PostgreSQL does: pruning turns the
 //! line pointers of dead tuples *dead* and compacts the tuple bodies
@@ -46,6 +49,8 @@ const LP_STATE_SHIFT: u16 = 14;
 pub enum ItemState {
     Unused = 0,
     Normal = 1,
+    /// Points at another item of the page (its offset field).
+    Redirect = 2,
     Dead = 3,
 }
 
@@ -129,14 +134,13 @@ pub fn line_pointers(page: &[u8]) -> impl Iterator<Item = (u16, (ItemState, usiz
 
 /// A line pointer's 4 bytes as (state, offset, length). The bytes are read
 /// as one little-endian word and the state comes from a table indexed by
-/// its two state bits (a redirect, unused here, counts as unused), so the
-/// decoding has no branch.
+/// its two state bits, so the decoding has no branch.
 #[inline(always)]
 fn decode_line_pointer(lp: [u8; LINE_POINTER_SIZE]) -> (ItemState, usize, usize) {
     const STATES: [ItemState; 4] = [
         ItemState::Unused,
         ItemState::Normal,
-        ItemState::Unused,
+        ItemState::Redirect,
         ItemState::Dead,
     ];
     let lp = u32::from_le_bytes(lp);
@@ -229,6 +233,54 @@ pub fn prune(page: &mut [u8], items: &[u16]) -> bool {
     }
     compact(page);
     true
+}
+
+/// One page prune (see `heapam`): `redirect` pairs `(root, target)` turn
+/// roots of HOT chains into redirects to their first live version, `dead`
+/// items become dead (their index entries remain until VACUUM), `unused`
+/// items (heap-only versions, which no index entry points at) become
+/// unused at once; then the page is compacted. Returns false, changing
+/// nothing, if an item is out of range or a dead or unused item is not
+/// normal (or, for `dead`, a redirect) or a redirect target is not normal.
+pub fn prune_items(page: &mut [u8], redirect: &[(u16, u16)], dead: &[u16], unused: &[u16]) -> bool {
+    let n = item_count(page);
+    let state = |i: u16| (i >= 1 && i <= n).then(|| item(page, i).0);
+    let ok = redirect.iter().all(|&(r, t)| {
+        matches!(state(r), Some(ItemState::Normal | ItemState::Redirect))
+            && state(t) == Some(ItemState::Normal)
+            && !dead.contains(&t)
+            && !unused.contains(&t)
+    }) && dead
+        .iter()
+        .all(|&i| matches!(state(i), Some(ItemState::Normal | ItemState::Redirect)))
+        && unused.iter().all(|&i| state(i) == Some(ItemState::Normal));
+    if !ok {
+        return false;
+    }
+    for &(r, t) in redirect {
+        set_item(page, r, ItemState::Redirect, t as usize, 0);
+    }
+    for &i in dead {
+        set_item(page, i, ItemState::Dead, 0, 0);
+    }
+    for &i in unused {
+        set_item(page, i, ItemState::Unused, 0, 0);
+    }
+    if !unused.is_empty() {
+        let flags = get_u16(page, OFF_FLAGS) | HAS_FREE_LINES;
+        put_u16(page, OFF_FLAGS, flags);
+    }
+    compact(page);
+    true
+}
+
+/// Where redirect item `item` points, if it is one.
+#[inline]
+pub fn redirect_target(page: &[u8], item: u16) -> Option<u16> {
+    match self::item(page, item) {
+        (ItemState::Redirect, target, _) => Some(target as u16),
+        _ => None,
+    }
 }
 
 #[inline(always)]
@@ -514,6 +566,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn prune_items_redirects_and_frees() {
+        let mut p = vec![0u8; PAGE_SIZE];
+        init(&mut p);
+        for k in 0..6u8 {
+            add_item(&mut p, &[k; 64]).unwrap();
+        }
+        let before = free_space(&p);
+        assert!(
+            !prune_items(&mut p, &[(1, 2)], &[2], &[]),
+            "target must stay normal"
+        );
+        assert!(prune_items(&mut p, &[(1, 3)], &[4], &[2]));
+        assert_eq!(redirect_target(&p, 1), Some(3));
+        assert_eq!(item(&p, 2).0, ItemState::Unused);
+        assert_eq!(item(&p, 4).0, ItemState::Dead);
+        assert_eq!(item_bytes(&p, 3).unwrap(), &[2u8; 64][..]);
+        assert!(free_space(&p) >= before + 3 * 64);
+        // A redirect whose chain died entirely becomes dead.
+        assert!(prune_items(&mut p, &[], &[1], &[3]));
+        assert_eq!(item(&p, 1).0, ItemState::Dead);
+        assert_eq!(add_item(&mut p, b"x"), Some(2), "unused items are reused");
     }
 
     #[test]

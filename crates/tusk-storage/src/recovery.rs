@@ -13,16 +13,21 @@
 //!    redo point logs the whole page (`full_page_writes = on`): a page torn by
 //!    a crash in the middle of its write is rebuilt from the image, never read.
 //!    Insertions into empty pages format the page in redo and need no image.
-//! 4. *Checkpoints.* A checkpoint holds the writer lock, takes the current end
-//!    of WAL as its redo point, writes and fsyncs every dirty page, the
-//!    relation files and `pg_xact`, and then replaces `pg_control`. Everything
-//!    before the redo point is then in the data files, so WAL segments before
-//!    it are removed. Because no transaction runs during a checkpoint, a
-//!    transaction that wrote records before the redo point had also written
-//!    its `pg_xact` status before it.
+//! 4. *Checkpoints.* A checkpoint takes the current end of WAL as its redo
+//!    point, writes and fsyncs every dirty page, the relation files and
+//!    `pg_xact`, and then replaces `pg_control`. Everything before the redo
+//!    point is then in the data files, so WAL segments before it are
+//!    removed. Transactions run on during a checkpoint; two rules keep the
+//!    outcomes of those that straddle the redo point: a commit record and
+//!    the `pg_xact` status it stands for are never separated by the redo
+//!    point (the commit gate, see `commit`), and the DDL records of running
+//!    transactions are logged again after the redo point. A transaction
+//!    that wrote records before the redo point and ends after it has its
+//!    commit or abort record after it (or none, after a crash: aborted).
 //! 5. *Commit.* A commit record is inserted (and flushed, with
 //!    `synchronous_commit = on`) before `pg_xact` says committed and before
-//!    success is reported.
+//!    success is reported. It lists the transaction's committed
+//!    subtransactions; an abort record lists the sub-xids it aborts too.
 //!
 //! ## The algorithm
 //!
@@ -34,8 +39,9 @@
 //!   page) and, unless the page LSN shows the change is already there
 //!   (`page LSN >= record LSN`), apply it and set the page LSN. This makes
 //!   redo idempotent: replaying twice is the same as once.
-//! * commit records: the xid committed. Abort records (a statement that
-//!   failed after writing records): the xid aborted. Every xid that wrote
+//! * commit records: the xid and the sub-xids in the record committed.
+//!   Abort records (a rolled-back transaction or savepoint, a statement that
+//!   failed after writing records): the xid and its listed sub-xids aborted. Every xid that wrote
 //!   records after the redo point but has no commit record is aborted too —
 //!   a crash leaves no abort record, and neither does a lost unflushed one —
 //!   including one whose `pg_xact` byte said committed with
@@ -61,7 +67,9 @@
 //! `CreateIndex` the same way (a committed one is restored if its table
 //! still exists); dropping a table removes its indexes' entries and files.
 //!
-//! Btree records (`BtreeInsert`, `BtreePage`, `BtreeDelete`) and VACUUM's
+//! Row changes of transactions (`HeapDelete`, `HeapLock`, `HeapUpdate`)
+//! carry the tuple's new xmax state (xmax, cmax, infomask, ctid) and, for
+//! an update within one page, the new version. Btree records (`BtreeInsert`, `BtreePage`, `BtreeDelete`) and VACUUM's
 //! heap records (`HeapPrune`, `HeapUnused`) are page changes like the heap's
 //! and go through the same LSN check; their redo is in `btree::redo` and
 //! `page::prune` / `page::set_unused`.
@@ -518,7 +526,7 @@ pub fn replay(
     pool: &BufferPool,
     smgr: &Smgr,
     txn: &TxnManager,
-    catalog: &RwLock<Catalog>,
+    catalog: &RwLock<std::sync::Arc<Catalog>>,
     options: RecoveryOptions,
 ) -> Result<Outcome, StorageError> {
     assert!(pool.wal().is_none(), "redo must not log");
@@ -777,7 +785,8 @@ pub fn replay(
     )?;
     stats.aborted = r.aborted.len() as u64;
     // DDL outcomes, in WAL order.
-    let mut cat = catalog.write().unwrap_or_else(|e| e.into_inner());
+    let mut guard = catalog.write().unwrap_or_else(|e| e.into_inner());
+    let cat = std::sync::Arc::make_mut(&mut guard);
     for d in r.ddl {
         match d {
             Ddl::Create(xid, def) => {
@@ -848,10 +857,12 @@ impl Replayer<'_> {
         match rec.kind {
             RecordType::Commit => {
                 self.committed.insert(rec.xid);
+                self.committed.extend(rec.sub_xids());
                 Ok(true)
             }
             RecordType::Abort => {
                 self.aborted.insert(rec.xid);
+                self.aborted.extend(rec.sub_xids());
                 Ok(true)
             }
             RecordType::CreateTable => {
@@ -881,6 +892,9 @@ impl Replayer<'_> {
             RecordType::HeapInsert
             | RecordType::HeapInsertInit
             | RecordType::HeapDelete
+            | RecordType::HeapLock
+            | RecordType::HeapUpdate
+            | RecordType::HeapPruneChains
             | RecordType::HeapPrune
             | RecordType::HeapUnused
             | RecordType::BtreeInsert
@@ -920,6 +934,11 @@ impl Replayer<'_> {
             page::set_lsn(p, rec.lsn);
             return Ok(true);
         }
+        if rec.kind == RecordType::HeapPruneChains {
+            crate::prune::redo(p, &rec.payload).map_err(|e| corrupt(rec, e))?;
+            page::set_lsn(p, rec.lsn);
+            return Ok(true);
+        }
         if matches!(rec.kind, RecordType::HeapPrune | RecordType::HeapUnused) {
             let mut items = Vec::new();
             crate::wal::decode_item_set(&rec.payload, &mut items).map_err(|e| corrupt(rec, e))?;
@@ -950,10 +969,20 @@ impl Replayer<'_> {
                     return Err(corrupt(rec, "item number does not match"));
                 }
             }
-            RecordType::HeapDelete => {
+            RecordType::HeapDelete | RecordType::HeapLock | RecordType::HeapUpdate => {
+                let state = tuple::XmaxState::decode(&rec.payload[2..])
+                    .ok_or_else(|| corrupt(rec, "short payload"))?;
                 let t = page::item_bytes_mut(p, item)
-                    .ok_or_else(|| corrupt(rec, "deleted item missing"))?;
-                tuple::set_xmax(t, rec.xid);
+                    .ok_or_else(|| corrupt(rec, "changed item missing"))?;
+                state.apply(t);
+                // An update whose new version is on the same page.
+                let rest = &rec.payload[2 + tuple::XMAX_STATE_SIZE..];
+                if rec.kind == RecordType::HeapUpdate && rest.len() > 2 {
+                    let new_item = u16::from_le_bytes([rest[0], rest[1]]);
+                    if page::add_item(p, &rest[2..]) != Some(new_item) {
+                        return Err(corrupt(rec, "item number does not match"));
+                    }
+                }
             }
             _ => unreachable!(),
         }

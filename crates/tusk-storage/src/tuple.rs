@@ -1,20 +1,76 @@
 //! Heap tuple format.
 //!
 //! ```text
-//! xmin u32 | xmax u32 | natts u16 | flags u16 | [null bitmap] | attributes...
+//!  0 xmin u32        inserting transaction (or subtransaction)
+//!  4 xmax u32        deleting, updating or locking transaction; 0 if none
+//!  8 natts u16
+//! 10 infomask u16    HAS_NULLS and the xmax bits below
+//! 12 cmin u32        command id of the insertion within xmin's transaction
+//! 16 cmax u32        command id of the deletion/update within xmax's
+//! 20 ctid block u32  newer version of an updated tuple (valid with XMAX_IS_UPDATE)
+//! 24 ctid item u16
+//! 26 reserved u16
+//! 28 [null bitmap] attributes...
 //! ```
 //!
 //! The null bitmap (one bit per attribute, set = NULL) is present only when
-//! `flags & HAS_NULLS`. NULL attributes take no bytes. Attribute encodings, all
+//! `infomask & HAS_NULLS`. NULL attributes take no bytes. Attribute encodings, all
 //! little endian and unaligned: `boolean` 1 byte, `integer` 4, `bigint` 8,
 //! `numeric` 16-byte unscaled value + 2-byte scale, text types a 2-byte length
 //! and the UTF-8 bytes (a tuple must fit in a page; there is no TOAST).
+//!
+//! ## The xmax bits
+//!
+//! `xmax` names at most one transaction that deleted, updated or
+//! exclusively locked the tuple; what it did is in the infomask:
+//!
+//! * [`XMAX_LOCK_ONLY`]: it only locked the row (`SELECT ... FOR UPDATE` /
+//!   `FOR NO KEY UPDATE`, with [`XMAX_KEYS_UPDATED`] for the stronger `FOR
+//!   UPDATE`). A locker never makes the tuple invisible.
+//! * otherwise it deleted the tuple, or updated it when [`XMAX_IS_UPDATE`]
+//!   is set, and then `ctid` is the newer version. [`XMAX_KEYS_UPDATED`]
+//!   marks a delete or an update that changed key columns (the row lock it
+//!   implies is `FOR UPDATE` rather than `FOR NO KEY UPDATE`).
+//!
+//! Shared row locks (`FOR SHARE`, `FOR KEY SHARE`) can be held by several
+//! transactions at once. PostgreSQL puts a MultiXactId in `xmax` for them;
+//! tusk sets [`SHARE_LOCKED`] and keeps the lockers in memory (see
+//! `rowlock`): locks only matter while their holders run, and after a crash
+//! none does, so a flag left on a page by a crash means nothing.
+//!
+//! PostgreSQL stores `cmin` and `cmax` in one field and keeps a per-backend
+//! "combo" map for tuples inserted and deleted by the same transaction; tusk
+//! spends four more bytes per tuple and stores both.
+//!
+//! [`HEAP_ONLY`] and [`HOT_UPDATED`] mark heap-only tuples (HOT updates, see
+//! `heapam`): versions without index entries, reached along the chain from
+//! the version the index points at.
 
 use crate::catalog::DataType;
 use crate::txn::Xid;
 
-pub const TUPLE_HEADER_SIZE: usize = 12;
-const HAS_NULLS: u16 = 1;
+pub const TUPLE_HEADER_SIZE: usize = 28;
+/// Infomask: the tuple has a null bitmap.
+pub const HAS_NULLS: u16 = 0x0001;
+/// Infomask: `xmax` only locked the row.
+pub const XMAX_LOCK_ONLY: u16 = 0x0002;
+/// Infomask: a delete, a key-changing update, or a `FOR UPDATE` lock.
+pub const XMAX_KEYS_UPDATED: u16 = 0x0004;
+/// Infomask: `xmax` updated the tuple; `ctid` is the newer version.
+pub const XMAX_IS_UPDATE: u16 = 0x0008;
+/// Infomask: shared row lockers may be registered for this tuple.
+pub const SHARE_LOCKED: u16 = 0x0010;
+/// Infomask: the newer version is a heap-only tuple on the same page.
+pub const HOT_UPDATED: u16 = 0x0020;
+/// Infomask: this version has no index entries (a HOT update made it).
+pub const HEAP_ONLY: u16 = 0x0040;
+/// The bits that describe `xmax`; cleared when `xmax` is replaced.
+pub const XMAX_BITS: u16 = XMAX_LOCK_ONLY | XMAX_KEYS_UPDATED | XMAX_IS_UPDATE | HOT_UPDATED;
+
+const OFF_INFOMASK: usize = 10;
+const OFF_CMIN: usize = 12;
+const OFF_CMAX: usize = 16;
+const OFF_CTID: usize = 20;
 
 #[inline]
 pub fn xmin(t: &[u8]) -> Xid {
@@ -34,6 +90,103 @@ pub fn xids(t: &[u8]) -> u64 {
 
 pub fn set_xmax(t: &mut [u8], xid: Xid) {
     t[4..8].copy_from_slice(&xid.to_le_bytes());
+}
+
+pub fn set_xmin(t: &mut [u8], xid: Xid) {
+    t[0..4].copy_from_slice(&xid.to_le_bytes());
+}
+
+#[inline]
+pub fn infomask(t: &[u8]) -> u16 {
+    u16::from_le_bytes([t[OFF_INFOMASK], t[OFF_INFOMASK + 1]])
+}
+
+pub fn set_infomask(t: &mut [u8], m: u16) {
+    t[OFF_INFOMASK..OFF_INFOMASK + 2].copy_from_slice(&m.to_le_bytes());
+}
+
+#[inline]
+pub fn cmin(t: &[u8]) -> u32 {
+    u32::from_le_bytes(t[OFF_CMIN..OFF_CMIN + 4].try_into().unwrap())
+}
+
+pub fn set_cmin(t: &mut [u8], cid: u32) {
+    t[OFF_CMIN..OFF_CMIN + 4].copy_from_slice(&cid.to_le_bytes());
+}
+
+#[inline]
+pub fn cmax(t: &[u8]) -> u32 {
+    u32::from_le_bytes(t[OFF_CMAX..OFF_CMAX + 4].try_into().unwrap())
+}
+
+pub fn set_cmax(t: &mut [u8], cid: u32) {
+    t[OFF_CMAX..OFF_CMAX + 4].copy_from_slice(&cid.to_le_bytes());
+}
+
+/// The newer version's (block, item), meaningful with [`XMAX_IS_UPDATE`].
+#[inline]
+pub fn ctid(t: &[u8]) -> (u32, u16) {
+    (
+        u32::from_le_bytes(t[OFF_CTID..OFF_CTID + 4].try_into().unwrap()),
+        u16::from_le_bytes([t[OFF_CTID + 4], t[OFF_CTID + 5]]),
+    )
+}
+
+pub fn set_ctid(t: &mut [u8], block: u32, item: u16) {
+    t[OFF_CTID..OFF_CTID + 4].copy_from_slice(&block.to_le_bytes());
+    t[OFF_CTID + 4..OFF_CTID + 6].copy_from_slice(&item.to_le_bytes());
+}
+
+/// Everything about a tuple's `xmax`, as WAL records carry it: the xmax,
+/// `cmax`, the infomask and `ctid`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XmaxState {
+    pub xmax: Xid,
+    pub cmax: u32,
+    pub infomask: u16,
+    pub ctid: (u32, u16),
+}
+
+/// Bytes of an encoded [`XmaxState`].
+pub const XMAX_STATE_SIZE: usize = 16;
+
+impl XmaxState {
+    pub fn of(t: &[u8]) -> XmaxState {
+        XmaxState {
+            xmax: xmax(t),
+            cmax: cmax(t),
+            infomask: infomask(t),
+            ctid: ctid(t),
+        }
+    }
+
+    pub fn apply(&self, t: &mut [u8]) {
+        set_xmax(t, self.xmax);
+        set_cmax(t, self.cmax);
+        set_infomask(t, self.infomask);
+        set_ctid(t, self.ctid.0, self.ctid.1);
+    }
+
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.xmax.to_le_bytes());
+        out.extend_from_slice(&self.cmax.to_le_bytes());
+        out.extend_from_slice(&self.infomask.to_le_bytes());
+        out.extend_from_slice(&self.ctid.0.to_le_bytes());
+        out.extend_from_slice(&self.ctid.1.to_le_bytes());
+    }
+
+    pub fn decode(b: &[u8]) -> Option<XmaxState> {
+        let b = b.get(..XMAX_STATE_SIZE)?;
+        Some(XmaxState {
+            xmax: u32::from_le_bytes(b[0..4].try_into().unwrap()),
+            cmax: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+            infomask: u16::from_le_bytes([b[8], b[9]]),
+            ctid: (
+                u32::from_le_bytes(b[10..14].try_into().unwrap()),
+                u16::from_le_bytes([b[14], b[15]]),
+            ),
+        })
+    }
 }
 
 /// Builds one tuple's bytes. Reuse it across rows to avoid allocation.
@@ -76,6 +229,24 @@ impl TupleBuilder {
         self.next_att(false);
         self.data.push(v as u8);
     }
+    pub fn push_i16(&mut self, v: i16) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_f32(&mut self, v: f32) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_f64(&mut self, v: f64) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn push_interval(&mut self, micros: i64, days: i32, months: i32) {
+        self.next_att(false);
+        self.data.extend_from_slice(&micros.to_le_bytes());
+        self.data.extend_from_slice(&days.to_le_bytes());
+        self.data.extend_from_slice(&months.to_le_bytes());
+    }
     pub fn push_i32(&mut self, v: i32) {
         self.next_att(false);
         self.data.extend_from_slice(&v.to_le_bytes());
@@ -96,8 +267,15 @@ impl TupleBuilder {
         self.data.extend_from_slice(&v[..len as usize]);
     }
 
-    /// Finishes the tuple with the inserting transaction's xid.
+    /// Finishes the tuple with the inserting transaction's xid (command
+    /// id 0: the single-statement path).
     pub fn finish(&mut self, xmin: Xid) -> &[u8] {
+        self.finish_cid(xmin, 0)
+    }
+
+    /// Finishes the tuple as inserted by command `cmin` of transaction
+    /// `xmin`.
+    pub fn finish_cid(&mut self, xmin: Xid, cmin: u32) -> &[u8] {
         self.out.clear();
         self.out.extend_from_slice(&xmin.to_le_bytes());
         self.out.extend_from_slice(&0u32.to_le_bytes());
@@ -105,6 +283,8 @@ impl TupleBuilder {
             .extend_from_slice(&(self.natts as u16).to_le_bytes());
         let flags = if self.any_null { HAS_NULLS } else { 0 };
         self.out.extend_from_slice(&flags.to_le_bytes());
+        self.out.extend_from_slice(&cmin.to_le_bytes());
+        self.out.extend_from_slice(&[0; 12]);
         if self.any_null {
             self.out.extend_from_slice(&self.nulls);
         }
@@ -122,13 +302,7 @@ pub fn fixed_offsets(types: &[DataType], last: usize) -> Option<Vec<usize>> {
     let mut offsets = Vec::with_capacity(last + 1);
     for ty in types.get(..=last)? {
         offsets.push(pos);
-        pos += match ty {
-            DataType::Bool => 1,
-            DataType::Int4 => 4,
-            DataType::Int8 => 8,
-            DataType::Numeric => 18,
-            DataType::Text => return None,
-        };
+        pos += ty.fixed_width()?;
     }
     Some(offsets)
 }
@@ -153,10 +327,43 @@ pub fn stores_dense(word: u32, natts: usize) -> bool {
 pub enum Attr<'a> {
     Null,
     Bool(bool),
+    Int2(i16),
+    /// `integer` and `date`.
     Int4(i32),
+    /// `bigint`, `time`, `timestamp` and `timestamptz`.
     Int8(i64),
+    Float4(f32),
+    Float8(f64),
     Numeric(i128, u16),
+    /// Microseconds, days, months.
+    Interval(i64, i32, i32),
     Text(&'a [u8]),
+}
+
+/// Decodes the fixed-width attribute of type `ty` at the start of `b`.
+#[inline]
+pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
+    let i32_at = |o: usize| i32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let i64_at = |o: usize| i64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    match ty {
+        DataType::Bool => Attr::Bool(b[0] != 0),
+        DataType::Int2 => Attr::Int2(i16::from_le_bytes([b[0], b[1]])),
+        DataType::Int4 | DataType::Date => Attr::Int4(i32_at(0)),
+        DataType::Int8 | DataType::Time | DataType::Timestamp | DataType::TimestampTz => {
+            Attr::Int8(i64_at(0))
+        }
+        DataType::Float4 => Attr::Float4(f32::from_bits(i32_at(0) as u32)),
+        DataType::Float8 => Attr::Float8(f64::from_bits(i64_at(0) as u64)),
+        DataType::Interval => Attr::Interval(i64_at(0), i32_at(8), i32_at(12)),
+        DataType::Numeric => Attr::Numeric(
+            i128::from_le_bytes(b[0..16].try_into().unwrap()),
+            u16::from_le_bytes([b[16], b[17]]),
+        ),
+        DataType::Text | DataType::Varchar | DataType::Bpchar => {
+            let len = u16::from_le_bytes([b[0], b[1]]) as usize;
+            Attr::Text(&b[2..2 + len])
+        }
+    }
 }
 
 /// Walks the attributes of tuple `t` (whose columns have `types`) up to and
@@ -178,31 +385,10 @@ pub fn walk<'t>(t: &'t [u8], types: &[DataType], last: usize, mut f: impl FnMut(
             f(attno, Attr::Null);
             continue;
         }
-        let a = match ty {
-            DataType::Bool => {
-                pos += 1;
-                Attr::Bool(t[pos - 1] != 0)
-            }
-            DataType::Int4 => {
-                pos += 4;
-                Attr::Int4(i32::from_le_bytes(t[pos - 4..pos].try_into().unwrap()))
-            }
-            DataType::Int8 => {
-                pos += 8;
-                Attr::Int8(i64::from_le_bytes(t[pos - 8..pos].try_into().unwrap()))
-            }
-            DataType::Numeric => {
-                pos += 18;
-                Attr::Numeric(
-                    i128::from_le_bytes(t[pos - 18..pos - 2].try_into().unwrap()),
-                    u16::from_le_bytes([t[pos - 2], t[pos - 1]]),
-                )
-            }
-            DataType::Text => {
-                let len = u16::from_le_bytes([t[pos], t[pos + 1]]) as usize;
-                pos += 2 + len;
-                Attr::Text(&t[pos - len..pos])
-            }
+        let a = fixed_attr(&t[pos..], *ty);
+        pos += match a {
+            Attr::Text(b) => 2 + b.len(),
+            _ => ty.fixed_width().unwrap_or(0),
         };
         f(attno, a);
     }

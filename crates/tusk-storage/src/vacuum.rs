@@ -4,9 +4,13 @@
 //! ## Phases (PostgreSQL's lazy vacuum)
 //!
 //! 1. **Scan and prune.** The heap is read block by block under the
-//!    exclusive page lock. A tuple is dead when its deleter committed (with
-//!    one writer and autocommit statements no snapshot can still need it) or
-//!    its inserter aborted. Dead tuples are *pruned*: their line pointers
+//!    exclusive page lock. A tuple is dead when its inserter aborted, or
+//!    when its deleter (or updater; a mere row locker does not count)
+//!    committed below the *horizon*: the oldest xid that a running
+//!    transaction or a live snapshot may still consider running
+//!    (`procarray`), computed when the VACUUM starts. A tuple deleted by a
+//!    transaction that committed later is "dead but not yet removable":
+//!    some snapshot may still see it. Dead tuples are *pruned*: their line pointers
 //!    become dead and the page is compacted, so the space of the tuple bodies
 //!    is free at once (WAL `HeapPrune`). Every dead line pointer — pruned now
 //!    or left dead by an interrupted earlier VACUUM — goes into a
@@ -23,6 +27,11 @@
 //!    index entry could still point at them — and the page's free space is
 //!    recorded in the free-space map (`fsm`).
 //!
+//! A page with HOT chains (heap-only versions, redirects) is pruned chain
+//! by chain instead (`prune`): dead heap-only versions become unused at
+//! once and chain roots become redirects, so only the roots of dead
+//! chains and plain dead tuples go through phases 2 and 3.
+//!
 //! Phases 2 and 3 run after each time the store fills, then the scan goes
 //! on with an empty store; `index_scans` in the report counts the rounds.
 //! A table without indexes needs no index pass (PostgreSQL's one-pass
@@ -38,8 +47,9 @@
 
 use crate::btree::{Btree, BulkDeleteStats};
 use crate::catalog::{IndexDef, TableDef};
-use crate::heap::{log_page_change, Visibility};
+use crate::heap::log_page_change;
 use crate::page::{self, ItemState, LINE_POINTER_SIZE, PAGE_HEADER_SIZE};
+use crate::prune::{self, Verdict};
 use crate::tuple;
 use crate::txn::Xid;
 use crate::wal::{encode_item_set, BlockRef, RecordType};
@@ -61,7 +71,8 @@ pub struct VacuumReport {
     pub dead_items: u64,
     /// Live tuples left.
     pub tuples_remaining: u64,
-    /// Deleted by a transaction that has not committed yet.
+    /// Deleted by a transaction that committed after the horizon (dead,
+    /// but a snapshot may still see it).
     pub dead_not_removable: u64,
     /// Rounds of index passes.
     pub index_scans: u32,
@@ -80,14 +91,30 @@ pub struct VacuumReport {
 }
 
 /// Vacuums `table` (whose indexes are `indexes`) as the writing
-/// transaction `xid`, keeping at most about `maintenance_work_mem` bytes of
-/// dead TIDs between index passes.
+/// transaction `xid` (`INVALID_XID` for none: VACUUM needs no xid of its
+/// own; its WAL records only carry one), keeping at most about
+/// `maintenance_work_mem` bytes of dead TIDs between index passes. The
+/// caller holds a lock on the table that keeps DDL and other VACUUMs away
+/// (`ShareUpdateExclusiveLock`), or runs alone.
 pub fn vacuum_table(
     db: &Database,
     table: &TableDef,
     indexes: &[IndexDef],
     xid: Xid,
     maintenance_work_mem: usize,
+) -> Result<VacuumReport, StorageError> {
+    vacuum_table_as(db, table, indexes, xid, maintenance_work_mem, false)
+}
+
+/// [`vacuum_table`], for autovacuum when `auto` (it stamps
+/// `last_autovacuum` rather than `last_vacuum`).
+pub fn vacuum_table_as(
+    db: &Database,
+    table: &TableDef,
+    indexes: &[IndexDef],
+    xid: Xid,
+    maintenance_work_mem: usize,
+    auto: bool,
 ) -> Result<VacuumReport, StorageError> {
     let start = Instant::now();
     let wal_start = wal_position(db);
@@ -106,7 +133,7 @@ pub fn vacuum_table(
     let mut store = TidStore::new();
     let mut scan = PageScan::default();
     let mut payload: Vec<u8> = Vec::new();
-    let mut verdicts = Verdicts::new(Visibility::new(&db.txn, db.txn.snapshot()), xid);
+    let mut verdicts = Verdicts::new(db, db.txn.horizon());
     for block in 0..nblocks {
         let buf = pool.read_buffer(rel, block)?;
         pool.prefetch_mapping(rel, block + 1);
@@ -117,8 +144,25 @@ pub fn vacuum_table(
                 continue;
             }
             scan.scan(p, &mut verdicts);
-            report.tuples_remaining += u64::from(scan.live);
-            report.dead_not_removable += u64::from(scan.deleted_by_us);
+            if scan.hot {
+                // HOT chains: prune chain by chain (see `prune`).
+                let db_status = |x| db.txn.clog.status(x);
+                let plan = prune::prune(pool, rel, block, p, verdicts.horizon, db_status)?;
+                report.tuples_remaining += u64::from(plan.live);
+                report.dead_not_removable += u64::from(plan.recently_dead);
+                scan.pruned.clear();
+                scan.removed = plan.removed;
+                scan.dead.clear();
+                scan.dead.extend(
+                    page::line_pointers(p)
+                        .filter(|(_, lp)| lp.0 == ItemState::Dead)
+                        .map(|(i, _)| i),
+                );
+            } else {
+                scan.removed = scan.pruned.len() as u32;
+                report.tuples_remaining += u64::from(scan.live);
+                report.dead_not_removable += u64::from(scan.recently_dead);
+            }
             let pruned = &scan.pruned;
             if !pruned.is_empty() {
                 if !page::prune(p, pruned) {
@@ -136,7 +180,7 @@ pub fn vacuum_table(
                 )?;
             }
         }
-        report.tuples_removed += scan.pruned.len() as u64;
+        report.tuples_removed += u64::from(scan.removed);
         if scan.dead.is_empty() {
             continue;
         }
@@ -162,6 +206,12 @@ pub fn vacuum_table(
     for (i, index) in indexes.iter().enumerate() {
         report.indexes[i].1.pages = db.nblocks(index.oid)?;
     }
+    db.stats.vacuumed(
+        table.oid,
+        report.tuples_remaining,
+        report.dead_not_removable,
+        auto,
+    );
     report.elapsed = start.elapsed();
     Ok(report)
 }
@@ -175,7 +225,11 @@ struct PageScan {
     /// The tuples to prune, ascending.
     pruned: Vec<u16>,
     live: u32,
-    deleted_by_us: u32,
+    recently_dead: u32,
+    /// The page has HOT chains: prune it with `prune` instead.
+    hot: bool,
+    /// Tuples removed from the page.
+    removed: u32,
 }
 
 impl PageScan {
@@ -189,7 +243,8 @@ impl PageScan {
         self.pruned.resize(n, 0);
         let (dead, pruned) = (&mut self.dead[..n], &mut self.pruned[..n]);
         let (mut nd, mut np) = (0, 0);
-        let (mut live, mut deleted_by_us) = (0, 0);
+        let (mut live, mut recently_dead) = (0, 0);
+        let mut hot = false;
         let mut cache = verdicts.cache;
         for (item, lp) in page::line_pointers(p) {
             match lp {
@@ -198,8 +253,16 @@ impl PageScan {
                     nd += 1;
                 }
                 (ItemState::Unused, _, _) => {}
+                (ItemState::Redirect, _, _) => hot = true,
                 (ItemState::Normal, off, len) => {
-                    let xids = tuple::xids(&p[off..off + len]);
+                    let t = &p[off..off + len];
+                    hot |= tuple::infomask(t) & (tuple::HEAP_ONLY | tuple::HOT_UPDATED) != 0;
+                    // A row locker's xmax deletes nothing.
+                    let xids = if tuple::infomask(t) & tuple::XMAX_LOCK_ONLY != 0 {
+                        u64::from(tuple::xmin(t))
+                    } else {
+                        tuple::xids(t)
+                    };
                     let v = match cache {
                         (k, v, _, _) if k == xids => v,
                         (_, _, k, v) if k == xids => v,
@@ -217,50 +280,39 @@ impl PageScan {
                             (np, nd) = (np + 1, nd + 1);
                         }
                         Verdict::Live => live += 1,
-                        Verdict::DeletedByUs => deleted_by_us += 1,
+                        Verdict::RecentlyDead => recently_dead += 1,
                     }
                 }
             }
         }
         self.dead.truncate(nd);
         self.pruned.truncate(np);
-        (self.live, self.deleted_by_us) = (live, deleted_by_us);
+        (self.live, self.recently_dead, self.hot) = (live, recently_dead, hot);
     }
 }
 
-/// What phase 1 does with a tuple.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    /// Inserted by an aborted transaction, or deleted by a committed one:
-    /// pruned. With one writer (this VACUUM), every other xid has ended and
-    /// no snapshot can still need the tuple.
-    Gone,
-    /// Visible, or deleted by a transaction that aborted.
-    Live,
-    /// Deleted by the VACUUM's own transaction (not removable yet).
-    DeletedByUs,
-}
-
-/// The verdicts of the last two `(xmin, xmax)` pairs met. A page's tuples
-/// share a few pairs — after a `DELETE` of every second row, exactly two,
-/// alternating — so nearly every tuple costs one or two compares of its
-/// 8-byte xid pair ([`PageScan::scan`] keeps the pairs in registers); only
-/// a new pair looks up commit status (through [`Visibility`]'s own cache).
-/// The verdict of a pair cannot change during the VACUUM: every xid but
-/// ours has ended.
+/// The verdicts of the last two `(xmin, xmax)` pairs met (`xmax` zero for a
+/// row locker). A page's tuples share a few pairs — after a `DELETE` of
+/// every second row, exactly two, alternating — so nearly every tuple costs
+/// one or two compares of its 8-byte xid pair ([`PageScan::scan`] keeps the
+/// pairs in registers); only a new pair looks up commit status. A cached
+/// verdict may only be too cautious: `Gone` never changes (aborted stays
+/// aborted, a commit below the horizon stays below it), while a `Live` or
+/// `RecentlyDead` pair that becomes removable during the VACUUM is simply
+/// left for the next one.
 struct Verdicts<'a> {
     /// (pair, verdict) of the last pair met, then of the one before.
     cache: (u64, Verdict, u64, Verdict),
-    status: Visibility<'a>,
-    xid: Xid,
+    db: &'a Database,
+    pub horizon: Xid,
 }
 
 impl<'a> Verdicts<'a> {
-    fn new(status: Visibility<'a>, xid: Xid) -> Self {
+    fn new(db: &'a Database, horizon: Xid) -> Self {
         let mut v = Verdicts {
             cache: (u64::MAX, Verdict::Live, u64::MAX, Verdict::Live),
-            status,
-            xid,
+            db,
+            horizon,
         };
         // Start with a real entry (for a pair no tuple is likely to have),
         // so that the lookup needs no "empty" test.
@@ -279,16 +331,7 @@ impl<'a> Verdicts<'a> {
 
     fn judge(&mut self, xids: u64) -> Verdict {
         let (xmin, xmax) = (xids as Xid, (xids >> 32) as Xid);
-        let xid = self.xid;
-        if (xmin != xid && !self.status.is_committed(xmin))
-            || (xmax != 0 && xmax != xid && self.status.is_committed(xmax))
-        {
-            Verdict::Gone
-        } else if xmax == xid {
-            Verdict::DeletedByUs
-        } else {
-            Verdict::Live
-        }
+        prune::verdict(xmin, xmax, self.horizon, |x| self.db.txn.clog.status(x))
     }
 }
 
@@ -400,7 +443,8 @@ impl VacuumReport {
             self.pages,
             pct(self.pages),
             self.tuples_removed,
-            self.tuples_remaining,
+            // PostgreSQL's "remain" counts the not yet removable ones too.
+            self.tuples_remaining + self.dead_not_removable,
             self.dead_not_removable,
         );
         m.push_str(&format!(

@@ -37,12 +37,30 @@
 //!
 //! ## Writing
 //!
-//! [`Wal::insert`] serialises a record into the WAL buffer (process local,
-//! behind one mutex) and returns its LSN; the buffer is written to the
-//! segment files when it grows past `wal_buffers`, and [`Wal::flush`] writes
-//! it and `fdatasync`s up to a position. `flushed_lsn` is published with
-//! release ordering after the sync returns, so a thread that reads a value
-//! `>= x` knows everything before `x` is durable.
+//! Two locks, as in PostgreSQL (its insertion locks and `WALWriteLock`):
+//!
+//! * the *inserter* lock guards the WAL buffer (process local). [`Wal::insert`]
+//!   serialises a record into it and returns its LSN. Page changes go
+//!   through [`Wal::insert_page_change`], which decides under this lock
+//!   whether the change must log a full-page image (the page's LSN is at or
+//!   below the redo point); [`Wal::begin_checkpoint`] moves the redo point
+//!   under the same lock, so no change can decide with a stale redo point.
+//! * the *writer* lock guards the segment files. Whoever holds it takes the
+//!   whole buffer (swapping in an empty one, so inserts go on meanwhile),
+//!   writes it and, to flush, `fdatasync`s. `flushed_lsn` is published with
+//!   release ordering after the sync returns, so a thread that reads a
+//!   value `>= x` knows everything before `x` is durable.
+//!
+//! **Group commit** falls out of this: while one session syncs, the commit
+//! records of others pile up in the buffer; when the sync is over, the next
+//! session to get the writer lock writes and syncs all of them at once, and
+//! the rest find their records durable without a sync of their own.
+//! [`WalStats`] counts commits, syncs and the commits that rode along
+//! (`commits_grouped`); `syncs / commits` is the flushes per commit.
+//!
+//! When the buffer passes `wal_buffers`, the inserting session writes it out
+//! (without a sync) if the writer lock is free, and keeps appending if a
+//! flush is under way; only at four times `wal_buffers` does it wait.
 //!
 //! The buffer manager calls [`Wal::flush`] with a page's LSN before writing
 //! the page (WAL-before-data); a commit inserts a commit record and, with
@@ -53,7 +71,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 /// A position in the WAL.
 pub type Lsn = u64;
@@ -73,9 +91,13 @@ pub enum RecordType {
     HeapInsert = 1,
     /// As `HeapInsert`, into a page that was empty: redo formats the page first.
     HeapInsertInit = 2,
-    /// Payload: item number u16. Sets the tuple's xmax to the record's xid.
+    /// Payload: item number u16, the tuple's new [`XmaxState`] (xmax,
+    /// cmax, infomask, ctid): a delete.
+    ///
+    /// [`XmaxState`]: crate::tuple::XmaxState
     HeapDelete = 3,
-    /// The record's xid committed.
+    /// The record's xid committed, with the sub-xids in the payload (u32
+    /// each): its committed subtransactions.
     Commit = 4,
     /// Payload: the table definition (catalog text). Logged before the
     /// relation file is created.
@@ -83,9 +105,21 @@ pub enum RecordType {
     /// Payload: relation oid u32 (a table, which takes its indexes along,
     /// or an index). The drop takes effect if the xid commits.
     DropTable = 6,
-    /// The record's xid aborted after writing records (a failed statement).
-    /// Not flushed: recovery aborts an xid without a commit record anyway.
+    /// The record's xid aborted, with the sub-xids in the payload (u32
+    /// each): a rolled-back transaction or subtransaction. Not flushed:
+    /// recovery aborts an xid without a commit record anyway.
     Abort = 7,
+    /// As `HeapDelete`: a row lock (`SELECT ... FOR UPDATE` / `FOR SHARE`)
+    /// changed the tuple's xmax state.
+    HeapLock = 8,
+    /// As `HeapDelete`, for the old version of an updated tuple (its ctid
+    /// names the new version); when the new version is on the same page
+    /// the payload goes on with its item number u16 and its bytes.
+    HeapUpdate = 9,
+    /// Payload: a page prune that follows HOT chains (see `prune`): three
+    /// lists, each a u16 count and its entries — redirects (root u16,
+    /// target u16), items made dead, items made unused.
+    HeapPruneChains = 10,
     /// Payload: position u16, key (value i64, tid u64) and, on internal
     /// pages, child block u32: one entry inserted into a btree page.
     BtreeInsert = 20,
@@ -118,6 +152,9 @@ impl RecordType {
             5 => RecordType::CreateTable,
             6 => RecordType::DropTable,
             7 => RecordType::Abort,
+            8 => RecordType::HeapLock,
+            9 => RecordType::HeapUpdate,
+            10 => RecordType::HeapPruneChains,
             20 => RecordType::BtreeInsert,
             21 => RecordType::BtreePage,
             22 => RecordType::BtreeDelete,
@@ -154,6 +191,14 @@ impl Record {
     /// Whether redo rebuilds the page without looking at its old contents.
     pub fn will_init(&self) -> bool {
         self.fpi || self.kind == RecordType::HeapInsertInit
+    }
+
+    /// The xids in the payload of a commit or abort record (its
+    /// subtransactions).
+    pub fn sub_xids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.payload
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
     }
 }
 
@@ -281,14 +326,22 @@ pub(crate) fn decode_item_set(payload: &[u8], out: &mut Vec<u16>) -> Result<(), 
     }
 }
 
-struct Writer {
-    /// Bytes from `buf_start` on, not yet written to the files.
+/// The insertion side: records not yet handed to the files.
+struct Inserter {
+    /// Bytes from `buf_start` on.
     buf: Vec<u8>,
     buf_start: Lsn,
+}
+
+/// The writing side, under its own lock so that inserts go on while a
+/// flush writes and syncs.
+struct Writer {
     /// The open segment: number and file.
     file: Option<(u64, File)>,
     /// Whether the open segment has writes not yet synced.
     unsynced: bool,
+    /// An empty buffer to swap with the inserter's.
+    spare: Vec<u8>,
 }
 
 /// Settings of the WAL writer.
@@ -311,13 +364,15 @@ impl Default for WalOptions {
 /// The WAL writer.
 pub struct Wal {
     dir: PathBuf,
+    inserter: Mutex<Inserter>,
     writer: Mutex<Writer>,
     /// End of the last inserted record.
     insert_lsn: AtomicU64,
     /// Everything before this is durable.
     flushed_lsn: AtomicU64,
     /// Redo point of the last checkpoint: a page whose LSN is at or below it
-    /// gets a full-page image with its next change.
+    /// gets a full-page image with its next change. Changed only under the
+    /// inserter lock, where page changes decide about their image.
     redo_lsn: AtomicU64,
     options: WalOptions,
     pub stats: WalStats,
@@ -328,7 +383,26 @@ pub struct Wal {
 pub struct WalStats {
     pub records: AtomicU64,
     pub fpis: AtomicU64,
+    /// fsyncs of the WAL (by commits, page writes, checkpoints).
     pub syncs: AtomicU64,
+    /// Commits that asked for a flush ([`Wal::flush_commit`]).
+    pub commits: AtomicU64,
+    /// Of those, the ones whose record a flush by another session had
+    /// already made durable (the group commit's passengers).
+    pub commits_grouped: AtomicU64,
+    /// Writes of the WAL buffer to the files.
+    pub writes: AtomicU64,
+}
+
+impl WalStats {
+    /// fsyncs per flushed commit so far (group commit makes it < 1 under load).
+    pub fn syncs_per_commit(&self) -> f64 {
+        let c = self.commits.load(Ordering::Relaxed);
+        if c == 0 {
+            return 0.0;
+        }
+        self.syncs.load(Ordering::Relaxed) as f64 / c as f64
+    }
 }
 
 impl Wal {
@@ -367,11 +441,14 @@ impl Wal {
         sync_dir(dir);
         Ok(Wal {
             dir: dir.to_path_buf(),
-            writer: Mutex::new(Writer {
+            inserter: Mutex::new(Inserter {
                 buf: Vec::with_capacity(options.buffer_size + MAX_PAYLOAD + HEADER_SIZE),
                 buf_start: end,
+            }),
+            writer: Mutex::new(Writer {
                 file: Some((end_seg, file)),
                 unsynced: false,
+                spare: Vec::with_capacity(options.buffer_size + MAX_PAYLOAD + HEADER_SIZE),
             }),
             insert_lsn: AtomicU64::new(end),
             flushed_lsn: AtomicU64::new(end),
@@ -402,8 +479,15 @@ impl Wal {
         self.redo_lsn.load(Ordering::Acquire)
     }
 
-    pub fn set_redo_lsn(&self, lsn: Lsn) {
-        self.redo_lsn.store(lsn, Ordering::Release);
+    /// Sets the redo point of a starting checkpoint to the current end of
+    /// the WAL and returns it. Atomic with respect to page changes deciding
+    /// about full-page images ([`Wal::insert_page_change`]): a change logged
+    /// after the redo point always saw it.
+    pub fn begin_checkpoint(&self) -> Lsn {
+        let ins = self.inserter.lock().unwrap_or_else(|e| e.into_inner());
+        let redo = ins.buf_start + ins.buf.len() as u64;
+        self.redo_lsn.store(redo, Ordering::Release);
+        redo
     }
 
     /// Whether a change to a page whose LSN is `page_lsn` must log the whole page.
@@ -413,7 +497,7 @@ impl Wal {
     }
 
     /// Appends a record and returns its LSN. The caller holds the exclusive
-    /// content lock of the page it changed and stamps the LSN into it.
+    /// content lock of the page it changed (if any) and stamps the LSN into it.
     pub fn insert(
         &self,
         kind: RecordType,
@@ -423,33 +507,151 @@ impl Wal {
         payload: &[u8],
     ) -> Result<Lsn, StorageError> {
         assert!(payload.len() <= MAX_PAYLOAD);
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let lsn = w.buf_start + w.buf.len() as u64;
-        encode(&mut w.buf, lsn, kind, xid, block, fpi, payload);
-        let end = w.buf_start + w.buf.len() as u64;
+        let mut ins = self.inserter.lock().unwrap_or_else(|e| e.into_inner());
+        let lsn = self.append(&mut ins, kind, xid, block, fpi, payload);
+        self.after_insert(ins)?;
+        Ok(lsn)
+    }
+
+    /// Logs a change just made to `page` (block `block`, exclusively locked
+    /// by the caller): `payload` describes it, unless the page's first
+    /// change since the redo point is due a full-page image, which is then
+    /// logged instead (the record keeps its kind, with `HAS_FPI`). The
+    /// decision is taken under the insertion lock, so a checkpoint starting
+    /// concurrently cannot slip its redo point between the decision and the
+    /// record. `HeapInsertInit` never needs an image. Returns the LSN.
+    pub fn insert_page_change(
+        &self,
+        kind: RecordType,
+        xid: u32,
+        block: BlockRef,
+        page: &[u8],
+        payload: &[u8],
+    ) -> Result<Lsn, StorageError> {
+        let mut ins = self.inserter.lock().unwrap_or_else(|e| e.into_inner());
+        let image = kind != RecordType::HeapInsertInit && self.needs_fpi(crate::page::lsn(page));
+        let lsn = if image {
+            self.append(
+                &mut ins,
+                kind,
+                xid,
+                Some(block),
+                true,
+                &page[..crate::page::PAGE_SIZE],
+            )
+        } else {
+            assert!(payload.len() <= MAX_PAYLOAD);
+            self.append(&mut ins, kind, xid, Some(block), false, payload)
+        };
+        self.after_insert(ins)?;
+        Ok(lsn)
+    }
+
+    fn append(
+        &self,
+        ins: &mut Inserter,
+        kind: RecordType,
+        xid: u32,
+        block: Option<BlockRef>,
+        fpi: bool,
+        payload: &[u8],
+    ) -> Lsn {
+        let lsn = ins.buf_start + ins.buf.len() as u64;
+        encode(&mut ins.buf, lsn, kind, xid, block, fpi, payload);
+        let end = ins.buf_start + ins.buf.len() as u64;
         self.insert_lsn.store(end, Ordering::Release);
         self.stats.records.fetch_add(1, Ordering::Relaxed);
         if fpi {
             self.stats.fpis.fetch_add(1, Ordering::Relaxed);
         }
-        if w.buf.len() >= self.options.buffer_size {
-            self.write_out(&mut w)?;
+        lsn
+    }
+
+    /// Hands a full buffer to the files: without waiting when a flush is
+    /// under way (it or the next one takes the bytes along), waiting once
+    /// the buffer has grown to four times `wal_buffers`.
+    fn after_insert(&self, ins: MutexGuard<'_, Inserter>) -> Result<(), StorageError> {
+        let len = ins.buf.len();
+        drop(ins);
+        if len < self.options.buffer_size {
+            return Ok(());
         }
-        Ok(lsn)
+        let w = if len >= 4 * self.options.buffer_size {
+            self.writer.lock().unwrap_or_else(|e| e.into_inner())
+        } else {
+            match self.writer.try_lock() {
+                Ok(w) => w,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
+            }
+        };
+        self.write_buffered(w, false).map(|_| ())
     }
 
     /// Makes the WAL durable at least up to `lsn` (a record's start is
     /// enough: the whole record containing it is flushed).
+    ///
+    /// This is where group commit happens: one flusher at a time takes
+    /// *everything* inserted so far, writes and syncs it; sessions that
+    /// wanted to flush meanwhile wait for the writer lock and then usually
+    /// find their record already durable.
     pub fn flush(&self, lsn: Lsn) -> Result<(), StorageError> {
+        self.flush_counted(lsn).map(|_| ())
+    }
+
+    /// [`Wal::flush`]; true if this call synced (false: nothing to do, or
+    /// another session's flush covered `lsn`).
+    fn flush_counted(&self, lsn: Lsn) -> Result<bool, StorageError> {
         if self.flushed_lsn.load(Ordering::Acquire) > lsn {
+            return Ok(false);
+        }
+        let w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if self.flushed_lsn.load(Ordering::Acquire) > lsn {
+            return Ok(false);
+        }
+        self.write_buffered(w, true)?;
+        Ok(true)
+    }
+
+    /// [`Wal::flush`] for a commit record at `lsn`, counted in the
+    /// group-commit statistics.
+    pub fn flush_commit(&self, lsn: Lsn) -> Result<(), StorageError> {
+        self.stats.commits.fetch_add(1, Ordering::Relaxed);
+        if !self.flush_counted(lsn)? {
+            self.stats.commits_grouped.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Flushes everything inserted so far.
+    pub fn flush_all(&self) -> Result<(), StorageError> {
+        let end = self.insert_lsn();
+        if end == 0 {
             return Ok(());
         }
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        if self.flushed_lsn.load(Ordering::Acquire) > lsn {
-            return Ok(());
-        }
-        self.write_out(&mut w)?;
-        if w.unsynced {
+        self.flush(end - 1)
+    }
+
+    /// Takes the inserter's buffer, writes it to the segment files and,
+    /// with `sync`, fsyncs them and publishes the new flushed position.
+    fn write_buffered(
+        &self,
+        mut w: MutexGuard<'_, Writer>,
+        sync: bool,
+    ) -> Result<(), StorageError> {
+        let (start, data) = {
+            let mut ins = self.inserter.lock().unwrap_or_else(|e| e.into_inner());
+            let mut data = std::mem::take(&mut w.spare);
+            data.clear();
+            std::mem::swap(&mut ins.buf, &mut data);
+            let start = ins.buf_start;
+            ins.buf_start += data.len() as u64;
+            (start, data)
+        };
+        let res = self.write_out(&mut w, start, &data);
+        w.spare = data;
+        res?;
+        if sync && w.unsynced {
             if let Some((seg, f)) = &w.file {
                 f.sync_data().map_err(|e| {
                     StorageError::io(
@@ -464,28 +666,25 @@ impl Wal {
             w.unsynced = false;
             self.stats.syncs.fetch_add(1, Ordering::Relaxed);
         }
-        self.flushed_lsn.store(w.buf_start, Ordering::Release);
+        if sync {
+            let end = start + w.spare.len() as u64;
+            self.flushed_lsn.fetch_max(end, Ordering::AcqRel);
+        }
         Ok(())
     }
 
-    /// Flushes everything inserted so far.
-    pub fn flush_all(&self) -> Result<(), StorageError> {
-        let end = self.insert_lsn();
-        if end == 0 {
-            return Ok(());
-        }
-        self.flush(end - 1)
-    }
-
-    /// Writes the buffer to the segment files (no sync, except of a segment
-    /// that is left behind).
-    fn write_out(&self, w: &mut Writer) -> Result<(), StorageError> {
-        let mut pos = w.buf_start;
+    /// Writes `data`, the WAL from `start`, to the segment files (no sync,
+    /// except of a segment that is left behind).
+    fn write_out(&self, w: &mut Writer, start: Lsn, data: &[u8]) -> Result<(), StorageError> {
+        let mut pos = start;
         let mut done = 0usize;
-        while done < w.buf.len() {
+        if !data.is_empty() {
+            self.stats.writes.fetch_add(1, Ordering::Relaxed);
+        }
+        while done < data.len() {
             let seg = pos / SEGMENT_SIZE;
             let off = pos % SEGMENT_SIZE;
-            let n = ((SEGMENT_SIZE - off) as usize).min(w.buf.len() - done);
+            let n = ((SEGMENT_SIZE - off) as usize).min(data.len() - done);
             if w.file.as_ref().map(|(s, _)| *s) != Some(seg) {
                 if let Some((old, f)) = w.file.take() {
                     if w.unsynced {
@@ -504,7 +703,7 @@ impl Wal {
                 sync_dir(&self.dir);
             }
             let (_, f) = w.file.as_ref().expect("segment open");
-            f.write_all_at(&w.buf[done..done + n], off).map_err(|e| {
+            f.write_all_at(&data[done..done + n], off).map_err(|e| {
                 StorageError::io(
                     format!(
                         "could not write to \"{}\"",
@@ -517,8 +716,6 @@ impl Wal {
             done += n;
             pos += n as u64;
         }
-        w.buf.clear();
-        w.buf_start = pos;
         Ok(())
     }
 

@@ -12,7 +12,8 @@
 //! CREATEDB, INHERIT, CONNECTION LIMIT, ...) are accepted and ignored: every
 //! role can do everything.
 
-use crate::{QueryResult, Result, Session, SqlError};
+use crate::error::{sqlstate, SqlError};
+use crate::session::{QueryResult, Result, Session};
 use sqlparser::ast as A;
 use std::sync::Arc;
 
@@ -35,36 +36,53 @@ pub trait RoleStore: Send + Sync {
 }
 
 fn role_name(n: &A::ObjectName) -> Result<String> {
-    let name = crate::binder::object_name(n)?;
+    let name = crate::names::object_name(n)?.name;
     if name.starts_with("pg_") {
-        return Err(SqlError::new(format!("role name \"{name}\" is reserved"))
-            .with_code("42939")
-            .with_detail("Role names starting with \"pg_\" are reserved."));
+        return Err(SqlError::coded(
+            sqlstate::RESERVED_NAME,
+            format!("role name \"{name}\" is reserved"),
+        )
+        .with_detail("Role names starting with \"pg_\" are reserved."));
     }
     if name.contains(['\t', '\n', '\r']) || name.is_empty() {
-        return Err(SqlError::new(format!("invalid role name \"{name}\"")).with_code("42602"));
+        return Err(SqlError::coded(
+            sqlstate::INVALID_NAME,
+            format!("invalid role name \"{name}\""),
+        ));
     }
     Ok(name)
 }
 
-fn password(p: &A::Password, notices: &mut Vec<String>) -> Result<Option<String>> {
+/// Sends a NOTICE to the client.
+fn notice(sink: &mut dyn FnMut(QueryResult), message: impl Into<String>) {
+    sink(QueryResult::Notice {
+        level: "NOTICE",
+        message: message.into(),
+    });
+}
+
+fn password(p: &A::Password, sink: &mut dyn FnMut(QueryResult)) -> Result<Option<String>> {
     match p {
         A::Password::NullPassword => Ok(None),
         A::Password::Password(A::Expr::Value(v)) => match &v.value {
             A::Value::SingleQuotedString(s) | A::Value::EscapedStringLiteral(s) => {
                 if s.is_empty() {
-                    notices.push("empty string is not a valid password, clearing password".into());
+                    notice(sink, "empty string is not a valid password, clearing password");
                     Ok(None)
                 } else {
                     Ok(Some(s.clone()))
                 }
             }
             A::Value::Null => Ok(None),
-            _ => Err(SqlError::new("a password must be a string literal").with_code("42601")),
+            _ => Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "a password must be a string literal",
+            )),
         },
-        A::Password::Password(_) => {
-            Err(SqlError::new("a password must be a string literal").with_code("42601"))
-        }
+        A::Password::Password(_) => Err(SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            "a password must be a string literal",
+        )),
     }
 }
 
@@ -76,25 +94,32 @@ impl Session {
 
     fn role_store(&self) -> Result<Arc<dyn RoleStore>> {
         self.roles.clone().ok_or_else(|| {
-            SqlError::new("roles are not available in this session").with_code("0A000")
+            SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "roles are not available in this session",
+            )
         })
     }
 
-    pub(crate) fn create_role(&mut self, cr: &A::CreateRole) -> Result<QueryResult> {
+    pub(crate) fn create_role(
+        &mut self,
+        cr: &A::CreateRole,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
         let store = self.role_store()?;
         let mut change = RoleChange {
             login: Some(cr.login.unwrap_or(false)),
             password: None,
         };
         if let Some(p) = &cr.password {
-            change.password = Some(password(p, &mut self.notices)?);
+            change.password = Some(password(p, sink)?);
         }
         for n in &cr.names {
             let name = role_name(n)?;
             match store.create(&name, &change) {
-                Err(e) if cr.if_not_exists && e.code == Some("42710") => self
-                    .notices
-                    .push(format!("role \"{name}\" already exists, skipping")),
+                Err(e) if cr.if_not_exists && e.code == sqlstate::DUPLICATE_OBJECT => {
+                    notice(sink, format!("role \"{name}\" already exists, skipping"))
+                }
                 r => r?,
             }
         }
@@ -107,20 +132,22 @@ impl Session {
         &mut self,
         name: &A::Ident,
         op: &A::AlterRoleOperation,
+        sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
         let store = self.role_store()?;
         let name = role_name(&A::ObjectName::from(vec![name.clone()]))?;
         let A::AlterRoleOperation::WithOptions { options } = op else {
-            return Err(
-                SqlError::new("this form of ALTER ROLE is not supported").with_code("0A000")
-            );
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "this form of ALTER ROLE is not supported",
+            ));
         };
         let mut change = RoleChange::default();
         for o in options {
             match o {
                 A::RoleOption::Login(b) => change.login = Some(*b),
                 A::RoleOption::Password(p) => {
-                    change.password = Some(password(p, &mut self.notices)?)
+                    change.password = Some(password(p, sink)?)
                 }
                 _ => {}
             }
@@ -135,18 +162,19 @@ impl Session {
         &mut self,
         names: &[A::ObjectName],
         if_exists: bool,
+        sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
         let store = self.role_store()?;
         for n in names {
-            let name = crate::binder::object_name(n)?;
+            let name = crate::names::object_name(n)?.name;
             if !store.drop_role(&name)? {
                 if !if_exists {
-                    return Err(
-                        SqlError::new(format!("role \"{name}\" does not exist")).with_code("42704")
-                    );
+                    return Err(SqlError::coded(
+                        sqlstate::UNDEFINED_OBJECT,
+                        format!("role \"{name}\" does not exist"),
+                    ));
                 }
-                self.notices
-                    .push(format!("role \"{name}\" does not exist, skipping"));
+                notice(sink, format!("role \"{name}\" does not exist, skipping"));
             }
         }
         Ok(QueryResult::Command {

@@ -1,142 +1,29 @@
-//! Parallel query: Gather, worker threads, and the state participants share.
+//! Gather: runs its child plan in worker threads and in the leader, and
+//! merges their rows.
 //!
 //! A `Gather` node runs its child plan in `max_parallel_workers_per_gather`
 //! worker threads and in the leader, which takes part whenever no worker has
-//! a batch ready (PostgreSQL's `parallel_leader_participation`). Every
-//! participant builds its own operator tree from the same plan; what they
-//! share lives in one [`ParallelState`]:
-//!
-//! * **Parallel Seq Scan** hands out blocks through one atomic counter per
-//!   scan node, so each block is read by exactly one participant.
-//! * **Parallel Hash Join** builds one shared table in DSA chunks (see
-//!   `join` and `shared_table`), with a [`Phaser`] separating its build
-//!   phases, and spills to partition files all participants share.
+//! a batch ready (PostgreSQL's `parallel_leader_participation`). Before any
+//! participant starts, the Gather lets every parallel-aware node of its
+//! subtree create the state its participants share (see `state`); then every
+//! participant builds its own operator tree from the same plan, with the
+//! [`BuildFn`] the dispatcher handed in.
 //!
 //! Workers send batches to the leader over a bounded channel. An error in any
 //! participant aborts the state: phasers wake everyone with an error and the
-//! leader reports the first error. No participant sends rows before every
-//! phaser of its plan has released it, so the leader can never be blocked at
-//! a phaser while a worker waits for channel space.
+//! leader reports the first real error. No participant sends rows before
+//! every phaser of its plan has released it, so the leader can never be
+//! blocked at a phaser while a worker waits for channel space.
 
+use super::state::{InitSharedFn, ParallelState};
 use crate::error::{ExecError, Result};
-use crate::exec::{build, ExecContext, NodeStats, Operator};
+use crate::operator::{BuildFn, ExecContext, NodeStats, Operator};
 use crate::plan::{NodeKind, Plan};
 use crate::spill::SpillStats;
 use crate::vector::Batch;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-
-/// A reusable barrier that can be aborted.
-pub struct Phaser {
-    parties: usize,
-    state: Mutex<(usize, u64, bool)>,
-    cv: Condvar,
-}
-
-impl Phaser {
-    pub fn new(parties: usize) -> Phaser {
-        Phaser {
-            parties,
-            state: Mutex::new((0, 0, false)),
-            cv: Condvar::new(),
-        }
-    }
-
-    /// Waits until every party has arrived. Returns true for exactly one
-    /// party (the last to arrive), false for the others; fails when aborted.
-    pub fn wait(&self) -> Result<bool> {
-        let aborted = || {
-            ExecError::new("canceling statement due to an error in another parallel participant")
-        };
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if st.2 {
-            return Err(aborted());
-        }
-        st.0 += 1;
-        if st.0 == self.parties {
-            st.0 = 0;
-            st.1 += 1;
-            self.cv.notify_all();
-            return Ok(true);
-        }
-        let generation = st.1;
-        while st.1 == generation && !st.2 {
-            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
-        }
-        if st.1 == generation {
-            return Err(aborted());
-        }
-        Ok(false)
-    }
-
-    pub fn abort(&self) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.2 = true;
-        self.cv.notify_all();
-    }
-}
-
-/// Blocks a Parallel Seq Scan participant takes at a time: few enough that
-/// participants finish together (16 pages are a few microseconds of work),
-/// enough that the shared counter is not touched for every page.
-pub const SCAN_CHUNK_BLOCKS: u32 = 16;
-
-/// What the participants of one Gather share.
-pub struct ParallelState {
-    pub participants: usize,
-    scan_next: Vec<AtomicU32>,
-    joins: Mutex<HashMap<usize, Arc<crate::join::SharedBuild>>>,
-    aborted: AtomicBool,
-    worker_stats: Mutex<Vec<Vec<NodeStats>>>,
-}
-
-impl ParallelState {
-    pub fn new(participants: usize, nodes: usize) -> ParallelState {
-        ParallelState {
-            participants,
-            scan_next: (0..nodes).map(|_| AtomicU32::new(0)).collect(),
-            joins: Mutex::new(HashMap::new()),
-            aborted: AtomicBool::new(false),
-            worker_stats: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The next range of blocks for parallel scan node `id` to read: up to
-    /// [`SCAN_CHUNK_BLOCKS`] blocks from `start` (which may lie past the
-    /// end of the relation: then the scan is done).
-    pub fn next_blocks(&self, id: usize) -> u32 {
-        self.scan_next[id].fetch_add(SCAN_CHUNK_BLOCKS, Ordering::Relaxed)
-    }
-
-    /// The shared build state of parallel hash join node `id`.
-    pub fn join(&self, id: usize) -> Arc<crate::join::SharedBuild> {
-        let mut joins = self.joins.lock().unwrap_or_else(|e| e.into_inner());
-        joins
-            .entry(id)
-            .or_insert_with(|| Arc::new(crate::join::SharedBuild::new(self.participants)))
-            .clone()
-    }
-
-    pub fn is_aborted(&self) -> bool {
-        self.aborted.load(Ordering::Relaxed)
-    }
-
-    /// Stops every participant: phasers fail, loops see the flag.
-    pub fn abort(&self) {
-        self.aborted.store(true, Ordering::Relaxed);
-        for j in self
-            .joins
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-        {
-            j.phaser.abort();
-        }
-    }
-}
 
 enum Msg {
     Batch(Batch),
@@ -144,8 +31,14 @@ enum Msg {
     Done,
 }
 
+/// Per-node statistics of each worker, handed to the leader at the end.
+type WorkerStats = Arc<Mutex<Vec<Vec<NodeStats>>>>;
+
 pub struct Gather {
     child: Plan,
+    build: BuildFn,
+    init_shared: InitSharedFn,
+    worker_stats: WorkerStats,
     workers: usize,
     ctx: ExecContext,
     id: usize,
@@ -158,12 +51,22 @@ pub struct Gather {
 }
 
 impl Gather {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<Gather> {
+    /// A Gather for `plan`, whose participants build its child with
+    /// `build` after `init_shared` has created the nodes' shared state.
+    pub fn new(
+        plan: &Plan,
+        ctx: &ExecContext,
+        build: BuildFn,
+        init_shared: InitSharedFn,
+    ) -> Result<Gather> {
         let NodeKind::Gather { workers } = plan.kind else {
             unreachable!()
         };
         Ok(Gather {
             child: plan.children[0].clone(),
+            build,
+            init_shared,
+            worker_stats: Arc::default(),
             workers,
             ctx: ctx.clone(),
             id: plan.id,
@@ -184,20 +87,23 @@ impl Gather {
             .as_ref()
             .map_or(0, |s| s.borrow().len())
             .max(self.child.id + self.child.assign_ids_count() + 1);
-        let state = Arc::new(ParallelState::new(self.workers + 1, nodes));
+        let mut state = ParallelState::new(self.workers + 1);
+        (self.init_shared)(&self.child, &mut state);
+        let state = Arc::new(state);
         let (tx, rx) = sync_channel::<Msg>(8);
         for w in 0..self.workers {
             let tx = tx.clone();
             let plan = self.child.clone();
             let state = state.clone();
             let db = self.ctx.db.clone();
-            let snapshot = self.ctx.snapshot;
+            let snapshot = self.ctx.snapshot.clone();
             let (work_mem, mult) = (self.ctx.work_mem, self.ctx.hash_mem_multiplier);
             let analyze = self.ctx.stats.is_some();
             let temp_limit = self.ctx.spill.limit;
             let prefetch = self.ctx.prefetch;
             let hash_chunk_size = self.ctx.hash_chunk_size;
-            let interrupt = self.ctx.interrupt.clone();
+            let (interrupt, env) = (self.ctx.interrupt.clone(), self.ctx.env.clone());
+            let (build, worker_stats) = (self.build, self.worker_stats.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
                 .spawn(move || {
@@ -218,6 +124,7 @@ impl Gather {
                         parallel: Some(state.clone()),
                         participant: w + 1,
                         interrupt,
+                        env,
                     };
                     let run = || -> Result<()> {
                         let mut op = build(&plan, &ctx)?;
@@ -229,12 +136,11 @@ impl Gather {
                         Ok(())
                     };
                     if let Err(e) = run() {
-                        state.abort();
+                        state.fail(&e);
                         let _ = tx.send(Msg::Error(e));
                     }
                     if let Some(s) = &ctx.stats {
-                        state
-                            .worker_stats
+                        worker_stats
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
                             .push(s.borrow().clone());
@@ -259,7 +165,7 @@ impl Gather {
         let mut leader_ctx = self.ctx.clone();
         leader_ctx.parallel = Some(state.clone());
         leader_ctx.participant = 0;
-        self.leader = Some(build(&self.child, &leader_ctx)?);
+        self.leader = Some((self.build)(&self.child, &leader_ctx)?);
         self.ctx
             .note(self.id, format!("Workers Launched: {}", self.running));
         self.state = Some(state);
@@ -267,11 +173,16 @@ impl Gather {
         Ok(())
     }
 
+    /// Stops every participant after an error seen as `e`; returns the
+    /// error to report (the first real one of any participant).
     fn fail(&mut self, e: ExecError) -> ExecError {
-        if let Some(s) = &self.state {
-            s.abort();
+        match &self.state {
+            Some(s) => {
+                s.fail(&e);
+                s.error_to_report(e)
+            }
+            None => e,
         }
-        e
     }
 
     /// Joins the workers and adds their per-node statistics to the leader's.
@@ -279,9 +190,9 @@ impl Gather {
         for h in self.handles.drain(..) {
             let _ = h.join();
         }
-        if let (Some(stats), Some(state)) = (&self.ctx.stats, &self.state) {
+        if let Some(stats) = &self.ctx.stats {
             let mut mine = stats.borrow_mut();
-            for w in state
+            for w in self
                 .worker_stats
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

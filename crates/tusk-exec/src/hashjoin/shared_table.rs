@@ -61,7 +61,7 @@ use crate::spill::decode_row;
 use crate::vector::Vector;
 // The chain links and slots are `slots`' atomics (loom's under `--cfg
 // tusk_exec_loom`, where this module compiles but never runs).
-use crate::slots::{AtomicU32, AtomicU64, SlotIndex};
+use super::slots::{AtomicU32, AtomicU64, SlotIndex};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
 use tusk_shmem::{DsaArea, DsaConfig, DsaPointer, Dsm};
@@ -622,7 +622,7 @@ impl ChunkWriter {
             };
             let home = index.home(hash);
             if prefetch {
-                crate::join::prefetch_line(&view.slots[home]);
+                super::table::prefetch_line(&view.slots[home]);
             }
             let slot = &mut ring[n % INSERT_DISTANCE];
             if n >= INSERT_DISTANCE {
@@ -772,13 +772,13 @@ mod tests {
         let mut seen = vec![false; rows];
         for slot in view.slots.iter() {
             let slot = slot.load(Relaxed);
-            let mut e = crate::slots::entry_of(slot) & !crate::slots::MORE;
+            let mut e = super::super::slots::entry_of(slot) & !super::super::slots::MORE;
             while e != 0 {
                 let (k, next) = view.int_entry(e);
                 let tag = view.index.int_tag(hash_i64(k), k);
                 assert_eq!(
                     tag,
-                    Some(crate::slots::tag_of(slot)),
+                    Some(super::super::slots::tag_of(slot)),
                     "tuple on the wrong chain"
                 );
                 let payload = table.payload(e);
@@ -827,7 +827,7 @@ mod tests {
         }
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
-                "shared_table::tests::second_process_entry",
+                "hashjoin::shared_table::tests::second_process_entry",
                 "--exact",
                 "--nocapture",
                 "--test-threads=1",
@@ -884,7 +884,7 @@ mod tests {
             // Every key is found from its home slot, alone in its chain.
             let hash = hash_i64(k);
             let head = view.index.find(view.slots, view.index.home(hash), k as u32);
-            assert_eq!(head & crate::slots::MORE, 0);
+            assert_eq!(head & super::super::slots::MORE, 0);
             let mut e = head;
             while e != 0 {
                 let (key, next) = view.int_entry(e);

@@ -1,0 +1,100 @@
+//! The dispatcher: turns a [`Plan`] into a tree of operators.
+//!
+//! This module sits at the top of the executor: it is the one place that
+//! knows every operator. [`build`] builds a node's children first and hands
+//! them to the node's constructor, as PostgreSQL's `ExecInitNode` does, so
+//! operators never build plans themselves (Gather, which must build its
+//! child in every worker thread, is handed [`build`] as a function). With
+//! EXPLAIN ANALYZE each operator is wrapped by `operator::instrument`.
+//!
+//! [`init_shared`] is the parallel counterpart of `build`: before a Gather
+//! starts its participants, it creates the shared state of every
+//! parallel-aware node of the subtree by calling that node's own
+//! initialiser (see `parallel::state`).
+
+use crate::error::{ExecError, Result};
+use crate::operator::{instrument, ExecContext, Operator};
+use crate::parallel::{Gather, ParallelState};
+use crate::plan::{NodeKind, Plan};
+use crate::{agg, filter, hashjoin, limit, project, scan, sort};
+
+/// Builds the operator tree of a statement (its root; the CTE plans are
+/// built by the CTE scans that read them).
+pub fn build_statement(
+    stmt: &crate::plan::Statement,
+    ctx: &ExecContext,
+) -> Result<Box<dyn Operator>> {
+    build(&stmt.root, ctx)
+}
+
+/// Builds the operator tree for `plan`.
+pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
+    let child = |i: usize| build(&plan.children[i], ctx);
+    let op: Box<dyn Operator> = match &plan.kind {
+        NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
+        NodeKind::IndexScan { .. } => Box::new(scan::IndexScan::new(plan, ctx)?),
+        NodeKind::FunctionScan { .. } => Box::new(scan::FunctionScan::new(plan, ctx)?),
+        NodeKind::Values { rows } => {
+            Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))
+        }
+        NodeKind::Project { exprs } => Box::new(project::Project::new(child(0)?, exprs.clone())),
+        NodeKind::Filter { predicate } => Box::new(filter::Filter::new(
+            child(0)?,
+            predicate.clone(),
+            ctx,
+            plan.id,
+        )),
+        NodeKind::HashJoin { .. } => {
+            // The Hash node is executed by the join: its child is the build input.
+            let hash = &plan.children[1];
+            if !matches!(hash.kind, NodeKind::Hash) {
+                return Err(ExecError::new("hash join without a Hash node"));
+            }
+            let inner = build(&hash.children[0], ctx)?;
+            Box::new(hashjoin::HashJoin::new(plan, ctx, child(0)?, inner)?)
+        }
+        NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
+        NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx, child(0)?)?),
+        NodeKind::Gather { .. } => Box::new(Gather::new(plan, ctx, build, init_shared)?),
+        NodeKind::Sort { keys, .. } => Box::new(sort::Sort::new(
+            child(0)?,
+            keys.clone(),
+            plan.output.clone(),
+            ctx.clone(),
+            plan.id,
+        )),
+        NodeKind::Limit { limit, offset } => {
+            Box::new(limit::Limit::new(child(0)?, *limit, *offset))
+        }
+        other => {
+            return Err(ExecError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("executor node not implemented yet: {other:?}")
+                    .chars()
+                    .take(120)
+                    .collect::<String>(),
+            ))
+        }
+    };
+    Ok(instrument(op, plan.id, ctx))
+}
+
+/// Creates the shared state of every parallel-aware node of `plan` (down
+/// to, not into, a nested Gather) in `state`, before a Gather's
+/// participants start.
+pub fn init_shared(plan: &Plan, state: &mut ParallelState) {
+    match &plan.kind {
+        NodeKind::SeqScan { parallel: true, .. } => {
+            state.insert(plan.id, scan::SeqScan::init_shared());
+        }
+        NodeKind::HashJoin { parallel: true, .. } => {
+            let shared = hashjoin::HashJoin::init_shared(plan, state.participants);
+            state.insert(plan.id, shared);
+        }
+        NodeKind::Gather { .. } => return,
+        _ => {}
+    }
+    for c in &plan.children {
+        init_shared(c, state);
+    }
+}

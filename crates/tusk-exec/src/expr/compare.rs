@@ -1,0 +1,172 @@
+//! Comparisons (`= <> < <= > >=`), `IS [NOT] DISTINCT FROM`, and the row
+//! comparator the other nodes share (IN, GREATEST/LEAST, NULLIF, CASE).
+//!
+//! Text compares bytewise (the C collation over UTF-8, which orders by code
+//! point); floats with NaN equal to itself and above every other value
+//! (PostgreSQL's `float8_cmp`); `bpchar` against `bpchar` ignores trailing
+//! blanks. Comparisons never raise errors.
+
+use super::{or_nulls, Expr};
+use crate::error::{ExecError, Result};
+use crate::vector::{Batch, Data, Vector};
+use std::cmp::Ordering;
+use tusk_storage::DataType;
+use tusk_types::float::float_cmp;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// Whether an ordering satisfies the operator.
+    #[inline]
+    pub fn test(self, o: Ordering) -> bool {
+        match self {
+            CmpOp::Eq => o == Ordering::Equal,
+            CmpOp::Ne => o != Ordering::Equal,
+            CmpOp::Lt => o == Ordering::Less,
+            CmpOp::Le => o != Ordering::Greater,
+            CmpOp::Gt => o == Ordering::Greater,
+            CmpOp::Ge => o != Ordering::Less,
+        }
+    }
+}
+
+/// `s` without its trailing blanks (how `bpchar` compares and converts).
+#[inline]
+pub(crate) fn strip_blanks(s: &[u8]) -> &[u8] {
+    let end = s.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
+    &s[..end]
+}
+
+/// Whether values of these operand types compare as `bpchar`.
+pub(crate) fn is_bpchar(a: DataType, b: DataType) -> bool {
+    a == DataType::Bpchar && b == DataType::Bpchar
+}
+
+pub(super) fn eval_cmp(
+    op: CmpOp,
+    left: &Expr,
+    right: &Expr,
+    batch: &Batch,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    let bp = is_bpchar(left.data_type(), right.data_type());
+    let l = left.eval_active(batch, active)?;
+    let r = right.eval_active(batch, active)?;
+    compare(op, &l, &r, bp)
+}
+
+pub(super) fn eval_distinct(
+    left: &Expr,
+    right: &Expr,
+    negated: bool,
+    batch: &Batch,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    let bp = is_bpchar(left.data_type(), right.data_type());
+    let l = left.eval_active(batch, active)?;
+    let r = right.eval_active(batch, active)?;
+    let eq = compare(CmpOp::Eq, &l, &r, bp)?;
+    let Data::Bool(eqv) = &eq.data else {
+        unreachable!()
+    };
+    let out = (0..batch.len)
+        .map(|i| {
+            let distinct = match (l.is_null(i), r.is_null(i)) {
+                (true, true) => false,
+                (false, false) => !eqv[i],
+                _ => true,
+            };
+            distinct != negated
+        })
+        .collect();
+    Ok(Vector::new(Data::Bool(out), None))
+}
+
+/// `l op r` row by row; NULL where either side is.
+pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result<Vector> {
+    fn cmp_slices<T: Ord>(op: CmpOp, a: &[T], b: &[T]) -> Vec<bool> {
+        a.iter().zip(b).map(|(x, y)| op.test(x.cmp(y))).collect()
+    }
+    let out = match (&l.data, &r.data) {
+        (Data::Bool(a), Data::Bool(b)) => cmp_slices(op, a, b),
+        (Data::Int4(a), Data::Int4(b)) => match op {
+            // The common equality filter, written so it vectorises.
+            CmpOp::Eq => a.iter().zip(b).map(|(x, y)| x == y).collect(),
+            _ => cmp_slices(op, a, b),
+        },
+        (Data::Int8(a), Data::Int8(b)) => cmp_slices(op, a, b),
+        (Data::Int2(a), Data::Int2(b)) => cmp_slices(op, a, b),
+        (Data::Float8(a), Data::Float8(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| op.test(float_cmp(*x, *y)))
+            .collect(),
+        (Data::Float4(a), Data::Float4(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| op.test(float_cmp(*x as f64, *y as f64)))
+            .collect(),
+        (Data::Interval(a), Data::Interval(b)) => cmp_slices(op, a, b),
+        (Data::Numeric(a), Data::Numeric(b)) => cmp_slices(op, a, b),
+        (Data::Text(a), Data::Text(b)) if bpchar => (0..a.len())
+            .map(|i| op.test(strip_blanks(a.get(i)).cmp(strip_blanks(b.get(i)))))
+            .collect(),
+        (Data::Text(a), Data::Text(b)) => (0..a.len())
+            .map(|i| op.test(a.get(i).cmp(b.get(i))))
+            .collect(),
+        _ => return Err(mismatch()),
+    };
+    Ok(Vector::new(Data::Bool(out), or_nulls(l, r)))
+}
+
+fn mismatch() -> ExecError {
+    ExecError::new("comparison of mismatched types")
+}
+
+/// Compares row `i` of `a` with row `j` of `b` (non-NULL rows of one
+/// representation).
+pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool) -> Ordering {
+    match (&a.data, &b.data) {
+        (Data::Bool(x), Data::Bool(y)) => x[i].cmp(&y[j]),
+        (Data::Int2(x), Data::Int2(y)) => x[i].cmp(&y[j]),
+        (Data::Int4(x), Data::Int4(y)) => x[i].cmp(&y[j]),
+        (Data::Int8(x), Data::Int8(y)) => x[i].cmp(&y[j]),
+        (Data::Float4(x), Data::Float4(y)) => float_cmp(x[i] as f64, y[j] as f64),
+        (Data::Float8(x), Data::Float8(y)) => float_cmp(x[i], y[j]),
+        (Data::Numeric(x), Data::Numeric(y)) => x[i].cmp(&y[j]),
+        (Data::Interval(x), Data::Interval(y)) => x[i].cmp(&y[j]),
+        (Data::Text(x), Data::Text(y)) if bpchar => {
+            strip_blanks(x.get(i)).cmp(strip_blanks(y.get(j)))
+        }
+        (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
+        _ => panic!("cmp_rows over vectors of different representations"),
+    }
+}
+
+/// Checks that two vectors can be compared row by row.
+pub(crate) fn check_same(a: &Vector, b: &Vector) -> Result<()> {
+    if a.physical() == b.physical() {
+        Ok(())
+    } else {
+        Err(mismatch())
+    }
+}

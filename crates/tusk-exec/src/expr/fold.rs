@@ -1,0 +1,416 @@
+//! Constant folding of one expression, as PostgreSQL's
+//! `eval_const_expressions` does it when planning. The planner's
+//! constant-folding pass calls [`Expr::fold`] on every expression it keeps.
+//!
+//! Folding matters for more than speed: it decides which errors a query
+//! raises. PostgreSQL evaluates constant sub-expressions once, at plan time,
+//! so `SELECT 9223372036854775807::int - x FROM t WHERE false` fails although
+//! no row is read, and it simplifies `... AND false` to false without ever
+//! evaluating the other side, so `(s || i)::boolean AND false` never fails.
+//! The rules, bottom-up:
+//! - a strict node (operators, casts, strict functions) with a NULL constant
+//!   argument becomes a NULL constant, once its arguments are folded;
+//! - a node whose arguments are all constants is evaluated now (errors
+//!   included), unless it calls a volatile function (`random()`);
+//! - AND drops constant-true terms and becomes false at the first
+//!   constant-false term, *without folding the terms after it*; OR mirrors
+//!   that; an AND left with a NULL constant keeps one;
+//! - CASE drops WHEN arms whose condition folds to false or NULL (without
+//!   folding their result), and an arm whose condition folds to true ends
+//!   the CASE, its result becoming the ELSE; results of the arms kept are
+//!   folded even if no row will take them (PostgreSQL's documented
+//!   behaviour for `CASE WHEN x > 0 THEN 1/0 END`);
+//! - COALESCE drops NULL constants and stops at the first non-NULL constant;
+//! - an arithmetic or `||` chain folds its constant prefix (the chain is
+//!   left-deep, so that is what PostgreSQL's tree folds).
+
+use super::{Expr, InSet};
+use crate::error::Result;
+use crate::stack;
+use crate::value::Value;
+use std::sync::Arc;
+use tusk_storage::DataType;
+
+fn is_const(e: &Expr) -> bool {
+    matches!(e, Expr::Const { .. })
+}
+
+fn is_null_const(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Const {
+            value: Value::Null,
+            ..
+        }
+    )
+}
+
+fn null(ty: DataType) -> Expr {
+    Expr::Const {
+        value: Value::Null,
+        ty,
+    }
+}
+
+fn boolean(b: bool) -> Expr {
+    Expr::Const {
+        value: Value::Bool(b),
+        ty: DataType::Bool,
+    }
+}
+
+/// `e` (without column references) evaluated into a constant.
+fn evaluate(e: &Expr) -> Result<Expr> {
+    Ok(Expr::Const {
+        value: e.eval_const()?,
+        ty: e.data_type(),
+    })
+}
+
+/// Folds the expression in `e`, reusing its allocation.
+fn fold_box(mut e: Box<Expr>) -> Result<Box<Expr>> {
+    let inner = std::mem::replace(&mut *e, null(DataType::Bool));
+    *e = inner.fold()?;
+    Ok(e)
+}
+
+fn fold_all(es: Vec<Expr>) -> Result<Vec<Expr>> {
+    es.into_iter().map(Expr::fold).collect()
+}
+
+/// The node, or its value when its arguments are all constants, or NULL
+/// when it is strict and one of them is a NULL constant.
+fn strict_node(e: Expr, args_const: bool, any_null: bool) -> Result<Expr> {
+    if any_null {
+        return Ok(null(e.data_type()));
+    }
+    if args_const {
+        return evaluate(&e);
+    }
+    Ok(e)
+}
+
+impl Expr {
+    /// Folds constant sub-expressions (see the module doc); may raise the
+    /// errors PostgreSQL raises while planning.
+    pub fn fold(self) -> Result<Expr> {
+        stack::guarded(move || self.fold_node())
+    }
+
+    fn fold_node(self) -> Result<Expr> {
+        match self {
+            e @ (Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. }) => Ok(e),
+            Expr::Arith { first, rest, ty } => fold_chain(*first, rest, ty),
+            Expr::Concat(parts) => {
+                let parts = fold_all(parts)?;
+                if parts.iter().any(is_null_const) {
+                    return Ok(null(DataType::Text));
+                }
+                // Fold the constant prefix into one constant.
+                let k = parts.iter().take_while(|p| is_const(p)).count();
+                let mut rest = parts;
+                if k >= 2 {
+                    let tail = rest.split_off(k);
+                    let head = evaluate(&Expr::Concat(rest))?;
+                    rest = std::iter::once(head).chain(tail).collect();
+                }
+                if rest.len() == 1 {
+                    return Ok(rest.pop().unwrap());
+                }
+                Ok(Expr::Concat(rest))
+            }
+            Expr::Neg { arg, ty } => {
+                let arg = fold_box(arg)?;
+                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                strict_node(Expr::Neg { arg, ty }, c, n)
+            }
+            Expr::Not(arg) => {
+                let arg = fold_box(arg)?;
+                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                strict_node(Expr::Not(arg), c, n)
+            }
+            Expr::BpcharToText(arg) => {
+                let arg = fold_box(arg)?;
+                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                strict_node(Expr::BpcharToText(arg), c, n)
+            }
+            Expr::Typmod { arg, ty, explicit } => {
+                let arg = fold_box(arg)?;
+                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                strict_node(Expr::Typmod { arg, ty, explicit }, c, n)
+            }
+            Expr::Cast { arg, to } => {
+                let arg = fold_box(arg)?;
+                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                strict_node(Expr::Cast { arg, to }, c, n)
+            }
+            Expr::IsNull { arg, negated } => {
+                let arg = fold_box(arg)?;
+                let c = is_const(&arg);
+                let e = Expr::IsNull { arg, negated };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::BoolTest { arg, test } => {
+                let arg = fold_box(arg)?;
+                let c = is_const(&arg);
+                let e = Expr::BoolTest { arg, test };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::Cmp { op, left, right } => {
+                let (left, right) = (fold_box(left)?, fold_box(right)?);
+                let c = is_const(&left) && is_const(&right);
+                let n = is_null_const(&left) || is_null_const(&right);
+                strict_node(Expr::Cmp { op, left, right }, c, n)
+            }
+            Expr::Like {
+                arg,
+                pattern,
+                negated,
+                case_insensitive,
+            } => {
+                let (arg, pattern) = (fold_box(arg)?, fold_box(pattern)?);
+                let c = is_const(&arg) && is_const(&pattern);
+                let n = is_null_const(&arg) || is_null_const(&pattern);
+                let e = Expr::Like {
+                    arg,
+                    pattern,
+                    negated,
+                    case_insensitive,
+                };
+                strict_node(e, c, n)
+            }
+            Expr::Regex {
+                arg,
+                pattern,
+                negated,
+                case_insensitive,
+            } => {
+                let (arg, pattern) = (fold_box(arg)?, fold_box(pattern)?);
+                let c = is_const(&arg) && is_const(&pattern);
+                let n = is_null_const(&arg) || is_null_const(&pattern);
+                let e = Expr::Regex {
+                    arg,
+                    pattern,
+                    negated,
+                    case_insensitive,
+                };
+                strict_node(e, c, n)
+            }
+            Expr::IsDistinct {
+                left,
+                right,
+                negated,
+            } => {
+                let (left, right) = (fold_box(left)?, fold_box(right)?);
+                let c = is_const(&left) && is_const(&right);
+                let e = Expr::IsDistinct {
+                    left,
+                    right,
+                    negated,
+                };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::NullIf { left, right } => {
+                let (left, right) = (fold_box(left)?, fold_box(right)?);
+                let c = is_const(&left) && is_const(&right);
+                let e = Expr::NullIf { left, right };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::MinMax { args, greatest } => {
+                let args = fold_all(args)?;
+                let c = args.iter().all(is_const);
+                let e = Expr::MinMax { args, greatest };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::InList {
+                arg, list, negated, ..
+            } => {
+                let arg = arg.fold()?;
+                let list = fold_all(list)?;
+                let c = is_const(&arg) && list.iter().all(is_const);
+                let set = InSet::build(arg.data_type(), &list).map(Arc::new);
+                let e = Expr::InList {
+                    arg: Box::new(arg),
+                    list,
+                    negated,
+                    set,
+                };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::And(terms) => fold_junction(terms, true),
+            Expr::Or(terms) => fold_junction(terms, false),
+            Expr::Coalesce(args) => {
+                let ty = args[0].data_type();
+                let mut kept = Vec::new();
+                for a in args {
+                    let a = a.fold()?;
+                    if is_null_const(&a) {
+                        continue;
+                    }
+                    let stop = is_const(&a);
+                    kept.push(a);
+                    if stop {
+                        break;
+                    }
+                }
+                Ok(match kept.len() {
+                    0 => null(ty),
+                    1 => kept.pop().unwrap(),
+                    _ => Expr::Coalesce(kept),
+                })
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+                ty,
+            } => fold_case(operand, whens, otherwise, ty),
+            Expr::Call { func, args, ty } => {
+                let args = fold_all(args)?;
+                let n = func.strict() && args.iter().any(is_null_const);
+                let c = !func.volatile() && args.iter().all(is_const);
+                strict_node(Expr::Call { func, args, ty }, c, n)
+            }
+        }
+    }
+}
+
+/// Folds an arithmetic chain: its operands, then its constant prefix.
+fn fold_chain(first: Expr, rest: Vec<(super::ArithOp, Expr)>, ty: DataType) -> Result<Expr> {
+    let mut acc = first.fold()?;
+    let mut steps = Vec::with_capacity(rest.len());
+    for (op, e) in rest {
+        steps.push((op, e.fold()?));
+    }
+    // Evaluate step by step while both sides are constants (a NULL
+    // constant gives NULL without raising anything).
+    let mut k = 0;
+    while k < steps.len() && is_const(&acc) && is_const(&steps[k].1) {
+        let (op, e) = steps[k].clone();
+        acc = evaluate(&Expr::Arith {
+            first: Box::new(acc),
+            rest: vec![(op, e)],
+            ty,
+        })?;
+        k += 1;
+    }
+    let steps: Vec<_> = steps.into_iter().skip(k).collect();
+    if steps.is_empty() {
+        return Ok(acc);
+    }
+    if is_null_const(&acc) || steps.iter().any(|(_, e)| is_null_const(e)) {
+        return Ok(null(ty));
+    }
+    Ok(Expr::Arith {
+        first: Box::new(acc),
+        rest: steps,
+        ty,
+    })
+}
+
+/// AND (`is_and`) or OR: PostgreSQL's `simplify_and_arguments` /
+/// `simplify_or_arguments`.
+fn fold_junction(terms: Vec<Expr>, is_and: bool) -> Result<Expr> {
+    let decisive = !is_and;
+    let mut kept = Vec::new();
+    let mut have_null = false;
+    for t in terms {
+        let t = t.fold()?;
+        match &t {
+            Expr::Const {
+                value: Value::Null, ..
+            } => have_null = true,
+            Expr::Const {
+                value: Value::Bool(b),
+                ..
+            } => {
+                if *b == decisive {
+                    // The later terms are not even folded.
+                    return Ok(boolean(decisive));
+                }
+            }
+            _ => kept.push(t),
+        }
+    }
+    if have_null {
+        kept.push(null(DataType::Bool));
+    }
+    Ok(match kept.len() {
+        0 => boolean(!decisive),
+        _ if is_and => Expr::and_all(kept).unwrap(),
+        _ => Expr::or_all(kept).unwrap(),
+    })
+}
+
+fn fold_case(
+    operand: Option<Box<Expr>>,
+    whens: Vec<(Expr, Expr)>,
+    otherwise: Option<Box<Expr>>,
+    ty: DataType,
+) -> Result<Expr> {
+    let operand = operand.map(|o| o.fold()).transpose()?;
+    let mut arms = Vec::new();
+    let mut default = None;
+    for (w, then) in whens {
+        let w = w.fold()?;
+        // The condition's constant value, if it has one.
+        let cond = match (&operand, is_const(&w)) {
+            (None, true) => Some(evaluate(&w)?),
+            (Some(o), true) if is_const(o) => Some(evaluate(&Expr::cmp(
+                super::CmpOp::Eq,
+                o.clone(),
+                w.clone(),
+            ))?),
+            _ => None,
+        };
+        match cond {
+            Some(Expr::Const {
+                value: Value::Bool(true),
+                ..
+            }) => {
+                default = Some(then.fold()?);
+                break;
+            }
+            // False or NULL: the arm can never be taken.
+            Some(_) => continue,
+            None => arms.push((w, then.fold()?)),
+        }
+    }
+    let default = match default {
+        Some(d) => Some(d),
+        None => otherwise.map(|e| e.fold()).transpose()?,
+    };
+    if arms.is_empty() {
+        return Ok(default.unwrap_or_else(|| null(ty)));
+    }
+    Ok(Expr::Case {
+        operand: operand.map(Box::new),
+        whens: arms,
+        otherwise: default.map(Box::new),
+        ty,
+    })
+}

@@ -1,0 +1,120 @@
+//! Three-valued logic: n-ary AND / OR with short-circuit masks, and
+//! `IS [NOT] TRUE | FALSE | UNKNOWN`.
+//!
+//! An AND keeps, per row, the state so far: true, NULL, or false (decided).
+//! Each term is evaluated only for active rows not yet decided, so a later
+//! term never raises an error for a row an earlier term rejected, as in
+//! PostgreSQL's left-to-right evaluation. OR is the mirror image, with true
+//! decisive. Terms are a vector (see `Expr::and`), so 100,000 of them cost
+//! one loop, not a recursion.
+
+use super::{bools, Expr};
+use crate::error::Result;
+use crate::vector::{Batch, Data, Vector};
+
+/// The tests of `IS [NOT] TRUE | FALSE | UNKNOWN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolTest {
+    IsTrue,
+    IsNotTrue,
+    IsFalse,
+    IsNotFalse,
+    IsUnknown,
+    IsNotUnknown,
+}
+
+impl BoolTest {
+    /// The SQL words after the argument (`IS NOT TRUE`).
+    pub fn sql(self) -> &'static str {
+        match self {
+            BoolTest::IsTrue => "IS TRUE",
+            BoolTest::IsNotTrue => "IS NOT TRUE",
+            BoolTest::IsFalse => "IS FALSE",
+            BoolTest::IsNotFalse => "IS NOT FALSE",
+            BoolTest::IsUnknown => "IS UNKNOWN",
+            BoolTest::IsNotUnknown => "IS NOT UNKNOWN",
+        }
+    }
+
+    /// The test applied to one value (`None` = NULL).
+    pub fn apply(self, v: Option<bool>) -> bool {
+        match self {
+            BoolTest::IsTrue => v == Some(true),
+            BoolTest::IsNotTrue => v != Some(true),
+            BoolTest::IsFalse => v == Some(false),
+            BoolTest::IsNotFalse => v != Some(false),
+            BoolTest::IsUnknown => v.is_none(),
+            BoolTest::IsNotUnknown => v.is_some(),
+        }
+    }
+}
+
+pub(super) fn bool_test(v: &Vector, test: BoolTest) -> Result<Vector> {
+    let (b, nulls) = bools(v)?;
+    let out = (0..b.len())
+        .map(|i| {
+            let x = if nulls.is_some_and(|m| m[i]) {
+                None
+            } else {
+                Some(b[i])
+            };
+            test.apply(x)
+        })
+        .collect();
+    Ok(Vector::new(Data::Bool(out), None))
+}
+
+/// Per-row state of an n-ary AND / OR.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No term decided the row and none was NULL.
+    Open,
+    /// No term decided the row; one was NULL.
+    Null,
+    /// A term decided the row (false for AND, true for OR).
+    Decided,
+}
+
+pub(super) fn eval_nary(
+    terms: &[Expr],
+    is_and: bool,
+    batch: &Batch,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    let n = batch.len;
+    let decisive = !is_and;
+    let mut state = vec![State::Open; n];
+    // Rows the next term must be evaluated for.
+    let mut mask: Vec<bool> = (0..n).map(|i| super::live(active, i)).collect();
+    for (k, term) in terms.iter().enumerate() {
+        let v = if k == 0 {
+            term.eval_active(batch, active)?
+        } else {
+            if !mask.contains(&true) {
+                break;
+            }
+            term.eval_active(batch, Some(&mask))?
+        };
+        let (b, nulls) = bools(&v)?;
+        for i in 0..n {
+            if !mask[i] {
+                continue;
+            }
+            if nulls.is_some_and(|m| m[i]) {
+                state[i] = State::Null;
+            } else if b[i] == decisive {
+                state[i] = State::Decided;
+                mask[i] = false;
+            }
+        }
+    }
+    let out = state
+        .iter()
+        .map(|s| match s {
+            State::Decided => decisive,
+            _ => !decisive,
+        })
+        .collect();
+    let nulls = state.iter().map(|s| *s == State::Null).collect();
+    Ok(Vector::new(Data::Bool(out), Some(nulls)))
+}

@@ -1,0 +1,264 @@
+//! Built-in scalar functions: what they compute, and how a call is chosen.
+//!
+//! A call is an [`crate::expr::Expr::Call`] holding a [`Func`], its
+//! arguments and its result type. The binder gets all three from
+//! [`resolve::resolve`], which picks the overload of a name from the table in
+//! [`catalog`] (PostgreSQL's `pg_proc`, for the functions tusk has) with
+//! PostgreSQL's rules, and tells which casts to put on the arguments. By the
+//! time a call is evaluated, every argument has its parameter's type, so a
+//! kernel dispatches on the vectors' representation only.
+//!
+//! ## Strictness, volatility, errors
+//!
+//! Almost every function is *strict*: a NULL argument gives a NULL result and
+//! the kernel never looks at that row. Kernels also skip rows outside the
+//! active mask (see the `expr` module doc). So a kernel raises an error only
+//! for a row PostgreSQL would have computed: `sqrt(x)` under
+//! `WHERE x >= 0 AND ...` never sees a negative `x`. The exceptions are
+//! written per function (`concat`, `concat_ws`, `format`, `quote_nullable`).
+//! [`Func::volatile`] tells the constant folder which calls it must leave
+//! alone (`random()`).
+//!
+//! ## What the binder calls
+//!
+//! - A call `f(a, b)`: [`resolve()`]`("f", &[type of a, type of b])` gives the
+//!   [`Func`], the type to cast each argument to (an untyped literal is
+//!   parsed as that type) and the result type; build
+//!   [`Expr::call`](crate::expr::Expr::call)`(func, args, ret)`.
+//! - A binary operator: [`resolve_operator`] gives the operand types (both
+//!   cast to them) and the result; build `Expr::arith` (`+ - * / %`),
+//!   `Expr::cmp`, `Expr::concat` (`||`, non-text operands cast to text),
+//!   `Expr::Regex` (`~ ~* !~ !~*`) or `Expr::Like` (`~~` ...).
+//! - CASE, COALESCE, GREATEST, LEAST, NULLIF, IN lists, VALUES and UNION
+//!   columns: [`common_type`] picks the type every part is cast to.
+//! - Syntax that PostgreSQL's grammar turns into these functions:
+//!   `POSITION(a IN b)` is `position(b, a)`; `SUBSTRING(s FROM i FOR n)` is
+//!   `substring(s, i, n)`, `SUBSTRING(s FROM pattern)` `substring(s, pattern)`,
+//!   `SUBSTRING(s SIMILAR p ESCAPE e)` `substring(s, p, e)`;
+//!   `TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)` is `btrim|ltrim|rtrim(s
+//!   [, chars])`; `x LIKE p ESCAPE e` is `x LIKE like_escape(p, e)`;
+//!   `x SIMILAR TO p [ESCAPE e]` is `x ~ similar_to_escape(p [, e])`;
+//!   `x BETWEEN a AND b` is `x >= a AND x <= b`, and `BETWEEN SYMMETRIC` is
+//!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`.
+//!
+//! Families: [`math`] (numbers), [`string`] (text), [`regex`] (regular
+//! expression syntax), [`regexp`] (the functions over patterns, `SIMILAR
+//! TO`, LIKE's escape), [`format`](mod@format) (`format`,
+//! `quote_*`), `numeric_fns` (the numeric versions: the seam to the
+//! arbitrary-precision numeric type).
+
+pub mod catalog;
+pub mod format;
+mod libm;
+pub mod math;
+mod md5;
+mod numeric_fns;
+mod random;
+pub mod regex;
+pub mod regexp;
+pub mod resolve;
+pub mod string;
+pub mod types;
+
+pub use catalog::Proc;
+pub use resolve::{common_type, resolve, resolve_operator, ArgType, Resolved};
+
+use crate::error::Result;
+use crate::expr::{any_null, live};
+use crate::vector::Vector;
+use tusk_storage::DataType;
+
+macro_rules! funcs {
+    ($($v:ident => $name:literal,)*) => {
+        /// A built-in function (one name; its overloads share the variant and
+        /// dispatch on the argument representation and count).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Func {
+            $($v,)*
+        }
+
+        impl Func {
+            /// The SQL name (as EXPLAIN prints it).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Func::$v => $name,)*
+                }
+            }
+        }
+    };
+}
+
+funcs! {
+    Abs => "abs",
+    Mod => "mod",
+    Div => "div",
+    Sign => "sign",
+    Ceil => "ceil",
+    Floor => "floor",
+    Round => "round",
+    Trunc => "trunc",
+    Sqrt => "sqrt",
+    Cbrt => "cbrt",
+    Power => "power",
+    Exp => "exp",
+    Ln => "ln",
+    Log10 => "log10",
+    Log => "log",
+    Pi => "pi",
+    Degrees => "degrees",
+    Radians => "radians",
+    Sin => "sin",
+    Cos => "cos",
+    Tan => "tan",
+    Cot => "cot",
+    Asin => "asin",
+    Acos => "acos",
+    Atan => "atan",
+    Atan2 => "atan2",
+    Gcd => "gcd",
+    Lcm => "lcm",
+    Random => "random",
+    SetSeed => "setseed",
+    Length => "length",
+    OctetLength => "octet_length",
+    BitLength => "bit_length",
+    Upper => "upper",
+    Lower => "lower",
+    Initcap => "initcap",
+    Substr => "substr",
+    SubstringRegex => "substring",
+    SubstringSimilar => "substring",
+    Strpos => "strpos",
+    Btrim => "btrim",
+    Ltrim => "ltrim",
+    Rtrim => "rtrim",
+    Replace => "replace",
+    SplitPart => "split_part",
+    Left => "left",
+    Right => "right",
+    Lpad => "lpad",
+    Rpad => "rpad",
+    Repeat => "repeat",
+    Reverse => "reverse",
+    Concat => "concat",
+    ConcatWs => "concat_ws",
+    StartsWith => "starts_with",
+    Md5 => "md5",
+    Chr => "chr",
+    Ascii => "ascii",
+    Translate => "translate",
+    Format => "format",
+    QuoteIdent => "quote_ident",
+    QuoteLiteral => "quote_literal",
+    QuoteNullable => "quote_nullable",
+    ToHex => "to_hex",
+    RegexpReplace => "regexp_replace",
+    RegexpLike => "regexp_like",
+    RegexpCount => "regexp_count",
+    LikeEscape => "like_escape",
+    SimilarToEscape => "similar_to_escape",
+}
+
+impl Func {
+    /// Whether a NULL argument makes the result NULL without a call.
+    pub fn strict(self) -> bool {
+        !matches!(
+            self,
+            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable
+        )
+    }
+
+    /// Whether two calls with the same arguments may differ (PostgreSQL's
+    /// `provolatile = 'v'`): such calls are never folded or cached.
+    pub fn volatile(self) -> bool {
+        matches!(self, Func::Random | Func::SetSeed)
+    }
+
+    /// Evaluates over `n` rows: `args` hold the evaluated arguments, of
+    /// types `types`; the result has type `ty`.
+    pub fn eval(
+        self,
+        args: &[Vector],
+        types: &[DataType],
+        ty: DataType,
+        n: usize,
+        active: Option<&[bool]>,
+    ) -> Result<Vector> {
+        let call = Call {
+            args,
+            types,
+            ty,
+            n,
+            nulls: if self.strict() {
+                any_null(args, n)
+            } else {
+                None
+            },
+            active,
+        };
+        match self {
+            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable => {
+                format::eval(self, &call)
+            }
+            Func::Random | Func::SetSeed => random::eval(self, &call),
+            Func::Length
+            | Func::OctetLength
+            | Func::BitLength
+            | Func::Upper
+            | Func::Lower
+            | Func::Initcap
+            | Func::Substr
+            | Func::Strpos
+            | Func::Btrim
+            | Func::Ltrim
+            | Func::Rtrim
+            | Func::Replace
+            | Func::SplitPart
+            | Func::Left
+            | Func::Right
+            | Func::Lpad
+            | Func::Rpad
+            | Func::Repeat
+            | Func::Reverse
+            | Func::StartsWith
+            | Func::Md5
+            | Func::Chr
+            | Func::Ascii
+            | Func::Translate
+            | Func::ToHex => string::eval(self, &call),
+            Func::QuoteIdent | Func::QuoteLiteral => format::eval(self, &call),
+            Func::SubstringRegex
+            | Func::SubstringSimilar
+            | Func::RegexpReplace
+            | Func::RegexpLike
+            | Func::RegexpCount
+            | Func::LikeEscape
+            | Func::SimilarToEscape => regexp::eval(self, &call),
+            _ => math::eval(self, &call),
+        }
+    }
+}
+
+/// One evaluation of a function over a batch: the arguments and which rows
+/// to compute.
+pub struct Call<'a> {
+    pub args: &'a [Vector],
+    pub types: &'a [DataType],
+    pub ty: DataType,
+    pub n: usize,
+    /// For strict functions: rows with a NULL argument (the result's mask).
+    pub nulls: Option<Vec<bool>>,
+    active: Option<&'a [bool]>,
+}
+
+impl Call<'_> {
+    /// Whether row `i` must be computed: active, and (for strict functions)
+    /// no argument NULL. Kernels raise errors only for such rows.
+    #[inline]
+    pub fn computes(&self, i: usize) -> bool {
+        live(self.active, i) && !self.nulls.as_ref().is_some_and(|m| m[i])
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,436 @@
+//! Choosing a function or operator overload for a call, as PostgreSQL's
+//! `func_get_detail` / `func_select_candidate` (parse_func.c) and
+//! `oper_select_candidate` (parse_oper.c) do.
+//!
+//! Arguments are known types or *unknown* (an untyped string literal or a
+//! bare NULL). The steps, over the overloads with the right number of
+//! arguments:
+//! 1. an overload whose parameters equal the argument types wins;
+//! 2. otherwise keep the overloads every argument can reach by an implicit
+//!    cast (an unknown reaches any type); one left wins, none is
+//!    `function f(...) does not exist` (42883);
+//! 3. keep those with the most arguments of exactly the parameter type;
+//! 4. then those with the most parameters that are exact or the preferred
+//!    type of their category (`double precision`, `text`, ...);
+//! 5. for unknown arguments, pick the category the remaining overloads take
+//!    there (the string category wins a conflict; otherwise a conflict gives
+//!    up) and prefer its preferred type;
+//! 6. last, if every known argument has one type, assume the unknowns have
+//!    it too and keep the overloads that accept that;
+//! 7. still more than one: `function f(unknown) is not unique` (42725).
+//!
+//! Binary operators follow the same steps with one more first: an unknown
+//! operand beside a known one is taken to be of the known type when that
+//! makes an exact match (`x = '1'`).
+
+use super::catalog::{opers_named, procs_named, Param};
+use super::types::{category, implicit_cast, is_preferred, Category};
+use super::Func;
+use crate::error::{sqlstate, ExecError, Result};
+use tusk_storage::DataType;
+
+/// The type of an argument at the call site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgType {
+    Known(DataType),
+    /// An untyped literal (`'abc'`) or NULL: PostgreSQL's `unknown`.
+    Unknown,
+}
+
+impl ArgType {
+    fn name(self) -> &'static str {
+        match self {
+            ArgType::Known(t) => t.display_name(),
+            ArgType::Unknown => "unknown",
+        }
+    }
+}
+
+/// The chosen overload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// What to evaluate (for an operator: `None`; the binder builds the
+    /// operator's node).
+    pub func: Option<Func>,
+    /// The type each argument must be cast to before the call (an unknown
+    /// literal is parsed as this type; `"any"` parameters keep the
+    /// argument's type, unknown ones become `text`).
+    pub arg_types: Vec<DataType>,
+    /// The result type.
+    pub ret: DataType,
+}
+
+/// A candidate: its parameter types expanded to the call's arity.
+struct Cand {
+    params: Vec<Param>,
+    ret: DataType,
+    func: Option<Func>,
+}
+
+fn param_category(p: Param) -> (Category, bool) {
+    match p {
+        Param::T(t) => (category(t), is_preferred(t)),
+        Param::Any => (Category::Pseudo, false),
+    }
+}
+
+fn can_coerce(a: ArgType, p: Param) -> bool {
+    match (a, p) {
+        (_, Param::Any) | (ArgType::Unknown, _) => true,
+        (ArgType::Known(t), Param::T(pt)) => implicit_cast(t, pt),
+    }
+}
+
+fn exact(a: ArgType, p: Param) -> bool {
+    matches!((a, p), (ArgType::Known(t), Param::T(pt)) if t == pt)
+}
+
+/// Keeps the candidates scoring highest under `score`.
+fn keep_best(cands: Vec<Cand>, score: impl Fn(&Cand) -> usize) -> Vec<Cand> {
+    let best = cands.iter().map(&score).max().unwrap_or(0);
+    cands.into_iter().filter(|c| score(c) == best).collect()
+}
+
+/// PostgreSQL's `func_select_candidate` over candidates that all accept
+/// the arguments; `None` when no single one can be chosen.
+fn select_candidate(args: &[ArgType], mut cands: Vec<Cand>) -> Option<Cand> {
+    let known = |i: usize| !matches!(args[i], ArgType::Unknown);
+    // Most exact matches.
+    cands = keep_best(cands, |c| {
+        (0..args.len())
+            .filter(|&i| exact(args[i], c.params[i]))
+            .count()
+    });
+    if cands.len() == 1 {
+        return cands.pop();
+    }
+    // Most exact-or-preferred matches where coercion is needed.
+    cands = keep_best(cands, |c| {
+        (0..args.len())
+            .filter(|&i| known(i) && (exact(args[i], c.params[i]) || param_category(c.params[i]).1))
+            .count()
+    });
+    if cands.len() == 1 {
+        return cands.pop();
+    }
+    let nunknown = (0..args.len()).filter(|&i| !known(i)).count();
+    if nunknown == 0 {
+        return None;
+    }
+    // Resolve the unknown positions by category.
+    let mut slots: Vec<Option<(Category, bool)>> = vec![None; args.len()];
+    let mut resolved = true;
+    for i in (0..args.len()).filter(|&i| !known(i)) {
+        let mut slot: Option<(Category, bool)> = None;
+        let mut conflict = false;
+        for c in &cands {
+            let (cat, pref) = param_category(c.params[i]);
+            match slot {
+                None => slot = Some((cat, pref)),
+                Some((s, p)) if s == cat => slot = Some((s, p || pref)),
+                Some(_) if cat == Category::String => slot = Some((cat, pref)),
+                Some(_) => conflict = true,
+            }
+        }
+        if conflict && slot.is_none_or(|(s, _)| s != Category::String) {
+            resolved = false;
+            break;
+        }
+        slots[i] = slot;
+    }
+    if resolved {
+        let kept: Vec<Cand> = cands
+            .iter()
+            .filter(|c| {
+                (0..args.len()).filter(|&i| !known(i)).all(|i| {
+                    let (cat, pref) = param_category(c.params[i]);
+                    let (scat, spref) = slots[i].expect("resolved slot");
+                    cat == scat && (!spref || pref)
+                })
+            })
+            .map(|c| Cand {
+                params: c.params.clone(),
+                ret: c.ret,
+                func: c.func,
+            })
+            .collect();
+        if kept.len() == 1 {
+            return kept.into_iter().next();
+        }
+    }
+    // Last gasp: unknowns take the single type of the known arguments.
+    if nunknown < args.len() {
+        let mut ty = None;
+        for a in args {
+            if let ArgType::Known(t) = a {
+                match ty {
+                    None => ty = Some(*t),
+                    Some(u) if u == *t => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+        let t = ArgType::Known(ty?);
+        let mut fits = cands
+            .into_iter()
+            .filter(|c| c.params.iter().all(|p| can_coerce(t, *p)));
+        let first = fits.next();
+        if fits.next().is_none() {
+            return first;
+        }
+    }
+    None
+}
+
+/// The types the arguments take for candidate `c`.
+fn finish(args: &[ArgType], c: Cand) -> Resolved {
+    let arg_types = args
+        .iter()
+        .zip(&c.params)
+        .map(|(a, p)| match (a, p) {
+            (_, Param::T(t)) => *t,
+            (ArgType::Known(t), Param::Any) => *t,
+            (ArgType::Unknown, Param::Any) => DataType::Text,
+        })
+        .collect();
+    Resolved {
+        func: c.func,
+        arg_types,
+        ret: c.ret,
+    }
+}
+
+/// Picks among `cands` (all with `args.len()` parameters); `Err(true)` when
+/// none accepts the arguments, `Err(false)` when several remain.
+fn choose(args: &[ArgType], cands: Vec<Cand>) -> std::result::Result<Resolved, bool> {
+    if let Some(i) = cands
+        .iter()
+        .position(|c| args.iter().zip(&c.params).all(|(a, p)| exact(*a, *p)))
+    {
+        let c = cands.into_iter().nth(i).unwrap();
+        return Ok(finish(args, c));
+    }
+    let mut fit: Vec<Cand> = cands
+        .into_iter()
+        .filter(|c| args.iter().zip(&c.params).all(|(a, p)| can_coerce(*a, *p)))
+        .collect();
+    match fit.len() {
+        0 => Err(true),
+        1 => Ok(finish(args, fit.pop().unwrap())),
+        _ => select_candidate(args, fit)
+            .map(|c| finish(args, c))
+            .ok_or(false),
+    }
+}
+
+fn arg_list(args: &[ArgType]) -> String {
+    args.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// Resolves a call of the built-in function `name` (lower case, as the
+/// parser folds it) on arguments of types `args`.
+pub fn resolve(name: &str, args: &[ArgType]) -> Result<Resolved> {
+    let cands: Vec<Cand> = procs_named(name)
+        .filter_map(|p| {
+            let fixed = p.params.len();
+            let params: Vec<Param> = if p.variadic {
+                if args.len() < fixed {
+                    return None;
+                }
+                (0..args.len())
+                    .map(|i| p.params[i.min(fixed - 1)])
+                    .collect()
+            } else if args.len() == fixed {
+                p.params.to_vec()
+            } else {
+                return None;
+            };
+            Some(Cand {
+                params,
+                ret: p.ret,
+                func: Some(p.func),
+            })
+        })
+        .collect();
+    choose(args, cands).map_err(|missing| {
+        let sig = format!("{name}({})", arg_list(args));
+        if missing {
+            ExecError::coded(
+                sqlstate::UNDEFINED_FUNCTION,
+                format!("function {sig} does not exist"),
+            )
+            .with_hint(
+                "No function matches the given name and argument types. \
+                 You might need to add explicit type casts.",
+            )
+        } else {
+            ExecError::coded(
+                sqlstate::AMBIGUOUS_FUNCTION,
+                format!("function {sig} is not unique"),
+            )
+            .with_hint(
+                "Could not choose a best candidate function. \
+                 You might need to add explicit type casts.",
+            )
+        }
+    })
+}
+
+/// Resolves the binary operator `op` (`+`, `=`, `||`, ...). The argument
+/// types in the result are those to cast both operands to: for cross-type
+/// operators (`int4 + int8`), both become the wider type, which gives
+/// PostgreSQL's result.
+pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resolved> {
+    let args = [left, right];
+    let not_found = || {
+        ExecError::coded(
+            sqlstate::UNDEFINED_FUNCTION,
+            format!(
+                "operator does not exist: {} {op} {}",
+                left.name(),
+                right.name()
+            ),
+        )
+        .with_hint(
+            "No operator matches the given name and argument types. \
+             You might need to add explicit type casts.",
+        )
+    };
+    if op == "||" {
+        // textcat, anytextcat, textanycat: one side must be a string.
+        let stringy = |a: ArgType| {
+            matches!(a, ArgType::Unknown) || matches!(a, ArgType::Known(t) if t.is_string())
+        };
+        if !stringy(left) && !stringy(right) {
+            return Err(not_found());
+        }
+        return Ok(Resolved {
+            func: None,
+            arg_types: vec![DataType::Text, DataType::Text],
+            ret: DataType::Text,
+        });
+    }
+    let cands = || {
+        opers_named(op)
+            .map(|o| Cand {
+                params: vec![Param::T(o.left), Param::T(o.right)],
+                ret: o.ret,
+                func: None,
+            })
+            .collect::<Vec<_>>()
+    };
+    // An unknown beside a known type: try that type for both.
+    let assumed = match (left, right) {
+        (ArgType::Unknown, ArgType::Known(t)) | (ArgType::Known(t), ArgType::Unknown) => {
+            let both = [ArgType::Known(t), ArgType::Known(t)];
+            cands()
+                .into_iter()
+                .find(|c| both.iter().zip(&c.params).all(|(a, p)| exact(*a, *p)))
+        }
+        _ => None,
+    };
+    let chosen = match assumed {
+        Some(c) => finish(&args, c),
+        None => match choose(&args, cands()) {
+            Ok(r) => r,
+            Err(true) => return Err(not_found()),
+            Err(false) => {
+                return Err(ExecError::coded(
+                    sqlstate::AMBIGUOUS_FUNCTION,
+                    format!(
+                        "operator is not unique: {} {op} {}",
+                        left.name(),
+                        right.name()
+                    ),
+                )
+                .with_hint(
+                    "Could not choose a best candidate operator. \
+                     You might need to add explicit type casts.",
+                ))
+            }
+        },
+    };
+    // Widen cross-type numeric operands, and comparisons between types
+    // with an implicit cast, to one type (what tusk's kernels take); other
+    // mixed operators (`date + integer`) keep their own operand types.
+    let (l, r) = (chosen.arg_types[0], chosen.arg_types[1]);
+    let numeric = category(l) == Category::Numeric && category(r) == Category::Numeric;
+    let common = if l == r {
+        Some(l)
+    } else if numeric && chosen.ret != DataType::Bool {
+        Some(chosen.ret)
+    } else if chosen.ret == DataType::Bool && implicit_cast(l, r) {
+        Some(r)
+    } else if chosen.ret == DataType::Bool && implicit_cast(r, l) {
+        Some(l)
+    } else {
+        None
+    };
+    Ok(Resolved {
+        func: None,
+        arg_types: match common {
+            Some(t) => vec![t, t],
+            None => vec![l, r],
+        },
+        ret: chosen.ret,
+    })
+}
+
+/// PostgreSQL's `select_common_type`: the type that the branches of CASE,
+/// the arguments of COALESCE, GREATEST, LEAST and NULLIF, the items of an
+/// IN list with its left side, the columns of VALUES rows and of UNION arms
+/// are all cast to. `context` names the construct in errors (`CASE`,
+/// `COALESCE`, `UNION`...). For CASE, pass the ELSE result first, then the
+/// THEN results, as PostgreSQL does (its error messages depend on it).
+///
+/// The first known type leads; a later one of the same category replaces
+/// it when it is reached implicitly but cannot be cast back (`integer`, then
+/// `numeric`), unless the leader is its category's preferred type. Types of
+/// different categories are `CASE types integer and text cannot be matched`
+/// (42804); a type that cannot reach the result implicitly is `COALESCE
+/// could not convert type time without time zone to date` (42846). Only
+/// unknowns: `text`.
+pub fn common_type(context: &str, types: &[ArgType]) -> Result<DataType> {
+    let mut lead: Option<DataType> = None;
+    for t in types {
+        let ArgType::Known(n) = *t else { continue };
+        let Some(p) = lead else {
+            lead = Some(n);
+            continue;
+        };
+        if n == p {
+            continue;
+        }
+        if category(n) != category(p) {
+            return Err(ExecError::coded(
+                sqlstate::DATATYPE_MISMATCH,
+                format!(
+                    "{context} types {} and {} cannot be matched",
+                    p.display_name(),
+                    n.display_name()
+                ),
+            ));
+        }
+        if !is_preferred(p) && implicit_cast(p, n) && !implicit_cast(n, p) {
+            lead = Some(n);
+        }
+    }
+    let Some(result) = lead else {
+        return Ok(DataType::Text);
+    };
+    for t in types {
+        if let ArgType::Known(n) = *t {
+            if !implicit_cast(n, result) {
+                return Err(ExecError::coded(
+                    sqlstate::CANNOT_COERCE,
+                    format!(
+                        "{context} could not convert type {} to {}",
+                        n.display_name(),
+                        result.display_name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(result)
+}

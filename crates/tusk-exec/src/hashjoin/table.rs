@@ -1,0 +1,413 @@
+//! The serial hash join's table: entries, the slot array over them, and
+//! the builder that collects build rows.
+//!
+//! Build row *r* owns entry *r*. The entries are indexed by a *slot array*
+//! (`slots`): open addressing over key *tags* — the key itself for `integer`
+//! and `boolean` keys, else 32 bits of its hash — where each slot names the
+//! first entry of the chain of all entries with its tag, and each entry links
+//! to the next. For a single integer key an entry is `{key: i64, next: u32}`;
+//! other keys keep their hash and an encoded byte key per entry. The slot
+//! count is a power of two at least 4/3 of the row count. Rows with a NULL
+//! key are stored (so payload row numbers stay aligned) but never inserted.
+//!
+//! Probing reads a table through [`Chains`], which both this table and the
+//! Parallel Hash Join's shared table (`shared_table`) implement.
+
+use super::shared_table::{SharedTable, SharedView};
+use super::slots::{AtomicU32, AtomicU64, SlotIndex};
+use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key};
+use crate::vector::{Batch, Data, Vector};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use tusk_storage::DataType;
+
+pub(super) use tusk_shmem::prefetch_line;
+
+/// The end of a chain.
+pub(super) const EMPTY: u32 = 0;
+/// Marks an entry whose key is NULL (never inserted into the slots).
+const UNLINKED: u32 = u32::MAX;
+
+/// How far ahead the build's linking pass prefetches home slots.
+const LINK_PREFETCH_DISTANCE: usize = 16;
+
+#[repr(C)]
+pub(super) struct IntEntry {
+    pub(super) key: i64,
+    /// Next entry of the chain; an atomic so that probing reads every table
+    /// through [`Chains`] (relaxed loads compile to plain loads).
+    pub(super) next: AtomicU32,
+}
+
+pub(super) enum Entries {
+    Int(Vec<IntEntry>),
+    Bytes {
+        hashes: Vec<u64>,
+        next: Vec<AtomicU32>,
+        offsets: Vec<u32>,
+        arena: Vec<u8>,
+    },
+}
+
+/// Bytes a batch's column data occupies.
+pub(super) fn batch_bytes(b: &Batch) -> usize {
+    b.columns
+        .iter()
+        .map(|c| {
+            let nulls = if c.nulls.is_some() { c.len() } else { 0 };
+            nulls + c.data.byte_size()
+        })
+        .sum()
+}
+
+/// Collects build rows; [`TableBuilder::finish`] links them into a table.
+pub(super) struct TableBuilder {
+    pub(super) entries: Option<Entries>,
+    /// The key is an `integer` or `boolean`: slots hold the keys themselves.
+    pub(super) exact: bool,
+    pub(super) payload: Batch,
+    pub(super) payload_bytes: usize,
+    pub(super) linked: usize,
+    pub(super) key_buf: Vec<u8>,
+}
+
+impl TableBuilder {
+    pub(super) fn new(types: &[DataType]) -> TableBuilder {
+        TableBuilder {
+            entries: None,
+            exact: false,
+            payload: Batch::empty(types),
+            payload_bytes: 0,
+            linked: 0,
+            key_buf: Vec::new(),
+        }
+    }
+
+    pub(super) fn rows(&self) -> usize {
+        self.payload.len
+    }
+
+    /// Adds a batch whose key columns are `kv`.
+    pub(super) fn add(&mut self, b: &Batch, kv: &[Vector]) {
+        if self.entries.is_none() {
+            self.exact = matches!(kv[0].data, Data::Int4(_) | Data::Bool(_)) && kv.len() == 1;
+        }
+        let e = self.entries.get_or_insert_with(|| {
+            if is_int_key(kv) {
+                Entries::Int(Vec::new())
+            } else {
+                Entries::Bytes {
+                    hashes: vec![],
+                    next: vec![],
+                    offsets: vec![0],
+                    arena: vec![],
+                }
+            }
+        });
+        match e {
+            Entries::Int(v) => {
+                v.reserve(b.len);
+                for i in 0..b.len {
+                    match int_key(&kv[0], i) {
+                        Some(k) => {
+                            self.linked += 1;
+                            v.push(IntEntry {
+                                key: k,
+                                next: AtomicU32::new(EMPTY),
+                            })
+                        }
+                        None => v.push(IntEntry {
+                            key: 0,
+                            next: AtomicU32::new(UNLINKED),
+                        }),
+                    }
+                }
+            }
+            Entries::Bytes {
+                hashes,
+                next,
+                offsets,
+                arena,
+            } => {
+                for i in 0..b.len {
+                    self.key_buf.clear();
+                    if encode_row(kv, i, &mut self.key_buf) {
+                        self.linked += 1;
+                        hashes.push(hash_bytes(&self.key_buf));
+                        next.push(AtomicU32::new(EMPTY));
+                        arena.extend_from_slice(&self.key_buf);
+                    } else {
+                        hashes.push(0);
+                        next.push(AtomicU32::new(UNLINKED));
+                    }
+                    offsets.push(arena.len() as u32);
+                }
+            }
+        }
+        self.payload.append(b);
+        self.payload_bytes += batch_bytes(b);
+    }
+
+    /// Slots the finished table needs for the rows inserted so far.
+    pub(super) fn slot_count(&self) -> usize {
+        SlotIndex::slots_for(self.linked)
+    }
+
+    /// Memory of the finished table: entries, payload and slot array.
+    pub(super) fn memory(&self) -> usize {
+        let entries = match &self.entries {
+            None => 0,
+            Some(Entries::Int(e)) => e.len() * std::mem::size_of::<IntEntry>(),
+            Some(Entries::Bytes {
+                hashes,
+                next,
+                offsets,
+                arena,
+            }) => hashes.len() * 8 + next.len() * 4 + offsets.len() * 4 + arena.len(),
+        };
+        entries + self.payload_bytes + self.slot_count() * 8
+    }
+
+    /// Memory the table would need after adding `b` (before adding it).
+    pub(super) fn memory_after(&self, b: &Batch) -> usize {
+        let per_entry = match &self.entries {
+            Some(Entries::Bytes { .. }) => 24,
+            _ => std::mem::size_of::<IntEntry>(),
+        };
+        let slots = SlotIndex::slots_for(self.linked + b.len) * 8;
+        self.memory() - self.slot_count() * 8 + batch_bytes(b) + b.len * per_entry + slots
+    }
+
+    /// The key hash of build row `i`, or `None` if its key is NULL.
+    pub(super) fn hash_of(&self, i: usize) -> Option<u64> {
+        match self.entries.as_ref()? {
+            Entries::Int(e) => (e[i].next.load(Relaxed) != UNLINKED).then(|| hash_i64(e[i].key)),
+            Entries::Bytes { hashes, next, .. } => {
+                (next[i].load(Relaxed) != UNLINKED).then_some(hashes[i])
+            }
+        }
+    }
+
+    /// The table with every entry in place but nothing in the slots yet.
+    pub(super) fn finish_unlinked(self) -> JoinTable {
+        let memory = self.memory();
+        let nslots = self.slot_count();
+        JoinTable {
+            entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
+            slots: (0..nslots).map(|_| AtomicU64::new(0)).collect(),
+            index: SlotIndex::new(nslots, self.exact),
+            payload: self.payload,
+            linked: self.linked,
+            memory,
+        }
+    }
+
+    pub(super) fn finish(self, prefetch: bool) -> JoinTable {
+        let mut t = self.finish_unlinked();
+        t.link(prefetch);
+        t
+    }
+}
+
+/// The build side: entries, slots (see `slots`) and payload columns.
+pub(super) struct JoinTable {
+    pub(super) entries: Entries,
+    pub(super) slots: Vec<AtomicU64>,
+    pub(super) index: SlotIndex,
+    pub(super) payload: Batch,
+    /// Rows with a non-NULL key (inserted into the slots).
+    pub(super) linked: usize,
+    pub(super) memory: usize,
+}
+
+impl JoinTable {
+    /// Inserts every non-NULL entry into the slots (single-threaded; the
+    /// home slot of the entry [`LINK_PREFETCH_DISTANCE`] ahead is prefetched).
+    pub(super) fn link(&mut self, prefetch: bool) {
+        let (slots, index) = (&self.slots, self.index);
+        let ahead = |hash: u64| {
+            if prefetch {
+                prefetch_line(&slots[index.home(hash)]);
+            }
+        };
+        match &self.entries {
+            Entries::Int(v) => {
+                for i in 0..v.len() {
+                    if let Some(a) = v.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(hash_i64(a.key));
+                    }
+                    let e = &v[i];
+                    if e.next.load(Relaxed) == UNLINKED {
+                        continue;
+                    }
+                    let hash = hash_i64(e.key);
+                    let tag = index
+                        .int_tag(hash, e.key)
+                        .expect("a build key fits its own table's tags");
+                    index.insert(slots, index.home(hash), tag, i as u32 + 1, &e.next);
+                }
+            }
+            Entries::Bytes { hashes, next, .. } => {
+                for i in 0..hashes.len() {
+                    if let Some(&h) = hashes.get(i + LINK_PREFETCH_DISTANCE) {
+                        ahead(h);
+                    }
+                    if next[i].load(Relaxed) == UNLINKED {
+                        continue;
+                    }
+                    let h = hashes[i];
+                    index.insert(
+                        slots,
+                        index.home(h),
+                        index.hash_tag(h),
+                        i as u32 + 1,
+                        &next[i],
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What probing needs from a table. Two tables implement it: the serial
+/// join's [`JoinTable`] (entries in vectors, entry *e* − 1 = build row) and the
+/// Parallel Hash Join's shared table in DSA chunks ([`SharedView`], entry
+/// *e* − 1 = tuple ref). An entry is 1 + its index; 0 ends a chain.
+pub(super) trait Chains {
+    /// `Some(true)` for single-integer keys, `Some(false)` for encoded keys.
+    fn int_keys(&self) -> Option<bool>;
+    fn slots(&self) -> &[AtomicU64];
+    fn index(&self) -> SlotIndex;
+    /// Where an entry's key and link live (for prefetching).
+    fn entry_ptr(&self, e: u32) -> *const u8;
+    /// The entry after `e` in its chain.
+    fn next_of(&self, e: u32) -> u32;
+    /// Key and next entry (integer keys).
+    fn int_entry(&self, e: u32) -> (i64, u32);
+    /// Hash, encoded key and next entry (encoded keys).
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32);
+}
+
+impl Chains for JoinTable {
+    fn int_keys(&self) -> Option<bool> {
+        Some(matches!(self.entries, Entries::Int(_)))
+    }
+
+    #[inline]
+    fn slots(&self) -> &[AtomicU64] {
+        &self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
+    }
+
+    #[inline]
+    fn entry_ptr(&self, e: u32) -> *const u8 {
+        match &self.entries {
+            Entries::Int(v) => (&v[e as usize - 1] as *const IntEntry).cast(),
+            Entries::Bytes { hashes, .. } => (&hashes[e as usize - 1] as *const u64).cast(),
+        }
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        match &self.entries {
+            Entries::Int(v) => v[e as usize - 1].next.load(Relaxed),
+            Entries::Bytes { next, .. } => next[e as usize - 1].load(Relaxed),
+        }
+    }
+
+    #[inline]
+    fn int_entry(&self, e: u32) -> (i64, u32) {
+        let Entries::Int(v) = &self.entries else {
+            unreachable!("integer probe of an encoded-key table")
+        };
+        let ent = &v[e as usize - 1];
+        (ent.key, ent.next.load(Relaxed))
+    }
+
+    #[inline]
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32) {
+        let Entries::Bytes {
+            hashes,
+            next,
+            offsets,
+            arena,
+        } = &self.entries
+        else {
+            unreachable!("encoded probe of an integer-key table")
+        };
+        let i = e as usize - 1;
+        (
+            hashes[i],
+            &arena[offsets[i] as usize..offsets[i + 1] as usize],
+            next[i].load(Relaxed),
+        )
+    }
+}
+
+impl Chains for SharedView<'_> {
+    fn int_keys(&self) -> Option<bool> {
+        Some(self.int_key)
+    }
+
+    #[inline]
+    fn slots(&self) -> &[AtomicU64] {
+        self.slots
+    }
+
+    #[inline]
+    fn index(&self) -> SlotIndex {
+        self.index
+    }
+
+    #[inline]
+    fn entry_ptr(&self, e: u32) -> *const u8 {
+        self.tuple_ptr(e)
+    }
+
+    #[inline]
+    fn next_of(&self, e: u32) -> u32 {
+        SharedView::next_of(self, e)
+    }
+
+    #[inline]
+    fn int_entry(&self, e: u32) -> (i64, u32) {
+        SharedView::int_entry(self, e)
+    }
+
+    #[inline]
+    fn bytes_entry(&self, e: u32) -> (u64, &[u8], u32) {
+        SharedView::bytes_entry(self, e)
+    }
+}
+
+/// A built table: the serial join's own, or the Parallel Hash Join's shared one.
+#[derive(Clone)]
+pub(super) enum Table {
+    Local(Arc<JoinTable>),
+    Shared(Arc<SharedTable>),
+}
+
+impl Table {
+    /// Rows that can match (non-NULL keys).
+    pub(super) fn linked(&self) -> usize {
+        match self {
+            Table::Local(t) => t.linked,
+            Table::Shared(t) => t.rows(),
+        }
+    }
+
+    /// Columns `cols` of the build rows `rows` (entry − 1 each).
+    pub(super) fn gather(&self, types: &[DataType], cols: &[usize], rows: &[u32]) -> Vec<Vector> {
+        match self {
+            Table::Local(t) => cols
+                .iter()
+                .map(|&c| t.payload.columns[c].gather(rows))
+                .collect(),
+            Table::Shared(t) => t.gather(types, cols, rows),
+        }
+    }
+}

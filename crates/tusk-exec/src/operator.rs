@@ -1,0 +1,220 @@
+//! The operator contract: what every executor node implements and what it
+//! may use. This module sits at the bottom of the executor; it knows no
+//! operator, and every operator knows it.
+//!
+//! An operator is pulled: [`Operator::next`] returns the next [`Batch`] of
+//! its output, or `None` when it is done (and keeps returning `None`). The
+//! virtual call happens once per batch, never per row. An operator receives
+//! its input operators already built (by `build`, the one dispatcher at the
+//! top of the crate) and never builds plans itself; a node that must build a
+//! subtree later or elsewhere — Gather, in each worker thread — is handed a
+//! [`BuildFn`].
+//!
+//! [`ExecContext`] carries what operators need from outside: the database
+//! and snapshot, the memory limits, EXPLAIN ANALYZE's per-node statistics,
+//! the statement's temp-file accounting and, under a Gather, the state the
+//! participants share ([`ParallelState`]), the statement's [`Interrupt`]
+//! and its session environment ([`SessionEnv`]). [`instrument`] wraps every
+//! operator: before each batch it checks the interrupt (PostgreSQL's
+//! `CHECK_FOR_INTERRUPTS()` at the top of `ExecProcNode`: cancel requests,
+//! `statement_timeout` and shutdown stop a statement there) and installs the
+//! session environment (see `env`); with EXPLAIN ANALYZE it also counts rows
+//! and time per plan node.
+//!
+//! The helpers at the end ([`apply_filter`], [`emit_chunk`], [`collect`])
+//! are what several operators do to batches.
+
+use crate::env::SessionEnv;
+use crate::error::{ExecError, Result};
+use crate::interrupt::Interrupt;
+use crate::parallel::ParallelState;
+use crate::plan::Plan;
+use crate::vector::{Batch, BATCH_SIZE};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tusk_storage::{Database, Snapshot};
+
+pub trait Operator {
+    /// The next batch of output rows, or `None` at the end.
+    fn next(&mut self) -> Result<Option<Batch>>;
+}
+
+/// Builds the operator tree of a plan (what `build::build` is): handed to
+/// nodes that build subtrees themselves, such as Gather in its workers.
+pub type BuildFn = fn(&Plan, &ExecContext) -> Result<Box<dyn Operator>>;
+
+/// Per-node actuals for EXPLAIN ANALYZE.
+#[derive(Debug, Clone, Default)]
+pub struct NodeStats {
+    pub rows: u64,
+    pub loops: u64,
+    pub first_row: Option<Duration>,
+    pub total: Duration,
+    /// Extra lines the node prints (e.g. `Buckets: ...` for Hash).
+    pub extra: Vec<String>,
+    pub rows_removed_by_filter: u64,
+}
+
+pub type StatsHandle = Rc<RefCell<Vec<NodeStats>>>;
+
+/// What operators need from the outside world.
+#[derive(Clone)]
+pub struct ExecContext {
+    pub db: Arc<Database>,
+    pub snapshot: Snapshot,
+    /// Memory limit of a hash table or sort, in bytes (work_mem × hash_mem_multiplier for hashes).
+    pub work_mem: usize,
+    pub hash_mem_multiplier: f64,
+    pub stats: Option<StatsHandle>,
+    /// Temp-file traffic of the statement (and its `temp_file_limit`).
+    pub spill: Rc<crate::spill::SpillStats>,
+    /// Shared state when running under a Gather.
+    pub parallel: Option<Arc<ParallelState>>,
+    /// 0 for the leader, 1.. for workers.
+    pub participant: usize,
+    /// `tusk.hash_join_prefetch`: software prefetching in hash joins.
+    pub prefetch: bool,
+    /// `tusk.hash_chunk_size`: bytes of each chunk of a Parallel Hash Join's
+    /// shared table (a power of two).
+    pub hash_chunk_size: usize,
+    /// Checked before every batch: cancel requests, `statement_timeout`,
+    /// shutdown. Workers share the leader's.
+    pub interrupt: Interrupt,
+    /// The session's settings and the statement's start time, installed on
+    /// the running thread around every batch.
+    pub env: Arc<SessionEnv>,
+}
+
+impl ExecContext {
+    /// Records extra EXPLAIN lines for node `id` (ignored without ANALYZE).
+    pub fn note(&self, id: usize, line: String) {
+        if let Some(s) = &self.stats {
+            s.borrow_mut()[id].extra.push(line);
+        }
+    }
+
+    pub fn add_removed(&self, id: usize, n: u64) {
+        if let Some(s) = &self.stats {
+            s.borrow_mut()[id].rows_removed_by_filter += n;
+        }
+    }
+
+    /// The shared state of parallel-aware node `id` (created before the
+    /// participants started by the node's own initialiser; see
+    /// `parallel::state`), or an error naming `what` outside a Gather.
+    pub fn shared_state<T: crate::parallel::NodeShared>(
+        &self,
+        id: usize,
+        what: &str,
+    ) -> Result<Arc<T>> {
+        self.parallel
+            .as_ref()
+            .and_then(|p| p.node::<T>(id))
+            .ok_or_else(|| ExecError::new(format!("{what} outside a Gather")))
+    }
+}
+
+/// Counts rows and time of one plan node for EXPLAIN ANALYZE.
+struct Instrumented {
+    inner: Box<dyn Operator>,
+    id: usize,
+    stats: StatsHandle,
+}
+
+impl Operator for Instrumented {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        let start = Instant::now();
+        let r = self.inner.next();
+        let elapsed = start.elapsed();
+        let mut stats = self.stats.borrow_mut();
+        let s = &mut stats[self.id];
+        s.loops = 1;
+        s.total += elapsed;
+        if let Ok(Some(b)) = &r {
+            s.rows += b.len as u64;
+            if s.first_row.is_none() && b.len > 0 {
+                s.first_row = Some(s.total);
+            }
+        }
+        if s.first_row.is_none() && matches!(r, Ok(None)) {
+            s.first_row = Some(s.total);
+        }
+        r
+    }
+}
+
+/// Checks the statement's interrupt before each batch of its operator and
+/// runs the operator in the session's environment.
+struct Guarded {
+    inner: Box<dyn Operator>,
+    interrupt: Interrupt,
+    env: Arc<SessionEnv>,
+}
+
+impl Operator for Guarded {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        self.interrupt.check()?;
+        let _env = crate::env::enter(&self.env);
+        self.inner.next()
+    }
+}
+
+/// `op`, wrapped to check the statement's interrupt and install its
+/// session environment before each batch, and to count rows and time under
+/// node `id` when the context collects statistics (EXPLAIN ANALYZE).
+pub fn instrument(op: Box<dyn Operator>, id: usize, ctx: &ExecContext) -> Box<dyn Operator> {
+    let op: Box<dyn Operator> = Box::new(Guarded {
+        inner: op,
+        interrupt: ctx.interrupt.clone(),
+        env: ctx.env.clone(),
+    });
+    match &ctx.stats {
+        Some(stats) => Box::new(Instrumented {
+            inner: op,
+            id,
+            stats: stats.clone(),
+        }),
+        None => op,
+    }
+}
+
+/// Runs an operator to completion, collecting its output into one batch.
+pub fn collect(op: &mut dyn Operator, types: &[tusk_storage::DataType]) -> Result<Batch> {
+    let mut out = Batch::empty(types);
+    while let Some(b) = op.next()? {
+        out.append(&b);
+    }
+    Ok(out)
+}
+
+/// Applies `predicate` to `batch`, keeping the rows where it is true;
+/// returns them and how many were removed.
+pub fn apply_filter(batch: Batch, predicate: &crate::expr::Expr) -> Result<(Batch, u64)> {
+    let v = predicate.eval(&batch)?;
+    let crate::vector::Data::Bool(b) = &v.data else {
+        return Err(ExecError::new("argument of WHERE must be type boolean"));
+    };
+    let keep: Vec<u32> = (0..batch.len)
+        .filter(|&i| b[i] && !v.is_null(i))
+        .map(|i| i as u32)
+        .collect();
+    let removed = (batch.len - keep.len()) as u64;
+    if keep.len() == batch.len {
+        return Ok((batch, 0));
+    }
+    Ok((batch.gather(&keep), removed))
+}
+
+/// Splits a large batch into batches of at most [`BATCH_SIZE`] rows: the
+/// next one from `*pos`, advancing it.
+pub fn emit_chunk(all: &Batch, pos: &mut usize) -> Option<Batch> {
+    if *pos >= all.len {
+        return None;
+    }
+    let end = (*pos + BATCH_SIZE).min(all.len);
+    let idx: Vec<u32> = (*pos as u32..end as u32).collect();
+    *pos = end;
+    Some(all.gather(&idx))
+}

@@ -1,0 +1,531 @@
+//! The FROM clause: tables, CTE references, subqueries, table functions and
+//! joins.
+//!
+//! Each FROM item adds relations to the current [`super::QueryScope`] and
+//! yields a logical plan; items separated by commas are cross-joined (the
+//! planner later reorders joins and turns WHERE equalities into join keys).
+//! `JOIN ... USING (c)` and `NATURAL JOIN` add an unqualified relation with
+//! the merged columns and hide the two sides' own columns of those names
+//! from unqualified lookup, as PostgreSQL's join alias does; `SELECT *`
+//! lists the merged columns first.
+
+use super::{err, Binder, ExprCtx, Result, ScopeCol, ScopeRel};
+use crate::error::{sqlstate, SqlError};
+use crate::logical::{ColumnId, JoinKind, Logical, TableFunction};
+use crate::names::{ident, object_name};
+use sqlparser::ast as A;
+use tusk_storage::{DataType, SqlType};
+
+/// A bound FROM item before it joins its neighbours.
+pub(crate) struct FromItem {
+    pub plan: Logical,
+    /// Relations it adds to the scope (already pushed).
+    pub rels: std::ops::Range<usize>,
+    /// Its columns in `SELECT *` order.
+    pub star: Vec<ColumnId>,
+}
+
+impl Binder<'_> {
+    /// Binds a whole FROM list into one plan (a query without FROM is one
+    /// row of no columns).
+    pub(crate) fn bind_from_list(&mut self, from: &[A::TableWithJoins]) -> Result<Logical> {
+        let mut plan: Option<Logical> = None;
+        for twj in from {
+            let item = self.join_tree(twj)?;
+            self.scope().star.extend(item.star);
+            plan = Some(match plan {
+                None => item.plan,
+                Some(left) => Logical::Join {
+                    kind: JoinKind::Inner,
+                    left: Box::new(left),
+                    right: Box::new(item.plan),
+                    on: vec![],
+                    mark: None,
+                },
+            });
+        }
+        Ok(plan.unwrap_or_else(Logical::unit))
+    }
+
+    fn join_tree(&mut self, twj: &A::TableWithJoins) -> Result<FromItem> {
+        let mut left = self.factor(&twj.relation)?;
+        for j in &twj.joins {
+            left = self.nested(|b| b.join(left, j))?;
+        }
+        Ok(left)
+    }
+
+    fn join(&mut self, left: FromItem, j: &A::Join) -> Result<FromItem> {
+        use A::JoinOperator as J;
+        let (kind, constraint) = match &j.join_operator {
+            J::Join(c) | J::Inner(c) => (JoinKind::Inner, Some(c)),
+            J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, Some(c)),
+            J::Right(c) | J::RightOuter(c) => (JoinKind::Right, Some(c)),
+            J::FullOuter(c) => (JoinKind::Full, Some(c)),
+            J::CrossJoin(_) => (JoinKind::Inner, None),
+            other => {
+                return err(
+                    sqlstate::SYNTAX_ERROR,
+                    format!("syntax error at or near \"{}\"", join_word(other)),
+                )
+            }
+        };
+        let right = self.factor(&j.relation)?;
+        let constraint = match constraint {
+            Some(A::JoinConstraint::None) | None => None,
+            Some(c) => Some(c),
+        };
+        let mut on = Vec::new();
+        let mut star: Vec<ColumnId> = Vec::new();
+        let mut merged: Option<ScopeRel> = None;
+        let mut plan_above: Vec<(ColumnId, tusk_exec::Expr)> = Vec::new();
+        match constraint {
+            None => {
+                if !matches!(j.join_operator, J::CrossJoin(_)) {
+                    return err(sqlstate::SYNTAX_ERROR, "syntax error at end of input");
+                }
+                star.extend(&left.star);
+                star.extend(&right.star);
+            }
+            Some(A::JoinConstraint::On(e)) => {
+                let mut ctx = ExprCtx::new("JOIN conditions");
+                let saved = self
+                    .scope()
+                    .on_visible
+                    .replace(left.rels.start..right.rels.end);
+                let p = self.predicate(e, &mut ctx, "JOIN/ON");
+                self.scope().on_visible = saved;
+                let p = p?;
+                if !ctx.applies.is_empty() {
+                    return err(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "subqueries in JOIN conditions are not supported",
+                    );
+                }
+                crate::logical::conjuncts(p, &mut on);
+                star.extend(&left.star);
+                star.extend(&right.star);
+            }
+            Some(c @ (A::JoinConstraint::Using(_) | A::JoinConstraint::Natural)) => {
+                let names: Vec<String> = match c {
+                    A::JoinConstraint::Using(ns) => ns
+                        .iter()
+                        .map(|n| object_name(n).map(|q| q.name))
+                        .collect::<Result<_>>()?,
+                    _ => {
+                        // NATURAL: the names the two sides share, in left order.
+                        let rnames: Vec<String> = self.visible_names(&right);
+                        self.visible_names(&left)
+                            .into_iter()
+                            .filter(|n| rnames.contains(n))
+                            .collect()
+                    }
+                };
+                let mut mcols = Vec::new();
+                let (mut lused, mut rused) = (Vec::new(), Vec::new());
+                for name in &names {
+                    if mcols.iter().any(|c: &ScopeCol| &c.name == name) {
+                        return err(
+                            sqlstate::DUPLICATE_COLUMN,
+                            format!(
+                                "column name \"{name}\" appears more than once in USING clause"
+                            ),
+                        );
+                    }
+                    let l = self.side_column(&left, name, "left")?;
+                    let r = self.side_column(&right, name, "right")?;
+                    let lb = super::B::known(self.col_expr(l));
+                    let rb = super::B::known(self.col_expr(r));
+                    let eq = self.binary(lb, &A::BinaryOperator::Eq, rb)?;
+                    on.push(eq.e);
+                    let id = match kind {
+                        JoinKind::Right => r,
+                        JoinKind::Full => {
+                            let lb = super::B::known(self.col_expr(l));
+                            let rb = super::B::known(self.col_expr(r));
+                            let t = self.common_type_of(&[&lb, &rb], "JOIN/USING")?;
+                            let id = self.column(name, SqlType::of(t), None);
+                            plan_above.push((
+                                id,
+                                super::coalesce(vec![
+                                    super::cast(self.col_expr(l), t),
+                                    super::cast(self.col_expr(r), t),
+                                ]),
+                            ));
+                            id
+                        }
+                        _ => l,
+                    };
+                    mcols.push(ScopeCol {
+                        name: name.clone(),
+                        id,
+                        hidden: false,
+                    });
+                    lused.push(l);
+                    rused.push(r);
+                }
+                // Hide the sides' own columns of the merged names.
+                for rel in left.rels.start..right.rels.end {
+                    for c in &mut self.scope().rels[rel].cols {
+                        if names.contains(&c.name) {
+                            c.hidden = true;
+                        }
+                    }
+                }
+                star.extend(mcols.iter().map(|c| c.id));
+                star.extend(left.star.iter().filter(|c| !lused.contains(c)));
+                star.extend(right.star.iter().filter(|c| !rused.contains(c)));
+                merged = Some(ScopeRel {
+                    alias: None,
+                    cols: mcols,
+                });
+            }
+            Some(_) => unreachable!("None was handled above"),
+        }
+        let mut plan = Logical::Join {
+            kind,
+            left: Box::new(left.plan),
+            right: Box::new(right.plan),
+            on,
+            mark: None,
+        };
+        if !plan_above.is_empty() {
+            let mut exprs: Vec<(ColumnId, tusk_exec::Expr)> = plan
+                .output()
+                .into_iter()
+                .map(|c| (c, self.col_expr(c)))
+                .collect();
+            exprs.extend(plan_above);
+            plan = Logical::Project {
+                input: Box::new(plan),
+                exprs,
+            };
+        }
+        let end = {
+            let scope = self.scope();
+            if let Some(m) = merged {
+                scope.rels.push(m);
+            }
+            scope.rels.len()
+        };
+        Ok(FromItem {
+            plan,
+            rels: left.rels.start..end,
+            star,
+        })
+    }
+
+    /// Names an item's relations show to unqualified lookup, in order.
+    fn visible_names(&mut self, item: &FromItem) -> Vec<String> {
+        let mut out = Vec::new();
+        for rel in item.rels.clone() {
+            for c in &self.scope().rels[rel].cols {
+                if !c.hidden && !out.contains(&c.name) {
+                    out.push(c.name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The column `name` of one side of a USING join.
+    fn side_column(&mut self, item: &FromItem, name: &str, side: &str) -> Result<ColumnId> {
+        let mut hits = Vec::new();
+        for rel in item.rels.clone() {
+            for c in &self.scope().rels[rel].cols {
+                if c.name == name && !c.hidden && !hits.contains(&c.id) {
+                    hits.push(c.id);
+                }
+            }
+        }
+        match hits.as_slice() {
+            [id] => Ok(*id),
+            [] => err(
+                sqlstate::UNDEFINED_COLUMN,
+                format!(
+                    "column \"{name}\" specified in USING clause does not exist in {side} table"
+                ),
+            ),
+            _ => err(
+                sqlstate::AMBIGUOUS_COLUMN,
+                format!("common column name \"{name}\" appears more than once in {side} table"),
+            ),
+        }
+    }
+
+    /// Pushes one relation into the scope, checking that its name is new.
+    fn push_rel(&mut self, alias: &str, cols: Vec<ScopeCol>) -> Result<std::ops::Range<usize>> {
+        let scope = self.scope();
+        if scope.rels.iter().any(|r| r.alias.as_deref() == Some(alias)) {
+            return err(
+                sqlstate::DUPLICATE_OBJECT,
+                format!("table name \"{alias}\" specified more than once"),
+            );
+        }
+        scope.rels.push(ScopeRel {
+            alias: Some(alias.to_string()),
+            cols,
+        });
+        let n = scope.rels.len();
+        Ok(n - 1..n)
+    }
+
+    fn alias_parts(&self, alias: &Option<A::TableAlias>) -> Result<(Option<String>, Vec<String>)> {
+        match alias {
+            None => Ok((None, vec![])),
+            Some(a) => Ok((
+                Some(ident(&a.name)?),
+                a.columns
+                    .iter()
+                    .map(|c| ident(&c.name))
+                    .collect::<Result<_>>()?,
+            )),
+        }
+    }
+
+    fn factor(&mut self, tf: &A::TableFactor) -> Result<FromItem> {
+        match tf {
+            A::TableFactor::Table {
+                name, alias, args, ..
+            } => {
+                let (alias_name, alias_cols) = self.alias_parts(alias)?;
+                if let Some(fargs) = args {
+                    return self.table_function(name, &fargs.args, alias_name, alias_cols);
+                }
+                let q = object_name(name)?;
+                if q.schema.is_none() {
+                    if let Some(item) =
+                        self.cte_reference(&q.name, alias_name.clone(), &alias_cols)?
+                    {
+                        return Ok(item);
+                    }
+                }
+                self.table(name, alias_name, alias_cols)
+            }
+            A::TableFactor::Function {
+                name, args, alias, ..
+            } => {
+                let (alias_name, alias_cols) = self.alias_parts(alias)?;
+                self.table_function(name, args, alias_name, alias_cols)
+            }
+            A::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                let (alias_name, alias_cols) = self.alias_parts(alias)?;
+                let Some(alias_name) = alias_name else {
+                    return err(
+                        sqlstate::SYNTAX_ERROR,
+                        "subquery in FROM must have an alias",
+                    )
+                    .map_err(|e: SqlError| {
+                        e.with_hint("For example, FROM (SELECT ...) [AS] foo.")
+                    });
+                };
+                let sub = self.subquery(subquery)?;
+                let names = self.rename(&alias_name, &sub.names, &alias_cols)?;
+                // A subquery's untyped output columns become text here.
+                let cols: Vec<ScopeCol> = sub
+                    .out
+                    .iter()
+                    .zip(names)
+                    .map(|(&id, name)| ScopeCol {
+                        name,
+                        id,
+                        hidden: false,
+                    })
+                    .collect();
+                let star = sub.out.clone();
+                let rels = self.push_rel(&alias_name, cols)?;
+                Ok(FromItem {
+                    plan: sub.plan,
+                    rels,
+                    star,
+                })
+            }
+            A::TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                if alias.is_some() {
+                    return err(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "aliases on parenthesized joins are not supported",
+                    );
+                }
+                self.nested(|b| b.join_tree(table_with_joins))
+            }
+            other => err(
+                sqlstate::SYNTAX_ERROR,
+                format!("syntax error at or near \"{other}\""),
+            ),
+        }
+    }
+
+    /// Column names after an alias list (`AS t(a, b)`) renames the first ones.
+    fn rename(&self, alias: &str, names: &[String], alias_cols: &[String]) -> Result<Vec<String>> {
+        if alias_cols.len() > names.len() {
+            return err(
+                sqlstate::INVALID_COLUMN_REFERENCE,
+                format!(
+                    "table \"{alias}\" has {} columns available but {} columns specified",
+                    names.len(),
+                    alias_cols.len()
+                ),
+            );
+        }
+        let mut out = names.to_vec();
+        for (n, a) in out.iter_mut().zip(alias_cols) {
+            *n = a.clone();
+        }
+        Ok(out)
+    }
+
+    fn table(
+        &mut self,
+        name: &A::ObjectName,
+        alias: Option<String>,
+        alias_cols: Vec<String>,
+    ) -> Result<FromItem> {
+        let relname = crate::names::user_relation_name(name)?;
+        let table = match self.catalog.table(&relname) {
+            Some(t) => t.clone(),
+            None => {
+                return err(
+                    sqlstate::UNDEFINED_TABLE,
+                    format!("relation \"{relname}\" does not exist"),
+                )
+            }
+        };
+        let alias = alias.unwrap_or_else(|| relname.clone());
+        let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+        let names = self.rename(&alias, &names, &alias_cols)?;
+        let mut cols = Vec::with_capacity(names.len());
+        let mut ids = Vec::with_capacity(names.len());
+        for (c, n) in table.columns.iter().zip(names) {
+            let id = self.column(&n, c.ty, Some(&alias));
+            ids.push(id);
+            cols.push(ScopeCol {
+                name: n,
+                id,
+                hidden: false,
+            });
+        }
+        let rels = self.push_rel(&alias, cols)?;
+        Ok(FromItem {
+            plan: Logical::Get {
+                table,
+                alias,
+                cols: ids.clone(),
+                tid: None,
+            },
+            rels,
+            star: ids,
+        })
+    }
+
+    fn table_function(
+        &mut self,
+        name: &A::ObjectName,
+        args: &[A::FunctionArg],
+        alias: Option<String>,
+        alias_cols: Vec<String>,
+    ) -> Result<FromItem> {
+        let fname = object_name(name)?.name;
+        let mut ctx = ExprCtx::new("functions in FROM");
+        let mut bound = Vec::new();
+        for a in args {
+            let A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) = a else {
+                return err(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "named function arguments are not supported",
+                );
+            };
+            bound.push(self.expr(x, &mut ctx)?);
+        }
+        if !ctx.applies.is_empty() {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "subqueries in function arguments in FROM are not supported",
+            );
+        }
+        if fname != "generate_series" {
+            let types: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
+            return err(
+                sqlstate::UNDEFINED_FUNCTION,
+                format!("function {fname}({}) does not exist", types.join(", ")),
+            );
+        }
+        let (exprs, ty) = self.series_args(bound)?;
+        let alias = alias.unwrap_or_else(|| fname.clone());
+        let names = self.rename(&alias, std::slice::from_ref(&alias), &alias_cols)?;
+        let id = self.column(&names[0], SqlType::of(ty), Some(&alias));
+        let rels = self.push_rel(
+            &alias,
+            vec![ScopeCol {
+                name: names[0].clone(),
+                id,
+                hidden: false,
+            }],
+        )?;
+        Ok(FromItem {
+            plan: Logical::TableFunc {
+                func: TableFunction::GenerateSeries,
+                args: exprs,
+                alias,
+                cols: vec![id],
+            },
+            rels,
+            star: vec![id],
+        })
+    }
+
+    /// `generate_series`'s arguments brought to one type: integer, bigint
+    /// or numeric, as PostgreSQL's overloads resolve them.
+    pub(crate) fn series_args(
+        &self,
+        bound: Vec<super::B>,
+    ) -> Result<(Vec<tusk_exec::Expr>, DataType)> {
+        let names: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
+        let none = || {
+            SqlError::coded(
+                sqlstate::UNDEFINED_FUNCTION,
+                format!("function generate_series({}) does not exist", names.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        };
+        if !(2..=3).contains(&bound.len()) {
+            return Err(none());
+        }
+        let mut ty = DataType::Int4;
+        for b in bound.iter().filter(|b| !b.unknown) {
+            let r = super::operators::numeric_rank(b.ty()).ok_or_else(none)?;
+            if r > 3 {
+                return Err(none());
+            }
+            if r > super::operators::numeric_rank(ty).unwrap() {
+                ty = b.ty();
+            }
+        }
+        if ty == DataType::Int2 {
+            ty = DataType::Int4;
+        }
+        let exprs = bound
+            .into_iter()
+            .map(|b| self.coerce(b, ty, |_| none()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((exprs, ty))
+    }
+}
+
+fn join_word(op: &A::JoinOperator) -> &'static str {
+    match op {
+        A::JoinOperator::Semi(_) | A::JoinOperator::LeftSemi(_) | A::JoinOperator::RightSemi(_) => {
+            "SEMI"
+        }
+        A::JoinOperator::Anti(_) | A::JoinOperator::LeftAnti(_) | A::JoinOperator::RightAnti(_) => {
+            "ANTI"
+        }
+        A::JoinOperator::CrossApply | A::JoinOperator::OuterApply => "APPLY",
+        _ => "JOIN",
+    }
+}

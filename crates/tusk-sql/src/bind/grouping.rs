@@ -1,0 +1,43 @@
+//! Checking and rewriting a grouped query's expressions over its groups.
+//!
+//! After aggregation only the group keys and the aggregate results exist.
+//! An expression of the select list, HAVING or ORDER BY is rewritten top
+//! down: a subexpression equal to a GROUP BY expression becomes a reference
+//! to that group's column; a reference to an aggregate result stays; a
+//! reference to any other column of the query's FROM clause is the error
+//! PostgreSQL reports as "must appear in the GROUP BY clause or be used in
+//! an aggregate function". Columns of outer queries pass through: to this
+//! query they are constants.
+
+use super::{Binder, Result};
+use crate::error::{sqlstate, SqlError};
+use crate::logical::ColumnId;
+use std::collections::HashSet;
+use tusk_exec::Expr;
+
+pub(crate) struct Grouping {
+    /// Group columns and the expressions they hold.
+    pub group: Vec<(ColumnId, Expr)>,
+    /// Every column the query's FROM clause produces.
+    pub from_cols: HashSet<ColumnId>,
+    /// The aggregate result columns.
+    pub agg_ids: HashSet<ColumnId>,
+}
+
+/// `e` over the group and aggregate columns of `g`.
+pub(crate) fn regroup(binder: &Binder, e: Expr, g: &Grouping) -> Result<Expr> {
+    if let Some((id, _)) = g.group.iter().find(|(_, x)| *x == e) {
+        return Ok(binder.col_expr(*id));
+    }
+    if let Expr::Column { index, .. } = &e {
+        if g.from_cols.contains(index) && !g.agg_ids.contains(index) {
+            let name = binder.cols.display(*index).replace('"', "");
+            return Err(SqlError::coded(
+                sqlstate::GROUPING_ERROR,
+                format!("column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"),
+            ));
+        }
+        return Ok(e);
+    }
+    crate::logical::exprs::try_map_children(e, &mut |c| regroup(binder, c, g))
+}

@@ -1,0 +1,363 @@
+//! INSERT, UPDATE and DELETE.
+//!
+//! INSERT binds its source (VALUES, coerced straight to the target columns,
+//! or a query), projects it into the table's column order with assignment
+//! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
+//! sink. DELETE plans a scan of the target that also yields each row's TID;
+//! UPDATE one that yields the new row and the TID.
+//!
+//! Each statement is planned first (`plan_*`: a [`PlannedChange`], which a
+//! prepared statement keeps) and then run ([`Session::run_change`]) in its
+//! own transaction.
+
+use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
+use crate::error::{sqlstate, SqlError};
+use crate::logical::{ColumnId, Logical};
+use crate::names::{ident, user_relation_name};
+use crate::session::{PlannedQuery, QueryResult, Result, Session};
+use sqlparser::ast as A;
+use tusk_exec::{Expr, Value};
+use tusk_storage::{SqlType, TableDef};
+
+/// Which change a [`PlannedChange`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChangeKind {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// A data change ready to run: the plan of the rows it writes (INSERT: the
+/// new rows in table order; UPDATE: the new rows and TIDs; DELETE: the old
+/// rows and TIDs) and its RETURNING list.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedChange {
+    pub kind: ChangeKind,
+    pub table: TableDef,
+    pub rows: PlannedQuery,
+    pub returning: Option<Returning>,
+}
+
+impl Session {
+    pub(crate) fn table_def(&self, name: &A::ObjectName) -> Result<TableDef> {
+        let n = user_relation_name(name)?;
+        self.db.catalog().table(&n).cloned().ok_or_else(|| {
+            SqlError::coded(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{n}\" does not exist"),
+            )
+        })
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        ins: &A::Insert,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let change = self.plan_insert(ins, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_insert(
+        &self,
+        ins: &A::Insert,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
+        let A::TableObject::TableName(tname) = &ins.table else {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "INSERT into a table function is not supported",
+            ));
+        };
+        if ins.on.is_some() {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "INSERT ... ON CONFLICT is not supported yet",
+            ));
+        }
+        let Some(source) = &ins.source else {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "INSERT ... DEFAULT VALUES is not supported yet",
+            ));
+        };
+        let table = self.table_def(tname)?;
+        // Target columns in the order the statement names them.
+        let targets: Vec<usize> = if ins.columns.is_empty() {
+            (0..table.columns.len()).collect()
+        } else {
+            let mut v = Vec::new();
+            for c in &ins.columns {
+                let n = crate::names::object_name(c)?.name;
+                let i = table
+                    .columns
+                    .iter()
+                    .position(|d| d.name == n)
+                    .ok_or_else(|| {
+                        SqlError::coded(
+                            sqlstate::UNDEFINED_COLUMN,
+                            format!(
+                                "column \"{n}\" of relation \"{}\" does not exist",
+                                table.name
+                            ),
+                        )
+                    })?;
+                if v.contains(&i) {
+                    return Err(SqlError::coded(
+                        sqlstate::DUPLICATE_COLUMN,
+                        format!("column \"{n}\" specified more than once"),
+                    ));
+                }
+                v.push(i);
+            }
+            v
+        };
+        let target_types: Vec<(String, SqlType)> = targets
+            .iter()
+            .map(|&i| (table.columns[i].name.clone(), table.columns[i].ty))
+            .collect();
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, settings);
+        let bq = match source.body.as_ref() {
+            A::SetExpr::Values(v) if source.order_by.is_none() && source.limit_clause.is_none() => {
+                if v.rows.iter().any(|r| r.len() > targets.len()) {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "INSERT has more expressions than target columns",
+                    ));
+                }
+                if v.rows.iter().any(|r| r.len() < targets.len()) && !ins.columns.is_empty() {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "INSERT has more target columns than expressions",
+                    ));
+                }
+                binder.scopes_push();
+                let r = binder.values(v, Some(&target_types));
+                binder.scopes_pop();
+                r?
+            }
+            _ => binder.bind_query(source)?,
+        };
+        let ncols = bq.out.len();
+        if ncols > targets.len() {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "INSERT has more expressions than target columns",
+            ));
+        }
+        if ncols < targets.len() && !ins.columns.is_empty() {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "INSERT has more target columns than expressions",
+            ));
+        }
+        // The source projected into table column order, with assignment casts.
+        let mut exprs: Vec<(ColumnId, Expr)> = Vec::new();
+        let mut out = Vec::new();
+        for (ci, col) in table.columns.iter().enumerate() {
+            let ty = col.ty.data_type();
+            let e = match targets.iter().position(|&t| t == ci).filter(|&p| p < ncols) {
+                Some(p) => {
+                    let src = binder.cols.expr(bq.out[p]);
+                    let b = B {
+                        e: src,
+                        unknown: bq.unknown.get(p).copied().unwrap_or(false),
+                    };
+                    if b.unknown && b.ty() != ty {
+                        // An untyped literal of the query: converted now (with
+                        // PostgreSQL's input-syntax error if it fails).
+                        crate::bind::cast_expr(b.e, ty)
+                    } else {
+                        binder.assign_public(b, ty, &col.name)?
+                    }
+                }
+                None => Expr::Const {
+                    value: Value::Null,
+                    ty,
+                },
+            };
+            let id = binder.cols.add(col.name.clone(), col.ty, None);
+            exprs.push((id, e));
+            out.push(id);
+        }
+        let plan = Logical::Project {
+            input: Box::new(bq.plan),
+            exprs,
+        };
+        let names = table.columns.iter().map(|c| c.name.clone()).collect();
+        let returning = {
+            binder.scopes_push();
+            let ids: Vec<ColumnId> = table
+                .columns
+                .iter()
+                .map(|c| binder.target_column(&table.name, &c.name, c.ty))
+                .collect();
+            let r = binder.returning(ins.returning.as_deref(), &ids);
+            binder.scopes_pop();
+            r?
+        };
+        let bound = BoundQuery {
+            plan,
+            out: out.clone(),
+            names,
+            unknown: vec![false; out.len()],
+        };
+        let rows = self.plan_bound(binder, bound)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Insert,
+            table,
+            rows,
+            returning,
+        })
+    }
+
+    /// Runs a planned change in its own transaction; RETURNING rows go to
+    /// `sink` before the command tag is returned.
+    pub(crate) fn run_change(
+        &mut self,
+        change: &PlannedChange,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let (tag, returned) = self.run_change_rows(change)?;
+        if let (Some(r), Some(batch)) = (&change.returning, returned) {
+            sink(QueryResult::Rows {
+                title: None,
+                columns: r
+                    .names
+                    .iter()
+                    .zip(&r.types)
+                    .map(|(n, t)| crate::session::header(n, *t))
+                    .collect(),
+                rows: crate::session::render_rows(&batch, &r.types, self.settings()),
+            });
+        }
+        Ok(QueryResult::Command { tag })
+    }
+
+    /// Runs a planned change in its own transaction: its command tag
+    /// (`INSERT 0 5`) and, with RETURNING, the returned rows.
+    pub(crate) fn run_change_rows(
+        &mut self,
+        change: &PlannedChange,
+    ) -> Result<(String, Option<tusk_exec::Batch>)> {
+        let table = &change.table;
+        let txn = self.db.txn.begin_write()?;
+        let ctx = self.exec_context(txn.snapshot(), false, 0);
+        let mut written = change
+            .returning
+            .as_ref()
+            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
+        let mut op = tusk_exec::exec::build_statement(&change.rows.stmt, &ctx)?;
+        let (db, xid, w) = (&self.db, txn.xid(), written.as_mut());
+        let tag = match change.kind {
+            ChangeKind::Insert => format!(
+                "INSERT 0 {}",
+                tusk_exec::dml::insert(db, table, xid, op.as_mut(), w)?
+            ),
+            ChangeKind::Update => format!(
+                "UPDATE {}",
+                tusk_exec::dml::update(db, table, xid, op.as_mut(), w)?
+            ),
+            ChangeKind::Delete => format!(
+                "DELETE {}",
+                tusk_exec::dml::delete(db, table.oid, xid, op.as_mut(), w)?
+            ),
+        };
+        drop(op);
+        self.db.commit(txn)?;
+        let returned = match (&change.returning, written) {
+            (Some(r), Some(w)) => {
+                let cols = r
+                    .exprs
+                    .iter()
+                    .map(|e| e.eval(&w.rows))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                Some(tusk_exec::Batch::new(cols, w.rows.len))
+            }
+            _ => None,
+        };
+        Ok((tag, returned))
+    }
+
+    pub(crate) fn delete(
+        &mut self,
+        d: &A::Delete,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let change = self.plan_delete(d, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_delete(
+        &self,
+        d: &A::Delete,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
+        let tables = match &d.from {
+            A::FromTable::WithFromKeyword(t) | A::FromTable::WithoutKeyword(t) => t,
+        };
+        if tables.len() != 1 || !tables[0].joins.is_empty() {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "DELETE takes one table (use USING for others)",
+            ));
+        }
+        let A::TableFactor::Table { name, alias, .. } = &tables[0].relation else {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "DELETE needs a table",
+            ));
+        };
+        let table = self.table_def(name)?;
+        let alias = match alias {
+            Some(a) => ident(&a.name)?,
+            None => table.name.clone(),
+        };
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, settings);
+        let change = binder.bind_delete(d, &table, &alias)?;
+        let returning = change.returning.clone();
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Delete,
+            table,
+            rows,
+            returning,
+        })
+    }
+
+    pub(crate) fn update(
+        &mut self,
+        u: &A::Update,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let change = self.plan_update(u, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_update(
+        &self,
+        u: &A::Update,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
+        let A::TableFactor::Table { name, .. } = &u.table.relation else {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                "UPDATE needs a table",
+            ));
+        };
+        let table = self.table_def(name)?;
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, settings);
+        let change = binder.bind_update(u, &table)?;
+        let returning = change.returning.clone();
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Update,
+            table,
+            rows,
+            returning,
+        })
+    }
+}

@@ -1,0 +1,219 @@
+//! Parsing: sqlparser's PostgreSQL dialect, with PostgreSQL's messages for
+//! syntax errors and the few statements sqlparser does not know.
+
+use crate::error::{sqlstate, SqlError};
+use sqlparser::ast as A;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+
+/// Nesting sqlparser may follow (parentheses, subqueries, operators of
+/// rising precedence), as PostgreSQL accepts about a thousand levels. The
+/// statement runs on a thread with a stack big enough for it (see
+/// `session::STATEMENT_STACK`).
+pub const PARSER_RECURSION_LIMIT: usize = 1200;
+
+/// A statement as the session runs it.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    Sql(Box<A::Statement>),
+    /// `VACUUM [VERBOSE] [table]` / `VACUUM (VERBOSE) [table]`.
+    Vacuum {
+        verbose: bool,
+        table: Option<String>,
+    },
+    Checkpoint,
+    /// `SELECT * FROM pg_stat_recovery_prefetch`.
+    RecoveryPrefetchStats,
+}
+
+/// Parses one or more statements separated by `;`.
+pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
+    if let Some(p) = special(sql) {
+        return Ok(vec![p]);
+    }
+    let tokens = lex(sql)?;
+    let stmts = Parser::new(&PostgreSqlDialect {})
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
+        .map_err(|e| syntax_error(sql, &e))?;
+    Ok(stmts
+        .into_iter()
+        .map(|s| Parsed::Sql(Box::new(s)))
+        .collect())
+}
+
+/// Tokenizes `sql` with PostgreSQL's lexical rules that sqlparser lacks:
+/// string constants separated only by whitespace containing a newline are
+/// one constant (`'a'` newline `'b'` is `'ab'`), and a number followed
+/// directly by letters is an error (`trailing junk after numeric literal`).
+fn lex(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql)
+        .tokenize_with_location()
+        .map_err(|e| SqlError::coded(sqlstate::SYNTAX_ERROR, tokenizer_message(&e.to_string())))?;
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    // Index in `out` of a string constant that later ones may continue,
+    // and whether a newline has been seen since it.
+    let mut open_string: Option<(usize, bool)> = None;
+    for t in tokens {
+        match &t.token {
+            Token::Whitespace(w) => {
+                if let Some((_, newline)) = &mut open_string {
+                    *newline |= matches!(w, Whitespace::Newline)
+                        || matches!(w, Whitespace::SingleLineComment { .. });
+                }
+                out.push(t);
+                continue;
+            }
+            Token::SingleQuotedString(more) => {
+                if let Some((at, true)) = open_string {
+                    if let Token::SingleQuotedString(first) = &mut out[at].token {
+                        first.push_str(more);
+                        out.truncate(at + 1);
+                        open_string = Some((at, false));
+                        continue;
+                    }
+                }
+                open_string = Some((out.len(), false));
+                out.push(t);
+                continue;
+            }
+            Token::Word(w) if w.quote_style.is_none() => {
+                if let Some(prev) = out.last() {
+                    if let Token::Number(n, _) = &prev.token {
+                        if prev.span.end == t.span.start {
+                            return Err(SqlError::coded(
+                                sqlstate::SYNTAX_ERROR,
+                                format!(
+                                    "trailing junk after numeric literal at or near \"{n}{}\"",
+                                    w.value
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        open_string = None;
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// PostgreSQL's wording for a tokenizer error.
+fn tokenizer_message(msg: &str) -> String {
+    if msg.contains("Unterminated string literal") {
+        "unterminated quoted string at or near \"'\"".into()
+    } else if msg.contains("Unterminated delimited identifier") {
+        "unterminated quoted identifier at or near \"\"\"".into()
+    } else if msg.contains("Unterminated dollar-quoted") {
+        "unterminated dollar-quoted string".into()
+    } else if msg.contains("Unterminated multi-line comment") {
+        "unterminated /* comment".into()
+    } else {
+        format!("syntax error: {msg}")
+    }
+}
+
+/// Statements sqlparser does not know, recognised from the whole text.
+fn special(sql: &str) -> Option<Parsed> {
+    let text = sql
+        .trim()
+        .trim_end_matches(|c: char| c == ';' || c.is_whitespace());
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
+    match words.as_slice() {
+        ["checkpoint"] => return Some(Parsed::Checkpoint),
+        ["select", "*", "from", "pg_stat_recovery_prefetch"] => {
+            return Some(Parsed::RecoveryPrefetchStats)
+        }
+        _ => {}
+    }
+    vacuum(text)
+}
+
+fn vacuum(text: &str) -> Option<Parsed> {
+    text.get(..6).filter(|w| w.eq_ignore_ascii_case("vacuum"))?;
+    let after = &text[6..];
+    if !(after.is_empty() || after.starts_with(char::is_whitespace) || after.starts_with('(')) {
+        return None;
+    }
+    let mut rest = after.trim_start();
+    let mut verbose = false;
+    if let Some(r) = rest.strip_prefix('(') {
+        let (opts, after) = r.split_once(')')?;
+        for o in opts.split(',') {
+            match o.trim().to_ascii_lowercase().as_str() {
+                "verbose" | "verbose true" | "verbose on" => verbose = true,
+                "verbose false" | "verbose off" => verbose = false,
+                _ => return None,
+            }
+        }
+        rest = after.trim_start();
+    } else if rest.len() >= 7
+        && rest[..7].eq_ignore_ascii_case("verbose")
+        && rest[7..].chars().next().is_none_or(char::is_whitespace)
+    {
+        verbose = true;
+        rest = rest[7..].trim_start();
+    }
+    let table = if rest.is_empty() {
+        None
+    } else if let Some(q) = rest.strip_prefix('"') {
+        Some(q.strip_suffix('"')?.replace("\"\"", "\""))
+    } else if rest.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        Some(crate::names::truncate(&rest.to_ascii_lowercase()))
+    } else {
+        return None;
+    };
+    Some(Parsed::Vacuum { verbose, table })
+}
+
+/// Turns a sqlparser error into PostgreSQL's `syntax error at or near "x"`
+/// with the position of the offending token.
+pub fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
+    let msg = e.to_string();
+    if msg.contains("recursion limit exceeded") {
+        return SqlError::coded(sqlstate::STATEMENT_TOO_COMPLEX, "stack depth limit exceeded")
+            .with_hint("Increase the configuration parameter \"max_stack_depth\" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.");
+    }
+    let found = msg.split("found: ").nth(1);
+    let loc = msg.rsplit_once(" at Line: ").and_then(|(_, rest)| {
+        let (l, c) = rest.split_once(", Column: ")?;
+        Some((
+            l.trim().parse::<usize>().ok()?,
+            c.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match (found, loc) {
+        (Some(f), _) if f.starts_with("EOF") => {
+            SqlError::coded(sqlstate::SYNTAX_ERROR, "syntax error at end of input").at(sql
+                .trim_end()
+                .chars()
+                .count()
+                + 1)
+        }
+        (Some(f), Some((line, col))) => {
+            let token = f.rsplit_once(" at Line: ").map(|(t, _)| t).unwrap_or(f);
+            let mut pos = 0;
+            for (i, l) in sql.split('\n').enumerate() {
+                if i + 1 == line {
+                    pos += col;
+                    break;
+                }
+                pos += l.chars().count() + 1;
+            }
+            SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                format!("syntax error at or near \"{token}\""),
+            )
+            .at(pos)
+        }
+        _ => SqlError::coded(sqlstate::SYNTAX_ERROR, format!("syntax error: {msg}")),
+    }
+}

@@ -1,0 +1,848 @@
+//! Physical planning: from the logical plan to what tusk-exec runs.
+//!
+//! The planner walks the logical tree and chooses an operator for each
+//! node: sequential or index scans with the filters above them pushed in,
+//! hash joins where the condition has equality keys and nested loops where
+//! it has none, the join order of each region of inner joins (`join`),
+//! hash aggregation, sorts (a top-N sort under a LIMIT), and parallel
+//! plans under a Gather where the inputs are big enough (`parallel`).
+//!
+//! Each planned subtree is a [`Phys`]: an executor [`Plan`] plus the
+//! [`ColumnId`] of each of its output positions. Expressions are remapped
+//! from column ids to positions as they are placed; a column that the
+//! subtree does not produce is an outer reference of a SubPlan and becomes
+//! an `Expr::Param`, which the executor replaces by the outer row's value.
+
+mod join;
+mod parallel;
+mod scan;
+
+pub mod cost;
+
+use crate::error::{sqlstate, SqlError};
+use crate::logical::{
+    ColumnId, Columns, CteDef, JoinKind, Logical, SetOpKind, SubqueryKind, TableFunction,
+};
+use cost::{flat, width_of, CPU_OPERATOR_COST, CPU_TUPLE_COST};
+use std::collections::HashMap;
+use tusk_exec::plan::{
+    AggCall, AggMode, SetOpCmd, SortKey, Statement, SubPlanKind, SubPlanSpec, WindowCallSpec,
+};
+use tusk_exec::{Estimate, Expr, NodeKind, Plan};
+use tusk_storage::{DataType, Database};
+
+pub(crate) type Result<T> = std::result::Result<T, SqlError>;
+
+/// First `Expr::Param` index used for a SubPlan's outer references
+/// (indexes below it are the statement's `$n` parameters).
+pub const SUBPLAN_PARAM_BASE: usize = 1 << 16;
+
+/// The planner's switches (GUCs).
+#[derive(Debug, Clone)]
+pub struct PlannerSettings {
+    pub enable_indexscan: bool,
+    pub enable_seqscan: bool,
+    /// Worker threads per Gather (0: no parallel plans).
+    pub workers: usize,
+    /// Estimated rows of the biggest scan below which no Gather is used.
+    pub min_parallel_rows: f64,
+}
+
+impl Default for PlannerSettings {
+    fn default() -> Self {
+        PlannerSettings {
+            enable_indexscan: true,
+            enable_seqscan: true,
+            workers: 2,
+            min_parallel_rows: cost::MIN_PARALLEL_ROWS,
+        }
+    }
+}
+
+/// A planned subtree and the column at each output position.
+#[derive(Debug, Clone)]
+pub struct Phys {
+    pub plan: Plan,
+    pub cols: Vec<ColumnId>,
+}
+
+pub struct Planner<'a> {
+    pub(crate) db: &'a Database,
+    pub(crate) cols: &'a Columns,
+    ctes: &'a [CteDef],
+    cte_refs: &'a [usize],
+    pub(crate) settings: PlannerSettings,
+    /// Outer references of the SubPlans being planned, innermost last.
+    params: Vec<HashMap<ColumnId, usize>>,
+    /// Columns some expression reads: what scans must produce.
+    pub(crate) used: std::collections::HashSet<ColumnId>,
+    next_param: usize,
+    next_subplan: usize,
+    cte_plans: Vec<Option<Plan>>,
+    /// EXPLAIN qualifies column names only when the statement reads more
+    /// than one relation, as PostgreSQL does.
+    qualify: bool,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(
+        db: &'a Database,
+        cols: &'a Columns,
+        ctes: &'a [CteDef],
+        cte_refs: &'a [usize],
+        settings: PlannerSettings,
+        used: std::collections::HashSet<ColumnId>,
+    ) -> Planner<'a> {
+        Planner {
+            db,
+            cols,
+            ctes,
+            cte_refs,
+            settings,
+            params: Vec::new(),
+            used,
+            next_param: SUBPLAN_PARAM_BASE,
+            next_subplan: 1,
+            cte_plans: vec![None; ctes.len()],
+            qualify: cols.qualifiers() > 1,
+        }
+    }
+
+    /// Plans a statement's query whose output columns are `out`, in order.
+    pub fn plan_statement(&mut self, l: &Logical, out: &[ColumnId]) -> Result<Statement> {
+        let p = self.plan(l)?;
+        let p = self.project_to(p, out)?;
+        let mut root = self.parallelize(p.plan);
+        root.assign_ids();
+        let ctes = self
+            .cte_plans
+            .drain(..)
+            .map(|p| {
+                p.map(|mut p| {
+                    p.assign_ids();
+                    p
+                })
+                .unwrap_or_else(|| {
+                    Plan::new(
+                        NodeKind::Values { rows: vec![] },
+                        vec![],
+                        vec![],
+                        vec![],
+                        Estimate::default(),
+                    )
+                })
+            })
+            .collect();
+        Ok(Statement { root, ctes })
+    }
+
+    /// A node over `children` producing columns `cols`.
+    pub(crate) fn node(
+        &self,
+        kind: NodeKind,
+        children: Vec<Plan>,
+        cols: Vec<ColumnId>,
+        est: Estimate,
+    ) -> Phys {
+        let types: Vec<DataType> = cols.iter().map(|&c| self.cols.ty(c)).collect();
+        let names: Vec<String> = cols.iter().map(|&c| self.display(c)).collect();
+        let mut est = est;
+        est.width = width_of(&types);
+        Phys {
+            plan: Plan::new(kind, children, types, names, est),
+            cols,
+        }
+    }
+
+    /// A column's name as EXPLAIN prints it.
+    pub(crate) fn display(&self, c: ColumnId) -> String {
+        if self.qualify {
+            self.cols.display(c)
+        } else {
+            crate::names::quote_ident(&self.cols.get(c).name)
+        }
+    }
+
+    /// `e` with column ids replaced by positions in `layout` (outer
+    /// references of a SubPlan by their parameters).
+    pub(crate) fn remap(&self, e: &Expr, layout: &[ColumnId]) -> Result<Expr> {
+        let pos: HashMap<ColumnId, usize> = layout
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, &c)| (c, i))
+            .collect();
+        self.remap_with(e, &pos)
+    }
+
+    fn remap_with(&self, e: &Expr, pos: &HashMap<ColumnId, usize>) -> Result<Expr> {
+        let mut failure = None;
+        let out = crate::logical::exprs::transform_up(e.clone(), &mut |n| match n {
+            Expr::Column { index, ty } => match pos.get(&index) {
+                Some(&p) => Expr::Column { index: p, ty },
+                None => match self.params.iter().rev().find_map(|m| m.get(&index)) {
+                    Some(&k) => Expr::Param { index: k, ty },
+                    None => {
+                        failure = Some(SqlError::coded(
+                            sqlstate::INTERNAL_ERROR,
+                            format!(
+                                "internal error: column {} is not available here",
+                                self.cols.display(index)
+                            ),
+                        ));
+                        Expr::Column { index, ty }
+                    }
+                },
+            },
+            other => other,
+        });
+        match failure {
+            Some(f) => Err(f),
+            None => Ok(out),
+        }
+    }
+
+    /// `p` projected to exactly `out` (a Project node unless it already is).
+    pub(crate) fn project_to(&self, p: Phys, out: &[ColumnId]) -> Result<Phys> {
+        if p.cols == out {
+            return Ok(p);
+        }
+        let exprs = out
+            .iter()
+            .map(|&c| self.remap(&self.cols.expr(c), &p.cols))
+            .collect::<Result<Vec<_>>>()?;
+        let est = p.plan.est;
+        Ok(self.node(NodeKind::Project { exprs }, vec![p.plan], out.to_vec(), est))
+    }
+
+    /// Plans a logical subtree.
+    pub fn plan(&mut self, l: &Logical) -> Result<Phys> {
+        match l {
+            Logical::Get { .. } | Logical::TableFunc { .. } => self.scan(l, Vec::new()),
+            Logical::Filter { input, predicate } => {
+                if matches!(
+                    input.as_ref(),
+                    Logical::Get { .. } | Logical::TableFunc { .. }
+                ) {
+                    let mut cs = Vec::new();
+                    crate::logical::conjuncts(predicate.clone(), &mut cs);
+                    return self.scan(input, cs);
+                }
+                let child = self.plan(input)?;
+                self.filter(child, predicate)
+            }
+            Logical::Values { rows, cols } => {
+                let rows = rows
+                    .iter()
+                    .map(|r| r.iter().map(|e| self.remap(e, &[])).collect())
+                    .collect::<Result<Vec<Vec<Expr>>>>()?;
+                let n = rows.len() as f64;
+                Ok(self.node(
+                    NodeKind::Values { rows },
+                    vec![],
+                    cols.clone(),
+                    Estimate {
+                        startup_cost: 0.0,
+                        total_cost: n * CPU_OPERATOR_COST,
+                        rows: n,
+                        width: 0,
+                    },
+                ))
+            }
+            Logical::Project { input, exprs } => {
+                let child = self.plan(input)?;
+                let out: Vec<ColumnId> = exprs.iter().map(|(c, _)| *c).collect();
+                // A projection that only selects columns the child has is
+                // cheaper as a Project of column references; either way it
+                // is one node.
+                let es = exprs
+                    .iter()
+                    .map(|(_, e)| self.remap(e, &child.cols))
+                    .collect::<Result<Vec<_>>>()?;
+                if es
+                    .iter()
+                    .enumerate()
+                    .all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i))
+                    && es.len() == child.cols.len()
+                {
+                    return Ok(Phys {
+                        cols: out,
+                        plan: child.plan,
+                    });
+                }
+                let est = child.plan.est;
+                Ok(self.node(NodeKind::Project { exprs: es }, vec![child.plan], out, est))
+            }
+            Logical::Join {
+                kind: JoinKind::Inner,
+                ..
+            } => self.inner_join_region(l),
+            Logical::Join {
+                kind,
+                left,
+                right,
+                on,
+                mark,
+            } => {
+                let lp = self.plan(left)?;
+                let rp = self.plan(right)?;
+                self.join(*kind, lp, rp, on.clone(), *mark)
+            }
+            Logical::Apply {
+                input,
+                subquery,
+                kind,
+                out,
+            } => self.apply(input, subquery, kind, *out),
+            Logical::Aggregate { input, group, aggs } => self.aggregate(input, group, aggs),
+            Logical::Window { input, calls } => self.window(input, calls),
+            Logical::Distinct { input, on } => self.distinct(input, on.as_deref()),
+            Logical::SetOp {
+                op,
+                all,
+                left,
+                right,
+                out,
+            } => self.set_op(*op, *all, left, right, out),
+            Logical::Sort { input, keys } => self.sort(input, keys, None),
+            Logical::Limit {
+                input,
+                limit,
+                offset,
+            } => {
+                let child = match (input.as_ref(), limit) {
+                    (Logical::Sort { input: si, keys }, Some(n)) => {
+                        self.sort(si, keys, Some(n.saturating_add(*offset)))?
+                    }
+                    _ => self.plan(input)?,
+                };
+                let mut est = child.plan.est;
+                if let Some(n) = limit {
+                    est.rows = est.rows.min(*n as f64).max(1.0);
+                }
+                let cols = child.cols.clone();
+                Ok(self.node(
+                    NodeKind::Limit {
+                        limit: *limit,
+                        offset: *offset,
+                    },
+                    vec![child.plan],
+                    cols,
+                    est,
+                ))
+            }
+            Logical::CteRef { id, cols } => self.cte_ref(*id, cols),
+            Logical::RecursiveUnion {
+                seed,
+                step,
+                distinct,
+                work_table,
+                out,
+            } => {
+                let s = self.plan(seed)?;
+                let s = self.relabel(s, out)?;
+                let t = self.plan(step)?;
+                let t = self.relabel(t, out)?;
+                let est = flat(s.plan.est.rows * 10.0, s.plan.est.total_cost * 10.0, 0);
+                Ok(self.node(
+                    NodeKind::RecursiveUnion {
+                        distinct: *distinct,
+                        work_table: *work_table,
+                    },
+                    vec![s.plan, t.plan],
+                    out.clone(),
+                    est,
+                ))
+            }
+            Logical::WorkTable { id, cols } => Ok(self.node(
+                NodeKind::WorkTableScan {
+                    work_table: *id,
+                    alias: self.cols.get(cols[0]).qualifier.clone().unwrap_or_default(),
+                },
+                vec![],
+                cols.clone(),
+                flat(100.0, 100.0 * CPU_TUPLE_COST, 0),
+            )),
+        }
+    }
+
+    /// A subtree's columns renamed to `out` (positionally): its output
+    /// order must match the logical node's column order.
+    fn relabel(&self, p: Phys, out: &[ColumnId]) -> Result<Phys> {
+        Ok(Phys {
+            plan: p.plan,
+            cols: out.to_vec(),
+        })
+    }
+
+    pub(crate) fn filter(&mut self, child: Phys, predicate: &Expr) -> Result<Phys> {
+        let p = self.remap(predicate, &child.cols)?;
+        let mut est = child.plan.est;
+        est.rows = (est.rows * cost::selectivity(predicate)).max(1.0).round();
+        est.total_cost += child.plan.est.rows * CPU_OPERATOR_COST;
+        let cols = child.cols.clone();
+        Ok(self.node(
+            NodeKind::Filter { predicate: p },
+            vec![child.plan],
+            cols,
+            est,
+        ))
+    }
+
+    /// A subquery that stays correlated: a SubPlans node that computes the
+    /// `out` column for each input row.
+    fn apply(
+        &mut self,
+        input: &Logical,
+        subquery: &Logical,
+        kind: &SubqueryKind,
+        out: ColumnId,
+    ) -> Result<Phys> {
+        let child = self.plan(input)?;
+        // The subquery's outer references become parameters.
+        let free = subquery.free_columns();
+        let mut pmap = HashMap::new();
+        let mut params = Vec::new();
+        for &c in &free {
+            let k = self.next_param;
+            self.next_param += 1;
+            pmap.insert(c, k);
+            params.push((c, k));
+        }
+        self.params.push(pmap);
+        let sub = self.plan(subquery);
+        let sub = match sub {
+            Ok(s) => s,
+            Err(e) => {
+                self.params.pop();
+                return Err(e);
+            }
+        };
+        let spec_kind = match kind {
+            SubqueryKind::Exists => Ok(SubPlanKind::Exists),
+            SubqueryKind::Scalar => Ok(SubPlanKind::Scalar),
+            SubqueryKind::Any { test } => self
+                .remap(test, &sub.cols)
+                .map(|t| SubPlanKind::Any { test: t }),
+            SubqueryKind::All { test } => self
+                .remap(test, &sub.cols)
+                .map(|t| SubPlanKind::All { test: t }),
+        };
+        self.params.pop();
+        let spec_kind = spec_kind?;
+        // The outer values, evaluated on the input row, feed the params.
+        // The test of ANY/ALL reads outer columns as parameters too.
+        let mut param_exprs = Vec::new();
+        let mut param_ids = Vec::new();
+        for (c, k) in &params {
+            param_exprs.push(self.remap(&self.cols.expr(*c), &child.cols)?);
+            param_ids.push(*k);
+        }
+        let number = self.next_subplan;
+        self.next_subplan += 1;
+        let spec = SubPlanSpec {
+            plan: sub.plan,
+            kind: spec_kind,
+            params: param_exprs,
+            param_ids,
+            number,
+        };
+        let mut cols = child.cols.clone();
+        cols.push(out);
+        let est = child.plan.est;
+        Ok(self.node(
+            NodeKind::SubPlans {
+                subplans: vec![spec],
+            },
+            vec![child.plan],
+            cols,
+            est,
+        ))
+    }
+
+    fn aggregate(
+        &mut self,
+        input: &Logical,
+        group: &[(ColumnId, Expr)],
+        aggs: &[(ColumnId, AggCall)],
+    ) -> Result<Phys> {
+        let child = self.plan(input)?;
+        let g = group
+            .iter()
+            .map(|(_, e)| self.remap(e, &child.cols))
+            .collect::<Result<Vec<_>>>()?;
+        let a = aggs
+            .iter()
+            .map(|(_, call)| self.remap_agg(call, &child.cols))
+            .collect::<Result<Vec<_>>>()?;
+        let cols: Vec<ColumnId> = group
+            .iter()
+            .map(|(c, _)| *c)
+            .chain(aggs.iter().map(|(c, _)| *c))
+            .collect();
+        if let Some(p) = self.parallel_aggregate(&child, &g, &a, &cols)? {
+            return Ok(p);
+        }
+        let rows_in = child.plan.est.rows;
+        let groups = if g.is_empty() {
+            1.0
+        } else {
+            (rows_in / 10.0).max(1.0).min(200.0f64.max(rows_in.sqrt()))
+        };
+        let total = child.plan.est.total_cost
+            + rows_in * CPU_OPERATOR_COST * (a.len().max(1) + g.len()) as f64;
+        let est = Estimate {
+            startup_cost: total,
+            total_cost: total + groups * CPU_TUPLE_COST,
+            rows: groups.round(),
+            width: 0,
+        };
+        Ok(self.node(
+            NodeKind::Aggregate {
+                group: g,
+                aggs: a,
+                mode: AggMode::Simple,
+            },
+            vec![child.plan],
+            cols,
+            est,
+        ))
+    }
+
+    pub(crate) fn remap_agg(&self, call: &AggCall, layout: &[ColumnId]) -> Result<AggCall> {
+        Ok(AggCall {
+            func: call.func,
+            args: call
+                .args
+                .iter()
+                .map(|e| self.remap(e, layout))
+                .collect::<Result<_>>()?,
+            distinct: call.distinct,
+            filter: call
+                .filter
+                .as_ref()
+                .map(|f| self.remap(f, layout))
+                .transpose()?,
+            order_by: self.remap_keys(&call.order_by, layout)?,
+            result: call.result,
+        })
+    }
+
+    pub(crate) fn remap_keys(&self, keys: &[SortKey], layout: &[ColumnId]) -> Result<Vec<SortKey>> {
+        keys.iter()
+            .map(|k| {
+                Ok(SortKey {
+                    expr: self.remap(&k.expr, layout)?,
+                    desc: k.desc,
+                    nulls_first: k.nulls_first,
+                })
+            })
+            .collect()
+    }
+
+    fn window(
+        &mut self,
+        input: &Logical,
+        calls: &[(ColumnId, crate::logical::WindowCall)],
+    ) -> Result<Phys> {
+        let mut cur = self.plan(input)?;
+        // Calls with the same PARTITION BY and ORDER BY share one sort.
+        let mut groups: Vec<(Vec<Expr>, Vec<SortKey>, Vec<usize>)> = Vec::new();
+        for (i, (_, c)) in calls.iter().enumerate() {
+            match groups
+                .iter_mut()
+                .find(|(p, o, _)| *p == c.partition && *o == c.order)
+            {
+                Some(g) => g.2.push(i),
+                None => groups.push((c.partition.clone(), c.order.clone(), vec![i])),
+            }
+        }
+        for (partition, order, members) in groups {
+            let mut keys: Vec<SortKey> = partition
+                .iter()
+                .map(|e| SortKey {
+                    expr: e.clone(),
+                    desc: false,
+                    nulls_first: false,
+                })
+                .collect();
+            keys.extend(order.iter().cloned());
+            if !keys.is_empty() {
+                let k = self.remap_keys(&keys, &cur.cols)?;
+                let est = cur.plan.est;
+                let cols = cur.cols.clone();
+                cur = self.node(
+                    NodeKind::Sort {
+                        keys: k,
+                        limit: None,
+                    },
+                    vec![cur.plan],
+                    cols,
+                    est,
+                );
+            }
+            let p = partition
+                .iter()
+                .map(|e| self.remap(e, &cur.cols))
+                .collect::<Result<Vec<_>>>()?;
+            let o = self.remap_keys(&order, &cur.cols)?;
+            let mut specs = Vec::new();
+            let mut cols = cur.cols.clone();
+            for &m in &members {
+                let (id, c) = &calls[m];
+                specs.push(WindowCallSpec {
+                    func: c.call,
+                    args: c
+                        .args
+                        .iter()
+                        .map(|e| self.remap(e, &cur.cols))
+                        .collect::<Result<_>>()?,
+                    frame: c.frame,
+                    result: c.result,
+                });
+                cols.push(*id);
+            }
+            let est = cur.plan.est;
+            cur = self.node(
+                NodeKind::WindowAgg {
+                    partition: p,
+                    order: o,
+                    calls: specs,
+                },
+                vec![cur.plan],
+                cols,
+                est,
+            );
+        }
+        Ok(cur)
+    }
+
+    fn distinct(&mut self, input: &Logical, on: Option<&[Expr]>) -> Result<Phys> {
+        let child = self.plan(input)?;
+        let out = input.output();
+        let child = self.project_to(child, &out)?;
+        match on {
+            None => {
+                let group = (0..out.len())
+                    .map(|i| Expr::Column {
+                        index: i,
+                        ty: self.cols.ty(out[i]),
+                    })
+                    .collect();
+                let mut est = child.plan.est;
+                est.rows = (est.rows / 2.0).max(1.0).round();
+                Ok(self.node(
+                    NodeKind::Aggregate {
+                        group,
+                        aggs: vec![],
+                        mode: AggMode::Simple,
+                    },
+                    vec![child.plan],
+                    out,
+                    est,
+                ))
+            }
+            Some(keys) => {
+                // The keys first, then the columns; Unique on the keys.
+                let mut exprs = Vec::new();
+                for k in keys {
+                    exprs.push(self.remap(k, &child.cols)?);
+                }
+                let nkeys = exprs.len();
+                for (i, &c) in out.iter().enumerate() {
+                    exprs.push(Expr::Column {
+                        index: i,
+                        ty: self.cols.ty(c),
+                    });
+                }
+                let mut cols: Vec<ColumnId> = keys
+                    .iter()
+                    .map(|k| match k {
+                        Expr::Column { index, .. } => *index,
+                        _ => usize::MAX,
+                    })
+                    .collect();
+                cols.extend(&out);
+                let est = child.plan.est;
+                let keyed = Phys {
+                    plan: Plan::new(
+                        NodeKind::Project { exprs },
+                        vec![child.plan],
+                        cols.iter()
+                            .enumerate()
+                            .map(|(i, &c)| {
+                                if c == usize::MAX {
+                                    keys[i].data_type()
+                                } else {
+                                    self.cols.ty(c)
+                                }
+                            })
+                            .collect(),
+                        cols.iter()
+                            .map(|&c| {
+                                if c == usize::MAX {
+                                    "?column?".into()
+                                } else {
+                                    self.cols.display(c)
+                                }
+                            })
+                            .collect(),
+                        est,
+                    ),
+                    cols: cols.clone(),
+                };
+                let types = keyed.plan.output.clone();
+                let names = keyed.plan.names.clone();
+                let uniq = Plan::new(
+                    NodeKind::Unique { keys: nkeys },
+                    vec![keyed.plan],
+                    types,
+                    names,
+                    est,
+                );
+                let back: Vec<Expr> = (0..out.len())
+                    .map(|i| Expr::Column {
+                        index: nkeys + i,
+                        ty: self.cols.ty(out[i]),
+                    })
+                    .collect();
+                Ok(self.node(NodeKind::Project { exprs: back }, vec![uniq], out, est))
+            }
+        }
+    }
+
+    fn set_op(
+        &mut self,
+        op: SetOpKind,
+        all: bool,
+        left: &Logical,
+        right: &Logical,
+        out: &[ColumnId],
+    ) -> Result<Phys> {
+        let l = self.plan(left)?;
+        let l = self.project_to(l, &left.output())?;
+        let r = self.plan(right)?;
+        let r = self.project_to(r, &right.output())?;
+        let (l, r) = (self.relabel(l, out)?, self.relabel(r, out)?);
+        let rows = l.plan.est.rows + r.plan.est.rows;
+        let est = flat(rows, l.plan.est.total_cost + r.plan.est.total_cost, 0);
+        match op {
+            SetOpKind::Union => {
+                let append = self.node(NodeKind::Append, vec![l.plan, r.plan], out.to_vec(), est);
+                if all {
+                    return Ok(append);
+                }
+                let group = (0..out.len())
+                    .map(|i| Expr::Column {
+                        index: i,
+                        ty: self.cols.ty(out[i]),
+                    })
+                    .collect();
+                Ok(self.node(
+                    NodeKind::Aggregate {
+                        group,
+                        aggs: vec![],
+                        mode: AggMode::Simple,
+                    },
+                    vec![append.plan],
+                    out.to_vec(),
+                    est,
+                ))
+            }
+            SetOpKind::Intersect | SetOpKind::Except => Ok(self.node(
+                NodeKind::SetOp {
+                    op: if op == SetOpKind::Intersect {
+                        SetOpCmd::Intersect
+                    } else {
+                        SetOpCmd::Except
+                    },
+                    all,
+                },
+                vec![l.plan, r.plan],
+                out.to_vec(),
+                est,
+            )),
+        }
+    }
+
+    fn sort(&mut self, input: &Logical, keys: &[SortKey], limit: Option<u64>) -> Result<Phys> {
+        let child = self.plan(input)?;
+        let k = self.remap_keys(keys, &child.cols)?;
+        let n = child.plan.est.rows.max(2.0);
+        let c = child.plan.est.total_cost + 2.0 * CPU_OPERATOR_COST * n * n.log2();
+        let est = Estimate {
+            startup_cost: c,
+            total_cost: c + n * CPU_OPERATOR_COST,
+            rows: child.plan.est.rows,
+            width: 0,
+        };
+        let cols = child.cols.clone();
+        Ok(self.node(
+            NodeKind::Sort { keys: k, limit },
+            vec![child.plan],
+            cols,
+            est,
+        ))
+    }
+
+    fn cte_ref(&mut self, id: usize, cols: &[ColumnId]) -> Result<Phys> {
+        let cte = &self.ctes[id];
+        let inline = self.cte_refs[id] <= 1 && !cte.materialize && !cte.recursive;
+        if inline {
+            let p = self.plan(&cte.plan)?;
+            let p = self.project_to(p, &cte.cols)?;
+            return self.relabel(p, cols);
+        }
+        if self.cte_plans[id].is_none() {
+            let p = self.plan(&cte.plan)?;
+            let p = self.project_to(p, &cte.cols)?;
+            self.cte_plans[id] = Some(p.plan);
+        }
+        let est = self.cte_plans[id].as_ref().unwrap().est;
+        Ok(self.node(
+            NodeKind::CteScan {
+                cte: id,
+                name: cte.name.clone(),
+                alias: self
+                    .cols
+                    .get(cols[0])
+                    .qualifier
+                    .clone()
+                    .unwrap_or_else(|| cte.name.clone()),
+            },
+            vec![],
+            cols.to_vec(),
+            est,
+        ))
+    }
+
+    /// A table function's scan.
+    pub(crate) fn function_scan(&self, l: &Logical, filter: Option<Expr>) -> Result<Phys> {
+        let Logical::TableFunc {
+            func: TableFunction::GenerateSeries,
+            args,
+            alias,
+            cols,
+        } = l
+        else {
+            unreachable!("a table function")
+        };
+        let args = args
+            .iter()
+            .map(|a| self.remap(a, &[]))
+            .collect::<Result<Vec<_>>>()?;
+        let rows = scan::series_rows(&args).unwrap_or(1000.0);
+        let ty = self.cols.ty(cols[0]);
+        Ok(self.node(
+            NodeKind::FunctionScan {
+                alias: alias.clone(),
+                args,
+                ty,
+                filter,
+            },
+            vec![],
+            cols.clone(),
+            flat(rows, rows * CPU_TUPLE_COST, 0),
+        ))
+    }
+}

@@ -1,0 +1,186 @@
+//! Parallel plans: which subtrees run under a Gather.
+//!
+//! A subtree is parallel-safe when it consists of sequential scans, inner
+//! hash joins (whose build side is itself parallel-safe: all participants
+//! build one shared table), filters and projections. When its biggest scan
+//! is estimated at `min_parallel_table_scan_size` or more, its scans become
+//! Parallel Seq Scans sharing the table's blocks, its joins Parallel Hash
+//! Joins, and a Gather with `max_parallel_workers_per_gather` workers
+//! collects its rows. An aggregation over such a subtree runs as a Partial
+//! Aggregate in every participant and a Finalize Aggregate above the
+//! Gather, for the aggregates whose partial states combine by a plain
+//! aggregate (count, sum, min, max, bool_and, bool_or).
+
+use super::cost::CPU_TUPLE_COST;
+use super::{Phys, Planner, Result};
+use crate::logical::ColumnId;
+use tusk_exec::plan::{AggCall, AggFunc, AggMode};
+use tusk_exec::{Estimate, Expr, NodeKind, Plan};
+use tusk_storage::DataType;
+
+/// The biggest scan's estimated rows if `p` is parallel-safe.
+fn safe(p: &Plan) -> Option<f64> {
+    match &p.kind {
+        NodeKind::SeqScan {
+            with_tid: false, ..
+        } => Some(p.est.rows.max(p.est.total_cost)),
+        NodeKind::Filter { .. } | NodeKind::Project { .. } => safe(&p.children[0]),
+        NodeKind::HashJoin {
+            kind: tusk_exec::plan::JoinKind::Inner,
+            ..
+        } => {
+            let a = safe(&p.children[0])?;
+            let b = safe(&p.children[1].children[0])?;
+            Some(a.max(b))
+        }
+        _ => None,
+    }
+}
+
+/// Marks every scan and join of a parallel-safe tree as parallel.
+fn make_parallel(p: &mut Plan) {
+    match &mut p.kind {
+        NodeKind::SeqScan { parallel, .. } | NodeKind::HashJoin { parallel, .. } => {
+            *parallel = true
+        }
+        _ => {}
+    }
+    for c in &mut p.children {
+        make_parallel(c);
+    }
+}
+
+impl Planner<'_> {
+    fn worth_parallel(&self, p: &Plan) -> bool {
+        self.settings.workers > 0
+            && safe(p).is_some_and(|rows| rows >= self.settings.min_parallel_rows)
+    }
+
+    fn gather(&self, child: Plan) -> Plan {
+        let est = child.est;
+        let out = child.output.clone();
+        let names = child.names.clone();
+        Plan::new(
+            NodeKind::Gather {
+                workers: self.settings.workers,
+            },
+            vec![child],
+            out,
+            names,
+            est,
+        )
+    }
+
+    /// Wraps the maximal parallel-safe subtrees of `p` worth it in Gathers.
+    pub(crate) fn parallelize(&self, mut p: Plan) -> Plan {
+        if matches!(p.kind, NodeKind::Gather { .. }) {
+            return p;
+        }
+        if self.worth_parallel(&p) {
+            make_parallel(&mut p);
+            return self.gather(p);
+        }
+        let children = std::mem::take(&mut p.children);
+        p.children = children.into_iter().map(|c| self.parallelize(c)).collect();
+        p
+    }
+
+    /// Partial and Finalize Aggregate around a Gather, when the input is
+    /// worth running in parallel and every aggregate combines.
+    pub(crate) fn parallel_aggregate(
+        &self,
+        child: &Phys,
+        group: &[Expr],
+        aggs: &[AggCall],
+        cols: &[ColumnId],
+    ) -> Result<Option<Phys>> {
+        let combinable = aggs.iter().all(|a| {
+            !a.distinct
+                && a.order_by.is_empty()
+                && matches!(
+                    a.func,
+                    AggFunc::CountStar
+                        | AggFunc::Count
+                        | AggFunc::Sum
+                        | AggFunc::Min
+                        | AggFunc::Max
+                        | AggFunc::BoolAnd
+                        | AggFunc::BoolOr
+                )
+        });
+        if !combinable || !self.worth_parallel(&child.plan) {
+            return Ok(None);
+        }
+        let mut tree = child.plan.clone();
+        make_parallel(&mut tree);
+        let ng = group.len();
+        let final_aggs: Vec<AggCall> = aggs
+            .iter()
+            .enumerate()
+            .map(|(j, c)| {
+                let partial = Expr::Column {
+                    index: ng + j,
+                    ty: c.result,
+                };
+                let func = match c.func {
+                    AggFunc::CountStar | AggFunc::Count => AggFunc::SumInt8,
+                    AggFunc::Sum if c.result == DataType::Int8 => AggFunc::SumInt8,
+                    f => f,
+                };
+                AggCall {
+                    func,
+                    args: vec![partial],
+                    distinct: false,
+                    filter: None,
+                    order_by: vec![],
+                    result: c.result,
+                }
+            })
+            .collect();
+        let final_group: Vec<Expr> = group
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Expr::Column {
+                index: i,
+                ty: g.data_type(),
+            })
+            .collect();
+        let rows_in = tree.est.rows;
+        let partial_rows = if group.is_empty() {
+            (self.settings.workers + 1) as f64
+        } else {
+            (rows_in / 10.0).max(1.0)
+        };
+        let pest = Estimate {
+            startup_cost: tree.est.total_cost,
+            total_cost: tree.est.total_cost + partial_rows * CPU_TUPLE_COST,
+            rows: partial_rows.round(),
+            width: 0,
+        };
+        let partial = self.node(
+            NodeKind::Aggregate {
+                group: group.to_vec(),
+                aggs: aggs.to_vec(),
+                mode: AggMode::Partial,
+            },
+            vec![tree],
+            cols.to_vec(),
+            pest,
+        );
+        let gathered = self.gather(partial.plan);
+        let fest = Estimate {
+            rows: if group.is_empty() { 1.0 } else { pest.rows },
+            ..pest
+        };
+        Ok(Some(self.node(
+            NodeKind::Aggregate {
+                group: final_group,
+                aggs: final_aggs,
+                mode: AggMode::Finalize,
+            },
+            vec![gathered],
+            cols.to_vec(),
+            fest,
+        )))
+    }
+}

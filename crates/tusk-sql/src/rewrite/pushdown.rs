@@ -1,0 +1,298 @@
+//! Predicate push-down and outer-join simplification.
+//!
+//! Filters move as far down as their columns allow: through projections
+//! (by substituting the projected expressions), into the sides of inner
+//! joins (a conjunct over both sides joins the join condition), through
+//! sorts, DISTINCT and Apply nodes whose column they do not read, and below
+//! an aggregation when they read only group keys. Conjuncts keep their
+//! written order wherever they end up together, so that a conjunct that
+//! guards another (`x <> 0 AND 10 / x > 1`) still runs first.
+//!
+//! A filter above an outer join that rejects NULLs of the nullable side
+//! (any strict comparison on its columns) turns the outer join into an
+//! inner one — `a LEFT JOIN b ... WHERE b.x = 1` keeps no NULL-extended
+//! rows — as PostgreSQL's `reduce_outer_joins` does; then the filter can
+//! go down into `b`.
+//!
+//! A filter that folded to `false` or NULL replaces its input by an empty
+//! relation with the same columns.
+
+use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
+use std::collections::HashSet;
+use tusk_exec::{Expr, Value};
+
+/// Pushes every filter of the tree down as far as it goes.
+pub fn push_down(plan: Logical) -> Logical {
+    match plan {
+        Logical::Filter { input, predicate } => {
+            let mut cs = Vec::new();
+            conjuncts(predicate, &mut cs);
+            push_conjuncts(*input, cs)
+        }
+        Logical::Join {
+            kind,
+            left,
+            right,
+            on,
+            mark,
+        } => join(kind, *left, *right, on, mark, Vec::new()),
+        mut other => {
+            for c in other.children_mut() {
+                let taken = std::mem::replace(c, Logical::unit());
+                *c = push_down(taken);
+            }
+            other
+        }
+    }
+}
+
+fn is_false_or_null(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Const {
+            value: Value::Bool(false) | Value::Null,
+            ..
+        }
+    )
+}
+
+fn is_true(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Const {
+            value: Value::Bool(true),
+            ..
+        }
+    )
+}
+
+/// An empty relation with `plan`'s output columns.
+fn empty_like(plan: &Logical) -> Logical {
+    Logical::Values {
+        rows: vec![],
+        cols: plan.output(),
+    }
+}
+
+fn with_filter(plan: Logical, cs: Vec<Expr>) -> Logical {
+    match and_all(cs) {
+        Some(p) => plan.filter(p),
+        None => plan,
+    }
+}
+
+fn reads_only(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
+    expr_columns(e).iter().all(|c| cols.contains(c))
+}
+
+/// Places conjuncts `cs` at or below `plan`.
+fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
+    let cs: Vec<Expr> = cs.into_iter().filter(|c| !is_true(c)).collect();
+    if cs.iter().any(is_false_or_null) {
+        let mut p = plan;
+        // The subtree never runs; keep its expressions folded but drop it.
+        p = push_down(p);
+        return empty_like(&p);
+    }
+    if cs.is_empty() {
+        return push_down(plan);
+    }
+    match plan {
+        Logical::Filter { input, predicate } => {
+            let mut all = Vec::new();
+            conjuncts(predicate, &mut all);
+            all.extend(cs);
+            push_conjuncts(*input, all)
+        }
+        Logical::Project { input, exprs } => {
+            // Conjuncts over projected expressions that are plain enough
+            // (no subquery outputs) are rewritten over the input.
+            let map: std::collections::HashMap<ColumnId, Expr> =
+                exprs.iter().map(|(c, e)| (*c, e.clone())).collect();
+            let input_cols: HashSet<ColumnId> = input.output().into_iter().collect();
+            let (down, stay): (Vec<Expr>, Vec<Expr>) = cs.into_iter().partition(|c| {
+                expr_columns(c)
+                    .iter()
+                    .all(|x| map.contains_key(x) || input_cols.contains(x))
+            });
+            let down: Vec<Expr> = down
+                .into_iter()
+                .map(|c| crate::logical::exprs::replace_columns(c, &|x| map.get(&x).cloned()))
+                .collect();
+            let input = push_conjuncts(*input, down);
+            with_filter(
+                Logical::Project {
+                    input: Box::new(input),
+                    exprs,
+                },
+                stay,
+            )
+        }
+        Logical::Join {
+            kind,
+            left,
+            right,
+            on,
+            mark,
+        } => join(kind, *left, *right, on, mark, cs),
+        Logical::Sort { input, keys } => Logical::Sort {
+            input: Box::new(push_conjuncts(*input, cs)),
+            keys,
+        },
+        Logical::Distinct { input, on: None } => Logical::Distinct {
+            input: Box::new(push_conjuncts(*input, cs)),
+            on: None,
+        },
+        Logical::Apply {
+            input,
+            subquery,
+            kind,
+            out,
+        } => {
+            let (stay, down): (Vec<Expr>, Vec<Expr>) =
+                cs.into_iter().partition(|c| expr_columns(c).contains(&out));
+            let node = Logical::Apply {
+                input: Box::new(push_conjuncts(*input, down)),
+                subquery: Box::new(push_down(*subquery)),
+                kind,
+                out,
+            };
+            with_filter(node, stay)
+        }
+        Logical::Aggregate { input, group, aggs } => {
+            let gmap: std::collections::HashMap<ColumnId, Expr> =
+                group.iter().map(|(c, e)| (*c, e.clone())).collect();
+            let gcols: HashSet<ColumnId> = gmap.keys().copied().collect();
+            let (down, stay): (Vec<Expr>, Vec<Expr>) = cs.into_iter().partition(|c| {
+                let cols = expr_columns(c);
+                !cols.is_empty() && cols.iter().all(|x| gcols.contains(x))
+            });
+            let down: Vec<Expr> = down
+                .into_iter()
+                .map(|c| crate::logical::exprs::replace_columns(c, &|x| gmap.get(&x).cloned()))
+                .collect();
+            let node = Logical::Aggregate {
+                input: Box::new(push_conjuncts(*input, down)),
+                group,
+                aggs,
+            };
+            with_filter(node, stay)
+        }
+        other => with_filter(push_down(other), cs),
+    }
+}
+
+/// Whether conjunct `e` can only be true when every column it reads from
+/// `cols` is not NULL, and reads at least one: then NULL-extended rows of
+/// an outer join fail it.
+pub fn rejects_nulls(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
+    match e {
+        Expr::Column { index, .. } => cols.contains(index),
+        Expr::Arith { first, rest, .. } => {
+            rejects_nulls(first, cols) || rest.iter().any(|(_, x)| rejects_nulls(x, cols))
+        }
+        Expr::Cmp { left, right, .. } => rejects_nulls(left, cols) || rejects_nulls(right, cols),
+        Expr::Concat(parts) => parts.iter().any(|p| rejects_nulls(p, cols)),
+        Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
+            rejects_nulls(arg, cols) || rejects_nulls(pattern, cols)
+        }
+        Expr::Neg { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Typmod { arg, .. }
+        | Expr::BpcharToText(arg)
+        | Expr::Not(arg) => rejects_nulls(arg, cols),
+        Expr::InList { arg, .. } => rejects_nulls(arg, cols),
+        Expr::And(terms) => terms.iter().any(|t| rejects_nulls(t, cols)),
+        Expr::Or(terms) => terms.iter().all(|t| rejects_nulls(t, cols)),
+        Expr::Call { func, args, .. } if func.strict() => {
+            args.iter().any(|a| rejects_nulls(a, cols))
+        }
+        Expr::IsNull { arg, negated: true } => rejects_nulls(arg, cols),
+        _ => false,
+    }
+}
+
+/// A join with conjuncts `cs` from above: outer joins that the conjuncts
+/// make inner become inner, then each conjunct goes to the side it reads,
+/// into the condition, or stays above.
+fn join(
+    kind: JoinKind,
+    left: Logical,
+    right: Logical,
+    on: Vec<Expr>,
+    mark: Option<ColumnId>,
+    cs: Vec<Expr>,
+) -> Logical {
+    let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
+    let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
+    let mut kind = kind;
+    // Outer-join simplification.
+    let rejects_right = cs.iter().any(|c| rejects_nulls(c, &rcols));
+    let rejects_left = cs.iter().any(|c| rejects_nulls(c, &lcols));
+    kind = match kind {
+        JoinKind::Left if rejects_right => JoinKind::Inner,
+        JoinKind::Right if rejects_left => JoinKind::Inner,
+        JoinKind::Full if rejects_left && rejects_right => JoinKind::Inner,
+        JoinKind::Full if rejects_left => JoinKind::Left,
+        JoinKind::Full if rejects_right => JoinKind::Right,
+        k => k,
+    };
+    let (mut to_left, mut to_right, mut above, mut new_on) = (vec![], vec![], vec![], vec![]);
+    // Conjuncts from above the join.
+    for c in cs {
+        let l = reads_only(&c, &lcols);
+        let r = reads_only(&c, &rcols);
+        match kind {
+            JoinKind::Inner if l => to_left.push(c),
+            JoinKind::Inner if r => to_right.push(c),
+            JoinKind::Inner
+                if !expr_columns(&c)
+                    .iter()
+                    .any(|x| !lcols.contains(x) && !rcols.contains(x)) =>
+            {
+                new_on.push(c)
+            }
+            JoinKind::Left | JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. } if l => {
+                to_left.push(c)
+            }
+            JoinKind::Right if r => to_right.push(c),
+            _ => above.push(c),
+        }
+    }
+    // The join's own condition.
+    for c in on {
+        let l = reads_only(&c, &lcols) && !expr_columns(&c).is_empty();
+        let r = reads_only(&c, &rcols) && !expr_columns(&c).is_empty();
+        match kind {
+            JoinKind::Inner | JoinKind::Semi if l => to_left.push(c),
+            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Left if r => {
+                to_right.push(c)
+            }
+            JoinKind::Right if l => to_left.push(c),
+            JoinKind::Inner if is_true(&c) => {}
+            _ => new_on.push(c),
+        }
+    }
+    let left = push_conjuncts(left, to_left);
+    let right = push_conjuncts(right, to_right);
+    if kind == JoinKind::Inner && new_on.iter().any(is_false_or_null) {
+        let node = Logical::Join {
+            kind,
+            left: Box::new(left),
+            right: Box::new(right),
+            on: vec![],
+            mark,
+        };
+        return empty_like(&node);
+    }
+    with_filter(
+        Logical::Join {
+            kind,
+            left: Box::new(left),
+            right: Box::new(right),
+            on: new_on,
+            mark,
+        },
+        above,
+    )
+}

@@ -1,0 +1,462 @@
+//! A client session: parses statements, hands each to its command module,
+//! and renders results as PostgreSQL would send them.
+//!
+//! Every statement is its own transaction: statements that write take the
+//! single writer slot, run with a snapshot that excludes their own changes,
+//! and commit at the end (or abort on the first error, leaving nothing
+//! visible).
+//!
+//! Statements run on a thread with a large stack ([`STATEMENT_STACK`]):
+//! parsing, binding and evaluation recurse once per level of nesting, and
+//! PostgreSQL accepts queries nested a thousand levels deep. A program that
+//! runs many statements (the wire-protocol server) starts its session
+//! threads with [`spawn_statement_thread`] so that no statement pays for a
+//! thread of its own.
+//!
+//! Each statement is bracketed by [`Session::begin_statement`] and
+//! [`Session::end_statement`]: they arm `statement_timeout` on the session's
+//! [`Interrupt`] (which a cancel request from another thread also sets) and
+//! fix the statement's start time. The session's [`SessionEnv`] — the
+//! client settings `TimeZone`, `DateStyle`, `IntervalStyle` and
+//! `extra_float_digits`, and that start time — is installed on the thread
+//! while the statement binds and runs, so that casts and value output follow
+//! the settings (see `tusk_exec::env`); `SET` rebuilds it.
+
+use crate::bind::{BindSettings, Binder, BoundQuery};
+use crate::error::SqlError;
+use crate::guc;
+use crate::logical::ColumnId;
+use crate::parse::{parse, Parsed};
+use crate::physical::{Planner, PlannerSettings};
+use std::cell::Cell;
+use std::path::Path;
+use std::sync::Arc;
+use tusk_exec::env::SessionEnv;
+use tusk_exec::exec::ExecContext;
+use tusk_exec::plan::Statement;
+use tusk_exec::vector::Data;
+use tusk_exec::{Batch, Interrupt};
+use tusk_storage::{DataType, Database, Snapshot, SqlType};
+use tusk_types::Settings;
+
+pub(crate) type Result<T> = std::result::Result<T, SqlError>;
+
+/// Stack of the thread a statement runs on.
+pub const STATEMENT_STACK: usize = 256 << 20;
+
+thread_local! {
+    static ON_STATEMENT_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts a thread with [`STATEMENT_STACK`] bytes of stack on which
+/// statements run directly (a server's session thread).
+pub fn spawn_statement_thread<F, T>(name: String, f: F) -> std::io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(STATEMENT_STACK)
+        .spawn(move || {
+            ON_STATEMENT_STACK.with(|s| s.set(true));
+            f()
+        })
+}
+
+/// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
+fn now_timestamptz() -> i64 {
+    const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
+    let since_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    since_unix - UNIX_TO_2000_MICROS
+}
+
+/// Runs `f` on a thread with [`STATEMENT_STACK`] bytes of stack (this one,
+/// if it already is such a thread).
+pub fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if ON_STATEMENT_STACK.with(|s| s.get()) {
+        return f();
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("tusk-statement".into())
+            .stack_size(STATEMENT_STACK)
+            .spawn_scoped(scope, || {
+                ON_STATEMENT_STACK.with(|s| s.set(true));
+                f()
+            })
+            .expect("spawning a statement thread")
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+/// One column heading of a row result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnHeader {
+    pub name: String,
+    /// psql right-aligns numeric columns and left-aligns everything else.
+    pub numeric: bool,
+}
+
+/// What one statement returns to the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryResult {
+    /// Rows, already rendered as text; `None` is SQL NULL.
+    Rows {
+        /// psql prints a centred title above the table (used by `\d`).
+        title: Option<String>,
+        columns: Vec<ColumnHeader>,
+        rows: Vec<Vec<Option<String>>>,
+    },
+    /// A command tag such as `CREATE TABLE`, `INSERT 0 5`, `DELETE 3`, `SET`.
+    Command { tag: String },
+    /// A message to the client before the statement's result, such as
+    /// VACUUM VERBOSE's; psql prints `LEVEL:  message` on stderr.
+    Notice {
+        level: &'static str,
+        message: String,
+    },
+}
+
+pub(crate) fn header(name: &str, ty: DataType) -> ColumnHeader {
+    ColumnHeader {
+        name: name.to_string(),
+        numeric: ty.is_numeric(),
+    }
+}
+
+/// Renders a batch as rows of text (PostgreSQL's output functions, in the
+/// styles of `settings`).
+pub fn render_rows(
+    batch: &Batch,
+    types: &[DataType],
+    settings: &Settings,
+) -> Vec<Vec<Option<String>>> {
+    let mut rows: Vec<Vec<Option<String>>> = (0..batch.len)
+        .map(|_| Vec::with_capacity(batch.columns.len()))
+        .collect();
+    for (col, &ty) in batch.columns.iter().zip(types) {
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.push(match &col.data {
+                _ if col.is_null(i) => None,
+                Data::Text(d) => Some(d.get_str(i).to_string()),
+                _ => tusk_exec::cast::output(&col.value_as(i, ty), settings),
+            });
+        }
+    }
+    rows
+}
+
+/// A query ready to run: its plan, output names and types.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedQuery {
+    pub stmt: Statement,
+    pub names: Vec<String>,
+    pub types: Vec<DataType>,
+    /// The output types with their typmods (`varchar(10)`), as
+    /// RowDescription reports them.
+    pub sql_types: Vec<SqlType>,
+    /// Types of the `$n` parameters: declared, or inferred from the
+    /// context each is used in (`None`: not used and not declared).
+    pub params: Vec<Option<DataType>>,
+}
+
+/// A client session on an open data directory.
+pub struct Session {
+    pub(crate) db: Arc<Database>,
+    pub(crate) gucs: guc::Gucs,
+    /// Checked by the executor once per batch: cancel requests,
+    /// `statement_timeout`, shutdown (see `tusk_exec::interrupt`).
+    pub(crate) interrupt: Interrupt,
+    /// The client settings and the running statement's start time, as
+    /// casts and value output read them.
+    pub(crate) env: Arc<SessionEnv>,
+    /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
+    pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
+}
+
+impl Session {
+    /// Opens (creating on first use) the data directory and starts a session.
+    pub fn open(data_dir: &Path) -> Result<Session> {
+        let db = Database::open(data_dir, &[])?;
+        Session::with_database(db)
+    }
+
+    /// A session on an already open database (several may share one).
+    pub fn with_database(db: Arc<Database>) -> Result<Session> {
+        let fixed = [
+            (
+                "shared_buffers",
+                guc::format_kb((db.options().shared_buffers / 1024) as i64),
+            ),
+            ("huge_pages", db.options().huge_pages.as_str().to_string()),
+            (
+                "min_dynamic_shared_memory",
+                guc::format_kb((db.options().min_dynamic_shared_memory / 1024) as i64),
+            ),
+            ("huge_pages_status", db.pool.huge_pages_status().to_string()),
+        ];
+        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(guc::error)?;
+        let mut session = Session {
+            db,
+            gucs,
+            interrupt: Interrupt::new(),
+            env: Arc::default(),
+            roles: None,
+        };
+        session.sync_env()?;
+        Ok(session)
+    }
+
+    /// Rebuilds the session environment from the settings (after SET).
+    pub(crate) fn sync_env(&mut self) -> Result<()> {
+        let mut settings = Settings::default();
+        let value = |name: &str| self.gucs.show(name).unwrap_or_default();
+        let fail = |e: tusk_types::TypeError| SqlError::from(tusk_exec::ExecError::from(e));
+        settings.set_time_zone(&value("TimeZone")).map_err(fail)?;
+        settings.set_date_style(&value("DateStyle")).map_err(fail)?;
+        settings
+            .set_interval_style(&value("IntervalStyle"))
+            .map_err(fail)?;
+        settings.extra_float_digits = value("extra_float_digits").parse().unwrap_or(1);
+        self.env = Arc::new(SessionEnv {
+            settings,
+            now: self.env.now,
+        });
+        Ok(())
+    }
+
+    /// The client settings values are read and printed with.
+    pub fn settings(&self) -> &Settings {
+        &self.env.settings
+    }
+
+    /// The session's interrupt flag: [`Interrupt::cancel`] on it (from
+    /// another thread, or a signal handler) stops the running statement
+    /// with `canceling statement due to user request`.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
+    }
+
+    /// Starts a statement: arms `statement_timeout`, forgets a cancel meant
+    /// for an earlier statement and fixes the statement's start time (what
+    /// `'now'` means).
+    pub fn begin_statement(&mut self) {
+        self.interrupt
+            .start_statement(self.gucs.statement_timeout());
+        let now = now_timestamptz();
+        let env = Arc::make_mut(&mut self.env);
+        env.now = now;
+    }
+
+    /// Ends a statement: disarms `statement_timeout`.
+    pub fn end_statement(&self) {
+        self.interrupt.end_statement();
+    }
+
+    pub fn database(&self) -> &Arc<Database> {
+        &self.db
+    }
+
+    /// Parses `sql` (one or more statements separated by `;`) and runs the
+    /// statements in order, handing each result to `sink`. Stops at the
+    /// first error (the results before it are delivered first).
+    pub fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+        let (results, outcome) = on_statement_stack(|| {
+            let mut results = Vec::new();
+            let outcome = self.execute_collect(sql, &mut results);
+            (results, outcome)
+        });
+        for r in results {
+            sink(r);
+        }
+        outcome
+    }
+
+    fn execute_collect(&mut self, sql: &str, out: &mut Vec<QueryResult>) -> Result<()> {
+        let stmts = parse(sql)?;
+        for s in stmts {
+            self.begin_statement();
+            let env = self.env.clone();
+            let _env = tusk_exec::env::enter(&env);
+            let r = self.statement(&s, &mut |r| out.push(r));
+            self.end_statement();
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Runs `sql` and returns all results (convenience for tests and tools).
+    pub fn query(&mut self, sql: &str) -> Result<Vec<QueryResult>> {
+        let mut out = Vec::new();
+        self.execute(sql, &mut |r| out.push(r))?;
+        Ok(out)
+    }
+
+    /// Value of a GUC as `SHOW` prints it.
+    pub fn show(&self, name: &str) -> Result<String> {
+        self.gucs.show(name).map_err(guc::error)
+    }
+
+    pub(crate) fn statement(&mut self, s: &Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+        match s {
+            Parsed::Sql(stmt) => self.sql_statement(stmt, sink),
+            Parsed::Vacuum { verbose, table } => self.vacuum(*verbose, table.clone(), sink),
+            Parsed::Checkpoint => {
+                self.db.checkpoint()?;
+                sink(QueryResult::Command {
+                    tag: "CHECKPOINT".into(),
+                });
+                Ok(())
+            }
+            Parsed::RecoveryPrefetchStats => {
+                let cols = self.db.recovery_stats().columns();
+                sink(QueryResult::Rows {
+                    title: None,
+                    columns: cols
+                        .iter()
+                        .map(|(n, _)| ColumnHeader {
+                            name: n.to_string(),
+                            numeric: true,
+                        })
+                        .collect(),
+                    rows: vec![cols.into_iter().map(|(_, v)| Some(v)).collect()],
+                });
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn exec_context(
+        &self,
+        snapshot: Snapshot,
+        analyze: bool,
+        nodes: usize,
+    ) -> ExecContext {
+        ExecContext {
+            db: self.db.clone(),
+            snapshot,
+            work_mem: self.gucs.work_mem_bytes(),
+            hash_mem_multiplier: self.gucs.hash_mem_multiplier(),
+            stats: analyze.then(|| {
+                std::rc::Rc::new(std::cell::RefCell::new(vec![Default::default(); nodes]))
+            }),
+            spill: tusk_exec::spill::SpillStats::new(self.gucs.temp_file_limit_bytes()),
+            parallel: None,
+            participant: 0,
+            prefetch: self.gucs.hash_join_prefetch(),
+            hash_chunk_size: self.gucs.hash_chunk_size(),
+            interrupt: self.interrupt.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    pub(crate) fn planner_settings(&self) -> PlannerSettings {
+        PlannerSettings {
+            enable_indexscan: self.gucs.enable_indexscan(),
+            enable_seqscan: self.gucs.enable_seqscan(),
+            workers: self.gucs.max_parallel_workers(),
+            min_parallel_rows: crate::physical::cost::MIN_PARALLEL_ROWS
+                * self.gucs.min_parallel_table_scan_size() as f64
+                / crate::physical::cost::DEFAULT_MIN_PARALLEL_SCAN,
+        }
+    }
+
+    /// Binds, rewrites and plans a query.
+    pub(crate) fn plan_query(&self, q: &sqlparser::ast::Query) -> Result<PlannedQuery> {
+        self.plan_query_with(q, &BindSettings::default())
+    }
+
+    /// Binds (with `settings`' parameter types), rewrites and plans a query.
+    pub(crate) fn plan_query_with(
+        &self,
+        q: &sqlparser::ast::Query,
+        settings: &BindSettings,
+    ) -> Result<PlannedQuery> {
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, settings);
+        let bq = binder.bind_query(q)?;
+        self.plan_bound(binder, bq)
+    }
+
+    /// Rewrites and plans a bound query.
+    pub(crate) fn plan_bound(&self, binder: Binder<'_>, bq: BoundQuery) -> Result<PlannedQuery> {
+        let Binder {
+            mut cols,
+            ctes,
+            cte_refs,
+            params,
+            ..
+        } = binder;
+        let plan = crate::rewrite::rewrite(bq.plan, &mut cols)?;
+        let mut ctes = ctes;
+        for c in &mut ctes {
+            let p = std::mem::replace(&mut c.plan, crate::logical::Logical::unit());
+            c.plan = crate::rewrite::rewrite(p, &mut cols)?;
+        }
+        let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
+        let sql_types: Vec<SqlType> = bq.out.iter().map(|&c| cols.get(c).ty).collect();
+        let used = used_columns(&plan, &ctes, &bq.out);
+        let mut planner = Planner::new(
+            &self.db,
+            &cols,
+            &ctes,
+            &cte_refs,
+            self.planner_settings(),
+            used,
+        );
+        let stmt = planner.plan_statement(&plan, &bq.out)?;
+        Ok(PlannedQuery {
+            stmt,
+            names: bq.names,
+            types,
+            sql_types,
+            params: params.into_inner(),
+        })
+    }
+
+    /// Runs a planned query to completion.
+    pub(crate) fn run(&self, stmt: &Statement, ctx: &ExecContext) -> Result<Batch> {
+        let mut op = tusk_exec::exec::build_statement(stmt, ctx)?;
+        Ok(tusk_exec::exec::collect(op.as_mut(), &stmt.root.output)?)
+    }
+}
+
+/// Every column id an expression of the plan (or its CTEs) reads, plus the
+/// statement's outputs: what scans must produce.
+fn used_columns(
+    plan: &crate::logical::Logical,
+    ctes: &[crate::logical::CteDef],
+    out: &[ColumnId],
+) -> std::collections::HashSet<ColumnId> {
+    fn walk(p: &crate::logical::Logical, used: &mut std::collections::HashSet<ColumnId>) {
+        p.for_each_expr(&mut |e| {
+            let mut v = Vec::new();
+            e.columns(&mut v);
+            used.extend(v);
+        });
+        if let crate::logical::Logical::SetOp { left, right, .. }
+        | crate::logical::Logical::RecursiveUnion {
+            seed: left,
+            step: right,
+            ..
+        } = p
+        {
+            used.extend(left.output());
+            used.extend(right.output());
+        }
+        for c in p.children() {
+            walk(c, used);
+        }
+    }
+    let mut used: std::collections::HashSet<ColumnId> = out.iter().copied().collect();
+    walk(plan, &mut used);
+    for c in ctes {
+        used.extend(c.cols.iter().copied());
+        walk(&c.plan, &mut used);
+    }
+    used
+}

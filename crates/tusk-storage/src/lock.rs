@@ -1,0 +1,761 @@
+//! The lock manager: heavyweight locks with wait queues and deadlock
+//! detection (PostgreSQL's `lock.c`, `proc.c` and `deadlock.c`, in small).
+//!
+//! ## What is locked
+//!
+//! A [`LockTag`] names the object: a relation (LOCK TABLE, DML and DDL), a
+//! transaction id, a tuple, or a relation name being created. Each request
+//! has one of PostgreSQL's eight [`LockMode`]s, and two requests by
+//! different owners conflict according to PostgreSQL's table
+//! ([`LockMode::conflicts_with`]); requests by the same owner never
+//! conflict. An owner ([`LockOwner`]) is a transaction; it names the
+//! process (`pid`) that deadlock reports mention.
+//!
+//! Row locks do not live here: they are in the tuples' `xmax` (see
+//! `rowlock` and `heapam`). Waiting for a row means waiting for the
+//! transaction that holds it: every transaction holds an `ExclusiveLock` on
+//! its own xid (and on each sub-xid) from the moment it is assigned to its
+//! end, and a waiter asks for a `ShareLock` on it, which is granted when the
+//! holder ends. Tuple locks only order several waiters for the same row
+//! (PostgreSQL's `heap_acquire_tuplock`).
+//!
+//! ## Queues
+//!
+//! The table is split into 16 partitions by the tag's hash, each a mutex
+//! over a map from tag to its holders and its queue of waiters. A request
+//! is granted at once when no other owner holds a conflicting mode and
+//! either no waiter asks for a conflicting one or the requester already
+//! holds some lock on the object (so upgrades do not queue behind their own
+//! waiters). Otherwise — unless the request must not wait, `NOWAIT` /
+//! `SKIP LOCKED` — it joins the queue. Whoever releases a lock walks the
+//! queue in order and grants each waiter that conflicts neither with the
+//! holders nor with a waiter still queued before it, and wakes it: the
+//! waiter sleeps on its own condition variable, so a release wakes exactly
+//! the owners it granted.
+//!
+//! A waiter gives up when its `lock_timeout` passes (`canceling statement
+//! due to lock timeout`), when its interrupt flag is set (statement
+//! cancellation), or when it is the victim of a deadlock; if the lock was
+//! granted in the meantime it keeps it, as in PostgreSQL.
+//!
+//! ## Deadlocks
+//!
+//! A waiter that has waited `deadlock_timeout` (1 s by default) checks once
+//! for a deadlock: it locks every partition (in order, so checks cannot
+//! deadlock with each other), builds the waits-for graph — an edge from each
+//! waiter to every other owner holding a conflicting mode (hard edges) and
+//! to every waiter queued before it with a conflicting mode (soft edges) —
+//! and looks for a cycle through itself. If there is one it leaves the
+//! queue and fails with `deadlock detected` (40P01) and PostgreSQL's
+//! DETAIL, one line per edge of the cycle, starting with itself:
+//! `Process 1 waits for ShareLock on transaction 745; blocked by process 2.`
+//! The detector is the victim, as in PostgreSQL, so exactly one of the
+//! owners in the cycle fails (the others have not reached their own
+//! timeout, or find the cycle gone when they do). Unlike PostgreSQL, a
+//! cycle made only through soft edges is not resolved by reordering the
+//! queue but reported too.
+
+use crate::txn::Xid;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// tusk has one database; deadlock reports name it with the oid of
+/// PostgreSQL 15's `postgres` database.
+pub const DATABASE_OID: u32 = 5;
+
+const PARTITIONS: usize = 16;
+
+/// How often a waiter with an interrupt flag looks at it.
+const INTERRUPT_POLL: Duration = Duration::from_millis(10);
+
+/// PostgreSQL's table lock modes, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum LockMode {
+    AccessShare = 1,
+    RowShare = 2,
+    RowExclusive = 3,
+    ShareUpdateExclusive = 4,
+    Share = 5,
+    ShareRowExclusive = 6,
+    Exclusive = 7,
+    AccessExclusive = 8,
+}
+
+/// Bit `m` set in `CONFLICTS[n]`: mode `m` conflicts with mode `n`
+/// (PostgreSQL's `LockConflicts`).
+const CONFLICTS: [u16; 9] = {
+    const fn bits(modes: &[u8]) -> u16 {
+        let mut b = 0;
+        let mut i = 0;
+        while i < modes.len() {
+            b |= 1 << modes[i];
+            i += 1;
+        }
+        b
+    }
+    [
+        0,
+        bits(&[8]),
+        bits(&[7, 8]),
+        bits(&[5, 6, 7, 8]),
+        bits(&[4, 5, 6, 7, 8]),
+        bits(&[3, 4, 6, 7, 8]),
+        bits(&[3, 4, 5, 6, 7, 8]),
+        bits(&[2, 3, 4, 5, 6, 7, 8]),
+        bits(&[1, 2, 3, 4, 5, 6, 7, 8]),
+    ]
+};
+
+impl LockMode {
+    const ALL: [LockMode; 8] = [
+        LockMode::AccessShare,
+        LockMode::RowShare,
+        LockMode::RowExclusive,
+        LockMode::ShareUpdateExclusive,
+        LockMode::Share,
+        LockMode::ShareRowExclusive,
+        LockMode::Exclusive,
+        LockMode::AccessExclusive,
+    ];
+
+    /// The name deadlock reports and `pg_locks` use (`ShareLock`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            LockMode::AccessShare => "AccessShareLock",
+            LockMode::RowShare => "RowShareLock",
+            LockMode::RowExclusive => "RowExclusiveLock",
+            LockMode::ShareUpdateExclusive => "ShareUpdateExclusiveLock",
+            LockMode::Share => "ShareLock",
+            LockMode::ShareRowExclusive => "ShareRowExclusiveLock",
+            LockMode::Exclusive => "ExclusiveLock",
+            LockMode::AccessExclusive => "AccessExclusiveLock",
+        }
+    }
+
+    /// The mode named in `LOCK TABLE ... IN <name> MODE` (`access share`,
+    /// `row exclusive`, ...; case-insensitive, spaces between words).
+    pub fn from_sql(name: &str) -> Option<LockMode> {
+        let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(match n.to_ascii_lowercase().as_str() {
+            "access share" => LockMode::AccessShare,
+            "row share" => LockMode::RowShare,
+            "row exclusive" => LockMode::RowExclusive,
+            "share update exclusive" => LockMode::ShareUpdateExclusive,
+            "share" => LockMode::Share,
+            "share row exclusive" => LockMode::ShareRowExclusive,
+            "exclusive" => LockMode::Exclusive,
+            "access exclusive" => LockMode::AccessExclusive,
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    pub fn conflicts_with(self, other: LockMode) -> bool {
+        CONFLICTS[self as usize] & (1 << other as u8) != 0
+    }
+
+    fn conflict_mask(self) -> u16 {
+        CONFLICTS[self as usize]
+    }
+}
+
+/// What a lock is on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LockTag {
+    Relation(u32),
+    Transaction(Xid),
+    Tuple {
+        rel: u32,
+        block: u32,
+        item: u16,
+    },
+    /// A relation name being created: concurrent CREATEs of one name queue
+    /// here, and the second sees the first's outcome.
+    RelationName(String),
+}
+
+impl LockTag {
+    /// PostgreSQL's `DescribeLockTag` wording.
+    pub fn describe(&self) -> String {
+        match self {
+            LockTag::Relation(oid) => format!("relation {oid} of database {DATABASE_OID}"),
+            LockTag::Transaction(x) => format!("transaction {x}"),
+            LockTag::Tuple { rel, block, item } => {
+                format!("tuple ({block},{item}) of relation {rel} of database {DATABASE_OID}")
+            }
+            LockTag::RelationName(n) => format!("relation name \"{n}\" of database {DATABASE_OID}"),
+        }
+    }
+
+    fn partition(&self) -> usize {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish() as usize % PARTITIONS
+    }
+}
+
+/// Why a lock was not acquired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockError {
+    /// The lock is taken and the request said not to wait.
+    WouldBlock,
+    /// `lock_timeout` passed.
+    Timeout,
+    /// A deadlock was found and this request is the victim; the DETAIL
+    /// lines.
+    Deadlock(String),
+    /// The interrupt flag was set while waiting.
+    Interrupted,
+}
+
+/// How a request waits.
+#[derive(Debug, Clone)]
+pub struct WaitOptions {
+    /// Fail at once with [`LockError::WouldBlock`] instead of waiting.
+    pub nowait: bool,
+    /// Give up after this long (`lock_timeout`; `None` waits forever).
+    pub lock_timeout: Option<Duration>,
+    /// Look for a deadlock after waiting this long (`deadlock_timeout`).
+    pub deadlock_timeout: Duration,
+    /// Set by whoever wants the wait cancelled (looked at every 10 ms).
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions {
+            nowait: false,
+            lock_timeout: None,
+            deadlock_timeout: Duration::from_secs(1),
+            interrupt: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WaitState {
+    Idle,
+    Waiting,
+    Granted,
+}
+
+/// Who holds and waits for locks: one per transaction.
+pub struct LockOwner {
+    id: u64,
+    pid: i32,
+    state: Mutex<WaitState>,
+    wake: Condvar,
+}
+
+impl LockOwner {
+    pub fn new(pid: i32) -> Arc<LockOwner> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Arc::new(LockOwner {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            pid,
+            state: Mutex::new(WaitState::Idle),
+            wake: Condvar::new(),
+        })
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    fn state(&self) -> MutexGuard<'_, WaitState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Holder {
+    owner: Arc<LockOwner>,
+    /// How many times each mode is held.
+    counts: [u32; 9],
+}
+
+impl Holder {
+    fn modes(&self) -> u16 {
+        (1..9).filter(|&m| self.counts[m] > 0).map(|m| 1 << m).sum()
+    }
+}
+
+struct Waiter {
+    owner: Arc<LockOwner>,
+    mode: LockMode,
+}
+
+#[derive(Default)]
+struct Entry {
+    holders: Vec<Holder>,
+    queue: VecDeque<Waiter>,
+}
+
+impl Entry {
+    fn conflicts_with_holders(&self, owner: u64, mode: LockMode) -> bool {
+        self.holders
+            .iter()
+            .any(|h| h.owner.id != owner && h.modes() & mode.conflict_mask() != 0)
+    }
+
+    fn grant(&mut self, owner: &Arc<LockOwner>, mode: LockMode) {
+        match self.holders.iter_mut().find(|h| h.owner.id == owner.id) {
+            Some(h) => h.counts[mode as usize] += 1,
+            None => {
+                let mut counts = [0; 9];
+                counts[mode as usize] = 1;
+                self.holders.push(Holder {
+                    owner: owner.clone(),
+                    counts,
+                });
+            }
+        }
+    }
+
+    /// Grants every waiter that can have its lock now (see the module doc).
+    fn wake_waiters(&mut self) {
+        let mut ahead = 0u16;
+        let mut i = 0;
+        while i < self.queue.len() {
+            let (id, mode) = (self.queue[i].owner.id, self.queue[i].mode);
+            if mode.conflict_mask() & ahead != 0 || self.conflicts_with_holders(id, mode) {
+                ahead |= 1 << mode as u8;
+                i += 1;
+                continue;
+            }
+            let w = self.queue.remove(i).expect("index in range");
+            self.grant(&w.owner, w.mode);
+            *w.owner.state() = WaitState::Granted;
+            w.owner.wake.notify_one();
+        }
+    }
+}
+
+pub struct LockManager {
+    parts: Box<[Mutex<HashMap<LockTag, Entry>>]>,
+}
+
+impl Default for LockManager {
+    fn default() -> Self {
+        LockManager {
+            parts: (0..PARTITIONS).map(|_| Mutex::default()).collect(),
+        }
+    }
+}
+
+type Partition<'a> = MutexGuard<'a, HashMap<LockTag, Entry>>;
+
+impl LockManager {
+    fn part(&self, i: usize) -> Partition<'_> {
+        self.parts[i].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Acquires `mode` on `tag` for `owner`, waiting as `opts` says.
+    pub fn acquire(
+        &self,
+        owner: &Arc<LockOwner>,
+        tag: &LockTag,
+        mode: LockMode,
+        opts: &WaitOptions,
+    ) -> Result<(), LockError> {
+        let pi = tag.partition();
+        {
+            let mut part = self.part(pi);
+            let entry = part.entry(tag.clone()).or_default();
+            let holds_any = entry.holders.iter().any(|h| h.owner.id == owner.id);
+            let queue_conflicts = entry
+                .queue
+                .iter()
+                .any(|w| w.mode.conflicts_with(mode) && w.owner.id != owner.id);
+            if !entry.conflicts_with_holders(owner.id, mode) && (holds_any || !queue_conflicts) {
+                entry.grant(owner, mode);
+                return Ok(());
+            }
+            if opts.nowait {
+                if entry.holders.is_empty() && entry.queue.is_empty() {
+                    part.remove(tag);
+                }
+                return Err(LockError::WouldBlock);
+            }
+            entry.queue.push_back(Waiter {
+                owner: owner.clone(),
+                mode,
+            });
+            *owner.state() = WaitState::Waiting;
+        }
+        self.wait(pi, owner, tag, opts)
+    }
+
+    /// Acquires `mode` on `tag` only if that needs no wait.
+    pub fn try_acquire(&self, owner: &Arc<LockOwner>, tag: &LockTag, mode: LockMode) -> bool {
+        let opts = WaitOptions {
+            nowait: true,
+            ..WaitOptions::default()
+        };
+        self.acquire(owner, tag, mode, &opts).is_ok()
+    }
+
+    fn wait(
+        &self,
+        pi: usize,
+        owner: &Arc<LockOwner>,
+        tag: &LockTag,
+        opts: &WaitOptions,
+    ) -> Result<(), LockError> {
+        let start = Instant::now();
+        let deadlock_at = start + opts.deadlock_timeout;
+        let timeout_at = opts.lock_timeout.map(|t| start + t);
+        let mut checked = false;
+        let mut st = owner.state();
+        let err = loop {
+            if *st == WaitState::Granted {
+                *st = WaitState::Idle;
+                return Ok(());
+            }
+            if opts
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Acquire))
+            {
+                break LockError::Interrupted;
+            }
+            let now = Instant::now();
+            if timeout_at.is_some_and(|t| now >= t) {
+                break LockError::Timeout;
+            }
+            if !checked && now >= deadlock_at {
+                checked = true;
+                drop(st);
+                if let Some(detail) = self.check_deadlock(owner) {
+                    return Err(LockError::Deadlock(detail));
+                }
+                st = owner.state();
+                continue;
+            }
+            let mut until = timeout_at.unwrap_or(now + Duration::from_secs(3600));
+            if !checked {
+                until = until.min(deadlock_at);
+            }
+            if opts.interrupt.is_some() {
+                until = until.min(now + INTERRUPT_POLL);
+            }
+            st = owner
+                .wake
+                .wait_timeout(st, until.saturating_duration_since(now))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        };
+        drop(st);
+        // Leave the queue, unless the lock was granted meanwhile.
+        let mut part = self.part(pi);
+        let mut st = owner.state();
+        if *st == WaitState::Granted {
+            *st = WaitState::Idle;
+            return Ok(());
+        }
+        *st = WaitState::Idle;
+        drop(st);
+        if let Some(entry) = part.get_mut(tag) {
+            entry.queue.retain(|w| w.owner.id != owner.id);
+            entry.wake_waiters();
+            if entry.holders.is_empty() && entry.queue.is_empty() {
+                part.remove(tag);
+            }
+        }
+        Err(err)
+    }
+
+    /// Releases one hold of `mode` on `tag` by `owner` and grants what
+    /// that allows.
+    pub fn release(&self, owner: &LockOwner, tag: &LockTag, mode: LockMode) {
+        let mut part = self.part(tag.partition());
+        let Some(entry) = part.get_mut(tag) else {
+            debug_assert!(false, "releasing a lock not held: {tag:?}");
+            return;
+        };
+        if let Some(i) = entry.holders.iter().position(|h| h.owner.id == owner.id) {
+            let h = &mut entry.holders[i];
+            h.counts[mode as usize] = h.counts[mode as usize].saturating_sub(1);
+            if h.counts.iter().all(|&c| c == 0) {
+                entry.holders.swap_remove(i);
+            }
+        }
+        entry.wake_waiters();
+        if entry.holders.is_empty() && entry.queue.is_empty() {
+            part.remove(tag);
+        }
+    }
+
+    /// The pids holding `tag` and their modes (strongest held per owner).
+    pub fn holders(&self, tag: &LockTag) -> Vec<(i32, LockMode)> {
+        let part = self.part(tag.partition());
+        part.get(tag)
+            .map(|e| {
+                e.holders
+                    .iter()
+                    .filter_map(|h| {
+                        let m = LockMode::ALL
+                            .iter()
+                            .rev()
+                            .find(|m| h.counts[**m as usize] > 0)?;
+                        Some((h.owner.pid, *m))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The pids waiting for `tag`, in queue order, with their modes.
+    pub fn waiters(&self, tag: &LockTag) -> Vec<(i32, LockMode)> {
+        let part = self.part(tag.partition());
+        part.get(tag)
+            .map(|e| e.queue.iter().map(|w| (w.owner.pid, w.mode)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Looks for a cycle of waits through `me`; if there is one, takes `me`
+    /// out of its queue and returns the DETAIL text (see the module doc).
+    fn check_deadlock(&self, me: &Arc<LockOwner>) -> Option<String> {
+        let mut parts: Vec<Partition<'_>> = (0..PARTITIONS).map(|i| self.part(i)).collect();
+        if *me.state() != WaitState::Waiting {
+            return None;
+        }
+        // owner -> (pid, what it waits for, whom it waits for)
+        struct Wait {
+            pid: i32,
+            tag: LockTag,
+            mode: LockMode,
+            blockers: Vec<(u64, i32)>,
+        }
+        let mut waits: HashMap<u64, Wait> = HashMap::new();
+        let mut my_place = None;
+        for (pi, part) in parts.iter().enumerate() {
+            for (tag, e) in part.iter() {
+                for (i, w) in e.queue.iter().enumerate() {
+                    let mut blockers: Vec<(u64, i32)> = e
+                        .holders
+                        .iter()
+                        .filter(|h| {
+                            h.owner.id != w.owner.id && h.modes() & w.mode.conflict_mask() != 0
+                        })
+                        .map(|h| (h.owner.id, h.owner.pid))
+                        .collect();
+                    blockers.extend(
+                        e.queue
+                            .iter()
+                            .take(i)
+                            .filter(|a| a.owner.id != w.owner.id && a.mode.conflicts_with(w.mode))
+                            .map(|a| (a.owner.id, a.owner.pid)),
+                    );
+                    if w.owner.id == me.id {
+                        my_place = Some((pi, tag.clone()));
+                    }
+                    waits.insert(
+                        w.owner.id,
+                        Wait {
+                            pid: w.owner.pid,
+                            tag: tag.clone(),
+                            mode: w.mode,
+                            blockers,
+                        },
+                    );
+                }
+            }
+        }
+        // Depth-first search for a path from `me` back to `me`.
+        fn search(
+            waits: &HashMap<u64, Wait>,
+            at: u64,
+            target: u64,
+            path: &mut Vec<(u64, i32)>,
+            seen: &mut HashSet<u64>,
+        ) -> bool {
+            let Some(w) = waits.get(&at) else {
+                return false;
+            };
+            for &(b, pid) in &w.blockers {
+                path.push((b, pid));
+                if b == target {
+                    return true;
+                }
+                if seen.insert(b) && search(waits, b, target, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+            false
+        }
+        let mut path = Vec::new();
+        let mut seen = HashSet::new();
+        if !search(&waits, me.id, me.id, &mut path, &mut seen) {
+            return None;
+        }
+        let mut lines = Vec::new();
+        let mut from = me.id;
+        for &(to, to_pid) in &path {
+            let w = &waits[&from];
+            lines.push(format!(
+                "Process {} waits for {} on {}; blocked by process {}.",
+                w.pid,
+                w.mode.name(),
+                w.tag.describe(),
+                to_pid
+            ));
+            from = to;
+        }
+        // The victim leaves its queue.
+        let (pi, tag) = my_place.expect("a waiter is in a queue");
+        *me.state() = WaitState::Idle;
+        if let Some(e) = parts[pi].get_mut(&tag) {
+            e.queue.retain(|w| w.owner.id != me.id);
+            e.wake_waiters();
+            if e.holders.is_empty() && e.queue.is_empty() {
+                parts[pi].remove(&tag);
+            }
+        }
+        Some(lines.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::thread;
+
+    #[test]
+    fn conflict_table_is_postgres_and_symmetric() {
+        use LockMode::*;
+        for a in LockMode::ALL {
+            for b in LockMode::ALL {
+                assert_eq!(a.conflicts_with(b), b.conflicts_with(a), "{a:?} {b:?}");
+            }
+        }
+        assert!(!RowExclusive.conflicts_with(RowExclusive));
+        assert!(RowExclusive.conflicts_with(Share));
+        assert!(!Share.conflicts_with(Share));
+        assert!(ShareUpdateExclusive.conflicts_with(ShareUpdateExclusive));
+        assert!(!AccessShare.conflicts_with(Exclusive));
+        assert!(AccessShare.conflicts_with(AccessExclusive));
+        assert_eq!(
+            LockMode::from_sql("ACCESS  exclusive"),
+            Some(AccessExclusive)
+        );
+    }
+
+    #[test]
+    fn release_grants_in_queue_order() {
+        let lm = Arc::new(LockManager::default());
+        let tag = LockTag::Relation(1);
+        let a = LockOwner::new(1);
+        lm.acquire(&a, &tag, LockMode::AccessExclusive, &WaitOptions::default())
+            .unwrap();
+        let nowait = WaitOptions {
+            nowait: true,
+            ..Default::default()
+        };
+        let b = LockOwner::new(2);
+        assert_eq!(
+            lm.acquire(&b, &tag, LockMode::AccessShare, &nowait),
+            Err(LockError::WouldBlock)
+        );
+        let waiter = {
+            let (lm, tag, b) = (lm.clone(), tag.clone(), b.clone());
+            thread::spawn(move || {
+                lm.acquire(&b, &tag, LockMode::AccessShare, &WaitOptions::default())
+            })
+        };
+        while lm.waiters(&tag).is_empty() {
+            thread::yield_now();
+        }
+        assert_eq!(lm.waiters(&tag), vec![(2, LockMode::AccessShare)]);
+        lm.release(&a, &tag, LockMode::AccessExclusive);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(lm.holders(&tag), vec![(2, LockMode::AccessShare)]);
+        lm.release(&b, &tag, LockMode::AccessShare);
+        assert!(lm.holders(&tag).is_empty());
+    }
+
+    #[test]
+    fn timeout_and_interrupt_leave_the_queue() {
+        let lm = LockManager::default();
+        let tag = LockTag::Transaction(7);
+        let a = LockOwner::new(1);
+        lm.acquire(&a, &tag, LockMode::Exclusive, &WaitOptions::default())
+            .unwrap();
+        let b = LockOwner::new(2);
+        let opts = WaitOptions {
+            lock_timeout: Some(Duration::from_millis(1)),
+            ..Default::default()
+        };
+        assert_eq!(
+            lm.acquire(&b, &tag, LockMode::Share, &opts),
+            Err(LockError::Timeout)
+        );
+        let flag = Arc::new(AtomicBool::new(true));
+        let opts = WaitOptions {
+            interrupt: Some(flag),
+            ..Default::default()
+        };
+        assert_eq!(
+            lm.acquire(&b, &tag, LockMode::Share, &opts),
+            Err(LockError::Interrupted)
+        );
+        assert!(lm.waiters(&tag).is_empty());
+        // Upgrades by the holder do not queue behind waiters.
+        lm.acquire(&a, &tag, LockMode::AccessExclusive, &WaitOptions::default())
+            .unwrap();
+    }
+
+    #[test]
+    fn deadlock_has_one_victim_and_postgres_detail() {
+        let lm = Arc::new(LockManager::default());
+        let (t1, t2) = (LockTag::Transaction(100), LockTag::Transaction(101));
+        let a = LockOwner::new(11);
+        let b = LockOwner::new(22);
+        let opts = WaitOptions {
+            deadlock_timeout: Duration::from_millis(20),
+            ..Default::default()
+        };
+        lm.acquire(&a, &t1, LockMode::Exclusive, &opts).unwrap();
+        lm.acquire(&b, &t2, LockMode::Exclusive, &opts).unwrap();
+        let run = |me: Arc<LockOwner>, want: LockTag, mine: LockTag| {
+            let lm = lm.clone();
+            let opts = opts.clone();
+            thread::spawn(move || {
+                let r = lm.acquire(&me, &want, LockMode::Share, &opts);
+                // Whoever loses releases its own lock, letting the other on.
+                lm.release(&me, &mine, LockMode::Exclusive);
+                if r.is_ok() {
+                    lm.release(&me, &want, LockMode::Share);
+                }
+                r
+            })
+        };
+        let ha = run(a, t2.clone(), t1.clone());
+        let hb = run(b, t1.clone(), t2.clone());
+        let (ra, rb) = (ha.join().unwrap(), hb.join().unwrap());
+        let errors: Vec<&LockError> = [&ra, &rb]
+            .into_iter()
+            .filter_map(|r| r.as_ref().err())
+            .collect();
+        assert_eq!(errors.len(), 1, "{ra:?} {rb:?}");
+        let LockError::Deadlock(detail) = errors[0] else {
+            panic!("{errors:?}")
+        };
+        let lines: Vec<&str> = detail.lines().collect();
+        assert_eq!(lines.len(), 2);
+        let (me, other) = if ra.is_err() { (11, 22) } else { (22, 11) };
+        let (mine, theirs) = if ra.is_err() { (101, 100) } else { (100, 101) };
+        assert_eq!(
+            lines[0],
+            format!("Process {me} waits for ShareLock on transaction {mine}; blocked by process {other}.")
+        );
+        assert_eq!(
+            lines[1],
+            format!("Process {other} waits for ShareLock on transaction {theirs}; blocked by process {me}.")
+        );
+    }
+}
