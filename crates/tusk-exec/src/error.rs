@@ -33,6 +33,10 @@ pub mod sqlstate {
     pub const DATA_CORRUPTED: &str = "XX001";
     pub const SYNTAX_ERROR: &str = "42601";
     pub const PROTOCOL_VIOLATION: &str = "08P01";
+    pub const INVALID_AUTHORIZATION: &str = "28000";
+    pub const INVALID_BINARY_REPRESENTATION: &str = "22P03";
+    pub const DUPLICATE_PSTATEMENT: &str = "42P05";
+    pub const UNDEFINED_PSTATEMENT: &str = "26000";
     pub const UNDEFINED_TABLE: &str = "42P01";
     pub const UNDEFINED_COLUMN: &str = "42703";
     pub const UNDEFINED_FUNCTION: &str = "42883";

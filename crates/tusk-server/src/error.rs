@@ -2,32 +2,13 @@
 //! (ERROR, or FATAL when the connection ends), SQLSTATE, message, DETAIL,
 //! HINT and position.
 //!
-//! Errors from the SQL layer arrive as [`SqlError`]s. Where the code that
-//! raised one named its SQLSTATE, that is used; otherwise the code is
-//! derived from the message (`sqlstate::classify`) — an interim measure
-//! until every error of the SQL layer carries its code.
+//! Errors from the SQL layer arrive as [`SqlError`]s, which carry the
+//! SQLSTATE the code that raised them gave.
 
 use tusk_sql::SqlError;
 
-/// The SQLSTATEs the server itself raises (PostgreSQL's `errcodes.txt`).
-pub mod codes {
-    pub const PROTOCOL_VIOLATION: &str = "08P01";
-    pub const FEATURE_NOT_SUPPORTED: &str = "0A000";
-    pub const CHARACTER_NOT_IN_REPERTOIRE: &str = "22021";
-    pub const INVALID_PARAMETER_VALUE: &str = "22023";
-    pub const INVALID_AUTHORIZATION: &str = "28000";
-    pub const INVALID_PASSWORD: &str = "28P01";
-    pub const TOO_MANY_CONNECTIONS: &str = "53300";
-    pub const QUERY_CANCELED: &str = "57014";
-    pub const ADMIN_SHUTDOWN: &str = "57P01";
-    pub const DUPLICATE_PSTATEMENT: &str = "42P05";
-    pub const DUPLICATE_CURSOR: &str = "42P03";
-    pub const UNDEFINED_PSTATEMENT: &str = "26000";
-    pub const UNDEFINED_CURSOR: &str = "34000";
-    pub const SYNTAX_ERROR: &str = "42601";
-    pub const UNDEFINED_FUNCTION: &str = "42883";
-    pub const INTERNAL_ERROR: &str = "XX000";
-}
+/// The SQLSTATEs (PostgreSQL's `errcodes.txt`), shared with the SQL layer.
+pub use tusk_sql::sqlstate as codes;
 
 /// An error to report to the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,9 +72,7 @@ impl Failure {
 
 impl From<SqlError> for Failure {
     fn from(e: SqlError) -> Failure {
-        let code = e
-            .code
-            .unwrap_or_else(|| crate::sqlstate::classify(&e.message));
+        let code = e.code;
         Failure {
             // A shutdown ends the session.
             fatal: code == codes::ADMIN_SHUTDOWN,

@@ -12,7 +12,7 @@
 //!                   startup packet, max_connections, SCRAM (pgwire), settings
 //!      session.rs   Query / Parse / Bind / Describe / Execute / Sync ... loop
 //!          engine.rs  -> tusk_sql::Session (one per connection)
-//!          types.rs   batches -> DataRow, parameters -> literals
+//!          types.rs   batches -> DataRow, parameter bytes -> values
 //!      conn.rs      framed reads (frontend.rs), buffered writes
 //! ```
 //!
@@ -37,22 +37,23 @@
 //! | `frontend` | framing and decoding of client messages |
 //! | `conn` | the socket (plain or TLS), input and output buffers |
 //! | `types` | type OIDs, DataRow encoding, parameter decoding |
-//! | `error`, `sqlstate` | ErrorResponse fields, SQLSTATEs |
+//! | `error` | ErrorResponse fields |
 //! | `registry` | sessions, cancel keys, the connection limit, shutdown |
 //! | `roles` | the role file with SCRAM verifiers |
 //! | `tls` | certificate and key loading |
 //! | `random` | random bytes for keys and salts |
 //!
-//! ## What is interim
+//! ## Statements and plans
 //!
-//! Until the SQL layer types `$n` parameters and keeps prepared plans, a
-//! bound parameter becomes a literal of its type in a copy of the parsed
-//! statement (see `tusk_sql::portal`), and a statement is bound and planned
-//! at each Bind. Errors whose SQLSTATE the SQL layer does not name are
-//! classified by message (`sqlstate`). Result columns of `char(n)` and
-//! `varchar(n)` are described as `text` until plans carry column types with
-//! typmods.
-
+//! Parse binds and plans a statement once (`tusk_sql::portal`): the binder
+//! types each `$n` from the client's declared type or from the context it
+//! is used in, and the plan keeps the parameters as placeholders. Bind
+//! decodes the values for those types; Execute substitutes them into a
+//! copy of the plan and runs it — no parsing, binding or planning per
+//! execution, and no value ever spliced into SQL text. DDL since the
+//! Parse makes the plan be made again. RowDescription reports each
+//! column's type OID and typmod (`varchar(10)`, `numeric(8,2)`).
+//!
 pub mod config;
 pub mod conn;
 pub mod engine;
@@ -63,7 +64,6 @@ pub mod registry;
 pub mod roles;
 pub mod server;
 pub mod session;
-pub mod sqlstate;
 pub mod startup;
 pub mod tls;
 pub mod types;

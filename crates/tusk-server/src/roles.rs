@@ -28,7 +28,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
-use tusk_sql::commands::role::{RoleChange, RoleStore};
+use tusk_sql::{RoleChange, RoleStore};
 use tusk_sql::SqlError;
 
 /// Iterations of new verifiers (PostgreSQL's `scram_iterations` default).
@@ -52,7 +52,7 @@ pub struct RoleFile {
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> SqlError {
-    SqlError::new(format!("could not {what} file \"{}\": {e}", path.display())).with_code("58030")
+    SqlError::coded("58030", format!("could not {what} file \"{}\": {e}", path.display()))
 }
 
 impl RoleFile {
@@ -163,7 +163,7 @@ impl RoleStore for RoleFile {
         self.update(|roles| {
             if roles.contains_key(name) {
                 return Err(
-                    SqlError::new(format!("role \"{name}\" already exists")).with_code("42710")
+                    SqlError::coded("42710", format!("role \"{name}\" already exists"))
                 );
             }
             let mut role = Role {
@@ -179,7 +179,7 @@ impl RoleStore for RoleFile {
     fn alter(&self, name: &str, change: &RoleChange) -> Result<(), SqlError> {
         self.update(|roles| {
             let role = roles.get_mut(name).ok_or_else(|| {
-                SqlError::new(format!("role \"{name}\" does not exist")).with_code("42704")
+                SqlError::coded("42704", format!("role \"{name}\" does not exist"))
             })?;
             apply(role, change)
         })
@@ -198,12 +198,11 @@ impl RoleStore for RoleFile {
 fn verifier_for(password: &str) -> Result<String, SqlError> {
     if password.starts_with(PREFIX) {
         parse_verifier(password)
-            .ok_or_else(|| SqlError::new("invalid SCRAM-SHA-256 verifier").with_code("22023"))?;
+            .ok_or_else(|| SqlError::coded("22023", "invalid SCRAM-SHA-256 verifier"))?;
         return Ok(password.to_string());
     }
     if password.len() == 35 && password.starts_with("md5") {
-        return Err(SqlError::new("MD5 password hashes are not supported")
-            .with_code("0A000")
+        return Err(SqlError::coded("0A000", "MD5 password hashes are not supported")
             .with_hint("Give the password in clear text or as a SCRAM-SHA-256 verifier."));
     }
     let salt = crate::random::bytes::<16>();
@@ -339,7 +338,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             f.create("alice", &with(None, None)).unwrap_err().code,
-            Some("42710")
+            "42710"
         );
         f.create("bob", &RoleChange::default()).unwrap();
         let text = std::fs::read_to_string(dir.path().join("pg_authid")).unwrap();
@@ -352,7 +351,7 @@ mod tests {
         assert!(f.get("bob").unwrap().verifier.is_some());
         assert_eq!(
             f.alter("carol", &RoleChange::default()).unwrap_err().code,
-            Some("42704")
+            "42704"
         );
         assert!(f.drop_role("bob").unwrap());
         assert!(!f.drop_role("bob").unwrap());

@@ -169,9 +169,10 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
         // Counted before the thread starts, so shutdown waits for it.
         let guard = shared.registry.enter(std_stream.try_clone().ok());
         let shared = shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name("tusk session".into())
-            .spawn(move || serve_connection(shared, guard, std_stream));
+        // A statement-stack thread: statements run on it directly.
+        let spawned = tusk_sql::spawn_statement_thread("tusk session".into(), move || {
+            serve_connection(shared, guard, std_stream)
+        });
         if let Err(e) = spawned {
             eprintln!("LOG:  could not start a session thread: {e}");
         }

@@ -8,9 +8,11 @@
 //! portal.
 //!
 //! **Extended query.** Parse makes a prepared statement (named, or the
-//! unnamed one that the next Parse replaces), Bind a portal from it with
-//! parameter values, Describe tells a statement's parameter types and
-//! result columns or a portal's columns, Execute runs a portal up to a row
+//! unnamed one that the next Parse replaces): bound and planned once, with
+//! the types of its parameters. Bind makes a portal from it with parameter
+//! values decoded for those types, Describe tells a statement's parameter
+//! types and result columns or a portal's columns, Execute runs a portal
+//! (the prepared plan with the portal's values) up to a row
 //! count (0: all) and answers PortalSuspended when it stopped at the count,
 //! so that the next Execute resumes where it stopped; Close drops a
 //! statement or portal, Flush writes queued output, and Sync ends the
@@ -31,6 +33,8 @@
 
 use crate::conn::{Conn, ReadError};
 use crate::engine::{Engine, Outcome, Rows};
+use std::cell::RefCell;
+use std::rc::Rc;
 use crate::error::{codes, Failure};
 use crate::frontend::{self, Message};
 use crate::types;
@@ -43,15 +47,12 @@ use pgwire::messages::response::{
 };
 use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
 use std::collections::HashMap;
-use tusk_exec::Batch;
-use tusk_sql::portal::{Parameter, ResultColumn};
+use tusk_exec::{Batch, Value};
+use tusk_sql::portal::{ResultColumn, TransactionStatus as Txn};
 
-/// A prepared statement: `None` for an empty query string.
-struct Prepared<S> {
-    statement: Option<S>,
-    /// One OID per parameter (0: left to the server).
-    param_types: Vec<u32>,
-}
+/// A prepared statement, shared by the portals made from it; `None` for an
+/// empty query string.
+type Shared<P> = Option<Rc<RefCell<P>>>;
 
 enum PortalState<R> {
     /// Bound, not started.
@@ -73,8 +74,9 @@ enum PortalState<R> {
     Done { tag: String, sent: bool },
 }
 
-struct Portal<S, R> {
-    statement: Option<S>,
+struct Portal<P, R> {
+    prepared: Shared<P>,
+    params: Vec<Value>,
     result_formats: Vec<i16>,
     state: PortalState<R>,
 }
@@ -91,8 +93,8 @@ type Step<T> = Result<T, Stop>;
 pub struct Backend<'a, E: Engine> {
     conn: &'a mut Conn,
     engine: &'a mut E,
-    statements: HashMap<String, Prepared<E::Statement>>,
-    portals: HashMap<String, Portal<E::Statement, E::Rows>>,
+    statements: HashMap<String, Shared<E::Prepared>>,
+    portals: HashMap<String, Portal<E::Prepared, E::Rows>>,
     ignore_till_sync: bool,
     /// ParameterStatus values the client has.
     reported: Vec<(&'static str, String)>,
@@ -104,8 +106,17 @@ fn row_description(columns: &[ResultColumn], formats: &[i16]) -> RowDescription 
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let (oid, len) = types::oid_of(c.ty);
-                FieldDescription::new(c.name.clone(), 0, 0, oid, len, -1, format_of(formats, i))
+                let (oid, typmod) = types::column_type(c.ty);
+                let len = types::type_len(c.data_type());
+                FieldDescription::new(
+                    c.name.clone(),
+                    0,
+                    0,
+                    oid,
+                    len,
+                    typmod,
+                    format_of(formats, i),
+                )
             })
             .collect(),
     )
@@ -144,11 +155,11 @@ fn check_formats(formats: &[i16], ncols: Option<usize>) -> Result<(), Failure> {
     Ok(())
 }
 
-fn txn_status(b: u8) -> TransactionStatus {
-    match b {
-        b'T' => TransactionStatus::Transaction,
-        b'E' => TransactionStatus::Error,
-        _ => TransactionStatus::Idle,
+fn txn_status(t: Txn) -> TransactionStatus {
+    match t {
+        Txn::Idle => TransactionStatus::Idle,
+        Txn::InBlock => TransactionStatus::Transaction,
+        Txn::Failed => TransactionStatus::Error,
     }
 }
 
@@ -191,7 +202,7 @@ impl<'a, E: Engine> Backend<'a, E> {
     }
 
     fn ready_for_query(&mut self) -> Step<()> {
-        let status = self.engine.transaction_status().byte();
+        let status = self.engine.transaction_status();
         self.conn.send(ReadyForQuery::new(txn_status(status)));
         self.flush()
     }
@@ -287,7 +298,8 @@ impl<'a, E: Engine> Backend<'a, E> {
                     continue;
                 }
                 Message::Sync => {
-                    if self.engine.transaction_status() == crate::engine::TxnStatus::Idle {
+                    // Portals end with their transaction.
+                    if self.engine.transaction_status() == Txn::Idle {
                         self.portals.clear();
                     }
                     self.ready_for_query()?;
@@ -325,13 +337,8 @@ impl<'a, E: Engine> Backend<'a, E> {
             self.conn.send(EmptyQueryResponse::new());
         }
         for st in statements {
-            let mut portal = Portal {
-                statement: Some(st),
-                result_formats: Vec::new(),
-                state: PortalState::Ready,
-            };
             self.engine.begin_statement();
-            let r = self.run_portal(&mut portal, 0, true);
+            let r = self.simple_statement(&st);
             self.engine.end_statement();
             if let Err(f) = r? {
                 self.fail(&f)?;
@@ -341,39 +348,57 @@ impl<'a, E: Engine> Backend<'a, E> {
         self.ready_for_query()
     }
 
-    fn parse(&mut self, name: String, query: &str, types: Vec<u32>) -> Step<Result<(), Failure>> {
-        if !name.is_empty() && self.statements.contains_key(&name) {
-            return Ok(Err(Failure::error(
-                codes::DUPLICATE_PSTATEMENT,
-                format!("prepared statement \"{name}\" already exists"),
-            )));
-        }
-        let mut statements = match self.engine.split(query) {
-            Ok(s) => s,
+    /// One statement of a simple query: prepared without parameters and
+    /// run to the end, with its RowDescription.
+    fn simple_statement(&mut self, st: &E::Statement) -> Step<Result<(), Failure>> {
+        let prepared = match self.engine.prepare(st, &[], false) {
+            Ok(p) => p,
             Err(e) => return Ok(Err(e.into())),
         };
+        let mut portal = Portal {
+            prepared: Some(Rc::new(RefCell::new(prepared))),
+            params: Vec::new(),
+            result_formats: Vec::new(),
+            state: PortalState::Ready,
+        };
+        self.run_portal(&mut portal, 0, true)
+    }
+
+    fn parse(&mut self, name: String, query: &str, types: Vec<u32>) -> Step<Result<(), Failure>> {
+        Ok(self
+            .parse_inner(name, query, types)
+            .map(|()| self.conn.send(ParseComplete::new())))
+    }
+
+    fn parse_inner(&mut self, name: String, query: &str, types: Vec<u32>) -> Result<(), Failure> {
+        if !name.is_empty() && self.statements.contains_key(&name) {
+            return Err(Failure::error(
+                codes::DUPLICATE_PSTATEMENT,
+                format!("prepared statement \"{name}\" already exists"),
+            ));
+        }
+        let mut statements = self.engine.split(query)?;
         if statements.len() > 1 {
-            return Ok(Err(Failure::error(
+            return Err(Failure::error(
                 codes::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
-            )));
+            ));
         }
-        let statement = statements.pop();
-        let n = statement
-            .as_ref()
-            .map_or(0, |s| self.engine.parameter_count(s))
-            .max(types.len());
-        let mut param_types = types;
-        param_types.resize(n, 0);
-        self.statements.insert(
-            name,
-            Prepared {
-                statement,
-                param_types,
-            },
-        );
-        self.conn.send(ParseComplete::new());
-        Ok(Ok(()))
+        let declared = types
+            .iter()
+            .map(|&oid| types::declared_type(oid))
+            .collect::<Result<Vec<_>, _>>()?;
+        let prepared = match statements.pop() {
+            Some(st) => {
+                self.engine.begin_statement();
+                let p = self.engine.prepare(&st, &declared, true);
+                self.engine.end_statement();
+                Some(Rc::new(RefCell::new(p?)))
+            }
+            None => None,
+        };
+        self.statements.insert(name, prepared);
+        Ok(())
     }
 
     fn bind(
@@ -413,7 +438,12 @@ impl<'a, E: Engine> Backend<'a, E> {
                 format!("portal \"{portal}\" already exists"),
             ));
         }
-        let n = prepared.param_types.len();
+        let prepared = prepared.clone();
+        let param_types = match &prepared {
+            Some(p) => self.engine.param_types(&p.borrow()),
+            None => Vec::new(),
+        };
+        let n = param_types.len();
         if formats.len() > 1 && formats.len() != params.len() {
             return Err(Failure::error(
                 codes::PROTOCOL_VIOLATION,
@@ -435,24 +465,19 @@ impl<'a, E: Engine> Backend<'a, E> {
         }
         check_formats(&result_formats, None)?;
         let mut values = Vec::with_capacity(n);
-        for (i, (p, &oid)) in params.iter().zip(&prepared.param_types).enumerate() {
-            let value = match p {
-                None => None,
-                Some(bytes) => Some(types::param_text(oid, format_of(formats, i), bytes)?),
-            };
-            values.push(Parameter {
-                value,
-                ty: types::param_type(oid),
+        for (i, (p, &ty)) in params.iter().zip(&param_types).enumerate() {
+            values.push(match p {
+                None => Value::Null,
+                Some(bytes) => {
+                    types::param_value(&*self.engine, ty, format_of(formats, i), bytes, i + 1)?
+                }
             });
         }
-        let statement = match &prepared.statement {
-            Some(s) => Some(self.engine.bind(s, &values)?),
-            None => None,
-        };
         self.portals.insert(
             portal,
             Portal {
-                statement,
+                prepared,
+                params: values,
                 result_formats,
                 state: PortalState::Ready,
             },
@@ -468,69 +493,57 @@ impl<'a, E: Engine> Backend<'a, E> {
                     format!("prepared statement \"{name}\" does not exist"),
                 )));
             };
-            let oids = p
-                .param_types
-                .iter()
-                .map(|&t| types::described_param_oid(t))
-                .collect();
-            let statement = p.statement.clone();
-            self.conn.send(ParameterDescription::new(oids));
-            let columns = match &statement {
-                Some(s) => match self.engine.describe(s) {
-                    Ok(c) => c,
-                    Err(e) => return Ok(Err(e.into())),
-                },
-                None => None,
+            let (oids, columns) = match p {
+                Some(p) => {
+                    let p = p.borrow();
+                    let oids = self
+                        .engine
+                        .param_types(&p)
+                        .iter()
+                        .map(|t| t.oid())
+                        .collect();
+                    (oids, self.engine.columns(&p))
+                }
+                None => (Vec::new(), None),
             };
+            self.conn.send(ParameterDescription::new(oids));
             match columns {
                 Some(c) => self.conn.send(row_description(&c, &[])),
                 None => self.conn.send(NoData::new()),
             }
             return Ok(Ok(()));
         }
-        let Some(mut portal) = self.portals.remove(name) else {
+        let Some(portal) = self.portals.get(name) else {
             return Ok(Err(Failure::error(
-                codes::UNDEFINED_CURSOR,
+                codes::INVALID_CURSOR_NAME,
                 format!("portal \"{name}\" does not exist"),
             )));
         };
-        let r = self.describe_portal(&mut portal);
-        self.portals.insert(name.to_string(), portal);
-        Ok(r)
-    }
-
-    fn describe_portal(
-        &mut self,
-        portal: &mut Portal<E::Statement, E::Rows>,
-    ) -> Result<(), Failure> {
-        let Some(st) = portal.statement.clone() else {
-            self.conn.send(NoData::new());
-            return Ok(());
-        };
-        if matches!(portal.state, PortalState::Ready) && self.engine.is_query(&st) {
-            // Start the query now: binding and planning it is what tells
-            // its columns, and Execute goes on from here.
-            self.start(portal)?;
-        }
         let columns = match &portal.state {
             PortalState::Streaming { rows, .. } => Some(rows.columns().to_vec()),
             PortalState::Buffered { columns, .. } => Some(columns.clone()),
-            _ => self.engine.describe(&st)?,
+            _ => portal
+                .prepared
+                .as_ref()
+                .and_then(|p| self.engine.columns(&p.borrow())),
         };
+        let formats = portal.result_formats.clone();
         match columns {
             Some(c) => {
-                check_formats(&portal.result_formats, Some(c.len()))?;
-                self.conn.send(row_description(&c, &portal.result_formats));
+                if let Err(f) = check_formats(&formats, Some(c.len())) {
+                    return Ok(Err(f));
+                }
+                self.conn.send(row_description(&c, &formats));
             }
             None => self.conn.send(NoData::new()),
         }
-        Ok(())
+        Ok(Ok(()))
     }
 
     fn execute(&mut self, name: &str, max_rows: i32) -> Step<Result<(), Failure>> {
         let Some(mut portal) = self.portals.remove(name) else {
             return Ok(Err(Failure::error(
-                codes::UNDEFINED_CURSOR,
+                codes::INVALID_CURSOR_NAME,
                 format!("portal \"{name}\" does not exist"),
             )));
         };
@@ -565,20 +578,23 @@ impl<'a, E: Engine> Backend<'a, E> {
 
     /// Starts a portal's statement: a query gets its stream, anything else
     /// runs now.
-    fn start(&mut self, portal: &mut Portal<E::Statement, E::Rows>) -> Result<(), Failure> {
-        let st = portal
-            .statement
-            .as_ref()
+    fn start(&mut self, portal: &mut Portal<E::Prepared, E::Rows>) -> Result<(), Failure> {
+        let prepared = portal
+            .prepared
+            .clone()
             .expect("started portals have a statement");
-        if let Some(target) = self.engine.deallocate_target(st) {
+        let target = self.engine.deallocate_target(&prepared.borrow());
+        if let Some(target) = target {
             let tag = self.deallocate(target)?;
             portal.state = PortalState::Done { tag, sent: false };
             return Ok(());
         }
         let mut notices = Vec::new();
-        let outcome = self
-            .engine
-            .start(st, &mut |level, message| notices.push((level, message)));
+        let outcome = self.engine.start(
+            &mut prepared.borrow_mut(),
+            &portal.params,
+            &mut |level, message| notices.push((level, message)),
+        );
         for (level, message) in &notices {
             self.conn.send_notice(level, message);
         }
@@ -609,11 +625,11 @@ impl<'a, E: Engine> Backend<'a, E> {
     /// RowDescription first (simple query).
     fn run_portal(
         &mut self,
-        portal: &mut Portal<E::Statement, E::Rows>,
+        portal: &mut Portal<E::Prepared, E::Rows>,
         limit: u64,
         describe: bool,
     ) -> Step<Result<(), Failure>> {
-        if portal.statement.is_none() {
+        if portal.prepared.is_none() {
             self.conn.send(EmptyQueryResponse::new());
             return Ok(Ok(()));
         }
@@ -696,7 +712,15 @@ impl<'a, E: Engine> Backend<'a, E> {
                         (limit - sent) as usize
                     };
                     let to = batch.len.min(from.saturating_add(room));
-                    types::put_data_rows(&mut self.conn.out, &batch, from, to, &binary);
+                    types::put_data_rows(
+                        &mut self.conn.out,
+                        &batch,
+                        rows.types(),
+                        from,
+                        to,
+                        &binary,
+                        self.engine.settings(),
+                    );
                     sent += (to - from) as u64;
                     if to < batch.len {
                         *pending = Some((batch, to));
@@ -707,7 +731,7 @@ impl<'a, E: Engine> Backend<'a, E> {
                         return Ok(Ok(()));
                     }
                 }
-                let tag = format!("SELECT {sent}");
+                let tag = rows.command_tag(sent);
                 self.conn.send(CommandComplete::new(tag.clone()));
                 portal.state = PortalState::Done { tag, sent: true };
                 Ok(Ok(()))

@@ -1,112 +1,79 @@
-//! Types on the wire: PostgreSQL's type OIDs for tusk's types, values in
-//! text and binary format, and bound parameters decoded to text.
+//! Types on the wire: PostgreSQL's type OIDs and typmods for tusk's types,
+//! values in text and binary format, and parameter values decoded from
+//! either.
 //!
 //! Result values are written straight from the executor's column vectors
-//! into DataRow messages ([`put_data_rows`]): no row is rendered to a
-//! `String` first. Text format is PostgreSQL's output function's text;
-//! binary format is its `send` function's bytes (big-endian integers, a
-//! byte for boolean, the base-10000 digit layout for numeric).
+//! into DataRow messages ([`put_data_rows`]): integers and strings without
+//! an intermediate `String`, the other types through their output function
+//! in the session's settings (`DateStyle`, `TimeZone`, `IntervalStyle`,
+//! `extra_float_digits`). Binary format is PostgreSQL's `send` function's
+//! bytes: big-endian integers and IEEE floats, a byte for boolean, the
+//! base-10000 digit layout for numeric, days since 2000-01-01 for date,
+//! microseconds (since midnight; since 2000-01-01) for time and the
+//! timestamps, and microseconds, days and months for interval.
 //!
-//! Parameters arrive as bytes in either format; [`param_text`] turns them
-//! into PostgreSQL's text form, which the SQL layer reads as a literal of
-//! the parameter's type ([`param_type`]).
+//! Parameters arrive as bytes in either format for the type the statement
+//! gave them ([`param_value`]): text goes through the type's input
+//! function in the session's settings, binary through its `recv` layout.
 
+use crate::engine::Engine;
 use crate::error::{codes, Failure};
 use crate::frontend::utf8;
 use tusk_exec::vector::Data;
-use tusk_exec::Batch;
-use tusk_sql::portal::ParamType;
-use tusk_storage::DataType;
+use tusk_exec::{Batch, Numeric, Value, Vector};
+use tusk_storage::{DataType, SqlType};
+use tusk_types::{Interval, Settings};
 
-pub const BOOL: u32 = 16;
-pub const BYTEA: u32 = 17;
-pub const NAME: u32 = 19;
-pub const INT8: u32 = 20;
-pub const INT2: u32 = 21;
-pub const INT4: u32 = 23;
-pub const TEXT: u32 = 25;
-pub const OID: u32 = 26;
-pub const FLOAT4: u32 = 700;
-pub const FLOAT8: u32 = 701;
+/// PostgreSQL's `unknown` type: a parameter whose type the client left open.
 pub const UNKNOWN: u32 = 705;
-pub const BPCHAR: u32 = 1042;
-pub const VARCHAR: u32 = 1043;
-pub const NUMERIC: u32 = 1700;
 
-/// The OID and `typlen` of a result type.
-pub fn oid_of(t: DataType) -> (u32, i16) {
+/// The `typlen` RowDescription reports for a type.
+pub fn type_len(t: DataType) -> i16 {
     match t {
-        DataType::Bool => (BOOL, 1),
-        DataType::Int4 => (INT4, 4),
-        DataType::Int8 => (INT8, 8),
-        DataType::Numeric => (NUMERIC, -1),
-        DataType::Text => (TEXT, -1),
+        // Variable length in PostgreSQL (tusk stores it in 18 bytes).
+        DataType::Numeric => -1,
+        t => t.fixed_width().map_or(-1, |n| n as i16),
     }
 }
 
-/// The type a parameter of type `oid` is cast to; `None` leaves the
-/// literal untyped, for the SQL layer to resolve from context.
-pub fn param_type(oid: u32) -> Option<ParamType> {
-    match oid {
-        BOOL => Some(ParamType::Bool),
-        INT2 | INT4 | OID => Some(ParamType::Int4),
-        INT8 => Some(ParamType::Int8),
-        NUMERIC | FLOAT4 | FLOAT8 => Some(ParamType::Numeric),
-        TEXT | VARCHAR | BPCHAR | NAME => Some(ParamType::Text),
-        _ => None,
-    }
+/// The OID and typmod of a result column's type.
+pub fn column_type(t: SqlType) -> (u32, i32) {
+    (t.data_type().oid(), t.typmod())
 }
 
-/// The OID a statement's `$n` is described with: the client's, or `text`
-/// where it left the type open (interim, until the binder infers types).
-pub fn described_param_oid(given: u32) -> u32 {
-    if given == 0 || given == UNKNOWN {
-        TEXT
-    } else {
-        given
+/// The type the client declared for a parameter: `None` for 0 or
+/// `unknown` (to be inferred).
+pub fn declared_type(oid: u32) -> Result<Option<DataType>, Failure> {
+    if oid == 0 || oid == UNKNOWN {
+        return Ok(None);
     }
+    DataType::from_oid(oid).map(Some).ok_or_else(|| {
+        Failure::error(
+            codes::FEATURE_NOT_SUPPORTED,
+            format!("parameters of the type with OID {oid} are not supported"),
+        )
+    })
 }
 
 fn bad_binary(what: &str) -> Failure {
     Failure::error(
-        "22P03",
-        format!("incorrect binary data format in bind parameter: {what}"),
+        codes::INVALID_BINARY_REPRESENTATION,
+        format!("incorrect binary data format in bind parameter {what}"),
     )
 }
 
-/// A parameter's value in text form, from its bytes in `format` (0 text,
-/// 1 binary) for type `oid`.
-pub fn param_text(oid: u32, format: i16, bytes: &[u8]) -> Result<String, Failure> {
+/// A parameter's value of type `ty` from its bytes in `format` (0 text, 1
+/// binary); `n` is its 1-based number, for messages.
+pub fn param_value<E: Engine>(
+    engine: &E,
+    ty: DataType,
+    format: i16,
+    bytes: &[u8],
+    n: usize,
+) -> Result<Value, Failure> {
     match format {
-        0 => utf8(bytes),
-        1 => {
-            let fixed = |n: usize| -> Result<&[u8], Failure> {
-                if bytes.len() == n {
-                    Ok(bytes)
-                } else {
-                    Err(bad_binary("wrong length"))
-                }
-            };
-            Ok(match oid {
-                BOOL => (fixed(1)?[0] != 0).to_string(),
-                INT2 => i16::from_be_bytes(fixed(2)?.try_into().expect("2")).to_string(),
-                INT4 => i32::from_be_bytes(fixed(4)?.try_into().expect("4")).to_string(),
-                OID => u32::from_be_bytes(fixed(4)?.try_into().expect("4")).to_string(),
-                INT8 => i64::from_be_bytes(fixed(8)?.try_into().expect("8")).to_string(),
-                FLOAT4 => float_text(f32::from_be_bytes(fixed(4)?.try_into().expect("4")) as f64),
-                FLOAT8 => float_text(f64::from_be_bytes(fixed(8)?.try_into().expect("8"))),
-                NUMERIC => numeric_from_binary(bytes)?,
-                TEXT | VARCHAR | BPCHAR | NAME | UNKNOWN | 0 => utf8(bytes)?,
-                other => {
-                    return Err(Failure::error(
-                        codes::FEATURE_NOT_SUPPORTED,
-                        format!(
-                            "binary format for parameters of type OID {other} is not supported"
-                        ),
-                    ))
-                }
-            })
-        }
+        0 => Ok(engine.parameter_value(ty, &utf8(bytes)?)?),
+        1 => binary_value(ty, bytes).ok_or_else(|| bad_binary(&n.to_string())),
         other => Err(Failure::error(
             codes::PROTOCOL_VIOLATION,
             format!("unsupported format code: {other}"),
@@ -114,23 +81,52 @@ pub fn param_text(oid: u32, format: i16, bytes: &[u8]) -> Result<String, Failure
     }
 }
 
-fn float_text(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        format!("{f}")
+/// A value from PostgreSQL's binary format (`recv`); `None` if the bytes
+/// are not a value of the type.
+fn binary_value(ty: DataType, b: &[u8]) -> Option<Value> {
+    fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        b.try_into().ok()
     }
+    Some(match ty {
+        DataType::Bool => match b {
+            [x] => Value::Bool(*x != 0),
+            _ => return None,
+        },
+        DataType::Int2 => Value::Int2(i16::from_be_bytes(be(b)?)),
+        DataType::Int4 => Value::Int4(i32::from_be_bytes(be(b)?)),
+        DataType::Int8 => Value::Int8(i64::from_be_bytes(be(b)?)),
+        DataType::Float4 => Value::Float4(f32::from_be_bytes(be(b)?)),
+        DataType::Float8 => Value::Float8(f64::from_be_bytes(be(b)?)),
+        DataType::Numeric => Value::Numeric(Numeric::from_text(&numeric_from_binary(b)?).ok()?),
+        DataType::Text | DataType::Varchar | DataType::Bpchar => {
+            Value::Text(std::str::from_utf8(b).ok()?.to_string())
+        }
+        DataType::Date => Value::Date(i32::from_be_bytes(be(b)?)),
+        DataType::Time => Value::Time(i64::from_be_bytes(be(b)?)),
+        DataType::Timestamp => Value::Timestamp(i64::from_be_bytes(be(b)?)),
+        DataType::TimestampTz => Value::TimestampTz(i64::from_be_bytes(be(b)?)),
+        DataType::Interval => {
+            if b.len() != 16 {
+                return None;
+            }
+            Value::Interval(Interval::new(
+                i32::from_be_bytes(be(&b[12..16])?),
+                i32::from_be_bytes(be(&b[8..12])?),
+                i64::from_be_bytes(be(&b[0..8])?),
+            ))
+        }
+    })
 }
 
 const NUMERIC_NEG: u16 = 0x4000;
 const NUMERIC_NAN: u16 = 0xC000;
+const NUMERIC_PINF: u16 = 0xD000;
+const NUMERIC_NINF: u16 = 0xF000;
 
 /// PostgreSQL's binary numeric (`numeric_recv`) as decimal text.
-fn numeric_from_binary(b: &[u8]) -> Result<String, Failure> {
+fn numeric_from_binary(b: &[u8]) -> Option<String> {
     if b.len() < 8 || !(b.len() - 8).is_multiple_of(2) {
-        return Err(bad_binary("numeric"));
+        return None;
     }
     let word = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
     let ndigits = word(0) as usize;
@@ -138,14 +134,17 @@ fn numeric_from_binary(b: &[u8]) -> Result<String, Failure> {
     let sign = word(4);
     let dscale = word(6) as usize;
     if b.len() != 8 + 2 * ndigits {
-        return Err(bad_binary("numeric"));
+        return None;
     }
-    if sign == NUMERIC_NAN {
-        return Ok("NaN".into());
+    match sign {
+        NUMERIC_NAN => return Some("NaN".into()),
+        NUMERIC_PINF => return Some("Infinity".into()),
+        NUMERIC_NINF => return Some("-Infinity".into()),
+        _ => {}
     }
     let digits: Vec<u16> = (0..ndigits).map(|i| word(8 + 2 * i)).collect();
     if digits.iter().any(|&d| d >= 10000) || (sign != 0 && sign != NUMERIC_NEG) {
-        return Err(bad_binary("numeric"));
+        return None;
     }
     // Integer part: groups 0..=weight; fraction: groups after.
     let mut int = String::new();
@@ -183,14 +182,20 @@ fn numeric_from_binary(b: &[u8]) -> Result<String, Failure> {
         s.push('.');
         s.push_str(&frac);
     }
-    Ok(s)
+    Some(s)
 }
 
 /// Decimal text (`-12.340`, `NaN`) as PostgreSQL's binary numeric.
 fn numeric_to_binary(text: &str, out: &mut Vec<u8>) {
     let put = |out: &mut Vec<u8>, v: u16| out.extend_from_slice(&v.to_be_bytes());
-    if text == "NaN" {
-        for v in [0, 0, NUMERIC_NAN, 0] {
+    let special = match text {
+        "NaN" => Some(NUMERIC_NAN),
+        "Infinity" => Some(NUMERIC_PINF),
+        "-Infinity" => Some(NUMERIC_NINF),
+        _ => None,
+    };
+    if let Some(sign) = special {
+        for v in [0, 0, sign, 0] {
             put(out, v);
         }
         return;
@@ -260,28 +265,60 @@ fn put_int(out: &mut Vec<u8>, v: i64) {
     out.extend_from_slice(&buf[i..]);
 }
 
-/// Appends one value: a 4-byte length (-1 for NULL) and its bytes.
-fn put_value(out: &mut Vec<u8>, data: &Data, row: usize, binary: bool) {
+/// Appends one value of type `ty`: a 4-byte length and its bytes.
+fn put_value(
+    out: &mut Vec<u8>,
+    col: &Vector,
+    ty: DataType,
+    row: usize,
+    binary: bool,
+    settings: &Settings,
+) {
     let at = out.len();
     out.extend_from_slice(&[0; 4]);
-    match (data, binary) {
+    match (&col.data, binary) {
+        (Data::Int4(d), false) if ty == DataType::Int4 => put_int(out, d[row] as i64),
+        (Data::Int8(d), false) if ty == DataType::Int8 => put_int(out, d[row]),
+        (Data::Int2(d), false) => put_int(out, d[row] as i64),
         (Data::Bool(d), false) => out.push(if d[row] { b't' } else { b'f' }),
-        (Data::Bool(d), true) => out.push(d[row] as u8),
-        (Data::Int4(d), false) => put_int(out, d[row] as i64),
-        (Data::Int4(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
-        (Data::Int8(d), false) => put_int(out, d[row]),
-        (Data::Int8(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
-        (Data::Numeric(d), false) => out.extend_from_slice(d[row].to_string().as_bytes()),
-        (Data::Numeric(d), true) => numeric_to_binary(&d[row].to_string(), out),
         (Data::Text(d), _) => out.extend_from_slice(d.get(row)),
+        (Data::Bool(d), true) => out.push(d[row] as u8),
+        (Data::Int2(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
+        // date is an Int4 vector; time and the timestamps Int8 vectors.
+        (Data::Int4(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
+        (Data::Int8(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
+        (Data::Float4(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
+        (Data::Float8(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
+        (Data::Numeric(d), true) => numeric_to_binary(&d[row].to_string(), out),
+        (Data::Interval(d), true) => {
+            let iv = d[row];
+            out.extend_from_slice(&iv.micros.to_be_bytes());
+            out.extend_from_slice(&iv.days.to_be_bytes());
+            out.extend_from_slice(&iv.months.to_be_bytes());
+        }
+        (Data::Numeric(d), false) => out.extend_from_slice(d[row].to_string().as_bytes()),
+        (_, false) => {
+            if let Some(text) = tusk_exec::cast::output(&col.value_as(row, ty), settings) {
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
     }
     let len = (out.len() - at - 4) as i32;
     out[at..at + 4].copy_from_slice(&len.to_be_bytes());
 }
 
-/// Appends DataRow messages for rows `from..to` of `batch`; `binary[c]`
-/// says whether column `c` goes in binary format.
-pub fn put_data_rows(out: &mut Vec<u8>, batch: &Batch, from: usize, to: usize, binary: &[bool]) {
+/// Appends DataRow messages for rows `from..to` of `batch`, whose columns
+/// have types `types`; `binary[c]` says whether column `c` goes in binary
+/// format. Text follows `settings`.
+pub fn put_data_rows(
+    out: &mut Vec<u8>,
+    batch: &Batch,
+    types: &[DataType],
+    from: usize,
+    to: usize,
+    binary: &[bool],
+    settings: &Settings,
+) {
     for row in from..to {
         let start = out.len();
         out.push(b'D');
@@ -291,7 +328,9 @@ pub fn put_data_rows(out: &mut Vec<u8>, batch: &Batch, from: usize, to: usize, b
             if col.is_null(row) {
                 out.extend_from_slice(&(-1i32).to_be_bytes());
             } else {
-                put_value(out, &col.data, row, binary.get(c).copied().unwrap_or(false));
+                let ty = types.get(c).copied().unwrap_or(DataType::Text);
+                let binary = binary.get(c).copied().unwrap_or(false);
+                put_value(out, col, ty, row, binary, settings);
             }
         }
         let len = (out.len() - start - 1) as i32;
@@ -336,6 +375,8 @@ mod tests {
             "1.10",
             "NaN",
             "0.000",
+            "Infinity",
+            "-Infinity",
         ] {
             let mut b = Vec::new();
             numeric_to_binary(s, &mut b);
@@ -348,18 +389,41 @@ mod tests {
     }
 
     #[test]
-    fn parameters_in_both_formats() {
-        assert_eq!(param_text(INT4, 0, b"42").unwrap(), "42");
-        assert_eq!(param_text(INT4, 1, &(-7i32).to_be_bytes()).unwrap(), "-7");
+    fn binary_parameters() {
         assert_eq!(
-            param_text(INT8, 1, &(1i64 << 40).to_be_bytes()).unwrap(),
-            "1099511627776"
+            binary_value(DataType::Int4, &(-7i32).to_be_bytes()),
+            Some(Value::Int4(-7))
         );
-        assert_eq!(param_text(BOOL, 1, &[1]).unwrap(), "true");
-        assert_eq!(param_text(FLOAT8, 1, &1.5f64.to_be_bytes()).unwrap(), "1.5");
-        assert!(param_text(INT4, 1, &[0, 1]).is_err());
-        assert_eq!(param_text(TEXT, 0, b"\xff").unwrap_err().code, "22021");
-        assert_eq!(param_text(INT4, 7, b"1").unwrap_err().code, "08P01");
+        assert_eq!(
+            binary_value(DataType::Int8, &(1i64 << 40).to_be_bytes()),
+            Some(Value::Int8(1 << 40))
+        );
+        assert_eq!(binary_value(DataType::Bool, &[1]), Some(Value::Bool(true)));
+        assert_eq!(
+            binary_value(DataType::Float8, &1.5f64.to_be_bytes()),
+            Some(Value::Float8(1.5))
+        );
+        assert_eq!(binary_value(DataType::Int4, &[0, 1]), None);
+        assert_eq!(binary_value(DataType::Text, b"\xff"), None);
+        // 2024-03-01 is day 8826 after 2000-01-01.
+        assert_eq!(
+            binary_value(DataType::Date, &8826i32.to_be_bytes()),
+            Some(Value::Date(8826))
+        );
+        let mut iv = Vec::new();
+        iv.extend_from_slice(&5_000_000i64.to_be_bytes());
+        iv.extend_from_slice(&3i32.to_be_bytes());
+        iv.extend_from_slice(&14i32.to_be_bytes());
+        assert_eq!(
+            binary_value(DataType::Interval, &iv),
+            Some(Value::Interval(Interval::new(14, 3, 5_000_000)))
+        );
+        let mut n = Vec::new();
+        numeric_to_binary("-12.340", &mut n);
+        assert_eq!(
+            binary_value(DataType::Numeric, &n),
+            Some(Value::Numeric(Numeric::from_text("-12.340").unwrap()))
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod common;
 use common::wire::Client;
 use common::{psql, text, write_conf, TestServer};
 use std::process::Command;
-use tusk_sql::commands::role::{RoleChange, RoleStore};
+use tusk_sql::{RoleChange, RoleStore};
 
 fn role(login: bool, password: &str) -> RoleChange {
     RoleChange {
