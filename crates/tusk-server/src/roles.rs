@@ -28,8 +28,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
-use tusk_sql::{RoleChange, RoleStore};
 use tusk_sql::SqlError;
+use tusk_sql::{RoleChange, RoleStore};
 
 /// Iterations of new verifiers (PostgreSQL's `scram_iterations` default).
 pub const SCRAM_ITERATIONS: usize = 4096;
@@ -52,7 +52,10 @@ pub struct RoleFile {
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> SqlError {
-    SqlError::coded("58030", format!("could not {what} file \"{}\": {e}", path.display()))
+    SqlError::coded(
+        "58030",
+        format!("could not {what} file \"{}\": {e}", path.display()),
+    )
 }
 
 impl RoleFile {
@@ -162,9 +165,10 @@ impl RoleStore for RoleFile {
     fn create(&self, name: &str, change: &RoleChange) -> Result<(), SqlError> {
         self.update(|roles| {
             if roles.contains_key(name) {
-                return Err(
-                    SqlError::coded("42710", format!("role \"{name}\" already exists"))
-                );
+                return Err(SqlError::coded(
+                    "42710",
+                    format!("role \"{name}\" already exists"),
+                ));
             }
             let mut role = Role {
                 login: false,
@@ -202,8 +206,10 @@ fn verifier_for(password: &str) -> Result<String, SqlError> {
         return Ok(password.to_string());
     }
     if password.len() == 35 && password.starts_with("md5") {
-        return Err(SqlError::coded("0A000", "MD5 password hashes are not supported")
-            .with_hint("Give the password in clear text or as a SCRAM-SHA-256 verifier."));
+        return Err(
+            SqlError::coded("0A000", "MD5 password hashes are not supported")
+                .with_hint("Give the password in clear text or as a SCRAM-SHA-256 verifier."),
+        );
     }
     let salt = crate::random::bytes::<16>();
     Ok(make_verifier(password, &salt, SCRAM_ITERATIONS))

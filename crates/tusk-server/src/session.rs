@@ -33,8 +33,6 @@
 
 use crate::conn::{Conn, ReadError};
 use crate::engine::{Engine, Outcome, Rows};
-use std::cell::RefCell;
-use std::rc::Rc;
 use crate::error::{codes, Failure};
 use crate::frontend::{self, Message};
 use crate::types;
@@ -46,7 +44,9 @@ use pgwire::messages::response::{
     CommandComplete, EmptyQueryResponse, ReadyForQuery, TransactionStatus,
 };
 use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use tusk_exec::{Batch, Value};
 use tusk_sql::portal::{ResultColumn, TransactionStatus as Txn};
 

@@ -38,8 +38,8 @@ pub mod rewrite;
 pub mod session;
 pub mod types;
 
-pub use error::{sqlstate, SqlError};
 pub use commands::role::{RoleChange, RoleStore};
+pub use error::{sqlstate, SqlError};
 pub use session::{
     on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, QueryResult, Session,
 };

@@ -260,7 +260,10 @@ impl Session {
         let Some(mut plan) = plan else {
             return Ok(Prepared {
                 statement: st.clone(),
-                param_types: declared.iter().map(|t| t.unwrap_or(DataType::Text)).collect(),
+                param_types: declared
+                    .iter()
+                    .map(|t| t.unwrap_or(DataType::Text))
+                    .collect(),
                 columns: self.utility_columns(st)?,
                 generic: None,
             });
@@ -300,15 +303,19 @@ impl Session {
                         .map(crate::names::ident)
                         .collect::<Result<_>>()?;
                     if name == ["all"] {
-                        Some(["name", "setting", "description"].map(ResultColumn::text).into())
+                        Some(
+                            ["name", "setting", "description"]
+                                .map(ResultColumn::text)
+                                .into(),
+                        )
                     } else {
                         let name = if name.len() == 2 {
                             name.join(".")
                         } else {
                             name.join(" ")
                         };
-                        let canonical = crate::guc::Gucs::canonical_name(&name)
-                            .map_err(crate::guc::error)?;
+                        let canonical =
+                            crate::guc::Gucs::canonical_name(&name).map_err(crate::guc::error)?;
                         Some(vec![ResultColumn::text(canonical)])
                     }
                 }
@@ -360,10 +367,11 @@ impl Session {
         }
         for (i, (v, &ty)) in values.iter().zip(&p.param_types).enumerate() {
             // Values of the string types are all `Value::Text`.
-            let string = |t: DataType| {
-                matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar)
-            };
-            if v.data_type().is_some_and(|t| t != ty && !(string(t) && string(ty))) {
+            let string =
+                |t: DataType| matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar);
+            if v.data_type()
+                .is_some_and(|t| t != ty && !(string(t) && string(ty)))
+            {
                 return Err(SqlError::coded(
                     sqlstate::DATATYPE_MISMATCH,
                     format!(
@@ -440,7 +448,9 @@ impl Session {
         let mut tag = None;
         self.statement(&st.parsed, &mut |r| match r {
             QueryResult::Notice { level, message } => notice(level, message),
-            QueryResult::Rows { columns, rows: r, .. } => rows = Some((columns, r)),
+            QueryResult::Rows {
+                columns, rows: r, ..
+            } => rows = Some((columns, r)),
             QueryResult::Command { tag: t } => tag = Some(t),
         })?;
         let word = match st.sql() {
@@ -479,9 +489,7 @@ impl Plan {
             Plan::Query(q) => (q, None),
             Plan::Change(c) => (&mut c.rows, c.returning.as_ref()),
         };
-        params::for_each_statement_expr(&mut q.stmt, &mut |e| {
-            params::occurrences(e, &mut used)
-        });
+        params::for_each_statement_expr(&mut q.stmt, &mut |e| params::occurrences(e, &mut used));
         for e in returning.iter().flat_map(|r| r.exprs.iter()) {
             params::occurrences(e, &mut used);
         }

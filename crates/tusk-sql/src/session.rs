@@ -50,7 +50,10 @@ thread_local! {
 
 /// Starts a thread with [`STATEMENT_STACK`] bytes of stack on which
 /// statements run directly (a server's session thread).
-pub fn spawn_statement_thread<F, T>(name: String, f: F) -> std::io::Result<std::thread::JoinHandle<T>>
+pub fn spawn_statement_thread<F, T>(
+    name: String,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<T>>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
@@ -301,7 +304,11 @@ impl Session {
         self.gucs.show(name).map_err(guc::error)
     }
 
-    pub(crate) fn statement(&mut self, s: &Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+    pub(crate) fn statement(
+        &mut self,
+        s: &Parsed,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
         match s {
             Parsed::Sql(stmt) => self.sql_statement(stmt, sink),
             Parsed::Vacuum { verbose, table } => self.vacuum(*verbose, table.clone(), sink),

@@ -67,7 +67,10 @@ fn password(p: &A::Password, sink: &mut dyn FnMut(QueryResult)) -> Result<Option
         A::Password::Password(A::Expr::Value(v)) => match &v.value {
             A::Value::SingleQuotedString(s) | A::Value::EscapedStringLiteral(s) => {
                 if s.is_empty() {
-                    notice(sink, "empty string is not a valid password, clearing password");
+                    notice(
+                        sink,
+                        "empty string is not a valid password, clearing password",
+                    );
                     Ok(None)
                 } else {
                     Ok(Some(s.clone()))
@@ -146,9 +149,7 @@ impl Session {
         for o in options {
             match o {
                 A::RoleOption::Login(b) => change.login = Some(*b),
-                A::RoleOption::Password(p) => {
-                    change.password = Some(password(p, sink)?)
-                }
+                A::RoleOption::Password(p) => change.password = Some(password(p, sink)?),
                 _ => {}
             }
         }

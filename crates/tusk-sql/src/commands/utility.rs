@@ -66,9 +66,7 @@ impl Session {
                         }
                         A::Expr::Identifier(i) => ident(i)?,
                         A::Expr::Value(v) => match &v.value {
-                            A::Value::SingleQuotedString(s) if list => {
-                                crate::names::quote_ident(s)
-                            }
+                            A::Value::SingleQuotedString(s) if list => crate::names::quote_ident(s),
                             A::Value::SingleQuotedString(s) => s.clone(),
                             other => other.to_string(),
                         },

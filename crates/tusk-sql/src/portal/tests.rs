@@ -94,13 +94,19 @@ fn parameter_types_come_from_their_context() {
         types(&mut s, "insert into t values ($1, $2, $3, $4, $5)"),
         [T::Int4, T::Int8, T::Varchar, T::Numeric, T::Date]
     );
-    assert_eq!(types(&mut s, "insert into t (d, i) values ($1, $2)"), [T::Date, T::Int4]);
+    assert_eq!(
+        types(&mut s, "insert into t (d, i) values ($1, $2)"),
+        [T::Date, T::Int4]
+    );
     assert_eq!(
         types(&mut s, "update t set v = $1 where b = $2"),
         [T::Varchar, T::Int8]
     );
     assert_eq!(types(&mut s, "delete from t where i < $1"), [T::Int4]);
-    assert_eq!(types(&mut s, "select * from t where i = $1 and $1 > 0"), [T::Int4]);
+    assert_eq!(
+        types(&mut s, "select * from t where i = $1 and $1 > 0"),
+        [T::Int4]
+    );
     // A declared type wins over the context.
     assert_eq!(
         prepare(&mut s, "select i from t where i = $1", &[Some(T::Int8)])
@@ -117,27 +123,51 @@ fn parameter_types_come_from_their_context() {
     // A simple query cannot use parameters.
     let st = s.split("select $1").unwrap().remove(0);
     let e = s.prepare(&st, &[], false).unwrap_err();
-    assert_eq!((e.code, e.message.as_str()), ("42P02", "there is no parameter $1"));
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        ("42P02", "there is no parameter $1")
+    );
     // The result column keeps its typmod.
     let p = prepare(&mut s, "select v, n from t", &[]).unwrap();
     let cols: Vec<SqlType> = p.columns().unwrap().iter().map(|c| c.ty).collect();
-    assert_eq!(cols, [SqlType::Varchar(Some(5)), SqlType::Numeric(Some((6, 2)))]);
+    assert_eq!(
+        cols,
+        [SqlType::Varchar(Some(5)), SqlType::Numeric(Some((6, 2)))]
+    );
 }
 
 #[test]
 fn changes_with_parameters_and_returning() {
     let (_d, mut s) = session();
     s.query("create table t (a int, b varchar(3))").unwrap();
-    let mut ins = prepare(&mut s, "insert into t values ($1, $2) returning a * 2, b", &[]).unwrap();
+    let mut ins = prepare(
+        &mut s,
+        "insert into t values ($1, $2) returning a * 2, b",
+        &[],
+    )
+    .unwrap();
     for i in 1..=3 {
-        let got = one(&mut s, &mut ins, &[Value::Int4(i), Value::Text(format!("v{i}"))]);
+        let got = one(
+            &mut s,
+            &mut ins,
+            &[Value::Int4(i), Value::Text(format!("v{i}"))],
+        );
         assert_eq!(got, [format!("{}|v{i}", i * 2)]);
     }
-    let e = rows(&mut s, &mut ins, &[Value::Int4(9), Value::Text("long".into())]).unwrap_err();
+    let e = rows(
+        &mut s,
+        &mut ins,
+        &[Value::Int4(9), Value::Text("long".into())],
+    )
+    .unwrap_err();
     assert_eq!(e.code, "22001");
     let mut upd = prepare(&mut s, "update t set b = $2 where a = $1", &[]).unwrap();
     assert_eq!(
-        one(&mut s, &mut upd, &[Value::Int4(2), Value::Text("two".into())]),
+        one(
+            &mut s,
+            &mut upd,
+            &[Value::Int4(2), Value::Text("two".into())]
+        ),
         ["UPDATE 1"]
     );
     let mut del = prepare(&mut s, "delete from t where a >= $1", &[]).unwrap();
@@ -168,11 +198,16 @@ fn generic_plans_use_indexes_and_follow_ddl() {
             timing: false,
         },
         None,
-    ).join("\n");
+    )
+    .join("\n");
     assert!(text.contains("Index Scan using t_a_idx on t"), "{text}");
     assert!(text.contains("Index Cond: (a = $1)"), "{text}");
     for k in [1, 777, 20000, 20001] {
-        let want: Vec<String> = if k <= 20000 { vec![(k * 10).to_string()] } else { vec![] };
+        let want: Vec<String> = if k <= 20000 {
+            vec![(k * 10).to_string()]
+        } else {
+            vec![]
+        };
         assert_eq!(one(&mut s, &mut p, &[Value::Int4(k)]), want);
     }
     // A NULL key matches nothing.
@@ -232,7 +267,10 @@ fn settings_reach_casts_and_output() {
     let date = s.parameter_value(DataType::Date, "3/4/2024").unwrap();
     let values = [date, Value::Float8(0.2)];
     let got = one(&mut s, &mut p, &values);
-    assert_eq!(got, ["01/01/2024 22:04:05 EST|03/04/2024|0.30000000000000004"]);
+    assert_eq!(
+        got,
+        ["01/01/2024 22:04:05 EST|03/04/2024|0.30000000000000004"]
+    );
     s.query("set extra_float_digits = 0").unwrap();
     let got = one(&mut s, &mut p, &values);
     assert_eq!(got, ["01/01/2024 22:04:05 EST|03/04/2024|0.3"]);
@@ -241,7 +279,12 @@ fn settings_reach_casts_and_output() {
 #[test]
 fn interrupt_stops_a_stream() {
     let (_d, mut s) = session();
-    let mut p = prepare(&mut s, "select count(*) from generate_series(1, 100000000) g", &[]).unwrap();
+    let mut p = prepare(
+        &mut s,
+        "select count(*) from generate_series(1, 100000000) g",
+        &[],
+    )
+    .unwrap();
     s.begin_statement();
     let Started::Rows(mut rows) = s.start(&mut p, &[], &mut |_, _| {}).unwrap() else {
         panic!("expected rows")
