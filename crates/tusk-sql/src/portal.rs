@@ -501,7 +501,7 @@ impl Plan {
             Plan::Query(q) => Some(
                 q.names
                     .iter()
-                    .zip(&q.sql_types)
+                    .zip(&q.column_types)
                     .map(|(n, t)| ResultColumn {
                         name: n.clone(),
                         ty: *t,

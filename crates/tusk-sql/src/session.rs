@@ -159,9 +159,9 @@ pub(crate) struct PlannedQuery {
     pub stmt: Statement,
     pub names: Vec<String>,
     pub types: Vec<DataType>,
-    /// The output types with their typmods (`varchar(10)`), as
-    /// RowDescription reports them.
-    pub sql_types: Vec<SqlType>,
+    /// The output columns' types with their modifiers (`varchar(10)`),
+    /// as RowDescription reports them.
+    pub column_types: Vec<SqlType>,
     /// Types of the `$n` parameters: declared, or inferred from the
     /// context each is used in (`None`: not used and not declared).
     pub params: Vec<Option<DataType>>,
@@ -405,7 +405,7 @@ impl Session {
             c.plan = crate::rewrite::rewrite(p, &mut cols)?;
         }
         let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
-        let sql_types: Vec<SqlType> = bq.out.iter().map(|&c| cols.get(c).ty).collect();
+        let column_types = bq.out.iter().map(|&c| cols.get(c).ty).collect();
         let used = used_columns(&plan, &ctes, &bq.out);
         let mut planner = Planner::new(
             &self.db,
@@ -420,7 +420,7 @@ impl Session {
             stmt,
             names: bq.names,
             types,
-            sql_types,
+            column_types,
             params: params.into_inner(),
         })
     }

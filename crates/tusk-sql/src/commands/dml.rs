@@ -16,7 +16,7 @@ use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
 use crate::session::{PlannedQuery, QueryResult, Result, Session};
 use sqlparser::ast as A;
-use tusk_exec::{Expr, Value};
+use tusk_exec::Expr;
 use tusk_storage::{SqlType, TableDef};
 
 /// Which change a [`PlannedChange`] makes.
@@ -34,6 +34,8 @@ pub(crate) enum ChangeKind {
 pub(crate) struct PlannedChange {
     pub kind: ChangeKind,
     pub table: TableDef,
+    /// The table's CHECK constraints, bound (INSERT and UPDATE).
+    pub checks: Vec<(String, Expr)>,
     pub rows: PlannedQuery,
     pub returning: Option<Returning>,
 }
@@ -41,12 +43,20 @@ pub(crate) struct PlannedChange {
 impl Session {
     pub(crate) fn table_def(&self, name: &A::ObjectName) -> Result<TableDef> {
         let n = user_relation_name(name)?;
-        self.db.catalog().table(&n).cloned().ok_or_else(|| {
+        let t = self.db.catalog().table(&n).cloned().ok_or_else(|| {
             SqlError::coded(
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{n}\" does not exist"),
             )
-        })
+        })?;
+        if t.is_view() {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("cannot change view \"{n}\""),
+            )
+            .with_detail("tusk does not update views; change the tables the view reads."));
+        }
+        Ok(t)
     }
 
     pub(crate) fn insert(
@@ -112,12 +122,23 @@ impl Session {
             }
             v
         };
-        let target_types: Vec<(String, SqlType)> = targets
-            .iter()
-            .map(|&i| (table.columns[i].name.clone(), table.columns[i].ty))
-            .collect();
         let catalog = self.db.catalog();
         let mut binder = Binder::new(&catalog, settings);
+        let defaults: Vec<Expr> = table
+            .columns
+            .iter()
+            .map(|c| binder.column_default(c))
+            .collect::<Result<_>>()?;
+        let target_types: Vec<(String, SqlType, Expr)> = targets
+            .iter()
+            .map(|&i| {
+                (
+                    table.columns[i].name.clone(),
+                    table.columns[i].ty,
+                    defaults[i].clone(),
+                )
+            })
+            .collect();
         let bq = match source.body.as_ref() {
             A::SetExpr::Values(v) if source.order_by.is_none() && source.limit_clause.is_none() => {
                 if v.rows.iter().any(|r| r.len() > targets.len()) {
@@ -167,15 +188,13 @@ impl Session {
                     if b.unknown && b.ty() != ty {
                         // An untyped literal of the query: converted now (with
                         // PostgreSQL's input-syntax error if it fails).
-                        crate::bind::cast_expr(b.e, ty)
+                        binder.typmod(crate::bind::cast_expr(b.e, ty), col.ty, false)?
                     } else {
-                        binder.assign_public(b, ty, &col.name)?
+                        let e = binder.assign_public(b, ty, &col.name)?;
+                        binder.typmod(e, col.ty, false)?
                     }
                 }
-                None => Expr::Const {
-                    value: Value::Null,
-                    ty,
-                },
+                None => defaults[ci].clone(),
             };
             let id = binder.cols.add(col.name.clone(), col.ty, None);
             exprs.push((id, e));
@@ -203,10 +222,12 @@ impl Session {
             names,
             unknown: vec![false; out.len()],
         };
+        let checks = binder.table_checks(&table)?;
         let rows = self.plan_bound(binder, bound)?;
         Ok(PlannedChange {
             kind: ChangeKind::Insert,
             table,
+            checks,
             rows,
             returning,
         })
@@ -250,14 +271,15 @@ impl Session {
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&change.rows.stmt, &ctx)?;
         let (db, xid, w) = (&self.db, txn.xid(), written.as_mut());
+        let checks = &change.checks;
         let tag = match change.kind {
             ChangeKind::Insert => format!(
                 "INSERT 0 {}",
-                tusk_exec::dml::insert(db, table, xid, op.as_mut(), w)?
+                tusk_exec::dml::insert(db, table, checks, xid, op.as_mut(), w)?
             ),
             ChangeKind::Update => format!(
                 "UPDATE {}",
-                tusk_exec::dml::update(db, table, xid, op.as_mut(), w)?
+                tusk_exec::dml::update(db, table, checks, xid, op.as_mut(), w)?
             ),
             ChangeKind::Delete => format!(
                 "DELETE {}",
@@ -322,6 +344,7 @@ impl Session {
         Ok(PlannedChange {
             kind: ChangeKind::Delete,
             table,
+            checks: Vec::new(),
             rows,
             returning,
         })
@@ -352,10 +375,12 @@ impl Session {
         let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();
+        let checks = binder.table_checks(&table)?;
         let rows = self.plan_bound(binder, change.rows)?;
         Ok(PlannedChange {
             kind: ChangeKind::Update,
             table,
+            checks,
             rows,
             returning,
         })
