@@ -410,6 +410,34 @@ fn statement_timeout_cancels() {
 }
 
 #[test]
+fn row_descriptions_carry_type_lengths_and_modifiers() {
+    both(|addr| {
+        let mut c = client(addr);
+        c.query("drop table if exists wire_t");
+        c.query("create table wire_t (n numeric(6,3), v varchar(4), c char(3), i int, t text)");
+        let expect = [
+            ("n", 1700, -1, (6 << 16 | 3) + 4),
+            ("v", 1043, -1, 4 + 4),
+            ("c", 1042, -1, 3 + 4),
+            ("i", 23, 4, -1),
+            ("t", 25, -1, -1),
+        ];
+        for sql in [
+            "select n, v, c, i, t from wire_t",
+            "select 1.5::numeric(6,3) n, 'ab'::varchar(4) v, 'x'::char(3) c, 1 i, 'y'::text t",
+        ] {
+            let m = c.query(sql);
+            let names: Vec<(String, u32)> =
+                m[0].columns().into_iter().map(|(n, o, _)| (n, o)).collect();
+            let want: Vec<(String, u32)> = expect.iter().map(|e| (e.0.to_string(), e.1)).collect();
+            assert_eq!(names, want, "{sql}");
+            let sizes: Vec<(i16, i32)> = expect.iter().map(|e| (e.2, e.3)).collect();
+            assert_eq!(m[0].type_sizes(), sizes, "{sql}");
+        }
+    });
+}
+
+#[test]
 fn binary_results() {
     both(|addr| {
         let mut c = client(addr);

@@ -85,8 +85,8 @@ pub enum TransactionStatus {
 /// A plan kept by a prepared statement.
 #[derive(Debug, Clone)]
 enum Plan {
-    Query(PlannedQuery),
-    Change(PlannedChange),
+    Query(Box<PlannedQuery>),
+    Change(Box<PlannedChange>),
 }
 
 #[derive(Debug, Clone)]
@@ -251,10 +251,18 @@ impl Session {
         // Taken before planning: DDL during planning makes the plan stale.
         let catalog = self.db.catalog_snapshot();
         let plan = match st.sql() {
-            Some(A::Statement::Query(q)) => Some(Plan::Query(self.plan_query_with(q, &settings)?)),
-            Some(A::Statement::Insert(i)) => Some(Plan::Change(self.plan_insert(i, &settings)?)),
-            Some(A::Statement::Update(u)) => Some(Plan::Change(self.plan_update(u, &settings)?)),
-            Some(A::Statement::Delete(d)) => Some(Plan::Change(self.plan_delete(d, &settings)?)),
+            Some(A::Statement::Query(q)) => {
+                Some(Plan::Query(Box::new(self.plan_query_with(q, &settings)?)))
+            }
+            Some(A::Statement::Insert(i)) => {
+                Some(Plan::Change(Box::new(self.plan_insert(i, &settings)?)))
+            }
+            Some(A::Statement::Update(u)) => {
+                Some(Plan::Change(Box::new(self.plan_update(u, &settings)?)))
+            }
+            Some(A::Statement::Delete(d)) => {
+                Some(Plan::Change(Box::new(self.plan_delete(d, &settings)?)))
+            }
             _ => None,
         };
         let Some(mut plan) = plan else {
@@ -486,7 +494,7 @@ impl Plan {
     fn parameters(&mut self) -> (Vec<Option<DataType>>, Vec<(usize, DataType)>) {
         let mut used = Vec::new();
         let (q, returning) = match self {
-            Plan::Query(q) => (q, None),
+            Plan::Query(q) => (&mut **q, None),
             Plan::Change(c) => (&mut c.rows, c.returning.as_ref()),
         };
         params::for_each_statement_expr(&mut q.stmt, &mut |e| params::occurrences(e, &mut used));

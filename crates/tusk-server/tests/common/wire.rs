@@ -71,6 +71,22 @@ impl Msg {
     }
 
     /// A RowDescription's (name, type OID, format) triples.
+    /// Each RowDescription field's type length and type modifier.
+    pub fn type_sizes(&self) -> Vec<(i16, i32)> {
+        assert_eq!(self.tag, b'T', "not a RowDescription: {self:?}");
+        let n = i16::from_be_bytes([self.body[0], self.body[1]]) as usize;
+        let mut pos = 2;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            pos += self.body[pos..].iter().position(|&c| c == 0).unwrap() + 1;
+            let len = i16::from_be_bytes(self.body[pos + 10..pos + 12].try_into().unwrap());
+            let typmod = i32::from_be_bytes(self.body[pos + 12..pos + 16].try_into().unwrap());
+            pos += 18;
+            out.push((len, typmod));
+        }
+        out
+    }
+
     pub fn columns(&self) -> Vec<(String, u32, i16)> {
         assert_eq!(self.tag, b'T', "not a RowDescription: {self:?}");
         let n = i16::from_be_bytes([self.body[0], self.body[1]]) as usize;
