@@ -230,3 +230,66 @@ fn serve_refuses_trust_beyond_loopback() {
     );
     assert!(err.contains("HINT:"), "{err}");
 }
+
+/// PostgreSQL 15's client programs, if installed.
+fn pg_program(name: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new("/usr/lib/postgresql/15/bin").join(name);
+    p.exists().then_some(p)
+}
+
+#[test]
+fn psql_and_pgbench_talk_to_tusk_serve() {
+    let (Some(psql), Some(pgbench)) = (pg_program("psql"), pg_program("pgbench")) else {
+        eprintln!("skipping: psql or pgbench of PostgreSQL 15 not found");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = serve(dir.path());
+    let port = served.port.to_string();
+    let conn = ["-h", "127.0.0.1", "-p", &port, "-U", "tusk", "tusk"];
+    // The two tables `pgbench -S` reads: the branches (for the scale) and
+    // the accounts.
+    let out = Command::new(&psql)
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1"])
+        .args([
+            "-c",
+            "create table pgbench_branches (bid int not null, bbalance int, filler char(88))",
+            "-c",
+            "insert into pgbench_branches values (1, 0, null)",
+            "-c",
+            "create table pgbench_accounts (aid int not null, bid int, abalance int, filler char(84))",
+            "-c",
+            "insert into pgbench_accounts select g, 1, 0, '' from generate_series(1, 100000) g",
+            "-c",
+            "create index pgbench_accounts_pkey on pgbench_accounts (aid)",
+            "-c",
+            "select count(*), sum(abalance) from pgbench_accounts",
+        ])
+        .args(conn)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        " count  | sum \n--------+-----\n 100000 |   0\n(1 row)\n\n"
+    );
+    let out = Command::new(&pgbench)
+        .args([
+            "-n", "-S", "-M", "prepared", "-c", "2", "-j", "2", "-t", "100",
+        ])
+        .args(conn)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("number of transactions actually processed: 200/200"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("number of failed transactions: 0"),
+        "{stdout}"
+    );
+    signal(&served.child, "-TERM");
+    assert!(served.child.wait().unwrap().success());
+}
