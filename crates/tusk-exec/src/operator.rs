@@ -85,6 +85,9 @@ pub struct ExecContext {
     /// The session's settings and the statement's start time, installed on
     /// the running thread around every batch.
     pub env: Arc<SessionEnv>,
+    /// The query's CTEs and recursive working tables (see `cte`); empty in
+    /// parallel workers.
+    pub ctes: Rc<crate::cte::Registry>,
 }
 
 impl ExecContext {

@@ -16,7 +16,7 @@
 
 use crate::error::{sqlstate, SqlError};
 use crate::physical::SUBPLAN_PARAM_BASE;
-use tusk_exec::plan::{NodeKind, Plan, Statement, SubPlanKind};
+use tusk_exec::plan::{FrameBound, NodeKind, Plan, Statement, SubPlanKind};
 use tusk_exec::{Expr, Value};
 use tusk_storage::DataType;
 
@@ -67,9 +67,15 @@ pub fn for_each_expr_mut(plan: &mut Plan, f: &mut dyn FnMut(&mut Expr)) {
         } => {
             partition.iter_mut().for_each(&mut *f);
             order.iter_mut().for_each(|k| f(&mut k.expr));
-            calls
-                .iter_mut()
-                .for_each(|c| c.args.iter_mut().for_each(&mut *f));
+            for c in calls {
+                c.args.iter_mut().for_each(&mut *f);
+                c.filter.iter_mut().for_each(&mut *f);
+                for bound in [&mut c.frame.start, &mut c.frame.end] {
+                    if let FrameBound::Preceding(e) | FrameBound::Following(e) = bound {
+                        f(e);
+                    }
+                }
+            }
         }
         NodeKind::SubPlans { subplans } => {
             for s in subplans {

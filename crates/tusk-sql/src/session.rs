@@ -358,6 +358,7 @@ impl Session {
             hash_chunk_size: self.gucs.hash_chunk_size(),
             interrupt: self.interrupt.clone(),
             env: self.env.clone(),
+            ctes: Default::default(),
         }
     }
 
