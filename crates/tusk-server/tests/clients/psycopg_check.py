@@ -50,6 +50,47 @@ with psycopg.connect(conninfo, autocommit=True) as conn:
     bcur.execute("select id, name, amount, id > 50 from pc where id in (3, 77) order by id")
     assert bcur.fetchall() == [(3, "n3", Decimal("0.75"), False), (77, "n77", Decimal("19.25"), True)]
 
+    # Parameters reach every kind of plan node: aggregate filters, window
+    # frames, CTEs (recursive too), subqueries, outer joins, set operations.
+    for query, params, expected in [
+        (
+            "select id %% 2, count(*) filter (where id > %s) from pc group by 1 order by 1",
+            (90,),
+            [(0, 5), (1, 5)],
+        ),
+        (
+            "select id, sum(id) over (order by id rows between %s preceding and current row)"
+            " from pc where id <= %s order by id",
+            (1, 3),
+            [(1, 1), (2, 3), (3, 5)],
+        ),
+        (
+            "with recursive r(n) as (select %s::int union all select n + 1 from r where n < %s)"
+            " select sum(n) from r",
+            (1, 10),
+            [(55,)],
+        ),
+        (
+            "select id from pc where id in (select id + %s from pc where id < 3) order by id",
+            (50,),
+            [(51,), (52,)],
+        ),
+        (
+            "select a.id, b.id from pc a left join pc b on b.id = a.id + %s"
+            " where a.id > %s order by 1",
+            (1, 98),
+            [(99, 100), (100, None)],
+        ),
+        (
+            "select id from pc where id < %s union select id from pc where id > %s order by 1",
+            (2, 99),
+            [(1,), (100,)],
+        ),
+    ]:
+        for prepare in (False, True):
+            cur.execute(query, params, prepare=prepare)
+            assert cur.fetchall() == expected, (query, prepare)
+
     # A large result, fetched in pieces.
     cur.execute("select g from generate_series(1, 100000) g")
     total = 0
