@@ -398,12 +398,19 @@ fn statement_timeout_cancels() {
     both(|addr| {
         let mut c = client(addr);
         c.query("set statement_timeout = 50");
-        let m = c.query("select count(*) from generate_series(1, 10000000000) g");
-        assert_eq!(wire::error(&m).code(), "57014");
-        assert_eq!(
-            wire::error(&m).fields()[&b'M'],
-            "canceling statement due to statement timeout"
-        );
+        // A scan, and a nested loop whose filter rejects every one of its
+        // 10^11 pairs (no batch comes out of it until it ends).
+        for sql in [
+            "select count(*) from generate_series(1, 10000000000) g",
+            "select count(*) from generate_series(1, 1000000) a, generate_series(1, 100000) b where a + b < 0",
+        ] {
+            let m = c.query(sql);
+            assert_eq!(wire::error(&m).code(), "57014");
+            assert_eq!(
+                wire::error(&m).fields()[&b'M'],
+                "canceling statement due to statement timeout"
+            );
+        }
         c.query("reset statement_timeout");
         assert_eq!(c.rows("select 1"), [[Some("1".to_string())]]);
     });
