@@ -199,6 +199,12 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
             text.push_str(&lines);
         }
+        if let Some(d) = &error.detail {
+            text.push_str(&format!("DETAIL:  {d}\n"));
+        }
+        if let Some(h) = &error.hint {
+            text.push_str(&format!("HINT:  {h}\n"));
+        }
         self.write_err(&text);
     }
 

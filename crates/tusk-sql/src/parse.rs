@@ -14,7 +14,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 pub const PARSER_RECURSION_LIMIT: usize = 5000;
 
 /// A statement as the session runs it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Parsed {
     Sql(Box<A::Statement>),
     /// `VACUUM [VERBOSE] [table]` / `VACUUM (VERBOSE) [table]`.

@@ -439,10 +439,14 @@ impl Binder<'_> {
                     format!("syntax error at or near \"{p}\""),
                 )
             })?;
-        if self.params.len() < n {
-            self.params.resize(n, None);
-        }
-        match self.params[n - 1] {
+        let declared = {
+            let mut params = self.params.borrow_mut();
+            if params.len() < n {
+                params.resize(n, None);
+            }
+            params[n - 1]
+        };
+        match declared {
             Some(ty) => Ok(B::known(Expr::Param { index: n - 1, ty })),
             // An undeclared parameter is text until context says otherwise
             // (as an unknown literal is); the session infers its type from

@@ -1,11 +1,13 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`), settings and maintenance (`utility`).
-//! This module only dispatches.
+//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`),
+//! settings and maintenance (`utility`), roles (`role`). This module only
+//! dispatches.
 
 mod ddl;
-mod dml;
+pub(crate) mod dml;
 mod index;
 mod query;
+pub mod role;
 mod utility;
 mod view;
 
@@ -32,11 +34,21 @@ impl Session {
             A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
             A::Statement::Drop {
+                object_type: A::ObjectType::Role,
+                if_exists,
+                names,
+                ..
+            } => self.drop_roles(names, *if_exists, sink)?,
+            A::Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => self.drop(*object_type, *if_exists, names, sink)?,
+            A::Statement::CreateRole(cr) => self.create_role(cr, sink)?,
+            A::Statement::AlterRole { name, operation } => {
+                self.alter_role(name, operation, sink)?
+            }
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,

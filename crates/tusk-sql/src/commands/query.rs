@@ -20,7 +20,7 @@ impl Session {
                 .zip(&pq.types)
                 .map(|(n, t)| header(n, *t))
                 .collect(),
-            rows: render_rows(&out, &pq.types),
+            rows: render_rows(&out, &pq.types, self.settings()),
         })
     }
 
