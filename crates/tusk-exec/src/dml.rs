@@ -4,12 +4,17 @@
 //! [`RowWriter`] turns one row of a batch (columns in table order, already
 //! of the table's types) into a heap tuple, checks NOT NULL and the string
 //! length limits of `varchar(n)` / `char(n)` (padding `char(n)`), and adds
-//! index entries. INSERT writes every input row, stamped with the
-//! transaction's xid and the current command id; UPDATE writes a new
-//! version of each target row through `heapam` (HOT when it may: then the
-//! new version needs no index entries), changing each row once even when a
-//! join reaches it twice; DELETE stamps the rows' `xmax`. Each sink can
-//! keep the rows it wrote, as stored, for RETURNING.
+//! its index entries, in the order PostgreSQL does (the indexes by
+//! creation, each unique one checked as its entry goes in: a live row with
+//! an equal key is PostgreSQL's 23505, with the new row's key in the
+//! DETAIL; the check waits for writers of such rows still running). INSERT
+//! writes every input row, stamped with the transaction's xid and the
+//! current command id; UPDATE writes a new version of each target row
+//! through `heapam` (HOT when it may: then the new version needs no index
+//! entries), changing each row once even when a join reaches it twice;
+//! DELETE stamps the rows' `xmax`. Each sink can keep the rows it wrote, as
+//! stored, for RETURNING. INSERT ... ON CONFLICT is in `conflict`, on the
+//! same writer.
 //!
 //! ## Rows changed by others
 //!
@@ -34,8 +39,8 @@ use crate::operator::Operator;
 use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
-use tusk_storage::btree::Btree;
-use tusk_storage::heap::{HeapInserter, Tid};
+use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome};
+use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::heapam::serialization_failure;
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{
@@ -66,36 +71,49 @@ pub trait Recheck {
 }
 
 /// Writes rows into one table and its indexes.
-struct RowWriter<'a> {
-    table: &'a TableDef,
+pub(crate) struct RowWriter<'a> {
+    db: &'a Database,
+    pub(crate) table: &'a TableDef,
     /// CHECK constraints over the row's columns, in evaluation order.
     checks: &'a [(String, Expr)],
     ins: HeapInserter<'a>,
-    indexes: Vec<(Btree<'a>, usize)>,
+    /// The table's indexes in creation order.
+    pub(crate) indexes: Vec<Index<'a>>,
+    key: EncodedKey,
     tb: TupleBuilder,
     padded: String,
 }
 
+/// What inserting a formed row did.
+pub(crate) enum Inserted {
+    Row,
+    /// An index of `arbiters` has a live row with an equal key (the row
+    /// just inserted into the heap is deleted again).
+    Conflict,
+}
+
 impl<'a> RowWriter<'a> {
-    fn new(db: &'a Database, target: Target<'a>) -> RowWriter<'a> {
-        let indexes = target
-            .indexes
-            .iter()
-            .map(|i| (Btree::new(&db.pool, i.oid), i.column))
+    pub(crate) fn new(db: &'a Database, target: Target<'a>) -> RowWriter<'a> {
+        let mut defs: Vec<&IndexDef> = target.indexes.iter().collect();
+        defs.sort_by_key(|d| d.oid);
+        let indexes = defs
+            .into_iter()
+            .map(|d| Index::open(db, d, target.table))
             .collect();
         RowWriter {
+            db,
             table: target.table,
             checks: target.checks,
             ins: HeapInserter::new(&db.pool, target.table.oid),
             indexes,
+            key: EncodedKey::default(),
             tb: TupleBuilder::new(),
             padded: String::new(),
         }
     }
 
-    /// Forms the tuple of row `row` of `b` (its first columns in table
-    /// order), checking NOT NULL and lengths; [`RowWriter::formed`] is it.
-    fn form(&mut self, b: &Batch, row: usize) -> Result<()> {
+    /// Forms the tuple of row `row` of `b`, checking NOT NULL and lengths.
+    pub(crate) fn form(&mut self, b: &Batch, row: usize) -> Result<()> {
         self.tb.begin();
         for (col, def) in b.columns.iter().zip(&self.table.columns) {
             if col.is_null(row) {
@@ -153,25 +171,72 @@ impl<'a> RowWriter<'a> {
         Ok(())
     }
 
-    /// The tuple [`RowWriter::form`] made, as command `cid` of `xid` wrote it.
-    fn formed(&mut self, xid: Xid, cid: u32) -> &[u8] {
+    /// The tuple [`RowWriter::form`] made, as command `cid` of `xid` wrote
+    /// it.
+    pub(crate) fn formed(&mut self, xid: Xid, cid: u32) -> &[u8] {
         self.tb.finish_cid(xid, cid)
     }
 
-    /// Adds the index entries of row `row` of `b`, stored at `tid`, as
-    /// transaction `xid`.
-    fn index_entries(&self, b: &Batch, row: usize, tid: Tid, xid: Xid) -> Result<()> {
-        for (index, col) in &self.indexes {
-            let c = &b.columns[*col];
-            if c.is_null(row) {
-                continue;
+    /// The live row whose key equals the formed tuple's in one of the
+    /// `arbiters` (index positions), checked in order, after waiting for
+    /// writers still running (see `tusk_storage::btree`'s `unique`).
+    pub(crate) fn find_conflict(
+        &mut self,
+        txn: &mut Transaction,
+        arbiters: &[usize],
+    ) -> Result<Option<Tid>> {
+        let t = self.tb.finish_cid(0, 0);
+        for &i in arbiters {
+            let index = &self.indexes[i];
+            index.key_of_tuple(t, &mut self.key)?;
+            if let Some(tid) = index.find_conflict(&self.key, txn)? {
+                return Ok(Some(tid));
             }
-            let key = match &c.data {
-                Data::Int4(d) => d[row] as i64,
-                Data::Int8(d) => d[row],
-                _ => return Err(ExecError::new("btree indexes support integer columns only")),
-            };
-            index.insert(key, tid, xid)?;
+        }
+        Ok(None)
+    }
+
+    /// Inserts the formed tuple, as the current command of `txn`, and its
+    /// index entries. A unique index with a live row of an equal key is an
+    /// error, unless it is one of the `arbiters` (index positions): then the
+    /// heap tuple is deleted again and the outcome is
+    /// [`Inserted::Conflict`] (INSERT ... ON CONFLICT found no conflict
+    /// before inserting, but a concurrent writer may have inserted the key
+    /// since).
+    pub(crate) fn insert_formed(
+        &mut self,
+        txn: &mut Transaction,
+        arbiters: &[usize],
+    ) -> Result<Inserted> {
+        let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
+        let t = self.tb.finish_cid(xid, cid);
+        let tid = self.ins.insert(t)?;
+        txn.count_inserts(self.table.oid, 1);
+        for (i, index) in self.indexes.iter().enumerate() {
+            index.key_of_tuple(t, &mut self.key)?;
+            if let InsertOutcome::Conflict { .. } = index.insert(&self.key, tid, txn)? {
+                if arbiters.contains(&i) {
+                    // Nobody else can see the tuple: a plain delete by its
+                    // own transaction takes it back (PostgreSQL's
+                    // speculative insertion aborts it the same way).
+                    heap::delete(&self.db.pool, self.table.oid, tid, xid)?;
+                    return Ok(Inserted::Conflict);
+                }
+                return Err(unique_violation(self.table, index.def(), t));
+            }
+        }
+        Ok(Inserted::Row)
+    }
+
+    /// Adds the index entries of the formed tuple, stored at `tid` by an
+    /// update that was not HOT (unique indexes are checked).
+    pub(crate) fn index_formed(&mut self, txn: &mut Transaction, tid: Tid) -> Result<()> {
+        let t = self.tb.finish_cid(0, 0);
+        for index in &self.indexes {
+            index.key_of_tuple(t, &mut self.key)?;
+            if let InsertOutcome::Conflict { .. } = index.insert(&self.key, tid, txn)? {
+                return Err(unique_violation(self.table, index.def(), t));
+            }
         }
         Ok(())
     }
@@ -180,7 +245,7 @@ impl<'a> RowWriter<'a> {
 impl RowWriter<'_> {
     /// Checks every row of `b` against the CHECK constraints: a row whose
     /// condition is false (not NULL) is PostgreSQL's 23514.
-    fn check(&self, b: &Batch) -> Result<()> {
+    pub(crate) fn check(&self, b: &Batch) -> Result<()> {
         for (name, e) in self.checks {
             let v = e.eval(b)?;
             let Data::Bool(ok) = &v.data else {
@@ -199,6 +264,53 @@ impl RowWriter<'_> {
         }
         Ok(())
     }
+}
+
+/// `duplicate key value violates unique constraint "name"` (23505), with
+/// the key of `t` (the new row) in the DETAIL.
+fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> ExecError {
+    ExecError::coded(
+        sqlstate::UNIQUE_VIOLATION,
+        format!(
+            "duplicate key value violates unique constraint \"{}\"",
+            def.name
+        ),
+    )
+    .with_detail(format!("Key {} already exists.", tuple_key(table, def, t)))
+}
+
+/// `(a, b)=(1, x)`: the key of index `def` in heap tuple `t` of `table`,
+/// as PostgreSQL's DETAIL lines print it (values as stored, through their
+/// output functions; `null` for NULL).
+pub fn tuple_key(table: &TableDef, def: &IndexDef, t: &[u8]) -> String {
+    let all: Vec<usize> = (0..table.columns.len()).collect();
+    let deform = Deformer::new(&table.column_types(), &all, false);
+    let mut cols = deform.columns(1);
+    deform.push(&mut cols, t, Tid { block: 0, item: 0 });
+    let names: Vec<&str> = def
+        .columns
+        .iter()
+        .map(|c| table.columns[c.attno].name.as_str())
+        .collect();
+    let values: Vec<String> = def
+        .columns
+        .iter()
+        .map(|c| {
+            cols[c.attno]
+                .value_as(0, table.columns[c.attno].ty.data_type())
+                .to_text()
+                .unwrap_or_else(|| "null".into())
+        })
+        .collect();
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    describe_key(&names, &values)
+}
+
+/// The key of index `def` in the row at `tid` of `table` (see
+/// [`tuple_key`]), whatever the row's visibility.
+pub fn row_key(db: &Database, table: &TableDef, def: &IndexDef, tid: Tid) -> Result<String> {
+    heap::read_tuple(&db.pool, table.oid, tid, |t| tuple_key(table, def, t))?
+        .ok_or_else(|| ExecError::new(format!("no row at ({},{})", tid.block, tid.item)))
 }
 
 /// PostgreSQL's DETAIL for a rejected row: `Failing row contains (1, null).`
@@ -229,7 +341,7 @@ impl Written {
     }
 
     /// Appends row `row` of `b`'s first `n` columns.
-    fn push(&mut self, b: &Batch, row: usize) {
+    pub(crate) fn push(&mut self, b: &Batch, row: usize) {
         let n = self.rows.columns.len();
         for (dst, src) in self.rows.columns.iter_mut().zip(&b.columns[..n]) {
             dst.push_from(src, row);
@@ -261,27 +373,21 @@ pub fn insert(
 ) -> Result<u64> {
     let db = txn.database().clone();
     let mut w = RowWriter::new(&db, target);
-    // Assigned at the first row: an INSERT that writes nothing needs no xid.
-    let mut stamp: Option<(Xid, u32)> = None;
     let mut n = 0;
     while let Some(b) = input.next()? {
         w.check(&b)?;
         for row in 0..b.len {
-            let (xid, cid) = match stamp {
-                Some(s) => s,
-                None => *stamp.insert((txn.xid()?, txn.command_id_for_write())),
-            };
             w.form(&b, row)?;
-            let t = w.tb.finish_cid(xid, cid);
-            let tid = w.ins.insert(t)?;
-            w.index_entries(&b, row, tid, xid)?;
+            match w.insert_formed(txn, &[])? {
+                Inserted::Row => {}
+                Inserted::Conflict => unreachable!("no arbiter indexes"),
+            }
             if let Some(r) = returned.as_deref_mut() {
                 r.push(&b, row);
             }
             n += 1;
         }
     }
-    txn.count_inserts(target.table.oid, n);
     Ok(n)
 }
 
@@ -375,7 +481,7 @@ pub fn update(
                         .new_tid
                         .ok_or_else(|| ExecError::new("update without a new version"))?;
                     if !out.hot {
-                        w.index_entries(src, r, new, txn.xid()?)?;
+                        w.index_formed(txn, new)?;
                     }
                     break RowOutcome::Changed(again);
                 }

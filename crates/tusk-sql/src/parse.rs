@@ -10,13 +10,13 @@ use std::ops::ControlFlow;
 use tusk_storage::RowLockMode;
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
-/// rising precedence), as PostgreSQL accepts about a thousand levels. The
+/// rising precedence): PostgreSQL parses 5,000 nested parentheses. The
 /// statement runs on a thread with a stack big enough for it (see
 /// `session::STATEMENT_STACK`).
-pub const PARSER_RECURSION_LIMIT: usize = 1200;
+pub const PARSER_RECURSION_LIMIT: usize = 5000;
 
 /// A statement as the session runs it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Parsed {
     /// A statement sqlparser parsed, with the strength of each of its
     /// row-locking clauses (`FOR UPDATE`, ...) in the order sqlparser's

@@ -8,7 +8,19 @@
 //!
 //! Statements run on a thread with a large stack ([`STATEMENT_STACK`]):
 //! parsing, binding and evaluation recurse once per level of nesting, and
-//! PostgreSQL accepts queries nested a thousand levels deep.
+//! PostgreSQL accepts queries nested a thousand levels deep. A program that
+//! runs many statements (the wire-protocol server) starts its session
+//! threads with [`spawn_statement_thread`] so that no statement pays for a
+//! thread of its own.
+//!
+//! Each statement is bracketed by [`Session::begin_statement`] and
+//! [`Session::end_statement`]: they arm `statement_timeout` on the session's
+//! [`Interrupt`] (which a cancel request from another thread also sets) and
+//! fix the statement's start time. The session's [`SessionEnv`] — the
+//! client settings `TimeZone`, `DateStyle`, `IntervalStyle` and
+//! `extra_float_digits`, and that start time — is installed on the thread
+//! while the statement binds and runs, so that casts and value output follow
+//! the settings (see `tusk_exec::env`); `SET` rebuilds it.
 
 use crate::bind::{BindSettings, Binder, BoundQuery};
 use crate::error::SqlError;
@@ -16,15 +28,17 @@ use crate::guc;
 use crate::logical::ColumnId;
 use crate::parse::{parse, Parsed};
 use crate::physical::{Planner, PlannerSettings};
-use crate::xact::{Block, SessionXact};
+use crate::xact::SessionXact;
 use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
+use tusk_exec::env::SessionEnv;
 use tusk_exec::exec::ExecContext;
 use tusk_exec::plan::Statement;
 use tusk_exec::vector::Data;
-use tusk_exec::Batch;
-use tusk_storage::{DataType, Database, Snapshot};
+use tusk_exec::{Batch, Interrupt};
+use tusk_storage::{DataType, Database, Snapshot, SqlType};
+use tusk_types::Settings;
 
 pub(crate) type Result<T> = std::result::Result<T, SqlError>;
 
@@ -33,6 +47,34 @@ pub const STATEMENT_STACK: usize = 256 << 20;
 
 thread_local! {
     static ON_STATEMENT_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts a thread with [`STATEMENT_STACK`] bytes of stack on which
+/// statements run directly (a server's session thread).
+pub fn spawn_statement_thread<F, T>(
+    name: String,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(STATEMENT_STACK)
+        .spawn(move || {
+            ON_STATEMENT_STACK.with(|s| s.set(true));
+            f()
+        })
+}
+
+/// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
+fn now_timestamptz() -> i64 {
+    const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
+    let since_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    since_unix - UNIX_TO_2000_MICROS
 }
 
 /// Runs `f` on a thread with [`STATEMENT_STACK`] bytes of stack (this one,
@@ -90,8 +132,13 @@ pub(crate) fn header(name: &str, ty: DataType) -> ColumnHeader {
     }
 }
 
-/// Renders a batch as rows of text (PostgreSQL's output functions).
-pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>> {
+/// Renders a batch as rows of text (PostgreSQL's output functions, in the
+/// styles of `settings`).
+pub fn render_rows(
+    batch: &Batch,
+    types: &[DataType],
+    settings: &Settings,
+) -> Vec<Vec<Option<String>>> {
     let mut rows: Vec<Vec<Option<String>>> = (0..batch.len)
         .map(|_| Vec::with_capacity(batch.columns.len()))
         .collect();
@@ -100,7 +147,7 @@ pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>
             row.push(match &col.data {
                 _ if col.is_null(i) => None,
                 Data::Text(d) => Some(d.get_str(i).to_string()),
-                _ => col.value_as(i, ty).to_text(),
+                _ => tusk_exec::cast::output(&col.value_as(i, ty), settings),
             });
         }
     }
@@ -108,12 +155,20 @@ pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>
 }
 
 /// A query ready to run: its plan, output names and types.
+#[derive(Debug, Clone)]
 pub(crate) struct PlannedQuery {
     pub stmt: Statement,
     pub names: Vec<String>,
     pub types: Vec<DataType>,
-    /// The output columns' types with their modifiers (`varchar(10)`).
-    pub column_types: Vec<tusk_storage::SqlType>,
+    /// The output columns' types with their modifiers (`varchar(10)`),
+    /// as RowDescription reports them.
+    pub column_types: Vec<SqlType>,
+    /// Types of the `$n` parameters: declared, or inferred from the
+    /// context each is used in (`None`: not used and not declared).
+    pub params: Vec<Option<DataType>>,
+    /// The relations the plan reads (oid, name): a plan kept for later
+    /// locks them again when it runs.
+    pub relations: Vec<(u32, String)>,
 }
 
 /// A client session on an open data directory. Dropping it inside a
@@ -123,6 +178,14 @@ pub struct Session {
     pub(crate) gucs: guc::Gucs,
     /// The transaction block and the open transaction (see `xact`).
     pub(crate) xact: SessionXact,
+    /// Checked by the executor once per batch: cancel requests,
+    /// `statement_timeout`, shutdown (see `tusk_exec::interrupt`).
+    pub(crate) interrupt: Interrupt,
+    /// The client settings and the running statement's start time, as
+    /// casts and value output read them.
+    pub(crate) env: Arc<SessionEnv>,
+    /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
+    pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
 }
 
 impl Session {
@@ -146,12 +209,63 @@ impl Session {
             ),
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
-        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::new)?;
-        Ok(Session {
+        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(guc::error)?;
+        let mut session = Session {
             db,
             gucs,
+            interrupt: Interrupt::new(),
+            env: Arc::default(),
+            roles: None,
             xact: SessionXact::new(),
-        })
+        };
+        session.sync_env()?;
+        Ok(session)
+    }
+
+    /// Rebuilds the session environment from the settings (after SET).
+    pub(crate) fn sync_env(&mut self) -> Result<()> {
+        let mut settings = Settings::default();
+        let value = |name: &str| self.gucs.show(name).unwrap_or_default();
+        let fail = |e: tusk_types::TypeError| SqlError::from(tusk_exec::ExecError::from(e));
+        settings.set_time_zone(&value("TimeZone")).map_err(fail)?;
+        settings.set_date_style(&value("DateStyle")).map_err(fail)?;
+        settings
+            .set_interval_style(&value("IntervalStyle"))
+            .map_err(fail)?;
+        settings.extra_float_digits = value("extra_float_digits").parse().unwrap_or(1);
+        self.env = Arc::new(SessionEnv {
+            settings,
+            now: self.env.now,
+        });
+        Ok(())
+    }
+
+    /// The client settings values are read and printed with.
+    pub fn settings(&self) -> &Settings {
+        &self.env.settings
+    }
+
+    /// The session's interrupt flag: [`Interrupt::cancel`] on it (from
+    /// another thread, or a signal handler) stops the running statement
+    /// with `canceling statement due to user request`.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
+    }
+
+    /// Starts a statement: arms `statement_timeout`, forgets a cancel meant
+    /// for an earlier statement and fixes the statement's start time (what
+    /// `'now'` means).
+    pub fn begin_statement(&mut self) {
+        self.interrupt
+            .start_statement(self.gucs.statement_timeout());
+        let now = now_timestamptz();
+        let env = Arc::make_mut(&mut self.env);
+        env.now = now;
+    }
+
+    /// Ends a statement: disarms `statement_timeout`.
+    pub fn end_statement(&self) {
+        self.interrupt.end_statement();
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -183,21 +297,21 @@ impl Session {
             }
         };
         // Several statements outside a block commit together or not at all.
-        if stmts.len() > 1 && self.xact.block == Block::None {
-            self.open_block(Block::Implicit);
-            self.reset_characteristics();
+        if stmts.len() > 1 {
+            self.begin_implicit_block();
         }
         for s in stmts {
-            if let Err(e) = self.statement(s, &mut |r| out.push(r)) {
-                if self.xact.block == Block::Implicit {
-                    let _ = self.close_block(false);
-                }
+            self.begin_statement();
+            let env = self.env.clone();
+            let _env = tusk_exec::env::enter(&env);
+            let r = self.statement(&s, &mut |r| out.push(r));
+            self.end_statement();
+            if let Err(e) = r {
+                let _ = self.end_implicit_block(false);
                 return Err(e);
             }
         }
-        if self.xact.block == Block::Implicit {
-            self.close_block(true)?;
-        }
+        self.end_implicit_block(true)?;
         Ok(())
     }
 
@@ -210,20 +324,24 @@ impl Session {
 
     /// Value of a GUC as `SHOW` prints it.
     pub fn show(&self, name: &str) -> Result<String> {
-        self.gucs.show(name).map_err(SqlError::new)
+        self.gucs.show(name).map_err(guc::error)
     }
 
-    fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+    pub(crate) fn statement(
+        &mut self,
+        s: &Parsed,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
         match s {
             Parsed::Sql(stmt, locks) => {
-                if crate::commands::is_transaction_control(&stmt) {
-                    return self.transaction_control(&stmt, sink);
+                if crate::commands::is_transaction_control(stmt) {
+                    return self.transaction_control(stmt, sink);
                 }
-                let needs_txn = crate::commands::needs_transaction(&stmt);
-                self.transactional(needs_txn, &mut |s| s.sql_statement(&stmt, &locks, sink))
+                let needs_txn = crate::commands::needs_transaction(stmt);
+                self.transactional(needs_txn, &mut |s| s.sql_statement(stmt, locks, sink))
             }
             Parsed::Vacuum { verbose, table } => {
-                self.transactional(false, &mut |s| s.vacuum(verbose, table.clone(), sink))
+                self.transactional(false, &mut |s| s.vacuum(*verbose, table.clone(), sink))
             }
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
@@ -256,7 +374,15 @@ impl Session {
         analyze: bool,
         nodes: usize,
     ) -> ExecContext {
-        exec_context(&self.db, &self.gucs, snapshot, analyze, nodes)
+        exec_context(
+            &self.db,
+            &self.gucs,
+            &self.interrupt,
+            &self.env,
+            snapshot,
+            analyze,
+            nodes,
+        )
     }
 
     pub(crate) fn planner_settings(&self) -> PlannerSettings {
@@ -272,8 +398,18 @@ impl Session {
 
     /// Binds, rewrites and plans a query (locking what it reads).
     pub(crate) fn plan_query(&mut self, q: &sqlparser::ast::Query) -> Result<PlannedQuery> {
+        self.plan_query_with(q, &BindSettings::default())
+    }
+
+    /// Binds (with `settings`' parameter types), rewrites and plans a query
+    /// (locking what it reads).
+    pub(crate) fn plan_query_with(
+        &mut self,
+        q: &sqlparser::ast::Query,
+        settings: &BindSettings,
+    ) -> Result<PlannedQuery> {
         let catalog = self.catalog()?;
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let bq = binder.bind_query(q)?;
         self.plan_bound(binder, bq)
     }
@@ -285,23 +421,16 @@ impl Session {
         plan: &crate::logical::Logical,
         ctes: &[crate::logical::CteDef],
     ) -> Result<()> {
-        let mut rels: Vec<(u32, String)> = Vec::new();
-        fn walk(p: &crate::logical::Logical, rels: &mut Vec<(u32, String)>) {
-            if let crate::logical::Logical::Get { table, .. } = p {
-                if !rels.iter().any(|(o, _)| *o == table.oid) {
-                    rels.push((table.oid, table.name.clone()));
-                }
-            }
-            for c in p.children() {
-                walk(c, rels);
-            }
-        }
-        walk(plan, &mut rels);
-        for c in ctes {
-            walk(&c.plan, &mut rels);
-        }
-        for (oid, name) in rels {
+        for (oid, name) in relations_of(plan, ctes) {
             self.lock_relation(oid, tusk_storage::LockMode::AccessShare, &name)?;
+        }
+        Ok(())
+    }
+
+    /// Takes the locks of a planned query again (a plan kept for later).
+    pub(crate) fn lock_planned(&mut self, q: &PlannedQuery) -> Result<()> {
+        for (oid, name) in &q.relations {
+            self.lock_relation(*oid, tusk_storage::LockMode::AccessShare, name)?;
         }
         Ok(())
     }
@@ -318,6 +447,7 @@ impl Session {
             cols,
             ctes,
             cte_refs,
+            params,
             ..
         } = binder;
         let bound = BoundStatement {
@@ -325,6 +455,7 @@ impl Session {
             cols,
             ctes,
             cte_refs,
+            params: params.into_inner(),
         };
         plan_logical(&self.db, catalog, self.planner_settings(), bound)
     }
@@ -338,12 +469,14 @@ impl Session {
 
 /// A bound query with everything the planner needs: the binder's column
 /// registry and CTEs.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct BoundStatement {
     pub query: BoundQuery,
     pub cols: crate::logical::Columns,
     pub ctes: Vec<crate::logical::CteDef>,
     pub cte_refs: Vec<usize>,
+    /// Types of the `$n` parameters (see [`PlannedQuery::params`]).
+    pub params: Vec<Option<DataType>>,
 }
 
 /// Rewrites and plans a bound statement against `catalog`.
@@ -358,7 +491,9 @@ pub(crate) fn plan_logical(
         mut cols,
         mut ctes,
         cte_refs,
+        params,
     } = bound;
+    let relations = relations_of(&bq.plan, &ctes);
     let plan = crate::rewrite::rewrite(bq.plan, &mut cols)?;
     for c in &mut ctes {
         let p = std::mem::replace(&mut c.plan, crate::logical::Logical::unit());
@@ -375,13 +510,41 @@ pub(crate) fn plan_logical(
         names: bq.names,
         types,
         column_types,
+        params,
+        relations,
     })
 }
 
-/// The execution context of a statement of a session with settings `gucs`.
+/// The relations (oid, name) a bound query and its CTEs read.
+fn relations_of(
+    plan: &crate::logical::Logical,
+    ctes: &[crate::logical::CteDef],
+) -> Vec<(u32, String)> {
+    fn walk(p: &crate::logical::Logical, rels: &mut Vec<(u32, String)>) {
+        if let crate::logical::Logical::Get { table, .. } = p {
+            if !rels.iter().any(|(o, _)| *o == table.oid) {
+                rels.push((table.oid, table.name.clone()));
+            }
+        }
+        for c in p.children() {
+            walk(c, rels);
+        }
+    }
+    let mut rels = Vec::new();
+    walk(plan, &mut rels);
+    for c in ctes {
+        walk(&c.plan, &mut rels);
+    }
+    rels
+}
+
+/// The execution context of a statement of a session with settings
+/// `gucs`, interrupt flag `interrupt` and environment `env`.
 pub(crate) fn exec_context(
     db: &Arc<Database>,
     gucs: &guc::Gucs,
+    interrupt: &Interrupt,
+    env: &Arc<SessionEnv>,
     snapshot: Snapshot,
     analyze: bool,
     nodes: usize,
@@ -398,6 +561,8 @@ pub(crate) fn exec_context(
         participant: 0,
         prefetch: gucs.hash_join_prefetch(),
         hash_chunk_size: gucs.hash_chunk_size(),
+        interrupt: interrupt.clone(),
+        env: env.clone(),
         ctes: Default::default(),
     }
 }

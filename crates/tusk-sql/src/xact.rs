@@ -46,10 +46,9 @@
 use crate::error::{sqlstate, SqlError};
 use crate::guc::Gucs;
 use crate::session::{Result, Session};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use tusk_storage::{
-    Catalog, IsolationLevel, LockMode, Snapshot, Transaction, TxnOptions, WaitOptions,
+    CancelCheck, Catalog, IsolationLevel, LockMode, Snapshot, Transaction, TxnOptions, WaitOptions,
 };
 
 /// `there is already a transaction in progress`.
@@ -199,7 +198,6 @@ pub(crate) struct SessionXact {
     /// changes only the current ones).
     pub(crate) after_commit: Option<Gucs>,
     pub(crate) pid: i32,
-    pub(crate) interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl SessionXact {
@@ -217,7 +215,6 @@ impl SessionXact {
             saved: Vec::new(),
             after_commit: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
-            interrupt: None,
         }
     }
 }
@@ -243,18 +240,17 @@ impl Session {
         self.xact.pid = pid;
     }
 
-    /// A flag that cancels lock waits of this session when set (statement
-    /// cancellation: `canceling statement due to user request`).
-    pub fn set_interrupt(&mut self, flag: Option<Arc<AtomicBool>>) {
-        self.xact.interrupt = flag;
-    }
-
+    /// How this session's lock waits behave: `lock_timeout`,
+    /// `deadlock_timeout`, and the session's interrupt (a cancel request,
+    /// `statement_timeout`) polled while waiting.
     pub(crate) fn wait_options(&self) -> WaitOptions {
+        let interrupt = self.interrupt.clone();
         WaitOptions {
             nowait: false,
             lock_timeout: self.gucs.lock_timeout(),
             deadlock_timeout: self.gucs.deadlock_timeout(),
-            interrupt: self.xact.interrupt.clone(),
+            interrupt: None,
+            cancel: Some(CancelCheck(Arc::new(move || interrupt.check().is_err()))),
         }
     }
 
@@ -436,10 +432,12 @@ impl Session {
                 r => break r,
             }
         };
-        let result = result.and_then(|()| match self.xact.txn.as_mut() {
-            Some(t) => Ok(t.next_command()?),
-            None => Ok(()),
-        });
+        let result = result
+            .and_then(|()| match self.xact.txn.as_mut() {
+                Some(t) => Ok(t.next_command()?),
+                None => Ok(()),
+            })
+            .map_err(|e| self.interrupted(e));
         match result {
             Ok(()) if own => self.end_transaction(true),
             Ok(()) => Ok(()),
@@ -447,6 +445,18 @@ impl Session {
                 self.fail_statement();
                 Err(e)
             }
+        }
+    }
+
+    /// A lock wait cut short by the session's interrupt says why, as the
+    /// executor does (`canceling statement due to statement timeout`).
+    fn interrupted(&self, e: SqlError) -> SqlError {
+        if e.code != sqlstate::QUERY_CANCELED {
+            return e;
+        }
+        match self.interrupt.check() {
+            Err(why) => why.into(),
+            Ok(()) => e,
         }
     }
 
@@ -480,6 +490,35 @@ impl Session {
             }
             Block::Implicit | Block::Failed => {}
         }
+    }
+
+    /// Starts a string of several statements: outside a block they run as
+    /// one transaction (PostgreSQL's implicit transaction block), which
+    /// [`Session::end_implicit_block`] ends after the last statement or the
+    /// first that fails. [`Session::execute`] does both; a wire-protocol
+    /// server running a simple query statement by statement calls them.
+    pub fn begin_implicit_block(&mut self) {
+        if self.xact.block == Block::None {
+            self.open_block(Block::Implicit);
+            self.reset_characteristics();
+        }
+    }
+
+    /// Ends a string of statements: commits its implicit transaction
+    /// (`ok`), or rolls it back after a failure. Nothing happens if the
+    /// string opened a block of its own (BEGIN without COMMIT).
+    pub fn end_implicit_block(&mut self, ok: bool) -> Result<()> {
+        if self.xact.block == Block::Implicit {
+            return self.close_block(ok);
+        }
+        Ok(())
+    }
+
+    /// The running statement failed where the session did not see it (a
+    /// query's rows pulled with `portal::RowStream::next_batch`): an open
+    /// block becomes failed, as any failed statement makes it.
+    pub fn statement_failed(&mut self) {
+        self.fail_statement();
     }
 
     /// VACUUM and the like: `VACUUM cannot run inside a transaction block`.

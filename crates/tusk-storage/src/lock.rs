@@ -34,8 +34,8 @@
 //! the owners it granted.
 //!
 //! A waiter gives up when its `lock_timeout` passes (`canceling statement
-//! due to lock timeout`), when its interrupt flag is set (statement
-//! cancellation), or when it is the victim of a deadlock; if the lock was
+//! due to lock timeout`), when its interrupt flag is set or its cancel test
+//! says so (statement cancellation, `statement_timeout`), or when it is the victim of a deadlock; if the lock was
 //! granted in the meantime it keeps it, as in PostgreSQL.
 //!
 //! ## Deadlocks
@@ -223,6 +223,19 @@ pub struct WaitOptions {
     pub deadlock_timeout: Duration,
     /// Set by whoever wants the wait cancelled (looked at every 10 ms).
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Asked, as often, whether the wait is to be cancelled (a session's
+    /// cancel request or `statement_timeout`).
+    pub cancel: Option<CancelCheck>,
+}
+
+/// A test that a waiter polls to learn that it is cancelled.
+#[derive(Clone)]
+pub struct CancelCheck(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for CancelCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CancelCheck")
+    }
 }
 
 impl Default for WaitOptions {
@@ -232,6 +245,7 @@ impl Default for WaitOptions {
             lock_timeout: None,
             deadlock_timeout: Duration::from_secs(1),
             interrupt: None,
+            cancel: None,
         }
     }
 }
@@ -419,6 +433,7 @@ impl LockManager {
                 .interrupt
                 .as_ref()
                 .is_some_and(|f| f.load(Ordering::Acquire))
+                || opts.cancel.as_ref().is_some_and(|c| (c.0)())
             {
                 break LockError::Interrupted;
             }
@@ -439,7 +454,7 @@ impl LockManager {
             if !checked {
                 until = until.min(deadlock_at);
             }
-            if opts.interrupt.is_some() {
+            if opts.interrupt.is_some() || opts.cancel.is_some() {
                 until = until.min(now + INTERRUPT_POLL);
             }
             st = owner

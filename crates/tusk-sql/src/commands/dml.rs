@@ -3,15 +3,18 @@
 //! INSERT binds its source (VALUES, coerced straight to the target columns,
 //! or a query), projects it into the table's column order with assignment
 //! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
-//! sink. UPDATE and DELETE plan a scan of the target that also yields each
-//! row's TID. Each takes `RowExclusiveLock` on its table before binding the
-//! rest.
+//! sink (with ON CONFLICT, `tusk_exec::conflict`'s; see `bind::conflict`).
+//! UPDATE and DELETE plan a scan of the target that also yields each row's
+//! TID (UPDATE: and the new row). Each takes `RowExclusiveLock` on its
+//! table before binding the rest.
 //!
-//! A statement is planned first (`plan_*`: a [`PlannedChange`], which keeps
-//! for UPDATE and DELETE the bound statement that READ COMMITTED's re-check
-//! of rows changed by concurrent transactions runs again, see `recheck`)
-//! and then run ([`Session::run_change`]) with the statement's snapshot, as
-//! the current command of the session's transaction.
+//! A statement is planned first (`plan_*`: a [`PlannedChange`], which a
+//! prepared statement keeps, and which keeps for UPDATE and DELETE the
+//! bound statement that READ COMMITTED's re-check of rows changed by
+//! concurrent transactions runs again, see `recheck`) and then run
+//! ([`Session::run_change`]) with the statement's snapshot, as the current
+//! command of the session's transaction; a plan kept for later takes its
+//! locks again when it runs.
 
 use super::recheck::{target_tid, DmlRecheck, RecheckPlan};
 use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
@@ -36,6 +39,7 @@ pub(crate) enum ChangeKind {
 /// A data change ready to run: the plan of the rows it writes (INSERT: the
 /// new rows in table order; UPDATE: the new rows and TIDs; DELETE: the old
 /// rows and TIDs), its RETURNING list, and what running it needs.
+#[derive(Debug, Clone)]
 pub(crate) struct PlannedChange {
     pub kind: ChangeKind,
     pub table: TableDef,
@@ -47,6 +51,8 @@ pub(crate) struct PlannedChange {
     pub returning: Option<Returning>,
     /// UPDATE and DELETE: the bound statement, for re-checks.
     pub bound: Option<Arc<BoundStatement>>,
+    /// INSERT's ON CONFLICT clause, bound.
+    pub on_conflict: Option<tusk_exec::conflict::OnConflict>,
 }
 
 /// A copy of a bound statement, kept for re-checks.
@@ -56,6 +62,7 @@ fn keep_bound(binder: &Binder<'_>, rows: &BoundQuery) -> Arc<BoundStatement> {
         cols: binder.cols.clone(),
         ctes: binder.ctes.clone(),
         cte_refs: binder.cte_refs.clone(),
+        params: binder.params.borrow().clone(),
     })
 }
 
@@ -78,9 +85,11 @@ fn assigns_any(binder: &Binder<'_>, plan: &Logical, indexes: &[IndexDef]) -> boo
         return true;
     };
     indexes.iter().any(|i| {
-        exprs
-            .get(i.column)
-            .is_none_or(|(_, e)| *e != binder.cols.expr(cols[i.column]))
+        i.columns.iter().any(|c| {
+            exprs
+                .get(c.attno)
+                .is_none_or(|(_, e)| *e != binder.cols.expr(cols[c.attno]))
+        })
     })
 }
 
@@ -122,6 +131,8 @@ impl Session {
                 gucs: self.gucs.clone(),
                 planner: self.planner_settings(),
                 snapshot,
+                interrupt: self.interrupt.clone(),
+                env: self.env.clone(),
                 bound,
             },
             tid,
@@ -134,11 +145,15 @@ impl Session {
         ins: &A::Insert,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
-        let change = self.plan_insert(ins)?;
+        let change = self.plan_insert(ins, &BindSettings::default())?;
         self.run_change(&change, sink)
     }
 
-    pub(crate) fn plan_insert(&mut self, ins: &A::Insert) -> Result<PlannedChange> {
+    pub(crate) fn plan_insert(
+        &mut self,
+        ins: &A::Insert,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let A::TableObject::TableName(tname) = &ins.table else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -190,7 +205,7 @@ impl Session {
             v
         };
         let catalog = self.catalog()?;
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let defaults: Vec<Expr> = table
             .columns
             .iter()
@@ -289,6 +304,22 @@ impl Session {
             names,
             unknown: vec![false; out.len()],
         };
+        let on_conflict = match &ins.on {
+            None => None,
+            Some(A::OnInsert::OnConflict(oc)) => {
+                let alias = match &ins.table_alias {
+                    Some(a) => ident(&a.alias)?,
+                    None => table.name.clone(),
+                };
+                Some(binder.bind_on_conflict(oc, &table, &alias)?)
+            }
+            Some(_) => {
+                return Err(SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    "syntax error at or near \"DUPLICATE\"",
+                ))
+            }
+        };
         let checks = binder.table_checks(&table)?;
         let indexes: Vec<IndexDef> = catalog.indexes_of(table.oid).cloned().collect();
         let rows = self.plan_bound(binder, bound)?;
@@ -300,6 +331,7 @@ impl Session {
             rows,
             returning,
             bound: None,
+            on_conflict,
         })
     }
 
@@ -308,11 +340,15 @@ impl Session {
         d: &A::Delete,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
-        let change = self.plan_delete(d)?;
+        let change = self.plan_delete(d, &BindSettings::default())?;
         self.run_change(&change, sink)
     }
 
-    pub(crate) fn plan_delete(&mut self, d: &A::Delete) -> Result<PlannedChange> {
+    pub(crate) fn plan_delete(
+        &mut self,
+        d: &A::Delete,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let tables = match &d.from {
             A::FromTable::WithFromKeyword(t) | A::FromTable::WithoutKeyword(t) => t,
         };
@@ -335,7 +371,7 @@ impl Session {
             None => table.name.clone(),
         };
         let catalog = self.catalog()?;
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_delete(d, &table, &alias)?;
         let returning = change.returning.clone();
         let bound = Some(keep_bound(&binder, &change.rows));
@@ -348,6 +384,7 @@ impl Session {
             rows,
             returning,
             bound,
+            on_conflict: None,
         })
     }
 
@@ -356,11 +393,15 @@ impl Session {
         u: &A::Update,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
-        let change = self.plan_update(u)?;
+        let change = self.plan_update(u, &BindSettings::default())?;
         self.run_change(&change, sink)
     }
 
-    pub(crate) fn plan_update(&mut self, u: &A::Update) -> Result<PlannedChange> {
+    pub(crate) fn plan_update(
+        &mut self,
+        u: &A::Update,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let A::TableFactor::Table { name, .. } = &u.table.relation else {
             return Err(SqlError::coded(
                 sqlstate::SYNTAX_ERROR,
@@ -370,15 +411,16 @@ impl Session {
         self.check_writable("UPDATE")?;
         let table = self.target_table(name)?;
         let catalog = self.catalog()?;
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();
         let checks = binder.table_checks(&table)?;
         let indexes: Vec<IndexDef> = catalog.indexes_of(table.oid).cloned().collect();
+        // PostgreSQL's key columns are those of unique indexes; an update
+        // that assigns one takes the stronger row lock (FOR UPDATE).
+        let unique: Vec<IndexDef> = indexes.iter().filter(|i| i.unique()).cloned().collect();
         let kind = UpdateKind {
-            // No unique indexes yet, so no key columns (PostgreSQL's key
-            // columns are those of unique indexes).
-            key_update: false,
+            key_update: assigns_any(&binder, &change.rows.plan, &unique),
             hot_allowed: !assigns_any(&binder, &change.rows.plan, &indexes),
         };
         let bound = Some(keep_bound(&binder, &change.rows));
@@ -391,6 +433,7 @@ impl Session {
             rows,
             returning,
             bound,
+            on_conflict: None,
         })
     }
 
@@ -412,7 +455,7 @@ impl Session {
                     .zip(&r.types)
                     .map(|(n, t)| crate::session::header(n, *t))
                     .collect(),
-                rows: crate::session::render_rows(&batch, &r.types),
+                rows: crate::session::render_rows(&batch, &r.types, self.settings()),
             });
         }
         Ok(QueryResult::Command { tag })
@@ -425,6 +468,10 @@ impl Session {
         change: &PlannedChange,
     ) -> Result<(String, Option<tusk_exec::Batch>)> {
         let table = &change.table;
+        // Held already when planned in this transaction; a plan kept for
+        // later takes them now.
+        self.lock_relation(table.oid, LockMode::RowExclusive, &table.name)?;
+        self.lock_planned(&change.rows)?;
         let snapshot = self.snapshot()?;
         let mut recheck = match &change.bound {
             Some(b) => Some(self.dml_recheck(b.clone(), table, snapshot.clone())?),
@@ -443,10 +490,15 @@ impl Session {
         };
         let (txn, w) = (self.txn()?, written.as_mut());
         let tag = match (change.kind, recheck.as_mut()) {
-            (ChangeKind::Insert, _) => format!(
-                "INSERT 0 {}",
-                tusk_exec::dml::insert(txn, target, op.as_mut(), w)?
-            ),
+            (ChangeKind::Insert, _) => {
+                let n = match &change.on_conflict {
+                    None => tusk_exec::dml::insert(txn, target, op.as_mut(), w)?,
+                    Some(oc) => {
+                        tusk_exec::conflict::insert_on_conflict(txn, target, op.as_mut(), oc, w)?
+                    }
+                };
+                format!("INSERT 0 {n}")
+            }
             (ChangeKind::Update(kind), Some(r)) => format!(
                 "UPDATE {}",
                 tusk_exec::dml::update(txn, target, kind, op.as_mut(), r, w)?

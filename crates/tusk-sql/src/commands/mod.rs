@@ -1,13 +1,16 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`), data changes (`dml`, with READ COMMITTED's re-check in
-//! `recheck`), SELECT ... FOR UPDATE (`rowlock`), transaction control and
-//! LOCK TABLE (`transaction`), settings and maintenance (`utility`).
-//! This module only dispatches.
+//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`,
+//! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
+//! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
+//! settings and maintenance (`utility`), roles (`role`). This module only
+//! dispatches.
 
 mod ddl;
-mod dml;
+pub(crate) mod dml;
+mod index;
 mod query;
 mod recheck;
+pub mod role;
 mod rowlock;
 mod transaction;
 mod utility;
@@ -53,14 +56,24 @@ impl Session {
                 ..
             } => self.explain(*analyze, statement, format.as_ref(), options.as_deref())?,
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
-            A::Statement::CreateIndex(ci) => self.create_index(ci)?,
+            A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
+            A::Statement::Drop {
+                object_type: A::ObjectType::Role,
+                if_exists,
+                names,
+                ..
+            } => self.drop_roles(names, *if_exists, sink)?,
             A::Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => self.drop(*object_type, *if_exists, names, sink)?,
+            A::Statement::CreateRole(cr) => self.create_role(cr, sink)?,
+            A::Statement::AlterRole { name, operation } => {
+                self.alter_role(name, operation, sink)?
+            }
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,

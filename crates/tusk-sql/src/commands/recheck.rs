@@ -33,6 +33,8 @@ pub(crate) struct RecheckPlan {
     pub gucs: Gucs,
     pub planner: PlannerSettings,
     pub snapshot: Snapshot,
+    pub interrupt: tusk_exec::Interrupt,
+    pub env: Arc<tusk_exec::env::SessionEnv>,
     pub bound: Arc<BoundStatement>,
 }
 
@@ -48,7 +50,15 @@ impl RecheckPlan {
             ));
         }
         let pq = plan_logical(&self.db, self.catalog.clone(), self.planner.clone(), bound)?;
-        let ctx = exec_context(&self.db, &self.gucs, self.snapshot.clone(), false, 0);
+        let ctx = exec_context(
+            &self.db,
+            &self.gucs,
+            &self.interrupt,
+            &self.env,
+            self.snapshot.clone(),
+            false,
+            0,
+        );
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
         Ok(tusk_exec::exec::collect(op.as_mut(), &pq.stmt.root.output)?)
     }

@@ -260,6 +260,7 @@ impl Session {
             cols: binder.cols.clone(),
             ctes: binder.ctes.clone(),
             cte_refs: binder.cte_refs.clone(),
+            params: binder.params.borrow().clone(),
         });
         let names = bq.names[..visible].to_vec();
         let pq = self.plan_bound(binder, bq)?;
@@ -270,6 +271,8 @@ impl Session {
             gucs: self.gucs.clone(),
             planner: self.planner_settings(),
             snapshot: snapshot.clone(),
+            interrupt: self.interrupt.clone(),
+            env: self.env.clone(),
             bound,
         };
         let ctx = self.exec_context(snapshot, false, 0);
@@ -318,7 +321,7 @@ impl Session {
                 .zip(&types)
                 .map(|(n, t)| header(n, *t))
                 .collect(),
-            rows: render_rows(&shown, &types),
+            rows: render_rows(&shown, &types, self.settings()),
         })
     }
 

@@ -339,7 +339,7 @@ impl Session {
                 }
             };
             self.change_settings(false, &|g| g.set(name, value))
-                .map_err(super::utility::guc_error)?;
+                .map_err(crate::guc::error)?;
         }
         Ok(())
     }

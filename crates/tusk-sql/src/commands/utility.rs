@@ -18,20 +18,7 @@ fn setting_name(n: &A::ObjectName) -> Result<String> {
         .join("."))
 }
 
-pub(crate) fn guc_error(msg: String) -> SqlError {
-    // A HINT follows the message after a NUL (see `guc`).
-    if let Some((m, hint)) = msg.split_once('\0') {
-        return guc_error(m.to_string()).with_hint(hint);
-    }
-    let code = if msg.starts_with("unrecognized configuration parameter") {
-        sqlstate::UNDEFINED_OBJECT
-    } else if msg.contains("cannot be changed") {
-        sqlstate::CANT_CHANGE_RUNTIME_PARAM
-    } else {
-        sqlstate::INVALID_PARAMETER_VALUE
-    };
-    SqlError::coded(code, msg)
-}
+use crate::guc::error as guc_error;
 
 impl Session {
     pub(crate) fn set(
@@ -39,19 +26,25 @@ impl Session {
         set: &A::Set,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
-        let A::Set::SingleAssignment {
-            variable,
-            values,
-            scope,
-            ..
-        } = set
-        else {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "this form of SET is not supported",
-            ));
+        let (name, values, scope) = match set {
+            A::Set::SingleAssignment {
+                variable,
+                values,
+                scope,
+                ..
+            } => (setting_name(variable)?, values.as_slice(), *scope),
+            A::Set::SetTimeZone { value, local } => (
+                "TimeZone".to_string(),
+                std::slice::from_ref(value),
+                local.then_some(A::ContextModifier::Local),
+            ),
+            _ => {
+                return Err(SqlError::coded(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "this form of SET is not supported",
+                ))
+            }
         };
-        let name = setting_name(variable)?;
         let local = matches!(scope, Some(A::ContextModifier::Local));
         if local && self.xact.block == crate::xact::Block::None {
             // Its transaction ends with the statement: nothing to change.
@@ -67,28 +60,56 @@ impl Session {
         ) {
             return self.set_transaction_setting(&name.to_ascii_lowercase(), values);
         }
-        let value = match values.as_slice() {
-            [A::Expr::Value(v)] => match &v.value {
+        // search_path is a list of names; DateStyle takes a list of words.
+        let list = name.eq_ignore_ascii_case("search_path");
+        let value = match values {
+            [A::Expr::Value(v)] if !list => match &v.value {
                 A::Value::SingleQuotedString(s) => s.clone(),
                 A::Value::Number(n, _) => n.clone(),
                 A::Value::Boolean(b) => b.to_string(),
                 other => other.to_string(),
             },
-            [A::Expr::Identifier(i)] if ident(i)? == "default" => {
+            [A::Expr::Identifier(i)] if i.quote_style.is_none() && ident(i)? == "default" => {
                 self.change_settings(local, &|g| g.reset(&name))
                     .map_err(guc_error)?;
+                self.sync_env()?;
                 return Ok(QueryResult::Command { tag: "SET".into() });
             }
-            [A::Expr::Identifier(i)] => ident(i)?,
+            [A::Expr::Identifier(i)] if !list => ident(i)?,
             [A::Expr::UnaryOp {
                 op: A::UnaryOperator::Minus,
                 expr,
             }] => format!("-{expr}"),
+            // A list (`search_path = a, "B"`, `datestyle = iso, mdy`):
+            // quoted names keep their quotes for the setting's own parser.
             _ => {
-                return Err(SqlError::coded(
-                    sqlstate::SYNTAX_ERROR,
-                    format!("SET {name} takes only one argument"),
-                ))
+                let mut items = Vec::new();
+                for v in values {
+                    items.push(match v {
+                        A::Expr::Identifier(i) if i.quote_style.is_some() => {
+                            crate::names::quote_ident(&i.value)
+                        }
+                        A::Expr::Identifier(i) => ident(i)?,
+                        A::Expr::Value(v) => match &v.value {
+                            A::Value::SingleQuotedString(s) if list => crate::names::quote_ident(s),
+                            A::Value::SingleQuotedString(s) => s.clone(),
+                            other => other.to_string(),
+                        },
+                        _ => {
+                            return Err(SqlError::coded(
+                                sqlstate::SYNTAX_ERROR,
+                                format!("SET {name} takes only one argument"),
+                            ))
+                        }
+                    });
+                }
+                if items.len() > 1 && !list && !name.eq_ignore_ascii_case("datestyle") {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        format!("SET {name} takes only one argument"),
+                    ));
+                }
+                items.join(", ")
             }
         };
         if name.eq_ignore_ascii_case("default_transaction_isolation")
@@ -98,6 +119,7 @@ impl Session {
         }
         self.change_settings(local, &|g| g.set(&name, &value))
             .map_err(guc_error)?;
+        self.sync_env()?;
         Ok(QueryResult::Command { tag: "SET".into() })
     }
 
@@ -154,6 +176,24 @@ impl Session {
         Ok(QueryResult::Command { tag: "SET".into() })
     }
 
+    /// Sets a setting as `SET name = value` does (the options a client
+    /// sends at connection start).
+    pub fn set_config(&mut self, name: &str, value: &str) -> Result<()> {
+        self.gucs.set(name, value).map_err(guc_error)?;
+        self.sync_env()
+    }
+
+    /// Sets a startup fact SET cannot change (`session_authorization`).
+    pub fn set_fixed_config(&mut self, name: &str, value: &str) -> Result<()> {
+        self.gucs.set_fixed(name, value).map_err(guc_error)
+    }
+
+    /// The settings PostgreSQL reports to clients (ParameterStatus), with
+    /// their current values.
+    pub fn reported_settings(&self) -> Vec<(&'static str, String)> {
+        self.gucs.reported()
+    }
+
     pub(crate) fn show_variable(&mut self, variable: &[A::Ident]) -> Result<QueryResult> {
         let name: Vec<String> = variable.iter().map(ident).collect::<Result<_>>()?;
         // `SHOW tusk.x` arrives as two identifiers.
@@ -184,15 +224,27 @@ impl Session {
                     .collect(),
             });
         }
-        let v = match name.to_ascii_lowercase().as_str() {
-            "transaction_isolation" => self.xact.isolation.name().to_string(),
-            "transaction_read_only" => if self.xact.read_only { "on" } else { "off" }.into(),
-            _ => self.gucs.show(&name).map_err(guc_error)?,
+        // The current transaction's characteristics are not settings.
+        let (heading, v) = match name.to_ascii_lowercase().as_str() {
+            "transaction_isolation" => (
+                "transaction_isolation".to_string(),
+                self.xact.isolation.name().to_string(),
+            ),
+            "transaction_read_only" => (
+                "transaction_read_only".to_string(),
+                if self.xact.read_only { "on" } else { "off" }.into(),
+            ),
+            _ => (
+                crate::guc::Gucs::canonical_name(&name)
+                    .map_err(guc_error)?
+                    .to_string(),
+                self.gucs.show(&name).map_err(guc_error)?,
+            ),
         };
         Ok(QueryResult::Rows {
             title: None,
             columns: vec![ColumnHeader {
-                name,
+                name: heading,
                 numeric: false,
             }],
             rows: vec![vec![Some(v)]],
@@ -214,6 +266,7 @@ impl Session {
                     .map_err(guc_error)?
             }
         }
+        self.sync_env()?;
         Ok(QueryResult::Command {
             tag: "RESET".into(),
         })
