@@ -160,12 +160,6 @@ impl Session {
                 "INSERT into a table function is not supported",
             ));
         };
-        if ins.on.is_some() {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "INSERT ... ON CONFLICT is not supported yet",
-            ));
-        }
         let Some(source) = &ins.source else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
