@@ -473,3 +473,57 @@ fn binary_results() {
         );
     });
 }
+
+/// The status byte of the last message (ReadyForQuery).
+fn status(m: &[wire::Msg]) -> u8 {
+    let z = m.last().expect("ReadyForQuery");
+    assert_eq!(z.tag, b'Z');
+    z.body[0]
+}
+
+#[test]
+fn transaction_blocks_over_the_wire() {
+    both(|addr| {
+        let mut c = client(addr);
+        c.query("drop table if exists wire_t; create table wire_t (a int)");
+        assert_eq!(status(&c.query("begin")), b'T');
+        assert_eq!(status(&c.query("insert into wire_t values (1)")), b'T');
+        let m = c.query("select 1/0");
+        assert_eq!((wire::error(&m).code(), status(&m)), ("22012".into(), b'E'));
+        let m = c.query("select 1");
+        assert_eq!((wire::error(&m).code(), status(&m)), ("25P02".into(), b'E'));
+        let m = c.query("commit");
+        assert_eq!((m[0].tag_text(), status(&m)), ("ROLLBACK".into(), b'I'));
+        // The statements of one Query message commit together or not at all.
+        let m = c.query("insert into wire_t values (2); select 1/0");
+        assert_eq!(status(&m), b'I');
+        assert_eq!(c.rows("select count(*) from wire_t"), [[Some("0".into())]]);
+        // A BEGIN in the string makes its statements so far part of the
+        // block it opens, which stays open.
+        let m = c.query("insert into wire_t values (3); begin; insert into wire_t values (4)");
+        assert_eq!(status(&m), b'T');
+        // The extended protocol inside a block.
+        c.parse("", "insert into wire_t values ($1)", &[23]);
+        c.bind("", "", &[], &[Some(b"5")], &[]);
+        c.execute("", 0);
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!((tags(&m), status(&m)), ("12CZ".into(), b'T'));
+        c.parse("", "select a from wire_t where a = $1", &[23]);
+        c.bind("", "", &[], &[Some(b"0")], &[]);
+        c.execute("", 0);
+        c.parse("", "select 1/a from wire_t where a = 0", &[]);
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!(status(&m), b'T');
+        c.parse("", "select 1/(a - 3) from wire_t", &[]);
+        c.bind("", "", &[], &[], &[]);
+        c.execute("", 0);
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!((wire::error(&m).code(), status(&m)), ("22012".into(), b'E'));
+        assert_eq!(status(&c.query("rollback")), b'I');
+        assert!(c.rows("select a from wire_t").is_empty());
+        c.query("drop table wire_t");
+    });
+}
