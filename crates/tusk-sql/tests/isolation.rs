@@ -544,3 +544,62 @@ fn rechecks_with_joins_and_subqueries() {
          2|0",
     );
 }
+
+#[test]
+fn unique_insert_races_and_upserts() {
+    let mut t = Tester::new(
+        "create table kv (k int primary key, n int)",
+        &["s1", "s2", "s3"],
+    );
+    t.step("s1", "begin");
+    t.step("s1", "insert into kv values (1, 0)");
+    // Waits for the other inserter of the key, then finds it committed.
+    t.step("s2", "insert into kv values (1, 5)");
+    t.step("s1", "commit");
+    t.step("s1", "begin");
+    t.step(
+        "s1",
+        "insert into kv values (2, 1) on conflict (k) do update set n = kv.n + 1",
+    );
+    t.step(
+        "s2",
+        "insert into kv values (2, 1) on conflict (k) do update set n = kv.n + 1 returning n",
+    );
+    t.step("s1", "commit");
+    t.step("s3", "begin");
+    t.step("s3", "insert into kv values (3, 0)");
+    // The other inserter rolls back: no conflict after all.
+    t.step(
+        "s2",
+        "insert into kv values (3, 1) on conflict do nothing returning k",
+    );
+    t.step("s3", "rollback");
+    t.step("s2", "select * from kv order by k");
+    t.expect(
+        "step s1: begin
+         step s1: insert into kv values (1, 0)
+         step s2: insert into kv values (1, 5) <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         ERROR:  duplicate key value violates unique constraint \"kv_pkey\" (23505)
+         step s1: begin
+         step s1: insert into kv values (2, 1) on conflict (k) do update set n = kv.n + 1
+         step s2: insert into kv values (2, 1) on conflict (k) do update set n = kv.n + 1 returning n <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         n
+         2
+         step s3: begin
+         step s3: insert into kv values (3, 0)
+         step s2: insert into kv values (3, 1) on conflict do nothing returning k <waiting ...>
+         step s3: rollback
+         step s2: <... completed>
+         k
+         3
+         step s2: select * from kv order by k
+         k|n
+         1|0
+         2|2
+         3|1",
+    );
+}
