@@ -603,3 +603,30 @@ fn unique_insert_races_and_upserts() {
          3|1",
     );
 }
+
+#[test]
+fn statement_timeout_cancels_a_lock_wait() {
+    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    t.step("s1", "begin");
+    t.step("s1", "update acct set bal = 0 where id = 1");
+    t.step("s2", "set statement_timeout = '20ms'");
+    t.step_to_end("s2", "update acct set bal = 1 where id = 1");
+    t.step("s2", "begin");
+    t.step_to_end("s2", "lock table acct in exclusive mode");
+    t.step("s2", "rollback");
+    t.step("s2", "reset statement_timeout");
+    t.step("s1", "rollback");
+    t.expect(
+        "step s1: begin
+         step s1: update acct set bal = 0 where id = 1
+         step s2: set statement_timeout = '20ms'
+         step s2: update acct set bal = 1 where id = 1
+         ERROR:  canceling statement due to statement timeout (57014)
+         step s2: begin
+         step s2: lock table acct in exclusive mode
+         ERROR:  canceling statement due to statement timeout (57014)
+         step s2: rollback
+         step s2: reset statement_timeout
+         step s1: rollback",
+    );
+}
