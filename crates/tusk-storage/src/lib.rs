@@ -43,6 +43,10 @@
 //! * `pgstat`, `autovacuum`, `walwriter`: activity counters, the autovacuum
 //!   thread, the background WAL flush for asynchronous commits.
 //!
+//! Bulk loads (COPY FROM) fill whole pages privately and log each as one
+//! page image (`bulk`), or nothing for a relation the running transaction
+//! created.
+//!
 //! Indexes are B+trees on one integer column (`btree`), whose entries are
 //! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
 //! dead tuples, collects their TIDs in `tusk-radix`'s TidStore, removes the
@@ -62,6 +66,7 @@
 pub mod autovacuum;
 pub mod btree;
 pub mod bufmgr;
+pub mod bulk;
 pub mod buftable;
 pub mod catalog;
 pub mod clog;
