@@ -14,7 +14,7 @@
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
 //! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `agg`, `sort`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
-//! | data | `vector`, `value`, `numeric`, `expr/`, `func/`, `cast`, `hashkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, spill files, the recursion guard, UTF-8 checks |
+//! | data | `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, spill files, the recursion guard, UTF-8 checks |
 //!
 //! A parallel-aware node owns the state its participants share and creates
 //! it in its own initialiser, which `build::init_shared` calls before a
@@ -24,6 +24,7 @@ pub mod agg;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod copy;
 pub mod dml;
 pub mod error;
 pub mod expr;
