@@ -10,6 +10,7 @@
 //! deleted. Each sink can keep the rows it wrote, as stored, for RETURNING.
 
 use crate::error::{sqlstate, ExecError, Result};
+use crate::expr::Expr;
 use crate::operator::Operator;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
@@ -21,6 +22,8 @@ use tusk_storage::{Database, SqlType, TableDef, Xid};
 /// Writes rows into one table and its indexes.
 struct RowWriter<'a> {
     table: &'a TableDef,
+    /// CHECK constraints over the row's columns, in evaluation order.
+    checks: &'a [(String, Expr)],
     xid: Xid,
     ins: HeapInserter<'a>,
     indexes: Vec<(Btree<'a>, usize)>,
@@ -29,7 +32,12 @@ struct RowWriter<'a> {
 }
 
 impl<'a> RowWriter<'a> {
-    fn new(db: &'a Database, table: &'a TableDef, xid: Xid) -> RowWriter<'a> {
+    fn new(
+        db: &'a Database,
+        table: &'a TableDef,
+        checks: &'a [(String, Expr)],
+        xid: Xid,
+    ) -> RowWriter<'a> {
         let indexes = db
             .catalog()
             .indexes_of(table.oid)
@@ -37,6 +45,7 @@ impl<'a> RowWriter<'a> {
             .collect();
         RowWriter {
             table,
+            checks,
             xid,
             ins: HeapInserter::new(&db.pool, table.oid),
             indexes,
@@ -58,7 +67,8 @@ impl<'a> RowWriter<'a> {
                             "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
                             def.name, self.table.name
                         ),
-                    ));
+                    )
+                    .with_detail(failing_row(self.table, b, row)));
                 }
                 self.tb.push_null();
                 continue;
@@ -118,6 +128,45 @@ impl<'a> RowWriter<'a> {
     }
 }
 
+impl RowWriter<'_> {
+    /// Checks every row of `b` against the CHECK constraints: a row whose
+    /// condition is false (not NULL) is PostgreSQL's 23514.
+    fn check(&self, b: &Batch) -> Result<()> {
+        for (name, e) in self.checks {
+            let v = e.eval(b)?;
+            let Data::Bool(ok) = &v.data else {
+                return Err(ExecError::new("CHECK constraint is not boolean"));
+            };
+            if let Some(row) = (0..b.len).find(|&i| !ok[i] && !v.is_null(i)) {
+                return Err(ExecError::coded(
+                    sqlstate::CHECK_VIOLATION,
+                    format!(
+                        "new row for relation \"{}\" violates check constraint \"{name}\"",
+                        self.table.name
+                    ),
+                )
+                .with_detail(failing_row(self.table, b, row)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// PostgreSQL's DETAIL for a rejected row: `Failing row contains (1, null).`
+fn failing_row(table: &TableDef, b: &Batch, row: usize) -> String {
+    let vals: Vec<String> = table
+        .columns
+        .iter()
+        .zip(&b.columns)
+        .map(|(c, v)| {
+            v.value_as(row, c.ty.data_type())
+                .to_text()
+                .unwrap_or_else(|| "null".into())
+        })
+        .collect();
+    format!("Failing row contains ({}).", vals.join(", "))
+}
+
 /// Collects the rows a sink wrote, for RETURNING.
 pub struct Written {
     pub rows: Batch,
@@ -146,13 +195,15 @@ impl Written {
 pub fn insert(
     db: &Database,
     table: &TableDef,
+    checks: &[(String, Expr)],
     xid: Xid,
     input: &mut dyn Operator,
     mut returned: Option<&mut Written>,
 ) -> Result<u64> {
-    let mut w = RowWriter::new(db, table, xid);
+    let mut w = RowWriter::new(db, table, checks, xid);
     let mut n = 0;
     while let Some(b) = input.next()? {
+        w.check(&b)?;
         for row in 0..b.len {
             w.write(&b, row)?;
             if let Some(r) = returned.as_deref_mut() {
@@ -177,14 +228,16 @@ fn tids(b: &Batch) -> Result<&[i64]> {
 pub fn update(
     db: &Database,
     table: &TableDef,
+    checks: &[(String, Expr)],
     xid: Xid,
     input: &mut dyn Operator,
     mut returned: Option<&mut Written>,
 ) -> Result<u64> {
-    let mut w = RowWriter::new(db, table, xid);
+    let mut w = RowWriter::new(db, table, checks, xid);
     let mut done: HashSet<i64> = HashSet::new();
     let mut n = 0;
     while let Some(b) = input.next()? {
+        w.check(&b)?;
         let tids = tids(&b)?.to_vec();
         for (row, &t) in tids.iter().enumerate().take(b.len) {
             if !done.insert(t) {

@@ -111,6 +111,8 @@ pub(crate) struct PlannedQuery {
     pub stmt: Statement,
     pub names: Vec<String>,
     pub types: Vec<DataType>,
+    /// The output columns' types with their modifiers (`varchar(10)`).
+    pub column_types: Vec<tusk_storage::SqlType>,
 }
 
 /// A client session on an open data directory.
@@ -268,6 +270,7 @@ impl Session {
             c.plan = crate::rewrite::rewrite(p, &mut cols)?;
         }
         let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
+        let column_types = bq.out.iter().map(|&c| cols.get(c).ty).collect();
         let used = used_columns(&plan, &ctes, &bq.out);
         let mut planner = Planner::new(
             &self.db,
@@ -282,6 +285,7 @@ impl Session {
             stmt,
             names: bq.names,
             types,
+            column_types,
         })
     }
 

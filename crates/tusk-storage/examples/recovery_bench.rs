@@ -118,13 +118,17 @@ fn main() {
                 name: "id".into(),
                 ty: SqlType::Int8,
                 not_null: false,
+                default: None,
             },
             ColumnDef {
                 name: "pad".into(),
                 ty: SqlType::Text,
                 not_null: false,
+                default: None,
             },
         ],
+        checks: Vec::new(),
+        view: None,
     };
     let target_blocks = (sb_mb * factor * 1024 / 8) as u32;
     let t0 = Instant::now();

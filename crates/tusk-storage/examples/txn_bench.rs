@@ -48,6 +48,7 @@ fn columns(names: &[&str]) -> Vec<ColumnDef> {
             name: n.to_string(),
             ty: SqlType::Int4,
             not_null: true,
+            default: None,
         })
         .collect()
 }

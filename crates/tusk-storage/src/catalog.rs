@@ -315,6 +315,28 @@ pub struct ColumnDef {
     pub name: String,
     pub ty: SqlType,
     pub not_null: bool,
+    /// The DEFAULT expression, as SQL text (bound again where it is used).
+    pub default: Option<String>,
+}
+
+impl ColumnDef {
+    /// A column without a default.
+    pub fn new(name: impl Into<String>, ty: SqlType, not_null: bool) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            ty,
+            not_null,
+            default: None,
+        }
+    }
+}
+
+/// A CHECK constraint: its name and its condition as SQL text over the
+/// table's columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckDef {
+    pub name: String,
+    pub expr: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -323,9 +345,29 @@ pub struct TableDef {
     pub oid: u32,
     pub name: String,
     pub columns: Vec<ColumnDef>,
+    pub checks: Vec<CheckDef>,
+    /// A view's defining query (SQL text). A view is a relation without a
+    /// file: its columns are the query's, and a reference to it binds the
+    /// query in its place.
+    pub view: Option<String>,
 }
 
 impl TableDef {
+    /// A plain table with these columns.
+    pub fn new(oid: u32, name: impl Into<String>, columns: Vec<ColumnDef>) -> TableDef {
+        TableDef {
+            oid,
+            name: name.into(),
+            columns,
+            checks: Vec::new(),
+            view: None,
+        }
+    }
+
+    pub fn is_view(&self) -> bool {
+        self.view.is_some()
+    }
+
     pub fn column_types(&self) -> Vec<DataType> {
         self.columns.iter().map(|c| c.ty.data_type()).collect()
     }
@@ -394,11 +436,7 @@ fn parse(
                     .and_then(|n| n.parse().ok())
                     .ok_or_else(|| corrupt(line))?;
                 let name = parts.next().ok_or_else(|| corrupt(line))?.to_string();
-                current = Some(TableDef {
-                    oid,
-                    name,
-                    columns: vec![],
-                });
+                current = Some(TableDef::new(oid, name, vec![]));
             }
             Some("column") => {
                 let rest: Vec<&str> = line.splitn(4, ' ').collect();
@@ -408,11 +446,34 @@ fn parse(
                 let ty = SqlType::decode(rest[1]).ok_or_else(|| corrupt(line))?;
                 let not_null = rest[2] == "notnull";
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
-                t.columns.push(ColumnDef {
-                    name: rest[3].to_string(),
-                    ty,
-                    not_null,
+                t.columns.push(ColumnDef::new(rest[3], ty, not_null));
+            }
+            Some("default") => {
+                let (attno, text) = parts
+                    .next()
+                    .zip(parts.next())
+                    .ok_or_else(|| corrupt(line))?;
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                let c = attno
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|a| t.columns.get_mut(a))
+                    .ok_or_else(|| corrupt(line))?;
+                c.default = Some(unescape(text).ok_or_else(|| corrupt(line))?);
+            }
+            Some("check") => {
+                let rest = line["check ".len().min(line.len())..].to_string();
+                let (name, expr) = rest.split_once('\t').ok_or_else(|| corrupt(line))?;
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.checks.push(CheckDef {
+                    name: unescape(name).ok_or_else(|| corrupt(line))?,
+                    expr: unescape(expr).ok_or_else(|| corrupt(line))?,
                 });
+            }
+            Some("view") => {
+                let text = &line["view ".len().min(line.len())..];
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.view = Some(unescape(text).ok_or_else(|| corrupt(line))?);
             }
             Some("index") => {
                 let rest: Vec<&str> = line.splitn(5, ' ').collect();
@@ -453,7 +514,54 @@ pub fn encode_table(t: &TableDef) -> String {
             c.name
         ));
     }
+    for (i, c) in t.columns.iter().enumerate() {
+        if let Some(d) = &c.default {
+            text.push_str(&format!("default {i} {}\n", escape(d)));
+        }
+    }
+    for c in &t.checks {
+        text.push_str(&format!("check {}\t{}\n", escape(&c.name), escape(&c.expr)));
+    }
+    if let Some(v) = &t.view {
+        text.push_str(&format!("view {}\n", escape(v)));
+    }
     text
+}
+
+/// SQL text on one catalog line: backslash, newline, carriage return and
+/// tab escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inverse of [`escape`]; `None` for a malformed escape.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match it.next()? {
+            '\\' => '\\',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 /// An index definition as catalog text (the payload of WAL `CreateIndex`).
@@ -682,13 +790,17 @@ mod tests {
                     name: "a b".into(),
                     ty: SqlType::Varchar(Some(5)),
                     not_null: true,
+                    default: None,
                 },
                 ColumnDef {
                     name: "c".into(),
                     ty: SqlType::Int8,
                     not_null: false,
+                    default: None,
                 },
             ],
+            checks: Vec::new(),
+            view: None,
         })
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();

@@ -100,7 +100,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
-pub use catalog::{Catalog, ColumnDef, DataType, DdlChange, IndexDef, SqlType, TableDef};
+pub use catalog::{Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexDef, SqlType, TableDef};
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};
 pub use lock::{LockError, LockMode, LockTag, WaitOptions};

@@ -566,6 +566,8 @@ impl Transaction {
             oid,
             name: name.to_string(),
             columns,
+            checks: Vec::new(),
+            view: None,
         };
         self.log_ddl(
             RecordType::CreateTable,

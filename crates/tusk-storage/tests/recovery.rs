@@ -28,7 +28,10 @@ fn create_filled(db: &Database, rows: i64) -> u32 {
             name: "id".into(),
             ty: SqlType::Int8,
             not_null: false,
+            default: None,
         }],
+        checks: Vec::new(),
+        view: None,
     };
     let txn = db.txn.begin_write().unwrap();
     db.log_create_table(&txn, &table).unwrap();

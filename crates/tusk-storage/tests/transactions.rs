@@ -488,6 +488,7 @@ fn ddl_is_transactional() {
             name: "x".into(),
             ty: tusk_storage::SqlType::Int4,
             not_null: false,
+            default: None,
         }]
     };
     let t = a.create_table("u", cols()).unwrap();

@@ -50,6 +50,7 @@ fn replay_and_check(full_page_writes: &str) {
             name: "x".into(),
             ty: SqlType::Int4,
             not_null: false,
+            default: None,
         }]
     };
     let mut c = rc(&db);

@@ -14,7 +14,7 @@ use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, JoinKind, Logical, TableFunction};
 use crate::names::{ident, object_name};
 use sqlparser::ast as A;
-use tusk_storage::{DataType, SqlType};
+use tusk_storage::{DataType, SqlType, TableDef};
 
 /// A bound FROM item before it joins its neighbours.
 pub(crate) struct FromItem {
@@ -397,6 +397,9 @@ impl Binder<'_> {
             }
         };
         let alias = alias.unwrap_or_else(|| relname.clone());
+        if let Some(sql) = &table.view {
+            return self.view(&table, sql, alias, alias_cols);
+        }
         let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
         let names = self.rename(&alias, &names, &alias_cols)?;
         let mut cols = Vec::with_capacity(names.len());
@@ -420,6 +423,59 @@ impl Binder<'_> {
             },
             rels,
             star: ids,
+        })
+    }
+
+    /// A view: its query bound in a scope of its own (it sees no column of
+    /// the query that names it), its columns named and typed as stored.
+    fn view(
+        &mut self,
+        def: &TableDef,
+        sql: &str,
+        alias: String,
+        alias_cols: Vec<String>,
+    ) -> Result<FromItem> {
+        let stmts =
+            sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, sql)
+                .map_err(|e| crate::parse::syntax_error(sql, &e))?;
+        let Some(A::Statement::Query(q)) = stmts.into_iter().next() else {
+            return err(
+                sqlstate::DATA_CORRUPTED,
+                format!("the definition of view \"{}\" is not a query", def.name),
+            );
+        };
+        let outer = std::mem::take(&mut self.scopes);
+        let sub = self.subquery(&q);
+        self.scopes = outer;
+        let sub = sub?;
+        if sub.out.len() != def.columns.len() {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!(
+                    "view \"{}\" no longer matches its definition (its tables changed)",
+                    def.name
+                ),
+            );
+        }
+        let types: Vec<DataType> = def.columns.iter().map(|c| c.ty.data_type()).collect();
+        let plan = self.cast_outputs(sub.plan, &sub.out, &types)?;
+        let out = plan.output();
+        let names: Vec<String> = def.columns.iter().map(|c| c.name.clone()).collect();
+        let names = self.rename(&alias, &names, &alias_cols)?;
+        let cols: Vec<ScopeCol> = out
+            .iter()
+            .zip(names)
+            .map(|(&id, name)| ScopeCol {
+                name,
+                id,
+                hidden: false,
+            })
+            .collect();
+        let rels = self.push_rel(&alias, cols)?;
+        Ok(FromItem {
+            plan,
+            rels,
+            star: out,
         })
     }
 

@@ -40,6 +40,9 @@ mod grouping;
 mod operators;
 mod query;
 mod select;
+mod stored;
+
+pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Columns, CteDef, Logical, SubqueryKind};

@@ -391,7 +391,7 @@ impl Binder<'_> {
     pub(crate) fn values(
         &mut self,
         v: &A::Values,
-        target: Option<&[(String, SqlType)]>,
+        target: Option<&[(String, SqlType, Expr)]>,
     ) -> Result<BoundQuery> {
         let mut ctx = ExprCtx::new("VALUES");
         let mut rows: Vec<Vec<B>> = Vec::with_capacity(v.rows.len());
@@ -423,7 +423,7 @@ impl Binder<'_> {
             let col: Vec<&B> = rows.iter().map(|r| &r[c]).collect();
             let all_unknown = col.iter().all(|b| b.unknown);
             let t = match target.and_then(|t| t.get(c)) {
-                Some((_, t)) => *t,
+                Some((_, t, _)) => *t,
                 None => SqlType::of(self.common_type_of(&col, "VALUES")?),
             };
             unknown.push(target.is_none() && all_unknown);
@@ -435,13 +435,13 @@ impl Binder<'_> {
             for (c, b) in r.into_iter().enumerate() {
                 let t = types[c];
                 let e = match target.and_then(|tg| tg.get(c)) {
-                    Some((name, _)) => {
-                        let e = if is_default(&b) {
-                            b.e
+                    Some((name, _, default)) => {
+                        if is_default(&b) {
+                            default.clone()
                         } else {
-                            self.assign(b, t.data_type(), name)?
-                        };
-                        self.typmod(e, t, false)?
+                            let e = self.assign(b, t.data_type(), name)?;
+                            self.typmod(e, t, false)?
+                        }
                     }
                     None => self.coerce(b, t.data_type(), |from| {
                         SqlError::coded(

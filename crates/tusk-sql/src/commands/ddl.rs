@@ -1,5 +1,6 @@
 //! CREATE TABLE [AS], CREATE INDEX and DROP.
 
+use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
@@ -8,7 +9,14 @@ use sqlparser::ast as A;
 use tusk_exec::exec::build;
 use tusk_exec::vector::Data;
 use tusk_exec::Plan;
-use tusk_storage::{ColumnDef, DataType, SqlType, TableDef};
+use tusk_storage::{CheckDef, ColumnDef, DataType, SqlType, TableDef};
+
+fn foreign_keys_refused() -> SqlError {
+    SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        "FOREIGN KEY constraints are not supported: tusk would not enforce them",
+    )
+}
 
 fn command(tag: &str) -> QueryResult {
     QueryResult::Command { tag: tag.into() }
@@ -44,56 +52,35 @@ impl Session {
                 format!("relation \"{name}\" already exists"),
             ));
         }
-        if !ct.constraints.is_empty() {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "table constraints are not supported yet",
-            ));
-        }
-        let (columns, query) = match &ct.query {
+        let (columns, checks, query) = match &ct.query {
             Some(q) => {
+                if !ct.constraints.is_empty() {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "syntax error at or near \"AS\"",
+                    ));
+                }
                 let pq = self.plan_query(q)?;
                 let mut names = pq.names.clone();
+                if ct.columns.len() > names.len() {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        "too many column names were specified",
+                    ));
+                }
                 for (n, c) in names.iter_mut().zip(&ct.columns) {
                     *n = ident(&c.name)?;
                 }
                 let cols: Vec<ColumnDef> = names
                     .iter()
                     .zip(&pq.types)
-                    .map(|(n, t)| ColumnDef {
-                        name: n.clone(),
-                        ty: SqlType::of(*t),
-                        not_null: false,
-                    })
+                    .map(|(n, t)| ColumnDef::new(n.clone(), SqlType::of(*t), false))
                     .collect();
-                (cols, Some(pq))
+                (cols, Vec::new(), Some(pq))
             }
             None => {
-                let mut cols = Vec::new();
-                for c in &ct.columns {
-                    let mut not_null = false;
-                    for o in &c.options {
-                        match o.option {
-                            A::ColumnOption::NotNull => not_null = true,
-                            A::ColumnOption::Null => not_null = false,
-                            _ => {
-                                return Err(SqlError::coded(
-                                    sqlstate::FEATURE_NOT_SUPPORTED,
-                                    format!(
-                                        "column constraint \"{}\" is not supported yet",
-                                        o.option
-                                    ),
-                                ))
-                            }
-                        }
-                    }
-                    cols.push(ColumnDef {
-                        name: ident(&c.name)?,
-                        ty: sql_type(&c.data_type)?,
-                        not_null,
-                    });
-                }
-                (cols, None)
+                let (cols, checks) = self.table_elements(&name, &ct.columns, &ct.constraints)?;
+                (cols, checks, None)
             }
         };
         for (i, c) in columns.iter().enumerate() {
@@ -107,11 +94,8 @@ impl Session {
         }
         let txn = self.db.txn.begin_write()?;
         let oid = self.db.catalog_mut().allocate_oid()?;
-        let table = TableDef {
-            oid,
-            name: name.clone(),
-            columns,
-        };
+        let mut table = TableDef::new(oid, name.clone(), columns);
+        table.checks = checks;
         self.db.log_create_table(&txn, &table)?;
         self.db.smgr.create(oid)?;
         let result = (|| -> Result<u64> {
@@ -122,6 +106,7 @@ impl Session {
                     Ok(tusk_exec::dml::insert(
                         &self.db,
                         &table,
+                        &[],
                         txn.xid(),
                         op.as_mut(),
                         None,
@@ -147,6 +132,116 @@ impl Session {
                 Err(e)
             }
         }
+    }
+
+    /// Columns (with NOT NULL, DEFAULT and CHECK options) and table
+    /// constraints of CREATE TABLE; every DEFAULT and CHECK is bound once
+    /// here, so a bad one fails the CREATE as in PostgreSQL.
+    fn table_elements(
+        &self,
+        table: &str,
+        columns: &[A::ColumnDef],
+        constraints: &[A::TableConstraint],
+    ) -> Result<(Vec<ColumnDef>, Vec<CheckDef>)> {
+        let mut cols = Vec::new();
+        // (constraint name, expression, the column it was written on)
+        let mut written_checks: Vec<(Option<String>, A::Expr)> = Vec::new();
+        for c in columns {
+            let mut col = ColumnDef::new(ident(&c.name)?, sql_type(&c.data_type)?, false);
+            for o in &c.options {
+                match &o.option {
+                    A::ColumnOption::NotNull => col.not_null = true,
+                    A::ColumnOption::Null => col.not_null = false,
+                    A::ColumnOption::Default(e) => col.default = Some(e.to_string()),
+                    A::ColumnOption::Check(ck) => written_checks.push((
+                        o.name
+                            .as_ref()
+                            .or(ck.name.as_ref())
+                            .map(ident)
+                            .transpose()?,
+                        (*ck.expr).clone(),
+                    )),
+                    A::ColumnOption::ForeignKey(_) => return Err(foreign_keys_refused()),
+                    A::ColumnOption::PrimaryKey(_) | A::ColumnOption::Unique(_) => {
+                        return Err(SqlError::coded(
+                            sqlstate::FEATURE_NOT_SUPPORTED,
+                            "PRIMARY KEY and UNIQUE constraints are not supported yet",
+                        ))
+                    }
+                    other => {
+                        return Err(SqlError::coded(
+                            sqlstate::FEATURE_NOT_SUPPORTED,
+                            format!("column constraint \"{other}\" is not supported"),
+                        ))
+                    }
+                }
+            }
+            cols.push(col);
+        }
+        for tc in constraints {
+            match tc {
+                A::TableConstraint::Check(ck) => written_checks
+                    .push((ck.name.as_ref().map(ident).transpose()?, (*ck.expr).clone())),
+                A::TableConstraint::ForeignKey(_) => return Err(foreign_keys_refused()),
+                A::TableConstraint::PrimaryKey(_) | A::TableConstraint::Unique(_) => {
+                    return Err(SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "PRIMARY KEY and UNIQUE constraints are not supported yet",
+                    ))
+                }
+                other => {
+                    return Err(SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!("table constraint \"{other}\" is not supported"),
+                    ))
+                }
+            }
+        }
+        let catalog = self.db.catalog();
+        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        for c in &cols {
+            if c.default.is_some() {
+                binder.column_default(c)?;
+            }
+        }
+        // CHECK names: PostgreSQL's `table_column_check` for a condition on
+        // one column, `table_check` otherwise, numbered on collisions.
+        let mut checks: Vec<CheckDef> = Vec::new();
+        for (name, e) in written_checks {
+            let bound = binder.bind_check(table, &cols, &e)?;
+            let name = match name {
+                Some(n) => n,
+                None => {
+                    let mut used = Vec::new();
+                    bound.columns(&mut used);
+                    used.sort_unstable();
+                    used.dedup();
+                    let base = match used.as_slice() {
+                        [one] => format!("{table}_{}_check", cols[*one].name),
+                        _ => format!("{table}_check"),
+                    };
+                    let base = crate::names::truncate(&base);
+                    let mut n = base.clone();
+                    let mut k = 0;
+                    while checks.iter().any(|c| c.name == n) {
+                        k += 1;
+                        n = format!("{base}{k}");
+                    }
+                    n
+                }
+            };
+            if checks.iter().any(|c| c.name == name) {
+                return Err(SqlError::coded(
+                    sqlstate::DUPLICATE_OBJECT,
+                    format!("constraint \"{name}\" for relation \"{table}\" already exists"),
+                ));
+            }
+            checks.push(CheckDef {
+                name,
+                expr: e.to_string(),
+            });
+        }
+        Ok((cols, checks))
     }
 
     /// `CREATE INDEX [name] ON table [USING btree] (column)`: a btree built
@@ -181,6 +276,13 @@ impl Session {
                 format!("relation \"{tname}\" does not exist"),
             )
         })?;
+        if table.is_view() {
+            return Err(SqlError::coded(
+                sqlstate::WRONG_OBJECT_TYPE,
+                format!("cannot create index on relation \"{tname}\""),
+            )
+            .with_detail("This operation is not supported for views."));
+        }
         if ci.columns.len() != 1 {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -324,6 +426,7 @@ impl Session {
         let (what, tag) = match object_type {
             A::ObjectType::Table => ("table", "DROP TABLE"),
             A::ObjectType::Index => ("index", "DROP INDEX"),
+            A::ObjectType::View => ("view", "DROP VIEW"),
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
@@ -338,11 +441,29 @@ impl Session {
             for n in names {
                 let name = user_relation_name(n)?;
                 let found = match object_type {
-                    A::ObjectType::Table => cat.table(&name).map(|t| t.oid),
+                    A::ObjectType::Table => {
+                        cat.table(&name).filter(|t| !t.is_view()).map(|t| t.oid)
+                    }
+                    A::ObjectType::View => cat.table(&name).filter(|t| t.is_view()).map(|t| t.oid),
                     _ => cat.index(&name).map(|i| i.oid),
                 };
+                let view = cat.table(&name).is_some_and(|t| t.is_view());
                 match found {
                     Some(oid) => victims.push(oid),
+                    None if object_type == A::ObjectType::Table && view => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a table"),
+                        )
+                        .with_hint("Use DROP VIEW to remove a view."))
+                    }
+                    None if object_type == A::ObjectType::View && cat.table(&name).is_some() => {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a view"),
+                        )
+                        .with_hint("Use DROP TABLE to remove a table."))
+                    }
                     None if object_type == A::ObjectType::Index && cat.table(&name).is_some() => {
                         return Err(SqlError::coded(
                             sqlstate::WRONG_OBJECT_TYPE,

@@ -11,18 +11,26 @@ use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use sqlparser::ast as A;
-use tusk_exec::{Expr, Value};
+use tusk_exec::Expr;
 use tusk_storage::{SqlType, TableDef};
 
 impl Session {
     pub(crate) fn table_def(&self, name: &A::ObjectName) -> Result<TableDef> {
         let n = user_relation_name(name)?;
-        self.db.catalog().table(&n).cloned().ok_or_else(|| {
+        let t = self.db.catalog().table(&n).cloned().ok_or_else(|| {
             SqlError::coded(
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{n}\" does not exist"),
             )
-        })
+        })?;
+        if t.is_view() {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("cannot change view \"{n}\""),
+            )
+            .with_detail("tusk does not update views; change the tables the view reads."));
+        }
+        Ok(t)
     }
 
     pub(crate) fn insert(
@@ -79,12 +87,23 @@ impl Session {
             }
             v
         };
-        let target_types: Vec<(String, SqlType)> = targets
-            .iter()
-            .map(|&i| (table.columns[i].name.clone(), table.columns[i].ty))
-            .collect();
         let catalog = self.db.catalog();
         let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let defaults: Vec<Expr> = table
+            .columns
+            .iter()
+            .map(|c| binder.column_default(c))
+            .collect::<Result<_>>()?;
+        let target_types: Vec<(String, SqlType, Expr)> = targets
+            .iter()
+            .map(|&i| {
+                (
+                    table.columns[i].name.clone(),
+                    table.columns[i].ty,
+                    defaults[i].clone(),
+                )
+            })
+            .collect();
         let bq = match source.body.as_ref() {
             A::SetExpr::Values(v) if source.order_by.is_none() && source.limit_clause.is_none() => {
                 if v.rows.iter().any(|r| r.len() > targets.len()) {
@@ -134,15 +153,13 @@ impl Session {
                     if b.unknown && b.ty() != ty {
                         // An untyped literal of the query: converted now (with
                         // PostgreSQL's input-syntax error if it fails).
-                        crate::bind::cast_expr(b.e, ty)
+                        binder.typmod(crate::bind::cast_expr(b.e, ty), col.ty, false)?
                     } else {
-                        binder.assign_public(b, ty, &col.name)?
+                        let e = binder.assign_public(b, ty, &col.name)?;
+                        binder.typmod(e, col.ty, false)?
                     }
                 }
-                None => Expr::Const {
-                    value: Value::Null,
-                    ty,
-                },
+                None => defaults[ci].clone(),
             };
             let id = binder.cols.add(col.name.clone(), col.ty, None);
             exprs.push((id, e));
@@ -170,6 +187,7 @@ impl Session {
             names,
             unknown: vec![false; out.len()],
         };
+        let checks = binder.table_checks(&table)?;
         let pq = self.plan_bound(binder, bound)?;
         drop(catalog);
         let txn = self.db.txn.begin_write()?;
@@ -178,7 +196,14 @@ impl Session {
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::insert(&self.db, &table, txn.xid(), op.as_mut(), written.as_mut())?;
+        let n = tusk_exec::dml::insert(
+            &self.db,
+            &table,
+            &checks,
+            txn.xid(),
+            op.as_mut(),
+            written.as_mut(),
+        )?;
         drop(op);
         self.db.commit(txn)?;
         self.returned(returning, written, sink)?;
@@ -255,6 +280,7 @@ impl Session {
         let mut binder = Binder::new(&catalog, &BindSettings::default());
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();
+        let checks = binder.table_checks(&table)?;
         let pq = self.plan_bound(binder, change.rows)?;
         drop(catalog);
         let txn = self.db.txn.begin_write()?;
@@ -263,7 +289,14 @@ impl Session {
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
         let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::update(&self.db, &table, txn.xid(), op.as_mut(), written.as_mut())?;
+        let n = tusk_exec::dml::update(
+            &self.db,
+            &table,
+            &checks,
+            txn.xid(),
+            op.as_mut(),
+            written.as_mut(),
+        )?;
         drop(op);
         self.db.commit(txn)?;
         self.returned(returning, written, sink)?;

@@ -6,6 +6,7 @@ mod ddl;
 mod dml;
 mod query;
 mod utility;
+mod view;
 
 use crate::error::{sqlstate, SqlError};
 use crate::session::{QueryResult, Result, Session};
@@ -28,6 +29,7 @@ impl Session {
             } => self.explain(*analyze, statement, format.as_ref(), options.as_deref())?,
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
             A::Statement::CreateIndex(ci) => self.create_index(ci)?,
+            A::Statement::CreateView(cv) => self.create_view(cv)?,
             A::Statement::Drop {
                 object_type,
                 if_exists,

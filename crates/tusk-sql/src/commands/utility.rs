@@ -189,7 +189,10 @@ impl Session {
                 columns: headers(&["Schema", "Name", "Type", "Owner"]),
                 rows: cat
                     .tables()
-                    .map(|t| vec![text("public"), text(&t.name), text("table"), text("tusk")])
+                    .map(|t| {
+                        let kind = if t.is_view() { "view" } else { "table" };
+                        vec![text("public"), text(&t.name), text(kind), text("tusk")]
+                    })
                     .collect(),
             }),
             Some(name) => {

@@ -69,11 +69,13 @@ pub fn create(db: &Arc<Database>, name: &str, rows: impl IntoIterator<Item = (i3
                     name: "id".into(),
                     ty: SqlType::Int4,
                     not_null: true,
+                    default: None,
                 },
                 ColumnDef {
                     name: "balance".into(),
                     ty: SqlType::Int8,
                     not_null: true,
+                    default: None,
                 },
             ],
         )
