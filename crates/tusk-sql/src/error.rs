@@ -1,6 +1,6 @@
 //! The error a client sees: `ERROR:  message`, with PostgreSQL's SQLSTATE,
-//! optional DETAIL and HINT lines, and a position for errors that point into
-//! the statement text.
+//! optional DETAIL, HINT and CONTEXT lines, and a position for errors that
+//! point into the statement text.
 
 use std::fmt;
 pub use tusk_exec::error::sqlstate;
@@ -12,6 +12,9 @@ pub struct SqlError {
     pub message: String,
     pub detail: Option<String>,
     pub hint: Option<String>,
+    /// Where the error happened, as PostgreSQL's CONTEXT line says it
+    /// (`COPY t, line 3, column b: "x"`).
+    pub context: Option<String>,
     /// 1-based character position in the statement text.
     pub position: Option<usize>,
 }
@@ -28,6 +31,7 @@ impl SqlError {
             message: message.into(),
             detail: None,
             hint: None,
+            context: None,
             position: None,
         }
     }
@@ -39,6 +43,11 @@ impl SqlError {
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
         self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_context(mut self, context: impl Into<String>) -> SqlError {
+        self.context = Some(context.into());
         self
     }
 
@@ -63,6 +72,7 @@ impl From<tusk_exec::ExecError> for SqlError {
             message: e.message,
             detail: e.detail,
             hint: e.hint,
+            context: None,
             position: None,
         }
     }

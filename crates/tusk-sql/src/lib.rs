@@ -28,5 +28,6 @@ pub mod rewrite;
 pub mod session;
 pub mod types;
 
+pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
 pub use error::{sqlstate, SqlError};
 pub use session::{on_statement_stack, render_rows, ColumnHeader, QueryResult, Session};

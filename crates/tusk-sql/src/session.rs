@@ -185,7 +185,7 @@ impl Session {
         self.gucs.show(name).map_err(SqlError::new)
     }
 
-    fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+    pub(crate) fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
         match s {
             Parsed::Sql(stmt) => self.sql_statement(&stmt, sink),
             Parsed::Vacuum { verbose, table } => self.vacuum(verbose, table, sink),

@@ -66,8 +66,8 @@
 pub mod autovacuum;
 pub mod btree;
 pub mod bufmgr;
-pub mod bulk;
 pub mod buftable;
+pub mod bulk;
 pub mod catalog;
 pub mod clog;
 mod commit;

@@ -278,7 +278,8 @@ impl ColumnParser {
             }
             Kind::Int2 => {
                 let mut out = Vec::with_capacity(rows);
-                each!(out, 0, |v| scalar::parse_int2(as_str(v)).map_err(ExecError::from));
+                each!(out, 0, |v| scalar::parse_int2(as_str(v))
+                    .map_err(ExecError::from));
                 Data::Int2(out)
             }
             Kind::Bool => {
@@ -292,12 +293,14 @@ impl ColumnParser {
             }
             Kind::Float4 => {
                 let mut out = Vec::with_capacity(rows);
-                each!(out, 0.0, |v| float::parse_float4(as_str(v)).map_err(ExecError::from));
+                each!(out, 0.0, |v| float::parse_float4(as_str(v))
+                    .map_err(ExecError::from));
                 Data::Float4(out)
             }
             Kind::Float8 => {
                 let mut out = Vec::with_capacity(rows);
-                each!(out, 0.0, |v| float::parse_float8(as_str(v)).map_err(ExecError::from));
+                each!(out, 0.0, |v| float::parse_float8(as_str(v))
+                    .map_err(ExecError::from));
                 Data::Float8(out)
             }
             Kind::Numeric(tm) => {
@@ -307,8 +310,12 @@ impl ColumnParser {
             }
             Kind::Date => {
                 let mut out = Vec::with_capacity(rows);
-                each!(out, 0, |v| dtp::parse_date(as_str(v), env.settings, env.now)
-                    .map_err(ExecError::from));
+                each!(out, 0, |v| dtp::parse_date(
+                    as_str(v),
+                    env.settings,
+                    env.now
+                )
+                .map_err(ExecError::from));
                 Data::Int4(out)
             }
             Kind::Text | Kind::Varchar(_) | Kind::Char(_) => {
@@ -490,12 +497,21 @@ mod tests {
         assert_eq!(v, some(&["1"]));
         assert_eq!(
             f,
-            Some((1, "value \"2147483648\" is out of range for type integer".into()))
+            Some((
+                1,
+                "value \"2147483648\" is out of range for type integer".into()
+            ))
         );
         let (_, f) = parse(SqlType::Int8, "x\n");
-        assert_eq!(f, Some((0, "invalid input syntax for type bigint: \"x\"".into())));
+        assert_eq!(
+            f,
+            Some((0, "invalid input syntax for type bigint: \"x\"".into()))
+        );
         let (_, f) = parse(SqlType::Int4, "-\n");
-        assert_eq!(f, Some((0, "invalid input syntax for type integer: \"-\"".into())));
+        assert_eq!(
+            f,
+            Some((0, "invalid input syntax for type integer: \"-\"".into()))
+        );
     }
 
     #[test]
@@ -512,7 +528,10 @@ mod tests {
         let (v, _) = parse(SqlType::Numeric(None), "1.50\n-0\n12345678901234567890.5\n");
         assert_eq!(v, some(&["1.50", "0", "12345678901234567890.5"]));
         let (_, f) = parse(tm, "1.2.3\n");
-        assert_eq!(f, Some((0, "invalid input syntax for type numeric: \"1.2.3\"".into())));
+        assert_eq!(
+            f,
+            Some((0, "invalid input syntax for type numeric: \"1.2.3\"".into()))
+        );
     }
 
     #[test]
@@ -542,7 +561,10 @@ mod tests {
         assert_eq!(v, some(&["2020-01-31", "1999-01-02"]));
         assert_eq!(
             f,
-            Some((2, "date/time field value out of range: \"2020-02-30\"".into()))
+            Some((
+                2,
+                "date/time field value out of range: \"2020-02-30\"".into()
+            ))
         );
         let (v, _) = parse(SqlType::Timestamp, "2020-01-31 10:00\n");
         assert_eq!(v, some(&["2020-01-31 10:00:00"]));

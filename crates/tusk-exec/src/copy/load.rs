@@ -24,16 +24,29 @@
 //! [`TupleBuilder`]: tusk_storage::tuple::TupleBuilder
 
 use super::columns::{ColumnFailure, ColumnParser, Failed};
-use super::reader::{CopyReader, RawBatch};
+use super::reader::{CopyReader, Field, RawBatch};
 use super::{column_context, row_context, CopyError};
 use crate::cast::CastEnv;
+use crate::dml::{check_violation, not_null_violation};
 use crate::error::{sqlstate, ExecError};
-use crate::vector::{Data, Vector};
+use crate::expr::Expr;
+use crate::vector::{Batch, Data, Vector};
 use tusk_storage::btree::Btree;
 use tusk_storage::bulk::BulkInserter;
 use tusk_storage::heap::Tid;
 use tusk_storage::tuple::{HAS_NULLS, TUPLE_HEADER_SIZE};
 use tusk_storage::{DataType, Database, TableDef, Xid};
+use tusk_types::Settings;
+
+/// What a load applies besides the column types: the defaults of the
+/// columns the input lacks and the table's CHECK constraints.
+#[derive(Debug, Clone, Default)]
+pub struct TableRules {
+    /// Per table column: its DEFAULT (`None`: NULL).
+    pub defaults: Vec<Option<Expr>>,
+    /// CHECK constraints over the table's columns, in evaluation order.
+    pub checks: Vec<(String, Expr)>,
+}
 
 /// Loads batches into one table (see the module doc).
 pub struct Loader<'a> {
@@ -43,11 +56,13 @@ pub struct Loader<'a> {
     /// Per table column: its parser.
     parsers: Vec<ColumnParser>,
     types: Vec<DataType>,
+    rules: TableRules,
     xid: Xid,
     cid: u32,
     bulk: BulkInserter<'a>,
     indexes: Vec<(Btree<'a>, usize)>,
-    env: CastEnv<'static>,
+    settings: Settings,
+    now: i64,
     tuples: Vec<u8>,
     offsets: Vec<usize>,
     keys: Vec<(i64, Tid)>,
@@ -55,15 +70,25 @@ pub struct Loader<'a> {
     pub rows: u64,
 }
 
+/// The first thing wrong in a batch, in PostgreSQL's row-at-a-time order.
+enum Fault {
+    /// Input column `col` of row `row` did not convert.
+    Conversion(usize, usize, ColumnFailure),
+    /// A constraint (already worded) failed at `row`.
+    Constraint(usize, ExecError),
+}
+
 impl<'a> Loader<'a> {
     /// A loader into `table` for transaction `xid`, command `cid`;
-    /// `targets[i]` is the table column input column `i` fills.
+    /// `targets[i]` is the table column input column `i` fills. Values are
+    /// read with `settings` (`DateStyle`) and `now` (what `'now'` means).
     pub fn new(
         db: &'a Database,
         table: TableDef,
         targets: Vec<usize>,
-        xid: Xid,
-        cid: u32,
+        rules: TableRules,
+        (xid, cid): (Xid, u32),
+        (settings, now): (Settings, i64),
     ) -> Loader<'a> {
         let indexes = db
             .catalog()
@@ -71,15 +96,21 @@ impl<'a> Loader<'a> {
             .map(|i| (Btree::new(&db.pool, i.oid), i.column))
             .collect();
         Loader {
-            parsers: table.columns.iter().map(|c| ColumnParser::new(c.ty)).collect(),
+            parsers: table
+                .columns
+                .iter()
+                .map(|c| ColumnParser::new(c.ty))
+                .collect(),
             types: table.column_types(),
             bulk: BulkInserter::new(&db.pool, table.oid, xid),
             table,
             targets,
+            rules,
             xid,
             cid,
             indexes,
-            env: CastEnv::default(),
+            settings,
+            now,
             tuples: Vec::new(),
             offsets: Vec::new(),
             keys: Vec::new(),
@@ -100,13 +131,17 @@ impl<'a> Loader<'a> {
         if n == 0 {
             return Ok(());
         }
+        let env = CastEnv {
+            settings: &self.settings,
+            now: self.now,
+        };
         let ncols = self.table.columns.len();
         let mut vectors: Vec<Option<Vector>> = vec![None; ncols];
         // The earliest conversion failure: (row, input column, failure).
         let mut first: Option<(usize, usize, ColumnFailure)> = None;
         for (i, &c) in self.targets.iter().enumerate() {
             let rows = first.as_ref().map_or(n, |f| f.0);
-            let (v, failed) = self.parsers[c].parse(batch, i, rows, &self.env);
+            let (v, failed) = self.parsers[c].parse(batch, i, rows, &env);
             if let Some(Failed { row, failure }) = failed {
                 if first.as_ref().is_none_or(|f| row < f.0) {
                     first = Some((row, i, failure));
@@ -114,82 +149,108 @@ impl<'a> Loader<'a> {
             }
             vectors[c] = Some(v);
         }
-        let checked = first.as_ref().map_or(n, |f| f.0);
-        let vectors: Vec<Vector> = vectors
-            .into_iter()
-            .zip(&self.types)
-            .map(|(v, &ty)| v.unwrap_or_else(|| Vector::nulls(ty, n)))
-            .collect();
-        // NOT NULL, within the rows every column converted.
-        let mut violation: Option<(usize, usize)> = None;
-        for (c, def) in self.table.columns.iter().enumerate() {
-            if !def.not_null {
-                continue;
-            }
-            if let Some(row) = (0..checked).find(|&r| vectors[c].is_null(r)) {
-                if violation.is_none_or(|(r, _)| row < r) {
-                    violation = Some((row, c));
-                }
-            }
+        // The rows every input column converted.
+        let good = first.as_ref().map_or(n, |f| f.0);
+        let rows = self.complete(vectors, good)?;
+        let fault = match self.constraint_fault(&rows)? {
+            Some((row, e)) => Some(Fault::Constraint(row, e)),
+            None => first.map(|(row, i, f)| Fault::Conversion(row, i, f)),
+        };
+        if let Some(fault) = fault {
+            return Err(self.fault_error(reader, batch, fault));
         }
-        if let Some((row, c)) = violation {
-            return Err(self.not_null_error(reader, batch, &vectors, row, c));
-        }
-        if let Some((row, i, failure)) = first {
-            let line = batch.line(row);
-            let name = &self.table.columns[self.targets[i]].name;
-            let table = &self.table.name;
-            return Err(match failure {
-                ColumnFailure::Value(e) => {
-                    let value = match batch.field(row, i) {
-                        super::reader::Field::Value(v) => Some(v),
-                        _ => None,
-                    };
-                    CopyError::new(e, Some(column_context(table, line, name, value)))
-                }
-                ColumnFailure::Missing => CopyError::new(
-                    ExecError::coded(
-                        sqlstate::BAD_COPY_FILE_FORMAT,
-                        format!("missing data for column \"{name}\""),
-                    ),
-                    Some(row_context(table, line, reader.raw_row(batch, row))),
-                ),
-            });
-        }
-        self.store(&vectors, n)
+        self.store(&rows.columns, n)
             .map_err(|e| CopyError::new(e, None))?;
         self.rows += n as u64;
         Ok(())
     }
 
-    /// `null value in column ... violates not-null constraint` with
-    /// PostgreSQL's DETAIL (the row's values) and the row's context.
-    fn not_null_error(
-        &self,
-        reader: &CopyReader,
-        batch: &RawBatch,
-        vectors: &[Vector],
-        row: usize,
-        col: usize,
-    ) -> CopyError {
-        let values: Vec<String> = vectors
-            .iter()
-            .zip(&self.types)
-            .map(|(v, &ty)| match v.value_as(row, ty).to_text() {
-                None => "null".to_string(),
-                Some(s) => clip(&s, 64),
-            })
-            .collect();
-        let e = ExecError::coded(
-            sqlstate::NOT_NULL_VIOLATION,
-            format!(
-                "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                self.table.columns[col].name, self.table.name
+    /// The batch's first `good` rows with every table column: converted
+    /// input columns, defaults (or NULLs) for the rest.
+    fn complete(&self, vectors: Vec<Option<Vector>>, good: usize) -> Result<Batch, CopyError> {
+        let none = Batch::new(Vec::new(), good);
+        let mut columns = Vec::with_capacity(vectors.len());
+        for (c, v) in vectors.into_iter().enumerate() {
+            let v = match v {
+                Some(v) if v.len() == good => v,
+                Some(v) => v.gather(&(0..good as u32).collect::<Vec<_>>()),
+                None => match self.rules.defaults.get(c).and_then(Option::as_ref) {
+                    Some(e) => e.eval(&none)?,
+                    None => Vector::nulls(self.types[c], good),
+                },
+            };
+            columns.push(v);
+        }
+        Ok(Batch::new(columns, good))
+    }
+
+    /// The earliest row of `b` that breaks NOT NULL or a CHECK constraint
+    /// (NOT NULL first within a row, as PostgreSQL's `ExecConstraints`).
+    fn constraint_fault(&self, b: &Batch) -> Result<Option<(usize, ExecError)>, CopyError> {
+        let mut null: Option<(usize, usize)> = None;
+        for (c, def) in self.table.columns.iter().enumerate() {
+            if !def.not_null || b.columns[c].nulls.is_none() {
+                continue;
+            }
+            let end = null.map_or(b.len, |(r, _)| r);
+            if let Some(row) = (0..end).find(|&r| b.columns[c].is_null(r)) {
+                null = Some((row, c));
+            }
+        }
+        let end = null.map_or(b.len, |(r, _)| r + 1);
+        let check = if self.rules.checks.is_empty() {
+            None
+        } else {
+            let head = if end < b.len {
+                b.gather(&(0..end as u32).collect::<Vec<_>>())
+            } else {
+                b.clone()
+            };
+            check_violation(&self.table, &self.rules.checks, &head)?
+        };
+        Ok(match (null, check) {
+            (Some((nr, _)), Some((cr, e))) if cr < nr => Some((cr, e)),
+            (Some((row, c)), _) => Some((
+                row,
+                not_null_violation(&self.table, &self.table.columns[c].name, b, row),
+            )),
+            (None, check) => check,
+        })
+    }
+
+    /// The error for `fault`, with its context line.
+    fn fault_error(&self, reader: &CopyReader, batch: &RawBatch, fault: Fault) -> CopyError {
+        let table = &self.table.name;
+        match fault {
+            Fault::Constraint(row, e) => CopyError::new(
+                e,
+                Some(row_context(
+                    table,
+                    batch.line(row),
+                    reader.raw_row(batch, row),
+                )),
             ),
-        )
-        .with_detail(format!("Failing row contains ({}).", values.join(", ")));
-        let context = row_context(&self.table.name, batch.line(row), reader.raw_row(batch, row));
-        CopyError::new(e, Some(context))
+            Fault::Conversion(row, i, failure) => {
+                let line = batch.line(row);
+                let name = &self.table.columns[self.targets[i]].name;
+                match failure {
+                    ColumnFailure::Value(e) => {
+                        let value = match batch.field(row, i) {
+                            Field::Value(v) => Some(v),
+                            _ => None,
+                        };
+                        CopyError::new(e, Some(column_context(table, line, name, value)))
+                    }
+                    ColumnFailure::Missing => CopyError::new(
+                        ExecError::coded(
+                            sqlstate::BAD_COPY_FILE_FORMAT,
+                            format!("missing data for column \"{name}\""),
+                        ),
+                        Some(row_context(table, line, reader.raw_row(batch, row))),
+                    ),
+                }
+            }
+        }
     }
 
     /// Lays out and stores `n` checked rows.
@@ -239,18 +300,6 @@ impl<'a> Loader<'a> {
         self.bulk.finish()?;
         Ok(self.rows)
     }
-}
-
-/// `s` cut to at most `max` bytes (at a character boundary) with `...`.
-fn clip(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut cut = max;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}...", &s[..cut])
 }
 
 /// Lays out rows `0..n` of `vectors` (one per table column, of `types`) as
@@ -412,12 +461,12 @@ mod tests {
                 ]),
                 None,
             ),
-            Vector::new(Data::Bool(vec![true, false, true]), Some(vec![false, false, true])),
-            Vector::new(Data::Int8(vec![-5, 6, 7]), None),
             Vector::new(
-                Data::Interval(vec![Interval::new(1, 2, 3); 3]),
-                None,
+                Data::Bool(vec![true, false, true]),
+                Some(vec![false, false, true]),
             ),
+            Vector::new(Data::Int8(vec![-5, 6, 7]), None),
+            Vector::new(Data::Interval(vec![Interval::new(1, 2, 3); 3]), None),
         ];
         let types = [
             DataType::Int4,
@@ -450,7 +499,11 @@ mod tests {
                     _ => unreachable!(),
                 }
             }
-            assert_eq!(&out[offsets[r]..offsets[r + 1]], tb.finish_cid(42, 7), "row {r}");
+            assert_eq!(
+                &out[offsets[r]..offsets[r + 1]],
+                tb.finish_cid(42, 7),
+                "row {r}"
+            );
         }
     }
 }

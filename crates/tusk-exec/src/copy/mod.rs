@@ -194,11 +194,17 @@ mod tests {
     fn printout_is_cut_at_100_bytes_on_a_character_boundary() {
         assert_eq!(limit_printout(b"abc"), "abc");
         let long = "y".repeat(150);
-        assert_eq!(limit_printout(long.as_bytes()), format!("{}...", "y".repeat(100)));
+        assert_eq!(
+            limit_printout(long.as_bytes()),
+            format!("{}...", "y".repeat(100))
+        );
         let wide = format!("{}é", "x".repeat(98));
         assert_eq!(limit_printout(wide.as_bytes()), wide);
         let wide = format!("{}é", "x".repeat(99));
-        assert_eq!(limit_printout(wide.as_bytes()), format!("{}...", "x".repeat(99)));
+        assert_eq!(
+            limit_printout(wide.as_bytes()),
+            format!("{}...", "x".repeat(99))
+        );
     }
 
     #[test]

@@ -420,10 +420,7 @@ impl CopyReader {
         let err = crate::text::invalid_utf8(&self.buf, bad);
         let line = out.lines[row];
         out.truncate(row);
-        self.pending = Some(CopyError::new(
-            err,
-            Some(line_context(&self.o.table, line)),
-        ));
+        self.pending = Some(CopyError::new(err, Some(line_context(&self.o.table, line))));
         self.done = true;
     }
 
@@ -612,7 +609,8 @@ fn push_text_field(
     if made_bytes {
         check_utf8(&out.bytes[off..])?;
     }
-    out.fields.push((off as u32, (out.bytes.len() - off) as u32));
+    out.fields
+        .push((off as u32, (out.bytes.len() - off) as u32));
     Ok(())
 }
 
@@ -792,11 +790,7 @@ fn scan_csv(
     let null = &opts.null[..];
     let mut p = start;
     if p >= n {
-        return if st.eof {
-            Scan::End(p)
-        } else {
-            Scan::NeedMore
-        };
+        return if st.eof { Scan::End(p) } else { Scan::NeedMore };
     }
     if buf[p] == b'\\' {
         if p + 1 >= n && !st.eof {

@@ -15,11 +15,14 @@
 //!
 //! Values are written with their type's output function: integers and
 //! strings straight into the output buffer, everything else through
-//! [`Value::to_text`](crate::value::Value::to_text).
+//! [`cast::output`](crate::cast::output) in the session's styles
+//! (`DateStyle`, `IntervalStyle`, `extra_float_digits`).
 
 use super::{CopyOptions, Format};
+use crate::cast;
 use crate::vector::{Batch, Data};
 use tusk_storage::DataType;
+use tusk_types::Settings;
 
 /// What a [`CopyWriter`] needs besides the format options.
 #[derive(Debug, Clone)]
@@ -30,6 +33,8 @@ pub struct WriterOptions {
     pub types: Vec<DataType>,
     /// Per column: `FORCE_QUOTE` (CSV).
     pub force_quote: Vec<bool>,
+    /// The styles values are written in.
+    pub settings: Settings,
 }
 
 /// Writes rows in a COPY format (see the module doc).
@@ -99,10 +104,8 @@ impl CopyWriter {
                     Data::Bool(d) => self.plain(out, if d[r] { b"t" } else { b"f" }, force),
                     Data::Text(s) => self.value(out, s.get(r), force),
                     _ => {
-                        let text = col
-                            .value_as(r, self.o.types[c])
-                            .to_text()
-                            .unwrap_or_default();
+                        let value = col.value_as(r, self.o.types[c]);
+                        let text = cast::output(&value, &self.o.settings).unwrap_or_default();
                         let mut scratch = std::mem::take(&mut self.scratch);
                         scratch.clear();
                         scratch.extend_from_slice(text.as_bytes());
@@ -214,6 +217,7 @@ mod tests {
             columns: (0..n).map(|i| format!("c{i}")).collect(),
             types,
             force_quote: vec![false; n],
+            settings: Settings::default(),
         })
     }
 
@@ -241,10 +245,7 @@ mod tests {
 
     fn write(w: &mut CopyWriter, ints: Vec<i32>, values: &[Option<&str>]) -> String {
         let n = values.len();
-        let b = Batch::new(
-            vec![Vector::new(Data::Int4(ints), None), texts(values)],
-            n,
-        );
+        let b = Batch::new(vec![Vector::new(Data::Int4(ints), None), texts(values)], n);
         let mut out = Vec::new();
         w.batch(&b, &mut out);
         String::from_utf8(out).unwrap()
@@ -265,8 +266,12 @@ mod tests {
             columns: vec!["a".into(), "b|c".into()],
             types: vec![DataType::Int4, DataType::Text],
             force_quote: vec![false; 2],
+            settings: Settings::default(),
         });
-        assert_eq!(write(&mut w, vec![-5, 6], &[Some("x|y"), None]), "-5|x\\|y\n6|NULL\n");
+        assert_eq!(
+            write(&mut w, vec![-5, 6], &[Some("x|y"), None]),
+            "-5|x\\|y\n6|NULL\n"
+        );
         let mut h = Vec::new();
         w.header(&mut h);
         assert_eq!(h, b"a|b\\|c\n");
@@ -287,6 +292,7 @@ mod tests {
             columns: vec!["a".into(), "b".into()],
             types: vec![DataType::Int4, DataType::Text],
             force_quote: vec![true, true],
+            settings: Settings::default(),
         });
         assert_eq!(
             write(&mut w, vec![1, 2, 3], &[Some("it's"), None, Some("a\\b")]),

@@ -2,6 +2,7 @@
 //! (`ddl`), data changes (`dml`), settings and maintenance (`utility`).
 //! This module only dispatches.
 
+pub(crate) mod copy;
 mod ddl;
 mod dml;
 mod query;
@@ -37,6 +38,7 @@ impl Session {
                 ..
             } => self.drop(*object_type, *if_exists, names, sink)?,
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
+            A::Statement::Copy { .. } => self.copy(s, &mut copy::NoCopyClient)?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,
             A::Statement::Set(set) => self.set(set)?,

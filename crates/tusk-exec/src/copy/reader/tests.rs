@@ -17,7 +17,10 @@ fn opts(format: Format, ncols: usize) -> ReaderOptions {
 }
 
 /// Rows as strings (`NULL` / `MISSING` for the markers), and the error.
-fn read_with(o: ReaderOptions, chunks: &[&[u8]]) -> (Vec<Vec<String>>, Vec<u64>, Option<CopyError>) {
+fn read_with(
+    o: ReaderOptions,
+    chunks: &[&[u8]],
+) -> (Vec<Vec<String>>, Vec<u64>, Option<CopyError>) {
     let mut r = CopyReader::new(o);
     let mut rows = Vec::new();
     let mut lines = Vec::new();
@@ -104,7 +107,11 @@ fn text_end_marker() {
     assert_eq!(rows, vec![row(&["1", "x"])]);
     assert_eq!(
         err(e),
-        ("end-of-copy marker corrupt".into(), None, Some("COPY u, line 2".into()))
+        (
+            "end-of-copy marker corrupt".into(),
+            None,
+            Some("COPY u, line 2".into())
+        )
     );
     let (_, e) = read(Format::Text, 2, b"1\tx\n\\.x\n");
     assert_eq!(err(e).0, "end-of-copy marker corrupt");
@@ -176,7 +183,10 @@ fn field_counts() {
     assert!(e.is_none());
     assert_eq!(
         rows,
-        vec![row(&["1", "x", "MISSING"]), row(&["", "MISSING", "MISSING"])]
+        vec![
+            row(&["1", "x", "MISSING"]),
+            row(&["", "MISSING", "MISSING"])
+        ]
     );
 }
 
@@ -192,7 +202,9 @@ fn csv_quotes() {
         (
             "unterminated CSV quoted field".into(),
             None,
-            Some("COPY u, line 8: \"2,\"a\\\"b\"\n3,a\"b\"c\n4,\"\"\n5,\n6, \n7,\"\\\\\"\n\"".into())
+            Some(
+                "COPY u, line 8: \"2,\"a\\\"b\"\n3,a\"b\"c\n4,\"\"\n5,\n6, \n7,\"\\\\\"\n\"".into()
+            )
         )
     );
     let mut o = opts(Format::Csv, 2);
@@ -223,10 +235,7 @@ fn csv_lines_count_embedded_newlines_once_the_line_end_is_known() {
     assert_eq!(rows[1], row(&["2", "p\nq\nr"]));
     assert_eq!(lines, vec![1, 4, 5]);
     let (_, e) = read(Format::Csv, 2, b"a,\"unterminated\n");
-    assert_eq!(
-        err(e).2.unwrap(),
-        "COPY u, line 1: \"a,\"unterminated\n\""
-    );
+    assert_eq!(err(e).2.unwrap(), "COPY u, line 1: \"a,\"unterminated\n\"");
 }
 
 #[test]
@@ -274,10 +283,16 @@ fn bad_encoding() {
         )
     );
     let (_, e) = read(Format::Csv, 2, b"1,a\0b\n");
-    assert_eq!(err(e).0, "invalid byte sequence for encoding \"UTF8\": 0x00");
+    assert_eq!(
+        err(e).0,
+        "invalid byte sequence for encoding \"UTF8\": 0x00"
+    );
     // A bad byte beats the record's other faults.
     let (_, e) = read(Format::Text, 1, b"1\t\xff\n");
-    assert_eq!(err(e).0, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(
+        err(e).0,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
 }
 
 #[test]
