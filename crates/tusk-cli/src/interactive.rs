@@ -49,7 +49,7 @@ fn special_word(line: &str) -> Option<&'static str> {
 }
 
 /// Runs the interactive loop until `\q`, Ctrl-D or a closed output.
-pub fn run<E: Engine, O: Write, W: Write>(shell: &mut Shell<E, O, W>) -> Flow {
+pub fn run<E: Engine, O: Write + Send, W: Write + Send>(shell: &mut Shell<E, O, W>) -> Flow {
     shell.interactive = true;
     let mut editor = match DefaultEditor::new() {
         Ok(e) => e,
@@ -59,7 +59,7 @@ pub fn run<E: Engine, O: Write, W: Write>(shell: &mut Shell<E, O, W>) -> Flow {
                 std::io::stderr(),
                 "tusk: warning: line editing unavailable: {e}"
             );
-            return shell.run_script(std::io::stdin().lock(), None);
+            return shell.run_script(std::io::BufReader::new(std::io::stdin()), None);
         }
     };
     let history = history_path();

@@ -24,11 +24,14 @@
 //! `tusk ... | head`) is remembered, silences all further output, and ends
 //! the run with [`Flow::OutputClosed`] so that the caller can exit quietly.
 
-use std::io::{self, BufRead, Write};
+use std::fs::File;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::sync::Mutex;
 use std::time::Instant;
 
-use tusk_sql::{QueryResult, Session, SqlError};
+use tusk_sql::{CopyClient, CopyStream, QueryResult, Session, SqlError};
 
+use crate::copy::{parse_slash_copy, CopyInput, Progress, COPY_PROMPT_INTRO};
 use crate::format::{print_table, PrintOptions, Table};
 use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
 use crate::scan::{is_blank, parse_meta, Item, MetaCommand, Scanner};
@@ -40,11 +43,32 @@ pub trait Engine {
     fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError>;
     /// `\d` (no table) and `\d table`.
     fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError>;
+    /// Like [`Engine::execute`], with `client` as the other end of COPY
+    /// FROM STDIN and COPY TO STDOUT, and results handed to `sink` as each
+    /// statement ends.
+    fn execute_copy(
+        &mut self,
+        sql: &str,
+        sink: &mut (dyn FnMut(QueryResult) + Send),
+        client: &mut dyn CopyClient,
+    ) -> Result<(), SqlError> {
+        let _ = client;
+        self.execute(sql, sink)
+    }
 }
 
 impl Engine for Session {
     fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError> {
         Session::execute(self, sql, sink)
+    }
+
+    fn execute_copy(
+        &mut self,
+        sql: &str,
+        sink: &mut (dyn FnMut(QueryResult) + Send),
+        client: &mut dyn CopyClient,
+    ) -> Result<(), SqlError> {
+        Session::execute_copy(self, sql, sink, client)
     }
 
     fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError> {
@@ -90,6 +114,7 @@ Informational
   \\d NAME                describe table NAME
 
 Input/Output
+  \\copy ...              perform SQL COPY with data stream to the client host
   \\echo [-n] [STRING]    write string to standard output (-n for no newline)
 
 Formatting
@@ -111,9 +136,102 @@ pub struct Shell<E, O, W> {
     line: usize,
     /// Whether input comes from a person at a terminal (adds hints).
     pub interactive: bool,
+    /// Where `COPY ... FROM STDIN` reads outside a script (`-c`, the
+    /// interactive shell): standard input.
+    pub stdin: Box<dyn BufRead + Send>,
+    /// Show the progress of loads on `err` (standard error is a terminal).
+    pub progress: bool,
 }
 
-impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
+/// Where the data of a COPY FROM STDIN comes from.
+enum DataIn<'a> {
+    /// The shell's standard input ([`Shell::stdin`]).
+    Stdin,
+    /// The command source: the lines after the statement.
+    Source(&'a mut (dyn BufRead + Send)),
+    /// A local file (`\copy ... from 'file'`).
+    File(io::BufReader<File>),
+}
+
+/// Where the data of a COPY TO STDOUT goes.
+enum DataOut {
+    /// With the query results.
+    Output,
+    /// The process's standard output (`\copy ... to pstdout`).
+    Stdout,
+    /// A local file (`\copy ... to 'file'`).
+    File(File),
+}
+
+/// The shell's output and its first write error, shared by the result
+/// sink and the COPY client while a statement runs.
+struct SharedOut<'a, O> {
+    out: &'a mut O,
+    error: &'a mut Option<io::Error>,
+}
+
+impl<O: Write> SharedOut<'_, O> {
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(data) {
+                *self.error = Some(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The shell's side of a COPY (see `crate::copy`).
+struct ShellCopy<'a, O, W> {
+    input: CopyInput<'a>,
+    /// COPY FROM STDIN started: its data must be read to the end.
+    reading: bool,
+    /// psql's words before interactive data.
+    intro: bool,
+    output: DataOut,
+    shared: &'a Mutex<SharedOut<'a, O>>,
+    progress: Option<(Progress, &'a mut W)>,
+}
+
+impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
+    fn copy_in(&mut self, _: &CopyStream) -> Result<(), SqlError> {
+        self.reading = true;
+        if self.intro {
+            let mut out = io::stdout();
+            let _ = writeln!(out, "{COPY_PROMPT_INTRO}");
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.input.read(buf)
+    }
+
+    fn copy_out(&mut self, _: &CopyStream) -> Result<(), SqlError> {
+        Ok(())
+    }
+
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        match &mut self.output {
+            DataOut::Output => self
+                .shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(data),
+            DataOut::Stdout => io::stdout().write_all(data),
+            DataOut::File(f) => f.write_all(data),
+        }
+    }
+
+    fn progress(&mut self, rows: u64, bytes: u64) {
+        if let Some((p, err)) = &mut self.progress {
+            p.update(*err, rows, bytes);
+        }
+    }
+}
+
+impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
     pub fn new(engine: E, out: O, err: W, settings: Settings) -> Self {
         Shell {
             engine,
@@ -125,6 +243,8 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
             script: None,
             line: 0,
             interactive: false,
+            stdin: Box::new(io::BufReader::new(io::stdin())),
+            progress: false,
         }
     }
 
@@ -187,12 +307,22 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         self.write_err(&text);
     }
 
-    /// `ERROR:  message` and, with a position, the `LINE n:` excerpt of
-    /// `query` with a caret.
+    /// `ERROR:  message`, with a position the `LINE n:` excerpt of `query`
+    /// with a caret, then the DETAIL, HINT and CONTEXT lines, as psql
+    /// prints them.
     fn report_sql_error(&mut self, error: &SqlError, query: &str) {
         let mut text = format!("{}ERROR:  {}\n", self.locus(), error.message);
         if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
             text.push_str(&lines);
+        }
+        for (label, value) in [
+            ("DETAIL", &error.detail),
+            ("HINT", &error.hint),
+            ("CONTEXT", &error.context),
+        ] {
+            if let Some(v) = value {
+                text.push_str(&format!("{label}:  {v}\n"));
+            }
         }
         self.write_err(&text);
     }
@@ -214,24 +344,82 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     }
 
     /// Sends `sql` to the engine and prints every result, the error that
-    /// stopped it, and the time it took if `\timing` is on.
+    /// stopped it, and the time it took if `\timing` is on. COPY FROM STDIN
+    /// reads standard input.
     pub fn run_sql(&mut self, sql: &str) -> Flow {
+        self.run_sql_data(sql, DataIn::Stdin, DataOut::Output)
+    }
+
+    /// [`Shell::run_sql`] with COPY data from `source` when given.
+    fn run_sql_from(&mut self, sql: &str, source: Option<&mut (dyn BufRead + Send)>) -> Flow {
+        let input = match source {
+            Some(s) => DataIn::Source(s),
+            None => DataIn::Stdin,
+        };
+        self.run_sql_data(sql, input, DataOut::Output)
+    }
+
+    fn run_sql_data(&mut self, sql: &str, input: DataIn<'_>, output: DataOut) -> Flow {
         let start = Instant::now();
+        let prompt =
+            self.interactive && matches!(input, DataIn::Stdin) && io::stdin().is_terminal();
+        let quiet = self.settings.quiet;
         let Shell {
             engine,
             out,
+            err,
             settings,
             out_error,
+            stdin,
+            progress,
             ..
         } = self;
-        let result = engine.execute(sql, &mut |r| {
-            if out_error.is_none() {
-                if let Err(e) = print_result(out, &r, settings, true) {
-                    *out_error = Some(e);
-                }
+        let mut file;
+        let source: &mut (dyn BufRead + Send) = match input {
+            DataIn::Stdin => &mut **stdin,
+            DataIn::Source(s) => s,
+            DataIn::File(f) => {
+                file = f;
+                &mut file
             }
+        };
+        let shared = Mutex::new(SharedOut {
+            out,
+            error: out_error,
         });
+        let mut client = ShellCopy {
+            input: CopyInput::new(source, prompt),
+            reading: false,
+            intro: prompt && !quiet,
+            output,
+            shared: &shared,
+            progress: progress.then(|| (Progress::new(), err)),
+        };
+        let settings = &*settings;
+        let result = engine.execute_copy(
+            sql,
+            &mut |r| {
+                let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if o.error.is_none() {
+                    if let Err(e) = print_result(&mut *o.out, &r, settings, true) {
+                        *o.error = Some(e);
+                    }
+                }
+            },
+            &mut client,
+        );
+        // A COPY that stopped early leaves the rest of its data unread.
+        if client.reading {
+            client.input.skip_rest();
+        }
+        if let Some((p, err)) = &mut client.progress {
+            p.clear(*err);
+        }
+        let lines = client.input.lines;
+        let input_error = client.input.error.take();
+        drop(client);
         let elapsed = start.elapsed();
+        self.line += lines;
         self.last_query = Some(sql.to_string());
         let flow = match result {
             Ok(()) => Flow::Continue,
@@ -240,6 +428,9 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                 Flow::Error
             }
         };
+        if let Some(e) = input_error {
+            self.log_error(&format!("could not read COPY data: {}", os_message(&e)));
+        }
         if self.settings.timing {
             let line = timing_line(elapsed.as_secs_f64() * 1000.0);
             self.write_out(line.as_bytes());
@@ -264,9 +455,20 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
 
     /// Runs a statement or backslash command that `scanner` produced.
     pub fn run_item(&mut self, item: &Item, scanner: &mut Scanner) -> Flow {
+        self.run_item_from(item, scanner, None)
+    }
+
+    /// [`Shell::run_item`] with COPY FROM STDIN data from `source` (the
+    /// script the item came from).
+    fn run_item_from(
+        &mut self,
+        item: &Item,
+        scanner: &mut Scanner,
+        source: Option<&mut (dyn BufRead + Send)>,
+    ) -> Flow {
         match item {
-            Item::Statement(sql) => self.run_sql(sql),
-            Item::Meta(cmd) => self.run_meta(cmd, scanner),
+            Item::Statement(sql) => self.run_sql_from(sql, source),
+            Item::Meta(cmd) => self.run_meta_from(cmd, scanner, source),
         }
     }
 
@@ -282,6 +484,15 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     /// Runs a backslash command. `scanner` holds the pending query buffer
     /// (for `\g` and `\r`).
     pub fn run_meta(&mut self, cmd: &MetaCommand, scanner: &mut Scanner) -> Flow {
+        self.run_meta_from(cmd, scanner, None)
+    }
+
+    fn run_meta_from(
+        &mut self,
+        cmd: &MetaCommand,
+        scanner: &mut Scanner,
+        source: Option<&mut (dyn BufRead + Send)>,
+    ) -> Flow {
         let flow = match cmd.name.as_str() {
             "q" | "quit" => {
                 self.warn_extra_args(cmd, 0);
@@ -324,10 +535,11 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                 self.warn_extra_args(cmd, 0);
                 let query = scanner.take_pending().or_else(|| self.last_query.clone());
                 match query {
-                    Some(q) => return self.run_sql(&q),
+                    Some(q) => return self.run_sql_from(&q, source),
                     None => Flow::Continue,
                 }
             }
+            "copy" => return self.slash_copy(&cmd.line, source),
             "r" | "reset" => {
                 self.warn_extra_args(cmd, 0);
                 scanner.reset();
@@ -357,6 +569,60 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         self.finish(flow)
     }
 
+    /// `\copy`: COPY with the data in a local file or the shell's streams.
+    fn slash_copy(&mut self, args: &str, source: Option<&mut (dyn BufRead + Send)>) -> Flow {
+        let c = match parse_slash_copy(args) {
+            Ok(c) => c,
+            Err(message) => {
+                self.log_error(&message);
+                return self.finish(Flow::Error);
+            }
+        };
+        let sql = c.sql();
+        let opened = match (&c.file, c.from) {
+            (Some(name), from) => {
+                let f = if from {
+                    File::open(name)
+                } else {
+                    File::create(name)
+                };
+                match f {
+                    Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
+                        Err(format!("{name}: cannot copy from/to a directory"))
+                    }
+                    Ok(f) => Ok(Some(f)),
+                    Err(e) => Err(format!("{name}: {}", os_message(&e))),
+                }
+            }
+            (None, _) => Ok(None),
+        };
+        let file = match opened {
+            Ok(f) => f,
+            Err(message) => {
+                self.log_error(&message);
+                return self.finish(Flow::Error);
+            }
+        };
+        let (input, output) = match (file, c.from) {
+            (Some(f), true) => (
+                DataIn::File(io::BufReader::with_capacity(1 << 20, f)),
+                DataOut::Output,
+            ),
+            (Some(f), false) => (DataIn::Stdin, DataOut::File(f)),
+            (None, true) if c.process_stdio => (DataIn::Stdin, DataOut::Output),
+            (None, true) => (
+                match source {
+                    Some(s) => DataIn::Source(s),
+                    None => DataIn::Stdin,
+                },
+                DataOut::Output,
+            ),
+            (None, false) if c.process_stdio => (DataIn::Stdin, DataOut::Stdout),
+            (None, false) => (DataIn::Stdin, DataOut::Output),
+        };
+        self.run_sql_data(&sql, input, output)
+    }
+
     fn describe(&mut self, name: Option<&str>) -> Flow {
         match self.engine.describe(name) {
             Ok(QueryResult::Rows { rows, .. }) if name.is_none() && rows.is_empty() => {
@@ -383,7 +649,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     /// Runs a script read from `input` line by line, stopping at the first
     /// error. `name` (a file name, or `<stdin>` for `-f -`) turns on the
     /// `tusk:NAME:LINE: ` message prefix; piped standard input has none.
-    pub fn run_script<R: BufRead>(&mut self, mut input: R, name: Option<&str>) -> Flow {
+    pub fn run_script<R: BufRead + Send>(&mut self, mut input: R, name: Option<&str>) -> Flow {
         let saved = (self.script.take(), self.line);
         self.script = name.map(str::to_string);
         self.line = 0;
@@ -410,7 +676,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
             }
             let line = String::from_utf8_lossy(&raw).into_owned();
             for item in scanner.feed_line(&line) {
-                let flow = self.run_item(&item, &mut scanner);
+                let flow = self.run_item_from(&item, &mut scanner, Some(&mut input));
                 if flow != Flow::Continue {
                     break 'lines flow;
                 }
@@ -418,7 +684,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         };
         let flow = match flow {
             Flow::Continue => match scanner.take_pending() {
-                Some(sql) => self.run_sql(&sql),
+                Some(sql) => self.run_sql_from(&sql, Some(&mut input)),
                 None => self.finish(Flow::Continue),
             },
             other => other,
