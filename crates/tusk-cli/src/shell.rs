@@ -364,6 +364,8 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         let prompt =
             self.interactive && matches!(input, DataIn::Stdin) && io::stdin().is_terminal();
         let quiet = self.settings.quiet;
+        // Data lines of a script are lines of the script.
+        let script_lines = matches!(input, DataIn::Source(_));
         let Shell {
             engine,
             out,
@@ -419,7 +421,9 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         let input_error = client.input.error.take();
         drop(client);
         let elapsed = start.elapsed();
-        self.line += lines;
+        if script_lines {
+            self.line += lines;
+        }
         self.last_query = Some(sql.to_string());
         let flow = match result {
             Ok(()) => Flow::Continue,
