@@ -1,16 +1,14 @@
-//! COPY FROM's sink: batches of fields into vectors, heap tuples, pages and
-//! index entries.
+//! COPY FROM's sink: converted batches into heap tuples, pages and index
+//! entries.
 //!
-//! [`Loader::load`] takes one [`RawBatch`]:
+//! [`Loader::load`] takes one [`Converted`] batch (see `copy::convert`):
 //!
-//! 1. **Convert.** Each input column's [`ColumnParser`] makes a vector
-//!    (columns not in the COPY's column list are NULL). A parser stops at
-//!    its first bad row; later columns then only convert the rows before
-//!    the earliest failure found so far.
-//! 2. **Check.** NOT NULL constraints, column by column. The error reported
-//!    is the one PostgreSQL meets first working row by row: the earliest
-//!    row; in a row, conversion errors (in input column order) before a NOT
-//!    NULL violation (the first such column in table order).
+//! 1. **Complete.** Columns the input does not hold get their DEFAULT (or
+//!    NULL); the batch is cut before the first row that did not convert.
+//! 2. **Check.** NOT NULL, then CHECK constraints. The error reported is
+//!    the one PostgreSQL meets first working row by row: the earliest row;
+//!    in a row, conversion errors before NOT NULL violations (the first
+//!    such column in table order) before CHECK violations.
 //! 3. **Lay out.** Tuples are built column by column into one buffer: a
 //!    first pass sizes every row (header, null bitmap, attributes), a second
 //!    writes the headers, then each column writes its values at every
@@ -23,10 +21,10 @@
 //!
 //! [`TupleBuilder`]: tusk_storage::tuple::TupleBuilder
 
-use super::columns::{ColumnFailure, ColumnParser, Failed};
-use super::reader::{CopyReader, Field, RawBatch};
+use super::columns::ColumnFailure;
+use super::convert::{ConversionFailure, Converted};
+use super::reader::{Field, RawBatch};
 use super::{column_context, row_context, CopyError};
-use crate::cast::CastEnv;
 use crate::dml::{check_violation, not_null_violation};
 use crate::error::{sqlstate, ExecError};
 use crate::expr::Expr;
@@ -36,7 +34,6 @@ use tusk_storage::bulk::BulkInserter;
 use tusk_storage::heap::Tid;
 use tusk_storage::tuple::{HAS_NULLS, TUPLE_HEADER_SIZE};
 use tusk_storage::{DataType, Database, TableDef, Xid};
-use tusk_types::Settings;
 
 /// What a load applies besides the column types: the defaults of the
 /// columns the input lacks and the table's CHECK constraints.
@@ -51,18 +48,12 @@ pub struct TableRules {
 /// Loads batches into one table (see the module doc).
 pub struct Loader<'a> {
     table: TableDef,
-    /// Per input column: the table column it fills.
-    targets: Vec<usize>,
-    /// Per table column: its parser.
-    parsers: Vec<ColumnParser>,
     types: Vec<DataType>,
     rules: TableRules,
     xid: Xid,
     cid: u32,
     bulk: BulkInserter<'a>,
     indexes: Vec<(Btree<'a>, usize)>,
-    settings: Settings,
-    now: i64,
     tuples: Vec<u8>,
     offsets: Vec<usize>,
     keys: Vec<(i64, Tid)>,
@@ -72,23 +63,18 @@ pub struct Loader<'a> {
 
 /// The first thing wrong in a batch, in PostgreSQL's row-at-a-time order.
 enum Fault {
-    /// Input column `col` of row `row` did not convert.
-    Conversion(usize, usize, ColumnFailure),
+    Conversion(ConversionFailure),
     /// A constraint (already worded) failed at `row`.
     Constraint(usize, ExecError),
 }
 
 impl<'a> Loader<'a> {
-    /// A loader into `table` for transaction `xid`, command `cid`;
-    /// `targets[i]` is the table column input column `i` fills. Values are
-    /// read with `settings` (`DateStyle`) and `now` (what `'now'` means).
+    /// A loader into `table` for transaction `xid`, command `cid`.
     pub fn new(
         db: &'a Database,
         table: TableDef,
-        targets: Vec<usize>,
         rules: TableRules,
         (xid, cid): (Xid, u32),
-        (settings, now): (Settings, i64),
     ) -> Loader<'a> {
         let indexes = db
             .catalog()
@@ -96,21 +82,13 @@ impl<'a> Loader<'a> {
             .map(|i| (Btree::new(&db.pool, i.oid), i.column))
             .collect();
         Loader {
-            parsers: table
-                .columns
-                .iter()
-                .map(|c| ColumnParser::new(c.ty))
-                .collect(),
             types: table.column_types(),
             bulk: BulkInserter::new(&db.pool, table.oid, xid),
             table,
-            targets,
             rules,
             xid,
             cid,
             indexes,
-            settings,
-            now,
             tuples: Vec::new(),
             offsets: Vec::new(),
             keys: Vec::new(),
@@ -124,40 +102,21 @@ impl<'a> Loader<'a> {
         self.bulk.logged()
     }
 
-    /// Converts, checks and stores one batch. `reader` gives the rows' text
-    /// for context lines.
-    pub fn load(&mut self, reader: &CopyReader, batch: &RawBatch) -> Result<(), CopyError> {
-        let n = batch.rows();
+    /// Checks and stores one converted batch (its vectors are used up).
+    pub fn load(&mut self, c: &mut Converted) -> Result<(), CopyError> {
+        let n = c.batch.rows();
         if n == 0 {
             return Ok(());
         }
-        let env = CastEnv {
-            settings: &self.settings,
-            now: self.now,
-        };
-        let ncols = self.table.columns.len();
-        let mut vectors: Vec<Option<Vector>> = vec![None; ncols];
-        // The earliest conversion failure: (row, input column, failure).
-        let mut first: Option<(usize, usize, ColumnFailure)> = None;
-        for (i, &c) in self.targets.iter().enumerate() {
-            let rows = first.as_ref().map_or(n, |f| f.0);
-            let (v, failed) = self.parsers[c].parse(batch, i, rows, &env);
-            if let Some(Failed { row, failure }) = failed {
-                if first.as_ref().is_none_or(|f| row < f.0) {
-                    first = Some((row, i, failure));
-                }
-            }
-            vectors[c] = Some(v);
-        }
         // The rows every input column converted.
-        let good = first.as_ref().map_or(n, |f| f.0);
-        let rows = self.complete(vectors, good)?;
+        let good = c.failure.as_ref().map_or(n, |f| f.row);
+        let rows = self.complete(std::mem::take(&mut c.vectors), good)?;
         let fault = match self.constraint_fault(&rows)? {
             Some((row, e)) => Some(Fault::Constraint(row, e)),
-            None => first.map(|(row, i, f)| Fault::Conversion(row, i, f)),
+            None => c.failure.take().map(Fault::Conversion),
         };
         if let Some(fault) = fault {
-            return Err(self.fault_error(reader, batch, fault));
+            return Err(self.fault_error(&c.batch, fault));
         }
         self.store(&rows.columns, n)
             .map_err(|e| CopyError::new(e, None))?;
@@ -219,20 +178,21 @@ impl<'a> Loader<'a> {
     }
 
     /// The error for `fault`, with its context line.
-    fn fault_error(&self, reader: &CopyReader, batch: &RawBatch, fault: Fault) -> CopyError {
+    fn fault_error(&self, batch: &RawBatch, fault: Fault) -> CopyError {
         let table = &self.table.name;
         match fault {
             Fault::Constraint(row, e) => CopyError::new(
                 e,
-                Some(row_context(
-                    table,
-                    batch.line(row),
-                    reader.raw_row(batch, row),
-                )),
+                Some(row_context(table, batch.line(row), batch.raw_row(row))),
             ),
-            Fault::Conversion(row, i, failure) => {
+            Fault::Conversion(ConversionFailure {
+                row,
+                input_column: i,
+                table_column,
+                failure,
+            }) => {
                 let line = batch.line(row);
-                let name = &self.table.columns[self.targets[i]].name;
+                let name = &self.table.columns[table_column].name;
                 match failure {
                     ColumnFailure::Value(e) => {
                         let value = match batch.field(row, i) {
@@ -246,7 +206,7 @@ impl<'a> Loader<'a> {
                             sqlstate::BAD_COPY_FILE_FORMAT,
                             format!("missing data for column \"{name}\""),
                         ),
-                        Some(row_context(table, line, reader.raw_row(batch, row))),
+                        Some(row_context(table, line, batch.raw_row(row))),
                     ),
                 }
             }

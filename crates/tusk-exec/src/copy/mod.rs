@@ -41,7 +41,9 @@
 //! output function (fast paths for integers, numerics, dates and strings).
 
 pub mod columns;
+pub mod convert;
 pub mod load;
+pub mod pipeline;
 pub mod reader;
 pub mod writer;
 

@@ -2,9 +2,12 @@
 //! and `CopyReadAttributesText` / `CopyReadAttributesCSV` in one pass.
 //!
 //! A [`CopyReader`] holds the input not consumed yet. [`CopyReader::read_batch`]
-//! scans it record by record into a [`RawBatch`]: each field's bytes
-//! (unescaped) are appended to one buffer and addressed by offset and
-//! length, with two markers for a NULL field and a field the row lacks.
+//! scans it record by record into a [`RawBatch`], which keeps a copy of the
+//! batch's input (one copy per batch, not per field) and addresses each
+//! field in it by offset and length; only a field that escapes or quotes
+//! change (text format's backslashes, CSV's doubled quotes) is unescaped
+//! into a side buffer. Two length markers stand for a NULL field and a
+//! field the row lacks.
 //! A record that the input does not hold whole yet is left for the next
 //! call (after [`CopyReader::push`] added more, or [`CopyReader::finish`]
 //! said there is no more).
@@ -72,19 +75,26 @@ pub enum Field<'a> {
     Missing,
 }
 
+/// Offsets with this bit address [`RawBatch`]'s side buffer of unescaped
+/// fields; the others its copy of the input.
+const SIDE: u32 = 1 << 31;
+
 /// The fields of a batch of rows, row by row.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct RawBatch {
     ncols: usize,
     rows: usize,
+    /// The batch's input, from its first record to the end of its last.
+    input: Vec<u8>,
+    /// Fields that unescaping changed.
     bytes: Vec<u8>,
-    /// `rows * ncols` entries: offset into `bytes` and length (or a marker).
+    /// `rows * ncols` entries: offset (into `input`, or `bytes` with
+    /// [`SIDE`]) and length (or a marker).
     fields: Vec<(u32, u32)>,
     /// Per row: the line number it ended on.
     lines: Vec<u64>,
-    /// Per row: its text in the reader's buffer (valid until the next
-    /// [`CopyReader::push`]).
-    raw: Vec<(usize, usize)>,
+    /// Per row: its text in `input`.
+    raw: Vec<(u32, u32)>,
 }
 
 impl RawBatch {
@@ -102,7 +112,11 @@ impl RawBatch {
         match len {
             NULL_FIELD => Field::Null,
             MISSING_FIELD => Field::Missing,
-            _ => Field::Value(&self.bytes[off as usize..off as usize + len as usize]),
+            _ if off & SIDE != 0 => {
+                let off = (off & !SIDE) as usize;
+                Field::Value(&self.bytes[off..off + len as usize])
+            }
+            _ => Field::Value(&self.input[off as usize..off as usize + len as usize]),
         }
     }
 
@@ -111,14 +125,21 @@ impl RawBatch {
         self.lines[row]
     }
 
+    /// The text of row `row` (for context lines).
+    pub fn raw_row(&self, row: usize) -> &[u8] {
+        let (s, e) = self.raw[row];
+        &self.input[s as usize..e as usize]
+    }
+
     /// Bytes of field data in the batch.
     pub fn data_len(&self) -> usize {
-        self.bytes.len()
+        self.input.len() + self.bytes.len()
     }
 
     fn clear(&mut self, ncols: usize) {
         self.ncols = ncols;
         self.rows = 0;
+        self.input.clear();
         self.bytes.clear();
         self.fields.clear();
         self.lines.clear();
@@ -130,13 +151,25 @@ impl RawBatch {
         self.fields.truncate(rows * self.ncols);
         self.lines.truncate(rows);
         self.raw.truncate(rows);
-        // `bytes` may keep unreferenced tails: harmless.
+        // `input` and `bytes` may keep unreferenced tails: harmless.
     }
 
-    fn push_value(&mut self, v: &[u8]) {
-        let off = self.bytes.len();
-        self.bytes.extend_from_slice(v);
-        self.fields.push((off as u32, v.len() as u32));
+    /// A field at `at..at + len` of the input (relative to the batch start).
+    #[inline]
+    fn push_input(&mut self, at: usize, len: usize) {
+        self.fields.push((at as u32, len as u32));
+    }
+
+    /// Starts a field in the side buffer; [`RawBatch::end_side`] ends it.
+    #[inline]
+    fn begin_side(&mut self) -> usize {
+        self.bytes.len()
+    }
+
+    #[inline]
+    fn end_side(&mut self, start: usize) {
+        self.fields
+            .push((start as u32 | SIDE, (self.bytes.len() - start) as u32));
     }
 }
 
@@ -204,7 +237,10 @@ fn eol_error(csv: bool, newline: bool) -> ExecError {
 pub struct CopyReader {
     o: ReaderOptions,
     ncols: usize,
+    /// Input bytes at `st.pos..end`; the rest of the vector is room for
+    /// reads (kept initialised, so that refills need no zeroing).
     buf: Vec<u8>,
+    end: usize,
     st: State,
     /// `\.` was seen or the input ended: no more rows.
     done: bool,
@@ -241,7 +277,8 @@ impl CopyReader {
             ncols: o.columns.len(),
             header: opts.header != Header::Absent,
             o,
-            buf: Vec::with_capacity(1 << 20),
+            buf: Vec::new(),
+            end: 0,
             st: State {
                 pos: 0,
                 eol: Eol::Unknown,
@@ -256,10 +293,12 @@ impl CopyReader {
         }
     }
 
-    /// Appends input. Invalidates the raw row texts of the last batch.
+    /// Appends input.
     pub fn push(&mut self, chunk: &[u8]) {
         self.compact();
-        self.buf.extend_from_slice(chunk);
+        self.reserve(chunk.len());
+        self.buf[self.end..self.end + chunk.len()].copy_from_slice(chunk);
+        self.end += chunk.len();
         self.bytes_in += chunk.len() as u64;
     }
 
@@ -267,26 +306,31 @@ impl CopyReader {
     /// count (0 at the end of `r`).
     pub fn fill_from(&mut self, r: &mut dyn std::io::Read, max: usize) -> std::io::Result<usize> {
         self.compact();
-        let len = self.buf.len();
-        self.buf.resize(len + max, 0);
+        self.reserve(max);
         let got = loop {
-            match r.read(&mut self.buf[len..]) {
+            match r.read(&mut self.buf[self.end..self.end + max]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(len);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         };
-        self.buf.truncate(len + got);
+        self.end += got;
         self.bytes_in += got as u64;
         Ok(got)
     }
 
+    /// Room for `n` more bytes after `end`.
+    fn reserve(&mut self, n: usize) {
+        if self.buf.len() < self.end + n {
+            self.buf.resize(self.end + n, 0);
+        }
+    }
+
+    /// Moves the unconsumed input to the front.
     fn compact(&mut self) {
         if self.st.pos > 0 {
-            self.buf.drain(..self.st.pos);
+            self.buf.copy_within(self.st.pos..self.end, 0);
+            self.end -= self.st.pos;
             self.st.pos = 0;
         }
     }
@@ -299,12 +343,6 @@ impl CopyReader {
     /// Whether the data ended (`\.`, or the input after [`CopyReader::finish`]).
     pub fn is_done(&self) -> bool {
         self.done
-    }
-
-    /// The text of a row of the last batch (for context lines).
-    pub fn raw_row<'a>(&'a self, batch: &RawBatch, row: usize) -> &'a [u8] {
-        let (s, e) = batch.raw[row];
-        &self.buf[s..e]
     }
 
     /// The line the reader is at (the last one consumed).
@@ -333,7 +371,7 @@ impl CopyReader {
         while out.rows < BATCH_ROWS && !self.done {
             let fields0 = out.fields.len();
             let bytes0 = out.bytes.len();
-            let scan = self.scan(out, self.ncols);
+            let scan = self.scan(out, self.ncols, batch_start);
             match scan {
                 Scan::Row {
                     raw,
@@ -359,7 +397,8 @@ impl CopyReader {
                     }
                     out.rows += 1;
                     out.lines.push(line);
-                    out.raw.push(raw);
+                    out.raw
+                        .push(((raw.0 - batch_start) as u32, (raw.1 - batch_start) as u32));
                     self.st.line = line;
                     self.st.pos = next;
                 }
@@ -380,6 +419,10 @@ impl CopyReader {
             }
         }
         self.check_encoding(out, batch_start);
+        if let Some(&(_, end)) = out.raw.last() {
+            out.input
+                .extend_from_slice(&self.buf[batch_start..batch_start + end as usize]);
+        }
         if out.rows == 0 {
             if let Some(e) = self.pending.take() {
                 return Err(e);
@@ -411,13 +454,13 @@ impl CopyReader {
         if out.rows == 0 {
             return;
         }
-        let end = out.raw[out.rows - 1].1;
+        let end = batch_start + out.raw[out.rows - 1].1 as usize;
         let Err(e) = std::str::from_utf8(&self.buf[batch_start..end]) else {
             return;
         };
-        let bad = batch_start + e.valid_up_to();
-        let row = out.raw.partition_point(|&(_, e)| e <= bad);
-        let err = crate::text::invalid_utf8(&self.buf, bad);
+        let bad = e.valid_up_to();
+        let row = out.raw.partition_point(|&(_, e)| e as usize <= bad);
+        let err = crate::text::invalid_utf8(&self.buf[..self.end], batch_start + bad);
         let line = out.lines[row];
         out.truncate(row);
         self.pending = Some(CopyError::new(err, Some(line_context(&self.o.table, line))));
@@ -429,7 +472,8 @@ impl CopyReader {
     fn read_header(&mut self) -> Result<bool, CopyError> {
         let mut fields = RawBatch::default();
         fields.clear(usize::MAX);
-        let scan = self.scan(&mut fields, usize::MAX);
+        let start = self.st.pos;
+        let scan = self.scan(&mut fields, usize::MAX, start);
         let (raw, next, lines, nfields) = match scan {
             Scan::Row {
                 raw,
@@ -452,6 +496,7 @@ impl CopyReader {
         let line = self.st.line + lines;
         let table = &self.o.table;
         let text = &self.buf[raw.0..raw.1];
+        fields.input.extend_from_slice(&self.buf[start..raw.1]);
         if let Err(bad) = check_utf8(text) {
             return Err(CopyError::new(bad, Some(line_context(table, line))));
         }
@@ -488,16 +533,17 @@ impl CopyReader {
         self.st.pos = next;
         Ok(true)
     }
-
-    fn scan(&mut self, out: &mut RawBatch, cap: usize) -> Scan {
+    /// Scans the next record into `out`, whose input starts at `base`.
+    fn scan(&mut self, out: &mut RawBatch, cap: usize, base: usize) -> Scan {
+        let buf = &self.buf[..self.end];
         match self.o.options.format {
-            Format::Text => scan_text(&self.buf, &mut self.st, &self.o, &self.plain, out, cap),
+            Format::Text => scan_text(buf, &mut self.st, &self.o, &self.plain, (out, base), cap),
             Format::Csv => scan_csv(
-                &self.buf,
+                buf,
                 &mut self.st,
                 &self.o,
                 (&self.plain, &self.quoted),
-                out,
+                (out, base),
                 cap,
             ),
         }
@@ -587,12 +633,14 @@ fn end_marker(buf: &[u8], p: usize, st: &State, csv: bool) -> Marker {
     Marker::End(q + 1)
 }
 
-/// Appends a text-format field `buf[s..e]` to `out` (unless `store` is
-/// false): NULL if it equals the NULL string, else unescaped.
+/// Appends a text-format field `raw`, at `at` in the batch's input, to
+/// `out`: NULL if it equals the NULL string, else unescaped (into the side
+/// buffer only if it has escapes).
 #[inline]
 fn push_text_field(
     out: &mut RawBatch,
     raw: &[u8],
+    at: usize,
     escaped: bool,
     null: &[u8],
 ) -> Result<(), ExecError> {
@@ -601,17 +649,49 @@ fn push_text_field(
         return Ok(());
     }
     if !escaped {
-        out.push_value(raw);
+        out.push_input(at, raw.len());
         return Ok(());
     }
-    let off = out.bytes.len();
+    let off = out.begin_side();
     let made_bytes = unescape_text(raw, &mut out.bytes);
     if made_bytes {
         check_utf8(&out.bytes[off..])?;
     }
-    out.fields
-        .push((off as u32, (out.bytes.len() - off) as u32));
+    out.end_side(off);
     Ok(())
+}
+
+/// A CSV field with quotes, as its value: quotes dropped, and inside them
+/// the escape byte before a quote or escape byte dropped.
+fn unescape_csv(raw: &[u8], quote: u8, escape: u8, out: &mut Vec<u8>) {
+    let mut quoted = false;
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        i += 1;
+        if !quoted {
+            if c == quote {
+                quoted = true;
+            } else {
+                out.push(c);
+            }
+            continue;
+        }
+        if c == escape {
+            if let Some(&next) = raw.get(i) {
+                if next == quote || next == escape {
+                    out.push(next);
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        if c == quote {
+            quoted = false;
+        } else {
+            out.push(c);
+        }
+    }
 }
 
 fn octal(b: u8) -> Option<u8> {
@@ -685,7 +765,7 @@ fn scan_text(
     st: &mut State,
     o: &ReaderOptions,
     special: &[bool; 256],
-    out: &mut RawBatch,
+    (out, base): (&mut RawBatch, usize),
     cap: usize,
 ) -> Scan {
     let start = st.pos;
@@ -714,7 +794,8 @@ fn scan_text(
         let b = buf[p];
         if b == delim {
             if nfields < cap {
-                if let Err(e) = push_text_field(out, &buf[fstart..p], escaped, null) {
+                if let Err(e) = push_text_field(out, &buf[fstart..p], fstart - base, escaped, null)
+                {
                     return Scan::Fail(Failure::Row(e, line, (start, p)));
                 }
             }
@@ -763,7 +844,7 @@ fn scan_text(
         return Scan::End(next);
     }
     if nfields < cap {
-        if let Err(e) = push_text_field(out, &buf[fstart..end], escaped, null) {
+        if let Err(e) = push_text_field(out, &buf[fstart..end], fstart - base, escaped, null) {
             return Scan::Fail(Failure::Row(e, line, (start, end)));
         }
     }
@@ -780,7 +861,7 @@ fn scan_csv(
     st: &mut State,
     o: &ReaderOptions,
     (plain, quoted): (&[bool; 256], &[bool; 256]),
-    out: &mut RawBatch,
+    (out, base): (&mut RawBatch, usize),
     cap: usize,
 ) -> Scan {
     let start = st.pos;
@@ -815,8 +896,6 @@ fn scan_csv(
     let mut nfields = 0usize;
     loop {
         let fstart = p;
-        let off = out.bytes.len();
-        let store = nfields < cap;
         let mut saw_quote = false;
         // How the field ended: at a delimiter (`Some(p after it)`) or at
         // the record's end (`None`, with `end`/`next` set).
@@ -825,12 +904,8 @@ fn scan_csv(
         'field: loop {
             // Outside quotes.
             loop {
-                let run = p;
                 while p < n && !plain[buf[p] as usize] {
                     p += 1;
-                }
-                if store {
-                    out.bytes.extend_from_slice(&buf[run..p]);
                 }
                 if p >= n {
                     if !st.eof {
@@ -869,12 +944,8 @@ fn scan_csv(
             }
             // Inside quotes.
             loop {
-                let run = p;
                 while p < n && !quoted[buf[p] as usize] {
                     p += 1;
-                }
-                if store {
-                    out.bytes.extend_from_slice(&buf[run..p]);
                 }
                 if p >= n {
                     if !st.eof {
@@ -893,9 +964,6 @@ fn scan_csv(
                     }
                     if let Some(&c) = buf.get(p + 1) {
                         if c == escape || c == quote {
-                            if store {
-                                out.bytes.push(c);
-                            }
                             p += 2;
                             continue;
                         }
@@ -914,28 +982,27 @@ fn scan_csv(
                 if Some(b) == counted {
                     embedded += 1;
                 }
-                if store {
-                    out.bytes.push(b);
-                }
                 p += 1;
             }
         }
-        if store {
+        if nfields < cap {
             let raw = &buf[fstart..fend];
             let i = nfields;
-            let is_null = !saw_quote && raw == null;
-            if is_null && !o.force_not_null.get(i).copied().unwrap_or(false) {
-                out.bytes.truncate(off);
-                out.fields.push((0, NULL_FIELD));
-            } else if saw_quote
-                && o.force_null.get(i).copied().unwrap_or(false)
-                && &out.bytes[off..] == null
-            {
-                out.bytes.truncate(off);
-                out.fields.push((0, NULL_FIELD));
+            if !saw_quote {
+                if raw == null && !o.force_not_null.get(i).copied().unwrap_or(false) {
+                    out.fields.push((0, NULL_FIELD));
+                } else {
+                    out.push_input(fstart - base, raw.len());
+                }
             } else {
-                out.fields
-                    .push((off as u32, (out.bytes.len() - off) as u32));
+                let off = out.begin_side();
+                unescape_csv(raw, quote, escape, &mut out.bytes);
+                if o.force_null.get(i).copied().unwrap_or(false) && &out.bytes[off..] == null {
+                    out.bytes.truncate(off);
+                    out.fields.push((0, NULL_FIELD));
+                } else {
+                    out.end_side(off);
+                }
             }
         }
         nfields += 1;

@@ -50,11 +50,14 @@ use sqlparser::ast as A;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use tusk_exec::copy::convert::Converter;
 use tusk_exec::copy::load::{Loader, TableRules};
-use tusk_exec::copy::reader::{CopyReader, RawBatch, ReaderOptions};
+use tusk_exec::copy::pipeline::{self, CopySource};
+use tusk_exec::copy::reader::{CopyReader, ReaderOptions};
 use tusk_exec::copy::writer::{CopyWriter, WriterOptions};
 use tusk_exec::copy::{CopyError, Header};
 use tusk_exec::plan::Statement;
+use tusk_exec::ExecError;
 use tusk_exec::{Estimate, NodeKind, Plan};
 use tusk_storage::{DataType, TableDef};
 
@@ -90,22 +93,53 @@ enum Input {
     File(File),
 }
 
-impl Input {
-    /// Reads the next piece into `reader`; the bytes read (0 at the end).
-    fn fill(&mut self, reader: &mut CopyReader, client: &mut dyn CopyClient) -> Result<usize> {
-        match self {
+/// COPY FROM's input as the load pipeline reads it.
+struct Source<'c> {
+    input: Input,
+    client: &'c mut dyn CopyClient,
+}
+
+/// A failed read of the client's COPY data.
+fn client_read_error(e: std::io::Error) -> CopyError {
+    ExecError::coded(
+        sqlstate::QUERY_CANCELED,
+        format!("COPY from stdin failed: {e}"),
+    )
+    .into()
+}
+
+impl CopySource for Source<'_> {
+    fn fill(&mut self, reader: &mut CopyReader) -> std::result::Result<usize, CopyError> {
+        match &mut self.input {
             Input::File(f) => reader.fill_from(f, READ_CHUNK).map_err(|e| {
-                io_error(format!("could not read from COPY file: {}", os_message(&e)))
+                ExecError::coded(
+                    sqlstate::IO_ERROR,
+                    format!("could not read from COPY file: {}", os_message(&e)),
+                )
+                .into()
             }),
             Input::Client => reader
-                .fill_from(&mut ClientReader(client), READ_CHUNK)
-                .map_err(|e| {
-                    SqlError::coded(
-                        sqlstate::QUERY_CANCELED,
-                        format!("COPY from stdin failed: {e}"),
-                    )
-                }),
+                .fill_from(&mut ClientReader(&mut *self.client), READ_CHUNK)
+                .map_err(client_read_error),
         }
+    }
+
+    /// The data ended at `\.`: the rest of the client's stream is read
+    /// and dropped, as PostgreSQL drops CopyData after the end marker.
+    fn drain(&mut self) -> std::result::Result<(), CopyError> {
+        if let Input::Client = self.input {
+            let mut sink = [0u8; 8192];
+            while ClientReader(&mut *self.client)
+                .read(&mut sink)
+                .map_err(client_read_error)?
+                > 0
+            {}
+        }
+        Ok(())
+    }
+
+    fn progress(&mut self, rows: u64, bytes: u64) {
+        self.client.progress(rows, bytes);
     }
 }
 
@@ -407,7 +441,7 @@ impl Session {
                 checks: binder.table_checks(&table)?,
             }
         };
-        let mut input = match target {
+        let input = match target {
             Target::File(path) => Input::File(open_input(&self.input_path(&path))?),
             Target::Client => {
                 client.copy_in(&CopyStream {
@@ -416,7 +450,7 @@ impl Session {
                 Input::Client
             }
         };
-        let mut reader = CopyReader::new(ReaderOptions {
+        let reader = CopyReader::new(ReaderOptions {
             options: opts.copy.clone(),
             table: table.name.clone(),
             columns: targets.iter().map(|&c| names[c].clone()).collect(),
@@ -434,43 +468,15 @@ impl Session {
                 "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction",
             ));
         }
-        let mut loader = Loader::new(
-            &self.db,
-            table,
+        let converter = Converter::new(
+            &table,
             targets,
-            rules,
-            (txn.xid(), 0),
-            (tusk_types::Settings::default(), statement_now()),
+            tusk_types::Settings::default(),
+            statement_now(),
         );
-        let mut batch = RawBatch::default();
-        let mut at_end = false;
-        while !reader.is_done() {
-            if !at_end && input.fill(&mut reader, client)? == 0 {
-                reader.finish();
-                at_end = true;
-            }
-            loop {
-                reader.read_batch(&mut batch)?;
-                if batch.rows() == 0 {
-                    break;
-                }
-                loader.load(&reader, &batch)?;
-                client.progress(loader.rows, reader.bytes_in);
-            }
-        }
-        // The data ended at `\.`: the rest of the stream is read and
-        // dropped, as PostgreSQL drops CopyData after the end marker.
-        if let Input::Client = input {
-            let mut sink = [0u8; 8192];
-            while !at_end {
-                at_end = ClientReader(client).read(&mut sink).map_err(|e| {
-                    SqlError::coded(
-                        sqlstate::QUERY_CANCELED,
-                        format!("COPY from stdin failed: {e}"),
-                    )
-                })? == 0;
-            }
-        }
+        let mut loader = Loader::new(&self.db, table, rules, (txn.xid(), 0));
+        let mut source = Source { input, client };
+        pipeline::run(&mut source, reader, &converter, &mut loader)?;
         let n = loader.finish()?;
         drop(loader);
         self.db.commit(txn)?;
