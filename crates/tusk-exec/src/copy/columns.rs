@@ -110,7 +110,8 @@ fn plain_decimal(v: &[u8]) -> Option<(i128, u32)> {
         Some(b'-') => (true, &v[1..]),
         Some(b'+') => (false, &v[1..]),
         _ => (false, v),
-    };
+    }; // Up to 18 digits accumulate in 64 bits, the rest in 128.
+    let mut small: u64 = 0;
     let mut x: i128 = 0;
     let mut digits = 0u32;
     let mut scale = 0u32;
@@ -127,7 +128,14 @@ fn plain_decimal(v: &[u8]) -> Option<(i128, u32)> {
         if d > 9 {
             return None;
         }
-        x = x * 10 + d as i128;
+        if digits < 18 {
+            small = small * 10 + d as u64;
+        } else {
+            if digits == 18 {
+                x = small as i128;
+            }
+            x = x * 10 + d as i128;
+        }
         digits += 1;
         if point {
             scale += 1;
@@ -135,6 +143,9 @@ fn plain_decimal(v: &[u8]) -> Option<(i128, u32)> {
     }
     if digits == 0 || digits > 36 {
         return None;
+    }
+    if digits <= 18 {
+        x = small as i128;
     }
     Some((if neg { -x } else { x }, scale))
 }
@@ -246,7 +257,7 @@ impl ColumnParser {
                         },
                         Field::Null => {
                             nulls.get_or_insert_with(|| vec![false; rows])[row] = true;
-                            $out.push($default);
+                            $out.push_null($default);
                         }
                         Field::Missing => {
                             failed = Some(Failed {
@@ -310,22 +321,26 @@ impl ColumnParser {
             }
             Kind::Date => {
                 let mut out = Vec::with_capacity(rows);
-                each!(out, 0, |v| dtp::parse_date(
-                    as_str(v),
-                    env.settings,
-                    env.now
-                )
+                each!(out, 0, |v| match dtp::parse_iso_date(v) {
+                    Some(d) => Ok(d),
+                    None => dtp::parse_date(as_str(v), env.settings, env.now),
+                }
                 .map_err(ExecError::from));
                 Data::Int4(out)
             }
             Kind::Text | Kind::Varchar(_) | Kind::Char(_) => {
                 let mut out = Strings::with_capacity(rows, batch.data_len() / batch.ncols().max(1));
-                let mut s = StringsPush(&mut out);
-                each!(s, &[][..], |v| self.string(v));
                 // `char(n)` values are stored padded to n characters.
-                if let Kind::Char(n) = self.kind {
-                    return (pad_chars(out, n as usize, nulls), failed);
-                }
+                let pad = match self.kind {
+                    Kind::Char(n) => n as usize,
+                    _ => 0,
+                };
+                let mut s = StringsPush {
+                    out: &mut out,
+                    pad,
+                    padded: Vec::new(),
+                };
+                each!(s, &[][..], |v| self.string(v));
                 Data::Text(out)
             }
             Kind::Other(ty) => {
@@ -376,40 +391,51 @@ impl ColumnParser {
     }
 }
 
-/// `push` for the string loop of [`ColumnParser::parse`].
-struct StringsPush<'a>(&'a mut Strings);
-
-impl StringsPush<'_> {
-    #[inline]
-    fn push(&mut self, v: &[u8]) {
-        self.0.push(v);
+/// Where the loops of [`ColumnParser::parse`] put values.
+trait Sink<T> {
+    fn push(&mut self, v: T);
+    /// The placeholder of a NULL.
+    fn push_null(&mut self, v: T) {
+        self.push(v);
     }
 }
 
-/// `char(n)` values padded with blanks to `n` characters.
-fn pad_chars(s: Strings, n: usize, nulls: Option<Vec<bool>>) -> Vector {
-    let mut out = Strings::with_capacity(s.len(), s.len() * n);
-    let mut padded = Vec::with_capacity(n);
-    for (i, v) in s.iter().enumerate() {
-        if nulls.as_ref().is_some_and(|m| m[i]) {
-            out.push(b"");
-            continue;
+impl<T> Sink<T> for Vec<T> {
+    #[inline]
+    fn push(&mut self, v: T) {
+        Vec::push(self, v);
+    }
+}
+
+/// The string loop's sink: values padded with blanks to `pad` characters
+/// (`char(n)`; 0 for the other string types).
+struct StringsPush<'a> {
+    out: &'a mut Strings,
+    pad: usize,
+    padded: Vec<u8>,
+}
+
+impl<'v> Sink<&'v [u8]> for StringsPush<'_> {
+    #[inline]
+    fn push(&mut self, v: &[u8]) {
+        if self.pad == 0 {
+            self.out.push(v);
+            return;
         }
         let len = char_len(v);
-        if len >= n {
-            out.push(v);
-        } else {
-            padded.clear();
-            padded.extend_from_slice(v);
-            padded.resize(v.len() + n - len, b' ');
-            out.push(&padded);
+        if len >= self.pad {
+            self.out.push(v);
+            return;
         }
+        self.padded.clear();
+        self.padded.extend_from_slice(v);
+        self.padded.resize(v.len() + self.pad - len, b' ');
+        self.out.push(&self.padded);
     }
-    let mut nulls = nulls;
-    if let Some(m) = &mut nulls {
-        m.truncate(out.len());
+
+    fn push_null(&mut self, _: &[u8]) {
+        self.out.push(b"");
     }
-    Vector::new(Data::Text(out), nulls)
 }
 
 /// `numeric_in` with the column's typmod: the plain form straight into a
