@@ -316,9 +316,9 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             text.push_str(&lines);
         }
         for (label, value) in [
-            ("DETAIL", &error.detail),
-            ("HINT", &error.hint),
-            ("CONTEXT", &error.context),
+            ("DETAIL", error.detail.as_deref()),
+            ("HINT", error.hint.as_deref()),
+            ("CONTEXT", error.context.as_deref()),
         ] {
             if let Some(v) = value {
                 text.push_str(&format!("{label}:  {v}\n"));

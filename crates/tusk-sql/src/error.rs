@@ -13,8 +13,9 @@ pub struct SqlError {
     pub detail: Option<String>,
     pub hint: Option<String>,
     /// Where the error happened, as PostgreSQL's CONTEXT line says it
-    /// (`COPY t, line 3, column b: "x"`).
-    pub context: Option<String>,
+    /// (`COPY t, line 3, column b: "x"`). Boxed: errors travel in every
+    /// `Result` of the binder, which should stay small.
+    pub context: Option<Box<str>>,
     /// 1-based character position in the statement text.
     pub position: Option<usize>,
 }
@@ -47,7 +48,7 @@ impl SqlError {
     }
 
     pub fn with_context(mut self, context: impl Into<String>) -> SqlError {
-        self.context = Some(context.into());
+        self.context = Some(context.into().into_boxed_str());
         self
     }
 

@@ -48,7 +48,12 @@ fn copy_error(
 ) -> (String, String, Option<String>, Option<String>) {
     match copy(s, sql, input) {
         Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
-        Err(e) => (e.code.to_string(), e.message, e.detail, e.context),
+        Err(e) => (
+            e.code.to_string(),
+            e.message,
+            e.detail,
+            e.context.map(String::from),
+        ),
     }
 }
 

@@ -415,7 +415,7 @@ struct StringsPush<'a> {
     padded: Vec<u8>,
 }
 
-impl<'v> Sink<&'v [u8]> for StringsPush<'_> {
+impl Sink<&[u8]> for StringsPush<'_> {
     #[inline]
     fn push(&mut self, v: &[u8]) {
         if self.pad == 0 {

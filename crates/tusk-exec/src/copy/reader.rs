@@ -622,10 +622,12 @@ fn end_marker(buf: &[u8], p: usize, st: &State, csv: bool) -> Marker {
     if c != b'\r' && c != b'\n' {
         return corrupt();
     }
-    if (st.eol == Eol::Nl && c != b'\n')
-        || (st.eol == Eol::CrNl && c != b'\n')
-        || (st.eol == Eol::Cr && c != b'\r')
-    {
+    let expected = match st.eol {
+        Eol::Cr => b'\r',
+        Eol::Nl | Eol::CrNl => b'\n',
+        Eol::Unknown => c,
+    };
+    if c != expected {
         return Marker::Fail(bad_format(
             "end-of-copy marker does not match previous newline style",
         ));
@@ -903,7 +905,7 @@ fn scan_csv(
         let fend;
         'field: loop {
             // Outside quotes.
-            loop {
+            'outside: {
                 while p < n && !plain[buf[p] as usize] {
                     p += 1;
                 }
@@ -924,7 +926,7 @@ fn scan_csv(
                 if b == quote {
                     saw_quote = true;
                     p += 1;
-                    break;
+                    break 'outside;
                 }
                 if b == b'\n' || b == b'\r' {
                     match line_end(buf, p, st, true) {

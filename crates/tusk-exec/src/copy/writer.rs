@@ -123,9 +123,7 @@ impl CopyWriter {
     #[inline]
     fn plain(&self, out: &mut Vec<u8>, v: &[u8], force: bool) {
         match self.o.options.format {
-            Format::Text if !v.iter().any(|&b| b == self.o.options.delimiter) => {
-                out.extend_from_slice(v)
-            }
+            Format::Text if !v.contains(&self.o.options.delimiter) => out.extend_from_slice(v),
             _ => self.value(out, v, force),
         }
     }
