@@ -168,6 +168,9 @@ enum DataOut {
 struct SharedOut<'a, O> {
     out: &'a mut O,
     error: &'a mut Option<io::Error>,
+    /// A COPY TO STDOUT wrote its rows where results go: like psql, the
+    /// shell then does not print its `COPY n`.
+    copied_out: bool,
 }
 
 impl<O: Write> SharedOut<'_, O> {
@@ -209,6 +212,12 @@ impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
     }
 
     fn copy_out(&mut self, _: &CopyStream) -> Result<(), SqlError> {
+        if !matches!(self.output, DataOut::File(_)) {
+            self.shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .copied_out = true;
+        }
         Ok(())
     }
 
@@ -388,6 +397,7 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         let shared = Mutex::new(SharedOut {
             out,
             error: out_error,
+            copied_out: false,
         });
         let mut client = ShellCopy {
             input: CopyInput::new(source, prompt),
@@ -402,6 +412,9 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             sql,
             &mut |r| {
                 let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if std::mem::take(&mut o.copied_out) && matches!(r, QueryResult::Command { .. }) {
+                    return;
+                }
                 if o.error.is_none() {
                     if let Err(e) = print_result(&mut *o.out, &r, settings, true) {
                         *o.error = Some(e);

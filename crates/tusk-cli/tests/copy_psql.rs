@@ -248,3 +248,32 @@ fn copy_scripts_match_psql() {
     }
     assert!(report.is_empty(), "tusk and psql differ:\n{report}");
 }
+
+/// Without `-q`: like psql, no `COPY n` after rows that went to the output
+/// (`COPY ... TO STDOUT`, `\copy ... to stdout` and `to pstdout`), but one
+/// after `\copy ... to 'file'`. Expected output from psql 15.
+#[test]
+fn copy_tags_where_psql_prints_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.sql"),
+        "create table t (a int, b text);\ninsert into t values (1, null);\n\
+         copy t to stdout;\n\\copy t to stdout csv\n\\copy t to pstdout\n\
+         \\copy t to out.txt\ncopy (select 1) to stdout;\ncopy t from stdin;\n2\tx\n\\.\n",
+    )
+    .unwrap();
+    let out = tusk()
+        .current_dir(dir.path())
+        .args(["-D", "data", "-X", "-f", "s.sql"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "CREATE TABLE\nINSERT 0 1\n1\t\\N\n1,\n1\t\\N\nCOPY 1\n1\nCOPY 1\n"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("out.txt")).unwrap(),
+        b"1\t\\N\n"
+    );
+}
