@@ -256,16 +256,19 @@ impl<'a> CopyInput<'a> {
         }
     }
 
-    /// Copies the next piece of data into `buf`.
+    /// Fills `buf` with the next lines of data (as many as fit, so that
+    /// the engine gets big pieces); 0 at the end.
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.line.len() {
-            if !self.next_line()? {
-                return Ok(0);
+        let mut n = 0;
+        while n < buf.len() {
+            if self.at == self.line.len() && !self.next_line()? {
+                break;
             }
+            let k = (buf.len() - n).min(self.line.len() - self.at);
+            buf[n..n + k].copy_from_slice(&self.line[self.at..self.at + k]);
+            self.at += k;
+            n += k;
         }
-        let n = buf.len().min(self.line.len() - self.at);
-        buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
-        self.at += n;
         Ok(n)
     }
 }
@@ -428,6 +431,12 @@ mod tests {
         let mut input = CopyInput::new(&mut src, false);
         input.skip_rest();
         assert_eq!(input.lines, 2);
+        // Reads take as many lines as fit.
+        let mut src: &[u8] = b"1\n2\n3\n\\.\n";
+        let mut input = CopyInput::new(&mut src, false);
+        let mut big = [0u8; 64];
+        assert_eq!(input.read(&mut big).unwrap(), 9);
+        assert_eq!(input.read(&mut big).unwrap(), 0);
     }
 
     #[test]
