@@ -20,8 +20,10 @@
 
 use super::{CopyOptions, Format};
 use crate::cast;
-use crate::vector::{Batch, Data};
+use crate::vector::{Batch, Data, Vector};
 use tusk_storage::DataType;
+use tusk_types::datetime::date_to_ymd;
+use tusk_types::settings::DateStyle;
 use tusk_types::Settings;
 
 /// What a [`CopyWriter`] needs besides the format options.
@@ -83,6 +85,8 @@ impl CopyWriter {
     pub fn batch(&mut self, b: &Batch, out: &mut Vec<u8>) {
         let delimiter = self.o.options.delimiter;
         let mut num = itoa_buf();
+        let mut dec = [0u8; DECIMAL_BUF];
+        let mut date = [0u8; 10];
         for r in 0..b.len {
             for (c, col) in b.columns.iter().enumerate() {
                 if c > 0 {
@@ -103,19 +107,38 @@ impl CopyWriter {
                     Data::Int2(d) => self.plain(out, format_int(&mut num, d[r] as i64), force),
                     Data::Bool(d) => self.plain(out, if d[r] { b"t" } else { b"f" }, force),
                     Data::Text(s) => self.value(out, s.get(r), force),
-                    _ => {
-                        let value = col.value_as(r, self.o.types[c]);
-                        let text = cast::output(&value, &self.o.settings).unwrap_or_default();
-                        let mut scratch = std::mem::take(&mut self.scratch);
-                        scratch.clear();
-                        scratch.extend_from_slice(text.as_bytes());
-                        self.value(out, &scratch, force);
-                        self.scratch = scratch;
+                    Data::Numeric(d) => match d[r]
+                        .to_storage_parts()
+                        .and_then(|(u, s)| format_decimal(&mut dec, u, s))
+                    {
+                        Some(text) => self.plain(out, text, force),
+                        None => self.general(out, col, r, c, force),
+                    },
+                    Data::Int4(d)
+                        if self.o.types[c] == DataType::Date
+                            && self.o.settings.date_style == DateStyle::Iso =>
+                    {
+                        match format_iso_date(&mut date, d[r]) {
+                            Some(text) => self.plain(out, text, force),
+                            None => self.general(out, col, r, c, force),
+                        }
                     }
+                    _ => self.general(out, col, r, c, force),
                 }
             }
             out.push(b'\n');
         }
+    }
+
+    /// A value through its type's output function.
+    fn general(&mut self, out: &mut Vec<u8>, col: &Vector, r: usize, c: usize, force: bool) {
+        let value = col.value_as(r, self.o.types[c]);
+        let text = cast::output(&value, &self.o.settings).unwrap_or_default();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        scratch.extend_from_slice(text.as_bytes());
+        self.value(out, &scratch, force);
+        self.scratch = scratch;
     }
 
     /// A value that never needs escapes in text format (digits, `t`/`f`),
@@ -176,6 +199,65 @@ impl CopyWriter {
             }
         }
     }
+}
+
+/// Bytes of the longest decimal [`format_decimal`] writes: a sign, 39
+/// digits, a point and a leading zero.
+const DECIMAL_BUF: usize = 48;
+
+/// `numeric` output of `unscaled / 10^scale` (PostgreSQL prints exactly
+/// `scale` digits after the point), or `None` past 38 digits of scale.
+#[inline]
+fn format_decimal(buf: &mut [u8; DECIMAL_BUF], unscaled: i128, scale: u16) -> Option<&[u8]> {
+    let scale = scale as usize;
+    if scale > 38 {
+        return None;
+    }
+    let mut x = unscaled.unsigned_abs();
+    let mut i = buf.len();
+    let mut written = 0;
+    // At least one digit before the point.
+    while x > 0 || written <= scale {
+        if written == scale && scale > 0 {
+            i -= 1;
+            buf[i] = b'.';
+        }
+        i -= 1;
+        buf[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        written += 1;
+    }
+    if unscaled < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    Some(&buf[i..])
+}
+
+/// A finite date of years 1 to 9999 in ISO style (`YYYY-MM-DD`).
+#[inline]
+fn format_iso_date(buf: &mut [u8; 10], days: i32) -> Option<&[u8]> {
+    if !tusk_types::datetime::date_is_finite(days) {
+        return None;
+    }
+    let (y, m, d) = date_to_ymd(days);
+    if !(1..=9999).contains(&y) {
+        return None;
+    }
+    let y = y as u32;
+    *buf = [
+        b'0' + (y / 1000) as u8,
+        b'0' + (y / 100 % 10) as u8,
+        b'0' + (y / 10 % 10) as u8,
+        b'0' + (y % 10) as u8,
+        b'-',
+        b'0' + (m / 10) as u8,
+        b'0' + (m % 10) as u8,
+        b'-',
+        b'0' + (d / 10) as u8,
+        b'0' + (d % 10) as u8,
+    ];
+    Some(&buf[..])
 }
 
 fn itoa_buf() -> [u8; 20] {
@@ -305,6 +387,30 @@ mod tests {
         let mut out = Vec::new();
         w.batch(&b, &mut out);
         assert_eq!(out, b"\"\\.\"\nx\n");
+    }
+
+    #[test]
+    fn decimals_and_dates() {
+        let mut b = [0u8; DECIMAL_BUF];
+        for (u, s, want) in [
+            (150i128, 2u16, "1.50"),
+            (-5, 2, "-0.05"),
+            (0, 2, "0.00"),
+            (0, 0, "0"),
+            (-123456, 0, "-123456"),
+            (7, 1, "0.7"),
+            (i128::MAX, 38, "1.70141183460469231731687303715884105727"),
+        ] {
+            assert_eq!(format_decimal(&mut b, u, s).unwrap(), want.as_bytes());
+        }
+        assert!(format_decimal(&mut b, 1, 39).is_none());
+        let mut d = [0u8; 10];
+        let day = tusk_types::datetime::ymd_to_date(1992, 1, 2) as i32;
+        assert_eq!(format_iso_date(&mut d, day).unwrap(), b"1992-01-02");
+        assert_eq!(format_iso_date(&mut d, 0).unwrap(), b"2000-01-01");
+        let bc = tusk_types::datetime::ymd_to_date(-43, 3, 15) as i32;
+        assert!(format_iso_date(&mut d, bc).is_none());
+        assert!(format_iso_date(&mut d, i32::MAX).is_none());
     }
 
     #[test]
