@@ -53,6 +53,10 @@ pub const MISSING_FIELD: u32 = u32::MAX - 1;
 /// Rows a batch holds at most.
 pub const BATCH_ROWS: usize = 4096;
 
+/// Input bytes after which a batch takes no more rows (so that offsets
+/// into it fit 32 bits, and a batch of wide rows stays small).
+pub const BATCH_BYTES: usize = 64 << 20;
+
 /// What the reader needs besides the format options.
 #[derive(Debug, Clone)]
 pub struct ReaderOptions {
@@ -368,7 +372,7 @@ impl CopyReader {
             }
         }
         let batch_start = self.st.pos;
-        while out.rows < BATCH_ROWS && !self.done {
+        while out.rows < BATCH_ROWS && !self.done && self.st.pos - batch_start < BATCH_BYTES {
             let fields0 = out.fields.len();
             let bytes0 = out.bytes.len();
             let scan = self.scan(out, self.ncols, batch_start);
