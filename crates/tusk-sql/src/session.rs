@@ -188,6 +188,11 @@ impl Session {
     pub(crate) fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
         match s {
             Parsed::Sql(stmt) => self.sql_statement(&stmt, sink),
+            Parsed::Copy(c) => {
+                let r = self.copy(&c, &mut crate::commands::copy::NoCopyClient)?;
+                sink(r);
+                Ok(())
+            }
             Parsed::Vacuum { verbose, table } => self.vacuum(verbose, table, sink),
             Parsed::Checkpoint => {
                 self.db.checkpoint()?;

@@ -251,6 +251,57 @@ fn malformed_input() {
 }
 
 #[test]
+fn where_header_match_and_force_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table t (a int, b text default 'd', c text)");
+    // WHERE sees defaults; skipped rows are not counted.
+    let input = "a,c\n1,x\n2,\n3,\"\"\n";
+    assert_eq!(
+        copy_in(
+            &mut s,
+            "copy t (a, c) from stdin (format csv, header match, force_null (c)) where a > 1 and b = 'd'",
+            input
+        ),
+        "COPY 2"
+    );
+    assert_eq!(
+        rows(&mut s, "select a, b, c is null from t order by a"),
+        ["2|d|t", "3|d|t"]
+    );
+    let e = copy_error(
+        &mut s,
+        "copy t (a, c) from stdin (format csv, header match)",
+        b"a,b\n",
+    );
+    assert_eq!(
+        (e.1.as_str(), e.3.as_deref()),
+        (
+            "column name mismatch in header line field 2: got \"b\", expected \"c\"",
+            Some("COPY t, line 1: \"a,b\"")
+        )
+    );
+    // A row WHERE skips is not checked either.
+    rows(&mut s, "create table n (a int not null check (a > 0))");
+    assert_eq!(
+        copy_in(
+            &mut s,
+            "copy n from stdin where a is not null and a > 0",
+            "\\N\n-1\n5\n"
+        ),
+        "COPY 1"
+    );
+    // The header is never forced into quotes.
+    assert_eq!(
+        copy_out(
+            &mut s,
+            "copy t to stdout (format csv, force_quote *, header on)"
+        ),
+        "a,b,c\n\"2\",\"d\",\n\"3\",\"d\",\n"
+    );
+}
+
+#[test]
 fn statement_errors() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = session(dir.path());

@@ -35,6 +35,10 @@ copy (select '1 year 2 mons 3 days 04:05:06'::interval, '2020-01-01 10:11:12.5':
 copy (values ('\.')) to stdout (format csv);
 copy (values ('\.', 1)) to stdout (format csv);
 copy (values (1, 'a'), (2, null)) to stdout (format csv, force_quote (column1, column2));
+copy cp (id, name) to stdout (format 'csv', header on, force_quote *);
+copy cp (id, c) to stdout with csv header force quote *;
+copy cp (id) to stdout (header 1, freeze false, encoding 'UTF8');
+copy cp (id) to stdout using delimiters '|';
 
 -- statement errors
 -- expect: error
@@ -69,6 +73,22 @@ copy cp to stdout (null 'a|b', delimiter '|');
 copy cp to stdout (format csv, null '"');
 -- expect: error
 copy cp to 'relative/path.txt';
+-- expect: error
+copy cp to stdout (header match);
+-- expect: error
+copy cp to stdout (header 2);
+-- expect: error
+copy cp to stdout (freeze maybe);
+-- expect: error
+copy cp to stdout (nosuch_option 1);
+-- expect: error
+copy cp to stdout (delimiter 'ab');
+-- expect: error
+copy cp to stdout (null);
+-- expect: error
+copy cp to stdout where id > 1;
+-- expect: error
+copy cp to stdout (format csv, force_not_null *);
 -- expect: error
 copy (select nope from cp) to stdout;
 create view cpv as select id, name from cp;

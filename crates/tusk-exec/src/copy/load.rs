@@ -43,6 +43,9 @@ pub struct TableRules {
     pub defaults: Vec<Option<Expr>>,
     /// CHECK constraints over the table's columns, in evaluation order.
     pub checks: Vec<(String, Expr)>,
+    /// COPY FROM's `WHERE` condition over the table's columns: rows for
+    /// which it is not true are skipped (after defaults, before checks).
+    pub filter: Option<Expr>,
 }
 
 /// Loads batches into one table (see the module doc).
@@ -110,17 +113,34 @@ impl<'a> Loader<'a> {
         }
         // The rows every input column converted.
         let good = c.failure.as_ref().map_or(n, |f| f.row);
-        let rows = self.complete(std::mem::take(&mut c.vectors), good)?;
+        let mut rows = self.complete(std::mem::take(&mut c.vectors), good)?;
+        // The batch rows that `rows` holds (all, unless WHERE skips some).
+        let mut kept: Option<Vec<u32>> = None;
+        if let Some(filter) = &self.rules.filter {
+            let v = filter.eval(&rows)?;
+            let Data::Bool(pass) = &v.data else {
+                return Err(ExecError::new("COPY's WHERE condition is not boolean").into());
+            };
+            let keep: Vec<u32> = (0..rows.len)
+                .filter(|&r| pass[r] && !v.is_null(r))
+                .map(|r| r as u32)
+                .collect();
+            if keep.len() < rows.len {
+                rows = rows.gather(&keep);
+                kept = Some(keep);
+            }
+        }
+        let original = |r: usize| kept.as_ref().map_or(r, |k| k[r] as usize);
         let fault = match self.constraint_fault(&rows)? {
-            Some((row, e)) => Some(Fault::Constraint(row, e)),
+            Some((row, e)) => Some(Fault::Constraint(original(row), e)),
             None => c.failure.take().map(Fault::Conversion),
         };
         if let Some(fault) = fault {
             return Err(self.fault_error(&c.batch, fault));
         }
-        self.store(&rows.columns, n)
+        self.store(&rows.columns, rows.len)
             .map_err(|e| CopyError::new(e, None))?;
-        self.rows += n as u64;
+        self.rows += rows.len as u64;
         Ok(())
     }
 

@@ -487,6 +487,16 @@ impl CopyReader {
             } => (raw, next, lines, nfields),
             Scan::NeedMore => return Ok(false),
             Scan::End(at) => {
+                if self.o.options.header == Header::Match {
+                    // PostgreSQL checks an empty line at the end of the input.
+                    fields.ncols = 1;
+                    if self.o.options.null.is_empty() {
+                        fields.fields.push((0, NULL_FIELD));
+                    } else {
+                        fields.push_input(0, 0);
+                    }
+                    self.check_header(&fields, 1, b"", self.st.line + 1)?;
+                }
                 self.st.pos = at;
                 self.done = true;
                 return Ok(true);
@@ -505,37 +515,52 @@ impl CopyReader {
             return Err(CopyError::new(bad, Some(line_context(table, line))));
         }
         if self.o.options.header == Header::Match {
-            let context = || Some(row_context(table, line, text));
-            if nfields != self.ncols {
-                return Err(CopyError::new(
-                    bad_format(&format!(
-                        "wrong number of fields in header line: got {nfields}, expected {}",
-                        self.ncols
-                    )),
-                    context(),
-                ));
-            }
             fields.ncols = nfields;
-            for (i, name) in self.o.columns.iter().enumerate() {
-                let message = match fields.field(0, i) {
-                    Field::Value(v) if v == name.as_bytes() => continue,
-                    Field::Value(v) => format!(
-                        "column name mismatch in header line field {}: got \"{}\", expected \"{name}\"",
-                        i + 1,
-                        String::from_utf8_lossy(v)
-                    ),
-                    _ => format!(
-                        "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{name}\"",
-                        i + 1,
-                        String::from_utf8_lossy(&self.o.options.null)
-                    ),
-                };
-                return Err(CopyError::new(bad_format(&message), context()));
-            }
+            let text = text.to_vec();
+            self.check_header(&fields, nfields, &text, line)?;
         }
         self.st.line = line;
         self.st.pos = next;
         Ok(true)
+    }
+
+    /// `HEADER MATCH`: the header line (`text`, `nfields` fields in
+    /// `fields`, ending on line `line`) must name the columns in order.
+    fn check_header(
+        &self,
+        fields: &RawBatch,
+        nfields: usize,
+        text: &[u8],
+        line: u64,
+    ) -> Result<(), CopyError> {
+        let table = &self.o.table;
+        let context = || Some(row_context(table, line, text));
+        if nfields != self.ncols {
+            return Err(CopyError::new(
+                bad_format(&format!(
+                    "wrong number of fields in header line: got {nfields}, expected {}",
+                    self.ncols
+                )),
+                context(),
+            ));
+        }
+        for (i, name) in self.o.columns.iter().enumerate() {
+            let message = match fields.field(0, i) {
+                Field::Value(v) if v == name.as_bytes() => continue,
+                Field::Value(v) => format!(
+                    "column name mismatch in header line field {}: got \"{}\", expected \"{name}\"",
+                    i + 1,
+                    String::from_utf8_lossy(v)
+                ),
+                _ => format!(
+                    "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{name}\"",
+                    i + 1,
+                    String::from_utf8_lossy(&self.o.options.null)
+                ),
+            };
+            return Err(CopyError::new(bad_format(&message), context()));
+        }
+        Ok(())
     }
     /// Scans the next record into `out`, whose input starts at `base`.
     fn scan(&mut self, out: &mut RawBatch, cap: usize, base: usize) -> Scan {

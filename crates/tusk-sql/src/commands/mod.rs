@@ -38,7 +38,10 @@ impl Session {
                 ..
             } => self.drop(*object_type, *if_exists, names, sink)?,
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
-            A::Statement::Copy { .. } => self.copy(s, &mut copy::NoCopyClient)?,
+            A::Statement::Copy { .. } => self.copy(
+                &copy::CopyStatement::from_sqlparser(s)?,
+                &mut copy::NoCopyClient,
+            )?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,
             A::Statement::Set(set) => self.set(set)?,

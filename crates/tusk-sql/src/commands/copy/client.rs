@@ -132,8 +132,12 @@ impl Session {
         on_statement_stack(|| {
             for s in parse(sql)? {
                 match &s {
+                    Parsed::Copy(c) => {
+                        let r = self.copy(c, client)?;
+                        sink(r);
+                    }
                     Parsed::Sql(stmt) if matches!(**stmt, A::Statement::Copy { .. }) => {
-                        let r = self.copy(stmt, client)?;
+                        let r = self.copy(&super::CopyStatement::from_sqlparser(stmt)?, client)?;
                         sink(r);
                     }
                     _ => self.statement(s, sink)?,

@@ -1,11 +1,13 @@
 //! COPY: tables to and from files and the client, in PostgreSQL's text
 //! and CSV formats.
 //!
-//! `COPY t [(cols)] FROM 'file' | STDIN [WITH ...]` loads rows;
-//! `COPY t [(cols)] | (query) TO 'file' | STDOUT [WITH ...]` writes them.
-//! This module resolves the statement (the relation, its column list, the
-//! options in [`options`]) and drives tusk-exec's COPY machinery
-//! (`tusk_exec::copy`): the reader, the loader and the writer.
+//! `COPY t [(cols)] FROM 'file' | STDIN [WITH ...] [WHERE cond]` loads
+//! rows; `COPY t [(cols)] | (query) TO 'file' | STDOUT [WITH ...]` writes
+//! them. [`stmt`] reads the statement with PostgreSQL's grammar (all its
+//! option spellings), [`options`] checks the options as PostgreSQL does,
+//! and this module resolves the relation and its column list and drives
+//! tusk-exec's COPY machinery (`tusk_exec::copy`): the reading pipeline,
+//! the loader and the writer.
 //!
 //! ## COPY FROM
 //!
@@ -15,7 +17,9 @@
 //! laid out straight into heap pages by the loader, whose `BulkInserter`
 //! logs each full page once, or nothing at all when the running
 //! transaction created the table (CREATE TABLE AS's rule). Columns the
-//! input does not name get their DEFAULT. The load is one transaction: the
+//! input does not name get their DEFAULT; a `WHERE` condition then skips
+//! rows (bound over the table's columns, like a CHECK constraint). The
+//! load is one transaction: the
 //! first bad row aborts it with PostgreSQL's error and CONTEXT line, and
 //! nothing it stored becomes visible, before or after a crash (the rows
 //! carry its xid, which never commits).
@@ -38,8 +42,10 @@
 
 mod client;
 mod options;
+mod stmt;
 
 pub use client::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
+pub use stmt::{parse as parse_statement, CopyStatement};
 
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
@@ -221,10 +227,12 @@ fn column_flags(
     columns: &[usize],
     table: Option<&str>,
 ) -> Result<Vec<bool>> {
-    let mut flags = vec![false; columns.len()];
-    let ColumnList::Columns(given) = list else {
-        return Ok(flags);
+    let given = match list {
+        ColumnList::None => return Ok(vec![false; columns.len()]),
+        ColumnList::All => return Ok(vec![true; columns.len()]),
+        ColumnList::Columns(given) => given,
     };
+    let mut flags = vec![false; columns.len()];
     for name in given {
         let Some(i) = names.iter().position(|n| n == name) else {
             return Err(undefined_column(name, table));
@@ -281,47 +289,42 @@ impl Session {
     /// STDOUT.
     pub(crate) fn copy(
         &mut self,
-        stmt: &A::Statement,
+        stmt: &CopyStatement,
         client: &mut dyn CopyClient,
     ) -> Result<QueryResult> {
-        let A::Statement::Copy {
-            source,
-            to,
-            target,
-            options,
-            legacy_options,
-            values,
-        } = stmt
-        else {
-            unreachable!("copy() is only called with COPY statements");
-        };
-        let target = match target {
-            A::CopyTarget::Stdin | A::CopyTarget::Stdout => Target::Client,
-            A::CopyTarget::File { filename } => Target::File(PathBuf::from(filename)),
-            A::CopyTarget::Program { .. } => {
+        let to = stmt.to;
+        let target = match &stmt.target {
+            stmt::CopyTarget::Client => Target::Client,
+            stmt::CopyTarget::File(name) => Target::File(PathBuf::from(name)),
+            stmt::CopyTarget::Program(_) => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
                     format!(
                         "COPY {} PROGRAM is not supported",
-                        if *to { "TO" } else { "FROM" }
+                        if to { "TO" } else { "FROM" }
                     ),
                 ))
             }
         };
-        if !values.is_empty() {
+        if let (true, Some((_, at))) = (to, &stmt.where_clause) {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
-                "COPY FROM STDIN must be the last statement of a command string",
-            ));
+                "WHERE clause not allowed with COPY TO",
+            )
+            .at(*at));
         }
-        let opts = options::process(options, legacy_options, !*to)?;
-        let n = match source {
-            A::CopySource::Table {
-                table_name,
+        let opts = options::process(&stmt.options, !to)?;
+        let n = match &stmt.source {
+            stmt::CopySource::Table { name, columns } if !to => self.copy_from(
+                name,
                 columns,
-            } if !*to => self.copy_from(table_name, columns, &opts, target, client)?,
-            A::CopySource::Table {
-                table_name,
+                stmt.where_clause.as_ref().map(|(e, _)| e),
+                &opts,
+                target,
+                client,
+            )?,
+            stmt::CopySource::Table {
+                name: table_name,
                 columns,
             } => {
                 let (table, cols) = self.copy_relation(table_name, columns, true)?;
@@ -333,7 +336,7 @@ impl Session {
                 };
                 self.copy_to(out, &opts, target, client)?
             }
-            A::CopySource::Query(q) => {
+            stmt::CopySource::Query(q) => {
                 let pq = self.plan_query(q)?;
                 let out = CopyOut {
                     columns: (0..pq.names.len()).collect(),
@@ -416,6 +419,7 @@ impl Session {
         &mut self,
         name: &A::ObjectName,
         columns: &[A::Ident],
+        filter: Option<&A::Expr>,
         opts: &StatementOptions,
         target: Target,
         client: &mut dyn CopyClient,
@@ -436,9 +440,14 @@ impl Session {
                     _ => None,
                 });
             }
+            let filter = match filter {
+                Some(e) => Some(binder.bind_check(&table.name, &table.columns, e)?),
+                None => None,
+            };
             TableRules {
                 defaults,
                 checks: binder.table_checks(&table)?,
+                filter,
             }
         };
         let input = match target {

@@ -1,24 +1,20 @@
 //! COPY's options, checked as PostgreSQL 15's `ProcessCopyOptions` checks
 //! them.
 //!
-//! Both spellings sqlparser reads arrive here: the parenthesised list of
-//! PostgreSQL 9.0 and later (`WITH (FORMAT csv, HEADER, DELIMITER ';')`)
-//! and the older keywords (`WITH CSV HEADER QUOTE AS '"' FORCE NOT NULL
-//! a`), which map onto the same options. Each option may be given once
-//! (`conflicting or redundant options`); then the defaults of the format
-//! are filled in and the combinations PostgreSQL refuses are refused, with
-//! its messages and SQLSTATEs, in its order of checks.
+//! The options arrive as [`DefElem`]s (see `stmt`), whichever spelling the
+//! statement used. Each may be given once (`conflicting or redundant
+//! options`); values are read as PostgreSQL's `defGetString`,
+//! `defGetBoolean` and `defGetCopyHeaderChoice` read them; then the
+//! defaults of the format are filled in and the combinations PostgreSQL
+//! refuses are refused, with its messages and SQLSTATEs, in its order of
+//! checks. Errors about one option point at it (the statement's caret).
 //!
 //! Not offered: `FORMAT binary` and encodings other than UTF-8 (tusk
-//! stores and exchanges UTF-8 only). sqlparser does not read some of
-//! PostgreSQL's spellings (`HEADER MATCH`, `FREEZE on`, `FORCE_QUOTE *`,
-//! `FORMAT 'csv'`, multi-character option strings): those are syntax
-//! errors here.
+//! stores and exchanges UTF-8 only).
 
+use super::stmt::{Arg, DefElem};
 use crate::error::{sqlstate, SqlError};
-use crate::names::ident;
 use crate::session::Result;
-use sqlparser::ast as A;
 use tusk_exec::copy::{CopyOptions, Format, Header};
 
 /// A column list option (`FORCE_QUOTE`, `FORCE_NOT_NULL`, `FORCE_NULL`).
@@ -26,6 +22,8 @@ use tusk_exec::copy::{CopyOptions, Format, Header};
 pub enum ColumnList {
     #[default]
     None,
+    /// `*` (`FORCE_QUOTE` only).
+    All,
     Columns(Vec<String>),
 }
 
@@ -61,10 +59,6 @@ struct Given {
     encoding: bool,
 }
 
-fn conflicting() -> SqlError {
-    SqlError::coded(sqlstate::SYNTAX_ERROR, "conflicting or redundant options")
-}
-
 fn not_supported(message: &str) -> SqlError {
     SqlError::coded(sqlstate::FEATURE_NOT_SUPPORTED, message)
 }
@@ -73,27 +67,114 @@ fn invalid(message: String) -> SqlError {
     SqlError::coded(sqlstate::INVALID_PARAMETER_VALUE, message)
 }
 
-/// Sets `slot` once; a second time is `conflicting or redundant options`.
-fn once<T>(slot: &mut Option<T>, v: T) -> Result<()> {
+/// `e` with the option's position, when it has one.
+fn at(e: SqlError, d: &DefElem) -> SqlError {
+    match d.position {
+        Some(p) => e.at(p),
+        None => e,
+    }
+}
+
+/// `errorConflictingDefElem`.
+fn conflicting(d: &DefElem) -> SqlError {
+    at(
+        SqlError::coded(sqlstate::SYNTAX_ERROR, "conflicting or redundant options"),
+        d,
+    )
+}
+
+/// Sets `slot` once.
+fn once<T>(slot: &mut Option<T>, v: T, d: &DefElem) -> Result<()> {
     if slot.is_some() {
-        return Err(conflicting());
+        return Err(conflicting(d));
     }
     *slot = Some(v);
     Ok(())
 }
 
-fn once_list(slot: &mut ColumnList, v: ColumnList) -> Result<()> {
-    if slot.given() {
-        return Err(conflicting());
+/// `defGetString`.
+fn get_string(d: &DefElem) -> Result<String> {
+    match &d.arg {
+        None => Err(SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("{} requires a parameter", d.name),
+        )),
+        Some(Arg::Str(s)) => Ok(s.clone()),
+        Some(Arg::Int(i)) => Ok(i.to_string()),
+        Some(Arg::Star) => Ok("*".into()),
+        Some(Arg::List(items)) => Ok(items.join(".")),
     }
-    *slot = v;
-    Ok(())
 }
 
-fn columns(idents: &[A::Ident]) -> Result<ColumnList> {
-    Ok(ColumnList::Columns(
-        idents.iter().map(ident).collect::<Result<_>>()?,
-    ))
+/// The Boolean words `defGetBoolean` accepts.
+fn boolean_word(s: &str) -> Option<bool> {
+    match s.to_ascii_lowercase().as_str() {
+        "true" | "on" => Some(true),
+        "false" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// `defGetBoolean`.
+fn get_boolean(d: &DefElem) -> Result<bool> {
+    let v = match &d.arg {
+        None => Some(true),
+        Some(Arg::Int(0)) => Some(false),
+        Some(Arg::Int(1)) => Some(true),
+        Some(Arg::Int(_)) => None,
+        Some(_) => boolean_word(&get_string(d)?),
+    };
+    v.ok_or_else(|| {
+        SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("{} requires a Boolean value", d.name),
+        )
+    })
+}
+
+/// `defGetCopyHeaderChoice`.
+fn get_header(d: &DefElem, is_from: bool) -> Result<Header> {
+    let choice = |b: bool| if b { Header::Present } else { Header::Absent };
+    let v = match &d.arg {
+        None => Some(Header::Present),
+        Some(Arg::Int(0)) => Some(Header::Absent),
+        Some(Arg::Int(1)) => Some(Header::Present),
+        Some(Arg::Int(_)) => None,
+        Some(_) => {
+            let s = get_string(d)?;
+            if s.eq_ignore_ascii_case("match") {
+                if !is_from {
+                    return Err(not_supported(&format!(
+                        "cannot use \"{s}\" with HEADER in COPY TO"
+                    )));
+                }
+                Some(Header::Match)
+            } else {
+                boolean_word(&s).map(choice)
+            }
+        }
+    };
+    v.ok_or_else(|| {
+        SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("{} requires a Boolean value or \"match\"", d.name),
+        )
+    })
+}
+
+/// A column list option's value.
+fn get_columns(d: &DefElem, star: bool) -> Result<ColumnList> {
+    match &d.arg {
+        Some(Arg::Star) if star => Ok(ColumnList::All),
+        Some(Arg::List(cols)) => Ok(ColumnList::Columns(cols.clone())),
+        _ => Err(at(
+            invalid(format!(
+                "argument to option \"{}\" must be a list of column names",
+                d.name
+            )),
+            d,
+        )),
+    }
 }
 
 /// Names PostgreSQL accepts for UTF-8 (`pg_char_to_encoding` ignores case
@@ -108,101 +189,97 @@ fn is_utf8(name: &str) -> bool {
 }
 
 impl Given {
-    fn format(&mut self, name: &str) -> Result<()> {
-        let f = match name.to_ascii_lowercase().as_str() {
-            "text" => Format::Text,
-            "csv" => Format::Csv,
-            "binary" => {
+    fn option(&mut self, d: &DefElem, is_from: bool) -> Result<()> {
+        match d.name.as_str() {
+            "format" => {
                 if self.format.is_some() {
-                    return Err(conflicting());
+                    return Err(conflicting(d));
                 }
-                return Err(not_supported("COPY format \"binary\" is not supported"));
-            }
-            _ => {
-                return Err(invalid(format!("COPY format \"{name}\" not recognized")));
-            }
-        };
-        once(&mut self.format, f)
-    }
-
-    fn option(&mut self, o: &A::CopyOption) -> Result<()> {
-        use A::CopyOption as O;
-        match o {
-            O::Format(name) => self.format(&name.value),
-            O::Freeze(b) => once(&mut self.freeze, *b),
-            O::Delimiter(c) => once(&mut self.delimiter, c.to_string()),
-            O::Null(s) => once(&mut self.null, s.clone()),
-            O::Header(b) => once(
-                &mut self.header,
-                if *b { Header::Present } else { Header::Absent },
-            ),
-            O::Quote(c) => once(&mut self.quote, c.to_string()),
-            O::Escape(c) => once(&mut self.escape, c.to_string()),
-            O::ForceQuote(cols) => once_list(&mut self.force_quote, columns(cols)?),
-            O::ForceNotNull(cols) => once_list(&mut self.force_not_null, columns(cols)?),
-            O::ForceNull(cols) => once_list(&mut self.force_null, columns(cols)?),
-            O::Encoding(name) => self.encoding(name),
-        }
-    }
-
-    fn encoding(&mut self, name: &str) -> Result<()> {
-        if self.encoding {
-            return Err(conflicting());
-        }
-        self.encoding = true;
-        if is_utf8(name) || name.eq_ignore_ascii_case("sql_ascii") {
-            return Ok(());
-        }
-        Err(not_supported(&format!(
-            "COPY encoding \"{name}\" is not supported: tusk reads and writes UTF8"
-        )))
-    }
-
-    fn legacy(&mut self, o: &A::CopyLegacyOption) -> Result<()> {
-        use A::CopyLegacyCsvOption as C;
-        use A::CopyLegacyOption as L;
-        match o {
-            L::Binary => self.format("binary"),
-            L::Delimiter(c) => once(&mut self.delimiter, c.to_string()),
-            L::Null(s) => once(&mut self.null, s.clone()),
-            L::Csv(items) => {
-                self.format("csv")?;
-                for item in items {
-                    match item {
-                        C::Header => once(&mut self.header, Header::Present)?,
-                        C::Quote(c) => once(&mut self.quote, c.to_string())?,
-                        C::Escape(c) => once(&mut self.escape, c.to_string())?,
-                        C::ForceQuote(cols) => once_list(&mut self.force_quote, columns(cols)?)?,
-                        C::ForceNotNull(cols) => {
-                            once_list(&mut self.force_not_null, columns(cols)?)?
-                        }
+                let name = get_string(d)?;
+                self.format = Some(match name.as_str() {
+                    "text" => Format::Text,
+                    "csv" => Format::Csv,
+                    "binary" => return Err(at(not_supported("COPY BINARY is not supported"), d)),
+                    _ => {
+                        return Err(at(
+                            invalid(format!("COPY format \"{name}\" not recognized")),
+                            d,
+                        ))
                     }
-                }
+                });
                 Ok(())
             }
-            other => Err(SqlError::coded(
-                sqlstate::SYNTAX_ERROR,
-                format!(
-                    "syntax error at or near \"{}\"",
-                    other.to_string().split_whitespace().next().unwrap_or("")
+            "freeze" => {
+                if self.freeze.is_some() {
+                    return Err(conflicting(d));
+                }
+                self.freeze = Some(get_boolean(d)?);
+                Ok(())
+            }
+            "delimiter" => once(&mut self.delimiter, get_string(d)?, d),
+            "null" => once(&mut self.null, get_string(d)?, d),
+            "header" => {
+                if self.header.is_some() {
+                    return Err(conflicting(d));
+                }
+                self.header = Some(get_header(d, is_from)?);
+                Ok(())
+            }
+            "quote" => once(&mut self.quote, get_string(d)?, d),
+            "escape" => once(&mut self.escape, get_string(d)?, d),
+            "force_quote" => {
+                if self.force_quote.given() {
+                    return Err(conflicting(d));
+                }
+                self.force_quote = get_columns(d, true)?;
+                Ok(())
+            }
+            "force_not_null" => {
+                if self.force_not_null.given() {
+                    return Err(conflicting(d));
+                }
+                self.force_not_null = get_columns(d, false)?;
+                Ok(())
+            }
+            "force_null" => {
+                if self.force_null.given() {
+                    return Err(conflicting(d));
+                }
+                self.force_null = get_columns(d, false)?;
+                Ok(())
+            }
+            "encoding" => {
+                if self.encoding {
+                    return Err(conflicting(d));
+                }
+                self.encoding = true;
+                let name = get_string(d)?;
+                if is_utf8(&name) || name.eq_ignore_ascii_case("sql_ascii") {
+                    return Ok(());
+                }
+                Err(at(
+                    not_supported(&format!(
+                        "COPY encoding \"{name}\" is not supported: tusk reads and writes UTF8"
+                    )),
+                    d,
+                ))
+            }
+            other => Err(at(
+                SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    format!("option \"{other}\" not recognized"),
                 ),
+                d,
             )),
         }
     }
 }
 
 /// Checks the options of a COPY FROM (`is_from`) or COPY TO.
-pub fn process(
-    options: &[A::CopyOption],
-    legacy: &[A::CopyLegacyOption],
-    is_from: bool,
-) -> Result<StatementOptions> {
+pub fn process(options: &[DefElem], is_from: bool) -> Result<StatementOptions> {
     let mut g = Given::default();
-    for o in options {
-        g.option(o)?;
-    }
-    for o in legacy {
-        g.legacy(o)?;
+    for d in options {
+        g.option(d, is_from)?;
     }
     let format = g.format.unwrap_or(Format::Text);
     let csv = format == Format::Csv;
@@ -309,25 +386,15 @@ pub fn process(
 
 #[cfg(test)]
 mod tests {
+    use super::super::stmt::parse;
     use super::*;
-    use crate::parse::{parse, Parsed};
 
     /// The options of a COPY statement, or the error (SQLSTATE, message).
     fn opts(sql: &str) -> std::result::Result<StatementOptions, (&'static str, String)> {
-        let mut stmts = parse(sql).map_err(|e| (e.code, e.message))?;
-        let Parsed::Sql(s) = stmts.remove(0) else {
-            panic!("not SQL")
-        };
-        let A::Statement::Copy {
-            to,
-            options,
-            legacy_options,
-            ..
-        } = *s
-        else {
-            panic!("not COPY")
-        };
-        process(&options, &legacy_options, !to).map_err(|e| (e.code, e.message))
+        let st = parse(sql)
+            .expect("a COPY statement")
+            .map_err(|e| (e.code, e.message))?;
+        process(&st.options, !st.to).map_err(|e| (e.code, e.message))
     }
 
     fn err(sql: &str) -> (&'static str, String) {
@@ -347,6 +414,13 @@ mod tests {
         );
         let o = opts("copy t to stdout with (format csv, quote '''')").unwrap();
         assert_eq!((o.copy.quote, o.copy.escape), (b'\'', b'\''));
+        let o = opts("copy t from stdin (format 'csv', header match, freeze off)").unwrap();
+        assert_eq!((o.copy.header, o.freeze), (Header::Match, false));
+        let o = opts("copy t to stdout (header 0, format csv, force_quote *)").unwrap();
+        assert_eq!(
+            (o.copy.header, o.force_quote),
+            (Header::Absent, ColumnList::All)
+        );
     }
 
     #[test]
@@ -365,8 +439,8 @@ mod tests {
             (o.copy.delimiter, o.copy.null.as_slice()),
             (b'|', &b"NULL"[..])
         );
-        let o = opts("copy t to stdout csv force quote a").unwrap();
-        assert_eq!(o.force_quote, ColumnList::Columns(vec!["a".into()]));
+        let o = opts("copy t to stdout csv force quote *").unwrap();
+        assert_eq!(o.force_quote, ColumnList::All);
     }
 
     // Expected messages and SQLSTATEs from PostgreSQL 15.
@@ -382,6 +456,16 @@ mod tests {
                 "copy t to stdout (format csv, format csv)",
                 "42601",
                 "conflicting or redundant options",
+            ),
+            (
+                "copy t to stdout (delimiter 'ab')",
+                "0A000",
+                "COPY delimiter must be a single one-byte character",
+            ),
+            (
+                "copy t to stdout (delimiter 'é')",
+                "0A000",
+                "COPY delimiter must be a single one-byte character",
             ),
             (
                 "copy t to stdout (delimiter E'\\n')",
@@ -409,6 +493,11 @@ mod tests {
                 "COPY quote available only in CSV mode",
             ),
             (
+                "copy t to stdout (format csv, quote 'ab')",
+                "0A000",
+                "COPY quote must be a single one-byte character",
+            ),
+            (
                 "copy t to stdout (format csv, quote ',')",
                 "22023",
                 "COPY delimiter and quote must be different",
@@ -419,7 +508,17 @@ mod tests {
                 "COPY escape available only in CSV mode",
             ),
             (
+                "copy t to stdout (format csv, escape '')",
+                "0A000",
+                "COPY escape must be a single one-byte character",
+            ),
+            (
                 "copy t from stdin (format csv, force_quote (a))",
+                "0A000",
+                "COPY force quote only available using COPY TO",
+            ),
+            (
+                "copy t from stdin (format csv, force_quote *)",
                 "0A000",
                 "COPY force quote only available using COPY TO",
             ),
@@ -432,6 +531,11 @@ mod tests {
                 "copy t to stdout (format csv, force_not_null (a))",
                 "0A000",
                 "COPY force not null only available using COPY FROM",
+            ),
+            (
+                "copy t from stdin (format csv, force_not_null *)",
+                "22023",
+                "argument to option \"force_not_null\" must be a list of column names",
             ),
             (
                 "copy t to stdout (format csv, force_null (a))",
@@ -457,6 +561,31 @@ mod tests {
                 "copy t to stdout (format csv, force_quote (b), force_quote (a))",
                 "42601",
                 "conflicting or redundant options",
+            ),
+            (
+                "copy t to stdout (header match, format csv)",
+                "0A000",
+                "cannot use \"match\" with HEADER in COPY TO",
+            ),
+            (
+                "copy t to stdout (header 2)",
+                "42601",
+                "header requires a Boolean value or \"match\"",
+            ),
+            (
+                "copy t to stdout (freeze maybe)",
+                "42601",
+                "freeze requires a Boolean value",
+            ),
+            (
+                "copy t to stdout (null)",
+                "42601",
+                "null requires a parameter",
+            ),
+            (
+                "copy t to stdout (foo 1)",
+                "42601",
+                "option \"foo\" not recognized",
             ),
         ];
         for &(sql, code, message) in cases {
