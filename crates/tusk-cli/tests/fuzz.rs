@@ -41,10 +41,10 @@ fn env_num(name: &str, default: u64) -> u64 {
 /// The grammar the fuzzer uses: what tusk supports.
 fn features() -> Features {
     Features {
-        outer_joins: false,
-        subqueries: false,
-        set_ops: false,
-        case_exprs: false,
+        outer_joins: true,
+        subqueries: true,
+        set_ops: true,
+        case_exprs: true,
         distinct: true,
     }
 }
@@ -56,8 +56,27 @@ fn count_of(o: &Outcome) -> Option<i64> {
     }
 }
 
+/// Both engines failed a query on a data error, but not the same one: a
+/// query whose rows raise two errors reports whichever its evaluation order
+/// meets first, and a vectorised engine computes a column for a batch of
+/// rows before the next column, where PostgreSQL finishes each row first.
+/// Counted, not reported: neither answer is wrong.
+fn both_data_errors(pg: &Outcome, tusk: &Outcome) -> bool {
+    const DATA_ERRORS: [&str; 5] = [
+        "division by zero",
+        "out of range",
+        "numeric field overflow",
+        "invalid input syntax",
+        "cannot take logarithm",
+    ];
+    let data = |o: &Outcome| match o {
+        Outcome::Error(m) => DATA_ERRORS.iter().any(|d| m.contains(d)),
+        _ => false,
+    };
+    data(pg) && data(tusk)
+}
+
 #[test]
-#[ignore = "turned on once the executor has every operator the grammar uses (cargo test -- --ignored runs it)"]
 fn differential_fuzz() {
     let pg = match PgCluster::start() {
         Ok(pg) => pg,
@@ -79,6 +98,7 @@ fn differential_fuzz() {
     let started = Instant::now();
     let mut report = String::new();
     let (mut mismatches, mut total, mut tlp_checked) = (0usize, 0usize, 0usize);
+    let mut order_dependent = 0usize;
     let mut round = 0u64;
     loop {
         let done = match budget_time {
@@ -123,6 +143,10 @@ fn differential_fuzz() {
                 let i = setup.len() + k;
                 total += 1;
                 let agree = outcomes_agree(&pg_out[i], &tusk_out[i], false);
+                if !agree && both_data_errors(&pg_out[i], &tusk_out[i]) {
+                    order_dependent += 1;
+                    continue;
+                }
                 let mut tlp_note = None;
                 if v == 0 {
                     if let Some((from, p)) = &q.tlp {
@@ -179,7 +203,7 @@ fn differential_fuzz() {
         round += 1;
     }
     say(&format!(
-        "fuzz: {total} query runs ({} rounds from seed {seed}), {tlp_checked} TLP checks, {mismatches} mismatches, {:.1} s",
+        "fuzz: {total} query runs ({} rounds from seed {seed}), {tlp_checked} TLP checks, {mismatches} mismatches, {order_dependent} different data errors, {:.1} s",
         round,
         started.elapsed().as_secs_f64()
     ));

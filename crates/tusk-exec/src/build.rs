@@ -15,15 +15,19 @@
 use crate::error::{ExecError, Result};
 use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
-use crate::plan::{NodeKind, Plan};
-use crate::{agg, filter, hashjoin, limit, project, scan, sort};
+use crate::plan::{NodeKind, Plan, Statement};
+use crate::{
+    aggregate, append, cte, filter, hashjoin, limit, nestloop, project, recursive, result, scan,
+    setop, sort, subplan, unique, window,
+};
 
-/// Builds the operator tree of a statement (its root; the CTE plans are
-/// built by the CTE scans that read them).
-pub fn build_statement(
-    stmt: &crate::plan::Statement,
-    ctx: &ExecContext,
-) -> Result<Box<dyn Operator>> {
+/// Builds the operator tree of a statement: each CTE plan is built and
+/// registered for the statement's CTE scans (evaluated only when read), then
+/// the root.
+pub fn build_statement(stmt: &Statement, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
+    for (id, p) in stmt.ctes.iter().enumerate() {
+        cte::register(ctx, id, &p.output, build(p, ctx)?);
+    }
     build(&stmt.root, ctx)
 }
 
@@ -54,26 +58,46 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             Box::new(hashjoin::HashJoin::new(plan, ctx, child(0)?, inner)?)
         }
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
-        NodeKind::Aggregate { .. } => Box::new(agg::Aggregate::new(plan, ctx, child(0)?)?),
+        NodeKind::Aggregate { .. } => Box::new(aggregate::Aggregate::new(plan, ctx, child(0)?)?),
         NodeKind::Gather { .. } => Box::new(Gather::new(plan, ctx, build, init_shared)?),
-        NodeKind::Sort { keys, .. } => Box::new(sort::Sort::new(
+        NodeKind::Sort { keys, limit } => Box::new(sort::Sort::new(
             child(0)?,
-            keys.clone(),
-            plan.output.clone(),
-            ctx.clone(),
+            keys,
+            *limit,
+            &plan.output,
+            ctx,
             plan.id,
         )),
         NodeKind::Limit { limit, offset } => {
             Box::new(limit::Limit::new(child(0)?, *limit, *offset))
         }
-        other => {
-            return Err(ExecError::coded(
-                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
-                format!("executor node not implemented yet: {other:?}")
-                    .chars()
-                    .take(120)
-                    .collect::<String>(),
-            ))
+        NodeKind::NestedLoop { .. } => {
+            Box::new(nestloop::NestedLoop::new(plan, ctx, child(0)?, child(1)?)?)
+        }
+        NodeKind::Append => Box::new(append::Append::new(
+            (0..plan.children.len()).map(child).collect::<Result<_>>()?,
+        )),
+        NodeKind::Result { one_time_filter } => {
+            let input = match plan.children.len() {
+                0 => None,
+                _ => Some(child(0)?),
+            };
+            Box::new(result::ResultNode::new(input, one_time_filter.clone()))
+        }
+        NodeKind::Unique { keys } => Box::new(unique::Unique::new(child(0)?, *keys, &plan.output)),
+        NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),
+        NodeKind::WindowAgg { .. } => Box::new(window::WindowAgg::new(plan, ctx, child(0)?)?),
+        NodeKind::CteScan { cte, .. } => Box::new(cte::CteScan::new(*cte, ctx)),
+        NodeKind::RecursiveUnion { .. } => {
+            // The recursive term is built anew for each iteration.
+            Box::new(recursive::RecursiveUnion::new(plan, ctx, child(0)?, build))
+        }
+        NodeKind::WorkTableScan { work_table, .. } => {
+            Box::new(recursive::WorkTableScan::new(*work_table, ctx))
+        }
+        NodeKind::SubPlans { .. } => {
+            // Subplans are instantiated per outer row, so they get the builder.
+            Box::new(subplan::SubPlans::new(plan, ctx, child(0)?, build))
         }
     };
     Ok(instrument(op, plan.id, ctx))

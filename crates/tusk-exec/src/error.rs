@@ -71,6 +71,9 @@ pub mod sqlstate {
     pub const INVALID_ROW_COUNT_IN_LIMIT: &str = "2201W";
     pub const INVALID_ROW_COUNT_IN_RESULT_OFFSET: &str = "2201X";
     pub const NULL_VALUE_NOT_ALLOWED: &str = "22004";
+    pub const INVALID_PRECEDING_OR_FOLLOWING_SIZE: &str = "22013";
+    pub const INVALID_ARGUMENT_FOR_NTILE: &str = "22014";
+    pub const INVALID_ARGUMENT_FOR_NTH_VALUE: &str = "22016";
     pub const ZERO_LENGTH_CHARACTER_STRING: &str = "2200F";
     pub const INVALID_PASSWORD: &str = "28P01";
     pub const TOO_MANY_CONNECTIONS: &str = "53300";

@@ -12,19 +12,22 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `hashjoin/`, `agg`, `sort`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
-//! | data | `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, spill files, the recursion guard, UTF-8 checks |
+//! | data | `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, normalized sort keys, spill files, the recursion guard, UTF-8 checks |
 //!
 //! A parallel-aware node owns the state its participants share and creates
 //! it in its own initialiser, which `build::init_shared` calls before a
 //! Gather starts (see `parallel::state`).
 
-pub mod agg;
+pub mod aggregate;
+pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
 pub mod copy;
+pub mod cte;
 pub mod dml;
 pub mod error;
 pub mod expr;
@@ -32,19 +35,35 @@ pub mod filter;
 pub mod func;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod join;
+#[cfg(test)]
+mod join_reference;
 pub mod limit;
+pub mod memory;
+pub mod nestloop;
 pub mod numeric;
 pub mod operator;
 pub mod parallel;
 pub mod plan;
 pub mod project;
+pub mod recursive;
+pub mod result;
+pub mod rowstore;
 pub mod scan;
+pub mod setop;
 pub mod sort;
+pub mod sortkey;
 pub mod spill;
 pub mod stack;
+pub mod subplan;
+#[cfg(test)]
+mod testing;
 pub mod text;
+pub mod tuplestore;
+pub mod unique;
 pub mod value;
 pub mod vector;
+pub mod window;
 
 /// The former home of the contract and the dispatcher, kept as aliases
 /// for callers not yet moved to the crate root (`tusk_exec::build`, ...).

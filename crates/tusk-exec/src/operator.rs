@@ -73,6 +73,9 @@ pub struct ExecContext {
     /// `tusk.hash_chunk_size`: bytes of each chunk of a Parallel Hash Join's
     /// shared table (a power of two).
     pub hash_chunk_size: usize,
+    /// The query's CTEs and recursive working tables (see `cte`); empty in
+    /// parallel workers.
+    pub ctes: Rc<crate::cte::Registry>,
 }
 
 impl ExecContext {

@@ -12,6 +12,8 @@ pub struct Estimate {
     pub width: u32,
 }
 
+/// An aggregate function. Semantics, result types and the partial
+/// (parallel) state of each are in `aggregate::funcs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggFunc {
     CountStar,
@@ -20,89 +22,22 @@ pub enum AggFunc {
     Min,
     Max,
     Avg,
-    /// Sum of partial counts or partial `sum(int4)`s, as bigint (finalize only).
-    SumInt8,
     BoolAnd,
     BoolOr,
+    /// `every`: bool_and under its SQL-standard name.
+    Every,
+    /// `stddev` (= stddev_samp), `stddev_samp`, `stddev_pop`.
+    Stddev,
     StddevSamp,
     StddevPop,
+    /// `variance` (= var_samp), `var_samp`, `var_pop`.
+    Variance,
     VarSamp,
     VarPop,
+    /// `string_agg(value, delimiter)`.
     StringAgg,
-}
-
-/// The kinds of join. Semi and anti joins emit left rows with at least one
-/// / no match; a mark join emits every left row plus a boolean column:
-/// true if some right row satisfies the condition, else (when
-/// `null_aware`, the `IN` semantics) NULL if some comparison was NULL,
-/// else false.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JoinKind {
-    Inner,
-    Left,
-    Right,
-    Full,
-    Semi,
-    Anti,
-    Mark { null_aware: bool },
-}
-
-/// Window functions proper, and aggregates used as window functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WindowFunc {
-    RowNumber,
-    Rank,
-    DenseRank,
-    PercentRank,
-    CumeDist,
-    Ntile,
-    Lag,
-    Lead,
-    FirstValue,
-    LastValue,
-    NthValue,
-    Aggregate(AggFunc),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameUnits {
-    Rows,
-    Range,
-    Groups,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameBound {
-    UnboundedPreceding,
-    Preceding(i64),
-    CurrentRow,
-    Following(i64),
-    UnboundedFollowing,
-}
-
-/// A window frame: `units BETWEEN start AND end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WindowFrame {
-    pub units: FrameUnits,
-    pub start: FrameBound,
-    pub end: FrameBound,
-}
-
-impl WindowFrame {
-    /// PostgreSQL's default frame: `RANGE UNBOUNDED PRECEDING` to the
-    /// current row and its peers; without ORDER BY every row is a peer, so
-    /// the frame is the whole partition.
-    pub fn default_for(ordered: bool) -> WindowFrame {
-        WindowFrame {
-            units: FrameUnits::Range,
-            start: FrameBound::UnboundedPreceding,
-            end: if ordered {
-                FrameBound::CurrentRow
-            } else {
-                FrameBound::UnboundedFollowing
-            },
-        }
-    }
+    BitAnd,
+    BitOr,
 }
 
 impl AggFunc {
@@ -113,36 +48,25 @@ impl AggFunc {
             AggFunc::Min => "min",
             AggFunc::Max => "max",
             AggFunc::Avg => "avg",
-            AggFunc::SumInt8 => "sum",
             AggFunc::BoolAnd => "bool_and",
             AggFunc::BoolOr => "bool_or",
+            AggFunc::Every => "every",
+            AggFunc::Stddev => "stddev",
             AggFunc::StddevSamp => "stddev_samp",
             AggFunc::StddevPop => "stddev_pop",
+            AggFunc::Variance => "variance",
             AggFunc::VarSamp => "var_samp",
             AggFunc::VarPop => "var_pop",
             AggFunc::StringAgg => "string_agg",
+            AggFunc::BitAnd => "bit_and",
+            AggFunc::BitOr => "bit_or",
         }
     }
 
-    /// Result type of the aggregate over `arg` (PostgreSQL's choices:
-    /// sum(int4) is bigint, sum(int8) and avg of integers are numeric).
+    /// PostgreSQL's result type over an argument of type `arg` (`None` for
+    /// `count(*)`); see `aggregate::funcs`.
     pub fn result_type(self, arg: Option<DataType>) -> DataType {
-        match (self, arg) {
-            (AggFunc::CountStar | AggFunc::Count | AggFunc::SumInt8, _) => DataType::Int8,
-            (AggFunc::Sum, Some(DataType::Int4)) => DataType::Int8,
-            (AggFunc::Sum | AggFunc::Avg, _) => DataType::Numeric,
-            (AggFunc::Min | AggFunc::Max, Some(t)) => t,
-            (AggFunc::Min | AggFunc::Max, None) => DataType::Text,
-            (AggFunc::BoolAnd | AggFunc::BoolOr, _) => DataType::Bool,
-            (AggFunc::StringAgg, _) => DataType::Text,
-            (
-                AggFunc::StddevSamp | AggFunc::StddevPop | AggFunc::VarSamp | AggFunc::VarPop,
-                Some(DataType::Float4 | DataType::Float8),
-            ) => DataType::Float8,
-            (AggFunc::StddevSamp | AggFunc::StddevPop | AggFunc::VarSamp | AggFunc::VarPop, _) => {
-                DataType::Numeric
-            }
-        }
+        crate::aggregate::funcs::result_type(self, arg)
     }
 }
 
@@ -150,28 +74,60 @@ impl AggFunc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AggMode {
     Simple,
-    /// Below a Gather: one participant's share of the groups.
+    /// Below a Gather: one participant's share of the groups, output as
+    /// group keys ++ each call's partial state columns
+    /// (`AggCall::partial_types`).
     Partial,
-    /// Above a Gather: combines the partial results.
+    /// Above a Gather: input is the Partial node's output; `group` is
+    /// `Column 0..g` and `aggs` are the Partial node's calls, unchanged.
     Finalize,
 }
 
+/// One aggregate call: `func(DISTINCT args ORDER BY order_by) FILTER (WHERE filter)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AggCall {
     pub func: AggFunc,
+    /// Arguments over the input row; empty for `count(*)`.
     pub args: Vec<Expr>,
     pub distinct: bool,
-    /// `FILTER (WHERE ...)`.
+    /// Rows where this is not true are not aggregated.
     pub filter: Option<Expr>,
-    /// `ORDER BY` inside the call (string_agg).
+    /// Order in which the rows reach the aggregate (`string_agg(x, ',' ORDER BY y)`).
     pub order_by: Vec<SortKey>,
+    /// The result type (PostgreSQL's: see `aggregate::funcs::result_type`).
     pub result: DataType,
 }
 
 impl AggCall {
+    /// A plain call: no DISTINCT, FILTER or ORDER BY, result type
+    /// PostgreSQL's for these arguments.
+    pub fn new(func: AggFunc, args: Vec<Expr>) -> AggCall {
+        let arg = args.first().map(|a| a.data_type());
+        AggCall {
+            func,
+            result: crate::aggregate::funcs::result_type(func, arg),
+            args,
+            distinct: false,
+            filter: None,
+            order_by: vec![],
+        }
+    }
+
     /// The first argument (`None` for `count(*)`).
     pub fn arg(&self) -> Option<&Expr> {
         self.args.first()
+    }
+
+    /// Types of the columns that carry this call's state from a Partial
+    /// aggregate to its Finalize.
+    pub fn partial_types(&self) -> Vec<DataType> {
+        crate::aggregate::funcs::partial_types(self)
+    }
+
+    /// Whether a Partial/Finalize pair can compute this call (false for
+    /// DISTINCT and ORDER BY inputs and for `string_agg`, as in PostgreSQL 15).
+    pub fn supports_partial(&self) -> bool {
+        crate::aggregate::funcs::supports_partial(self)
     }
 }
 
@@ -236,17 +192,22 @@ pub enum NodeKind {
         predicate: Expr,
     },
     /// Hash join of kind `kind`; children are [outer (probe side), Hash
-    /// (build side)]. Output: outer_out ++ inner_out columns (semi/anti:
-    /// outer_out only; mark: outer_out ++ the mark).
+    /// (whose child is the build side)]. Rows match when every outer key
+    /// equals its inner key (NULL keys never match) and `join_filter` is
+    /// true. Output: see [`JoinKind`]; the planner must give at least one
+    /// key (a join without equalities is a [`NodeKind::NestedLoop`]).
     HashJoin {
         kind: JoinKind,
         outer_keys: Vec<Expr>,
         inner_keys: Vec<Expr>,
         outer_out: Vec<usize>,
         inner_out: Vec<usize>,
-        /// Residual condition over (outer columns ++ inner columns).
+        /// Residual condition over (all outer columns ++ all inner columns),
+        /// part of the join condition: a pair failing it is not a match
+        /// (PostgreSQL's `Join Filter`).
         join_filter: Option<Expr>,
-        /// Parallel Hash Join: all participants build one shared table.
+        /// Parallel Hash Join: all participants build one shared table
+        /// (only for kinds whose [`JoinKind::parallel_safe`] says so).
         parallel: bool,
     },
     /// The build side of a hash join (its only child); executed by the join.
@@ -272,93 +233,267 @@ pub enum NodeKind {
         limit: Option<u64>,
         offset: u64,
     },
-    /// Any join condition; children [outer, inner]; the inner side is
-    /// materialised. Output as for HashJoin.
+    /// Nested loop join of kind `kind`; children are [outer, inner]. Every
+    /// outer row is paired with every inner row; a pair matches when
+    /// `join_filter` is true (always, without one: CROSS JOIN). Any
+    /// condition works (no equality is needed). The inner input is read
+    /// once and kept (in a spill file when it exceeds `work_mem`), the outer
+    /// one streamed. `outer_out`/`inner_out` and the output as for
+    /// [`NodeKind::HashJoin`].
     NestedLoop {
         kind: JoinKind,
+        /// Condition over (all outer columns ++ all inner columns).
         join_filter: Option<Expr>,
         outer_out: Vec<usize>,
         inner_out: Vec<usize>,
     },
-    /// The children's rows, one child after the other.
+    /// The rows of every child, child after child (PostgreSQL's Append);
+    /// the children have the same column types.
     Append,
-    /// PostgreSQL's Result: with a false `one_time_filter` the child never runs.
+    /// PostgreSQL's Result: the rows of its child (or, without a child, one
+    /// row of no columns), unless `one_time_filter` — a condition without
+    /// column references, evaluated once before anything else — is not
+    /// true: then there are no rows and the child is never executed.
     Result {
         one_time_filter: Option<Expr>,
     },
-    /// INTERSECT / EXCEPT [ALL] of children [left, right].
+    /// Keeps the first row of each run of rows equal (NULLs equal) in the
+    /// first `key_count` columns; the input must be sorted on them. DISTINCT
+    /// (all columns) and DISTINCT ON (the ON expressions, placed first).
+    Unique {
+        keys: usize,
+    },
+    /// INTERSECT / EXCEPT [ALL] of children [left, right], whose columns
+    /// have the same types; output has the left's columns. Hashed, spilling
+    /// within `work_mem × hash_mem_multiplier` (EXPLAIN `HashSetOp ...`).
     SetOp {
         op: SetOpCmd,
         all: bool,
     },
-    /// Keeps the first row of each run of rows equal on the first `keys` columns.
-    Unique {
-        keys: usize,
-    },
-    /// Window functions over input sorted by partition then order keys;
-    /// output = input ++ one column per call.
+    /// Window functions over input sorted by `partition` then `order` (the
+    /// planner adds that Sort). Output: the input columns ++ one column per
+    /// call, in order. Rows of one partition are buffered (spilling past
+    /// `work_mem`).
     WindowAgg {
         partition: Vec<Expr>,
         order: Vec<SortKey>,
         calls: Vec<WindowCallSpec>,
     },
-    /// A scan of the statement's CTE number `cte` (materialised once).
+    /// Reads the statement's CTE number `cte` (`Statement::ctes[cte]`),
+    /// evaluated at most once per statement and only as far as its readers
+    /// need, shared by all its scans. EXPLAIN: `CTE Scan on name [alias]`.
+    /// Parallel-restricted (never below a Gather).
     CteScan {
         cte: usize,
         name: String,
         alias: String,
     },
-    /// WITH RECURSIVE: children [seed, step]; `step` reads the previous
-    /// round's rows through WorkTableScan { work_table }.
+    /// WITH RECURSIVE's union: children [non-recursive term, recursive
+    /// term]; the recursive term reads the previous iteration's rows through
+    /// `WorkTableScan { work_table }`. `distinct` for UNION, not for UNION
+    /// ALL. EXPLAIN: `Recursive Union`.
     RecursiveUnion {
         distinct: bool,
         work_table: usize,
     },
+    /// The working table of the RecursiveUnion numbered `work_table`.
+    /// EXPLAIN: `WorkTable Scan on alias`. Parallel-restricted.
     WorkTableScan {
         work_table: usize,
         alias: String,
     },
-    /// Appends one column per subplan, computed for each input row.
+    /// Appends one column per subplan, computed for each input row (see
+    /// [`SubPlanSpec`]): input ++ one column per spec, in order. Not shown
+    /// by EXPLAIN itself; its specs print as `SubPlan N` (correlated) or
+    /// `InitPlan N (returns $k)` sections under the node that reads the
+    /// columns.
     SubPlans {
         subplans: Vec<SubPlanSpec>,
     },
 }
 
+/// How a join combines its outer rows (the first child) with its inner rows.
+///
+/// A pair of rows *matches* when the whole join condition is true: the key
+/// equalities of a hash join and its `join_filter` (a NULL is not true).
+/// With `outer_out`/`inner_out` the column lists a join keeps of each side,
+/// the output is
+///
+/// | kind | rows | columns |
+/// |---|---|---|
+/// | `Inner` | every matching pair | `outer_out ++ inner_out` |
+/// | `Left` | matching pairs, and every outer row without a match with NULL inner columns | `outer_out ++ inner_out` |
+/// | `Right` | matching pairs, and every inner row without a match with NULL outer columns | `outer_out ++ inner_out` |
+/// | `Full` | `Left`'s rows and `Right`'s unmatched inner rows | `outer_out ++ inner_out` |
+/// | `Semi` | every outer row with at least one match, once | `outer_out` |
+/// | `Anti` | every outer row without a match | `outer_out` |
+/// | `Mark` | every outer row, once, with a mark | `outer_out ++ [mark: boolean]` |
+///
+/// The mark of `Mark { null_aware: false }` (EXISTS) is whether the row has
+/// a match. With `null_aware` it is SQL's `x IN (subquery)`: the
+/// three-valued OR, over all inner rows, of the condition (the AND of the
+/// key equalities and the join filter): true if some inner row matches,
+/// else NULL if the condition is NULL for some inner row (an outer or inner
+/// key is NULL while the other keys are equal or NULL, and the filter is not
+/// false), else false. An empty inner side gives false for every row, even
+/// one with a NULL key. A filter meant as the subquery's WHERE clause (rows
+/// where it is NULL take no part) must be written so that it is never NULL
+/// (`filter IS TRUE`); correlation equalities of a null-aware mark belong
+/// in the filter, not in the keys, since every key counts for the NULL rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetOpCmd {
-    Intersect,
-    Except,
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    Semi,
+    Anti,
+    Mark { null_aware: bool },
 }
 
-/// One window function call of a WindowAgg.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WindowCallSpec {
-    pub func: WindowFunc,
-    pub args: Vec<Expr>,
-    pub frame: WindowFrame,
-    pub result: DataType,
+impl JoinKind {
+    /// Whether the output carries inner columns (`inner_out`).
+    pub fn emits_inner_columns(self) -> bool {
+        matches!(
+            self,
+            JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full
+        )
+    }
+
+    /// Whether outer rows without a match are emitted (left, full, anti, mark).
+    pub fn keeps_unmatched_outer(self) -> bool {
+        matches!(
+            self,
+            JoinKind::Left | JoinKind::Full | JoinKind::Anti | JoinKind::Mark { .. }
+        )
+    }
+
+    /// Whether inner rows without a match are emitted (right, full).
+    pub fn keeps_unmatched_inner(self) -> bool {
+        matches!(self, JoinKind::Right | JoinKind::Full)
+    }
+
+    /// Whether an outer row needs only its first match (semi, anti, mark).
+    pub fn first_match_only(self) -> bool {
+        matches!(
+            self,
+            JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. }
+        )
+    }
+
+    /// Output column types of a join of this kind that keeps columns
+    /// `outer_out` of `outer` and `inner_out` of `inner`.
+    pub fn output_types(
+        self,
+        outer: &[DataType],
+        inner: &[DataType],
+        outer_out: &[usize],
+        inner_out: &[usize],
+    ) -> Vec<DataType> {
+        let mut out: Vec<DataType> = outer_out.iter().map(|&c| outer[c]).collect();
+        match self {
+            JoinKind::Semi | JoinKind::Anti => {}
+            JoinKind::Mark { .. } => out.push(DataType::Bool),
+            _ => out.extend(inner_out.iter().map(|&c| inner[c])),
+        }
+        out
+    }
+
+    /// Whether a Parallel Hash Join of this kind is supported. Every kind
+    /// is: outer rows are probed by one participant each, a right or full
+    /// join marks matched inner rows in bits all participants share and the
+    /// last participant to finish probing emits the unmatched ones, and a
+    /// null-aware mark join shares its inner rows with NULL keys.
+    pub fn parallel_safe(self) -> bool {
+        true
+    }
+
+    /// The word PostgreSQL's EXPLAIN puts between a join method and "Join"
+    /// (`Hash Left Join`), empty for an inner join. A mark join prints as a
+    /// semi join (PostgreSQL has no mark join; tusk adds a line saying so,
+    /// see [`NodeKind::explain_notes`]).
+    pub fn explain_word(self) -> &'static str {
+        match self {
+            JoinKind::Inner => "",
+            JoinKind::Left => "Left",
+            JoinKind::Right => "Right",
+            JoinKind::Full => "Full",
+            JoinKind::Semi | JoinKind::Mark { .. } => "Semi",
+            JoinKind::Anti => "Anti",
+        }
+    }
+}
+
+impl NodeKind {
+    /// The node's name as PostgreSQL's EXPLAIN prints it, for the nodes
+    /// whose name depends on more than the variant (joins): `Hash Join`,
+    /// `Parallel Hash Left Join`, `Nested Loop`, `Nested Loop Anti Join`,
+    /// `Append`, `Result`. `None` for the others (EXPLAIN names them).
+    pub fn explain_name(&self) -> Option<String> {
+        let join = |method: &str, kind: JoinKind| match kind.explain_word() {
+            "" if method == "Nested Loop" => method.to_string(),
+            "" => format!("{method} Join"),
+            w => format!("{method} {w} Join"),
+        };
+        match self {
+            NodeKind::HashJoin { kind, parallel, .. } => Some(join(
+                if *parallel { "Parallel Hash" } else { "Hash" },
+                *kind,
+            )),
+            NodeKind::NestedLoop { kind, .. } => Some(join("Nested Loop", *kind)),
+            NodeKind::Append => Some("Append".into()),
+            NodeKind::Result { .. } => Some("Result".into()),
+            _ => None,
+        }
+    }
+
+    /// Lines tusk adds below PostgreSQL's for this node in EXPLAIN: a mark
+    /// join, which PostgreSQL does not have, says what it is
+    /// (`tusk: mark join` or `tusk: mark join, null-aware`).
+    pub fn explain_notes(&self) -> Vec<String> {
+        match self {
+            NodeKind::HashJoin {
+                kind: JoinKind::Mark { null_aware },
+                ..
+            }
+            | NodeKind::NestedLoop {
+                kind: JoinKind::Mark { null_aware },
+                ..
+            } => vec![if *null_aware {
+                "tusk: mark join, null-aware".into()
+            } else {
+                "tusk: mark join".into()
+            }],
+            _ => vec![],
+        }
+    }
 }
 
 /// What a SubPlan computes for each outer row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubPlanKind {
-    /// Whether the subplan returns a row.
+    /// Whether the subplan returns a row (boolean, never NULL).
     Exists,
-    /// The single value (NULL for none; more than one row is an error).
+    /// The single value of its first column (NULL for no row; more than one
+    /// row is error 21000). Type: the subplan's first column's.
     Scalar,
-    /// `test` over (outer params, subplan row) is true for some row; NULL
-    /// if for none but some test was NULL; else false. `test` reads the
-    /// subplan's columns as `Column` 0.. and the outer values as `Param`.
+    /// `test` over (subplan row, outer parameters) is true for some row;
+    /// else NULL if it was NULL for some row; else false (also for no rows).
+    /// `test` reads the subplan's columns as `Column` 0.. and outer values
+    /// as `Param`.
     Any { test: Expr },
-    /// `test` true for every row (NULL/false rules mirrored).
+    /// `test` is true for every row (also for no rows); else false if it
+    /// was false for some row; else NULL.
     All { test: Expr },
 }
 
-/// A subquery the executor runs per outer row: `params[i]` is evaluated on
-/// the outer row and substituted for `Expr::Param { index: param_ids[i] }`
-/// everywhere inside `plan` and `kind`'s test, nested SubPlans included.
-/// Parameter numbers are unique in a statement, so substituting an outer
-/// level's parameters never touches an inner level's.
+/// A subquery the executor runs per outer row: `params[i]`, evaluated on
+/// the outer row, replaces `Expr::Param { index: param_ids[i] }` everywhere
+/// inside `plan` and `kind`'s test, nested SubPlans included. Parameter
+/// numbers are unique in a statement, so substituting an outer level's
+/// parameters never touches an inner level's. A subplan whose plan uses
+/// none of its parameters runs once and is cached (PostgreSQL's InitPlan,
+/// or its hashed SubPlan for `= ANY`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubPlanSpec {
     pub plan: Plan,
@@ -369,11 +504,136 @@ pub struct SubPlanSpec {
     pub number: usize,
 }
 
-/// A plan together with the CTEs it scans.
+impl SubPlanSpec {
+    /// The type of the column the subplan adds.
+    pub fn result_type(&self) -> DataType {
+        match self.kind {
+            SubPlanKind::Scalar => self.plan.output.first().copied().unwrap_or(DataType::Text),
+            _ => DataType::Bool,
+        }
+    }
+}
+
+/// A plan together with the CTEs it scans: `CteScan { cte }` reads
+/// `ctes[cte]`. Build it with `build::build_statement`, which makes the CTE
+/// plans available to every scan of the statement (subplans included).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statement {
     pub root: Plan,
     pub ctes: Vec<Plan>,
+}
+
+impl Statement {
+    /// Numbers the nodes of the root and then of each CTE plan in one
+    /// sequence, so that all index one statistics vector; returns the count.
+    pub fn assign_ids(&mut self) -> usize {
+        let mut next = self.root.assign_ids();
+        for c in &mut self.ctes {
+            next = c.assign_ids_from(next);
+        }
+        next
+    }
+
+    /// The number of nodes `assign_ids` numbers (root, CTEs, subplans).
+    pub fn node_count(&self) -> usize {
+        self.root.assign_ids_count() + self.ctes.iter().map(Plan::assign_ids_count).sum::<usize>()
+    }
+}
+
+/// One window function call: `func(args) FILTER (WHERE filter) OVER (... frame)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCallSpec {
+    pub func: WindowFunc,
+    /// Arguments over the input row: `ntile(n)`; `lag/lead(value [, offset
+    /// [, default]])`; `first_value/last_value(value)`; `nth_value(value,
+    /// n)`; an aggregate's arguments.
+    pub args: Vec<Expr>,
+    /// Aggregates only.
+    pub filter: Option<Expr>,
+    pub frame: WindowFrame,
+    pub result: DataType,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// Any aggregate, over the frame.
+    Aggregate(AggFunc),
+}
+
+/// `{ROWS | RANGE | GROUPS} BETWEEN start AND end [EXCLUDE ...]`. The
+/// default (no frame clause) is `RANGE BETWEEN UNBOUNDED PRECEDING AND
+/// CURRENT ROW`: with ORDER BY the rows up to the current row's last peer,
+/// without it the whole partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowFrame {
+    pub units: FrameUnits,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    pub exclude: FrameExclude,
+}
+
+impl WindowFrame {
+    /// PostgreSQL's default frame, `RANGE UNBOUNDED PRECEDING` to the current
+    /// row and its peers; without ORDER BY every row is a peer, so the frame
+    /// is the whole partition (the same frame either way).
+    pub fn default_for(_ordered: bool) -> WindowFrame {
+        WindowFrame::default()
+    }
+}
+
+impl Default for WindowFrame {
+    fn default() -> Self {
+        WindowFrame {
+            units: FrameUnits::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+            exclude: FrameExclude::NoOthers,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    Rows,
+    Range,
+    Groups,
+}
+
+/// A frame bound; offsets are constant expressions (bigint for ROWS and
+/// GROUPS; for RANGE of the ORDER BY column's type, or interval for dates
+/// and timestamps).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameExclude {
+    NoOthers,
+    CurrentRow,
+    Group,
+    Ties,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOpCmd {
+    Intersect,
+    Except,
 }
 
 /// A plan node with its children.
@@ -408,26 +668,190 @@ impl Plan {
         }
     }
 
-    /// Number of nodes in the tree.
+    /// Calls `f` on every expression of every node of the tree — filters,
+    /// projections, keys, aggregate and window arguments, frame offsets —
+    /// and inside SubPlans nodes on their parameters, tests and plans.
+    /// Substituting an outer row's parameter values this way instantiates a
+    /// subplan for that row.
+    pub fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        let keys = |ks: &mut Vec<SortKey>, f: &mut dyn FnMut(&mut Expr)| {
+            ks.iter_mut().for_each(|k| f(&mut k.expr))
+        };
+        match &mut self.kind {
+            NodeKind::SeqScan { filter, .. } | NodeKind::IndexScan { filter, .. } => {
+                filter.iter_mut().for_each(&mut *f)
+            }
+            NodeKind::FunctionScan { args, filter, .. } => {
+                args.iter_mut().for_each(&mut *f);
+                filter.iter_mut().for_each(&mut *f);
+            }
+            NodeKind::Values { rows } => rows.iter_mut().flatten().for_each(&mut *f),
+            NodeKind::Project { exprs } => exprs.iter_mut().for_each(&mut *f),
+            NodeKind::Filter { predicate } => f(predicate),
+            NodeKind::HashJoin {
+                outer_keys,
+                inner_keys,
+                join_filter,
+                ..
+            } => {
+                outer_keys.iter_mut().for_each(&mut *f);
+                inner_keys.iter_mut().for_each(&mut *f);
+                join_filter.iter_mut().for_each(&mut *f);
+            }
+            NodeKind::NestedLoop { join_filter, .. } => join_filter.iter_mut().for_each(&mut *f),
+            NodeKind::Result { one_time_filter } => one_time_filter.iter_mut().for_each(&mut *f),
+            NodeKind::Aggregate { group, aggs, .. } => {
+                group.iter_mut().for_each(&mut *f);
+                for a in aggs {
+                    a.args.iter_mut().for_each(&mut *f);
+                    a.filter.iter_mut().for_each(&mut *f);
+                    keys(&mut a.order_by, f);
+                }
+            }
+            NodeKind::Sort { keys: ks, .. } => keys(ks, f),
+            NodeKind::WindowAgg {
+                partition,
+                order,
+                calls,
+            } => {
+                partition.iter_mut().for_each(&mut *f);
+                keys(order, f);
+                for c in calls {
+                    c.args.iter_mut().for_each(&mut *f);
+                    c.filter.iter_mut().for_each(&mut *f);
+                    for b in [&mut c.frame.start, &mut c.frame.end] {
+                        if let FrameBound::Preceding(e) | FrameBound::Following(e) = b {
+                            f(e);
+                        }
+                    }
+                }
+            }
+            NodeKind::SubPlans { subplans } => {
+                for s in subplans {
+                    s.params.iter_mut().for_each(&mut *f);
+                    if let SubPlanKind::Any { test } | SubPlanKind::All { test } = &mut s.kind {
+                        f(test);
+                    }
+                    s.plan.for_each_expr_mut(f);
+                }
+            }
+            NodeKind::Hash
+            | NodeKind::Gather { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Append
+            | NodeKind::Unique { .. }
+            | NodeKind::SetOp { .. }
+            | NodeKind::CteScan { .. }
+            | NodeKind::RecursiveUnion { .. }
+            | NodeKind::WorkTableScan { .. } => {}
+        }
+        for c in &mut self.children {
+            c.for_each_expr_mut(f);
+        }
+    }
+
+    /// Whether any expression of the tree reads a `Param` that `wanted`
+    /// accepts.
+    pub fn uses_params(&self, wanted: &dyn Fn(usize) -> bool) -> bool {
+        let mut copy = self.clone();
+        let mut found = false;
+        copy.for_each_expr_mut(&mut |e| found = found || e.uses_params(wanted));
+        found
+    }
+
+    /// Number of nodes in the tree, subplans included.
     pub fn assign_ids_count(&self) -> usize {
-        1 + self
+        let mut n = 1 + self
             .children
             .iter()
             .map(|c| c.assign_ids_count())
-            .sum::<usize>()
+            .sum::<usize>();
+        if let NodeKind::SubPlans { subplans } = &self.kind {
+            n += subplans
+                .iter()
+                .map(|s| s.plan.assign_ids_count())
+                .sum::<usize>();
+        }
+        n
     }
 
-    /// Numbers the nodes in pre-order; returns the node count.
+    /// Numbers the nodes in pre-order (a SubPlans node's subplans after its
+    /// children); returns the node count.
     pub fn assign_ids(&mut self) -> usize {
+        self.assign_ids_from(0)
+    }
+
+    /// Numbers the nodes from `first`; returns the next free number.
+    pub fn assign_ids_from(&mut self, first: usize) -> usize {
         fn walk(p: &mut Plan, next: &mut usize) {
             p.id = *next;
             *next += 1;
             for c in &mut p.children {
                 walk(c, next);
             }
+            if let NodeKind::SubPlans { subplans } = &mut p.kind {
+                for s in subplans {
+                    walk(&mut s.plan, next);
+                }
+            }
         }
-        let mut n = 0;
+        let mut n = first;
         walk(self, &mut n);
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PostgreSQL's node names, and tusk's note for a mark join.
+    #[test]
+    fn explain_names() {
+        let hash = |kind, parallel| NodeKind::HashJoin {
+            kind,
+            outer_keys: vec![],
+            inner_keys: vec![],
+            outer_out: vec![],
+            inner_out: vec![],
+            join_filter: None,
+            parallel,
+        };
+        let nl = |kind| NodeKind::NestedLoop {
+            kind,
+            join_filter: None,
+            outer_out: vec![],
+            inner_out: vec![],
+        };
+        let name = |k: NodeKind| k.explain_name().unwrap();
+        assert_eq!(name(hash(JoinKind::Inner, false)), "Hash Join");
+        assert_eq!(name(hash(JoinKind::Inner, true)), "Parallel Hash Join");
+        assert_eq!(name(hash(JoinKind::Left, false)), "Hash Left Join");
+        assert_eq!(
+            name(hash(JoinKind::Right, true)),
+            "Parallel Hash Right Join"
+        );
+        assert_eq!(name(hash(JoinKind::Full, false)), "Hash Full Join");
+        assert_eq!(name(hash(JoinKind::Semi, false)), "Hash Semi Join");
+        assert_eq!(name(hash(JoinKind::Anti, false)), "Hash Anti Join");
+        let mark = hash(JoinKind::Mark { null_aware: true }, false);
+        assert_eq!(name(mark.clone()), "Hash Semi Join");
+        assert_eq!(mark.explain_notes(), ["tusk: mark join, null-aware"]);
+        assert_eq!(name(nl(JoinKind::Inner)), "Nested Loop");
+        assert_eq!(name(nl(JoinKind::Left)), "Nested Loop Left Join");
+        assert_eq!(name(nl(JoinKind::Anti)), "Nested Loop Anti Join");
+        assert_eq!(
+            nl(JoinKind::Mark { null_aware: false }).explain_notes(),
+            ["tusk: mark join"]
+        );
+        assert!(nl(JoinKind::Full).explain_notes().is_empty());
+        assert_eq!(name(NodeKind::Append), "Append");
+        assert_eq!(
+            name(NodeKind::Result {
+                one_time_filter: None
+            }),
+            "Result"
+        );
+        assert_eq!(NodeKind::Hash.explain_name(), None);
     }
 }

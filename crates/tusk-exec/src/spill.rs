@@ -55,7 +55,7 @@ impl SpillStats {
         })
     }
 
-    fn add_written(&self, n: u64) -> Result<()> {
+    pub(crate) fn add_written(&self, n: u64) -> Result<()> {
         let w = self.written.get() + n;
         self.written.set(w);
         match self.limit {
@@ -111,6 +111,26 @@ impl Drop for SpillFile {
 }
 
 impl SpillFile {
+    /// Writes `buf` at byte `offset`, for stores that lay out their own
+    /// chunks (see `tuplestore`); counted in `stats`.
+    pub fn write_at(&mut self, buf: &[u8], offset: u64, stats: &SpillStats) -> Result<()> {
+        self.file
+            .write_all_at(buf, offset)
+            .map_err(|e| ExecError::new(format!("could not write to temporary file: {e}")))?;
+        stats.add_written(buf.len() as u64)?;
+        self.bytes = self.bytes.max(offset + buf.len() as u64);
+        Ok(())
+    }
+
+    /// Reads `buf.len()` bytes at byte `offset`; counted in `stats`.
+    pub fn read_at(&self, buf: &mut [u8], offset: u64, stats: &SpillStats) -> Result<()> {
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(|e| ExecError::new(format!("could not read from temporary file: {e}")))?;
+        stats.read.set(stats.read.get() + buf.len() as u64);
+        Ok(())
+    }
+
     pub fn create(dir: &Path) -> Result<SpillFile> {
         {
             let mut free = FREE_FILES.lock().unwrap_or_else(|e| e.into_inner());

@@ -15,7 +15,7 @@
 //! not shown, as PostgreSQL folds projections into the node below.
 
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd};
+use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -191,27 +191,6 @@ fn visible(p: &Plan) -> &Plan {
     }
 }
 
-/// PostgreSQL's name for a join of `kind` by `method` (`Hash`, `Nested Loop`).
-fn join_title(method: &str, kind: JoinKind) -> String {
-    let k = match kind {
-        JoinKind::Inner => "",
-        JoinKind::Left => " Left",
-        JoinKind::Right => " Right",
-        JoinKind::Full => " Full",
-        JoinKind::Semi | JoinKind::Mark { .. } => " Semi",
-        JoinKind::Anti => " Anti",
-    };
-    if method == "Nested Loop" {
-        if k.is_empty() {
-            "Nested Loop".into()
-        } else {
-            format!("Nested Loop{k} Join")
-        }
-    } else {
-        format!("{method}{k} Join")
-    }
-}
-
 /// PostgreSQL prints the average rows per loop (a parallel node runs once
 /// per participant).
 fn rows_per_loop(s: &NodeStats) -> u64 {
@@ -307,11 +286,9 @@ fn node(
         ),
         NodeKind::Project { .. } => unreachable!("projections are skipped"),
         NodeKind::HashJoin {
-            kind: join_kind,
             outer_keys,
             inner_keys,
             join_filter,
-            parallel,
             ..
         } => {
             let on = child_names(0);
@@ -335,25 +312,18 @@ fn node(
                 both.extend(inn.iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            if let JoinKind::Mark { null_aware } = join_kind {
-                d.push(format!(
-                    "tusk: mark join{}",
-                    if *null_aware { " (null-aware)" } else { "" }
-                ));
-            }
-            let method = if *parallel { "Parallel Hash" } else { "Hash" };
-            (join_title(method, *join_kind), d)
+            d.extend(p.kind.explain_notes());
+            (p.kind.explain_name().unwrap_or_default(), d)
         }
-        NodeKind::NestedLoop {
-            kind, join_filter, ..
-        } => {
+        NodeKind::NestedLoop { join_filter, .. } => {
             let mut d = vec![];
             if let Some(f) = join_filter {
                 let mut both: Vec<String> = child_names(0).to_vec();
                 both.extend(child_names(1).iter().cloned());
                 d.push(format!("Join Filter: {}", deparse(f, &both)));
             }
-            (join_title("Nested Loop", *kind), d)
+            d.extend(p.kind.explain_notes());
+            (p.kind.explain_name().unwrap_or_default(), d)
         }
         NodeKind::Append => ("Append".into(), vec![]),
         NodeKind::Result { one_time_filter } => (
@@ -491,6 +461,9 @@ fn node(
         if matches!(
             &p.kind,
             NodeKind::HashJoin {
+                join_filter: Some(_),
+                ..
+            } | NodeKind::NestedLoop {
                 join_filter: Some(_),
                 ..
             }

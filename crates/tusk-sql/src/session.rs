@@ -238,6 +238,7 @@ impl Session {
             participant: 0,
             prefetch: self.gucs.hash_join_prefetch(),
             hash_chunk_size: self.gucs.hash_chunk_size(),
+            ctes: Default::default(),
         }
     }
 

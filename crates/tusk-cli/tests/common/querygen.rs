@@ -421,8 +421,15 @@ impl<'a> Gen<'a> {
                 k => {
                     let on = if self.rng.chance(60) {
                         equality(&scope).unwrap_or_else(|| "true".into())
-                    } else {
+                    } else if k == "JOIN" {
                         self.pred(&scope, 1)
+                    } else {
+                        // tusk refuses (0A000) a subquery in an outer join's
+                        // ON that reads both sides; keep them out.
+                        let subqueries = std::mem::replace(&mut self.features.subqueries, false);
+                        let p = self.pred(&scope, 1);
+                        self.features.subqueries = subqueries;
+                        p
                     };
                     from = format!("{from} {k} {} b ON {on}", self.tables[b].name);
                 }

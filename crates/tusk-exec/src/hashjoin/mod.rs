@@ -1,4 +1,38 @@
-//! Inner hash join that stays within its memory limit.
+//! Hash join, of every join kind, that stays within its memory limit.
+//!
+//! | module | what |
+//! |---|---|
+//! | `table`, `slots` | the serial table: entries, slot array, builder |
+//! | `probe` | the prefetching probe pipeline and its pair sinks |
+//! | `outer` | what becomes of each probe row by join kind; NULL keys |
+//! | `unmatched` | right and full joins: inner rows no probe row matched |
+//! | `nullaware` | the NULL rules of a null-aware mark join (`x IN (...)`) |
+//! | `partition` | spilling: recursive hash partitioning |
+//! | `shared`, `shared_table` | the Parallel Hash Join's shared build |
+//! | `report` | EXPLAIN ANALYZE lines |
+//!
+//! ## Join kinds
+//!
+//! The outer input (first child) is the probe side, the Hash node's child
+//! the build side; a pair matches when every key is equal (NULL equals
+//! nothing) and the join filter is true, and the output is
+//! `plan::JoinKind`'s. Inner, left, right and full joins emit each matching
+//! pair as it is found. Every probe batch keeps a state per row (no match,
+//! matched, or — for a null-aware mark — condition NULL for some pair), and
+//! when the batch has been probed its rows are emitted by kind: unmatched
+//! rows NULL-extended (left, full), matched rows (semi), unmatched rows
+//! (anti), every row with its mark (mark); see `outer`. Semi, anti and mark
+//! joins without a join filter stop walking a chain at its first match.
+//! Right and full joins set a match bit per build row; once the probe side
+//! is done the rows whose bit is clear are emitted NULL-extended (see
+//! `unmatched`).
+//!
+//! Rows whose key is NULL never enter the table or the partition files:
+//! build rows with a NULL key go to a side store (emitted as unmatched by
+//! right and full joins; kept for the NULL rules of a null-aware mark;
+//! dropped otherwise), and probe rows with a NULL key are emitted as
+//! unmatched where the kind keeps them (in a spilling join they are set aside
+//! the same way and emitted at the end).
 //!
 //! ## In memory
 //!
@@ -10,13 +44,12 @@
 //! entries with its tag, and each entry links to the next. For a single
 //! integer key an entry is `{key: i64, next: u32}`; other keys keep their hash
 //! and an encoded byte key per entry. The slot count is a power of two at
-//! least 4/3 of the row count. Rows with a NULL key are stored (so payload
-//! row numbers stay aligned) but never inserted: NULLs never join.
+//! least 4/3 of the row count.
 //!
 //! Probing is a software pipeline over a probe batch: each row's home slot is
 //! prefetched a fixed distance ahead of its search, and (when the chain's
 //! tuples will be read) the chain's first entry is prefetched ahead of its
-//! walk, so the cache misses of many rows overlap (see [`ProbeState`]). With
+//! walk, so the cache misses of many rows overlap (see `probe::ProbeState`). With
 //! exact tags a slot whose chain is one entry answers the probe alone: one
 //! cache miss per probe row. A probe batch may produce any number of matches,
 //! so the probe keeps a cursor (row and chain position) and stops each output
@@ -28,15 +61,18 @@
 //! the join holds: entries, payload, the slot array it will need, and the
 //! buffer of every open spill file. Whatever the input, the join's peak stays
 //! within the limit plus one input batch (at most 2048 rows read before the
-//! check) and one output batch.
+//! check) and one output batch, plus what kinds other than inner add: the
+//! side stores of NULL-key rows (each keeps at most limit/16 in memory, then
+//! spills), right and full joins' match bits (one per build row, counted in
+//! the table), and in a chunked partition two bits per probe row.
 //!
 //! When the build side outgrows its budget (the limit minus room for the spill
 //! buffers), the join becomes a *recursive hash partitioning* join:
 //!
 //! 1. The rows built so far and the rest of the build input are written to
 //!    `F` partition files by bits of the key hash; then the probe input is
-//!    written to `F` partition files by the same bits. NULL keys are dropped
-//!    (they cannot match in an inner join). Only one side's `F` files are open
+//!    written to `F` partition files by the same bits (rows with NULL keys
+//!    go to the side stores above). Only one side's `F` files are open
 //!    at a time, each with a buffer of `B` bytes, where `B` = limit/1024
 //!    clamped to 4–32 kB (8 kB at the default 8 MB limit, PostgreSQL's BufFile
 //!    size) and `F` = the largest power of two with F·B ≤ limit/2, at most 1024.
@@ -48,17 +84,26 @@
 //!    child: one key, or too few distinct hashes) is not split further. It is
 //!    joined in chunks: as many build rows as fit are loaded, the whole probe
 //!    partition is streamed through them, and so on for the next chunk. For an
-//!    inner join the union of the chunks' matches is the join.
+//!    inner join the union of the chunks' matches is the join; the other kinds
+//!    keep each probe row's state across the chunks (by its position in the
+//!    probe partition, which every chunk reads in the same order) and emit
+//!    what depends on it during the last chunk's pass.
 //!
 //! ## Parallel Hash Join
 //!
 //! Under a Gather, all participants build one shared table in DSA chunks
 //! (`shared_table`; phases and memory ordering there) and probe it with the
-//! same code as the serial table (both implement [`Chains`]). Its limit is
+//! same code as the serial table (both implement `table::Chains`). Its limit is
 //! `work_mem × hash_mem_multiplier × participants`; when the build does not
 //! fit, every participant partitions its share of both inputs into its own
 //! partition files and the participants then join the partitions one at a
-//! time with the code above (see [`SharedBuild`]).
+//! time with the code above (see [`SharedBuild`]). Every kind runs in
+//! parallel (`JoinKind::parallel_safe`): each probe row is probed by one
+//! participant against the whole table; a right or full join sets match
+//! bits in the shared table, and the last participant to finish probing
+//! emits the unmatched build rows (no participant waits for the others
+//! after it has sent rows); the side stores of a null-aware mark join are
+//! shared by all participants.
 //!
 //! ### Why not slices with overflow files
 //!
@@ -72,6 +117,8 @@
 //! amplification ≤ 2 for builds up to F² × limit — with at most F files open,
 //! and there is never a moment when thousands of file buffers exist.
 
+mod nullaware;
+mod outer;
 mod partition;
 mod probe;
 mod report;
@@ -79,21 +126,29 @@ mod shared;
 mod shared_table;
 mod slots;
 mod table;
+#[cfg(test)]
+mod tests;
+mod unmatched;
 
 pub use shared::SharedBuild;
 
-use crate::error::Result;
+use crate::error::{ExecError, Result};
 use crate::expr::{eval_all, Expr};
-use crate::operator::{apply_filter, ExecContext, Operator};
-use crate::plan::{NodeKind, Plan};
-use crate::spill::SPILL_BUFFER_SIZE;
+use crate::join::{JoinOutput, PairFilter};
+use crate::operator::{ExecContext, Operator};
+use crate::plan::{JoinKind, NodeKind, Plan};
+use crate::rowstore::{RowStore, StoredRows};
+use crate::spill::{SpillFile, SPILL_BUFFER_SIZE};
 use crate::vector::{Batch, Vector, BATCH_SIZE};
+use nullaware::AllInner;
+use outer::ChunkStates;
 use partition::{BuildSource, Partitioner, ProbeSource, Task};
-use probe::{PairCount, Pairs, ProbeKeys, ProbeState};
+use probe::{FirstPairs, PairCount, PairSink, Pairs, ProbeKeys, ProbeState};
 use report::Report;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use table::{JoinTable, Table, TableBuilder};
-use tusk_storage::DataType;
+use unmatched::UnmatchedScan;
 
 /// Most partition files open at once.
 const MAX_FANOUT: usize = 1024;
@@ -105,7 +160,11 @@ const ZERO_WIDTH_BATCH: usize = 1 << 16;
 enum Phase {
     Build,
     Probe,
+    /// Right and full joins: the current table's unmatched build rows.
+    UnmatchedInner,
     NextPartition,
+    /// The side stores: NULL-key rows set aside (see `outer`, `unmatched`).
+    Finish,
     /// All output produced; EXPLAIN lines not yet written.
     Done,
     Reported,
@@ -114,13 +173,10 @@ enum Phase {
 pub struct HashJoin {
     outer: Box<dyn Operator>,
     inner: Option<Box<dyn Operator>>,
+    out: JoinOutput,
     outer_keys: Vec<Expr>,
     inner_keys: Vec<Expr>,
-    outer_out: Vec<usize>,
-    inner_out: Vec<usize>,
-    outer_types: Vec<DataType>,
-    inner_types: Vec<DataType>,
-    join_filter: Option<Expr>,
+    filter: Option<PairFilter>,
     limit: usize,
     /// Spill file buffer size and partition fan-out for this limit.
     buf: usize,
@@ -128,12 +184,37 @@ pub struct HashJoin {
     phase: Phase,
     table: Option<Table>,
     probe: Option<ProbeState>,
+    /// The current probe batch has been probed to its end and its rows
+    /// emitted by kind.
+    probe_finished: bool,
+    /// Per row of the probe batch: `outer::NONE`, `NULL_SEEN` or `MATCHED`.
+    row_state: Vec<u8>,
     /// (probe row, build entry) pairs of the current output batch.
     pairs: (Vec<u32>, Vec<u32>),
     source: ProbeSource,
     tasks: Vec<Task>,
     /// The task being joined, with the rest of its build side when chunked.
     current: Option<(Task, Option<BuildSource>)>,
+    /// A chunked partition's probe-row states across its chunks.
+    chunk_states: Option<ChunkStates>,
+    /// Build rows with a NULL key, while reading the build side (see
+    /// `unmatched` and `nullaware`)...
+    null_inner_store: Option<RowStore>,
+    /// ... and once read: this participant's for a right or full join,
+    /// every participant's for a null-aware mark.
+    null_inner: Vec<Arc<StoredRows>>,
+    /// Probe rows set aside to be emitted at the end (see `outer`).
+    null_outer: Option<RowStore>,
+    /// Whether the build side has any row (all participants'); a null-aware
+    /// mark join needs to know.
+    inner_nonempty: bool,
+    /// Where a null-aware mark join finds every build row (see `nullaware`).
+    all_inner: Option<AllInner>,
+    /// Level-0 build partitions, kept for `all_inner` when it needs them.
+    inner_files: Vec<Arc<SpillFile>>,
+    unmatched: Option<UnmatchedScan>,
+    finish: Option<outer::Finish>,
+    ready: VecDeque<Batch>,
     report: Report,
     ctx: ExecContext,
     id: usize,
@@ -171,13 +252,29 @@ impl HashJoin {
         else {
             unreachable!()
         };
-        if *kind != crate::plan::JoinKind::Inner || outer_keys.is_empty() {
-            return Err(crate::error::ExecError::coded(
-                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
-                "this hash join kind is not implemented yet",
-            ));
+        if outer_keys.is_empty() || outer_keys.len() != inner_keys.len() {
+            return Err(ExecError::new(format!(
+                "a hash join needs equal numbers of outer and inner keys, at least one (has {} and {}); a join without keys is a nested loop",
+                outer_keys.len(),
+                inner_keys.len()
+            )));
         }
         let hash = &plan.children[1];
+        let out = JoinOutput {
+            kind: *kind,
+            outer_out: outer_out.clone(),
+            inner_out: inner_out.clone(),
+            outer_types: plan.children[0].output.clone(),
+            inner_types: hash.children[0].output.clone(),
+        };
+        out.validate()?;
+        if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+            // Every participant would build the whole table and emit its
+            // unmatched rows.
+            return Err(ExecError::new(
+                "a right or full hash join below a Gather must be a Parallel Hash Join",
+            ));
+        }
         let shared = if *parallel {
             Some(ctx.shared_state::<SharedBuild>(plan.id, "Parallel Hash Join")?)
         } else {
@@ -198,23 +295,34 @@ impl HashJoin {
         Ok(HashJoin {
             outer,
             inner: Some(inner),
+            filter: join_filter
+                .as_ref()
+                .map(|f| PairFilter::new(f, out.outer_types.len())),
+            out,
             outer_keys: outer_keys.clone(),
             inner_keys: inner_keys.clone(),
-            outer_out: outer_out.clone(),
-            inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.clone(),
-            inner_types: hash.children[0].output.clone(),
-            join_filter: join_filter.clone(),
             limit,
             buf,
             fanout,
             phase: Phase::Build,
             table: None,
             probe: None,
+            probe_finished: true,
+            row_state: Vec::new(),
             pairs: (Vec::new(), Vec::new()),
             source: ProbeSource::Outer,
             tasks: Vec::new(),
             current: None,
+            chunk_states: None,
+            null_inner_store: None,
+            null_inner: Vec::new(),
+            null_outer: None,
+            inner_nonempty: false,
+            all_inner: None,
+            inner_files: Vec::new(),
+            unmatched: None,
+            finish: None,
+            ready: VecDeque::new(),
             report: Report {
                 batches: 1,
                 ..Default::default()
@@ -227,12 +335,18 @@ impl HashJoin {
         })
     }
 
+    fn kind(&self) -> JoinKind {
+        self.out.kind
+    }
+
     fn note_memory(&mut self, extra: usize) {
         let table = match &self.table {
             Some(Table::Local(t)) => t.memory,
             _ => 0,
         };
-        self.report.peak = self.report.peak.max(table + extra);
+        let stores = self.null_inner_store.as_ref().map_or(0, |s| s.memory())
+            + self.null_outer.as_ref().map_or(0, |s| s.memory());
+        self.report.peak = self.report.peak.max(table + extra + stores);
     }
 
     fn set_table(&mut self, t: JoinTable) {
@@ -242,6 +356,60 @@ impl HashJoin {
         self.report.buckets = self.report.buckets.max(t.index.len());
         self.report.table_peak = self.report.table_peak.max(t.memory);
         self.table = Some(Table::Local(Arc::new(t)));
+        self.unmatched = None;
+    }
+
+    /// Budget of each side store (NULL-key rows) before it spills.
+    fn store_budget(&self) -> usize {
+        self.limit / 16
+    }
+
+    /// Separates the build rows of `b` whose key (`kv`) is NULL: they go to
+    /// the side store when the kind needs them (see the module doc); the
+    /// other rows are returned.
+    fn set_aside_null_inner(&mut self, b: Batch, kv: Vec<Vector>) -> Result<(Batch, Vec<Vector>)> {
+        let Some((nulls, rest)) = outer::split_null_keys(&b, &kv) else {
+            return Ok((b, kv));
+        };
+        if self.kind().keeps_unmatched_inner() || nullaware::is_null_aware(self.kind()) {
+            let budget = self.store_budget();
+            let store = self
+                .null_inner_store
+                .get_or_insert_with(|| RowStore::new(&self.out.inner_types, budget, &self.ctx));
+            store.push(b.gather(&nulls))?;
+        }
+        let kept = b.gather(&rest);
+        let kv = kv.iter().map(|v| v.gather(&rest)).collect();
+        Ok((kept, kv))
+    }
+
+    /// Sets probe rows with a NULL key aside for the end, where the kind
+    /// keeps them; returns the rows to partition.
+    fn set_aside_null_outer(&mut self, b: Batch, kv: Vec<Vector>) -> Result<(Batch, Vec<Vector>)> {
+        let Some((nulls, rest)) = outer::split_null_keys(&b, &kv) else {
+            return Ok((b, kv));
+        };
+        if self.kind().keeps_unmatched_outer() {
+            self.null_outer_store().push(b.gather(&nulls))?;
+        }
+        let kept = b.gather(&rest);
+        let kv = kv.iter().map(|v| v.gather(&rest)).collect();
+        Ok((kept, kv))
+    }
+
+    fn null_outer_store(&mut self) -> &mut RowStore {
+        let budget = self.store_budget();
+        self.null_outer
+            .get_or_insert_with(|| RowStore::new(&self.out.outer_types, budget, &self.ctx))
+    }
+
+    /// This participant has read its build input: its NULL-key build rows
+    /// become readable.
+    fn finish_null_inner(&mut self) -> Result<Option<Arc<StoredRows>>> {
+        self.null_inner_store
+            .take()
+            .map(|s| s.finish().map(Arc::new))
+            .transpose()
     }
 
     /// Reads the build side; joins in memory if it fits, else partitions both sides.
@@ -251,21 +419,28 @@ impl HashJoin {
         }
         let mut input = self.inner.take().expect("build side consumed once");
         let budget = self.limit.saturating_sub(self.fanout * self.buf);
-        let mut builder = TableBuilder::new(&self.inner_types);
-        let mut overflow: Option<Batch> = None;
+        let mut builder = TableBuilder::new(&self.out.inner_types);
+        let mut overflow: Option<(Batch, Vec<Vector>)> = None;
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
+            let kv = eval_all(&self.inner_keys, &b)?;
+            let (b, kv) = self.set_aside_null_inner(b, kv)?;
             if builder.memory_after(&b) > budget {
-                overflow = Some(b);
+                overflow = Some((b, kv));
                 break;
             }
-            let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
             self.report.peak = self.report.peak.max(builder.memory());
         }
-        let Some(first_unbuilt) = overflow else {
-            let t = builder.finish(self.ctx.prefetch);
+        let Some((first_unbuilt, first_kv)) = overflow else {
+            self.inner_nonempty = self.report.inner_rows > 0;
+            let rows = self.finish_null_inner()?;
+            self.null_inner.extend(rows);
+            let t = builder.finish(self.ctx.prefetch, self.kind().keeps_unmatched_inner());
             self.set_table(t);
+            if let Some(Table::Local(t)) = &self.table {
+                self.all_inner = AllInner::local(self, t.clone());
+            }
             self.note_memory(0);
             self.phase = Phase::Probe;
             self.source = ProbeSource::Outer;
@@ -286,23 +461,33 @@ impl HashJoin {
             }
         }
         drop(builder);
-        let write_batch = |parts: &mut Partitioner, b: &Batch, keys: &[Expr]| -> Result<()> {
-            let kv = eval_all(keys, b)?;
-            parts.write_batch(b, &ProbeKeys::of(&kv, b.len), 0)
-        };
-        let inner_keys = self.inner_keys.clone();
-        write_batch(&mut parts, &first_unbuilt, &inner_keys)?;
+        parts.write_batch(
+            &first_unbuilt,
+            &ProbeKeys::of(&first_kv, first_unbuilt.len),
+            0,
+        )?;
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
-            write_batch(&mut parts, &b, &inner_keys)?;
+            let kv = eval_all(&self.inner_keys, &b)?;
+            let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
         }
+        self.inner_nonempty = self.report.inner_rows > 0;
+        let rows = self.finish_null_inner()?;
+        self.null_inner.extend(rows);
         let inner_files = parts.finish()?;
         let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
-        let outer_keys = self.outer_keys.clone();
         while let Some(b) = self.outer.next()? {
-            write_batch(&mut parts, &b, &outer_keys)?;
+            let kv = eval_all(&self.outer_keys, &b)?;
+            let (b, kv) = self.set_aside_null_outer(b, kv)?;
+            parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
         }
+        self.note_memory(self.fanout * self.buf);
         let outer_files = parts.finish()?;
+        if nullaware::needs_all_inner(self.kind(), self.outer_keys.len(), self.filter.is_some()) {
+            self.inner_files = inner_files.clone();
+            self.all_inner = Some(AllInner::Files(inner_files.clone()));
+        }
         self.report.batches = 0;
         for (inner, outer) in inner_files.into_iter().zip(outer_files).rev() {
             self.tasks.push(Task {
@@ -315,15 +500,144 @@ impl HashJoin {
         self.phase = Phase::NextPartition;
         Ok(())
     }
+
+    /// Starts probing the next batch from the probe source; false when the
+    /// source is done.
+    fn next_probe(&mut self) -> Result<bool> {
+        let table = self.table.as_ref().expect("a table to probe");
+        if table.linked() == 0 && !self.kind().keeps_unmatched_outer() {
+            return Ok(false);
+        }
+        let Some(b) = self.next_probe_batch()? else {
+            return Ok(false);
+        };
+        let kv = eval_all(&self.outer_keys, &b)?;
+        let keys = ProbeKeys::of(&kv, b.len);
+        let table = self.table.as_ref().expect("a table to probe");
+        let prefetch = self.ctx.prefetch;
+        let old = self.probe.take();
+        self.row_state.clear();
+        if self.kind() != JoinKind::Inner {
+            self.row_state.resize(b.len, outer::NONE);
+        }
+        self.probe = Some(match table {
+            Table::Local(t) => ProbeState::new(&**t, b, keys, prefetch, old),
+            Table::Shared(t) => ProbeState::new(&t.view(), b, keys, prefetch, old),
+        });
+        self.probe_finished = false;
+        Ok(true)
+    }
+
+    /// Probes on from where the current batch stands; returns a batch of
+    /// output pairs, if any.
+    fn probe_step(&mut self) -> Result<Option<Batch>> {
+        let kind = self.kind();
+        let table = self.table.as_ref().expect("a table to probe");
+        let st = self.probe.as_mut().expect("a probe batch");
+        // Zero-width output (count(*) over a join) needs only the number of
+        // matches: no pairs, no gathering, and much larger batches.
+        if kind == JoinKind::Inner && self.filter.is_none() && self.out.zero_width() {
+            let mut count = PairCount {
+                n: 0,
+                limit: ZERO_WIDTH_BATCH,
+            };
+            run_pairs(table, st, &mut count);
+            return Ok((count.n > 0).then(|| Batch::new(Vec::new(), count.n)));
+        }
+        // The pair buffers live across calls.
+        let (oi, ii) = &mut self.pairs;
+        oi.clear();
+        ii.clear();
+        let sink = Pairs {
+            outer: oi,
+            inner: ii,
+            limit: BATCH_SIZE,
+        };
+        if kind.first_match_only() && self.filter.is_none() {
+            run_pairs(table, st, &mut FirstPairs(sink));
+        } else {
+            run_pairs(table, st, &mut { sink });
+        }
+        if kind.first_match_only() {
+            // Rows matched in an earlier round need no more pairs.
+            let state = &self.row_state;
+            let mut k = 0;
+            for j in 0..oi.len() {
+                if state[oi[j] as usize] != outer::MATCHED {
+                    (oi[k], ii[k]) = (oi[j], ii[j]);
+                    k += 1;
+                }
+            }
+            oi.truncate(k);
+            ii.truncate(k);
+        }
+        if oi.is_empty() {
+            return Ok(None);
+        }
+        let inner_types = &self.out.inner_types;
+        let results = match &self.filter {
+            None => None,
+            Some(f) => {
+                let cols = table.gather(inner_types, &f.inner_cols, ii);
+                let r = f.eval(&st.batch, oi, cols)?;
+                let removed = r.iter().filter(|v| **v != Some(true)).count();
+                self.ctx.add_removed(self.id, removed as u64);
+                Some(r)
+            }
+        };
+        if kind == JoinKind::Inner && results.is_none() {
+            let cols = table.gather(inner_types, &self.out.inner_out, ii);
+            return Ok(Some(self.out.pairs(&st.batch, oi, cols)));
+        }
+        // Record what each pair means for its rows; keep the matches.
+        let null_aware = nullaware::is_null_aware(kind);
+        let mut k = 0;
+        for j in 0..oi.len() {
+            let r = results.as_ref().map_or(Some(true), |r| r[j]);
+            match r {
+                Some(true) => {
+                    if kind != JoinKind::Inner {
+                        self.row_state[oi[j] as usize] = outer::MATCHED;
+                    }
+                    (oi[k], ii[k]) = (oi[j], ii[j]);
+                    k += 1;
+                }
+                None if null_aware => {
+                    let s = &mut self.row_state[oi[j] as usize];
+                    if *s == outer::NONE {
+                        *s = outer::NULL_SEEN;
+                    }
+                }
+                _ => {}
+            }
+        }
+        oi.truncate(k);
+        ii.truncate(k);
+        if kind.keeps_unmatched_inner() {
+            table.set_matched(ii);
+        }
+        if !kind.emits_inner_columns() || oi.is_empty() {
+            return Ok(None);
+        }
+        let cols = table.gather(inner_types, &self.out.inner_out, ii);
+        Ok(Some(self.out.pairs(&st.batch, oi, cols)))
+    }
+}
+
+/// Runs the probe of `st` against `table` into `sink`.
+fn run_pairs<S: PairSink>(table: &Table, st: &mut ProbeState, sink: &mut S) {
+    match table {
+        Table::Local(t) => st.pairs(&**t, sink),
+        Table::Shared(t) => st.pairs(&t.view(), sink),
+    }
 }
 
 impl Operator for HashJoin {
     fn next(&mut self) -> Result<Option<Batch>> {
-        // Zero-width output (count(*) over a join) needs only the number of
-        // matches: no pairs, no gathering, and much larger batches.
-        let zero_width =
-            self.outer_out.is_empty() && self.inner_out.is_empty() && self.join_filter.is_none();
         loop {
+            if let Some(b) = self.ready.pop_front() {
+                return Ok(Some(b));
+            }
             match self.phase {
                 Phase::Build => {
                     let start = std::time::Instant::now();
@@ -337,114 +651,43 @@ impl Operator for HashJoin {
                         h.rows = self.report.inner_rows;
                     }
                 }
+                Phase::Probe => {
+                    if self.probe.as_ref().is_none_or(|p| p.done()) {
+                        if !self.probe_finished {
+                            self.probe_finished = true;
+                            self.finish_probe_batch()?;
+                            continue;
+                        }
+                        if !self.next_probe()? {
+                            self.probe = None;
+                            self.probe_source_done()?;
+                        }
+                        continue;
+                    }
+                    if let Some(b) = self.probe_step()? {
+                        return Ok(Some(b));
+                    }
+                }
+                Phase::UnmatchedInner => {
+                    if let Some(b) = self.unmatched_step()? {
+                        return Ok(Some(b));
+                    }
+                }
                 Phase::NextPartition => match self.next_task() {
                     Some(t) => self.start_task(t)?,
-                    None => self.phase = Phase::Done,
+                    None => self.phase = Phase::Finish,
                 },
+                Phase::Finish => {
+                    if let Some(b) = self.finish_step()? {
+                        return Ok(Some(b));
+                    }
+                }
                 Phase::Done => {
                     self.finish_report();
                     self.phase = Phase::Reported;
                     return Ok(None);
                 }
                 Phase::Reported => return Ok(None),
-                Phase::Probe => {
-                    if self.probe.as_ref().is_none_or(|p| p.done()) {
-                        let table = self.table.as_ref().unwrap();
-                        if table.linked() == 0 {
-                            self.probe = None;
-                            self.probe_source_done()?;
-                            continue;
-                        }
-                        match self.next_probe_batch()? {
-                            Some(b) => {
-                                let kv = eval_all(&self.outer_keys, &b)?;
-                                let keys = ProbeKeys::of(&kv, b.len);
-                                let table = self.table.as_ref().unwrap();
-                                let prefetch = self.ctx.prefetch;
-                                let old = self.probe.take();
-                                self.probe = Some(match table {
-                                    Table::Local(t) => {
-                                        ProbeState::new(&**t, b, keys, prefetch, old)
-                                    }
-                                    Table::Shared(t) => {
-                                        ProbeState::new(&t.view(), b, keys, prefetch, old)
-                                    }
-                                });
-                            }
-                            None => {
-                                self.probe = None;
-                                self.probe_source_done()?;
-                                continue;
-                            }
-                        }
-                    }
-                    let table = self.table.as_ref().unwrap();
-                    let st = self.probe.as_mut().unwrap();
-                    if zero_width {
-                        let mut count = PairCount {
-                            n: 0,
-                            limit: ZERO_WIDTH_BATCH,
-                        };
-                        match table {
-                            Table::Local(t) => st.pairs(&**t, &mut count),
-                            Table::Shared(t) => st.pairs(&t.view(), &mut count),
-                        }
-                        if count.n == 0 {
-                            continue;
-                        }
-                        return Ok(Some(Batch::new(Vec::new(), count.n)));
-                    }
-                    // The pair buffers live across calls.
-                    let (oi, ii) = &mut self.pairs;
-                    oi.clear();
-                    ii.clear();
-                    let mut sink = Pairs {
-                        outer: oi,
-                        inner: ii,
-                        limit: BATCH_SIZE,
-                    };
-                    match table {
-                        Table::Local(t) => st.pairs(&**t, &mut sink),
-                        Table::Shared(t) => st.pairs(&t.view(), &mut sink),
-                    }
-                    if oi.is_empty() {
-                        continue;
-                    }
-                    let out = match &self.join_filter {
-                        None => {
-                            let mut cols: Vec<Vector> = self
-                                .outer_out
-                                .iter()
-                                .map(|&c| st.batch.columns[c].gather(oi))
-                                .collect();
-                            cols.extend(table.gather(&self.inner_types, &self.inner_out, ii));
-                            Batch::new(cols, oi.len())
-                        }
-                        Some(f) => {
-                            let nouter = st.batch.columns.len();
-                            let mut cols: Vec<Vector> =
-                                st.batch.columns.iter().map(|c| c.gather(oi)).collect();
-                            let all: Vec<usize> = (0..self.inner_types.len()).collect();
-                            cols.extend(table.gather(&self.inner_types, &all, ii));
-                            let (full, removed) = apply_filter(Batch::new(cols, oi.len()), f)?;
-                            self.ctx.add_removed(self.id, removed);
-                            let mut keep: Vec<Vector> = self
-                                .outer_out
-                                .iter()
-                                .map(|&c| full.columns[c].clone())
-                                .collect();
-                            keep.extend(
-                                self.inner_out
-                                    .iter()
-                                    .map(|&c| full.columns[nouter + c].clone()),
-                            );
-                            Batch::new(keep, full.len)
-                        }
-                    };
-                    if out.len > 0 {
-                        return Ok(Some(out));
-                    }
-                }
             }
         }
     }

@@ -118,7 +118,7 @@ impl HashJoin {
     /// Loads build rows from `src` while the table stays within `budget` (at
     /// least one batch, so that progress is made). Returns whether rows remain.
     pub(super) fn load(&mut self, src: &mut BuildSource, budget: usize) -> Result<bool> {
-        let mut builder = TableBuilder::new(&self.inner_types);
+        let mut builder = TableBuilder::new(&self.out.inner_types);
         loop {
             let b = match src.pending.take() {
                 Some(b) => b,
@@ -134,14 +134,22 @@ impl HashJoin {
             let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
         }
-        let t = builder.finish(self.ctx.prefetch);
+        let t = builder.finish(self.ctx.prefetch, self.kind().keeps_unmatched_inner());
         self.set_table(t);
         Ok(src.pending.is_some() || !src.reader.at_end())
     }
 
     /// Starts joining the next pair of partitions (or repartitions it).
     pub(super) fn start_task(&mut self, task: Task) -> Result<()> {
-        if rows_of(&task.inner) == 0 || rows_of(&task.outer) == 0 {
+        // A partition with no probe rows only matters to a right or full
+        // join (its build rows are unmatched), one with no build rows only
+        // to a kind that keeps unmatched probe rows.
+        let kind = self.kind();
+        let (inner_rows, outer_rows) = (rows_of(&task.inner), rows_of(&task.outer));
+        if (inner_rows == 0 || outer_rows == 0)
+            && !(outer_rows == 0 && inner_rows > 0 && kind.keeps_unmatched_inner())
+            && !(inner_rows == 0 && outer_rows > 0 && kind.keeps_unmatched_outer())
+        {
             self.report.batches += 1;
             return Ok(());
         }
@@ -154,7 +162,7 @@ impl HashJoin {
             let mut src = BuildSource {
                 reader: SpillReader::new(
                     &task.inner,
-                    self.inner_types.clone(),
+                    self.out.inner_types.clone(),
                     self.buf,
                     self.ctx.spill.clone(),
                 ),
@@ -165,6 +173,10 @@ impl HashJoin {
             if task.chunked {
                 self.report.chunked += 1;
             }
+            // Chunks: the probe rows' states must outlive each pass.
+            self.chunk_states = (more
+                && !matches!(kind, super::JoinKind::Inner | super::JoinKind::Right))
+            .then(|| super::ChunkStates::new(outer_rows as usize));
             self.probe_partition(task, more.then_some(src));
             self.phase = Phase::Probe;
             return Ok(());
@@ -193,8 +205,8 @@ impl HashJoin {
             }
             parts.finish()
         };
-        let inner_types = self.inner_types.clone();
-        let outer_types = self.outer_types.clone();
+        let inner_types = self.out.inner_types.clone();
+        let outer_types = self.out.outer_types.clone();
         let inner_parts = split(self, &task.inner, &inner_types)?;
         let outer_parts = split(self, &task.outer, &outer_types)?;
         let rows = rows_of(&task.inner);
@@ -214,10 +226,14 @@ impl HashJoin {
     /// Streams `task`'s probe partition through the table just loaded;
     /// `rest` holds the build rows of a chunked partition not loaded yet.
     pub(super) fn probe_partition(&mut self, task: Task, rest: Option<BuildSource>) {
-        self.note_memory(2 * self.buf);
+        let states = self.chunk_states.as_mut().map_or(0, |c| {
+            c.start_pass();
+            c.memory()
+        });
+        self.note_memory(2 * self.buf + states);
         self.source = ProbeSource::File(SpillReader::new(
             &task.outer,
-            self.outer_types.clone(),
+            self.out.outer_types.clone(),
             self.buf,
             self.ctx.spill.clone(),
         ));
@@ -232,13 +248,14 @@ impl HashJoin {
         }
     }
 
-    /// Called when the probe source is exhausted: the next chunk of a chunked
-    /// partition, the next partition, or the end.
-    pub(super) fn probe_source_done(&mut self) -> Result<()> {
+    /// Called when the probe source of a table is exhausted (and its
+    /// unmatched build rows emitted): the next chunk of a chunked partition,
+    /// the next partition, or the end.
+    pub(super) fn after_probe_source(&mut self) -> Result<()> {
         self.table = None;
         let Some((task, rest)) = self.current.take() else {
             self.phase = if matches!(self.source, ProbeSource::Outer) {
-                Phase::Done
+                Phase::Finish
             } else {
                 Phase::NextPartition
             };
@@ -249,9 +266,64 @@ impl HashJoin {
                 let budget = self.limit.saturating_sub(2 * self.buf);
                 let more = self.load(&mut src, budget)?;
                 self.probe_partition(task, more.then_some(src));
+                self.phase = Phase::Probe;
             }
-            None => self.phase = Phase::NextPartition,
+            None => {
+                self.chunk_states = None;
+                self.phase = Phase::NextPartition;
+            }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{batches, TestDb};
+    use crate::value::Value;
+
+    /// Every row lands in the partition its hash names, once; the next
+    /// level's bits send rows of one level-0 partition to several.
+    #[test]
+    fn rows_go_to_the_partition_of_their_hash() {
+        let db = TestDb::new();
+        let ctx = db.ctx(1 << 20, 1);
+        let types = [DataType::Int8];
+        let rows: Vec<Vec<Value>> = (0..4000).map(|i| vec![Value::Int8(i)]).collect();
+        let b = batches(&types, &rows, 4000).0.pop_front().unwrap();
+        let hash = |i: usize| crate::hashkey::hash_i64(i as i64);
+        let mut parts = Partitioner::new(8, 0, &ctx, 4096).unwrap();
+        for i in 0..b.len {
+            parts.write(hash(i), &b, i).unwrap();
+        }
+        let level0 = Partitioner::new(8, 0, &ctx, 4096).unwrap();
+        let level1 = Partitioner::new(8, 1, &ctx, 4096).unwrap();
+        let files = parts.finish().unwrap();
+        assert_eq!(rows_of(&files), 4000);
+        let mut seen = vec![false; 4000];
+        for (p, f) in files.iter().enumerate() {
+            let mut r = SpillReader::new(
+                std::slice::from_ref(f),
+                types.to_vec(),
+                4096,
+                ctx.spill.clone(),
+            );
+            let mut children = std::collections::HashSet::new();
+            while let Some((b, hashes)) = r.next_batch(100).unwrap() {
+                for (k, &h) in hashes.iter().enumerate() {
+                    let Value::Int8(i) = b.columns[0].value(k) else {
+                        panic!()
+                    };
+                    assert_eq!(h, hash(i as usize));
+                    assert_eq!(level0.partition(h), p);
+                    assert!(!seen[i as usize], "row written twice");
+                    seen[i as usize] = true;
+                    children.insert(level1.partition(h));
+                }
+            }
+            assert!(children.len() > 4, "level 1 splits partition {p}");
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 }

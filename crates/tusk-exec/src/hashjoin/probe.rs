@@ -246,6 +246,9 @@ impl ProbeState {
                                 return;
                             }
                             sink.push(self.row as u32, e - 1);
+                            if S::FIRST_ONLY {
+                                break;
+                            }
                         }
                         e = next;
                     }
@@ -274,6 +277,9 @@ impl ProbeState {
                                 return;
                             }
                             sink.push(self.row as u32, e - 1);
+                            if S::FIRST_ONLY {
+                                break;
+                            }
                         }
                         e = next;
                     }
@@ -289,6 +295,9 @@ impl ProbeState {
 
 /// Where a probe puts the (probe row, build entry − 1) pairs it finds.
 pub(super) trait PairSink {
+    /// Only the first match of each probe row is wanted (semi, anti and
+    /// mark joins without a join filter): the walk of a chain stops there.
+    const FIRST_ONLY: bool = false;
     fn full(&self) -> bool;
     fn push(&mut self, row: u32, entry: u32);
 }
@@ -313,6 +322,23 @@ impl PairSink for Pairs<'_> {
     }
 }
 
+/// The first pair of each probe row only (see [`PairSink::FIRST_ONLY`]).
+pub(super) struct FirstPairs<'a>(pub(super) Pairs<'a>);
+
+impl PairSink for FirstPairs<'_> {
+    const FIRST_ONLY: bool = true;
+
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.0.full()
+    }
+
+    #[inline(always)]
+    fn push(&mut self, row: u32, entry: u32) {
+        self.0.push(row, entry)
+    }
+}
+
 /// Only how many pairs there are (up to `limit`): a join whose output has
 /// no columns (`count(*)` over a join) needs nothing else.
 pub(super) struct PairCount {
@@ -329,5 +355,101 @@ impl PairSink for PairCount {
     #[inline(always)]
     fn push(&mut self, _row: u32, _entry: u32) {
         self.n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::{JoinTable, TableBuilder};
+    use super::*;
+    use crate::value::Value;
+    use tusk_storage::DataType;
+
+    fn ints(v: &[Option<i64>]) -> Vector {
+        let mut c = Vector::empty(DataType::Int8);
+        for x in v {
+            c.push_value(&x.map_or(Value::Null, Value::Int8));
+        }
+        c
+    }
+
+    fn table(keys: &[Option<i64>]) -> JoinTable {
+        let kv = ints(keys);
+        let mut b = TableBuilder::new(&[DataType::Int8]);
+        b.add(&Batch::new(vec![kv.clone()], keys.len()), &[kv]);
+        b.finish(true, false)
+    }
+
+    /// Drains a probe into pairs, `limit` at a time (so that the probe
+    /// resumes inside chains), with or without the first-match-only walk.
+    fn drain(
+        t: &JoinTable,
+        probe: &[Option<i64>],
+        limit: usize,
+        first: bool,
+        prefetch: bool,
+    ) -> Vec<(u32, u32)> {
+        let kv = ints(probe);
+        let batch = Batch::new(vec![kv.clone()], probe.len());
+        let mut st = ProbeState::new(t, batch, ProbeKeys::of(&[kv], probe.len()), prefetch, None);
+        let mut out = Vec::new();
+        while !st.done() {
+            let (mut o, mut i) = (Vec::new(), Vec::new());
+            let sink = Pairs {
+                outer: &mut o,
+                inner: &mut i,
+                limit,
+            };
+            if first {
+                st.pairs(t, &mut FirstPairs(sink));
+            } else {
+                st.pairs(t, &mut { sink });
+            }
+            out.extend(o.into_iter().zip(i));
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn pairs_resume_and_first_match_only() {
+        // Build rows: key 1 three times, key 2 once, a NULL, key 5 once.
+        let t = table(&[Some(1), Some(2), Some(1), None, Some(1), Some(5)]);
+        let probe = [Some(1), None, Some(2), Some(9), Some(1), Some(-(1 << 40))];
+        let all = vec![(0, 0), (0, 2), (0, 4), (2, 1), (4, 0), (4, 2), (4, 4)];
+        for prefetch in [false, true] {
+            for limit in [1, 2, 3, 100] {
+                assert_eq!(
+                    drain(&t, &probe, limit, false, prefetch),
+                    all,
+                    "limit {limit}"
+                );
+                let first = drain(&t, &probe, limit, true, prefetch);
+                let rows: Vec<u32> = first.iter().map(|p| p.0).collect();
+                assert_eq!(rows, vec![0, 2, 4], "one pair per matching row");
+            }
+        }
+    }
+
+    #[test]
+    fn count_only_sink_counts_pairs() {
+        let t = table(&(0..5000).map(|i| Some(i % 10)).collect::<Vec<_>>());
+        let probe: Vec<Option<i64>> = (0..100).map(|i| Some(i % 20)).collect();
+        let kv = ints(&probe);
+        let mut st = ProbeState::new(
+            &t,
+            Batch::new(vec![kv.clone()], 100),
+            ProbeKeys::of(&[kv], 100),
+            true,
+            None,
+        );
+        let mut total = 0;
+        while !st.done() {
+            let mut c = PairCount { n: 0, limit: 1000 };
+            st.pairs(&t, &mut c);
+            total += c.n;
+        }
+        // 50 probe rows have a key below 10, each matching 500 build rows.
+        assert_eq!(total, 50 * 500);
     }
 }

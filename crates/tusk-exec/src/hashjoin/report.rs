@@ -126,3 +126,86 @@ impl HashJoin {
         h.extra.push(line);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::join_reference::JoinCase;
+    use crate::plan::JoinKind;
+    use crate::testing::TestDb;
+    use crate::value::Value;
+    use tusk_storage::DataType;
+
+    /// The Hash node's lines (plan node 2 of a join over two leaves).
+    fn hash_lines(case: &JoinCase, work_mem: usize) -> Vec<String> {
+        let db = TestDb::new();
+        let ctx = db.ctx(work_mem, 4);
+        case.run_hash(&ctx, 256).unwrap();
+        let stats = ctx.stats.as_ref().unwrap().borrow();
+        stats[2].extra.clone()
+    }
+
+    fn case(inner_distinct: i32) -> JoinCase {
+        let rows = |n: i32, m: i32| -> Vec<Vec<Value>> {
+            (0..n).map(|i| vec![Value::Int4(i % m)]).collect()
+        };
+        JoinCase {
+            kind: JoinKind::Left,
+            outer_types: vec![DataType::Int4],
+            inner_types: vec![DataType::Int4],
+            outer: rows(2000, 500),
+            inner: rows(3000, inner_distinct),
+            outer_keys: vec![0],
+            inner_keys: vec![0],
+            filter: None,
+            outer_out: vec![0],
+            inner_out: vec![0],
+        }
+    }
+
+    #[test]
+    fn in_memory_one_batch() {
+        let lines = hash_lines(&case(500), 4 << 20);
+        assert!(
+            lines[0].starts_with("Buckets: 4096  Batches: 1  Memory Usage: "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("Prefetch: on  Peak Memory: "),
+            "{lines:?}"
+        );
+        assert!(!lines[1].contains("Partitions"), "{lines:?}");
+    }
+
+    /// One build key cannot be split: the partitioning goes down a level
+    /// and then joins the partition in chunks, and says so.
+    #[test]
+    fn spilled_partitions_levels_and_chunks() {
+        let lines = hash_lines(&case(1), 8 << 10);
+        assert!(lines[0].contains("(originally 1)"), "{lines:?}");
+        let p = &lines[1];
+        assert!(p.contains("Partitions: 2 per level"), "{p}");
+        let levels: u32 = p
+            .split(" level(s)")
+            .next()
+            .unwrap()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let chunked: u32 = p
+            .split(" chunked")
+            .next()
+            .unwrap()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(levels >= 2 && chunked >= 1, "{p}");
+        assert!(
+            p.contains("Temp Written: ") && p.contains("Temp Read: "),
+            "{p}"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! in DSA chunks (`shared_table`), or shared partition files when it does
 //! not fit.
 
+use super::nullaware::{self, AllInner};
 use super::partition::Partitioner;
 use super::probe::ProbeKeys;
 use super::report::Report;
@@ -12,9 +13,10 @@ use crate::error::Result;
 use crate::expr::{eval_all, Expr};
 use crate::operator::ExecContext;
 use crate::parallel::{NodeShared, Phaser};
+use crate::rowstore::StoredRows;
 use crate::spill::{self, SpillFile};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use tusk_storage::DataType;
 
@@ -60,6 +62,22 @@ pub struct SharedBuild {
     pub(super) memory: Mutex<Option<MemoryReport>>,
     /// Participants' reports, combined by the last one to finish.
     pub(super) report: Mutex<(Report, usize, u64, u64)>,
+    /// Build rows read by all participants (a null-aware mark join needs
+    /// to know whether there were any).
+    pub(super) inner_rows: AtomicU64,
+    /// Every participant's chunks of the table: (directory index, bytes
+    /// used), published after loading, for scans of the whole table.
+    pub(super) extents: Mutex<Vec<(u32, usize)>>,
+    /// A null-aware mark join's build rows with a NULL key, every
+    /// participant's (see `nullaware`).
+    pub(super) null_inner: Mutex<Vec<Arc<StoredRows>>>,
+    /// Participants done probing the shared table (see `unmatched`).
+    pub(super) probed: AtomicUsize,
+}
+
+/// Locks `m`, whatever another participant's panic left in it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl NodeShared for SharedBuild {
@@ -82,10 +100,21 @@ impl SharedBuild {
             next_partition: AtomicUsize::new(0),
             memory: Mutex::new(None),
             report: Mutex::new((Report::default(), 0, 0, 0)),
+            inner_rows: AtomicU64::new(0),
+            extents: Mutex::new(Vec::new()),
+            null_inner: Mutex::new(Vec::new()),
+            probed: AtomicUsize::new(0),
         }
     }
 
-    /// The shared table, created by the first participant to ask.
+    /// Every participant's chunks (after loading).
+    pub(super) fn all_extents(&self) -> Vec<(u32, usize)> {
+        self.extents
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The shared table, created by the first participant to ask; the
     /// planner expects `estimate` rows of about `width` bytes.
     pub(super) fn table(
@@ -166,9 +195,9 @@ impl HashJoin {
                 ),
             // A build row that is just its key needs no payload.
             key_only: (int_key
-                && self.inner_types.len() == 1
+                && self.out.inner_types.len() == 1
                 && matches!(self.inner_keys[0], Expr::Column { index: 0, .. }))
-            .then(|| self.inner_types[0]),
+            .then(|| self.out.inner_types[0]),
         };
         let table = shared.table(&self.ctx, shape, limit, self.build_estimate)?;
         let mut writer = ChunkWriter::new();
@@ -179,6 +208,10 @@ impl HashJoin {
         while let Some(b) = input.next()? {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
+            let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            if b.len == 0 {
+                continue;
+            }
             let keys = ProbeKeys::of(&kv, b.len);
             let mut from = 0;
             if parts.is_none() && shape.key_only.is_some() {
@@ -236,13 +269,30 @@ impl HashJoin {
             };
             p.write_batch(&b, &keys, from)?;
         }
+        // What the others need to know of this participant's build.
+        shared.inner_rows.fetch_add(self.report.inner_rows, Relaxed);
+        lock(&shared.extents).extend(writer.extents());
+        if let Some(rows) = self.finish_null_inner()? {
+            if nullaware::is_null_aware(self.kind()) {
+                lock(&shared.null_inner).push(rows);
+            } else {
+                self.null_inner.push(rows);
+            }
+        }
+        let match_bits = self.kind().keeps_unmatched_inner();
         if shared.phaser.wait()? {
             // Last to finish loading: does the whole table fit?
             let rows = shared.rows.load(Relaxed);
-            let need =
-                table.chunk_bytes() + SharedTable::slot_bytes(rows) + table.directory_bytes();
+            let need = table.chunk_bytes()
+                + SharedTable::slot_bytes(rows)
+                + table.directory_bytes()
+                + if match_bits {
+                    table.match_bit_bytes()
+                } else {
+                    0
+                };
             if !shared.spill.load(Relaxed) && need <= limit {
-                table.publish(rows)?;
+                table.publish(rows, match_bits)?;
                 shared.note_peak(need);
             } else {
                 shared.spill.store(true, Relaxed);
@@ -250,6 +300,10 @@ impl HashJoin {
             *shared.memory.lock().unwrap_or_else(|e| e.into_inner()) = Some(table.memory_report());
         }
         shared.phaser.wait()?;
+        self.inner_nonempty = shared.inner_rows.load(Relaxed) > 0;
+        if nullaware::is_null_aware(self.kind()) {
+            self.null_inner = lock(&shared.null_inner).clone();
+        }
         if shared.spill.load(Relaxed) {
             let parts = match parts {
                 Some(p) => p,
@@ -265,6 +319,9 @@ impl HashJoin {
         shared.phaser.wait()?;
         self.report.buckets = table.view().index.len();
         self.report.table_peak = table.chunk_bytes() + table.view().index.len() * 8;
+        if nullaware::needs_all_inner(self.kind(), self.outer_keys.len(), self.filter.is_some()) {
+            self.all_inner = Some(AllInner::Shared(table.clone(), shared.all_extents()));
+        }
         self.table = Some(Table::Shared(table));
         self.phase = Phase::Probe;
         self.source = ProbeSource::Outer;
@@ -308,21 +365,21 @@ impl HashJoin {
         let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
         while let Some(b) = self.outer.next()? {
             let kv = eval_all(&self.outer_keys, &b)?;
+            let (b, kv) = self.set_aside_null_outer(b, kv)?;
             parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
         }
         let outer_files = parts.finish()?;
-        shared
-            .files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((inner_files, outer_files));
+        lock(&shared.files).push((inner_files, outer_files));
         if shared.phaser.wait()? {
             // Every participant has written its tuples out: the area can go.
-            shared
-                .table
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
+            lock(&shared.table).take();
+        }
+        if nullaware::needs_all_inner(self.kind(), self.outer_keys.len(), self.filter.is_some()) {
+            let files = lock(&shared.files)
+                .iter()
+                .flat_map(|(i, _)| i.clone())
+                .collect();
+            self.all_inner = Some(AllInner::Files(files));
         }
         self.report.levels = 1;
         self.report.fanout = self.fanout;
@@ -330,5 +387,49 @@ impl HashJoin {
         self.report.peak = 0;
         self.phase = Phase::NextPartition;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::case;
+    use crate::join_reference::{canonical, rows, run, scan, table};
+    use crate::plan::{JoinKind, NodeKind};
+    use crate::testing::{node, TestDb};
+
+    /// A Parallel Hash Join's participants build one table: its rows equal
+    /// the serial join's, and the Hash node's lines (written by the last
+    /// participant to finish) tell the shared memory it used or the
+    /// partitions all participants shared.
+    #[test]
+    fn participants_share_one_build() {
+        let db = TestDb::new();
+        let (o, ot) = table(&db, "o", &rows(20_000, 2_000, 0));
+        let (i, it) = table(&db, "i", &rows(20_000, 2_000, 3));
+        let c = case(JoinKind::Right, vec![], vec![], false);
+        let serial = c.hash_plan(scan(o, "o", &ot, false), scan(i, "i", &it, false), false);
+        let expected = canonical(&run(&serial, &db.ctx(4 << 20, 8)));
+        for (work_mem, spills) in [(4 << 20, false), (32 << 10, true)] {
+            let join = c.hash_plan(scan(o, "o", &ot, true), scan(i, "i", &it, true), true);
+            let out = join.output.clone();
+            let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+            gather.assign_ids();
+            let ctx = db.ctx(work_mem, 8);
+            assert!(
+                canonical(&run(&gather, &ctx)) == expected,
+                "work_mem {work_mem}"
+            );
+            let stats = ctx.stats.as_ref().unwrap().borrow();
+            // Gather 0, join 1, outer scan 2, Hash 3.
+            let lines = stats[3].extra.join("\n");
+            assert!(lines.contains("× 3 participants"), "{lines}");
+            assert!(lines.contains("Chunk Size: 64kB"), "{lines}");
+            assert_eq!(lines.contains("Partitions:"), spills, "{lines}");
+            let gather_lines = stats[0].extra.join("\n");
+            assert!(
+                gather_lines.contains("Workers Launched: 2"),
+                "{gather_lines}"
+            );
+        }
     }
 }

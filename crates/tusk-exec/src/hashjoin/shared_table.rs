@@ -97,6 +97,10 @@ pub(crate) struct MemoryReport {
 }
 
 struct Published {
+    /// One bit per possible ref (`chunks << offset_bits`): set when the
+    /// tuple matched a probe row (right and full joins); empty otherwise.
+    matched: *const std::sync::atomic::AtomicU64,
+    matched_words: usize,
     /// Where the slot array lives in the area (for attaching processes).
     #[cfg_attr(not(test), allow(dead_code))]
     slots_ptr: DsaPointer,
@@ -145,7 +149,7 @@ pub(crate) struct SharedTable {
 // SAFETY: the raw pointers point into `area`, which the table owns and which
 // stays mapped as long as the table lives; everything reached through them
 // that several threads touch concurrently is atomic (directory slots, hash
-// table slots, `next` links). Tuple bytes are written by one participant before a
+// table slots, `next` links, match bits). Tuple bytes are written by one participant before a
 // phaser and only read after it.
 unsafe impl Send for SharedTable {}
 // SAFETY: as for `Send`.
@@ -239,10 +243,21 @@ impl SharedTable {
 
     /// Phase 2 (one participant, after every load): allocates the slot
     /// array for `rows` tuples and resolves the directory.
-    pub fn publish(&self, rows: usize) -> Result<()> {
+    pub fn publish(&self, rows: usize, match_bits: bool) -> Result<()> {
         let nslots = SlotIndex::slots_for(rows);
         let p = self.area.allocate(nslots * 8).map_err(shmem_error)?;
         let chunks = (self.next_chunk.load(Relaxed) as usize).min(self.capacity);
+        let matched_words = if match_bits {
+            self.match_bit_bytes() / 8
+        } else {
+            0
+        };
+        let matched = if matched_words > 0 {
+            let m = self.area.allocate(matched_words * 8).map_err(shmem_error)?;
+            self.area.get(m).cast::<std::sync::atomic::AtomicU64>() as *const _
+        } else {
+            std::ptr::null()
+        };
         let bases = (0..chunks)
             .map(|i| {
                 self.area
@@ -251,6 +266,8 @@ impl SharedTable {
             })
             .collect();
         let _ = self.published.set(Published {
+            matched,
+            matched_words,
             slots_ptr: p,
             slots: self.area.get(p).cast::<AtomicU64>(),
             index: SlotIndex::new(nslots, self.exact),
@@ -264,13 +281,44 @@ impl SharedTable {
         self.published.get().expect("table used before publish")
     }
 
-    /// Phase 3: zeroes part `me` of `parts` of the slot array.
+    /// Bytes of the match bits a right or full join needs: one bit per
+    /// possible ref of the chunks taken so far.
+    pub fn match_bit_bytes(&self) -> usize {
+        let chunks = (self.next_chunk.load(Relaxed) as usize).min(self.capacity);
+        (chunks << self.offset_bits).div_ceil(64) * 8
+    }
+
+    /// Phase 3: zeroes part `me` of `parts` of the slot array (and of the
+    /// match bits).
     pub fn zero_slots(&self, me: usize, parts: usize) {
         let v = self.view();
         let n = v.slots.len();
         for s in &v.slots[n * me / parts..n * (me + 1) / parts] {
             s.store(0, Relaxed);
         }
+        let m = v.matched.len();
+        for w in &v.matched[m * me / parts..m * (me + 1) / parts] {
+            w.store(0, Relaxed);
+        }
+    }
+
+    /// Calls `f(entry, tuple)` for every tuple of the chunks `extents`
+    /// (directory index, bytes used) that the participants published after
+    /// loading: the whole table, read by any participant.
+    pub fn for_each_tuple(
+        &self,
+        extents: &[(u32, usize)],
+        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let bases = &self.published().bases;
+        for &(i, used) in extents {
+            // SAFETY: a participant wrote whole tuples up to `used` in chunk
+            // `i` before the phaser that preceded publishing, and `bases`
+            // holds the chunk's address in this process. Nothing writes
+            // tuple bytes after loading (match bits live apart).
+            unsafe { walk_chunk(i, bases[i as usize], used, self.offset_bits, &mut f)? };
+        }
+        Ok(())
     }
 
     /// A cheap view for probing and linking (after [`SharedTable::publish`]).
@@ -283,6 +331,14 @@ impl SharedTable {
             slots: unsafe { std::slice::from_raw_parts(p.slots, p.index.len()) },
             index: p.index,
             bases: &p.bases,
+            matched: if p.matched_words == 0 {
+                &[]
+            } else {
+                // SAFETY: `matched_words` words allocated in `publish` in
+                // `self.area`, which lives as long as `&self`; zeroed in
+                // phase 3 before any use, and only touched atomically.
+                unsafe { std::slice::from_raw_parts(p.matched, p.matched_words) }
+            },
             offset_bits: self.offset_bits,
             int_key: self.int_key,
         }
@@ -356,6 +412,8 @@ impl SharedTable {
 /// The published table as probing sees it: slots and chunk addresses.
 pub(crate) struct SharedView<'a> {
     pub slots: &'a [AtomicU64],
+    /// Match bits by ref (see `Published::matched`).
+    pub matched: &'a [std::sync::atomic::AtomicU64],
     pub index: SlotIndex,
     bases: &'a [usize],
     offset_bits: u32,
@@ -375,11 +433,31 @@ impl<'a> SharedView<'a> {
     ) -> SharedView<'a> {
         SharedView {
             slots,
+            matched: &[],
             index: SlotIndex::new(slots.len(), exact),
             bases,
             offset_bits,
             int_key,
         }
+    }
+
+    /// Records that tuple `entry` (ref + 1) matched a probe row. Every
+    /// participant may set bits at once; the bits are read after every
+    /// participant has finished probing (`hashjoin::shared`).
+    #[inline]
+    pub fn set_matched(&self, entry: u32) {
+        let r = (entry - 1) as usize;
+        let (w, bit) = (&self.matched[r / 64], 1u64 << (r % 64));
+        if w.load(Relaxed) & bit == 0 {
+            w.fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Whether tuple `entry` (ref + 1) matched a probe row.
+    #[inline]
+    pub fn is_matched(&self, entry: u32) -> bool {
+        let r = (entry - 1) as usize;
+        self.matched[r / 64].load(Relaxed) & (1 << (r % 64)) != 0
     }
 
     /// Address of the tuple a chain entry (ref + 1) names.
@@ -573,21 +651,17 @@ impl ChunkWriter {
         mut f: impl FnMut(u32, &[u8]) -> Result<()>,
     ) -> Result<()> {
         for &(i, addr, used) in &self.chunks {
-            let mut off = 0;
-            while off < used {
-                // SAFETY: the participant wrote whole tuples up to `used`
-                // in this chunk; each starts 8-aligned with its `len`.
-                let bytes = unsafe {
-                    let t = (addr as *const u8).add(off);
-                    let len = (t.add(4) as *const u32).read() as usize;
-                    std::slice::from_raw_parts(t, len)
-                };
-                let entry = ((i << table.offset_bits) | (off >> 3) as u32) + 1;
-                f(entry, bytes)?;
-                off += bytes.len().next_multiple_of(8);
-            }
+            // SAFETY: this participant wrote whole tuples up to `used` in
+            // its chunk `i` at `addr`.
+            unsafe { walk_chunk(i, addr, used, table.offset_bits, &mut f)? };
         }
         Ok(())
+    }
+
+    /// The chunks this participant filled: (directory index, bytes used),
+    /// what [`SharedTable::for_each_tuple`] reads.
+    pub fn extents(&self) -> Vec<(u32, usize)> {
+        self.chunks.iter().map(|&(i, _, used)| (i, used)).collect()
     }
 
     /// Phase 4: inserts every tuple of this participant into the shared
@@ -689,6 +763,35 @@ impl ChunkWriter {
     }
 }
 
+/// Calls `f(entry, tuple)` for each tuple of chunk `chunk` at `addr`, up
+/// to `used` bytes.
+///
+/// # Safety
+///
+/// The chunk must hold whole tuples up to `used`, each starting 8-aligned
+/// with its `len` field, written before this call and not written during it.
+unsafe fn walk_chunk(
+    chunk: u32,
+    addr: usize,
+    used: usize,
+    offset_bits: u32,
+    f: &mut impl FnMut(u32, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut off = 0;
+    while off < used {
+        // SAFETY: the caller's promise: a whole tuple starts at `off`.
+        let bytes = unsafe {
+            let t = (addr as *const u8).add(off);
+            let len = (t.add(4) as *const u32).read() as usize;
+            std::slice::from_raw_parts(t, len)
+        };
+        let entry = ((chunk << offset_bits) | (off >> 3) as u32) + 1;
+        f(entry, bytes)?;
+        off += bytes.len().next_multiple_of(8);
+    }
+    Ok(())
+}
+
 /// Appends integer key `k` to `v` as `v`'s type (a key-only row's column).
 fn push_int(v: &mut Vector, k: i64) {
     match &mut v.data {
@@ -709,192 +812,4 @@ impl std::fmt::Debug for SharedTable {
 }
 
 #[cfg(all(test, not(tusk_exec_loom)))]
-mod tests {
-    use super::*;
-    use tusk_shmem::DsmConfig;
-
-    const INT_KEY: TableShape = TableShape {
-        int_key: true,
-        exact: false,
-        key_only: None,
-    };
-    const EXACT_KEY: TableShape = TableShape {
-        exact: true,
-        ..INT_KEY
-    };
-
-    /// Four threads load tuples (some larger than a chunk) into their own
-    /// chunks at once, then insert them into the slots: every tuple is on
-    /// the chain of its key's slot exactly once, with its payload intact.
-    #[test]
-    fn threads_load_and_link_one_table() {
-        const THREADS: u32 = 4;
-        const PER_THREAD: u32 = 20_000;
-        let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 16 * 1024, INT_KEY, 64 << 20, 0).unwrap();
-        let writers: Vec<ChunkWriter> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..THREADS)
-                .map(|t| {
-                    let table = &table;
-                    s.spawn(move || {
-                        let mut w = ChunkWriter::new();
-                        for i in 0..PER_THREAD {
-                            let key = (i * THREADS + t) as i64;
-                            // Every 5000th row is wider than a chunk.
-                            let len = if i % 5000 == 0 { 20_000 } else { 4 };
-                            let mut row = key.to_le_bytes().to_vec();
-                            row.resize(8 + len, key as u8);
-                            assert!(w
-                                .insert(table, TupleKey::Int(key % 1000), &row, &mut |_| true)
-                                .unwrap());
-                        }
-                        w
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        let rows = (THREADS * PER_THREAD) as usize;
-        table.publish(rows).unwrap();
-        std::thread::scope(|s| {
-            for me in 0..THREADS as usize {
-                let table = &table;
-                s.spawn(move || table.zero_slots(me, THREADS as usize));
-            }
-        });
-        std::thread::scope(|s| {
-            for w in &writers {
-                let table = &table;
-                s.spawn(move || w.link(table, true));
-            }
-        });
-        let view = table.view();
-        let mut seen = vec![false; rows];
-        for slot in view.slots.iter() {
-            let slot = slot.load(Relaxed);
-            let mut e = super::super::slots::entry_of(slot) & !super::super::slots::MORE;
-            while e != 0 {
-                let (k, next) = view.int_entry(e);
-                let tag = view.index.int_tag(hash_i64(k), k);
-                assert_eq!(
-                    tag,
-                    Some(super::super::slots::tag_of(slot)),
-                    "tuple on the wrong chain"
-                );
-                let payload = table.payload(e);
-                let key = i64::from_le_bytes(payload[..8].try_into().unwrap());
-                assert_eq!(key % 1000, k);
-                assert!(!seen[key as usize], "tuple linked twice");
-                seen[key as usize] = true;
-                e = next;
-            }
-        }
-        assert!(seen.iter().all(|&s| s), "a tuple was lost");
-        assert!(table.memory_report().chunks > 0);
-    }
-
-    const CHILD_ENV: &str = "TUSK_EXEC_SHARED_TABLE_CHILD";
-
-    /// The table is position independent: a second process maps the area's
-    /// segments at addresses of its own, resolves the chunk directory and the
-    /// slot array from their `DsaPointer`s, and finds every tuple through
-    /// the same refs.
-    #[test]
-    fn a_second_process_finds_every_tuple() {
-        let dsm = Dsm::new(None, DsmConfig::default());
-        let table = SharedTable::new(&dsm, 32 * 1024, EXACT_KEY, 64 << 20, 0).unwrap();
-        let mut w = ChunkWriter::new();
-        for k in 0..50_000i64 {
-            let row = (k * 3).to_le_bytes();
-            assert!(w
-                .insert(&table, TupleKey::Int(k), &row, &mut |_| true)
-                .unwrap());
-        }
-        table.publish(50_000).unwrap();
-        table.zero_slots(0, 1);
-        w.link(&table, true);
-        let p = table.published();
-        let segments = table.area.stats().segments;
-        let mut desc = vec![
-            table.dir_ptr.to_u64().to_string(),
-            p.slots_ptr.to_u64().to_string(),
-            p.index.len().to_string(),
-            p.bases.len().to_string(),
-            table.offset_bits.to_string(),
-        ];
-        for i in 0..segments {
-            desc.push(table.area.segment(i).unwrap().attach_info().encode());
-        }
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "hashjoin::shared_table::tests::second_process_entry",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, desc.join(";"))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "child failed: {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("found 50000 tuples"), "{stdout}");
-    }
-
-    /// The second process of `a_second_process_finds_every_tuple` (does
-    /// nothing when run on its own).
-    #[test]
-    fn second_process_entry() {
-        let Ok(desc) = std::env::var(CHILD_ENV) else {
-            return;
-        };
-        let parts: Vec<&str> = desc.split(';').collect();
-        let num = |i: usize| parts[i].parse::<u64>().unwrap();
-        let segments: Vec<tusk_shmem::Segment> = parts[5..]
-            .iter()
-            .map(|p| {
-                tusk_shmem::Segment::attach(&tusk_shmem::AttachInfo::decode(p).unwrap()).unwrap()
-            })
-            .collect();
-        let addr = |p: DsaPointer| segments[p.segment()].as_ptr() as usize + p.offset();
-        let (dir, nslots, nchunks) = (
-            addr(DsaPointer::from_u64(num(0))),
-            num(2) as usize,
-            num(3) as usize,
-        );
-        // SAFETY: the parent wrote `nchunks` directory slots and a slot
-        // array of `nslots` slots at these offsets of the segments this
-        // process has just mapped, and keeps them alive while it waits.
-        let (bases, slots) = unsafe {
-            let bases: Vec<usize> = (0..nchunks)
-                .map(|i| addr(DsaPointer::from_u64((dir as *const u64).add(i).read())))
-                .collect();
-            let slots = std::slice::from_raw_parts(
-                addr(DsaPointer::from_u64(num(1))) as *const AtomicU64,
-                nslots,
-            );
-            (bases, slots)
-        };
-        let view = SharedView::from_parts(slots, true, &bases, num(4) as u32, true);
-        let mut found = 0;
-        for k in 0..50_000i64 {
-            // Every key is found from its home slot, alone in its chain.
-            let hash = hash_i64(k);
-            let head = view.index.find(view.slots, view.index.home(hash), k as u32);
-            assert_eq!(head & super::super::slots::MORE, 0);
-            let mut e = head;
-            while e != 0 {
-                let (key, next) = view.int_entry(e);
-                assert_eq!(key, k);
-                let payload = &view.tuple(e).bytes[16..];
-                assert_eq!(i64::from_le_bytes(payload.try_into().unwrap()), k * 3);
-                found += 1;
-                e = next;
-            }
-        }
-        println!("found {found} tuples");
-    }
-}
+mod tests;

@@ -7,8 +7,10 @@
 //! first entry of the chain of all entries with its tag, and each entry links
 //! to the next. For a single integer key an entry is `{key: i64, next: u32}`;
 //! other keys keep their hash and an encoded byte key per entry. The slot
-//! count is a power of two at least 4/3 of the row count. Rows with a NULL
-//! key are stored (so payload row numbers stay aligned) but never inserted.
+//! count is a power of two at least 4/3 of the row count. The join hands
+//! the builder no row with a NULL key (those go to its side stores); one
+//! that comes anyway is stored, so that payload row numbers stay aligned,
+//! but never inserted into the slots.
 //!
 //! Probing reads a table through [`Chains`], which both this table and the
 //! Parallel Hash Join's shared table (`shared_table`) implement.
@@ -16,7 +18,9 @@
 use super::shared_table::{SharedTable, SharedView};
 use super::slots::{AtomicU32, AtomicU64, SlotIndex};
 use crate::hashkey::{encode_row, hash_bytes, hash_i64, int_key, is_int_key};
+use crate::memory::batch_bytes;
 use crate::vector::{Batch, Data, Vector};
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use tusk_storage::DataType;
@@ -47,17 +51,6 @@ pub(super) enum Entries {
         offsets: Vec<u32>,
         arena: Vec<u8>,
     },
-}
-
-/// Bytes a batch's column data occupies.
-pub(super) fn batch_bytes(b: &Batch) -> usize {
-    b.columns
-        .iter()
-        .map(|c| {
-            let nulls = if c.nulls.is_some() { c.len() } else { 0 };
-            nulls + c.data.byte_size()
-        })
-        .sum()
 }
 
 /// Collects build rows; [`TableBuilder::finish`] links them into a table.
@@ -189,21 +182,24 @@ impl TableBuilder {
     }
 
     /// The table with every entry in place but nothing in the slots yet.
-    pub(super) fn finish_unlinked(self) -> JoinTable {
-        let memory = self.memory();
+    /// The table, linked; with one match bit per row when `match_bits`
+    /// (right and full joins).
+    pub(super) fn finish(self, prefetch: bool, match_bits: bool) -> JoinTable {
         let nslots = self.slot_count();
-        JoinTable {
+        let words = if match_bits {
+            self.rows().div_ceil(64)
+        } else {
+            0
+        };
+        let mut t = JoinTable {
+            memory: self.memory() + words * 8,
             entries: self.entries.unwrap_or(Entries::Int(Vec::new())),
             slots: (0..nslots).map(|_| AtomicU64::new(0)).collect(),
             index: SlotIndex::new(nslots, self.exact),
             payload: self.payload,
             linked: self.linked,
-            memory,
-        }
-    }
-
-    pub(super) fn finish(self, prefetch: bool) -> JoinTable {
-        let mut t = self.finish_unlinked();
+            matched: (0..words).map(|_| StdAtomicU64::new(0)).collect(),
+        };
         t.link(prefetch);
         t
     }
@@ -218,6 +214,8 @@ pub(super) struct JoinTable {
     /// Rows with a non-NULL key (inserted into the slots).
     pub(super) linked: usize,
     pub(super) memory: usize,
+    /// One bit per build row, set when it matched (right and full joins).
+    pub(super) matched: Vec<StdAtomicU64>,
 }
 
 impl JoinTable {
@@ -400,6 +398,24 @@ impl Table {
         }
     }
 
+    /// Records that build rows `rows` (entry − 1 each) matched probe rows.
+    pub(super) fn set_matched(&self, rows: &[u32]) {
+        match self {
+            Table::Local(t) => {
+                for &row in rows {
+                    let w = &t.matched[row as usize / 64];
+                    w.store(w.load(Relaxed) | 1 << (row % 64), Relaxed);
+                }
+            }
+            Table::Shared(t) => {
+                let view = t.view();
+                for &row in rows {
+                    view.set_matched(row + 1);
+                }
+            }
+        }
+    }
+
     /// Columns `cols` of the build rows `rows` (entry − 1 each).
     pub(super) fn gather(&self, types: &[DataType], cols: &[usize], rows: &[u32]) -> Vec<Vector> {
         match self {
@@ -409,5 +425,96 @@ impl Table {
                 .collect(),
             Table::Shared(t) => t.gather(types, cols, rows),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn column(ty: DataType, v: &[Value]) -> Vector {
+        let mut c = Vector::empty(ty);
+        for x in v {
+            c.push_value(x);
+        }
+        c
+    }
+
+    /// Walks the chain of `hash`/`tag` and returns the build rows on it
+    /// whose key `matches`.
+    fn chain_rows(t: &JoinTable, hash: u64, tag: u32, matches: &dyn Fn(u32) -> bool) -> Vec<u32> {
+        let mut e = t.index.find(&t.slots, t.index.home(hash), tag) & !super::super::slots::MORE;
+        let mut out = Vec::new();
+        while e != EMPTY {
+            if matches(e) {
+                out.push(e - 1);
+            }
+            e = t.next_of(e);
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Integer keys with duplicates: every row is on its key's chain, a
+    /// NULL key on none; the memory estimate before adding a batch is what
+    /// the table holds after.
+    #[test]
+    fn integer_keys_chain_every_row() {
+        let keys: Vec<Value> = (0..3000)
+            .map(|i| {
+                if i % 100 == 7 {
+                    Value::Null
+                } else {
+                    Value::Int4(i % 300)
+                }
+            })
+            .collect();
+        let kv = column(DataType::Int4, &keys);
+        let b = Batch::new(vec![kv.clone()], keys.len());
+        let mut builder = TableBuilder::new(&[DataType::Int4]);
+        let predicted = builder.memory_after(&b);
+        builder.add(&b, std::slice::from_ref(&kv));
+        assert_eq!(builder.memory(), predicted);
+        assert_eq!(builder.hash_of(7), None);
+        let t = builder.finish(true, true);
+        assert_eq!(t.linked, 3000 - 30);
+        assert!(t.index.exact, "integer keys are their own tags");
+        for k in [0i64, 7, 299] {
+            let h = hash_i64(k);
+            let tag = t.index.int_tag(h, k).unwrap();
+            let rows = chain_rows(&t, h, tag, &|e| t.int_entry(e).0 == k);
+            let expected: Vec<u32> = (0..3000u32)
+                .filter(|&i| i % 300 == k as u32 && i % 100 != 7)
+                .collect();
+            assert_eq!(rows, expected, "key {k}");
+        }
+        assert_eq!(t.matched.len(), 3000usize.div_ceil(64), "match bits");
+    }
+
+    /// Text keys are encoded: equal strings share a chain, and the rows are
+    /// told apart from hash collisions by their bytes.
+    #[test]
+    fn encoded_keys_chain_every_row() {
+        let keys: Vec<Value> = (0..500)
+            .map(|i| Value::Text(format!("k{}", i % 50)))
+            .collect();
+        let kv = column(DataType::Text, &keys);
+        let b = Batch::new(vec![kv.clone()], keys.len());
+        let mut builder = TableBuilder::new(&[DataType::Text]);
+        builder.add(&b, std::slice::from_ref(&kv));
+        let t = builder.finish(false, false);
+        assert!(t.matched.is_empty());
+        let mut probe = Vec::new();
+        assert!(encode_row(
+            &[column(DataType::Text, &[Value::Text("k7".into())])],
+            0,
+            &mut probe
+        ));
+        let h = hash_bytes(&probe);
+        let rows = chain_rows(&t, h, t.index.hash_tag(h), &|e| {
+            t.bytes_entry(e).1 == probe.as_slice()
+        });
+        assert_eq!(rows, (0..10).map(|i| 7 + 50 * i).collect::<Vec<u32>>());
     }
 }

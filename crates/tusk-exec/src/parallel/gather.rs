@@ -11,7 +11,8 @@
 //!
 //! Workers send batches to the leader over a bounded channel. An error in any
 //! participant aborts the state: phasers wake everyone with an error and the
-//! leader reports the first real error. No participant sends rows before
+//! leader reports the first real error. A worker that panics reports an
+//! internal error the same way instead of leaving the others waiting. No participant sends rows before
 //! every phaser of its plan has released it, so the leader can never be
 //! blocked at a phaser while a worker waits for channel space.
 
@@ -29,6 +30,17 @@ enum Msg {
     Batch(Batch),
     Error(ExecError),
     Done,
+}
+
+/// The error a participant that panicked reports (`XX000`, with the
+/// panic's message).
+fn panicked(payload: &(dyn std::any::Any + Send)) -> ExecError {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    ExecError::new(format!("parallel worker failed: {what}"))
 }
 
 /// Per-node statistics of each worker, handed to the leader at the end.
@@ -122,6 +134,7 @@ impl Gather {
                         hash_chunk_size,
                         parallel: Some(state.clone()),
                         participant: w + 1,
+                        ctes: Default::default(),
                     };
                     let run = || -> Result<()> {
                         let mut op = build(&plan, &ctx)?;
@@ -132,7 +145,11 @@ impl Gather {
                         }
                         Ok(())
                     };
-                    if let Err(e) = run() {
+                    // A panic must not leave the others waiting at a phaser
+                    // for this participant, nor the leader short of its rows.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+                        .unwrap_or_else(|p| Err(panicked(p.as_ref())));
+                    if let Err(e) = result {
                         state.fail(&e);
                         let _ = tx.send(Msg::Error(e));
                     }
@@ -272,6 +289,79 @@ impl Drop for Gather {
         self.rx = None;
         for h in self.handles.drain(..) {
             let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::build::build;
+    use crate::expr::{ArithOp, CmpOp, Expr};
+    use crate::join_reference::{rows, scan, table, JoinCase};
+    use crate::plan::{JoinKind, NodeKind};
+    use crate::testing::{lit, node, rows_of, TestDb};
+    use crate::value::Value;
+    use tusk_storage::DataType;
+
+    /// One participant divides by zero while reading its share of the
+    /// build side; the others are stopped at the build's barrier with a
+    /// cancellation. The leader reports the division by zero, however the
+    /// race goes.
+    #[test]
+    fn the_first_real_error_is_reported() {
+        let db = TestDb::new();
+        let (o, ot) = table(&db, "o", &rows(20_000, 100, 0));
+        // One failing row, in the last block: whoever reads it, the
+        // others are waiting at the build's barrier by then.
+        let mut inner_rows = rows(20_000, 40, 0);
+        inner_rows.push(vec![Value::Int4(42), Value::Int4(0)]);
+        let (i, it) = table(&db, "i", &inner_rows);
+        let int = |index| Expr::Column {
+            index,
+            ty: DataType::Int4,
+        };
+        // 1 / (k - 42) > 0 fails on the row whose key is 42.
+        let fails = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(Expr::arith(
+                ArithOp::Div,
+                lit(Value::Int4(1), DataType::Int4),
+                Expr::arith(
+                    ArithOp::Sub,
+                    int(0),
+                    lit(Value::Int4(42), DataType::Int4),
+                    DataType::Int4,
+                ),
+                DataType::Int4,
+            )),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let mut inner = scan(i, "i", &it, true);
+        let NodeKind::SeqScan { filter, .. } = &mut inner.kind else {
+            unreachable!()
+        };
+        *filter = Some(fails);
+        let case = JoinCase {
+            kind: JoinKind::Inner,
+            outer_types: ot.clone(),
+            inner_types: it,
+            outer: vec![],
+            inner: vec![],
+            outer_keys: vec![0],
+            inner_keys: vec![0],
+            filter: None,
+            outer_out: vec![0],
+            inner_out: vec![],
+        };
+        for _ in 0..10 {
+            let join = case.hash_plan(scan(o, "o", &ot, true), inner.clone(), true);
+            let out = join.output.clone();
+            let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+            gather.assign_ids();
+            let ctx = db.ctx(4 << 20, 8);
+            let mut op = build(&gather, &ctx).unwrap();
+            let err = rows_of(op.as_mut(), &gather.output).unwrap_err();
+            assert_eq!(err.message, "division by zero");
         }
     }
 }

@@ -333,13 +333,15 @@ impl Binder<'_> {
     fn unary(&mut self, op: &A::UnaryOperator, x: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
         match op {
             A::UnaryOperator::Minus => {
-                if let A::Expr::Value(v) = x {
-                    if let A::Value::Number(s, l) = &v.value {
-                        return self.literal(&A::Value::Number(format!("-{s}"), *l));
-                    }
+                if let Some(text) = number_text(x) {
+                    return self.literal(&A::Value::Number(negate_number_text(&text), false));
                 }
                 let b = self.expr(x, ctx)?;
-                let t = if b.unknown { DataType::Float8 } else { b.ty() };
+                if b.unknown {
+                    // Numeric and interval candidates: no preferred one.
+                    return Err(not_unique_operator("-"));
+                }
+                let t = b.ty();
                 if super::operators::numeric_rank(t).is_none() && t != DataType::Interval {
                     return err(
                         sqlstate::UNDEFINED_FUNCTION,
@@ -355,7 +357,11 @@ impl Binder<'_> {
             }
             A::UnaryOperator::Plus => {
                 let b = self.expr(x, ctx)?;
-                if !b.unknown && super::operators::numeric_rank(b.ty()).is_none() {
+                if b.unknown {
+                    // Only numeric candidates: the preferred one, float8.
+                    return Ok(B::known(self.to_type(b, DataType::Float8)?));
+                }
+                if super::operators::numeric_rank(b.ty()).is_none() {
                     return err(
                         sqlstate::UNDEFINED_FUNCTION,
                         format!("operator does not exist: + {}", b.type_name()),
@@ -539,7 +545,30 @@ impl Binder<'_> {
         for item in list {
             items.push(self.expr(item, ctx)?);
         }
-        let (mut es, _) = self.unify_all(items, "IN")?;
+        let (mut es, _) = match self.unify_all(items.clone(), "IN") {
+            Ok(unified) => unified,
+            Err(_) => {
+                // No common type: PostgreSQL compares item by item with
+                // `=` (or `<>` for NOT IN), whose resolution reports the
+                // pair that has no operator.
+                let (op, symbol) = if negated {
+                    (CmpOp::Ne, "<>")
+                } else {
+                    (CmpOp::Eq, "=")
+                };
+                let mut tests = Vec::with_capacity(items.len() - 1);
+                for item in &items[1..] {
+                    let (l, r, _) = self.operator(symbol, items[0].clone(), item.clone())?;
+                    tests.push(Expr::cmp(op, l, r));
+                }
+                let combined = if negated {
+                    Expr::and_all(tests)
+                } else {
+                    Expr::or_all(tests)
+                };
+                return Ok(B::known(combined.expect("a non-empty list")));
+            }
+        };
         let arg = es.remove(0);
         Ok(B::known(Expr::in_list(arg, es, negated)))
     }
@@ -667,4 +696,42 @@ pub(crate) fn cmp_op(op: &A::BinaryOperator) -> Option<CmpOp> {
         O::GtEq => CmpOp::Ge,
         _ => return None,
     })
+}
+
+/// PostgreSQL's error for a prefix operator over an untyped literal when
+/// the candidates span type categories.
+fn not_unique_operator(op: &str) -> SqlError {
+    SqlError::coded(
+        sqlstate::AMBIGUOUS_FUNCTION,
+        format!("operator is not unique: {op} unknown"),
+    )
+    .with_hint(
+        "Could not choose a best candidate operator. You might need to add explicit type casts.",
+    )
+}
+
+/// The text of a numeric literal under any parentheses and minus signs,
+/// signs folded in: PostgreSQL's grammar negates constants as it parses
+/// (`doNegate`), so `- -2147483648` is the bigint 2147483648, not the
+/// negation of an integer.
+fn number_text(x: &A::Expr) -> Option<String> {
+    match x {
+        A::Expr::Value(v) => match &v.value {
+            A::Value::Number(s, _) => Some(s.clone()),
+            _ => None,
+        },
+        A::Expr::Nested(e) => number_text(e),
+        A::Expr::UnaryOp {
+            op: A::UnaryOperator::Minus,
+            expr,
+        } => number_text(expr).map(|t| negate_number_text(&t)),
+        _ => None,
+    }
+}
+
+fn negate_number_text(t: &str) -> String {
+    match t.strip_prefix('-') {
+        Some(rest) => rest.to_string(),
+        None => format!("-{t}"),
+    }
 }

@@ -11,7 +11,7 @@
 
 use super::{err, Binder, ExprCtx, Result, ScopeCol, ScopeRel};
 use crate::error::{sqlstate, SqlError};
-use crate::logical::{ColumnId, JoinKind, Logical, TableFunction};
+use crate::logical::{ColumnId, JoinKind, Logical, SubqueryKind, TableFunction};
 use crate::names::{ident, object_name};
 use sqlparser::ast as A;
 use tusk_storage::{DataType, SqlType, TableDef};
@@ -23,6 +23,66 @@ pub(crate) struct FromItem {
     pub rels: std::ops::Range<usize>,
     /// Its columns in `SELECT *` order.
     pub star: Vec<ColumnId>,
+}
+
+/// Places the subqueries of a join's ON clause (`applies`, whose result
+/// columns the conjuncts `on` read). A subquery that reads only one side's
+/// columns (or none) is computed on that side's rows, where its result is
+/// one more column the condition reads. One that reads both sides must run
+/// per pair of rows: for an inner join, where ON is a filter, it and the
+/// conjuncts reading it move above the join (returned); an outer join
+/// cannot do that and reports the subquery as unsupported.
+fn place_on_subqueries(
+    kind: JoinKind,
+    left: &mut FromItem,
+    right: &mut FromItem,
+    applies: Vec<super::PendingApply>,
+    on: &mut Vec<tusk_exec::Expr>,
+) -> Result<(Vec<super::PendingApply>, Vec<tusk_exec::Expr>)> {
+    let mut above = Vec::new();
+    for a in applies {
+        let mut refs = a.subquery.free_columns();
+        if let SubqueryKind::Any { test } | SubqueryKind::All { test } = &a.kind {
+            let inner = a.subquery.output();
+            refs.extend(
+                crate::logical::expr_columns(test)
+                    .into_iter()
+                    .filter(|c| !inner.contains(c)),
+            );
+        }
+        let (lcols, rcols) = (left.plan.output(), right.plan.output());
+        let side = if refs.iter().all(|c| !rcols.contains(c)) {
+            Some(&mut *left)
+        } else if refs.iter().all(|c| !lcols.contains(c)) {
+            Some(&mut *right)
+        } else {
+            None
+        };
+        match side {
+            Some(item) => {
+                let input = std::mem::replace(&mut item.plan, Logical::unit());
+                item.plan = Logical::Apply {
+                    input: Box::new(input),
+                    subquery: Box::new(a.subquery),
+                    kind: a.kind,
+                    out: a.out,
+                };
+            }
+            None if kind == JoinKind::Inner => above.push(a),
+            None => return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "a subquery that reads both sides of an outer join's ON condition is not supported",
+            ),
+        }
+    }
+    let outs: Vec<ColumnId> = above.iter().map(|a| a.out).collect();
+    let (moved, kept): (Vec<_>, Vec<_>) = std::mem::take(on).into_iter().partition(|c| {
+        crate::logical::expr_columns(c)
+            .iter()
+            .any(|x| outs.contains(x))
+    });
+    *on = kept;
+    Ok((above, moved))
 }
 
 impl Binder<'_> {
@@ -55,7 +115,7 @@ impl Binder<'_> {
         Ok(left)
     }
 
-    fn join(&mut self, left: FromItem, j: &A::Join) -> Result<FromItem> {
+    fn join(&mut self, mut left: FromItem, j: &A::Join) -> Result<FromItem> {
         use A::JoinOperator as J;
         let (kind, constraint) = match &j.join_operator {
             J::Join(c) | J::Inner(c) => (JoinKind::Inner, Some(c)),
@@ -70,7 +130,7 @@ impl Binder<'_> {
                 )
             }
         };
-        let right = self.factor(&j.relation)?;
+        let mut right = self.factor(&j.relation)?;
         let constraint = match constraint {
             Some(A::JoinConstraint::None) | None => None,
             Some(c) => Some(c),
@@ -79,6 +139,9 @@ impl Binder<'_> {
         let mut star: Vec<ColumnId> = Vec::new();
         let mut merged: Option<ScopeRel> = None;
         let mut plan_above: Vec<(ColumnId, tusk_exec::Expr)> = Vec::new();
+        // ON subqueries that read both sides (inner joins only): applied
+        // above the join, with the conjuncts that read them.
+        let mut above_on: (Vec<super::PendingApply>, Vec<tusk_exec::Expr>) = Default::default();
         match constraint {
             None => {
                 if !matches!(j.join_operator, J::CrossJoin(_)) {
@@ -96,13 +159,8 @@ impl Binder<'_> {
                 let p = self.predicate(e, &mut ctx, "JOIN/ON");
                 self.scope().on_visible = saved;
                 let p = p?;
-                if !ctx.applies.is_empty() {
-                    return err(
-                        sqlstate::FEATURE_NOT_SUPPORTED,
-                        "subqueries in JOIN conditions are not supported",
-                    );
-                }
                 crate::logical::conjuncts(p, &mut on);
+                above_on = place_on_subqueries(kind, &mut left, &mut right, ctx.applies, &mut on)?;
                 star.extend(&left.star);
                 star.extend(&right.star);
             }
@@ -189,6 +247,19 @@ impl Binder<'_> {
             on,
             mark: None,
         };
+        if !above_on.0.is_empty() {
+            for a in above_on.0 {
+                plan = Logical::Apply {
+                    input: Box::new(plan),
+                    subquery: Box::new(a.subquery),
+                    kind: a.kind,
+                    out: a.out,
+                };
+            }
+            if let Some(f) = crate::logical::and_all(above_on.1) {
+                plan = plan.filter(f);
+            }
+        }
         if !plan_above.is_empty() {
             let mut exprs: Vec<(ColumnId, tusk_exec::Expr)> = plan
                 .output()

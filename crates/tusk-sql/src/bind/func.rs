@@ -25,13 +25,18 @@ pub fn aggregate_func(name: &str) -> Option<AggFunc> {
         "avg" => AggFunc::Avg,
         "min" => AggFunc::Min,
         "max" => AggFunc::Max,
-        "bool_and" | "every" => AggFunc::BoolAnd,
+        "bool_and" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
-        "stddev" | "stddev_samp" => AggFunc::StddevSamp,
+        "every" => AggFunc::Every,
+        "stddev" => AggFunc::Stddev,
+        "stddev_samp" => AggFunc::StddevSamp,
         "stddev_pop" => AggFunc::StddevPop,
-        "variance" | "var_samp" => AggFunc::VarSamp,
+        "variance" => AggFunc::Variance,
+        "var_samp" => AggFunc::VarSamp,
         "var_pop" => AggFunc::VarPop,
         "string_agg" => AggFunc::StringAgg,
+        "bit_and" => AggFunc::BitAnd,
+        "bit_or" => AggFunc::BitOr,
         _ => return None,
     })
 }
@@ -39,43 +44,51 @@ pub fn aggregate_func(name: &str) -> Option<AggFunc> {
 /// The result type of aggregate `f` over `arg`, as PostgreSQL defines it,
 /// or `None` when PostgreSQL has no such aggregate.
 pub fn agg_result_type(f: AggFunc, arg: Option<DataType>) -> Option<DataType> {
+    use AggFunc as F;
     use DataType::*;
-    Some(match (f, arg) {
-        (AggFunc::CountStar | AggFunc::Count, _) => Int8,
-        (AggFunc::Sum, Some(Int2 | Int4)) => Int8,
-        (AggFunc::Sum, Some(Int8 | Numeric)) => Numeric,
-        (AggFunc::Sum, Some(t @ (Float4 | Float8 | Interval))) => t,
-        (AggFunc::Avg, Some(Int2 | Int4 | Int8 | Numeric)) => Numeric,
-        (AggFunc::Avg, Some(Float4 | Float8)) => Float8,
-        (AggFunc::Avg, Some(Interval)) => Interval,
-        (AggFunc::Min | AggFunc::Max, Some(Bool)) => return None,
-        (AggFunc::Min | AggFunc::Max, Some(Varchar | Bpchar)) => arg?,
-        (AggFunc::Min | AggFunc::Max, Some(t)) => t,
-        (AggFunc::BoolAnd | AggFunc::BoolOr, Some(Bool)) => Bool,
+    let exists = match (f, arg) {
+        (F::CountStar | F::Count, _) => true,
+        (F::Sum | F::Avg, Some(Int2 | Int4 | Int8 | Numeric | Float4 | Float8 | Interval)) => true,
+        (F::Min | F::Max, Some(Bool)) => false,
+        (F::Min | F::Max, Some(_)) => true,
+        (F::BoolAnd | F::BoolOr | F::Every, Some(Bool)) => true,
         (
-            AggFunc::StddevSamp | AggFunc::StddevPop | AggFunc::VarSamp | AggFunc::VarPop,
-            Some(Int2 | Int4 | Int8 | Numeric),
-        ) => Numeric,
-        (
-            AggFunc::StddevSamp | AggFunc::StddevPop | AggFunc::VarSamp | AggFunc::VarPop,
-            Some(Float4 | Float8),
-        ) => Float8,
-        (AggFunc::StringAgg, Some(Text | Varchar | Bpchar)) => Text,
-        _ => return None,
-    })
+            F::Stddev | F::StddevSamp | F::StddevPop | F::Variance | F::VarSamp | F::VarPop,
+            Some(Int2 | Int4 | Int8 | Numeric | Float4 | Float8),
+        ) => true,
+        (F::StringAgg, Some(Text | Varchar | Bpchar)) => true,
+        (F::BitAnd | F::BitOr, Some(Int2 | Int4 | Int8)) => true,
+        _ => false,
+    };
+    exists.then(|| tusk_exec::aggregate::funcs::result_type(f, arg))
 }
 
-/// The argument type an aggregate is resolved at (`sum(smallint)` reads
-/// its argument as is; `string_agg(varchar)` as text; an untyped literal
-/// as text).
-fn agg_arg_type(f: AggFunc, b: &B) -> DataType {
+/// The argument type an aggregate is resolved at: `sum(smallint)` reads
+/// its argument as is, `string_agg(varchar)` as text. An untyped literal
+/// takes the preferred type of the candidates' category (PostgreSQL's
+/// `func_select_candidate`): text for min/max/string_agg, boolean for
+/// bool_and, double precision for the statistics; `sum`, `avg` and the bit
+/// aggregates have candidates in several categories, so it is ambiguous.
+fn agg_arg_type(name: &str, f: AggFunc, b: &B) -> Result<DataType> {
+    use AggFunc as F;
     if b.unknown {
-        return DataType::Text;
+        return match f {
+            F::Sum | F::Avg | F::BitAnd | F::BitOr => Err(SqlError::coded(
+                sqlstate::AMBIGUOUS_FUNCTION,
+                format!("function {name}(unknown) is not unique"),
+            )
+            .with_hint("Could not choose a best candidate function. You might need to add explicit type casts.")),
+            F::BoolAnd | F::BoolOr | F::Every => Ok(DataType::Bool),
+            F::Stddev | F::StddevSamp | F::StddevPop | F::Variance | F::VarSamp | F::VarPop => {
+                Ok(DataType::Float8)
+            }
+            F::CountStar | F::Count | F::Min | F::Max | F::StringAgg => Ok(DataType::Text),
+        };
     }
-    match (f, b.ty()) {
-        (AggFunc::StringAgg, t) if t.is_string() => DataType::Text,
+    Ok(match (f, b.ty()) {
+        (F::StringAgg, t) if t.is_string() => DataType::Text,
         (_, t) => t,
-    }
+    })
 }
 
 fn window_func(name: &str) -> Option<WindowFunc> {
@@ -303,7 +316,7 @@ impl Binder<'_> {
                 let mut it = args.into_iter();
                 let v = it.next().unwrap();
                 let d = it.next().unwrap();
-                let vt = agg_arg_type(func, &v);
+                let vt = agg_arg_type(name, func, &v)?;
                 if !vt.is_string() {
                     return no_aggregate(name, &[v.type_name(), d.type_name()]);
                 }
@@ -318,7 +331,7 @@ impl Binder<'_> {
             }
             (_, 1) => {
                 let b = args.into_iter().next().unwrap();
-                let t = agg_arg_type(func, &b);
+                let t = agg_arg_type(name, func, &b)?;
                 let result = agg_result_type(func, Some(t))
                     .ok_or_else(|| no_aggregate_err(name, &[b.type_name()]))?;
                 let e = self.coerce(b, t, |_| SqlError::new("unreachable"))?;
@@ -410,6 +423,24 @@ impl Binder<'_> {
                 "named windows are not supported",
             );
         };
+        if ca.distinct {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "DISTINCT is not implemented for window functions",
+            );
+        }
+        if !ca.order_by.is_empty() {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "aggregate ORDER BY is not implemented for window functions",
+            );
+        }
+        if f.filter.is_some() && aggregate_func(name).is_none() {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "FILTER is not implemented for non-aggregate window functions",
+            );
+        }
         ctx.in_window = true;
         let bound = (|| -> Result<_> {
             let mut args = Vec::new();
@@ -434,11 +465,15 @@ impl Binder<'_> {
                 let b = self.expr(&o.expr, ctx)?;
                 order.push(sort_key(self, b, o)?);
             }
-            Ok((args, partition, order))
+            let filter = match &f.filter {
+                Some(x) => Some(self.predicate(x, ctx, "FILTER")?),
+                None => None,
+            };
+            Ok((args, filter, partition, order))
         })();
         ctx.in_window = false;
-        let (args, partition, order) = bound?;
-        let frame = window_frame(spec.window_frame.as_ref(), !order.is_empty())?;
+        let (args, filter, partition, order) = bound?;
+        let frame = self.window_frame(spec.window_frame.as_ref(), &order)?;
         let (call, arg_exprs, result) = if let Some(wf) = window_func(name) {
             self.bind_window_func(name, wf, args)?
         } else if let Some(af) = aggregate_func(name) {
@@ -448,7 +483,7 @@ impl Binder<'_> {
                 0 if star => (WindowFunc::Aggregate(af), vec![], DataType::Int8),
                 1 => {
                     let b = args.into_iter().next().unwrap();
-                    let t = agg_arg_type(af, &b);
+                    let t = agg_arg_type(name, af, &b)?;
                     let result = agg_result_type(af, Some(t))
                         .ok_or_else(|| no_aggregate_err(name, &[b.type_name()]))?;
                     let e = self.coerce(b, t, |_| SqlError::new("unreachable"))?;
@@ -470,6 +505,7 @@ impl Binder<'_> {
         let wc = WindowCall {
             call,
             args: arg_exprs,
+            filter,
             partition,
             order,
             frame,
@@ -580,63 +616,152 @@ pub(crate) fn sort_key(binder: &Binder, b: B, o: &A::OrderByExpr) -> Result<Sort
     })
 }
 
-fn window_frame(frame: Option<&A::WindowFrame>, ordered: bool) -> Result<WindowFrame> {
-    use tusk_exec::plan::{FrameBound, FrameUnits};
-    let Some(f) = frame else {
-        return Ok(WindowFrame::default_for(ordered));
-    };
-    let units = match f.units {
-        A::WindowFrameUnits::Rows => FrameUnits::Rows,
-        A::WindowFrameUnits::Range => FrameUnits::Range,
-        A::WindowFrameUnits::Groups => FrameUnits::Groups,
-    };
-    let bound = |b: &A::WindowFrameBound| -> Result<FrameBound> {
-        Ok(match b {
-            A::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
-            A::WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
-            A::WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
-            A::WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(frame_offset(e)?),
-            A::WindowFrameBound::Following(Some(e)) => FrameBound::Following(frame_offset(e)?),
-        })
-    };
-    let start = bound(&f.start_bound)?;
-    let end = match &f.end_bound {
-        Some(b) => bound(b)?,
-        None => FrameBound::CurrentRow,
-    };
-    if matches!(start, FrameBound::UnboundedFollowing) {
-        return err(
-            sqlstate::WINDOWING_ERROR,
-            "frame start cannot be UNBOUNDED FOLLOWING",
-        );
+/// The type a RANGE frame offset takes for an ORDER BY column of type
+/// `ty` (PostgreSQL's `in_range` support functions that tusk has), `None`
+/// for column types without one.
+fn range_offset_type(ty: DataType) -> Option<DataType> {
+    match ty {
+        DataType::Int2 | DataType::Int4 | DataType::Int8 => Some(DataType::Int8),
+        DataType::Float4 | DataType::Float8 => Some(DataType::Float8),
+        DataType::Numeric => Some(DataType::Numeric),
+        _ => None,
     }
-    if matches!(end, FrameBound::UnboundedPreceding) {
-        return err(
-            sqlstate::WINDOWING_ERROR,
-            "frame end cannot be UNBOUNDED PRECEDING",
-        );
-    }
-    Ok(WindowFrame { units, start, end })
 }
 
-fn frame_offset(e: &A::Expr) -> Result<i64> {
-    match e {
-        A::Expr::Value(v) => match &v.value {
-            A::Value::Number(s, _) => s.parse::<i64>().map_err(|_| {
-                SqlError::coded(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "only integer frame offsets are supported",
+impl Binder<'_> {
+    /// Binds a window's frame clause. Offsets are constant expressions:
+    /// bigint for ROWS and GROUPS; for RANGE, of a type matching the single
+    /// ORDER BY column (`order`).
+    fn window_frame(
+        &mut self,
+        frame: Option<&A::WindowFrame>,
+        order: &[SortKey],
+    ) -> Result<WindowFrame> {
+        use tusk_exec::plan::{FrameBound, FrameExclude, FrameUnits};
+        let Some(f) = frame else {
+            return Ok(WindowFrame::default_for(!order.is_empty()));
+        };
+        let (units, unit_name) = match f.units {
+            A::WindowFrameUnits::Rows => (FrameUnits::Rows, "ROWS"),
+            A::WindowFrameUnits::Range => (FrameUnits::Range, "RANGE"),
+            A::WindowFrameUnits::Groups => (FrameUnits::Groups, "GROUPS"),
+        };
+        let has_offset = |b: &A::WindowFrameBound| {
+            matches!(
+                b,
+                A::WindowFrameBound::Preceding(Some(_)) | A::WindowFrameBound::Following(Some(_))
+            )
+        };
+        let any_offset = has_offset(&f.start_bound) || f.end_bound.as_ref().is_some_and(has_offset);
+        let offset_type = match units {
+            _ if !any_offset => DataType::Int8,
+            FrameUnits::Rows => DataType::Int8,
+            FrameUnits::Groups if order.is_empty() => {
+                return err(
+                    sqlstate::WINDOWING_ERROR,
+                    "GROUPS mode requires an ORDER BY clause",
                 )
-            }),
-            _ => err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "only integer frame offsets are supported",
-            ),
-        },
-        _ => err(
-            sqlstate::FEATURE_NOT_SUPPORTED,
-            "only constant frame offsets are supported",
-        ),
+            }
+            FrameUnits::Groups => DataType::Int8,
+            FrameUnits::Range => {
+                if order.len() != 1 {
+                    return err(
+                        sqlstate::WINDOWING_ERROR,
+                        "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+                    );
+                }
+                let col = order[0].expr.data_type();
+                range_offset_type(col).ok_or_else(|| {
+                    SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!(
+                            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
+                            col.display_name()
+                        ),
+                    )
+                })?
+            }
+        };
+        let offset = |this: &mut Self, e: &A::Expr| -> Result<Expr> {
+            let mut ctx = ExprCtx::new(unit_name);
+            let b = this.expr(e, &mut ctx)?;
+            let mut has_column = false;
+            b.e.visit(|x| has_column |= matches!(x, Expr::Column { .. }));
+            if has_column || !ctx.applies.is_empty() {
+                return err(
+                    sqlstate::INVALID_COLUMN_REFERENCE,
+                    format!("argument of {unit_name} must not contain variables"),
+                );
+            }
+            let from = b.type_name();
+            this.coerce(b, offset_type, |_| {
+                if units == FrameUnits::Range {
+                    SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!(
+                            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {from}",
+                            order[0].expr.data_type().display_name()
+                        ),
+                    )
+                } else {
+                    SqlError::coded(
+                        sqlstate::DATATYPE_MISMATCH,
+                        format!("argument of {unit_name} must be type bigint, not type {from}"),
+                    )
+                }
+            })
+        };
+        let bound = |this: &mut Self, b: &A::WindowFrameBound| -> Result<FrameBound> {
+            Ok(match b {
+                A::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
+                A::WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
+                A::WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
+                A::WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(offset(this, e)?),
+                A::WindowFrameBound::Following(Some(e)) => FrameBound::Following(offset(this, e)?),
+            })
+        };
+        let start = bound(self, &f.start_bound)?;
+        let end = match &f.end_bound {
+            Some(b) => bound(self, b)?,
+            None => FrameBound::CurrentRow,
+        };
+        if matches!(start, FrameBound::UnboundedFollowing) {
+            return err(
+                sqlstate::WINDOWING_ERROR,
+                "frame start cannot be UNBOUNDED FOLLOWING",
+            );
+        }
+        if matches!(end, FrameBound::UnboundedPreceding) {
+            return err(
+                sqlstate::WINDOWING_ERROR,
+                "frame end cannot be UNBOUNDED PRECEDING",
+            );
+        }
+        let rank = |b: &FrameBound| match b {
+            FrameBound::UnboundedPreceding => 0,
+            FrameBound::Preceding(_) => 1,
+            FrameBound::CurrentRow => 2,
+            FrameBound::Following(_) => 3,
+            FrameBound::UnboundedFollowing => 4,
+        };
+        if rank(&start) == 2 && rank(&end) == 1 {
+            return err(
+                sqlstate::WINDOWING_ERROR,
+                "frame starting from current row cannot have preceding rows",
+            );
+        }
+        if rank(&start) == 3 && rank(&end) <= 2 {
+            return err(
+                sqlstate::WINDOWING_ERROR,
+                "frame starting from following row cannot have preceding rows",
+            );
+        }
+        Ok(WindowFrame {
+            units,
+            start,
+            end,
+            exclude: FrameExclude::NoOthers,
+        })
     }
 }
 

@@ -275,25 +275,10 @@ impl Binder<'_> {
         names: &[String],
         out: &[ColumnId],
     ) -> Result<Option<ColumnId>> {
+        if let Some(k) = super::select::constant_position(e, "ORDER BY", out.len())? {
+            return Ok(Some(out[k]));
+        }
         match e {
-            A::Expr::Value(v) => match &v.value {
-                A::Value::Number(s, _) => {
-                    let pos: i64 = s.parse().map_err(|_| {
-                        SqlError::coded(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            "non-integer constant in ORDER BY",
-                        )
-                    })?;
-                    if pos < 1 || pos as usize > out.len() {
-                        return err(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            format!("ORDER BY position {pos} is not in select list"),
-                        );
-                    }
-                    Ok(Some(out[pos as usize - 1]))
-                }
-                _ => Ok(None),
-            },
             A::Expr::Identifier(i) => {
                 let name = ident(i)?;
                 let hits: Vec<usize> = (0..names.len()).filter(|&k| names[k] == name).collect();

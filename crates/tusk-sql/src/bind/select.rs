@@ -11,7 +11,7 @@
 
 use super::grouping::{regroup, Grouping};
 use super::{err, Binder, ExprCtx, Result, B};
-use crate::error::{sqlstate, SqlError};
+use crate::error::sqlstate;
 use crate::logical::{ColumnId, Logical};
 use crate::names::ident;
 use crate::types::sql_type;
@@ -46,8 +46,13 @@ impl Binder<'_> {
         let mut projection = s.projection.clone();
         let mut from = s.from.clone();
         move_srf_to_from(&mut projection, &mut from);
-        // FROM and WHERE.
+        // FROM, then the select list, then WHERE: PostgreSQL's order, which
+        // decides which error a query with several reports.
         let mut plan = self.bind_from_list(&from)?;
+        let mut ctx = ExprCtx::new("SELECT");
+        ctx.allow_aggs = true;
+        ctx.allow_windows = true;
+        let items = self.select_items(&projection, &mut ctx)?;
         if let Some(w) = &s.selection {
             let mut ctx = ExprCtx::new("WHERE");
             let p = self.predicate(w, &mut ctx, "WHERE")?;
@@ -68,11 +73,6 @@ impl Binder<'_> {
                 return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \"ALL\"")
             }
         };
-        // The select list, with aggregates and window calls collected.
-        let mut ctx = ExprCtx::new("SELECT");
-        ctx.allow_aggs = true;
-        ctx.allow_windows = true;
-        let items = self.select_items(&projection, &mut ctx)?;
         let names: Vec<String> = items.iter().map(|i| i.name.clone()).collect();
         let agg_ids: Vec<ColumnId> = ctx.aggs.iter().map(|(id, _)| *id).collect();
         let (group, sets) = self.group_by(&group_items, &names, &items, &agg_ids)?;
@@ -98,7 +98,7 @@ impl Binder<'_> {
                 ctx.clause = "DISTINCT ON";
                 let mut v = Vec::new();
                 for e in es {
-                    v.push(match self.output_position(e, &names)? {
+                    v.push(match constant_position(e, "DISTINCT ON", names.len())? {
                         Some(k) => items[k].b.clone(),
                         None => self.expr(e, &mut ctx)?,
                     });
@@ -119,6 +119,9 @@ impl Binder<'_> {
             let groupings = std::mem::take(&mut ctx.groupings);
             let g = self.aggregate(input, group, sets, std::mem::take(&mut ctx.aggs), groupings)?;
             plan = g.0;
+            for p in &mut ctx.applies {
+                super::grouping::regroup_apply(self, p, &g.1)?;
+            }
             grouping = Some(g.1);
         } else if !ctx.pre_agg_applies.is_empty() {
             plan = pre_agg(&mut ctx, plan);
@@ -134,11 +137,29 @@ impl Binder<'_> {
             plan = ctx.apply_to(plan).filter(h);
         }
         // Window functions over the grouped rows.
+        if grouping.is_some() && !ctx.windows.is_empty() {
+            // Report an ungrouped column in select-list order, as PostgreSQL
+            // does: each item, then the window calls it contains.
+            for it in &items {
+                fix(self, it.b.e.clone())?;
+                let used = crate::logical::expr_columns(&it.b.e);
+                for (_, c) in ctx.windows.iter().filter(|(id, _)| used.contains(id)) {
+                    let mut exprs = c.args.iter().chain(&c.filter).chain(&c.partition);
+                    exprs.try_for_each(|e| fix(self, e.clone()).map(drop))?;
+                    for k in &c.order {
+                        fix(self, k.expr.clone())?;
+                    }
+                }
+            }
+        }
         if !ctx.windows.is_empty() {
             let mut calls = std::mem::take(&mut ctx.windows);
             for (_, c) in &mut calls {
                 for a in &mut c.args {
                     *a = fix(self, a.clone())?;
+                }
+                if let Some(x) = &mut c.filter {
+                    *x = fix(self, x.clone())?;
                 }
                 for p in &mut c.partition {
                     *p = fix(self, p.clone())?;
@@ -380,22 +401,6 @@ impl Binder<'_> {
     }
 
     /// The position of an output column named by an ordinal or alias.
-    fn output_position(&mut self, e: &A::Expr, names: &[String]) -> Result<Option<usize>> {
-        if let A::Expr::Value(v) = e {
-            if let A::Value::Number(s, _) = &v.value {
-                let pos: i64 = s.parse().unwrap_or(0);
-                if pos < 1 || pos as usize > names.len() {
-                    return err(
-                        sqlstate::INVALID_COLUMN_REFERENCE,
-                        format!("ORDER BY position {pos} is not in select list"),
-                    );
-                }
-                return Ok(Some(pos as usize - 1));
-            }
-        }
-        Ok(None)
-    }
-
     fn order_item<'o>(
         &mut self,
         o: &'o A::OrderByExpr,
@@ -403,53 +408,22 @@ impl Binder<'_> {
         items: &[Item],
         ctx: &mut ExprCtx,
     ) -> Result<OrderRef<'o>> {
-        let negated;
-        let expr = match negative_number(&o.expr) {
-            Some(v) => {
-                negated = v;
-                &negated
-            }
-            None => &o.expr,
-        };
-        match expr {
-            A::Expr::Value(v) => {
-                if let A::Value::Number(s, _) = &v.value {
-                    let pos: i64 = s.parse().map_err(|_| {
-                        SqlError::coded(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            "non-integer constant in ORDER BY",
-                        )
-                    })?;
-                    if pos < 1 || pos as usize > items.len() {
-                        return err(
-                            sqlstate::INVALID_COLUMN_REFERENCE,
-                            format!("ORDER BY position {pos} is not in select list"),
-                        );
-                    }
-                    return Ok(OrderRef::Output(pos as usize - 1, o));
-                }
-                if matches!(v.value, A::Value::SingleQuotedString(_)) {
+        if let Some(k) = constant_position(&o.expr, "ORDER BY", items.len())? {
+            return Ok(OrderRef::Output(k, o));
+        }
+        if let A::Expr::Identifier(i) = &o.expr {
+            let name = ident(i)?;
+            let hits: Vec<usize> = (0..names.len()).filter(|&k| names[k] == name).collect();
+            if let Some(&first) = hits.first() {
+                let same = hits.iter().all(|&k| items[k].b.e == items[first].b.e);
+                if !same {
                     return err(
-                        sqlstate::INVALID_COLUMN_REFERENCE,
-                        "non-integer constant in ORDER BY",
+                        sqlstate::AMBIGUOUS_COLUMN,
+                        format!("ORDER BY \"{name}\" is ambiguous"),
                     );
                 }
+                return Ok(OrderRef::Output(first, o));
             }
-            A::Expr::Identifier(i) => {
-                let name = ident(i)?;
-                let hits: Vec<usize> = (0..names.len()).filter(|&k| names[k] == name).collect();
-                if let Some(&first) = hits.first() {
-                    let same = hits.iter().all(|&k| items[k].b.e == items[first].b.e);
-                    if !same {
-                        return err(
-                            sqlstate::AMBIGUOUS_COLUMN,
-                            format!("ORDER BY \"{name}\" is ambiguous"),
-                        );
-                    }
-                    return Ok(OrderRef::Output(first, o));
-                }
-            }
-            _ => {}
         }
         let b = self.expr(&o.expr, ctx)?;
         Ok(OrderRef::Expr(b, o))
@@ -541,32 +515,9 @@ impl Binder<'_> {
         agg_ids: &[ColumnId],
     ) -> Result<Expr> {
         let mut ctx = ExprCtx::new("GROUP BY");
-        let negated;
-        let g = match negative_number(g) {
-            Some(v) => {
-                negated = v;
-                &negated
-            }
-            None => g,
-        };
-        let e = match g {
-            A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
-                let A::Value::Number(s, _) = &v.value else {
-                    unreachable!()
-                };
-                let pos: i64 = s.parse().map_err(|_| {
-                    SqlError::coded(
-                        sqlstate::INVALID_COLUMN_REFERENCE,
-                        "non-integer constant in GROUP BY",
-                    )
-                })?;
-                if pos < 1 || pos as usize > items.len() {
-                    return err(
-                        sqlstate::INVALID_COLUMN_REFERENCE,
-                        format!("GROUP BY position {pos} is not in select list"),
-                    );
-                }
-                let b = &items[pos as usize - 1].b;
+        let e = match constant_position(g, "GROUP BY", items.len())? {
+            Some(k) => {
+                let b = &items[k].b;
                 let mut cols = Vec::new();
                 b.e.columns(&mut cols);
                 if cols.iter().any(|c| agg_ids.contains(c)) {
@@ -577,29 +528,25 @@ impl Binder<'_> {
                 }
                 self.resolve_unknown_text(b.clone())?
             }
-            A::Expr::Value(_) => {
-                return err(
-                    sqlstate::INVALID_COLUMN_REFERENCE,
-                    "non-integer constant in GROUP BY",
-                )
-            }
-            A::Expr::Identifier(i) => {
-                let name = ident(i)?;
-                match self.resolve(None, &name) {
-                    Ok(id) => self.col_expr(id),
-                    Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => {
-                        match names.iter().position(|n| *n == name) {
-                            Some(k) => self.resolve_unknown_text(items[k].b.clone())?,
-                            None => return Err(e),
+            None => match g {
+                A::Expr::Identifier(i) => {
+                    let name = ident(i)?;
+                    match self.resolve(None, &name) {
+                        Ok(id) => self.col_expr(id),
+                        Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => {
+                            match names.iter().position(|n| *n == name) {
+                                Some(k) => self.resolve_unknown_text(items[k].b.clone())?,
+                                None => return Err(e),
+                            }
                         }
+                        Err(e) => return Err(e),
                     }
-                    Err(e) => return Err(e),
                 }
-            }
-            other => {
-                let b = self.expr(other, &mut ctx)?;
-                self.resolve_unknown_text(b)?
-            }
+                other => {
+                    let b = self.expr(other, &mut ctx)?;
+                    self.resolve_unknown_text(b)?
+                }
+            },
         };
         if !ctx.applies.is_empty() {
             return err(
@@ -872,23 +819,44 @@ fn pre_agg(ctx: &mut ExprCtx, mut input: Logical) -> Logical {
     input
 }
 
-/// `-5` as the single constant PostgreSQL's grammar makes of it (so that
-/// `GROUP BY -1` is a position, out of range), else `None`.
-fn negative_number(e: &A::Expr) -> Option<A::Expr> {
-    if let A::Expr::UnaryOp {
-        op: A::UnaryOperator::Minus,
-        expr,
-    } = e
-    {
-        if let A::Expr::Value(v) = expr.as_ref() {
-            if let A::Value::Number(n, l) = &v.value {
-                return Some(A::Expr::Value(
-                    A::Value::Number(format!("-{n}"), *l).with_empty_span(),
-                ));
-            }
-        }
+/// An ORDER BY / GROUP BY / DISTINCT ON item that is a constant: an
+/// integer names the output column at that position (1-based) of a list of
+/// `len`; any other constant is an error, as in PostgreSQL's
+/// `findTargetlistEntrySQL92`. `-5` is the constant PostgreSQL's grammar
+/// makes of it, so `GROUP BY -1` is an out-of-range position; an integer
+/// literal too big for `integer` is a non-integer constant, as PostgreSQL's
+/// lexer makes it a float. `Ok(None)` when `e` is not a constant.
+pub(crate) fn constant_position(e: &A::Expr, clause: &str, len: usize) -> Result<Option<usize>> {
+    let (value, negated) = match e {
+        A::Expr::Value(v) => (&v.value, false),
+        A::Expr::UnaryOp {
+            op: A::UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => (&v.value, true),
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let position = match value {
+        A::Value::Number(s, _) => s.parse::<i32>().ok(),
+        A::Value::Placeholder(_) => return Ok(None),
+        _ => None,
+    };
+    let Some(p) = position else {
+        return err(
+            sqlstate::SYNTAX_ERROR,
+            format!("non-integer constant in {clause}"),
+        );
+    };
+    let p = if negated { -(p as i64) } else { p as i64 };
+    if p < 1 || p as usize > len {
+        return err(
+            sqlstate::INVALID_COLUMN_REFERENCE,
+            format!("{clause} position {p} is not in select list"),
+        );
     }
-    None
+    Ok(Some(p as usize - 1))
 }
 
 /// The position of `e` in `list`, appending it if new.

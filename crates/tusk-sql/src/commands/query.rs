@@ -84,7 +84,7 @@ impl Session {
         let planning = planning.elapsed();
         let mut lines;
         if opts.analyze {
-            let nodes = pq.stmt.root.assign_ids_count();
+            let nodes = pq.stmt.node_count();
             let ctx = self.exec_context(self.db.txn.snapshot(), true, nodes);
             let start = Instant::now();
             self.run(&pq.stmt, &ctx)?;

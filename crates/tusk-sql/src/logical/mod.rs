@@ -168,6 +168,8 @@ pub enum SetOpKind {
 pub struct WindowCall {
     pub call: tusk_exec::plan::WindowFunc,
     pub args: Vec<Expr>,
+    /// `FILTER (WHERE ...)` of an aggregate used as a window function.
+    pub filter: Option<Expr>,
     pub partition: Vec<Expr>,
     pub order: Vec<SortKey>,
     pub frame: tusk_exec::plan::WindowFrame,
@@ -405,6 +407,7 @@ impl Logical {
             Logical::Window { calls, .. } => {
                 for (_, c) in calls {
                     c.args.iter().for_each(&mut *f);
+                    c.filter.iter().for_each(&mut *f);
                     c.partition.iter().for_each(&mut *f);
                     c.order.iter().for_each(|k| f(&k.expr));
                 }
@@ -445,6 +448,7 @@ impl Logical {
             Logical::Window { calls, .. } => {
                 for (_, c) in calls {
                     c.args.iter_mut().for_each(&mut *f);
+                    c.filter.iter_mut().for_each(&mut *f);
                     c.partition.iter_mut().for_each(&mut *f);
                     c.order.iter_mut().for_each(|k| f(&mut k.expr));
                 }
@@ -480,6 +484,18 @@ impl Logical {
         });
         for c in self.children() {
             c.collect_columns(produced, used);
+        }
+    }
+
+    /// Replaces the column references `map` maps, in every expression of
+    /// the subtree.
+    pub fn replace_columns(&mut self, map: &dyn Fn(ColumnId) -> Option<Expr>) {
+        self.for_each_expr_mut(&mut |e| {
+            let placeholder = Expr::constant(tusk_exec::Value::Null, DataType::Bool);
+            *e = exprs::replace_columns(std::mem::replace(e, placeholder), map)
+        });
+        for c in self.children_mut() {
+            c.replace_columns(map);
         }
     }
 

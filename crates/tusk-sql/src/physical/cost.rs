@@ -68,3 +68,77 @@ pub fn flat(rows: f64, total: f64, width: u32) -> Estimate {
         width,
     }
 }
+
+/// Operator evaluations per row for `e`, counted as PostgreSQL's
+/// `cost_qual_eval` does with every built-in's `procost` of 1: each
+/// operator, function call and type-converting cast is one; columns,
+/// constants, AND/OR/NOT, null tests and COALESCE are free; an `IN` list is
+/// half its length (the expected position of a match).
+pub fn eval_cost(e: &Expr) -> f64 {
+    let sum = |xs: &[Expr]| xs.iter().map(eval_cost).sum::<f64>();
+    match e {
+        Expr::Column { .. } | Expr::Const { .. } | Expr::Param { .. } => 0.0,
+        Expr::Arith { first, rest, .. } => {
+            eval_cost(first) + rest.iter().map(|(_, x)| 1.0 + eval_cost(x)).sum::<f64>()
+        }
+        Expr::Neg { arg, .. } | Expr::BpcharToText(arg) | Expr::Typmod { arg, .. } => {
+            1.0 + eval_cost(arg)
+        }
+        Expr::Cast { arg, to } => {
+            let relabel = matches!(
+                (arg.data_type(), to),
+                (
+                    DataType::Text | DataType::Varchar,
+                    DataType::Text | DataType::Varchar
+                )
+            );
+            f64::from(u8::from(!relabel)) + eval_cost(arg)
+        }
+        Expr::Cmp { left, right, .. }
+        | Expr::IsDistinct { left, right, .. }
+        | Expr::NullIf { left, right } => 1.0 + eval_cost(left) + eval_cost(right),
+        Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
+            1.0 + eval_cost(arg) + eval_cost(pattern)
+        }
+        Expr::And(xs) | Expr::Or(xs) | Expr::Coalesce(xs) => sum(xs),
+        Expr::Not(arg) | Expr::IsNull { arg, .. } | Expr::BoolTest { arg, .. } => eval_cost(arg),
+        Expr::Concat(parts) => (parts.len().saturating_sub(1)) as f64 + sum(parts),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+            ..
+        } => {
+            let compare = f64::from(u8::from(operand.is_some()));
+            operand.as_deref().map_or(0.0, eval_cost)
+                + whens
+                    .iter()
+                    .map(|(w, t)| compare + eval_cost(w) + eval_cost(t))
+                    .sum::<f64>()
+                + otherwise.as_deref().map_or(0.0, eval_cost)
+        }
+        Expr::MinMax { args, .. } => 1.0 + sum(args),
+        Expr::InList { arg, list, .. } => eval_cost(arg) + 0.5 * list.len() as f64 + sum(list),
+        Expr::Call { args, .. } => 1.0 + sum(args),
+    }
+}
+
+/// Conjuncts in the order a filter evaluates them: cheapest first, ties in
+/// their written order (PostgreSQL's `order_qual_clauses`). Besides speed,
+/// this decides which rows reach an expression that can fail: in
+/// `x * x <= x AND x * x >= x / 0` the division is never reached for a row
+/// the cheaper test rejects, in PostgreSQL and so in tusk.
+pub fn order_quals(mut quals: Vec<Expr>) -> Vec<Expr> {
+    quals.sort_by(|a, b| eval_cost(a).total_cmp(&eval_cost(b)));
+    quals
+}
+
+/// The conjunction of `quals` (each flattened into its conjuncts) in
+/// evaluation order ([`order_quals`]); `None` when there are none.
+pub fn ordered_and(quals: Vec<Expr>) -> Option<Expr> {
+    let mut flat = Vec::new();
+    for q in quals {
+        crate::logical::conjuncts(q, &mut flat);
+    }
+    Expr::and_all(order_quals(flat))
+}

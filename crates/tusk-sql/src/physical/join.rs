@@ -155,7 +155,7 @@ impl Planner<'_> {
             cols.push(mark.expect("a mark join has a mark column"));
         }
         let both: Vec<ColumnId> = outer.cols.iter().chain(&inner.cols).copied().collect();
-        let join_filter = crate::logical::and_all(residual)
+        let join_filter = super::cost::ordered_and(residual)
             .map(|f| self.remap(&f, &both))
             .transpose()?;
         let (o, i) = (outer.plan.est, inner.plan.est);

@@ -112,17 +112,12 @@ impl<'a> Planner<'a> {
     pub fn plan_statement(&mut self, l: &Logical, out: &[ColumnId]) -> Result<Statement> {
         let p = self.plan(l)?;
         let p = self.project_to(p, out)?;
-        let mut root = self.parallelize(p.plan);
-        root.assign_ids();
+        let root = self.parallelize(p.plan);
         let ctes = self
             .cte_plans
             .drain(..)
             .map(|p| {
-                p.map(|mut p| {
-                    p.assign_ids();
-                    p
-                })
-                .unwrap_or_else(|| {
+                p.unwrap_or_else(|| {
                     Plan::new(
                         NodeKind::Values { rows: vec![] },
                         vec![],
@@ -133,7 +128,9 @@ impl<'a> Planner<'a> {
                 })
             })
             .collect();
-        Ok(Statement { root, ctes })
+        let mut stmt = Statement { root, ctes };
+        stmt.assign_ids();
+        Ok(stmt)
     }
 
     /// A node over `children` producing columns `cols`.
@@ -376,7 +373,8 @@ impl<'a> Planner<'a> {
     }
 
     pub(crate) fn filter(&mut self, child: Phys, predicate: &Expr) -> Result<Phys> {
-        let p = self.remap(predicate, &child.cols)?;
+        let ordered = cost::ordered_and(vec![predicate.clone()]).expect("a predicate");
+        let p = self.remap(&ordered, &child.cols)?;
         let mut est = child.plan.est;
         est.rows = (est.rows * cost::selectivity(predicate)).max(1.0).round();
         est.total_cost += child.plan.est.rows * CPU_OPERATOR_COST;
@@ -399,8 +397,17 @@ impl<'a> Planner<'a> {
         out: ColumnId,
     ) -> Result<Phys> {
         let child = self.plan(input)?;
-        // The subquery's outer references become parameters.
-        let free = subquery.free_columns();
+        // The subquery's outer references become parameters, and so do the
+        // outer columns an ANY/ALL test compares with.
+        let mut free = subquery.free_columns();
+        if let SubqueryKind::Any { test } | SubqueryKind::All { test } = kind {
+            let inner = subquery.output();
+            free.extend(
+                crate::logical::expr_columns(test)
+                    .into_iter()
+                    .filter(|c| !inner.contains(c)),
+            );
+        }
         let mut pmap = HashMap::new();
         let mut params = Vec::new();
         for &c in &free {
@@ -597,7 +604,11 @@ impl<'a> Planner<'a> {
                         .iter()
                         .map(|e| self.remap(e, &cur.cols))
                         .collect::<Result<_>>()?,
-                    frame: c.frame,
+                    filter: match &c.filter {
+                        Some(f) => Some(self.remap(f, &cur.cols)?),
+                        None => None,
+                    },
+                    frame: c.frame.clone(),
                     result: c.result,
                 });
                 cols.push(*id);

@@ -1,20 +1,21 @@
 //! Parallel plans: which subtrees run under a Gather.
 //!
-//! A subtree is parallel-safe when it consists of sequential scans, inner
-//! hash joins (whose build side is itself parallel-safe: all participants
+//! A subtree is parallel-safe when it consists of sequential scans, hash
+//! joins of any kind (whose build side is itself parallel-safe: all participants
 //! build one shared table), filters and projections. When its biggest scan
 //! is estimated at `min_parallel_table_scan_size` or more, its scans become
 //! Parallel Seq Scans sharing the table's blocks, its joins Parallel Hash
 //! Joins, and a Gather with `max_parallel_workers_per_gather` workers
 //! collects its rows. An aggregation over such a subtree runs as a Partial
 //! Aggregate in every participant and a Finalize Aggregate above the
-//! Gather, for the aggregates whose partial states combine by a plain
-//! aggregate (count, sum, min, max, bool_and, bool_or).
+//! Gather, when every call has a partial form
+//! ([`AggCall::supports_partial`]): the Partial node emits the group keys
+//! and each call's state columns, the Finalize node merges them.
 
 use super::cost::CPU_TUPLE_COST;
 use super::{Phys, Planner, Result};
 use crate::logical::ColumnId;
-use tusk_exec::plan::{AggCall, AggFunc, AggMode};
+use tusk_exec::plan::{AggCall, AggMode};
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
 use tusk_storage::DataType;
 
@@ -25,10 +26,7 @@ fn safe(p: &Plan) -> Option<f64> {
             with_tid: false, ..
         } => Some(p.est.rows.max(p.est.total_cost)),
         NodeKind::Filter { .. } | NodeKind::Project { .. } => safe(&p.children[0]),
-        NodeKind::HashJoin {
-            kind: tusk_exec::plan::JoinKind::Inner,
-            ..
-        } => {
+        NodeKind::HashJoin { kind, .. } if kind.parallel_safe() => {
             let a = safe(&p.children[0])?;
             let b = safe(&p.children[1].children[0])?;
             Some(a.max(b))
@@ -94,49 +92,12 @@ impl Planner<'_> {
         aggs: &[AggCall],
         cols: &[ColumnId],
     ) -> Result<Option<Phys>> {
-        let combinable = aggs.iter().all(|a| {
-            !a.distinct
-                && a.order_by.is_empty()
-                && matches!(
-                    a.func,
-                    AggFunc::CountStar
-                        | AggFunc::Count
-                        | AggFunc::Sum
-                        | AggFunc::Min
-                        | AggFunc::Max
-                        | AggFunc::BoolAnd
-                        | AggFunc::BoolOr
-                )
-        });
-        if !combinable || !self.worth_parallel(&child.plan) {
+        if !aggs.iter().all(AggCall::supports_partial) || !self.worth_parallel(&child.plan) {
             return Ok(None);
         }
         let mut tree = child.plan.clone();
         make_parallel(&mut tree);
         let ng = group.len();
-        let final_aggs: Vec<AggCall> = aggs
-            .iter()
-            .enumerate()
-            .map(|(j, c)| {
-                let partial = Expr::Column {
-                    index: ng + j,
-                    ty: c.result,
-                };
-                let func = match c.func {
-                    AggFunc::CountStar | AggFunc::Count => AggFunc::SumInt8,
-                    AggFunc::Sum if c.result == DataType::Int8 => AggFunc::SumInt8,
-                    f => f,
-                };
-                AggCall {
-                    func,
-                    args: vec![partial],
-                    distinct: false,
-                    filter: None,
-                    order_by: vec![],
-                    result: c.result,
-                }
-            })
-            .collect();
         let final_group: Vec<Expr> = group
             .iter()
             .enumerate()
@@ -157,17 +118,27 @@ impl Planner<'_> {
             rows: partial_rows.round(),
             width: 0,
         };
-        let partial = self.node(
+        // The Partial node emits the group keys and each call's state.
+        let mut types: Vec<DataType> = group.iter().map(Expr::data_type).collect();
+        let mut names: Vec<String> = cols[..ng].iter().map(|&c| self.display(c)).collect();
+        for (call, &c) in aggs.iter().zip(&cols[ng..]) {
+            for t in call.partial_types() {
+                types.push(t);
+                names.push(format!("PARTIAL {}", self.display(c)));
+            }
+        }
+        let partial = Plan::new(
             NodeKind::Aggregate {
                 group: group.to_vec(),
                 aggs: aggs.to_vec(),
                 mode: AggMode::Partial,
             },
             vec![tree],
-            cols.to_vec(),
+            types,
+            names,
             pest,
         );
-        let gathered = self.gather(partial.plan);
+        let gathered = self.gather(partial);
         let fest = Estimate {
             rows: if group.is_empty() { 1.0 } else { pest.rows },
             ..pest
@@ -175,7 +146,7 @@ impl Planner<'_> {
         Ok(Some(self.node(
             NodeKind::Aggregate {
                 group: final_group,
-                aggs: final_aggs,
+                aggs: aggs.to_vec(),
                 mode: AggMode::Finalize,
             },
             vec![gathered],

@@ -12,7 +12,7 @@ use super::cost::{
     flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
     RANDOM_PAGE_COST, SEQ_PAGE_COST,
 };
-use super::{Phys, Planner, Result};
+use super::{cost, Phys, Planner, Result};
 use crate::logical::{and_all, ColumnId, Logical};
 use std::ops::Bound;
 use tusk_exec::expr::CmpOp;
@@ -30,7 +30,7 @@ impl Planner<'_> {
         } = l
         else {
             let layout = l.output();
-            let f = and_all(filters)
+            let f = cost::ordered_and(filters)
                 .map(|p| self.remap(&p, &layout))
                 .transpose()?;
             return self.function_scan(l, f);
@@ -57,7 +57,9 @@ impl Planner<'_> {
                 return Ok(p);
             }
         }
-        let filter = and_all(filters).map(|p| self.remap(&p, &out)).transpose()?;
+        let filter = cost::ordered_and(filters)
+            .map(|p| self.remap(&p, &out))
+            .transpose()?;
         let disabled = if self.settings.enable_seqscan {
             0.0
         } else {
@@ -185,7 +187,9 @@ impl Planner<'_> {
             let out_rows = (tuples * sel * rest.iter().map(selectivity).product::<f64>())
                 .max(1.0)
                 .round();
-            let filter = and_all(rest).map(|p| self.remap(&p, out)).transpose()?;
+            let filter = cost::ordered_and(rest)
+                .map(|p| self.remap(&p, out))
+                .transpose()?;
             let p = self.node(
                 NodeKind::IndexScan {
                     table: table.name.clone(),

@@ -19,6 +19,7 @@
 
 use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
+use tusk_exec::expr::BoolTest;
 use tusk_exec::{Expr, Value};
 
 /// Pushes every filter of the tree down as far as it goes.
@@ -186,28 +187,40 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
 /// `cols` is not NULL, and reads at least one: then NULL-extended rows of
 /// an outer join fail it.
 pub fn rejects_nulls(e: &Expr, cols: &HashSet<ColumnId>) -> bool {
+    nulls_make_not_true(e, cols, true)
+}
+
+/// The proof behind [`rejects_nulls`], after PostgreSQL's
+/// `find_nonnullable_rels`. At the top level the expression only has to
+/// fail to be true, so `IS NOT NULL`, `IS TRUE` and one arm of an AND
+/// suffice. Below the top level (under NOT, inside an argument) it must
+/// come out NULL, which only strict operators guarantee: there an AND or
+/// OR needs every arm, and the null tests prove nothing.
+fn nulls_make_not_true(e: &Expr, cols: &HashSet<ColumnId>, top: bool) -> bool {
+    let strict = |x: &Expr| nulls_make_not_true(x, cols, false);
     match e {
         Expr::Column { index, .. } => cols.contains(index),
-        Expr::Arith { first, rest, .. } => {
-            rejects_nulls(first, cols) || rest.iter().any(|(_, x)| rejects_nulls(x, cols))
-        }
-        Expr::Cmp { left, right, .. } => rejects_nulls(left, cols) || rejects_nulls(right, cols),
-        Expr::Concat(parts) => parts.iter().any(|p| rejects_nulls(p, cols)),
+        Expr::Arith { first, rest, .. } => strict(first) || rest.iter().any(|(_, x)| strict(x)),
+        Expr::Cmp { left, right, .. } => strict(left) || strict(right),
+        Expr::Concat(parts) => parts.iter().any(strict),
         Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
-            rejects_nulls(arg, cols) || rejects_nulls(pattern, cols)
+            strict(arg) || strict(pattern)
         }
         Expr::Neg { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Typmod { arg, .. }
         | Expr::BpcharToText(arg)
-        | Expr::Not(arg) => rejects_nulls(arg, cols),
-        Expr::InList { arg, .. } => rejects_nulls(arg, cols),
-        Expr::And(terms) => terms.iter().any(|t| rejects_nulls(t, cols)),
-        Expr::Or(terms) => terms.iter().all(|t| rejects_nulls(t, cols)),
-        Expr::Call { func, args, .. } if func.strict() => {
-            args.iter().any(|a| rejects_nulls(a, cols))
-        }
-        Expr::IsNull { arg, negated: true } => rejects_nulls(arg, cols),
+        | Expr::Not(arg) => strict(arg),
+        Expr::InList { arg, .. } => strict(arg),
+        Expr::And(terms) if top => terms.iter().any(|t| nulls_make_not_true(t, cols, true)),
+        Expr::And(terms) => terms.iter().all(strict),
+        Expr::Or(terms) => terms.iter().all(|t| nulls_make_not_true(t, cols, top)),
+        Expr::Call { func, args, .. } if func.strict() => args.iter().any(strict),
+        Expr::IsNull { arg, negated: true } if top => strict(arg),
+        Expr::BoolTest {
+            arg,
+            test: BoolTest::IsTrue | BoolTest::IsFalse | BoolTest::IsNotUnknown,
+        } if top => strict(arg),
         _ => false,
     }
 }

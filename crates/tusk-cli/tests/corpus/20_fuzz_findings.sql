@@ -1,0 +1,57 @@
+-- Cases the differential fuzzer found: outer-join simplification, ties in
+-- min/max, sign folding of literals, IN lists without a common type, the
+-- order filters evaluate their conjuncts in, and the order of binding.
+
+create table fa (c0 int, c1 boolean, c2 text);
+insert into fa values (2, false, null), (0, true, 'x%'), (5, false, '10'), (-5, true, ''), (3, true, 'b ');
+create table fb (c0 int, c1 text);
+insert into fb values (2, 'x%'), (2, 'b ');
+create table fn (c0 numeric);
+insert into fn values (0.5), (-0.001), (0.00), (0.5), (3), (0.5), (-1.25);
+create table fz (c0 int);
+insert into fz values (0), (1), (7);
+create table fe (c0 numeric, c1 numeric);
+
+-- NOT (x IS NOT NULL) keeps NULL-extended rows: the left join stays outer.
+select count(*) from fa a left join fb b on a.c0 = b.c0 where not (b.c1 is not null);
+select count(*) from fa a left join fb b on a.c0 = b.c0 where (b.c1 is not null) is not true;
+select count(*) from fa a left join fb b on a.c0 = b.c0 where b.c1 is not null;
+select count(*) from fa a left join fb b on a.c0 = b.c0 where (b.c1 = 'x%') is false;
+select count(*) from fa a left join fb b on a.c0 = b.c0 where not (b.c1 = 'x%' and a.c1);
+
+-- Equal numerics of different scales: the later value wins a tie.
+select max(c0 - c0), min(c0 - c0) from fn where 0.5 >= c0;
+select max(c0 * 0), min(c0 * 0) from fn;
+select max(x), min(x) from (values (0.0), (0.000), (0.00)) v(x);
+
+-- Minus signs fold into numeric literals as the grammar reads them.
+select - -2147483648, -2147483648 * 0, - (- 0.5), -(-(-3)), -9223372036854775808;
+-- expect: error
+select - -9223372036854775808::bigint;
+
+-- IN lists with no common type compare item by item.
+-- expect: error
+select 'a'::text in (1, 2);
+-- expect: error
+select 'a'::text not in (1, 2);
+-- expect: error
+select 1 in ('a'::text, 2);
+-- expect: error
+select true in (1);
+-- expect: error
+select 1 in (1, 'a');
+-- expect: error
+select case when 3 >= 1 then null else null end not in (-8, -5);
+
+-- The cheaper conjunct runs first, so the division never meets zero.
+select c0 from fz where (c0 * c0) between (c0 / 0) and c0 and c0 > 100;
+select c0 from fz where nullif(2147483647, c0) between (-4 % c0) and 10;
+select c0 from fz where c0 between (c0 % c0) and -1;
+
+-- An empty outer side of a nested loop stops the join before its inner
+-- side is read.
+select b.c0 from fe a cross join fz b where b.c0 between (b.c0 / 0) and 4;
+
+-- The select list is bound before WHERE: its error is the one reported.
+-- expect: error
+select max(null % null) from fn where (- null) in (3);

@@ -1,0 +1,409 @@
+//! Tests' reference for joins: a row-at-a-time nested loop written from the
+//! definitions in `plan::JoinKind`, the plans of the same join as a hash join
+//! and as a nested loop, and random cases for property tests.
+
+use crate::build::build;
+use crate::expr::{CmpOp, Expr};
+use crate::hashjoin::HashJoin;
+use crate::nestloop::NestedLoop;
+use crate::operator::{ExecContext, Operator};
+use crate::plan::{JoinKind, NodeKind, Plan};
+use crate::sort::compare_values;
+use crate::testing::{batches, node, rows_of, TestDb};
+use crate::value::Value;
+use crate::vector::{Batch, Data, Vector};
+use proptest::prelude::*;
+use std::cmp::Ordering;
+use tusk_storage::DataType;
+use tusk_storage::{ColumnDef, SqlType, TableDef};
+
+pub type Row = Vec<Value>;
+
+pub const KINDS: [JoinKind; 8] = [
+    JoinKind::Inner,
+    JoinKind::Left,
+    JoinKind::Right,
+    JoinKind::Full,
+    JoinKind::Semi,
+    JoinKind::Anti,
+    JoinKind::Mark { null_aware: false },
+    JoinKind::Mark { null_aware: true },
+];
+
+/// A join to run: inputs, keys (column numbers of each side), filter over
+/// (outer columns ++ inner columns), output columns.
+#[derive(Debug, Clone)]
+pub struct JoinCase {
+    pub kind: JoinKind,
+    pub outer_types: Vec<DataType>,
+    pub inner_types: Vec<DataType>,
+    pub outer: Vec<Row>,
+    pub inner: Vec<Row>,
+    pub outer_keys: Vec<usize>,
+    pub inner_keys: Vec<usize>,
+    pub filter: Option<Expr>,
+    pub outer_out: Vec<usize>,
+    pub inner_out: Vec<usize>,
+}
+
+/// SQL's `=`: NULL when either side is NULL.
+fn sql_eq(a: &Value, b: &Value) -> Option<bool> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    Some(compare_values(a, b) == Ordering::Equal)
+}
+
+/// Three-valued AND.
+fn and3(vals: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    let mut out = Some(true);
+    for v in vals {
+        match v {
+            Some(false) => return Some(false),
+            None => out = None,
+            Some(true) => {}
+        }
+    }
+    out
+}
+
+/// Evaluates a boolean expression over one row of values.
+pub fn eval_row(e: &Expr, types: &[DataType], row: &[Value]) -> Option<bool> {
+    let cols = types
+        .iter()
+        .zip(row)
+        .map(|(&t, v)| {
+            let mut c = Vector::empty(t);
+            c.push_value(v);
+            c
+        })
+        .collect();
+    let v = e.eval(&Batch::new(cols, 1)).expect("filter evaluates");
+    let Data::Bool(b) = &v.data else {
+        panic!("filter is not boolean")
+    };
+    (!v.is_null(0)).then_some(b[0])
+}
+
+impl JoinCase {
+    pub fn output_types(&self) -> Vec<DataType> {
+        self.kind.output_types(
+            &self.outer_types,
+            &self.inner_types,
+            &self.outer_out,
+            &self.inner_out,
+        )
+    }
+
+    fn both_types(&self) -> Vec<DataType> {
+        let mut t = self.outer_types.clone();
+        t.extend(&self.inner_types);
+        t
+    }
+
+    /// The join condition for a pair: the keys' equalities AND the filter.
+    fn condition(&self, o: &Row, i: &Row) -> Option<bool> {
+        let keys = self
+            .outer_keys
+            .iter()
+            .zip(&self.inner_keys)
+            .map(|(&a, &b)| sql_eq(&o[a], &i[b]));
+        let filter = self.filter.as_ref().map(|f| {
+            let mut row = o.clone();
+            row.extend(i.iter().cloned());
+            eval_row(f, &self.both_types(), &row)
+        });
+        and3(keys.chain(filter))
+    }
+
+    /// The join's rows, by definition.
+    pub fn expected(&self) -> Vec<Row> {
+        let kind = self.kind;
+        let pick = |r: &Row, cols: &[usize]| cols.iter().map(|&c| r[c].clone()).collect::<Row>();
+        let null_inner: Row = self.inner_out.iter().map(|_| Value::Null).collect();
+        let null_outer: Row = self.outer_out.iter().map(|_| Value::Null).collect();
+        let mut out = Vec::new();
+        let mut inner_matched = vec![false; self.inner.len()];
+        for o in &self.outer {
+            let (mut matched, mut null_seen) = (false, false);
+            for (k, i) in self.inner.iter().enumerate() {
+                match self.condition(o, i) {
+                    Some(true) => {
+                        matched = true;
+                        inner_matched[k] = true;
+                        if kind.emits_inner_columns() {
+                            let mut r = pick(o, &self.outer_out);
+                            r.extend(pick(i, &self.inner_out));
+                            out.push(r);
+                        }
+                    }
+                    None => null_seen = true,
+                    Some(false) => {}
+                }
+            }
+            let mut r = pick(o, &self.outer_out);
+            match kind {
+                JoinKind::Left | JoinKind::Full if !matched => {
+                    r.extend(null_inner.iter().cloned());
+                    out.push(r);
+                }
+                JoinKind::Semi if matched => out.push(r),
+                JoinKind::Anti if !matched => out.push(r),
+                JoinKind::Mark { null_aware } => {
+                    r.push(if matched {
+                        Value::Bool(true)
+                    } else if null_aware && null_seen {
+                        Value::Null
+                    } else {
+                        Value::Bool(false)
+                    });
+                    out.push(r);
+                }
+                _ => {}
+            }
+        }
+        if kind.keeps_unmatched_inner() {
+            for (k, i) in self.inner.iter().enumerate() {
+                if !inner_matched[k] {
+                    let mut r = null_outer.clone();
+                    r.extend(pick(i, &self.inner_out));
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
+    fn leaf(types: &[DataType]) -> Plan {
+        node(NodeKind::Values { rows: vec![] }, vec![], types.to_vec())
+    }
+
+    /// The join as a hash join over two leaves of the inputs' types.
+    pub fn hash_plan(&self, outer: Plan, inner: Plan, parallel: bool) -> Plan {
+        let col = |c: usize, t: &[DataType]| Expr::Column { index: c, ty: t[c] };
+        let hash = node(NodeKind::Hash, vec![inner], self.inner_types.clone());
+        let mut p = node(
+            NodeKind::HashJoin {
+                kind: self.kind,
+                outer_keys: self
+                    .outer_keys
+                    .iter()
+                    .map(|&c| col(c, &self.outer_types))
+                    .collect(),
+                inner_keys: self
+                    .inner_keys
+                    .iter()
+                    .map(|&c| col(c, &self.inner_types))
+                    .collect(),
+                outer_out: self.outer_out.clone(),
+                inner_out: self.inner_out.clone(),
+                join_filter: self.filter.clone(),
+                parallel,
+            },
+            vec![outer, hash],
+            self.output_types(),
+        );
+        p.assign_ids();
+        p
+    }
+
+    /// The join as a nested loop whose filter is the keys' equalities AND
+    /// the filter (keys of equal types only).
+    pub fn nestloop_plan(&self, outer: Plan, inner: Plan) -> Plan {
+        let n = self.outer_types.len();
+        let mut conds: Vec<Expr> = self
+            .outer_keys
+            .iter()
+            .zip(&self.inner_keys)
+            .map(|(&a, &b)| Expr::Cmp {
+                op: CmpOp::Eq,
+                left: Box::new(Expr::Column {
+                    index: a,
+                    ty: self.outer_types[a],
+                }),
+                right: Box::new(Expr::Column {
+                    index: n + b,
+                    ty: self.inner_types[b],
+                }),
+            })
+            .collect();
+        conds.extend(self.filter.clone());
+        let join_filter = conds.into_iter().reduce(Expr::and);
+        let mut p = node(
+            NodeKind::NestedLoop {
+                kind: self.kind,
+                join_filter,
+                outer_out: self.outer_out.clone(),
+                inner_out: self.inner_out.clone(),
+            },
+            vec![outer, inner],
+            self.output_types(),
+        );
+        p.assign_ids();
+        p
+    }
+
+    fn inputs(&self, per_batch: usize) -> (Box<dyn Operator>, Box<dyn Operator>) {
+        (
+            Box::new(batches(&self.outer_types, &self.outer, per_batch)),
+            Box::new(batches(&self.inner_types, &self.inner, per_batch)),
+        )
+    }
+
+    /// Runs the hash join over the inputs in batches of `per_batch` rows.
+    pub fn run_hash(&self, ctx: &ExecContext, per_batch: usize) -> crate::Result<Vec<Row>> {
+        let p = self.hash_plan(
+            Self::leaf(&self.outer_types),
+            Self::leaf(&self.inner_types),
+            false,
+        );
+        let (o, i) = self.inputs(per_batch);
+        let mut op = HashJoin::new(&p, ctx, o, i)?;
+        rows_of(&mut op, &self.output_types())
+    }
+
+    /// Runs the nested loop over the inputs in batches of `per_batch` rows.
+    pub fn run_nestloop(&self, ctx: &ExecContext, per_batch: usize) -> crate::Result<Vec<Row>> {
+        let p = self.nestloop_plan(Self::leaf(&self.outer_types), Self::leaf(&self.inner_types));
+        let (o, i) = self.inputs(per_batch);
+        let mut op = NestedLoop::new(&p, ctx, o, i)?;
+        rows_of(&mut op, &self.output_types())
+    }
+}
+
+/// Rows in a canonical order, as text, for comparing results as multisets.
+pub fn canonical(rows: &[Row]) -> Vec<String> {
+    let mut v: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
+    v.sort();
+    v
+}
+
+/// Values of a small integer domain with NULLs, so that keys collide.
+fn small_int() -> impl Strategy<Value = Value> {
+    prop_oneof![1 => Just(Value::Null), 6 => (0i32..6).prop_map(Value::Int4)]
+}
+
+/// A random join of two tables of two integer columns: any kind, one or
+/// two keys, with or without a filter that may be NULL.
+pub fn int_case() -> impl Strategy<Value = JoinCase> {
+    let rows = |max| proptest::collection::vec(proptest::collection::vec(small_int(), 2), 0..max);
+    (
+        proptest::sample::select(KINDS.to_vec()),
+        rows(40),
+        rows(40),
+        1usize..=2,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(kind, outer, inner, keys, filter, swap)| {
+            let t = vec![DataType::Int4, DataType::Int4];
+            // outer.1 < inner.1: NULL when either is NULL.
+            let filter = filter.then(|| Expr::Cmp {
+                op: CmpOp::Lt,
+                left: Box::new(Expr::Column {
+                    index: 1,
+                    ty: DataType::Int4,
+                }),
+                right: Box::new(Expr::Column {
+                    index: 3,
+                    ty: DataType::Int4,
+                }),
+            });
+            let (ok, ik) = match (keys, swap) {
+                (1, false) => (vec![0], vec![0]),
+                (1, true) => (vec![1], vec![0]),
+                _ => (vec![0, 1], vec![0, 1]),
+            };
+            JoinCase {
+                kind,
+                outer_types: t.clone(),
+                inner_types: t,
+                outer,
+                inner,
+                outer_keys: ok,
+                inner_keys: ik,
+                filter,
+                outer_out: vec![0, 1],
+                inner_out: if kind.emits_inner_columns() {
+                    vec![1, 0]
+                } else {
+                    vec![]
+                },
+            }
+        })
+}
+
+/// `n` rows (k, v): k = i % `distinct` (NULL every 13th row), v = i % 7
+/// (NULL every 11th).
+pub fn rows(n: usize, distinct: usize, offset: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| {
+            let j = i + offset;
+            vec![
+                if j.is_multiple_of(13) {
+                    Value::Null
+                } else {
+                    Value::Int4((j % distinct) as i32)
+                },
+                if j.is_multiple_of(11) {
+                    Value::Null
+                } else {
+                    Value::Int4((j % 7) as i32)
+                },
+            ]
+        })
+        .collect()
+}
+
+/// Creates a table of two integer columns holding `rows`.
+pub fn table(db: &TestDb, name: &str, rows: &[Row]) -> (u32, Vec<DataType>) {
+    let d = &db.db;
+    let txn = d.txn.begin_write().unwrap();
+    let oid = d.catalog_mut().allocate_oid().unwrap();
+    let def = TableDef {
+        oid,
+        name: name.into(),
+        columns: ["k", "v"]
+            .iter()
+            .map(|n| ColumnDef {
+                name: n.to_string(),
+                ty: SqlType::Int4,
+                not_null: false,
+                default: None,
+            })
+            .collect(),
+        checks: Vec::new(),
+        view: None,
+    };
+    d.log_create_table(&txn, &def).unwrap();
+    d.smgr.create(oid).unwrap();
+    let types = def.column_types();
+    let mut input = batches(&types, rows, 1000);
+    crate::dml::insert(d, &def, &[], txn.xid(), &mut input, None).unwrap();
+    d.catalog_mut().add_table(def).unwrap();
+    d.commit(txn).unwrap();
+    (oid, types)
+}
+
+pub fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
+    node(
+        NodeKind::SeqScan {
+            table: name.into(),
+            alias: name.into(),
+            oid,
+            table_types: types.to_vec(),
+            columns: (0..types.len()).collect(),
+            with_tid: false,
+            filter: None,
+            parallel,
+        },
+        vec![],
+        types.to_vec(),
+    )
+}
+
+/// Runs `plan` to the end.
+pub fn run(plan: &Plan, ctx: &ExecContext) -> Vec<Row> {
+    let mut op = build(plan, ctx).unwrap();
+    rows_of(op.as_mut(), &plan.output).unwrap()
+}

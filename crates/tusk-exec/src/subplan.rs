@@ -1,0 +1,620 @@
+//! SubPlans: correlated and uncorrelated subqueries the planner could not
+//! turn into joins, computed per outer row (PostgreSQL's SubPlan and
+//! InitPlan).
+//!
+//! The node appends one column per [`SubPlanSpec`] to each input batch.
+//! For every outer row the spec's `params` are evaluated and their values
+//! replace the `Param`s of the subplan ([`Plan::for_each_expr_mut`]); the
+//! instantiated plan is built with the dispatcher handed in ([`BuildFn`])
+//! and run only as far as the answer needs:
+//!
+//! | kind | value | reads |
+//! |---|---|---|
+//! | EXISTS | whether a row comes back | one row |
+//! | scalar | the first column of the only row; NULL for none; error 21000 for two | two rows |
+//! | ANY (`test`) | true if `test` is true for some row, else NULL if it was NULL for some, else false | until a true |
+//! | ALL (`test`) | false if `test` is false for some row, else NULL if it was NULL for some, else true | until a false |
+//!
+//! A row whose parameter values equal the previous row's reuses its answer.
+//!
+//! **Uncorrelated subplans** (the plan reads none of the parameters) run
+//! once. EXISTS and scalar keep their one value (an InitPlan). ANY/ALL keep
+//! the rows in a [`TupleStore`] (spilling past `work_mem`) and evaluate the
+//! test against them per outer row. When the test is `col = $p AND ...`
+//! (`IN`), the null-free rows are also hashed on those columns — while
+//! they fit in `work_mem × hash_mem_multiplier` — so a non-NULL outer value
+//! is answered by one lookup; a miss is false unless some stored row has a
+//! NULL in those columns, when the rows are scanned for the three-valued
+//! answer (PostgreSQL's hashed SubPlan does the same).
+
+use crate::error::{sqlstate, ExecError, Result};
+use crate::expr::{CmpOp, Expr};
+use crate::memory::WorkMem;
+use crate::operator::{BuildFn, ExecContext, Operator};
+use crate::plan::{NodeKind, Plan, SubPlanKind, SubPlanSpec};
+use crate::sortkey::{encode_row, KeyOrder};
+use crate::tuplestore::{Cursor, TupleStore};
+use crate::value::Value;
+use crate::vector::{Batch, Data, Vector};
+use std::collections::HashSet;
+use tusk_storage::DataType;
+
+/// A ANY/ALL accumulation over the test's values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Truth {
+    True,
+    False,
+    Unknown,
+}
+
+/// Folds the test's results for some rows into the running answer;
+/// returns true when the answer can no longer change.
+fn fold(any: bool, acc: &mut Truth, v: &Vector) -> bool {
+    let Data::Bool(b) = &v.data else {
+        return false;
+    };
+    for (i, &x) in b.iter().enumerate() {
+        if v.is_null(i) {
+            *acc = match *acc {
+                Truth::True if any => Truth::True,
+                Truth::False if !any => Truth::False,
+                _ => Truth::Unknown,
+            };
+        } else if x == any {
+            // A decisive row: true for ANY, false for ALL.
+            *acc = if any { Truth::True } else { Truth::False };
+            return true;
+        }
+    }
+    false
+}
+
+fn answer(acc: Truth) -> Value {
+    match acc {
+        Truth::True => Value::Bool(true),
+        Truth::False => Value::Bool(false),
+        Truth::Unknown => Value::Null,
+    }
+}
+
+fn more_than_one_row() -> ExecError {
+    ExecError::coded(
+        sqlstate::CARDINALITY_VIOLATION,
+        "more than one row returned by a subquery used as an expression",
+    )
+}
+
+/// The rows of an uncorrelated ANY/ALL subplan.
+struct Materialized {
+    rows: TupleStore,
+    /// `IN`: the columns compared with parameters, and the parameter (its
+    /// position in `params`) each is compared with.
+    hashed: Option<Hashed>,
+}
+
+struct Hashed {
+    cols: Vec<usize>,
+    params: Vec<usize>,
+    orders: Vec<KeyOrder>,
+    keys: HashSet<Vec<u8>>,
+    /// Some stored row has a NULL in `cols`.
+    null_rows: bool,
+}
+
+/// The (column, parameter) pairs of a test that is a conjunction of
+/// equalities between subplan columns and parameters.
+fn equalities(test: &Expr, param_ids: &[usize], out: &mut Vec<(usize, usize)>) -> bool {
+    match test {
+        Expr::And(terms) => terms.iter().all(|t| equalities(t, param_ids, out)),
+        Expr::Cmp {
+            op: CmpOp::Eq,
+            left,
+            right,
+        } => match (&**left, &**right) {
+            (Expr::Column { index, ty: a }, Expr::Param { index: p, ty: b })
+            | (Expr::Param { index: p, ty: b }, Expr::Column { index, ty: a })
+                if a == b =>
+            {
+                match param_ids.iter().position(|x| x == p) {
+                    Some(k) => {
+                        out.push((*index, k));
+                        true
+                    }
+                    None => false,
+                }
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+struct Runner {
+    spec: SubPlanSpec,
+    param_types: Vec<DataType>,
+    correlated: bool,
+    /// Uncorrelated EXISTS / scalar: the value.
+    once: Option<Value>,
+    /// Uncorrelated ANY / ALL: the rows.
+    rows: Option<Materialized>,
+    /// The previous row's parameter values and answer.
+    last: Option<(Vec<Value>, Value)>,
+}
+
+impl Runner {
+    fn new(spec: SubPlanSpec) -> Runner {
+        let ids = spec.param_ids.clone();
+        let correlated = spec.plan.uses_params(&|i| ids.contains(&i));
+        Runner {
+            param_types: spec.params.iter().map(|e| e.data_type()).collect(),
+            spec,
+            correlated,
+            once: None,
+            rows: None,
+            last: None,
+        }
+    }
+
+    /// The plan with the parameters of one outer row substituted.
+    fn instantiate(&self, vals: &[Value]) -> Plan {
+        let mut p = self.spec.plan.clone();
+        let ids = &self.spec.param_ids;
+        let lookup = |i: usize| ids.iter().position(|&x| x == i).map(|k| vals[k].clone());
+        p.for_each_expr_mut(&mut |e| e.substitute_params(&lookup));
+        p
+    }
+
+    fn test_for(&self, vals: &[Value]) -> Option<(Expr, bool)> {
+        let (test, any) = match &self.spec.kind {
+            SubPlanKind::Any { test } => (test, true),
+            SubPlanKind::All { test } => (test, false),
+            _ => return None,
+        };
+        let mut t = test.clone();
+        let ids = &self.spec.param_ids;
+        t.substitute_params(&|i| ids.iter().position(|&x| x == i).map(|k| vals[k].clone()));
+        Some((t, any))
+    }
+
+    /// The answer for one outer row with parameter values `vals`.
+    fn value(&mut self, vals: &[Value], ctx: &ExecContext, build: BuildFn) -> Result<Value> {
+        if let Some((prev, v)) = &self.last {
+            if prev == vals {
+                return Ok(v.clone());
+            }
+        }
+        let v = if self.correlated {
+            let plan = self.instantiate(vals);
+            let mut op = build(&plan, ctx)?;
+            self.run(op.as_mut(), vals)?
+        } else {
+            match self.spec.kind {
+                SubPlanKind::Exists | SubPlanKind::Scalar => {
+                    if self.once.is_none() {
+                        let mut op = build(&self.spec.plan, ctx)?;
+                        self.once = Some(self.run(op.as_mut(), vals)?);
+                    }
+                    self.once.clone().unwrap()
+                }
+                _ => self.against_rows(vals, ctx, build)?,
+            }
+        };
+        self.last = Some((vals.to_vec(), v.clone()));
+        Ok(v)
+    }
+
+    /// Runs an instantiated subplan as far as the answer needs.
+    fn run(&self, op: &mut dyn Operator, vals: &[Value]) -> Result<Value> {
+        match &self.spec.kind {
+            SubPlanKind::Exists => {
+                while let Some(b) = op.next()? {
+                    if b.len > 0 {
+                        return Ok(Value::Bool(true));
+                    }
+                }
+                Ok(Value::Bool(false))
+            }
+            SubPlanKind::Scalar => {
+                let ty = self.spec.result_type();
+                let mut found: Option<Value> = None;
+                while let Some(b) = op.next()? {
+                    for r in 0..b.len {
+                        if found.is_some() {
+                            return Err(more_than_one_row());
+                        }
+                        found = Some(b.columns[0].value_as(r, ty));
+                    }
+                }
+                Ok(found.unwrap_or(Value::Null))
+            }
+            _ => {
+                let (test, any) = self.test_for(vals).expect("ANY/ALL has a test");
+                let mut acc = if any { Truth::False } else { Truth::True };
+                while let Some(b) = op.next()? {
+                    if b.len > 0 && fold(any, &mut acc, &test.eval(&b)?) {
+                        break;
+                    }
+                }
+                Ok(answer(acc))
+            }
+        }
+    }
+
+    /// ANY/ALL of an uncorrelated subplan: rows computed once.
+    fn against_rows(&mut self, vals: &[Value], ctx: &ExecContext, build: BuildFn) -> Result<Value> {
+        if self.rows.is_none() {
+            self.rows = Some(self.materialize(ctx, build)?);
+        }
+        let (test, any) = self.test_for(vals).expect("ANY/ALL has a test");
+        let m = self.rows.as_mut().unwrap();
+        if let Some(h) = &m.hashed {
+            if h.params.iter().all(|&k| !vals[k].is_null()) {
+                let mut key = Vec::new();
+                let mut cols = Vec::new();
+                for (&k, o) in h.params.iter().zip(&h.orders) {
+                    let mut v = Vector::with_capacity(o.ty, 1);
+                    v.push_value(&vals[k]);
+                    cols.push(v);
+                }
+                let refs: Vec<&Vector> = cols.iter().collect();
+                encode_row(&refs, &h.orders, 0, &mut key);
+                if h.keys.contains(&key) {
+                    return Ok(Value::Bool(true));
+                }
+                if !h.null_rows {
+                    return Ok(Value::Bool(false));
+                }
+            }
+        }
+        let mut acc = if any { Truth::False } else { Truth::True };
+        let mut cursor = Cursor::default();
+        while let Some(b) = cursor.next(&mut m.rows)? {
+            if fold(any, &mut acc, &test.eval(&b)?) {
+                break;
+            }
+        }
+        Ok(answer(acc))
+    }
+
+    fn materialize(&self, ctx: &ExecContext, build: BuildFn) -> Result<Materialized> {
+        let mut op = build(&self.spec.plan, ctx)?;
+        let mut rows = TupleStore::new(&self.spec.plan.output, WorkMem::sort(ctx));
+        let mut pairs = Vec::new();
+        let hashable = matches!(&self.spec.kind, SubPlanKind::Any { test }
+            if equalities(test, &self.spec.param_ids, &mut pairs));
+        let mut hashed = hashable.then(|| Hashed {
+            cols: pairs.iter().map(|p| p.0).collect(),
+            params: pairs.iter().map(|p| p.1).collect(),
+            orders: pairs
+                .iter()
+                .map(|p| KeyOrder::asc(self.spec.plan.output[p.0]))
+                .collect(),
+            keys: HashSet::new(),
+            null_rows: false,
+        });
+        let limit = WorkMem::hash(ctx).limit;
+        let mut bytes = 0;
+        while let Some(b) = op.next()? {
+            if let Some(h) = &mut hashed {
+                let cols: Vec<&Vector> = h.cols.iter().map(|&c| &b.columns[c]).collect();
+                let mut key = Vec::new();
+                for r in 0..b.len {
+                    if cols.iter().any(|c| c.is_null(r)) {
+                        h.null_rows = true;
+                        continue;
+                    }
+                    key.clear();
+                    encode_row(&cols, &h.orders, r, &mut key);
+                    bytes += key.len() + 32;
+                    h.keys.insert(key.clone());
+                }
+            }
+            if bytes > limit {
+                // Too big to hash: the rows are scanned instead.
+                hashed = None;
+            }
+            rows.append(&b)?;
+        }
+        Ok(Materialized { rows, hashed })
+    }
+}
+
+pub struct SubPlans {
+    input: Box<dyn Operator>,
+    runners: Vec<Runner>,
+    ctx: ExecContext,
+    build: BuildFn,
+}
+
+impl SubPlans {
+    pub fn new(
+        plan: &Plan,
+        ctx: &ExecContext,
+        input: Box<dyn Operator>,
+        build: BuildFn,
+    ) -> SubPlans {
+        let NodeKind::SubPlans { subplans } = &plan.kind else {
+            unreachable!("SubPlans::new on another node")
+        };
+        SubPlans {
+            input,
+            runners: subplans.iter().cloned().map(Runner::new).collect(),
+            ctx: ctx.clone(),
+            build,
+        }
+    }
+}
+
+impl Operator for SubPlans {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        let Some(mut b) = self.input.next()? else {
+            return Ok(None);
+        };
+        for r in &mut self.runners {
+            let params = r
+                .spec
+                .params
+                .iter()
+                .map(|e| e.eval(&b))
+                .collect::<Result<Vec<Vector>>>()?;
+            let mut out = Vector::with_capacity(r.spec.result_type(), b.len);
+            for row in 0..b.len {
+                let vals: Vec<Value> = params
+                    .iter()
+                    .zip(&r.param_types)
+                    .map(|(v, &t)| v.value_as(row, t))
+                    .collect();
+                out.push_value(&r.value(&vals, &self.ctx, self.build)?);
+            }
+            b.columns.push(out);
+        }
+        Ok(Some(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::build;
+    use crate::testing::{col, lit, node, rows_of, text_rows, TestDb};
+    use tusk_storage::DataType::{Bool, Int8};
+
+    const X: usize = 100;
+
+    fn values(xs: &[Option<i64>]) -> Plan {
+        node(
+            NodeKind::Values {
+                rows: xs
+                    .iter()
+                    .map(|x| vec![lit(x.map_or(Value::Null, Value::Int8), Int8)])
+                    .collect(),
+            },
+            vec![],
+            vec![Int8],
+        )
+    }
+
+    fn u() -> Plan {
+        values(&[Some(1), Some(2), Some(2), None, Some(5)])
+    }
+
+    fn cmp(op: CmpOp, l: Expr, r: Expr) -> Expr {
+        Expr::Cmp {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+        }
+    }
+
+    fn param(index: usize) -> Expr {
+        Expr::Param { index, ty: Int8 }
+    }
+
+    fn filter(p: Plan, predicate: Expr) -> Plan {
+        let out = p.output.clone();
+        node(NodeKind::Filter { predicate }, vec![p], out)
+    }
+
+    fn spec(plan: Plan, kind: SubPlanKind, number: usize) -> SubPlanSpec {
+        SubPlanSpec {
+            plan,
+            kind,
+            params: vec![col(0, Int8)],
+            param_ids: vec![X],
+            number,
+        }
+    }
+
+    /// Runs SubPlans over outer rows x = 1, 2, 3, NULL, 5.
+    fn run(specs: Vec<SubPlanSpec>) -> Result<Vec<String>> {
+        let db = TestDb::new();
+        let mut out = vec![Int8];
+        out.extend(specs.iter().map(|s| s.result_type()));
+        let mut p = node(
+            NodeKind::SubPlans { subplans: specs },
+            vec![values(&[Some(1), Some(2), Some(3), None, Some(5)])],
+            out.clone(),
+        );
+        let n = p.assign_ids();
+        let ctx = db.ctx(64 << 10, n);
+        let mut op = build(&p, &ctx)?;
+        Ok(text_rows(&rows_of(op.as_mut(), &out)?))
+    }
+
+    /// Each column checked against PostgreSQL 15:
+    /// ```sql
+    /// with u(y) as (values (1),(2),(2),(null),(5)), t(x) as (values (1),(2),(3),(null),(5))
+    /// select x, x in (select y from u), x not in (select y from u),
+    ///   x in (select y from u where y is not null), exists (select 1 from u where y = x),
+    ///   x > any (select y from u), x < all (select y from u where y is not null),
+    ///   (select y from u where y = x and x <> 2) from t;
+    /// ```
+    #[test]
+    fn three_valued_answers_match_postgres() {
+        let y = || col(0, Int8);
+        let not_null = || Expr::IsNull {
+            arg: Box::new(y()),
+            negated: true,
+        };
+        let got = run(vec![
+            // x IN (u): hashed.
+            spec(
+                u(),
+                SubPlanKind::Any {
+                    test: cmp(CmpOp::Eq, y(), param(X)),
+                },
+                1,
+            ),
+            // x NOT IN (u) = x <> ALL (u).
+            spec(
+                u(),
+                SubPlanKind::All {
+                    test: cmp(CmpOp::Ne, param(X), y()),
+                },
+                2,
+            ),
+            spec(
+                filter(u(), not_null()),
+                SubPlanKind::Any {
+                    test: cmp(CmpOp::Eq, param(X), y()),
+                },
+                3,
+            ),
+            // Correlated EXISTS.
+            spec(
+                filter(u(), cmp(CmpOp::Eq, y(), param(X))),
+                SubPlanKind::Exists,
+                4,
+            ),
+            spec(
+                u(),
+                SubPlanKind::Any {
+                    test: cmp(CmpOp::Gt, param(X), y()),
+                },
+                5,
+            ),
+            spec(
+                filter(u(), not_null()),
+                SubPlanKind::All {
+                    test: cmp(CmpOp::Lt, param(X), y()),
+                },
+                6,
+            ),
+            // Correlated scalar.
+            spec(
+                filter(
+                    u(),
+                    Expr::and(
+                        cmp(CmpOp::Eq, y(), param(X)),
+                        cmp(CmpOp::Ne, param(X), lit(Value::Int8(2), Int8)),
+                    ),
+                ),
+                SubPlanKind::Scalar,
+                7,
+            ),
+        ])
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                "1|t|f|t|t|NULL|f|1",
+                "2|t|f|t|t|t|f|NULL",
+                "3|NULL|NULL|f|f|t|f|NULL",
+                "NULL|NULL|NULL|NULL|f|NULL|NULL|NULL",
+                "5|t|f|t|t|t|f|5",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_scalar_subquery_of_two_rows_is_an_error() {
+        let y = col(0, Int8);
+        let e = run(vec![spec(
+            filter(u(), cmp(CmpOp::Eq, y, param(X))),
+            SubPlanKind::Scalar,
+            1,
+        )])
+        .unwrap_err();
+        assert_eq!(e.code, "21000");
+        assert_eq!(
+            e.message,
+            "more than one row returned by a subquery used as an expression"
+        );
+    }
+
+    /// An uncorrelated subplan runs once (an InitPlan); a correlated one
+    /// inside another sees the outermost row's value through its own
+    /// parameter.
+    #[test]
+    fn uncorrelated_runs_once_and_nesting_passes_parameters() {
+        let db = TestDb::new();
+        // (select count(*) from u), uncorrelated.
+        let count = node(
+            NodeKind::Aggregate {
+                group: vec![],
+                aggs: vec![crate::plan::AggCall::new(
+                    crate::plan::AggFunc::CountStar,
+                    vec![],
+                )],
+                mode: crate::plan::AggMode::Simple,
+            },
+            vec![u()],
+            vec![Int8],
+        );
+        let once = SubPlanSpec {
+            plan: count,
+            kind: SubPlanKind::Scalar,
+            params: vec![],
+            param_ids: vec![],
+            number: 1,
+        };
+        // exists (select 1 from u where y = x and exists (select 1 from u u2 where u2.y = $x + 3))
+        // The innermost subplan reads its own parameter X + 1, which the
+        // middle level feeds from its parameter X (the outermost row's x).
+        let mut inner = spec(
+            filter(
+                u(),
+                cmp(
+                    CmpOp::Eq,
+                    col(0, Int8),
+                    Expr::arith(
+                        crate::expr::ArithOp::Add,
+                        param(X + 1),
+                        lit(Value::Int8(3), Int8),
+                        Int8,
+                    ),
+                ),
+            ),
+            SubPlanKind::Exists,
+            3,
+        );
+        inner.params = vec![param(X)];
+        inner.param_ids = vec![X + 1];
+        let middle_input = filter(u(), cmp(CmpOp::Eq, col(0, Int8), param(X)));
+        let middle = node(
+            NodeKind::SubPlans {
+                subplans: vec![inner],
+            },
+            vec![middle_input],
+            vec![Int8, Bool],
+        );
+        let middle = filter(middle, col(1, Bool));
+        let outer_spec = spec(middle, SubPlanKind::Exists, 2);
+        let mut p = node(
+            NodeKind::SubPlans {
+                subplans: vec![once, outer_spec],
+            },
+            vec![values(&[Some(1), Some(2), Some(3), None, Some(5)])],
+            vec![Int8, Int8, Bool],
+        );
+        let n = p.assign_ids();
+        let ctx = db.ctx(1 << 20, n);
+        let mut op = build(&p, &ctx).unwrap();
+        let got = text_rows(&rows_of(op.as_mut(), &[Int8, Int8, Bool]).unwrap());
+        // x in u and x + 3 in u: only x = 2 (2 + 3 = 5).
+        assert_eq!(got, ["1|5|f", "2|5|t", "3|5|f", "NULL|5|f", "5|5|f"]);
+        // The uncorrelated count's input (node 2: SubPlans 0, Values 1,
+        // then the subplan Aggregate 2 and its Values 3) ran once: 5 rows.
+        assert_eq!(ctx.stats.as_ref().unwrap().borrow()[3].rows, 5);
+    }
+}
