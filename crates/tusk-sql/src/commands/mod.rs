@@ -1,6 +1,7 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`), data changes (`dml`), settings and maintenance (`utility`).
-//! This module only dispatches.
+//! (`ddl`), data changes (`dml`), settings and maintenance (`utility`),
+//! COPY (`copy/`, which also has its own entry point for the COPY client,
+//! `Session::execute_copy`). This module only dispatches.
 
 pub(crate) mod copy;
 mod ddl;
