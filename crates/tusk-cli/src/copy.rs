@@ -20,12 +20,22 @@
 //!   (options). The shell runs `COPY <before> FROM STDIN <rest>` (or `TO
 //!   STDOUT`) with the local file as the data; relative names are the
 //!   shell's, not the data directory's.
+//! * **The client.** [`ShellCopy`] is what the engine drives during a
+//!   statement ([`CopyClient`]): it reads [`DataIn`], writes [`DataOut`]
+//!   (sharing the shell's output with the result printer through
+//!   [`SharedOut`]) and shows the progress.
 //! * **Progress.** With standard error on a terminal, [`Progress`] keeps a
 //!   line there with rows and bytes so far and their rates, at most five
 //!   times a second, and clears it at the end.
 
+use std::fs::File;
 use std::io::{self, BufRead, Write};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use tusk_sql::{CopyClient, CopyStream, SqlError};
+
+use crate::report::os_message;
 
 /// What `\copy` asks for (see [`parse_slash_copy`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,6 +182,49 @@ pub fn parse_slash_copy(text: &str) -> Result<SlashCopy, String> {
     })
 }
 
+impl SlashCopy {
+    /// The statement to run and where its data comes from and goes to:
+    /// the local file opened (psql's `%s: %m` if it cannot be), or the
+    /// command source (`source`, else standard input) and the output.
+    pub(crate) fn open<'a>(
+        &self,
+        source: Option<&'a mut (dyn BufRead + Send)>,
+    ) -> Result<(String, DataIn<'a>, DataOut), String> {
+        let file = match &self.file {
+            Some(name) => {
+                let f = if self.from {
+                    File::open(name)
+                } else {
+                    File::create(name)
+                };
+                match f {
+                    Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
+                        return Err(format!("{name}: cannot copy from/to a directory"))
+                    }
+                    Ok(f) => Some(f),
+                    Err(e) => return Err(format!("{name}: {}", os_message(&e))),
+                }
+            }
+            None => None,
+        };
+        let (input, output) = match (file, self.from) {
+            (Some(f), true) => (
+                DataIn::File(io::BufReader::with_capacity(1 << 20, f)),
+                DataOut::Output,
+            ),
+            (Some(f), false) => (DataIn::Stdin, DataOut::File(f)),
+            (None, true) if self.process_stdio => (DataIn::Stdin, DataOut::Output),
+            (None, true) => (
+                source.map_or(DataIn::Stdin, DataIn::Source),
+                DataOut::Output,
+            ),
+            (None, false) if self.process_stdio => (DataIn::Stdin, DataOut::Stdout),
+            (None, false) => (DataIn::Stdin, DataOut::Output),
+        };
+        Ok((self.sql(), input, output))
+    }
+}
+
 /// `~/x` as `$HOME/x`, as psql expands file names.
 fn expand_tilde(name: &str) -> String {
     match (name.strip_prefix('~'), std::env::var("HOME")) {
@@ -270,6 +323,103 @@ impl<'a> CopyInput<'a> {
             n += k;
         }
         Ok(n)
+    }
+}
+
+/// Where the data of a COPY FROM STDIN comes from.
+pub(crate) enum DataIn<'a> {
+    /// The shell's standard input (`Shell::stdin`).
+    Stdin,
+    /// The command source: the lines after the statement.
+    Source(&'a mut (dyn BufRead + Send)),
+    /// A local file (`\copy ... from 'file'`).
+    File(io::BufReader<File>),
+}
+
+/// Where the data of a COPY TO STDOUT goes.
+pub(crate) enum DataOut {
+    /// With the query results.
+    Output,
+    /// The process's standard output (`\copy ... to pstdout`).
+    Stdout,
+    /// A local file (`\copy ... to 'file'`).
+    File(File),
+}
+
+/// The shell's output and its first write error, shared by the result
+/// sink and the COPY client while a statement runs.
+pub(crate) struct SharedOut<'a, O> {
+    pub(crate) out: &'a mut O,
+    pub(crate) error: &'a mut Option<io::Error>,
+    /// A COPY TO STDOUT wrote its rows where results go: like psql, the
+    /// shell then does not print its `COPY n`.
+    pub(crate) copied_out: bool,
+}
+
+impl<O: Write> SharedOut<'_, O> {
+    pub(crate) fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(data) {
+                *self.error = Some(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The shell's side of a COPY: the data source and sink the engine drives.
+pub(crate) struct ShellCopy<'a, O, W> {
+    pub(crate) input: CopyInput<'a>,
+    /// COPY FROM STDIN started: its data must be read to the end.
+    pub(crate) reading: bool,
+    /// psql's words before interactive data.
+    pub(crate) intro: bool,
+    pub(crate) output: DataOut,
+    pub(crate) shared: &'a Mutex<SharedOut<'a, O>>,
+    pub(crate) progress: Option<(Progress, &'a mut W)>,
+}
+
+impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
+    fn copy_in(&mut self, _: &CopyStream) -> Result<(), SqlError> {
+        self.reading = true;
+        if self.intro {
+            let mut out = io::stdout();
+            let _ = writeln!(out, "{COPY_PROMPT_INTRO}");
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.input.read(buf)
+    }
+
+    fn copy_out(&mut self, _: &CopyStream) -> Result<(), SqlError> {
+        if !matches!(self.output, DataOut::File(_)) {
+            self.shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .copied_out = true;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        match &mut self.output {
+            DataOut::Output => self
+                .shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(data),
+            DataOut::Stdout => io::stdout().write_all(data),
+            DataOut::File(f) => f.write_all(data),
+        }
+    }
+
+    fn progress(&mut self, rows: u64, bytes: u64) {
+        if let Some((p, err)) = &mut self.progress {
+            p.update(*err, rows, bytes);
+        }
     }
 }
 

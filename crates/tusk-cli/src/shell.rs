@@ -24,14 +24,13 @@
 //! `tusk ... | head`) is remembered, silences all further output, and ends
 //! the run with [`Flow::OutputClosed`] so that the caller can exit quietly.
 
-use std::fs::File;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use tusk_sql::{CopyClient, CopyStream, QueryResult, Session, SqlError};
+use tusk_sql::{CopyClient, QueryResult, Session, SqlError};
 
-use crate::copy::{parse_slash_copy, CopyInput, Progress, COPY_PROMPT_INTRO};
+use crate::copy::{parse_slash_copy, CopyInput, DataIn, DataOut, Progress, SharedOut, ShellCopy};
 use crate::format::{print_table, PrintOptions, Table};
 use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
 use crate::scan::{is_blank, parse_meta, Item, MetaCommand, Scanner};
@@ -141,103 +140,6 @@ pub struct Shell<E, O, W> {
     pub stdin: Box<dyn BufRead + Send>,
     /// Show the progress of loads on `err` (standard error is a terminal).
     pub progress: bool,
-}
-
-/// Where the data of a COPY FROM STDIN comes from.
-enum DataIn<'a> {
-    /// The shell's standard input ([`Shell::stdin`]).
-    Stdin,
-    /// The command source: the lines after the statement.
-    Source(&'a mut (dyn BufRead + Send)),
-    /// A local file (`\copy ... from 'file'`).
-    File(io::BufReader<File>),
-}
-
-/// Where the data of a COPY TO STDOUT goes.
-enum DataOut {
-    /// With the query results.
-    Output,
-    /// The process's standard output (`\copy ... to pstdout`).
-    Stdout,
-    /// A local file (`\copy ... to 'file'`).
-    File(File),
-}
-
-/// The shell's output and its first write error, shared by the result
-/// sink and the COPY client while a statement runs.
-struct SharedOut<'a, O> {
-    out: &'a mut O,
-    error: &'a mut Option<io::Error>,
-    /// A COPY TO STDOUT wrote its rows where results go: like psql, the
-    /// shell then does not print its `COPY n`.
-    copied_out: bool,
-}
-
-impl<O: Write> SharedOut<'_, O> {
-    fn write(&mut self, data: &[u8]) -> io::Result<()> {
-        if self.error.is_none() {
-            if let Err(e) = self.out.write_all(data) {
-                *self.error = Some(e);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The shell's side of a COPY (see `crate::copy`).
-struct ShellCopy<'a, O, W> {
-    input: CopyInput<'a>,
-    /// COPY FROM STDIN started: its data must be read to the end.
-    reading: bool,
-    /// psql's words before interactive data.
-    intro: bool,
-    output: DataOut,
-    shared: &'a Mutex<SharedOut<'a, O>>,
-    progress: Option<(Progress, &'a mut W)>,
-}
-
-impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
-    fn copy_in(&mut self, _: &CopyStream) -> Result<(), SqlError> {
-        self.reading = true;
-        if self.intro {
-            let mut out = io::stdout();
-            let _ = writeln!(out, "{COPY_PROMPT_INTRO}");
-            let _ = out.flush();
-        }
-        Ok(())
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.input.read(buf)
-    }
-
-    fn copy_out(&mut self, _: &CopyStream) -> Result<(), SqlError> {
-        if !matches!(self.output, DataOut::File(_)) {
-            self.shared
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .copied_out = true;
-        }
-        Ok(())
-    }
-
-    fn write(&mut self, data: &[u8]) -> io::Result<()> {
-        match &mut self.output {
-            DataOut::Output => self
-                .shared
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .write(data),
-            DataOut::Stdout => io::stdout().write_all(data),
-            DataOut::File(f) => f.write_all(data),
-        }
-    }
-
-    fn progress(&mut self, rows: u64, bytes: u64) {
-        if let Some((p, err)) = &mut self.progress {
-            p.update(*err, rows, bytes);
-        }
-    }
 }
 
 impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
@@ -589,56 +491,13 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
 
     /// `\copy`: COPY with the data in a local file or the shell's streams.
     fn slash_copy(&mut self, args: &str, source: Option<&mut (dyn BufRead + Send)>) -> Flow {
-        let c = match parse_slash_copy(args) {
-            Ok(c) => c,
+        match parse_slash_copy(args).and_then(|c| c.open(source)) {
+            Ok((sql, input, output)) => self.run_sql_data(&sql, input, output),
             Err(message) => {
                 self.log_error(&message);
-                return self.finish(Flow::Error);
+                self.finish(Flow::Error)
             }
-        };
-        let sql = c.sql();
-        let opened = match (&c.file, c.from) {
-            (Some(name), from) => {
-                let f = if from {
-                    File::open(name)
-                } else {
-                    File::create(name)
-                };
-                match f {
-                    Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
-                        Err(format!("{name}: cannot copy from/to a directory"))
-                    }
-                    Ok(f) => Ok(Some(f)),
-                    Err(e) => Err(format!("{name}: {}", os_message(&e))),
-                }
-            }
-            (None, _) => Ok(None),
-        };
-        let file = match opened {
-            Ok(f) => f,
-            Err(message) => {
-                self.log_error(&message);
-                return self.finish(Flow::Error);
-            }
-        };
-        let (input, output) = match (file, c.from) {
-            (Some(f), true) => (
-                DataIn::File(io::BufReader::with_capacity(1 << 20, f)),
-                DataOut::Output,
-            ),
-            (Some(f), false) => (DataIn::Stdin, DataOut::File(f)),
-            (None, true) if c.process_stdio => (DataIn::Stdin, DataOut::Output),
-            (None, true) => (
-                match source {
-                    Some(s) => DataIn::Source(s),
-                    None => DataIn::Stdin,
-                },
-                DataOut::Output,
-            ),
-            (None, false) if c.process_stdio => (DataIn::Stdin, DataOut::Stdout),
-            (None, false) => (DataIn::Stdin, DataOut::Output),
-        };
-        self.run_sql_data(&sql, input, output)
+        }
     }
 
     fn describe(&mut self, name: Option<&str>) -> Flow {
