@@ -15,13 +15,16 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+/// A file's name and the function that makes its bytes.
+type Generated = (&'static str, fn() -> Vec<u8>);
+
 /// One script and the files it reads (name, bytes).
 struct Case {
     name: &'static str,
     script: &'static [u8],
     files: &'static [(&'static str, &'static [u8])],
     /// A file made by a function (too big to write out here).
-    generated: Option<(&'static str, fn() -> Vec<u8>)>,
+    generated: Option<Generated>,
     /// Files the script writes, compared after the run.
     writes: &'static [&'static str],
 }
