@@ -5,6 +5,7 @@
     python3 bench/run.py spill [--rows 1000000,5000000,...] [--work-mem 4MB] [--systems ...]
     python3 bench/run.py vacuum [--rows 20000000] [--runs N] [--maintenance-work-mem 16MB]
     python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
+    python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -14,7 +15,7 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join`, `spill`, `copy` and `vacuum` (which needs no venv: it drives
+BENCHMARKS): `join`, `spill`, `copy`, `vacuum` and `pgbench` (the last two need no venv: they drive
 both systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
@@ -1980,7 +1981,6 @@ class VacuumBench(Benchmark):
                 "- tusk (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())]
         return "\n".join(out) + "\n"
 
-
 # ---------------------------------------------------------------------------
 # copy: COPY FROM of a lineitem-like CSV file (issue 17)
 # ---------------------------------------------------------------------------
@@ -2277,7 +2277,251 @@ class CopyBench(Benchmark):
         plt.close(fig)
 
 
-BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), CopyBench()]}
+# ---------------------------------------------------------------------------
+# pgbench: many sessions reading through the wire protocol
+# ---------------------------------------------------------------------------
+
+@dataclass
+class PgbenchRun:
+    system: str
+    mode: str
+    round: int
+    tps: float | None = None
+    latency_ms: float | None = None
+    transactions: int | None = None
+    error: str | None = None
+
+
+TPS_RE = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
+LAT_RE = re.compile(r"^latency average = ([0-9.]+) ms", re.M)
+TXN_RE = re.compile(r"^number of transactions actually processed: (\d+)", re.M)
+
+
+class PgbenchBench(Benchmark):
+    """Seed 002's workload: `pgbench -S` (one indexed SELECT per
+    transaction) from many clients, against tusk serve (buffer mapping
+    table `chash`, lock-free lookups, and `partitioned`, PostgreSQL's 128
+    locked partitions) and PostgreSQL 15, alternating system by system in
+    each round so that both see the same machine load.
+
+    `pgbench -i` needs COPY and ALTER TABLE, which tusk lacks yet, so both
+    systems get the same tables from the same SQL (`setup_sql`); PostgreSQL
+    then gets the VACUUM ANALYZE that `pgbench -i` would run."""
+
+    name = "pgbench"
+    help = "pgbench -S -c 8 -j 2 against tusk serve (chash, partitioned) and PostgreSQL 15"
+    needs_venv = False
+    SYSTEMS = ["postgres", "tusk-chash", "tusk-partitioned"]
+    PG_SETTINGS = {"shared_buffers": "1GB", "huge_pages": "off", "max_connections": "100",
+                   "autovacuum": "off"}
+    TUSK_STARTUP = {"shared_buffers": "1GB", "huge_pages": "off"}
+
+    def add_arguments(self, p):
+        self.add_common_arguments(p)
+        p.add_argument("--scale", type=int, default=10,
+                       help="pgbench scale: 100,000 accounts per unit (default 10)")
+        p.add_argument("--clients", type=int, default=8, help="pgbench -c (default 8)")
+        p.add_argument("--jobs", type=int, default=2, help="pgbench -j (default 2)")
+        p.add_argument("--duration", type=int, default=30, help="pgbench -T seconds (default 30)")
+        p.add_argument("--warmup", type=int, default=5,
+                       help="seconds of pgbench before each measured run (default 5)")
+        p.add_argument("--rounds", type=int, default=1,
+                       help="rounds; each runs every system once per mode (default 1)")
+        p.add_argument("--modes", default="simple,prepared",
+                       type=lambda s: parse_list(s, ["simple", "extended", "prepared"]),
+                       help="pgbench -M modes (default simple,prepared)")
+        p.add_argument("--systems", default=",".join(self.SYSTEMS),
+                       type=lambda s: parse_list(s, self.SYSTEMS),
+                       help="comma list from: " + ",".join(self.SYSTEMS))
+
+    @staticmethod
+    def setup_sql(scale: int) -> list:
+        """pgbench's tables at `scale`, in SQL both systems accept."""
+        return [
+            "drop table if exists pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history;",
+            "create table pgbench_branches (bid int not null, bbalance int, filler char(88));",
+            f"insert into pgbench_branches select g, 0, null from generate_series(1, {scale}) g;",
+            "create table pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84));",
+            f"insert into pgbench_tellers select g, (g - 1) / 10 + 1, 0, null "
+            f"from generate_series(1, {scale * 10}) g;",
+            "create table pgbench_accounts (aid int not null, bid int, abalance int, filler char(84));",
+            f"insert into pgbench_accounts select g, (g - 1) / 100000 + 1, 0, '' "
+            f"from generate_series(1, {scale * 100000}) g;",
+            "create index pgbench_accounts_pkey on pgbench_accounts (aid);",
+            "create table pgbench_history (tid int, bid int, aid int, delta int, mtime text, filler char(22));",
+        ]
+
+    def pgbench(self, args, bin_dir: Path, host: str, port: int, user: str, mode: str,
+                seconds: int) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(bin_dir / "pgbench"), "-n", "-S", "-M", mode, "-c", str(args.clients),
+             "-j", str(args.jobs), "-T", str(seconds), "-h", host, "-p", str(port),
+             "-U", user, "postgres"],
+            capture_output=True, text=True, timeout=seconds + args.timeout,
+        )
+
+    def measure(self, args, run: PgbenchRun, bin_dir: Path, host: str, port: int, user: str) -> None:
+        if args.warmup > 0:
+            self.pgbench(args, bin_dir, host, port, user, run.mode, args.warmup)
+        r = self.pgbench(args, bin_dir, host, port, user, run.mode, args.duration)
+        m = TPS_RE.search(r.stdout)
+        if r.returncode != 0 or not m:
+            raise RuntimeError(short_error(r.stderr or r.stdout or f"exit {r.returncode}"))
+        run.tps = float(m.group(1))
+        lat = LAT_RE.search(r.stdout)
+        run.latency_ms = float(lat.group(1)) if lat else None
+        txn = TXN_RE.search(r.stdout)
+        run.transactions = int(txn.group(1)) if txn else None
+
+    def start_tusk(self, tusk: Tusk, mapping: str) -> tuple[subprocess.Popen, int]:
+        """`tusk serve` on the prepared data directory with `mapping`."""
+        (tusk.data_dir / "tusk.conf").write_text(
+            "".join(f"{k} = {v}\n" for k, v in self.TUSK_STARTUP.items())
+            + f"tusk.buffer_mapping = {mapping}\n")
+        proc = subprocess.Popen(
+            [tusk.binary, "serve", "-D", str(tusk.data_dir), "--listen", "127.0.0.1", "--port", "0"],
+            stderr=subprocess.PIPE, text=True,
+            env={k: v for k, v in os.environ.items() if k != "TUSKDATA"},
+        )
+        on_exit(lambda: proc.poll() is None and proc.kill())
+        port = None
+        for line in proc.stderr:
+            m = re.match(r'LOG:  listening on IPv4 address "127.0.0.1", port (\d+)', line)
+            if m:
+                port = int(m.group(1))
+            if "ready to accept connections" in line:
+                break
+        if port is None:
+            proc.kill()
+            raise RuntimeError("tusk serve did not start")
+        return proc, port
+
+    @staticmethod
+    def stop_tusk(proc: subprocess.Popen) -> None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def run(self, args):
+        meta: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description(),
+                      "load_before": os.getloadavg()}
+        runs: list[PgbenchRun] = []
+        bin_dir = Path(args.pg_bin)
+        tusk = cluster = None
+        tusk_error = pg_error = None
+        if any(s.startswith("tusk") for s in args.systems):
+            tusk = Tusk(args.tusk_bin, args.timeout)
+            tusk.build()
+            meta.setdefault("versions", {})["tusk"] = tusk.version()
+            try:
+                tusk.startup = dict(self.TUSK_STARTUP)
+                tusk.fresh_data_dir(args.workdir)
+                t0 = time.perf_counter()
+                tusk.run_script(self.setup_sql(args.scale))
+                meta["tusk_load_s"] = time.perf_counter() - t0
+                log(f"bench: tusk tables loaded in {meta['tusk_load_s']:.1f} s")
+            except Exception as e:  # noqa: BLE001
+                tusk_error = short_error(str(e))
+                log(f"bench: tusk: {tusk_error}")
+        if "postgres" in args.systems:
+            cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
+            try:
+                cluster.start()
+                t0 = time.perf_counter()
+                sql = self.setup_sql(args.scale) + ["vacuum analyze;"]
+                # One -c per statement: psql runs each on its own, so VACUUM
+                # is not inside a transaction block.
+                r = subprocess.run(
+                    [str(bin_dir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(cluster.root),
+                     "-p", str(cluster.port), "-U", "postgres", "-d", "postgres"]
+                    + [a for stmt in sql for a in ("-c", stmt)],
+                    capture_output=True, text=True, timeout=args.timeout,
+                )
+                if r.returncode != 0:
+                    raise RuntimeError(short_error(r.stderr))
+                meta["postgres_load_s"] = time.perf_counter() - t0
+                log(f"bench: PostgreSQL tables loaded in {meta['postgres_load_s']:.1f} s")
+            except Exception as e:  # noqa: BLE001
+                pg_error = short_error(str(e))
+                log(f"bench: PostgreSQL: {pg_error}")
+        for rnd in range(1, args.rounds + 1):
+            for mode in args.modes:
+                for system in args.systems:
+                    run = PgbenchRun(system, mode, rnd)
+                    try:
+                        if system == "postgres":
+                            if pg_error:
+                                raise RuntimeError(pg_error)
+                            self.measure(args, run, bin_dir, str(cluster.root), cluster.port, "postgres")
+                        else:
+                            if tusk_error or tusk is None:
+                                raise RuntimeError(tusk_error or "not built")
+                            proc, port = self.start_tusk(tusk, system.split("-", 1)[1])
+                            try:
+                                self.measure(args, run, bin_dir, "127.0.0.1", port, "tusk")
+                            finally:
+                                self.stop_tusk(proc)
+                    except (KeyboardInterrupt, SystemExit):
+                        raise
+                    except Exception as e:  # noqa: BLE001 - one system failing must not stop the rest
+                        run.error = short_error(str(e))
+                    runs.append(run)
+                    if run.error:
+                        log(f"bench: round {rnd} {mode} {system}: FAILED {run.error}")
+                    else:
+                        log(f"bench: round {rnd} {mode} {system}: {run.tps:,.0f} tps, "
+                            f"latency {run.latency_ms} ms")
+        if cluster is not None:
+            cluster.stop()
+        meta["load_after"] = os.getloadavg()
+        markdown = self.markdown(args, runs, meta)
+        print(markdown)
+        data = {"benchmark": self.name, "scale": args.scale, "clients": args.clients, "jobs": args.jobs,
+                "duration": args.duration, "meta": meta, "pg_settings": self.PG_SETTINGS,
+                "tusk_startup": self.TUSK_STARTUP, "results": [vars(r) for r in runs]}
+        written = write_outputs(self.name, markdown, data, None)
+        log("bench: wrote " + ", ".join(written))
+        return 0
+
+    def markdown(self, args, runs, meta) -> str:
+        out = [f"# pgbench -S -c {args.clients} -j {args.jobs} -T {args.duration}, scale {args.scale}", "",
+               f"Started {meta['started']} on {meta['machine']}; load average before "
+               f"{meta['load_before'][0]:.2f}, after {meta['load_after'][0]:.2f}. "
+               f"{args.rounds} round(s); in each, every system runs once per mode, in turn, "
+               f"after a {args.warmup} s warm-up.", "",
+               "| mode | system | tps (median) | tps (all rounds) | latency (ms) | × PostgreSQL |",
+               "|---|---|---|---|---|---|"]
+        for mode in args.modes:
+            pg = [r.tps for r in runs if r.mode == mode and r.system == "postgres" and r.tps]
+            pg_median = statistics.median(pg) if pg else None
+            for system in args.systems:
+                ok = [r for r in runs if r.mode == mode and r.system == system and r.tps]
+                if not ok:
+                    bad = next((r.error for r in runs if r.mode == mode and r.system == system), "not run")
+                    out.append(f"| {mode} | {system} | — | — | — | failed: {bad} |")
+                    continue
+                tps = statistics.median(r.tps for r in ok)
+                lat = statistics.median(r.latency_ms for r in ok if r.latency_ms is not None)
+                ratio = f"{tps / pg_median:.2f}×" if pg_median else "—"
+                out.append(f"| {mode} | {system} | {tps:,.0f} | "
+                           f"{', '.join(f'{r.tps:,.0f}' for r in ok)} | {lat:.3f} | {ratio} |")
+        out += ["", "## Setup", "",
+                "Same SQL on both systems (PostgreSQL then runs VACUUM ANALYZE, as pgbench -i would):",
+                "", "```sql"] + self.setup_sql(args.scale) + ["```", "",
+                "- PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in self.PG_SETTINGS.items())
+                + "; Unix socket",
+                "- tusk serve (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())
+                + ", tusk.buffer_mapping per system; TCP on 127.0.0.1",
+                f"- table load: tusk {meta.get('tusk_load_s', 0):.1f} s, "
+                f"PostgreSQL {meta.get('postgres_load_s', 0):.1f} s"]
+        return "\n".join(out) + "\n"
+
+
+BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
+                                  CopyBench()]}
 
 
 def main() -> int:

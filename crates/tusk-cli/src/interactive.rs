@@ -6,8 +6,9 @@
 //! `*` or `(` inside a string, quoted identifier, dollar quote, comment or
 //! parentheses. A statement ends at `;` and may span lines. Each completed
 //! statement (all the lines it took) becomes one history entry; history
-//! lives in `~/.tusk_history`. Ctrl-C clears the pending statement, Ctrl-D
-//! (end of input) leaves. Errors are reported and the loop goes on.
+//! lives in `~/.tusk_history`. Ctrl-C clears the pending statement while a
+//! line is edited and cancels the running statement while one runs (the
+//! shell goes on, as psql's does); Ctrl-D (end of input) leaves. Errors are reported and the loop goes on.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,7 +50,13 @@ fn special_word(line: &str) -> Option<&'static str> {
 }
 
 /// Runs the interactive loop until `\q`, Ctrl-D or a closed output.
-pub fn run<E: Engine, O: Write + Send, W: Write + Send>(shell: &mut Shell<E, O, W>) -> Flow {
+/// `on_editor` runs once the line editor exists: rustyline installs its own
+/// SIGINT handler then, and a handler that should see Ctrl-C while a
+/// statement runs (cancel it) must be installed after it.
+pub fn run<E: Engine, O: Write + Send, W: Write + Send>(
+    shell: &mut Shell<E, O, W>,
+    on_editor: impl FnOnce(),
+) -> Flow {
     shell.interactive = true;
     let mut editor = match DefaultEditor::new() {
         Ok(e) => e,
@@ -62,6 +69,7 @@ pub fn run<E: Engine, O: Write + Send, W: Write + Send>(shell: &mut Shell<E, O, 
             return shell.run_script(std::io::BufReader::new(std::io::stdin()), None);
         }
     };
+    on_editor();
     let history = history_path();
     if let Some(path) = &history {
         // A missing history file is normal on first use.

@@ -2,7 +2,11 @@
 //!
 //! ```text
 //! tusk [-D DIR] [-c SQL]... [-f FILE]... [-A] [-t] [-q] [-F SEP]
+//! tusk serve [-D DIR] [--port PORT] [--listen ADDRESSES]
 //! ```
+//!
+//! `tusk serve` runs the PostgreSQL wire-protocol server (`tusk-server`)
+//! until SIGTERM or SIGINT.
 //!
 //! `-c` and `-f` run in the order given and stop at the first error. Without
 //! them, a terminal on standard input gets the interactive shell, anything
@@ -40,7 +44,12 @@ struct Cli {
     data_dir: PathBuf,
 
     /// Run one command (SQL or a backslash command); may be repeated
-    #[arg(short = 'c', long = "command", value_name = "COMMAND")]
+    #[arg(
+        short = 'c',
+        long = "command",
+        value_name = "COMMAND",
+        allow_hyphen_values = true
+    )]
     command: Vec<String>,
 
     /// Run commands from FILE ("-" for standard input); may be repeated
@@ -73,6 +82,57 @@ struct Cli {
     no_psqlrc: bool,
 }
 
+/// tusk serve: PostgreSQL's wire protocol on a data directory.
+#[derive(Debug, Parser)]
+#[command(name = "tusk serve", version)]
+struct ServeCli {
+    /// Data directory (created on first use)
+    #[arg(
+        short = 'D',
+        long = "pgdata",
+        value_name = "DIR",
+        env = "TUSKDATA",
+        default_value = "./tusk-data"
+    )]
+    data_dir: PathBuf,
+
+    /// TCP port (default: `port` in tusk.conf, else 5432)
+    #[arg(short = 'p', long = "port", value_name = "PORT")]
+    port: Option<u16>,
+
+    /// Addresses to listen on, comma-separated; `*` for all (default:
+    /// `listen_addresses` in tusk.conf, else localhost)
+    #[arg(short = 'l', long = "listen", value_name = "ADDRESSES")]
+    listen: Option<String>,
+}
+
+/// `tusk serve`: exit 0 after a clean shutdown, 1 on a startup error.
+fn serve(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+    let cli = ServeCli::parse_from(args);
+    let overrides = tusk_server::Overrides {
+        port: cli.port,
+        listen_addresses: cli.listen,
+    };
+    let server = match tusk_server::Server::bind(&cli.data_dir, &overrides) {
+        Ok(s) => s,
+        Err(e) => {
+            let (first, rest) = e.split_once('\n').unwrap_or((&e, ""));
+            complain(first);
+            for line in rest.lines() {
+                let _ = writeln!(io::stderr(), "{line}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    match server.run_until_signal() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            complain(&e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// One `-c` or `-f`, in command-line order.
 enum Action {
     Command(String),
@@ -88,6 +148,9 @@ fn main() -> ExitCode {
     // Still single-threaded here, so changing the environment is sound.
     if std::env::var_os("TUSKDATA").is_some_and(|v| v.is_empty()) {
         std::env::remove_var("TUSKDATA");
+    }
+    if std::env::args_os().nth(1).is_some_and(|a| a == "serve") {
+        return serve(std::env::args_os().skip(1));
     }
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -125,7 +188,7 @@ fn main() -> ExitCode {
         timing: false,
     };
 
-    let session = match tusk_sql::Session::open(&cli.data_dir) {
+    let mut session = match tusk_sql::Session::open(&cli.data_dir) {
         Ok(s) => s,
         Err(e) => {
             complain(&format!(
@@ -137,12 +200,31 @@ fn main() -> ExitCode {
         }
     };
 
+    // CREATE/ALTER/DROP ROLE change the role file `tusk serve` reads.
+    match tusk_server::roles::RoleFile::open(&cli.data_dir) {
+        Ok(roles) => session.set_role_store(std::sync::Arc::new(roles)),
+        Err(e) => complain(&e.message),
+    }
+    let interrupt = session.interrupt().clone();
+
     let stdout = BufWriter::new(io::stdout());
     let mut sh = Shell::new(session, stdout, io::stderr(), settings);
     sh.progress = io::stderr().is_terminal();
     let flow = if actions.is_empty() {
         if io::stdin().is_terminal() {
-            interactive::run(&mut sh)
+            // Ctrl-C while a statement runs cancels it and keeps the shell
+            // (while a line is edited, rustyline reads Ctrl-C as a key).
+            interactive::run(&mut sh, move || {
+                if let Ok(mut signals) =
+                    signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
+                {
+                    std::thread::spawn(move || {
+                        for _ in signals.forever() {
+                            interrupt.cancel();
+                        }
+                    });
+                }
+            })
         } else {
             sh.run_script(BufReader::new(io::stdin()), None)
         }

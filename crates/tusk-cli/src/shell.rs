@@ -28,6 +28,7 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use tusk_sql::sqlstate::CHARACTER_NOT_IN_REPERTOIRE;
 use tusk_sql::{CopyClient, QueryResult, Session, SqlError};
 
 use crate::copy::{parse_slash_copy, CopyInput, DataIn, DataOut, Progress, SharedOut, ShellCopy};
@@ -133,6 +134,9 @@ pub struct Shell<E, O, W> {
     /// The script being run, for message prefixes, and the current line.
     script: Option<String>,
     line: usize,
+    /// The encoding error of a script line that was not UTF-8, reported
+    /// in place of the statement that line belongs to.
+    encoding_error: Option<String>,
     /// Whether input comes from a person at a terminal (adds hints).
     pub interactive: bool,
     /// Where `COPY ... FROM STDIN` reads outside a script (`-c`, the
@@ -153,6 +157,7 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             last_query: None,
             script: None,
             line: 0,
+            encoding_error: None,
             interactive: false,
             stdin: Box::new(io::BufReader::new(io::stdin())),
             progress: false,
@@ -551,8 +556,26 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             if raw.last() == Some(&b'\n') {
                 raw.pop();
             }
-            let line = String::from_utf8_lossy(&raw).into_owned();
+            let line = match std::str::from_utf8(&raw) {
+                Ok(text) => text.to_string(),
+                Err(e) => {
+                    self.encoding_error
+                        .get_or_insert_with(|| invalid_utf8_message(&raw[e.valid_up_to()..]));
+                    String::from_utf8_lossy(&raw).into_owned()
+                }
+            };
             for item in scanner.feed_line(&line) {
+                // A statement read with bytes that are not UTF-8 fails as
+                // the server fails it, before it runs.
+                if let (Item::Statement(sql), Some(message)) = (&item, self.encoding_error.take()) {
+                    let e = SqlError::coded(CHARACTER_NOT_IN_REPERTOIRE, message);
+                    self.report_sql_error(&e, sql);
+                    let flow = self.finish(Flow::Error);
+                    if flow != Flow::Continue {
+                        break 'lines flow;
+                    }
+                    continue;
+                }
                 let flow = self.run_item_from(&item, &mut scanner, Some(&mut input));
                 if flow != Flow::Continue {
                     break 'lines flow;
@@ -561,14 +584,40 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         };
         let flow = match flow {
             Flow::Continue => match scanner.take_pending() {
-                Some(sql) => self.run_sql_from(&sql, Some(&mut input)),
+                Some(sql) => match self.encoding_error.take() {
+                    Some(message) => {
+                        let e = SqlError::coded(CHARACTER_NOT_IN_REPERTOIRE, message);
+                        self.report_sql_error(&e, &sql);
+                        self.finish(Flow::Error)
+                    }
+                    None => self.run_sql_from(&sql, Some(&mut input)),
+                },
                 None => self.finish(Flow::Continue),
             },
             other => other,
         };
         (self.script, self.line) = saved;
+        self.encoding_error = None;
         flow
     }
+}
+
+/// PostgreSQL's message for input that is not UTF-8: the first bad byte
+/// and the rest of the sequence its lead byte announces, as far as the
+/// input goes.
+fn invalid_utf8_message(bad: &[u8]) -> String {
+    let lead = bad[0];
+    let len = match lead {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    };
+    let bytes: Vec<String> = bad.iter().take(len).map(|b| format!("0x{b:02x}")).collect();
+    format!(
+        "invalid byte sequence for encoding \"UTF8\": {}",
+        bytes.join(" ")
+    )
 }
 
 /// Prints one result: a table (with `(N rows)` if `row_count` is set and
@@ -953,6 +1002,20 @@ mod tests {
         fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
             Err(io::Error::from_raw_os_error(21))
         }
+    }
+
+    #[test]
+    fn script_lines_that_are_not_utf8_fail_their_statement() {
+        let mut sh = shell();
+        let script: &[u8] = b"select 1;\nselect 'caf\xe9\xa9';\n";
+        assert_eq!(sh.run_script(script, Some("x.sql")), Flow::Error);
+        let (out, err, engine) = outputs(sh);
+        assert_eq!(engine.log, vec!["select 1;"]);
+        assert_eq!(out, ONE);
+        assert_eq!(
+            err,
+            "tusk:x.sql:2: ERROR:  invalid byte sequence for encoding \"UTF8\": 0xe9 0xa9 0x27\n"
+        );
     }
 
     #[test]

@@ -223,3 +223,33 @@ fn closed_stdout_ends_quietly() {
     assert_eq!(text(&out.stderr), "");
     assert!(!out.status.success());
 }
+
+#[test]
+fn command_strings_may_start_with_a_hyphen() {
+    let Some(dir) = engine_dir() else { return };
+    let out = run(dir.path(), &["-c", "-- just a comment"], "");
+    assert_eq!(text(&out.stderr), "");
+    assert!(out.status.success());
+    let out = run(dir.path(), &["-c", "-1"], "");
+    assert_eq!(
+        text(&out.stderr),
+        "ERROR:  syntax error at or near \"-\"\nLINE 1: -1\n        ^\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn thousands_of_nested_parentheses() {
+    let Some(dir) = engine_dir() else { return };
+    let deep = format!("select {}1{}", "(".repeat(2000), ")".repeat(2000));
+    let out = run(dir.path(), &["-At", "-c", &deep], "");
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(text(&out.stdout), "1\n");
+    let deeper = format!("select {}1{}", "(".repeat(20000), ")".repeat(20000));
+    let out = run(dir.path(), &["-c", &deeper], "");
+    assert!(
+        text(&out.stderr).starts_with("ERROR:  stack depth limit exceeded"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -181,6 +181,14 @@ select 1;\n",
         writes: &[],
     },
     Case {
+        name: "unique_violation",
+        script: b"create table t (a int primary key, b text);\ncopy t from stdin;\n1\tx\n2\ty\n\\.\n\
+copy t from stdin;\n3\tz\n2\tdup\n\\.\n",
+        files: &[],
+        generated: None,
+        writes: &[],
+    },
+    Case {
         name: "missing_file",
         script: b"create table t (a int);\n\\copy t from 'nope.csv'\n",
         files: &[],

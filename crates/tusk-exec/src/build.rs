@@ -17,8 +17,8 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
-    aggregate, append, cte, filter, hashjoin, limit, nestloop, project, recursive, result, scan,
-    setop, sort, subplan, unique, window,
+    aggregate, append, cte, filter, hashjoin, indexscan, limit, nestloop, project, recursive,
+    result, scan, series, setop, sort, subplan, unique, window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -36,8 +36,8 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let child = |i: usize| build(&plan.children[i], ctx);
     let op: Box<dyn Operator> = match &plan.kind {
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
-        NodeKind::IndexScan { .. } => Box::new(scan::IndexScan::new(plan, ctx)?),
-        NodeKind::FunctionScan { .. } => Box::new(scan::FunctionScan::new(plan, ctx)?),
+        NodeKind::IndexScan { .. } => Box::new(indexscan::IndexScan::new(plan, ctx)?),
+        NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))
         }

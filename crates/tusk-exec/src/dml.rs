@@ -4,51 +4,70 @@
 //! [`RowWriter`] turns one row of a batch (columns in table order, already
 //! of the table's types) into a heap tuple, checks NOT NULL and the string
 //! length limits of `varchar(n)` / `char(n)` (padding `char(n)`), inserts
-//! it and adds its index entries. INSERT writes every input row; UPDATE
-//! marks the old version deleted and writes the new one, changing each
-//! target row once even when a join reaches it twice; DELETE marks rows
-//! deleted. Each sink can keep the rows it wrote, as stored, for RETURNING.
+//! it and adds its index entries, in the order PostgreSQL does (the
+//! indexes by creation, each unique one checked as its entry goes in: a
+//! live row with an equal key is PostgreSQL's 23505, with the new row's key
+//! in the DETAIL). INSERT writes every input row; UPDATE marks the old
+//! version deleted and writes the new one, changing each target row once
+//! even when a join reaches it twice; DELETE marks rows deleted. Each sink
+//! can keep the rows it wrote, as stored, for RETURNING. INSERT ... ON
+//! CONFLICT is in `conflict`, on the same writer.
 
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
+use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome, StatementWriter};
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::tuple::TupleBuilder;
-use tusk_storage::{Database, SqlType, TableDef, Xid};
+use tusk_storage::{Database, IndexDef, SqlType, TableDef, Xid};
 
 /// Writes rows into one table and its indexes.
-struct RowWriter<'a> {
-    table: &'a TableDef,
+pub(crate) struct RowWriter<'a> {
+    db: &'a Database,
+    pub(crate) table: &'a TableDef,
     /// CHECK constraints over the row's columns, in evaluation order.
     checks: &'a [(String, Expr)],
-    xid: Xid,
+    pub(crate) xid: Xid,
     ins: HeapInserter<'a>,
-    indexes: Vec<(Btree<'a>, usize)>,
+    /// The table's indexes in creation order.
+    pub(crate) indexes: Vec<Index<'a>>,
+    writer: StatementWriter<'a>,
+    key: EncodedKey,
     tb: TupleBuilder,
     padded: String,
 }
 
+/// What inserting a formed row did.
+pub(crate) enum Inserted {
+    Row(Tid),
+    /// An index of `arbiters` has a live row with an equal key (the row
+    /// just inserted into the heap is deleted again).
+    Conflict,
+}
+
 impl<'a> RowWriter<'a> {
-    fn new(
+    pub(crate) fn new(
         db: &'a Database,
         table: &'a TableDef,
         checks: &'a [(String, Expr)],
         xid: Xid,
     ) -> RowWriter<'a> {
-        let indexes = db
-            .catalog()
-            .indexes_of(table.oid)
-            .map(|i| (Btree::new(&db.pool, i.oid), i.column))
-            .collect();
+        let mut defs: Vec<tusk_storage::IndexDef> =
+            db.catalog().indexes_of(table.oid).cloned().collect();
+        defs.sort_by_key(|d| d.oid);
+        let indexes = defs.iter().map(|d| Index::open(db, d, table)).collect();
         RowWriter {
+            db,
             table,
             checks,
             xid,
             ins: HeapInserter::new(&db.pool, table.oid),
             indexes,
+            writer: StatementWriter::new(db, xid),
+            key: EncodedKey::default(),
             tb: TupleBuilder::new(),
             padded: String::new(),
         }
@@ -57,6 +76,15 @@ impl<'a> RowWriter<'a> {
     /// Writes row `row` of `b` (its first columns in table order); returns
     /// the new tuple's TID.
     fn write(&mut self, b: &Batch, row: usize) -> Result<Tid> {
+        self.form(b, row)?;
+        match self.insert_formed(&[])? {
+            Inserted::Row(tid) => Ok(tid),
+            Inserted::Conflict => unreachable!("no arbiter indexes"),
+        }
+    }
+
+    /// Forms the tuple of row `row` of `b`, checking NOT NULL and lengths.
+    pub(crate) fn form(&mut self, b: &Batch, row: usize) -> Result<()> {
         self.tb.begin();
         for (col, def) in b.columns.iter().zip(&self.table.columns) {
             if col.is_null(row) {
@@ -104,26 +132,52 @@ impl<'a> RowWriter<'a> {
                 }
             }
         }
-        let tid = self.ins.insert(self.tb.finish(self.xid))?;
-        for (index, col) in &self.indexes {
-            let c = &b.columns[*col];
-            if c.is_null(row) {
-                continue;
+        Ok(())
+    }
+
+    /// The live row whose key equals the formed tuple's in one of the
+    /// `arbiters` (index positions), checked in order, after waiting for
+    /// writers still running (see `tusk_storage::btree`'s `unique`).
+    pub(crate) fn find_conflict(&mut self, arbiters: &[usize]) -> Result<Option<Tid>> {
+        let t = self.tb.finish(self.xid);
+        for &i in arbiters {
+            let index = &self.indexes[i];
+            index.key_of_tuple(t, &mut self.key)?;
+            if let Some(tid) = index.find_conflict(&self.key, &mut self.writer)? {
+                return Ok(Some(tid));
             }
-            let key = match &c.data {
-                Data::Int4(d) => d[row] as i64,
-                Data::Int8(d) => d[row],
-                _ => return Err(ExecError::new("btree indexes support integer columns only")),
-            };
-            index.insert(key, tid, self.xid)?;
         }
-        Ok(tid)
+        Ok(None)
+    }
+
+    /// Inserts the formed tuple and its index entries. A unique index with
+    /// a live row of an equal key is an error, unless it is one of the
+    /// `arbiters` (index positions): then the heap tuple is deleted again
+    /// and the outcome is [`Inserted::Conflict`] (INSERT ... ON CONFLICT
+    /// found no conflict before inserting, but a concurrent writer may have
+    /// inserted the key since).
+    pub(crate) fn insert_formed(&mut self, arbiters: &[usize]) -> Result<Inserted> {
+        let t = self.tb.finish(self.xid);
+        let tid = self.ins.insert(t)?;
+        for (i, index) in self.indexes.iter().enumerate() {
+            index.key_of_tuple(t, &mut self.key)?;
+            if let InsertOutcome::Conflict { .. } =
+                index.insert(&self.key, tid, &mut self.writer)?
+            {
+                if arbiters.contains(&i) {
+                    heap::delete(&self.db.pool, self.table.oid, tid, self.xid)?;
+                    return Ok(Inserted::Conflict);
+                }
+                return Err(unique_violation(self.table, index.def(), t));
+            }
+        }
+        Ok(Inserted::Row(tid))
     }
 }
 
 impl RowWriter<'_> {
     /// Checks every row of `b` against the CHECK constraints.
-    fn check(&self, b: &Batch) -> Result<()> {
+    pub(crate) fn check(&self, b: &Batch) -> Result<()> {
         match check_violation(self.table, self.checks, b)? {
             Some((_, e)) => Err(e),
             None => Ok(()),
@@ -186,6 +240,53 @@ pub(crate) fn not_null_violation(
 /// `...`; `ExecBuildSlotValueDescription`).
 const FAILING_ROW_VALUE_BYTES: usize = 64;
 
+/// `duplicate key value violates unique constraint "name"` (23505), with
+/// the key of `t` (the new row) in the DETAIL.
+pub(crate) fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> ExecError {
+    ExecError::coded(
+        sqlstate::UNIQUE_VIOLATION,
+        format!(
+            "duplicate key value violates unique constraint \"{}\"",
+            def.name
+        ),
+    )
+    .with_detail(format!("Key {} already exists.", tuple_key(table, def, t)))
+}
+
+/// `(a, b)=(1, x)`: the key of index `def` in heap tuple `t` of `table`,
+/// as PostgreSQL's DETAIL lines print it (values as stored, through their
+/// output functions; `null` for NULL).
+pub fn tuple_key(table: &TableDef, def: &IndexDef, t: &[u8]) -> String {
+    let all: Vec<usize> = (0..table.columns.len()).collect();
+    let deform = Deformer::new(&table.column_types(), &all, false);
+    let mut cols = deform.columns(1);
+    deform.push(&mut cols, t, Tid { block: 0, item: 0 });
+    let names: Vec<&str> = def
+        .columns
+        .iter()
+        .map(|c| table.columns[c.attno].name.as_str())
+        .collect();
+    let values: Vec<String> = def
+        .columns
+        .iter()
+        .map(|c| {
+            cols[c.attno]
+                .value_as(0, table.columns[c.attno].ty.data_type())
+                .to_text()
+                .unwrap_or_else(|| "null".into())
+        })
+        .collect();
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    describe_key(&names, &values)
+}
+
+/// The key of index `def` in the row at `tid` of `table` (see
+/// [`tuple_key`]), whatever the row's visibility.
+pub fn row_key(db: &Database, table: &TableDef, def: &IndexDef, tid: Tid) -> Result<String> {
+    heap::read_tuple(&db.pool, table.oid, tid, |t| tuple_key(table, def, t))?
+        .ok_or_else(|| ExecError::new(format!("no row at ({},{})", tid.block, tid.item)))
+}
+
 /// PostgreSQL's DETAIL for a rejected row: `Failing row contains (1, null).`
 fn failing_row(table: &TableDef, b: &Batch, row: usize) -> String {
     let vals: Vec<String> = table
@@ -220,7 +321,7 @@ impl Written {
     }
 
     /// Appends row `row` of `b`'s first `n` columns.
-    fn push(&mut self, b: &Batch, row: usize) {
+    pub(crate) fn push(&mut self, b: &Batch, row: usize) {
         let n = self.rows.columns.len();
         for (dst, src) in self.rows.columns.iter_mut().zip(&b.columns[..n]) {
             dst.push_from(src, row);

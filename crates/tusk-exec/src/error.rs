@@ -24,6 +24,7 @@ pub mod sqlstate {
     pub const CHECK_VIOLATION: &str = "23514";
     pub const FOREIGN_KEY_VIOLATION: &str = "23503";
     pub const QUERY_CANCELED: &str = "57014";
+    pub const ADMIN_SHUTDOWN: &str = "57P01";
     pub const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
     pub const CONFIGURATION_LIMIT_EXCEEDED: &str = "53400";
     pub const OUT_OF_MEMORY: &str = "53200";
@@ -31,6 +32,11 @@ pub mod sqlstate {
     pub const IO_ERROR: &str = "58030";
     pub const DATA_CORRUPTED: &str = "XX001";
     pub const SYNTAX_ERROR: &str = "42601";
+    pub const PROTOCOL_VIOLATION: &str = "08P01";
+    pub const INVALID_AUTHORIZATION: &str = "28000";
+    pub const INVALID_BINARY_REPRESENTATION: &str = "22P03";
+    pub const DUPLICATE_PSTATEMENT: &str = "42P05";
+    pub const UNDEFINED_PSTATEMENT: &str = "26000";
     pub const UNDEFINED_TABLE: &str = "42P01";
     pub const UNDEFINED_COLUMN: &str = "42703";
     pub const UNDEFINED_FUNCTION: &str = "42883";
@@ -47,12 +53,15 @@ pub mod sqlstate {
     pub const INVALID_TABLE_DEFINITION: &str = "42P16";
     pub const WRONG_OBJECT_TYPE: &str = "42809";
     pub const INVALID_NAME: &str = "42602";
+    pub const RESERVED_NAME: &str = "42939";
     pub const NAME_TOO_LONG: &str = "42622";
     pub const AMBIGUOUS_FUNCTION: &str = "42725";
     pub const INDETERMINATE_DATATYPE: &str = "42P18";
     pub const INVALID_RECURSION: &str = "42P19";
     pub const UNDEFINED_PARAMETER: &str = "42P02";
+    pub const AMBIGUOUS_PARAMETER: &str = "42P08";
     pub const OBJECT_IN_USE: &str = "55006";
+    pub const DEPENDENT_OBJECTS_STILL_EXIST: &str = "2BP01";
     pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
     pub const STATEMENT_TOO_COMPLEX: &str = "54001";
     pub const INVALID_TRANSACTION_STATE: &str = "25000";
@@ -129,6 +138,15 @@ impl From<tusk_storage::StorageError> for ExecError {
     fn from(e: tusk_storage::StorageError) -> Self {
         let code = match &e {
             tusk_storage::StorageError::Io { .. } => sqlstate::IO_ERROR,
+            tusk_storage::StorageError::Report(r) => {
+                let r = *r.clone();
+                return ExecError {
+                    code: r.code,
+                    message: r.message,
+                    detail: r.detail,
+                    hint: r.hint,
+                };
+            }
             _ => sqlstate::INTERNAL_ERROR,
         };
         ExecError::coded(code, e.to_string())

@@ -633,27 +633,16 @@ impl Expr {
             Expr::Cast { arg, to } => {
                 let v = arg.eval_active(batch, active)?;
                 // Without a typmod, explicit or not makes no difference; the
-                // session's settings (time zone, styles) are the defaults
-                // until the node carries them.
-                cast::cast_vector(
-                    &v,
-                    arg.data_type(),
-                    SqlType::of(*to),
-                    true,
-                    &cast::CastEnv::default(),
-                    active,
-                )
+                // session's settings (time zone, styles) come from `env`.
+                crate::env::with(|env| {
+                    cast::cast_vector(&v, arg.data_type(), SqlType::of(*to), true, env, active)
+                })
             }
             Expr::Typmod { arg, ty, explicit } => {
                 let v = arg.eval_active(batch, active)?;
-                cast::cast_vector(
-                    &v,
-                    ty.data_type(),
-                    *ty,
-                    *explicit,
-                    &cast::CastEnv::default(),
-                    active,
-                )
+                crate::env::with(|env| {
+                    cast::cast_vector(&v, ty.data_type(), *ty, *explicit, env, active)
+                })
             }
             Expr::BpcharToText(arg) => bpchar_to_text(&arg.eval_active(batch, active)?),
             Expr::Concat(parts) => {

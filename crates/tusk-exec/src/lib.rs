@@ -12,10 +12,11 @@
 //! | layer | modules | what |
 //! |---|---|---|
 //! | top | `build` | the one dispatcher: builds each node's children and hands them in |
-//! | operators | `scan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml` | one node each (a folder for a big one) |
+//! | operators | `scan`, `indexscan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml`, `conflict` | one node each (a folder for a big one) |
 //! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
 //! | data | `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, normalized sort keys, spill files, the recursion guard, UTF-8 checks |
+//! | session | `interrupt`, `env` | cancel requests and `statement_timeout` (checked once per batch); the session's settings and statement time that casts read |
 //!
 //! A parallel-aware node owns the state its participants share and creates
 //! it in its own initialiser, which `build::init_shared` calls before a
@@ -26,15 +27,19 @@ pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod conflict;
 pub mod copy;
 pub mod cte;
 pub mod dml;
+pub mod env;
 pub mod error;
 pub mod expr;
 pub mod filter;
 pub mod func;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod indexscan;
+pub mod interrupt;
 pub mod join;
 #[cfg(test)]
 mod join_reference;
@@ -50,6 +55,7 @@ pub mod recursive;
 pub mod result;
 pub mod rowstore;
 pub mod scan;
+pub mod series;
 pub mod setop;
 pub mod sort;
 pub mod sortkey;
@@ -77,6 +83,7 @@ pub mod exec {
 pub use build::build;
 pub use error::{ExecError, Result};
 pub use expr::Expr;
+pub use interrupt::Interrupt;
 pub use numeric::Numeric;
 pub use operator::{collect, ExecContext, NodeStats, Operator};
 pub use plan::{Estimate, NodeKind, Plan};

@@ -434,6 +434,9 @@ impl Operator for NestedLoop {
                     };
                 }
                 Phase::Scan => {
+                    // A filter that rejects every pair produces no batch for
+                    // the wrapper to check at: check once per batch of pairs.
+                    self.ctx.interrupt.check()?;
                     if !self.scan()? {
                         self.finish_block();
                         self.phase = Phase::NextBlock;

@@ -13,14 +13,20 @@
 //! [`ExecContext`] carries what operators need from outside: the database
 //! and snapshot, the memory limits, EXPLAIN ANALYZE's per-node statistics,
 //! the statement's temp-file accounting and, under a Gather, the state the
-//! participants share ([`ParallelState`]). With EXPLAIN ANALYZE every
-//! operator is wrapped by [`instrument`], which counts rows and time per
-//! plan node.
+//! participants share ([`ParallelState`]), the statement's [`Interrupt`]
+//! and its session environment ([`SessionEnv`]). [`instrument`] wraps every
+//! operator: before each batch it checks the interrupt (PostgreSQL's
+//! `CHECK_FOR_INTERRUPTS()` at the top of `ExecProcNode`: cancel requests,
+//! `statement_timeout` and shutdown stop a statement there) and installs the
+//! session environment (see `env`); with EXPLAIN ANALYZE it also counts rows
+//! and time per plan node.
 //!
 //! The helpers at the end ([`apply_filter`], [`emit_chunk`], [`collect`])
 //! are what several operators do to batches.
 
+use crate::env::SessionEnv;
 use crate::error::{ExecError, Result};
+use crate::interrupt::Interrupt;
 use crate::parallel::ParallelState;
 use crate::plan::Plan;
 use crate::vector::{Batch, BATCH_SIZE};
@@ -73,6 +79,12 @@ pub struct ExecContext {
     /// `tusk.hash_chunk_size`: bytes of each chunk of a Parallel Hash Join's
     /// shared table (a power of two).
     pub hash_chunk_size: usize,
+    /// Checked before every batch: cancel requests, `statement_timeout`,
+    /// shutdown. Workers share the leader's.
+    pub interrupt: Interrupt,
+    /// The session's settings and the statement's start time, installed on
+    /// the running thread around every batch.
+    pub env: Arc<SessionEnv>,
     /// The query's CTEs and recursive working tables (see `cte`); empty in
     /// parallel workers.
     pub ctes: Rc<crate::cte::Registry>,
@@ -136,9 +148,31 @@ impl Operator for Instrumented {
     }
 }
 
-/// `op`, wrapped to count rows and time under node `id` when the context
-/// collects statistics (EXPLAIN ANALYZE); `op` itself otherwise.
+/// Checks the statement's interrupt before each batch of its operator and
+/// runs the operator in the session's environment.
+struct Guarded {
+    inner: Box<dyn Operator>,
+    interrupt: Interrupt,
+    env: Arc<SessionEnv>,
+}
+
+impl Operator for Guarded {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        self.interrupt.check()?;
+        let _env = crate::env::enter(&self.env);
+        self.inner.next()
+    }
+}
+
+/// `op`, wrapped to check the statement's interrupt and install its
+/// session environment before each batch, and to count rows and time under
+/// node `id` when the context collects statistics (EXPLAIN ANALYZE).
 pub fn instrument(op: Box<dyn Operator>, id: usize, ctx: &ExecContext) -> Box<dyn Operator> {
+    let op: Box<dyn Operator> = Box::new(Guarded {
+        inner: op,
+        interrupt: ctx.interrupt.clone(),
+        env: ctx.env.clone(),
+    });
     match &ctx.stats {
         Some(stats) => Box::new(Instrumented {
             inner: op,

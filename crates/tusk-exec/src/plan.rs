@@ -138,6 +138,31 @@ pub struct SortKey {
     pub nulls_first: bool,
 }
 
+/// The comparison of an index scan key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKeyOp {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `column IS NULL` (the key's `value` is not used).
+    IsNull,
+}
+
+/// One condition of an index scan: `key column op value`, on column
+/// `column` of the index key (0 is the leading one). `value` is evaluated
+/// when the scan starts: a constant, or a parameter a SubPlan substitutes
+/// (PostgreSQL's runtime keys). The planner hands over equalities (or IS
+/// NULL) on every column before the first one with a range, ranges on that
+/// one only; several conditions on one column narrow each other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexKey {
+    pub column: usize,
+    pub op: IndexKeyOp,
+    pub value: Expr,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// Sequential scan of a heap table, emitting columns `columns` (attribute
@@ -153,9 +178,10 @@ pub enum NodeKind {
         /// Parallel Seq Scan: participants share the blocks.
         parallel: bool,
     },
-    /// Index scan: the btree `index_oid` on attribute `key_att` of the
-    /// table yields the TIDs whose key lies within `lo..hi`; the visible
-    /// tuples are fetched from the heap. Output as for `SeqScan`.
+    /// Index scan: the btree `index_oid` yields the TIDs of the entries
+    /// that satisfy `keys` (see [`IndexKey`]), in index order (reversed
+    /// when `backward`); the visible tuples are fetched from the heap.
+    /// Output as for `SeqScan`.
     IndexScan {
         table: String,
         alias: String,
@@ -165,8 +191,8 @@ pub enum NodeKind {
         table_types: Vec<DataType>,
         columns: Vec<usize>,
         with_tid: bool,
-        lo: std::ops::Bound<i64>,
-        hi: std::ops::Bound<i64>,
+        keys: Vec<IndexKey>,
+        backward: bool,
         /// `Index Cond:` as EXPLAIN prints it.
         index_cond: String,
         filter: Option<Expr>,
@@ -678,8 +704,14 @@ impl Plan {
             ks.iter_mut().for_each(|k| f(&mut k.expr))
         };
         match &mut self.kind {
-            NodeKind::SeqScan { filter, .. } | NodeKind::IndexScan { filter, .. } => {
-                filter.iter_mut().for_each(&mut *f)
+            NodeKind::SeqScan { filter, .. } => filter.iter_mut().for_each(&mut *f),
+            NodeKind::IndexScan {
+                keys: index_keys,
+                filter,
+                ..
+            } => {
+                index_keys.iter_mut().for_each(|k| f(&mut k.value));
+                filter.iter_mut().for_each(&mut *f);
             }
             NodeKind::FunctionScan { args, filter, .. } => {
                 args.iter_mut().for_each(&mut *f);

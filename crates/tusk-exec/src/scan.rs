@@ -1,7 +1,7 @@
-//! Leaf operators: heap sequential scan, btree index scan,
-//! `generate_series`, literal rows.
+//! Leaf operators: heap sequential scan, `generate_series`, literal rows
+//! (the index scan is in `indexscan`, on the tuple deforming here).
 
-use crate::error::{ExecError, Result};
+use crate::error::Result;
 use crate::expr::Expr;
 use crate::operator::{apply_filter, ExecContext, Operator};
 use crate::parallel::NodeShared;
@@ -17,7 +17,7 @@ use tusk_storage::{DataType, Database, Snapshot};
 
 /// Turns stored tuples into column vectors: the needed attributes and,
 /// optionally, a last Int8 column with the TID (shared by the heap scans).
-struct Deformer {
+pub(crate) struct Deformer {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
@@ -30,7 +30,7 @@ struct Deformer {
 }
 
 impl Deformer {
-    fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+    pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
         let last = columns.iter().copied().max();
         let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
         for (out, &att) in columns.iter().enumerate() {
@@ -58,7 +58,7 @@ impl Deformer {
         }
     }
 
-    fn columns(&self, capacity: usize) -> Vec<Vector> {
+    pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
         self.out_types
             .iter()
             .map(|&t| Vector::with_capacity(t, capacity))
@@ -144,7 +144,7 @@ impl Deformer {
 
     /// Appends tuple `t` (at `tid`) to `cols`.
     #[inline]
-    fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
+    pub(crate) fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         if let Some(last) = self.out_of_att.len().checked_sub(1) {
             match self.fixed.as_deref() {
                 Some(fixed) if tuple::is_dense(t, last) => {
@@ -343,87 +343,9 @@ impl Operator for SeqScan {
     }
 }
 
-/// Index scan: TIDs from a btree range, tuples from the heap, checked
-/// against the snapshot there (dead and uncommitted rows are never
-/// returned: the index has entries for every version).
-pub struct IndexScan {
-    db: Arc<Database>,
-    oid: u32,
-    deform: Deformer,
-    snapshot: Snapshot,
-    cursor: tusk_storage::btree::Cursor,
-    more: bool,
-    tids: Vec<Tid>,
-    filter: Option<Expr>,
-    ctx: ExecContext,
-    id: usize,
-}
-
-impl IndexScan {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<IndexScan> {
-        let NodeKind::IndexScan {
-            oid,
-            index_oid,
-            table_types,
-            columns,
-            with_tid,
-            lo,
-            hi,
-            filter,
-            ..
-        } = &plan.kind
-        else {
-            unreachable!()
-        };
-        let cursor = tusk_storage::btree::Btree::new(&ctx.db.pool, *index_oid).scan(*lo, *hi)?;
-        Ok(IndexScan {
-            db: ctx.db.clone(),
-            oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid),
-            snapshot: ctx.snapshot.clone(),
-            cursor,
-            more: true,
-            tids: Vec::with_capacity(BATCH_SIZE),
-            filter: filter.clone(),
-            ctx: ctx.clone(),
-            id: plan.id,
-        })
-    }
-
-    fn read_batch(&mut self) -> Result<Option<Batch>> {
-        if !self.more {
-            return Ok(None);
-        }
-        self.tids.clear();
-        self.more = self
-            .cursor
-            .next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)?;
-        let mut cols = self.deform.columns(self.tids.len());
-        let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
-        let deform = &self.deform;
-        heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
-            rows += 1;
-            deform.push(&mut cols, t, tid);
-        })?;
-        Ok(Some(Batch::new(cols, rows)))
-    }
-}
-
-impl Operator for IndexScan {
-    fn next(&mut self) -> Result<Option<Batch>> {
-        while let Some(b) = self.read_batch()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
-                return Ok(Some(b));
-            }
-        }
-        Ok(None)
-    }
-}
-
 /// Applies a scan's filter (counting removed rows for EXPLAIN ANALYZE);
 /// `None` when no row is left.
-fn scan_filter(
+pub(crate) fn scan_filter(
     b: Batch,
     filter: &Option<Expr>,
     ctx: &ExecContext,
@@ -444,96 +366,6 @@ fn scan_filter(
 pub fn eval_constants(exprs: &[Expr]) -> Result<Vec<Value>> {
     let one = Batch::new(vec![], 1);
     exprs.iter().map(|e| Ok(e.eval(&one)?.value(0))).collect()
-}
-
-/// `generate_series(start, stop [, step])` over integers.
-pub struct FunctionScan {
-    next: i128,
-    stop: i128,
-    step: i128,
-    ty: DataType,
-    done: bool,
-    filter: Option<Expr>,
-    ctx: ExecContext,
-    id: usize,
-}
-
-impl FunctionScan {
-    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<FunctionScan> {
-        let NodeKind::FunctionScan {
-            args, ty, filter, ..
-        } = &plan.kind
-        else {
-            unreachable!()
-        };
-        let vals = eval_constants(args)?;
-        let as_int = |v: &Value| -> Option<i128> {
-            match v {
-                Value::Int4(x) => Some(*x as i128),
-                Value::Int8(x) => Some(*x as i128),
-                _ => None,
-            }
-        };
-        let ints: Vec<Option<i128>> = vals.iter().map(as_int).collect();
-        let step = ints.get(2).copied().unwrap_or(Some(1));
-        if step == Some(0) {
-            return Err(ExecError::new("step size cannot equal zero"));
-        }
-        let done = ints.iter().any(|v| v.is_none()) || step.is_none();
-        Ok(FunctionScan {
-            next: ints[0].unwrap_or(0),
-            stop: ints[1].unwrap_or(0),
-            step: step.unwrap_or(1),
-            ty: *ty,
-            done,
-            filter: filter.clone(),
-            ctx: ctx.clone(),
-            id: plan.id,
-        })
-    }
-
-    fn produce(&mut self) -> Option<Batch> {
-        if self.done {
-            return None;
-        }
-        let remaining = if self.step > 0 {
-            if self.next > self.stop {
-                0
-            } else {
-                (self.stop - self.next) / self.step + 1
-            }
-        } else if self.next < self.stop {
-            0
-        } else {
-            (self.next - self.stop) / (-self.step) + 1
-        };
-        if remaining == 0 {
-            self.done = true;
-            return None;
-        }
-        let n = remaining.min(BATCH_SIZE as i128) as usize;
-        let start = self.next;
-        let step = self.step;
-        let data = match self.ty {
-            DataType::Int4 => {
-                Data::Int4((0..n).map(|i| (start + step * i as i128) as i32).collect())
-            }
-            _ => Data::Int8((0..n).map(|i| (start + step * i as i128) as i64).collect()),
-        };
-        self.next = start + step * n as i128;
-        Some(Batch::new(vec![Vector::new(data, None)], n))
-    }
-}
-
-impl Operator for FunctionScan {
-    fn next(&mut self) -> Result<Option<Batch>> {
-        while let Some(b) = self.produce() {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
-                return Ok(Some(b));
-            }
-        }
-        Ok(None)
-    }
 }
 
 /// Literal rows, evaluated when first pulled.

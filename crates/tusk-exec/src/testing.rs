@@ -49,6 +49,8 @@ impl TestDb {
             participant: 0,
             prefetch: true,
             hash_chunk_size: 1 << 16,
+            interrupt: crate::interrupt::Interrupt::new(),
+            env: Default::default(),
             ctes: Default::default(),
         }
     }

@@ -15,7 +15,7 @@
 //! not shown, as PostgreSQL folds projections into the node below.
 
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd};
+use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanSpec};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -30,7 +30,9 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             .get(*index)
             .cloned()
             .unwrap_or_else(|| format!("${index}")),
-        Expr::Param { index, .. } => format!("${}", index + 1),
+        Expr::Param { index, .. } => OUTER_PARAMS
+            .with(|m| m.borrow().get(index).cloned())
+            .unwrap_or_else(|| format!("${}", index + 1)),
         Expr::Const { value, ty } => match value {
             Value::Null => format!("NULL::{}", type_name(*ty)),
             Value::Bool(b) => b.to_string(),
@@ -197,290 +199,472 @@ fn rows_per_loop(s: &NodeStats) -> u64 {
     (s.rows as f64 / s.loops.max(1) as f64).round() as u64
 }
 
-/// Renders the plan as EXPLAIN lines.
-pub fn explain(plan: &Plan, opts: ExplainOptions, stats: Option<&[NodeStats]>) -> Vec<String> {
+/// Renders a statement as EXPLAIN lines: its CTEs appear as `CTE name`
+/// sections of the top node, as PostgreSQL prints them.
+pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats]>) -> Vec<String> {
     let mut out = Vec::new();
-    node(visible(plan), 0, false, opts, stats, &mut out);
+    let mut names = vec![String::new(); stmt.ctes.len()];
+    cte_names(&stmt.root, &mut names);
+    for c in &stmt.ctes {
+        cte_names(c, &mut names);
+    }
+    let sections: Vec<Section> = stmt
+        .ctes
+        .iter()
+        .zip(&names)
+        .map(|(plan, name)| Section {
+            title: format!("CTE {name}"),
+            plan,
+            params: Vec::new(),
+        })
+        .collect();
+    let r = Renderer { opts, stats };
+    r.node(
+        visible(&stmt.root),
+        0,
+        0,
+        false,
+        Inherited {
+            filter: None,
+            sections,
+        },
+        &mut out,
+    );
     out
 }
 
-fn node(
-    p: &Plan,
-    depth: usize,
-    parallel_parent: bool,
-    opts: ExplainOptions,
-    stats: Option<&[NodeStats]>,
-    out: &mut Vec<String>,
-) {
-    let indent = if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
-    let detail = " ".repeat(if depth == 0 { 2 } else { indent + 6 });
-    let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
-    let (title, mut details): (String, Vec<String>) = match &p.kind {
-        NodeKind::SeqScan {
-            table,
-            alias,
-            filter,
-            parallel,
-            ..
-        } => {
-            let name = if alias == table {
-                table.clone()
-            } else {
-                format!("{table} {alias}")
-            };
-            let mut d = vec![];
-            if let Some(f) = filter {
-                d.push(format!("Filter: {}", deparse(f, &p.names)));
-            }
-            let kind = if *parallel {
-                "Parallel Seq Scan"
-            } else {
-                "Seq Scan"
-            };
-            (format!("{kind} on {name}"), d)
+/// The names of the CTEs the plan scans, by CTE number.
+fn cte_names(p: &Plan, names: &mut [String]) {
+    if let NodeKind::CteScan { cte, name, .. } = &p.kind {
+        if let Some(slot) = names.get_mut(*cte) {
+            slot.clone_from(name);
         }
-        NodeKind::IndexScan {
-            table,
-            alias,
-            index,
-            index_cond,
-            filter,
-            ..
-        } => {
-            let name = if alias == table {
-                table.clone()
-            } else {
-                format!("{table} {alias}")
-            };
-            let mut d = vec![format!("Index Cond: {index_cond}")];
-            if let Some(f) = filter {
-                d.push(format!("Filter: {}", deparse(f, &p.names)));
-            }
-            (format!("Index Scan using {index} on {name}"), d)
-        }
-        NodeKind::FunctionScan { alias, filter, .. } => {
-            let mut d = vec![];
-            if let Some(f) = filter {
-                d.push(format!("Filter: {}", deparse(f, &p.names)));
-            }
-            let name = if alias.is_empty() || alias == "generate_series" {
-                "generate_series".to_string()
-            } else {
-                format!("generate_series {alias}")
-            };
-            (format!("Function Scan on {name}"), d)
-        }
-        NodeKind::Values { rows } => {
-            if rows.len() == 1 {
-                ("Result".into(), vec![])
-            } else {
-                ("Values Scan on \"*VALUES*\"".into(), vec![])
-            }
-        }
-        NodeKind::Filter { predicate } => (
-            "Result".into(),
-            vec![format!(
-                "One-Time Filter: {}",
-                deparse(predicate, child_names(0))
-            )],
-        ),
-        NodeKind::Project { .. } => unreachable!("projections are skipped"),
-        NodeKind::HashJoin {
-            outer_keys,
-            inner_keys,
-            join_filter,
-            ..
-        } => {
-            let on = child_names(0);
-            let inn = child_names(1);
-            let conds: Vec<String> = outer_keys
-                .iter()
-                .zip(inner_keys)
-                .map(|(o, i)| format!("({} = {})", deparse(o, on), deparse(i, inn)))
-                .collect();
-            let mut d = vec![];
-            if !conds.is_empty() {
-                let c = if conds.len() == 1 {
-                    conds[0].clone()
-                } else {
-                    format!("({})", conds.join(" AND "))
-                };
-                d.push(format!("Hash Cond: {c}"));
-            }
-            if let Some(f) = join_filter {
-                let mut both: Vec<String> = on.to_vec();
-                both.extend(inn.iter().cloned());
-                d.push(format!("Join Filter: {}", deparse(f, &both)));
-            }
-            d.extend(p.kind.explain_notes());
-            (p.kind.explain_name().unwrap_or_default(), d)
-        }
-        NodeKind::NestedLoop { join_filter, .. } => {
-            let mut d = vec![];
-            if let Some(f) = join_filter {
-                let mut both: Vec<String> = child_names(0).to_vec();
-                both.extend(child_names(1).iter().cloned());
-                d.push(format!("Join Filter: {}", deparse(f, &both)));
-            }
-            d.extend(p.kind.explain_notes());
-            (p.kind.explain_name().unwrap_or_default(), d)
-        }
-        NodeKind::Append => ("Append".into(), vec![]),
-        NodeKind::Result { one_time_filter } => (
-            "Result".into(),
-            one_time_filter
-                .iter()
-                .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
-                .collect(),
-        ),
-        NodeKind::SetOp { op, all } => {
-            let o = match op {
-                SetOpCmd::Intersect => "Intersect",
-                SetOpCmd::Except => "Except",
-            };
-            (
-                format!("HashSetOp {o}{}", if *all { " All" } else { "" }),
-                vec![],
-            )
-        }
-        NodeKind::Unique { .. } => ("Unique".into(), vec![]),
-        NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
-        NodeKind::CteScan { name, alias, .. } => (
-            if name == alias {
-                format!("CTE Scan on {name}")
-            } else {
-                format!("CTE Scan on {name} {alias}")
-            },
-            vec![],
-        ),
-        NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
-        NodeKind::WorkTableScan { alias, .. } => (format!("WorkTable Scan on {alias}"), vec![]),
-        NodeKind::SubPlans { subplans } => (
-            "Result".into(),
-            subplans
-                .iter()
-                .map(|s| format!("tusk: computes SubPlan {}", s.number))
-                .collect(),
-        ),
-        NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
-        NodeKind::Hash => ("Hash".into(), vec![]),
-        NodeKind::Gather { workers } => {
-            ("Gather".into(), vec![format!("Workers Planned: {workers}")])
-        }
-        NodeKind::Aggregate { group, mode, .. } => {
-            let prefix = match mode {
-                AggMode::Simple => "",
-                AggMode::Partial => "Partial ",
-                AggMode::Finalize => "Finalize ",
-            };
-            if group.is_empty() {
-                (format!("{prefix}Aggregate"), vec![])
-            } else {
-                let keys: Vec<String> = group.iter().map(|g| deparse(g, child_names(0))).collect();
-                (
-                    format!("{prefix}HashAggregate"),
-                    vec![format!("Group Key: {}", keys.join(", "))],
-                )
-            }
-        }
-        NodeKind::Sort { keys, .. } => {
-            let ks: Vec<String> = keys
-                .iter()
-                .map(|k| {
-                    let mut s = deparse(&k.expr, child_names(0));
-                    if k.desc {
-                        s.push_str(" DESC");
-                    }
-                    if k.nulls_first != k.desc {
-                        s.push_str(if k.nulls_first {
-                            " NULLS FIRST"
-                        } else {
-                            " NULLS LAST"
-                        });
-                    }
-                    s
-                })
-                .collect();
-            ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
-        }
-        NodeKind::Limit { .. } => ("Limit".into(), vec![]),
-    };
-    let mut line = String::new();
-    line.push_str(&" ".repeat(indent));
-    if depth > 0 {
-        line.push_str("->  ");
     }
-    line.push_str(&title);
-    if opts.costs {
-        line.push_str(&format!(
-            "  (cost={:.2}..{:.2} rows={} width={})",
-            p.est.startup_cost,
-            p.est.total_cost,
-            p.est.rows.max(1.0) as u64,
-            p.est.width
-        ));
-    }
-    if let Some(st) = stats {
-        let s = &st[p.id];
-        if s.loops == 0 {
-            line.push_str(" (never executed)");
-        } else if opts.timing {
-            let first = s.first_row.unwrap_or(s.total).as_secs_f64() * 1000.0;
-            let total = s.total.as_secs_f64() * 1000.0;
-            line.push_str(&format!(
-                " (actual time={first:.3}..{total:.3} rows={} loops={})",
-                rows_per_loop(s),
-                s.loops
-            ));
-        } else {
-            line.push_str(&format!(
-                " (actual rows={} loops={})",
-                rows_per_loop(s),
-                s.loops
-            ));
+    if let NodeKind::SubPlans { subplans } = &p.kind {
+        for s in subplans {
+            cte_names(&s.plan, names);
         }
-        let has_filter = matches!(
-            &p.kind,
-            NodeKind::SeqScan {
-                filter: Some(_),
-                ..
-            } | NodeKind::IndexScan {
-                filter: Some(_),
-                ..
-            } | NodeKind::FunctionScan {
-                filter: Some(_),
-                ..
-            }
-        );
-        if has_filter {
-            details.push(format!(
-                "Rows Removed by Filter: {}",
-                s.rows_removed_by_filter
-            ));
-        }
-        if matches!(
-            &p.kind,
-            NodeKind::HashJoin {
-                join_filter: Some(_),
-                ..
-            } | NodeKind::NestedLoop {
-                join_filter: Some(_),
-                ..
-            }
-        ) {
-            details.push(format!(
-                "Rows Removed by Join Filter: {}",
-                s.rows_removed_by_filter
-            ));
-        }
-        details.extend(s.extra.iter().cloned());
-    }
-    out.push(line);
-    for d in details {
-        out.push(format!("{detail}{d}"));
     }
     for c in &p.children {
-        let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
-        node(visible(c), depth + 1, parallel, opts, stats, out);
+        cte_names(c, names);
+    }
+}
+
+fn reads_columns(e: &Expr) -> bool {
+    let mut cols = Vec::new();
+    e.columns(&mut cols);
+    !cols.is_empty()
+}
+
+thread_local! {
+    /// While a SubPlan's plan is rendered: its parameters' names, the
+    /// outer expressions they stand for (PostgreSQL prints `a.y`, not `$1`).
+    static OUTER_PARAMS: std::cell::RefCell<std::collections::HashMap<usize, String>> =
+        Default::default();
+}
+
+/// A plan printed under a node's details: a CTE, an InitPlan or a SubPlan
+/// (with the names of the parameters it reads).
+struct Section<'p> {
+    title: String,
+    plan: &'p Plan,
+    params: Vec<(usize, String)>,
+}
+
+/// What a node folded into the one below it hands down: PostgreSQL prints
+/// a filter over computed subqueries, and the subqueries themselves, as
+/// part of the node that produces the rows.
+struct Inherited<'p> {
+    filter: Option<String>,
+    sections: Vec<Section<'p>>,
+}
+
+struct Renderer<'s> {
+    opts: ExplainOptions,
+    stats: Option<&'s [NodeStats]>,
+}
+
+/// The names a SubPlans node's parent sees: its child's columns, then
+/// `$n` for an InitPlan's value or `(SubPlan n)` for a correlated one.
+fn subplan_names<'p>(p: &'p Plan, subplans: &'p [SubPlanSpec]) -> (Vec<String>, Vec<Section<'p>>) {
+    let mut names = visible(&p.children[0]).names.clone();
+    let outer = names.clone();
+    let mut sections = Vec::new();
+    for s in subplans {
+        let params = s
+            .param_ids
+            .iter()
+            .zip(&s.params)
+            .map(|(&id, e)| (id, deparse(e, &outer)))
+            .collect();
+        let init = s.params.is_empty();
+        let (name, title) = if init {
+            let param = format!("${}", s.number - 1);
+            (
+                param.clone(),
+                format!("InitPlan {} (returns {param})", s.number),
+            )
+        } else {
+            (
+                format!("(SubPlan {})", s.number),
+                format!("SubPlan {}", s.number),
+            )
+        };
+        names.push(name);
+        sections.push(Section {
+            title,
+            plan: &s.plan,
+            params,
+        });
+    }
+    (names, sections)
+}
+
+impl Renderer<'_> {
+    /// Renders `p` at `depth` (its `->` `shift` columns further right, for a
+    /// section's plan), with what a folded parent handed down.
+    fn node(
+        &self,
+        p: &Plan,
+        depth: usize,
+        shift: usize,
+        parallel_parent: bool,
+        inherited: Inherited<'_>,
+        out: &mut Vec<String>,
+    ) {
+        let (opts, stats) = (self.opts, self.stats);
+        // A filter that reads columns, and a SubPlans node, fold into the node
+        // below them.
+        match &p.kind {
+            NodeKind::Filter { predicate } if reads_columns(predicate) => {
+                let child = visible(&p.children[0]);
+                let (names, mut sections) = match &child.kind {
+                    NodeKind::SubPlans { subplans } => subplan_names(child, subplans),
+                    _ => (child.names.clone(), Vec::new()),
+                };
+                let target = match &child.kind {
+                    NodeKind::SubPlans { .. } => visible(&child.children[0]),
+                    _ => child,
+                };
+                let mut all = inherited.sections;
+                all.append(&mut sections);
+                let filter = deparse(predicate, &names);
+                let filter = match inherited.filter {
+                    Some(f) => format!("({f} AND {filter})"),
+                    None => filter,
+                };
+                let next = Inherited {
+                    filter: Some(filter),
+                    sections: all,
+                };
+                return self.node(target, depth, shift, parallel_parent, next, out);
+            }
+            NodeKind::SubPlans { subplans } => {
+                let (_, mut sections) = subplan_names(p, subplans);
+                let mut all = inherited.sections;
+                all.append(&mut sections);
+                let next = Inherited {
+                    filter: inherited.filter,
+                    sections: all,
+                };
+                return self.node(
+                    visible(&p.children[0]),
+                    depth,
+                    shift,
+                    parallel_parent,
+                    next,
+                    out,
+                );
+            }
+            _ => {}
+        }
+        let indent = shift + if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
+        let detail = " ".repeat(if depth == 0 { shift + 2 } else { indent + 6 });
+        let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
+        let (title, mut details): (String, Vec<String>) = match &p.kind {
+            NodeKind::SeqScan {
+                table,
+                alias,
+                filter,
+                parallel,
+                ..
+            } => {
+                let name = if alias == table {
+                    table.clone()
+                } else {
+                    format!("{table} {alias}")
+                };
+                let mut d = vec![];
+                if let Some(f) = filter {
+                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                }
+                let kind = if *parallel {
+                    "Parallel Seq Scan"
+                } else {
+                    "Seq Scan"
+                };
+                (format!("{kind} on {name}"), d)
+            }
+            NodeKind::IndexScan {
+                table,
+                alias,
+                index,
+                index_cond,
+                filter,
+                ..
+            } => {
+                let name = if alias == table {
+                    table.clone()
+                } else {
+                    format!("{table} {alias}")
+                };
+                let mut d = vec![format!("Index Cond: {index_cond}")];
+                if let Some(f) = filter {
+                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                }
+                (format!("Index Scan using {index} on {name}"), d)
+            }
+            NodeKind::FunctionScan { alias, filter, .. } => {
+                let mut d = vec![];
+                if let Some(f) = filter {
+                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                }
+                let name = if alias.is_empty() || alias == "generate_series" {
+                    "generate_series".to_string()
+                } else {
+                    format!("generate_series {alias}")
+                };
+                (format!("Function Scan on {name}"), d)
+            }
+            NodeKind::Values { rows } => {
+                if rows.len() == 1 {
+                    ("Result".into(), vec![])
+                } else {
+                    ("Values Scan on \"*VALUES*\"".into(), vec![])
+                }
+            }
+            NodeKind::Filter { predicate } => (
+                "Result".into(),
+                vec![format!(
+                    "One-Time Filter: {}",
+                    deparse(predicate, child_names(0))
+                )],
+            ),
+            NodeKind::Project { .. } => unreachable!("projections are skipped"),
+            NodeKind::HashJoin {
+                outer_keys,
+                inner_keys,
+                join_filter,
+                ..
+            } => {
+                let on = child_names(0);
+                let inn = child_names(1);
+                let conds: Vec<String> = outer_keys
+                    .iter()
+                    .zip(inner_keys)
+                    .map(|(o, i)| format!("({} = {})", deparse(o, on), deparse(i, inn)))
+                    .collect();
+                let mut d = vec![];
+                if !conds.is_empty() {
+                    let c = if conds.len() == 1 {
+                        conds[0].clone()
+                    } else {
+                        format!("({})", conds.join(" AND "))
+                    };
+                    d.push(format!("Hash Cond: {c}"));
+                }
+                if let Some(f) = join_filter {
+                    let mut both: Vec<String> = on.to_vec();
+                    both.extend(inn.iter().cloned());
+                    d.push(format!("Join Filter: {}", deparse(f, &both)));
+                }
+                d.extend(p.kind.explain_notes());
+                (p.kind.explain_name().unwrap_or_default(), d)
+            }
+            NodeKind::NestedLoop { join_filter, .. } => {
+                let mut d = vec![];
+                if let Some(f) = join_filter {
+                    let mut both: Vec<String> = child_names(0).to_vec();
+                    both.extend(child_names(1).iter().cloned());
+                    d.push(format!("Join Filter: {}", deparse(f, &both)));
+                }
+                d.extend(p.kind.explain_notes());
+                (p.kind.explain_name().unwrap_or_default(), d)
+            }
+            NodeKind::Append => ("Append".into(), vec![]),
+            NodeKind::Result { one_time_filter } => (
+                "Result".into(),
+                one_time_filter
+                    .iter()
+                    .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
+                    .collect(),
+            ),
+            NodeKind::SetOp { op, all } => {
+                let o = match op {
+                    SetOpCmd::Intersect => "Intersect",
+                    SetOpCmd::Except => "Except",
+                };
+                (
+                    format!("HashSetOp {o}{}", if *all { " All" } else { "" }),
+                    vec![],
+                )
+            }
+            NodeKind::Unique { .. } => ("Unique".into(), vec![]),
+            NodeKind::WindowAgg { .. } => ("WindowAgg".into(), vec![]),
+            NodeKind::CteScan { name, alias, .. } => (
+                if name == alias {
+                    format!("CTE Scan on {name}")
+                } else {
+                    format!("CTE Scan on {name} {alias}")
+                },
+                vec![],
+            ),
+            NodeKind::RecursiveUnion { .. } => ("Recursive Union".into(), vec![]),
+            NodeKind::WorkTableScan { alias, .. } => (format!("WorkTable Scan on {alias}"), vec![]),
+            NodeKind::SubPlans { .. } => unreachable!("SubPlans fold into their child"),
+            NodeKind::Hash if parallel_parent => ("Parallel Hash".into(), vec![]),
+            NodeKind::Hash => ("Hash".into(), vec![]),
+            NodeKind::Gather { workers } => {
+                ("Gather".into(), vec![format!("Workers Planned: {workers}")])
+            }
+            NodeKind::Aggregate { group, mode, .. } => {
+                let prefix = match mode {
+                    AggMode::Simple => "",
+                    AggMode::Partial => "Partial ",
+                    AggMode::Finalize => "Finalize ",
+                };
+                if group.is_empty() {
+                    (format!("{prefix}Aggregate"), vec![])
+                } else {
+                    let keys: Vec<String> =
+                        group.iter().map(|g| deparse(g, child_names(0))).collect();
+                    (
+                        format!("{prefix}HashAggregate"),
+                        vec![format!("Group Key: {}", keys.join(", "))],
+                    )
+                }
+            }
+            NodeKind::Sort { keys, .. } => {
+                let ks: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let mut s = deparse(&k.expr, child_names(0));
+                        if k.desc {
+                            s.push_str(" DESC");
+                        }
+                        if k.nulls_first != k.desc {
+                            s.push_str(if k.nulls_first {
+                                " NULLS FIRST"
+                            } else {
+                                " NULLS LAST"
+                            });
+                        }
+                        s
+                    })
+                    .collect();
+                ("Sort".into(), vec![format!("Sort Key: {}", ks.join(", "))])
+            }
+            NodeKind::Limit { .. } => ("Limit".into(), vec![]),
+        };
+        let mut line = String::new();
+        line.push_str(&" ".repeat(indent));
+        if depth > 0 {
+            line.push_str("->  ");
+        }
+        line.push_str(&title);
+        if opts.costs {
+            line.push_str(&format!(
+                "  (cost={:.2}..{:.2} rows={} width={})",
+                p.est.startup_cost,
+                p.est.total_cost,
+                p.est.rows.max(1.0) as u64,
+                p.est.width
+            ));
+        }
+        if let Some(st) = stats {
+            let s = &st[p.id];
+            if s.loops == 0 {
+                line.push_str(" (never executed)");
+            } else if opts.timing {
+                let first = s.first_row.unwrap_or(s.total).as_secs_f64() * 1000.0;
+                let total = s.total.as_secs_f64() * 1000.0;
+                line.push_str(&format!(
+                    " (actual time={first:.3}..{total:.3} rows={} loops={})",
+                    rows_per_loop(s),
+                    s.loops
+                ));
+            } else {
+                line.push_str(&format!(
+                    " (actual rows={} loops={})",
+                    rows_per_loop(s),
+                    s.loops
+                ));
+            }
+            let has_filter = matches!(
+                &p.kind,
+                NodeKind::SeqScan {
+                    filter: Some(_),
+                    ..
+                } | NodeKind::IndexScan {
+                    filter: Some(_),
+                    ..
+                } | NodeKind::FunctionScan {
+                    filter: Some(_),
+                    ..
+                }
+            );
+            if has_filter {
+                details.push(format!(
+                    "Rows Removed by Filter: {}",
+                    s.rows_removed_by_filter
+                ));
+            }
+            if matches!(
+                &p.kind,
+                NodeKind::HashJoin {
+                    join_filter: Some(_),
+                    ..
+                } | NodeKind::NestedLoop {
+                    join_filter: Some(_),
+                    ..
+                }
+            ) {
+                details.push(format!(
+                    "Rows Removed by Join Filter: {}",
+                    s.rows_removed_by_filter
+                ));
+            }
+            details.extend(s.extra.iter().cloned());
+        }
+        if let Some(f) = inherited.filter {
+            details.push(format!("Filter: {f}"));
+        }
+        out.push(line);
+        for d in details {
+            out.push(format!("{detail}{d}"));
+        }
+        for s in inherited.sections {
+            out.push(format!("{detail}{}", s.title));
+            let none = Inherited {
+                filter: None,
+                sections: Vec::new(),
+            };
+            OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
+            self.node(visible(s.plan), 1, detail.len(), false, none, out);
+            OUTER_PARAMS.with(|m| {
+                let mut m = m.borrow_mut();
+                for (id, _) in &s.params {
+                    m.remove(id);
+                }
+            });
+        }
+        for c in &p.children {
+            let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
+            let none = Inherited {
+                filter: None,
+                sections: Vec::new(),
+            };
+            self.node(visible(c), depth + 1, shift, parallel, none, out);
+        }
     }
 }

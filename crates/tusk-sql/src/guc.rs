@@ -3,11 +3,41 @@
 //! Each session has its own values. Defaults come from PostgreSQL, then from
 //! `tusk.conf`; `SET` changes the session value, `RESET` restores the default.
 //! Settings fixed at startup (`shared_buffers`, `huge_pages`) can be shown but
-//! not set.
+//! not set. Names are matched case-insensitively and shown with their
+//! canonical spelling (`TimeZone`, `DateStyle`).
+//!
+//! The settings drivers send at connection start (`DateStyle`, `TimeZone`,
+//! `search_path`, `client_encoding`, ...) are parsed in `client_settings`.
+//! An error message may carry `\nDETAIL: ` and `\nHINT: ` lines, which
+//! [`error`] splits off into the error's fields.
 
+use crate::client_settings as cs;
+use crate::error::{sqlstate, SqlError};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A settings error as the client sees it: the SQLSTATE PostgreSQL gives
+/// it, and the `\nDETAIL: ` / `\nHINT: ` lines of the message as fields.
+pub fn error(msg: String) -> SqlError {
+    let (message, detail, hint) = cs::split_message(&msg);
+    let code = if message.starts_with("unrecognized configuration parameter") {
+        sqlstate::UNDEFINED_OBJECT
+    } else if message.contains("cannot be changed") {
+        sqlstate::CANT_CHANGE_RUNTIME_PARAM
+    } else if message.starts_with("conversion between") {
+        sqlstate::FEATURE_NOT_SUPPORTED
+    } else {
+        sqlstate::INVALID_PARAMETER_VALUE
+    };
+    let mut e = SqlError::coded(code, message);
+    e.detail = detail;
+    e.hint = hint;
+    e
+}
+
+/// Checks a value and returns its canonical form; gets the current value.
+type Validator = fn(&str, &str) -> Result<String, String>;
+
+#[derive(Debug, Clone, Copy)]
 enum Kind {
     /// Memory in kB, shown with the largest exact unit.
     MemoryKb {
@@ -27,6 +57,13 @@ enum Kind {
     /// A startup setting shown as written in tusk.conf (the storage layer
     /// parses and checks it when the database opens).
     Startup,
+    /// A time in milliseconds, shown with the largest exact unit.
+    DurationMs {
+        min: i64,
+        max: i64,
+    },
+    /// Checked and canonicalised by a function of `client_settings`.
+    Custom(Validator),
 }
 
 struct Def {
@@ -246,10 +283,199 @@ const DEFS: &[Def] = &[
         read_only: false,
         description: "accepted for compatibility; hash join is the only join method",
     },
+    Def {
+        name: "statement_timeout",
+        default: "0",
+        kind: Kind::DurationMs {
+            min: 0,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "cancels statements running longer than this, in ms (0: no limit)",
+    },
+    Def {
+        name: "lock_timeout",
+        default: "0",
+        kind: Kind::DurationMs {
+            min: 0,
+            max: 2147483647,
+        },
+        read_only: false,
+        description: "accepted for compatibility; lock waits are not yet timed out",
+    },
+    Def {
+        name: "search_path",
+        default: "\"$user\", public",
+        kind: Kind::Custom(cs::search_path),
+        read_only: false,
+        description: "schema search order (tusk has the one schema public)",
+    },
+    Def {
+        name: "TimeZone",
+        default: "UTC",
+        kind: Kind::Custom(cs::timezone),
+        read_only: false,
+        description: "time zone for displaying and interpreting time stamps",
+    },
+    Def {
+        name: "DateStyle",
+        default: "ISO, MDY",
+        kind: Kind::Custom(cs::datestyle),
+        read_only: false,
+        description: "display format for date and time values",
+    },
+    Def {
+        name: "IntervalStyle",
+        default: "postgres",
+        kind: Kind::Enum(&["postgres", "postgres_verbose", "sql_standard", "iso_8601"]),
+        read_only: false,
+        description: "display format for interval values",
+    },
+    Def {
+        name: "extra_float_digits",
+        default: "1",
+        kind: Kind::Int { min: -15, max: 3 },
+        read_only: false,
+        description: "extra digits displayed for floating-point values",
+    },
+    Def {
+        name: "client_encoding",
+        default: "UTF8",
+        kind: Kind::Custom(cs::client_encoding),
+        read_only: false,
+        description: "the client's character set encoding (UTF8 only)",
+    },
+    Def {
+        name: "application_name",
+        default: "",
+        kind: Kind::Custom(cs::application_name),
+        read_only: false,
+        description: "name of the application, as the client reports it",
+    },
+    Def {
+        name: "standard_conforming_strings",
+        default: "on",
+        kind: Kind::Enum(&["on"]),
+        read_only: false,
+        description: "'...' strings treat backslashes literally (always on)",
+    },
+    Def {
+        name: "default_transaction_read_only",
+        default: "off",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "accepted for compatibility",
+    },
+    Def {
+        name: "server_version",
+        default: SERVER_VERSION,
+        kind: Kind::Startup,
+        read_only: true,
+        description: "the PostgreSQL version tusk answers as",
+    },
+    Def {
+        name: "server_version_num",
+        default: "150000",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "server_version as a number",
+    },
+    Def {
+        name: "server_encoding",
+        default: "UTF8",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "the database's character set encoding",
+    },
+    Def {
+        name: "integer_datetimes",
+        default: "on",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "date and time values are 64-bit integers",
+    },
+    Def {
+        name: "in_hot_standby",
+        default: "off",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "whether this is a standby (never)",
+    },
+    Def {
+        name: "is_superuser",
+        default: "on",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "whether the session's user is a superuser",
+    },
+    Def {
+        name: "session_authorization",
+        default: "tusk",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "the session's user name",
+    },
+    Def {
+        name: "listen_addresses",
+        default: "localhost",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "addresses tusk serve listens on (set in tusk.conf)",
+    },
+    Def {
+        name: "port",
+        default: "5432",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "TCP port tusk serve listens on (set in tusk.conf)",
+    },
+    Def {
+        name: "max_connections",
+        default: "100",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "most concurrent connections to tusk serve (set in tusk.conf)",
+    },
+    Def {
+        name: "auth_method",
+        default: "trust",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "trust or scram-sha-256 (set in tusk.conf)",
+    },
+    Def {
+        name: "ssl",
+        default: "off",
+        kind: Kind::Startup,
+        read_only: true,
+        description: "TLS connections (set in tusk.conf with ssl_cert_file, ssl_key_file)",
+    },
+];
+
+/// `server_version` as clients see it: psql, libpq and pgbench read the
+/// number before the first space.
+pub const SERVER_VERSION: &str = "15.0 (tusk)";
+
+/// Settings PostgreSQL reports to the client in a ParameterStatus message at
+/// connection start and whenever they change (`GUC_REPORT`).
+pub const REPORTED: &[&str] = &[
+    "application_name",
+    "client_encoding",
+    "DateStyle",
+    "default_transaction_read_only",
+    "in_hot_standby",
+    "integer_datetimes",
+    "IntervalStyle",
+    "is_superuser",
+    "server_encoding",
+    "server_version",
+    "session_authorization",
+    "standard_conforming_strings",
+    "TimeZone",
 ];
 
 fn def(name: &str) -> Option<&'static Def> {
-    DEFS.iter().find(|d| d.name == name)
+    DEFS.iter().find(|d| d.name.eq_ignore_ascii_case(name))
 }
 
 /// Formats a kB amount as PostgreSQL does: the largest unit that divides it.
@@ -297,7 +523,7 @@ impl Gucs {
         };
         for (k, v) in conf {
             if let Some(d) = def(k) {
-                let canon = g.validate(d, v)?;
+                let canon = g.validate(d, k, v)?;
                 g.defaults.insert(d.name, canon);
             }
         }
@@ -310,15 +536,16 @@ impl Gucs {
         Ok(g)
     }
 
-    fn validate(&self, d: &Def, raw: &str) -> Result<String, String> {
-        let invalid = || format!("invalid value for parameter \"{}\": \"{raw}\"", d.name);
+    /// Checks `raw` for setting `d`, which the user called `given` (built-in
+    /// checks name the setting as given, as PostgreSQL's do).
+    fn validate(&self, d: &Def, given: &str, raw: &str) -> Result<String, String> {
+        let invalid = || format!("invalid value for parameter \"{given}\": \"{raw}\"");
         match d.kind {
             Kind::MemoryKb { min, max } => {
                 let kb = parse_kb(raw).ok_or_else(invalid)?;
                 if kb < min || kb > max {
                     return Err(format!(
-                        "{kb} kB is outside the valid range for parameter \"{}\" ({min} .. {max})",
-                        d.name
+                        "{kb} kB is outside the valid range for parameter \"{given}\" ({min} .. {max})"
                     ));
                 }
                 if d.name == "tusk.hash_chunk_size" && !(kb as u64).is_power_of_two() {
@@ -330,8 +557,7 @@ impl Gucs {
                 let n: i64 = raw.trim().parse().map_err(|_| invalid())?;
                 if n < min || n > max {
                     return Err(format!(
-                        "{n} is outside the valid range for parameter \"{}\" ({min} .. {max})",
-                        d.name
+                        "{n} is outside the valid range for parameter \"{given}\" ({min} .. {max})"
                     ));
                 }
                 Ok(n.to_string())
@@ -340,8 +566,7 @@ impl Gucs {
                 let n: f64 = raw.trim().parse().map_err(|_| invalid())?;
                 if !(min..=max).contains(&n) {
                     return Err(format!(
-                        "{n} is outside the valid range for parameter \"{}\" ({min} .. {max})",
-                        d.name
+                        "{n} is outside the valid range for parameter \"{given}\" ({min} .. {max})"
                     ));
                 }
                 Ok(format!("{n}"))
@@ -352,20 +577,33 @@ impl Gucs {
                 if options.contains(&v.as_str()) {
                     Ok(v)
                 } else {
-                    Err(invalid())
+                    Err(format!(
+                        "{}\nHINT: Available values: {}.",
+                        invalid(),
+                        options.join(", ")
+                    ))
                 }
             }
+            Kind::DurationMs { min, max } => {
+                let ms = cs::parse_ms(raw).ok_or_else(invalid)?;
+                if ms < min || ms > max {
+                    return Err(format!(
+                        "{ms} ms is outside the valid range for parameter \"{given}\" ({min} .. {max})"
+                    ));
+                }
+                Ok(cs::format_ms(ms))
+            }
+            Kind::Custom(check) => check(raw, &self.values[d.name]),
             Kind::Bool => match tusk_exec::cast::parse_bool(raw) {
                 Ok(true) => Ok("on".into()),
                 Ok(false) => Ok("off".into()),
-                Err(_) => Err(format!("parameter \"{}\" requires a Boolean value", d.name)),
+                Err(_) => Err(format!("parameter \"{given}\" requires a Boolean value")),
             },
         }
     }
 
     fn lookup(name: &str) -> Result<&'static Def, String> {
-        def(&name.to_ascii_lowercase())
-            .ok_or_else(|| format!("unrecognized configuration parameter \"{name}\""))
+        def(name).ok_or_else(|| format!("unrecognized configuration parameter \"{name}\""))
     }
 
     pub fn set(&mut self, name: &str, raw: &str) -> Result<(), String> {
@@ -376,7 +614,7 @@ impl Gucs {
                 d.name
             ));
         }
-        let v = self.validate(d, raw)?;
+        let v = self.validate(d, name, raw)?;
         self.values.insert(d.name, v);
         Ok(())
     }
@@ -465,6 +703,38 @@ impl Gucs {
         (kb >= 0).then(|| kb as u64 * 1024)
     }
 
+    /// The canonical spelling of a setting's name (`timezone` ->
+    /// `TimeZone`), as SHOW's column heading.
+    pub fn canonical_name(name: &str) -> Result<&'static str, String> {
+        Self::lookup(name).map(|d| d.name)
+    }
+
+    /// Sets a startup fact that SET cannot change (`session_authorization`
+    /// from the connection's user name); it is also its default.
+    pub fn set_fixed(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let d = Self::lookup(name)?;
+        self.values.insert(d.name, value.to_string());
+        self.defaults.insert(d.name, value.to_string());
+        Ok(())
+    }
+
+    /// The settings reported to clients ([`REPORTED`]) with their values.
+    pub fn reported(&self) -> Vec<(&'static str, String)> {
+        REPORTED
+            .iter()
+            .map(|n| {
+                let d = def(n).expect("reported settings are defined");
+                (d.name, self.values[d.name].clone())
+            })
+            .collect()
+    }
+
+    /// `statement_timeout`, `None` when 0 (no limit).
+    pub fn statement_timeout(&self) -> Option<std::time::Duration> {
+        let ms = cs::parse_ms(&self.values["statement_timeout"]).unwrap_or(0);
+        (ms > 0).then(|| std::time::Duration::from_millis(ms as u64))
+    }
+
     pub fn hash_mem_multiplier(&self) -> f64 {
         self.values["hash_mem_multiplier"].parse().unwrap_or(2.0)
     }
@@ -501,6 +771,19 @@ mod tests {
             .contains("without restarting"));
         g.reset("work_mem").unwrap();
         assert_eq!(g.show("work_mem").unwrap(), "4MB");
+        g.set("timezone", "utc").unwrap();
+        assert_eq!(g.show("TIMEZONE").unwrap(), "UTC");
+        assert_eq!(Gucs::canonical_name("datestyle").unwrap(), "DateStyle");
+        g.set("statement_timeout", "1500").unwrap();
+        assert_eq!(g.show("statement_timeout").unwrap(), "1500ms");
+        assert_eq!(
+            g.statement_timeout(),
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(
+            g.set("intervalstyle", "x").unwrap_err(),
+            "invalid value for parameter \"intervalstyle\": \"x\"\nHINT: Available values: postgres, postgres_verbose, sql_standard, iso_8601."
+        );
         assert_eq!(format_kb(1536), "1536kB");
         assert_eq!(format_kb(1 << 20), "1GB");
     }

@@ -12,22 +12,35 @@
 //!
 //! The binder never plans and the planner never resolves names: everything
 //! the planner needs is in the logical plan and its column registry.
-//! Settings (`SET`, `SHOW`, `RESET`) live in `guc`; EXPLAIN's text format in
-//! `explain`.
+//! Settings (`SET`, `SHOW`, `RESET`) live in `guc` (the values clients
+//! send, such as `DateStyle` and `search_path`, are parsed in
+//! `client_settings`); EXPLAIN's text format in `explain`.
+//!
+//! A wire-protocol server drives a session statement by statement through
+//! `portal`: parse a string into statements, prepare one (bound and planned
+//! once, with its `$n` parameter types inferred), then run it with
+//! parameter values as often as the client likes, pulling a query's rows
+//! batch by batch.
 
 pub mod bind;
+pub mod client_settings;
 mod commands;
 pub mod error;
 pub mod explain;
 pub mod guc;
 pub mod logical;
 pub mod names;
+mod params;
 pub mod parse;
 pub mod physical;
+pub mod portal;
 pub mod rewrite;
 pub mod session;
 pub mod types;
 
 pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
+pub use commands::role::{RoleChange, RoleStore};
 pub use error::{sqlstate, SqlError};
-pub use session::{on_statement_stack, render_rows, ColumnHeader, QueryResult, Session};
+pub use session::{
+    on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, QueryResult, Session,
+};

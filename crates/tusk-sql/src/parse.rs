@@ -8,13 +8,13 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
-/// rising precedence), as PostgreSQL accepts about a thousand levels. The
+/// rising precedence): PostgreSQL parses 5,000 nested parentheses. The
 /// statement runs on a thread with a stack big enough for it (see
 /// `session::STATEMENT_STACK`).
-pub const PARSER_RECURSION_LIMIT: usize = 1200;
+pub const PARSER_RECURSION_LIMIT: usize = 5000;
 
 /// A statement as the session runs it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Parsed {
     Sql(Box<A::Statement>),
     /// `VACUUM [VERBOSE] [table]` / `VACUUM (VERBOSE) [table]`.

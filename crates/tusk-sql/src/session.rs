@@ -8,7 +8,19 @@
 //!
 //! Statements run on a thread with a large stack ([`STATEMENT_STACK`]):
 //! parsing, binding and evaluation recurse once per level of nesting, and
-//! PostgreSQL accepts queries nested a thousand levels deep.
+//! PostgreSQL accepts queries nested a thousand levels deep. A program that
+//! runs many statements (the wire-protocol server) starts its session
+//! threads with [`spawn_statement_thread`] so that no statement pays for a
+//! thread of its own.
+//!
+//! Each statement is bracketed by [`Session::begin_statement`] and
+//! [`Session::end_statement`]: they arm `statement_timeout` on the session's
+//! [`Interrupt`] (which a cancel request from another thread also sets) and
+//! fix the statement's start time. The session's [`SessionEnv`] — the
+//! client settings `TimeZone`, `DateStyle`, `IntervalStyle` and
+//! `extra_float_digits`, and that start time — is installed on the thread
+//! while the statement binds and runs, so that casts and value output follow
+//! the settings (see `tusk_exec::env`); `SET` rebuilds it.
 
 use crate::bind::{BindSettings, Binder, BoundQuery};
 use crate::error::SqlError;
@@ -19,11 +31,13 @@ use crate::physical::{Planner, PlannerSettings};
 use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
+use tusk_exec::env::SessionEnv;
 use tusk_exec::exec::ExecContext;
 use tusk_exec::plan::Statement;
 use tusk_exec::vector::Data;
-use tusk_exec::Batch;
-use tusk_storage::{DataType, Database, Snapshot};
+use tusk_exec::{Batch, Interrupt};
+use tusk_storage::{DataType, Database, Snapshot, SqlType};
+use tusk_types::Settings;
 
 pub(crate) type Result<T> = std::result::Result<T, SqlError>;
 
@@ -32,6 +46,34 @@ pub const STATEMENT_STACK: usize = 256 << 20;
 
 thread_local! {
     static ON_STATEMENT_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts a thread with [`STATEMENT_STACK`] bytes of stack on which
+/// statements run directly (a server's session thread).
+pub fn spawn_statement_thread<F, T>(
+    name: String,
+    f: F,
+) -> std::io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(STATEMENT_STACK)
+        .spawn(move || {
+            ON_STATEMENT_STACK.with(|s| s.set(true));
+            f()
+        })
+}
+
+/// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
+fn now_timestamptz() -> i64 {
+    const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
+    let since_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    since_unix - UNIX_TO_2000_MICROS
 }
 
 /// Runs `f` on a thread with [`STATEMENT_STACK`] bytes of stack (this one,
@@ -89,8 +131,13 @@ pub(crate) fn header(name: &str, ty: DataType) -> ColumnHeader {
     }
 }
 
-/// Renders a batch as rows of text (PostgreSQL's output functions).
-pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>> {
+/// Renders a batch as rows of text (PostgreSQL's output functions, in the
+/// styles of `settings`).
+pub fn render_rows(
+    batch: &Batch,
+    types: &[DataType],
+    settings: &Settings,
+) -> Vec<Vec<Option<String>>> {
     let mut rows: Vec<Vec<Option<String>>> = (0..batch.len)
         .map(|_| Vec::with_capacity(batch.columns.len()))
         .collect();
@@ -99,7 +146,7 @@ pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>
             row.push(match &col.data {
                 _ if col.is_null(i) => None,
                 Data::Text(d) => Some(d.get_str(i).to_string()),
-                _ => col.value_as(i, ty).to_text(),
+                _ => tusk_exec::cast::output(&col.value_as(i, ty), settings),
             });
         }
     }
@@ -107,18 +154,31 @@ pub fn render_rows(batch: &Batch, types: &[DataType]) -> Vec<Vec<Option<String>>
 }
 
 /// A query ready to run: its plan, output names and types.
+#[derive(Debug, Clone)]
 pub(crate) struct PlannedQuery {
     pub stmt: Statement,
     pub names: Vec<String>,
     pub types: Vec<DataType>,
-    /// The output columns' types with their modifiers (`varchar(10)`).
-    pub column_types: Vec<tusk_storage::SqlType>,
+    /// The output columns' types with their modifiers (`varchar(10)`),
+    /// as RowDescription reports them.
+    pub column_types: Vec<SqlType>,
+    /// Types of the `$n` parameters: declared, or inferred from the
+    /// context each is used in (`None`: not used and not declared).
+    pub params: Vec<Option<DataType>>,
 }
 
 /// A client session on an open data directory.
 pub struct Session {
     pub(crate) db: Arc<Database>,
     pub(crate) gucs: guc::Gucs,
+    /// Checked by the executor once per batch: cancel requests,
+    /// `statement_timeout`, shutdown (see `tusk_exec::interrupt`).
+    pub(crate) interrupt: Interrupt,
+    /// The client settings and the running statement's start time, as
+    /// casts and value output read them.
+    pub(crate) env: Arc<SessionEnv>,
+    /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
+    pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
 }
 
 impl Session {
@@ -142,8 +202,62 @@ impl Session {
             ),
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
-        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(SqlError::new)?;
-        Ok(Session { db, gucs })
+        let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(guc::error)?;
+        let mut session = Session {
+            db,
+            gucs,
+            interrupt: Interrupt::new(),
+            env: Arc::default(),
+            roles: None,
+        };
+        session.sync_env()?;
+        Ok(session)
+    }
+
+    /// Rebuilds the session environment from the settings (after SET).
+    pub(crate) fn sync_env(&mut self) -> Result<()> {
+        let mut settings = Settings::default();
+        let value = |name: &str| self.gucs.show(name).unwrap_or_default();
+        let fail = |e: tusk_types::TypeError| SqlError::from(tusk_exec::ExecError::from(e));
+        settings.set_time_zone(&value("TimeZone")).map_err(fail)?;
+        settings.set_date_style(&value("DateStyle")).map_err(fail)?;
+        settings
+            .set_interval_style(&value("IntervalStyle"))
+            .map_err(fail)?;
+        settings.extra_float_digits = value("extra_float_digits").parse().unwrap_or(1);
+        self.env = Arc::new(SessionEnv {
+            settings,
+            now: self.env.now,
+        });
+        Ok(())
+    }
+
+    /// The client settings values are read and printed with.
+    pub fn settings(&self) -> &Settings {
+        &self.env.settings
+    }
+
+    /// The session's interrupt flag: [`Interrupt::cancel`] on it (from
+    /// another thread, or a signal handler) stops the running statement
+    /// with `canceling statement due to user request`.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
+    }
+
+    /// Starts a statement: arms `statement_timeout`, forgets a cancel meant
+    /// for an earlier statement and fixes the statement's start time (what
+    /// `'now'` means).
+    pub fn begin_statement(&mut self) {
+        self.interrupt
+            .start_statement(self.gucs.statement_timeout());
+        let now = now_timestamptz();
+        let env = Arc::make_mut(&mut self.env);
+        env.now = now;
+    }
+
+    /// Ends a statement: disarms `statement_timeout`.
+    pub fn end_statement(&self) {
+        self.interrupt.end_statement();
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -168,7 +282,12 @@ impl Session {
     fn execute_collect(&mut self, sql: &str, out: &mut Vec<QueryResult>) -> Result<()> {
         let stmts = parse(sql)?;
         for s in stmts {
-            self.statement(s, &mut |r| out.push(r))?;
+            self.begin_statement();
+            let env = self.env.clone();
+            let _env = tusk_exec::env::enter(&env);
+            let r = self.statement(&s, &mut |r| out.push(r));
+            self.end_statement();
+            r?;
         }
         Ok(())
     }
@@ -182,18 +301,22 @@ impl Session {
 
     /// Value of a GUC as `SHOW` prints it.
     pub fn show(&self, name: &str) -> Result<String> {
-        self.gucs.show(name).map_err(SqlError::new)
+        self.gucs.show(name).map_err(guc::error)
     }
 
-    pub(crate) fn statement(&mut self, s: Parsed, sink: &mut dyn FnMut(QueryResult)) -> Result<()> {
+    pub(crate) fn statement(
+        &mut self,
+        s: &Parsed,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
         match s {
-            Parsed::Sql(stmt) => self.sql_statement(&stmt, sink),
+            Parsed::Sql(stmt) => self.sql_statement(stmt, sink),
             Parsed::Copy(c) => {
-                let r = self.copy(&c, &mut crate::commands::copy::NoCopyClient)?;
+                let r = self.copy(c, &mut crate::commands::copy::NoCopyClient)?;
                 sink(r);
                 Ok(())
             }
-            Parsed::Vacuum { verbose, table } => self.vacuum(verbose, table, sink),
+            Parsed::Vacuum { verbose, table } => self.vacuum(*verbose, table.clone(), sink),
             Parsed::Checkpoint => {
                 self.db.checkpoint()?;
                 sink(QueryResult::Command {
@@ -238,6 +361,8 @@ impl Session {
             participant: 0,
             prefetch: self.gucs.hash_join_prefetch(),
             hash_chunk_size: self.gucs.hash_chunk_size(),
+            interrupt: self.interrupt.clone(),
+            env: self.env.clone(),
             ctes: Default::default(),
         }
     }
@@ -255,8 +380,17 @@ impl Session {
 
     /// Binds, rewrites and plans a query.
     pub(crate) fn plan_query(&self, q: &sqlparser::ast::Query) -> Result<PlannedQuery> {
+        self.plan_query_with(q, &BindSettings::default())
+    }
+
+    /// Binds (with `settings`' parameter types), rewrites and plans a query.
+    pub(crate) fn plan_query_with(
+        &self,
+        q: &sqlparser::ast::Query,
+        settings: &BindSettings,
+    ) -> Result<PlannedQuery> {
         let catalog = self.db.catalog();
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let bq = binder.bind_query(q)?;
         self.plan_bound(binder, bq)
     }
@@ -267,6 +401,7 @@ impl Session {
             mut cols,
             ctes,
             cte_refs,
+            params,
             ..
         } = binder;
         let plan = crate::rewrite::rewrite(bq.plan, &mut cols)?;
@@ -292,6 +427,7 @@ impl Session {
             names: bq.names,
             types,
             column_types,
+            params: params.into_inner(),
         })
     }
 

@@ -302,6 +302,40 @@ fn where_header_match_and_force_options() {
 }
 
 #[test]
+fn unique_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table pk (a int primary key, b text unique)");
+    assert_eq!(
+        copy_in(&mut s, "copy pk from stdin", "1\tx\n2\ty\n"),
+        "COPY 2"
+    );
+    // A duplicate inside the load and one of a stored row, with
+    // PostgreSQL's DETAIL and the line (without its text) as context.
+    let e = copy_error(&mut s, "copy pk from stdin", b"3\tz\n4\tw\n3\tv\n");
+    assert_eq!(
+        e,
+        (
+            "23505".into(),
+            "duplicate key value violates unique constraint \"pk_pkey\"".into(),
+            Some("Key (a)=(3) already exists.".into()),
+            Some("COPY pk, line 3".into())
+        )
+    );
+    let e = copy_error(&mut s, "copy pk from stdin", b"5\tq\n6\tx\n");
+    assert_eq!(
+        (e.1.as_str(), e.2.as_deref(), e.3.as_deref()),
+        (
+            "duplicate key value violates unique constraint \"pk_b_key\"",
+            Some("Key (b)=(x) already exists."),
+            Some("COPY pk, line 2")
+        )
+    );
+    assert_eq!(rows(&mut s, "select count(*) from pk"), ["2"]);
+    assert_eq!(rows(&mut s, "select b from pk where a = 2"), ["y"]);
+}
+
+#[test]
 fn statement_errors() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = session(dir.path());
@@ -463,7 +497,15 @@ fn a_table_created_by_the_loading_transaction_is_not_logged() {
         let converter = Converter::new(&table, vec![0, 1], Default::default(), 0);
         let mut loader = Loader::new(&db, table.clone(), TableRules::default(), (txn.xid(), 0));
         assert!(!loader.logged());
-        let n = pipeline::run(&mut Bytes(Some(input)), reader, &converter, &mut loader).unwrap();
+        let interrupt = tusk_exec::interrupt::Interrupt::new();
+        let n = pipeline::run(
+            &mut Bytes(Some(input)),
+            reader,
+            &converter,
+            &mut loader,
+            &interrupt,
+        )
+        .unwrap();
         assert_eq!(n, 20_000);
         loader.finish().unwrap();
         drop(loader);

@@ -24,11 +24,11 @@
 //!     [--dir DIR] [--clients 8] [--seconds 10] [--scale 1] [--synchronous-commit on]
 //! ```
 
-use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{Btree, Datum, Direction, IndexBuild, KeyEncoder, KeyType, ScanBounds};
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{self, HeapInserter, Tid, Visibility};
 use tusk_storage::tuple::{self, Attr, TupleBuilder};
 use tusk_storage::{
@@ -93,8 +93,15 @@ fn create(db: &Arc<Database>, name: &str, cols: &[&str], rows: i32) -> Table {
     }
     drop(ins);
     txn.count_inserts(t.oid, rows as u64);
-    let idx = txn.create_index(&t, &format!("{name}_pkey"), 0).unwrap();
-    Btree::new(&db.pool, idx.oid).build(&mut keys, xid).unwrap();
+    let idx = txn
+        .create_index(
+            &t,
+            &format!("{name}_pkey"),
+            vec![IndexColumn::asc(0)],
+            IndexKind::PrimaryKey,
+        )
+        .unwrap();
+    build_index(db, idx.oid, &keys, xid);
     txn.commit().unwrap();
     Table {
         oid: t.oid,
@@ -109,7 +116,7 @@ fn lookup(txn: &mut Transaction, t: &Table, id: i32, ncols: usize) -> Option<(Ti
     // versions it does not see anyway.
     let snapshot = txn.snapshot();
     let mut cursor = Btree::new(&db.pool, t.index)
-        .scan(Bound::Included(id as i64), Bound::Included(id as i64))
+        .scan(id_bounds(id), Direction::Forward)
         .unwrap();
     let mut tids = Vec::new();
     while cursor.next_batch(&db.pool, &mut tids, 16).unwrap() {}
@@ -148,7 +155,11 @@ fn add(
                 if !out.hot {
                     let xid = txn.xid()?;
                     let db = txn.database().clone();
-                    Btree::new(&db.pool, t.index).insert(id as i64, out.new_tid.unwrap(), xid)?;
+                    Btree::new(&db.pool, t.index).insert(
+                        &id_key(id).bytes,
+                        out.new_tid.unwrap(),
+                        xid,
+                    )?;
                 }
                 return txn.next_command();
             }
@@ -170,7 +181,7 @@ fn diagnose(txn: &mut Transaction, t: &Table, id: i32) {
     use tusk_storage::page;
     let db = txn.database().clone();
     let mut cursor = Btree::new(&db.pool, t.index)
-        .scan(Bound::Included(id as i64), Bound::Included(id as i64))
+        .scan(id_bounds(id), Direction::Forward)
         .unwrap();
     let mut tids = Vec::new();
     while cursor.next_batch(&db.pool, &mut tids, 16).unwrap() {}
@@ -382,4 +393,27 @@ fn main() {
     println!("sum(abalance) {sa} = sum(tbalance) {st} = sum(bbalance) {sb} = sum(delta) {sh}");
     assert!(sa == st && st == sb && sb == sh, "balances disagree");
     drop(txn);
+}
+
+/// The key of row `id` in the index on the `integer` id column.
+fn id_key(id: i32) -> tusk_storage::btree::EncodedKey {
+    KeyEncoder::single(KeyType::Int4)
+        .encode(&[Datum::Int4(id)])
+        .unwrap()
+}
+
+/// The scan bounds of `id = id`.
+fn id_bounds(id: i32) -> ScanBounds {
+    ScanBounds::build(&KeyEncoder::single(KeyType::Int4), &[Datum::Int4(id)], None).unwrap()
+}
+
+/// Builds the index `rel` from (id, TID) pairs.
+fn build_index(db: &Database, rel: u32, keys: &[(i64, u64)], xid: tusk_storage::Xid) {
+    let mut build = IndexBuild::new();
+    for &(id, tid) in keys {
+        build.push(&id_key(id as i32), Tid::from_u64(tid)).unwrap();
+    }
+    build
+        .finish(&Btree::new(&db.pool, rel), false, xid)
+        .unwrap();
 }

@@ -9,16 +9,20 @@
 //! The file format is line based text:
 //!
 //! ```text
-//! tusk-catalog 2
+//! tusk-catalog 3
 //! next_oid 16390
 //! table 16384 t
-//! column i int4 -1 null
-//! index 16385 16384 0 t_i_idx
+//! column int4 notnull a
+//! column text null b
+//! index 16385 16384 primary 0:asc:nullslast t_pkey
+//! index 16386 16384 plain 1:desc:nullsfirst,0:asc:nullslast t_b_a_idx
 //! ```
 //!
 //! The version on the first line is that of the whole data directory's
 //! format: version 2 brought the 28-byte tuple header of transactions
-//! (`tuple`), and a directory of version 1 is refused.
+//! (`tuple`), version 3 the btree's typed multi-column keys (its page
+//! layout and the `index` line below); a directory of an older version is
+//! refused.
 //!
 //! ## Transactional DDL
 //!
@@ -29,9 +33,14 @@
 //! relation that is created but not committed; they wait for a relation
 //! being dropped on its `AccessExclusiveLock`.
 //!
-//! An `index` line is `index OID TABLE_OID ATTNO NAME` (a btree on one
-//! column, attribute numbers from 0). Tables and indexes share one name
-//! space, as PostgreSQL's relations do; dropping a table drops its indexes.
+//! A `column` line is `column TYPE null|notnull NAME`. An `index` line is
+//! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique`
+//! (CREATE UNIQUE INDEX), `constraint` (a UNIQUE constraint's index) or
+//! `primary` (a PRIMARY KEY's, unique too), COLUMNS the key columns in key
+//! order, comma separated, each `ATTNO:asc|desc:nullsfirst|nullslast`
+//! (attribute numbers from 0). The same line is the payload of the WAL's
+//! `CreateIndex` record. Tables and indexes share one name space, as
+//! PostgreSQL's relations do; dropping a table drops its indexes.
 
 use crate::StorageError;
 use std::collections::BTreeMap;
@@ -373,7 +382,118 @@ impl TableDef {
     }
 }
 
-/// A btree index on one column of a table.
+/// One column of an index: which table column, and its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexColumn {
+    /// Attribute number (from 0) of the table column.
+    pub attno: usize,
+    /// `DESC` (default `ASC`).
+    pub desc: bool,
+    /// `NULLS FIRST` (the default for `DESC`) or `NULLS LAST` (for `ASC`).
+    pub nulls_first: bool,
+}
+
+impl IndexColumn {
+    /// Column `attno`, `ASC NULLS LAST`.
+    pub fn asc(attno: usize) -> IndexColumn {
+        IndexColumn {
+            attno,
+            desc: false,
+            nulls_first: false,
+        }
+    }
+
+    /// Column `attno`, `DESC NULLS FIRST`.
+    pub fn desc(attno: usize) -> IndexColumn {
+        IndexColumn {
+            attno,
+            desc: true,
+            nulls_first: true,
+        }
+    }
+
+    fn encode(&self) -> String {
+        format!(
+            "{}:{}:{}",
+            self.attno,
+            if self.desc { "desc" } else { "asc" },
+            if self.nulls_first {
+                "nullsfirst"
+            } else {
+                "nullslast"
+            }
+        )
+    }
+
+    fn decode(s: &str) -> Option<IndexColumn> {
+        let mut parts = s.split(':');
+        let attno = parts.next()?.parse().ok()?;
+        let desc = match parts.next()? {
+            "asc" => false,
+            "desc" => true,
+            _ => return None,
+        };
+        let nulls_first = match parts.next()? {
+            "nullsfirst" => true,
+            "nullslast" => false,
+            _ => return None,
+        };
+        parts.next().is_none().then_some(IndexColumn {
+            attno,
+            desc,
+            nulls_first,
+        })
+    }
+}
+
+/// What an index is for: a plain index, a unique index made by CREATE
+/// UNIQUE INDEX, or the index behind a UNIQUE or PRIMARY KEY constraint
+/// (PostgreSQL keeps the constraint in `pg_constraint`; here the index
+/// stands for it and carries its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Plain,
+    /// `CREATE UNIQUE INDEX`.
+    Unique,
+    /// A `UNIQUE` constraint.
+    UniqueConstraint,
+    /// The table's `PRIMARY KEY` (unique, and its columns are NOT NULL).
+    PrimaryKey,
+}
+
+impl IndexKind {
+    /// No two rows may have equal keys without NULLs.
+    pub fn is_unique(self) -> bool {
+        self != IndexKind::Plain
+    }
+
+    /// The index stands for a constraint (ON CONFLICT ON CONSTRAINT names
+    /// it; DROP INDEX refuses it).
+    pub fn is_constraint(self) -> bool {
+        matches!(self, IndexKind::UniqueConstraint | IndexKind::PrimaryKey)
+    }
+
+    fn encode(self) -> &'static str {
+        match self {
+            IndexKind::Plain => "plain",
+            IndexKind::Unique => "unique",
+            IndexKind::UniqueConstraint => "constraint",
+            IndexKind::PrimaryKey => "primary",
+        }
+    }
+
+    fn decode(s: &str) -> Option<IndexKind> {
+        Some(match s {
+            "plain" => IndexKind::Plain,
+            "unique" => IndexKind::Unique,
+            "constraint" => IndexKind::UniqueConstraint,
+            "primary" => IndexKind::PrimaryKey,
+            _ => return None,
+        })
+    }
+}
+
+/// A btree index on one or more columns of a table (see `btree`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexDef {
     /// Object id; also the relation file number.
@@ -381,12 +501,26 @@ pub struct IndexDef {
     pub name: String,
     /// Oid of the indexed table.
     pub table: u32,
-    /// Attribute number (from 0) of the indexed column.
-    pub column: usize,
+    /// The key columns, in key order (at least one).
+    pub columns: Vec<IndexColumn>,
+    pub kind: IndexKind,
+}
+
+impl IndexDef {
+    /// The attribute number of the first key column.
+    pub fn leading_column(&self) -> usize {
+        self.columns[0].attno
+    }
+
+    /// A unique index (UNIQUE, PRIMARY KEY, CREATE UNIQUE INDEX): no two
+    /// rows may have equal keys without NULLs.
+    pub fn unique(&self) -> bool {
+        self.kind.is_unique()
+    }
 }
 
 /// The data directory format this build reads and writes.
-const FORMAT_VERSION: &str = "2";
+const FORMAT_VERSION: &str = "3";
 
 /// One catalog change made by a transaction's DDL.
 #[derive(Debug, Clone, PartialEq)]
@@ -416,7 +550,7 @@ fn parse(
                 if parts.next() != Some(FORMAT_VERSION) {
                     return Err(StorageError::Other(format!(
                         "the data directory has format {:?}, this tusk needs {FORMAT_VERSION}: \
-                         it was created by an older tusk (before transactions); create a new one",
+                         it was created by an older tusk; create a new one",
                         line.trim_start_matches("tusk-catalog ")
                     )));
                 }
@@ -476,20 +610,28 @@ fn parse(
                 t.view = Some(unescape(text).ok_or_else(|| corrupt(line))?);
             }
             Some("index") => {
-                let rest: Vec<&str> = line.splitn(5, ' ').collect();
+                let rest: Vec<&str> = line.splitn(6, ' ').collect();
                 let num = |i: usize| rest.get(i).and_then(|n| n.parse::<u32>().ok());
-                let (Some(oid), Some(table), Some(column), Some(name)) =
-                    (num(1), num(2), num(3), rest.get(4))
+                let (Some(oid), Some(table), Some(kind), Some(cols), Some(name)) =
+                    (num(1), num(2), rest.get(3), rest.get(4), rest.get(5))
                 else {
                     return Err(corrupt(line));
                 };
+                let kind = IndexKind::decode(kind).ok_or_else(|| corrupt(line))?;
+                let columns = cols
+                    .split(',')
+                    .map(IndexColumn::decode)
+                    .collect::<Option<Vec<_>>>()
+                    .filter(|c| !c.is_empty())
+                    .ok_or_else(|| corrupt(line))?;
                 indexes.insert(
                     name.to_string(),
                     IndexDef {
                         oid,
                         name: name.to_string(),
                         table,
-                        column: column as usize,
+                        columns,
+                        kind,
                     },
                 );
             }
@@ -566,7 +708,15 @@ fn unescape(s: &str) -> Option<String> {
 
 /// An index definition as catalog text (the payload of WAL `CreateIndex`).
 pub fn encode_index(i: &IndexDef) -> String {
-    format!("index {} {} {} {}\n", i.oid, i.table, i.column, i.name)
+    let cols: Vec<String> = i.columns.iter().map(IndexColumn::encode).collect();
+    format!(
+        "index {} {} {} {} {}\n",
+        i.oid,
+        i.table,
+        i.kind.encode(),
+        cols.join(","),
+        i.name
+    )
 }
 
 /// Inverse of [`encode_index`].
@@ -811,7 +961,8 @@ mod tests {
             oid: c.allocate_oid().unwrap(),
             name: "my index".into(),
             table: oid,
-            column: 1,
+            columns: vec![IndexColumn::asc(1), IndexColumn::desc(0)],
+            kind: IndexKind::UniqueConstraint,
         };
         assert_eq!(decode_index(&encode_index(&idx)).unwrap(), idx);
         c.add_index(idx.clone()).unwrap();

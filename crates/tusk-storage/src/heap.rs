@@ -270,6 +270,24 @@ pub fn fetch(
     Ok(())
 }
 
+/// Calls `f` with the tuple at `tid` of `rel`, whatever its visibility
+/// (INSERT ... ON CONFLICT reads the version a unique check found live);
+/// `None` if no tuple is there.
+pub fn read_tuple<R>(
+    pool: &BufferPool,
+    rel: u32,
+    tid: Tid,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<Option<R>, StorageError> {
+    let buf = pool.read_buffer(rel, tid.block)?;
+    let g = buf.lock_shared();
+    let p = g.page();
+    if page::is_new(p) || tid.item == 0 || tid.item > page::item_count(p) {
+        return Ok(None);
+    }
+    Ok(page::item_bytes(p, tid.item).map(f))
+}
+
 /// Replaces each of `tids` (versions of rows of `rel`, as a scan returned
 /// them) with the TID its index entries must carry: the root of its HOT
 /// chain (see `prune`). CREATE INDEX calls this before building. A version

@@ -47,8 +47,10 @@
 //! page image (`bulk`), or nothing for a relation the running transaction
 //! created.
 //!
-//! Indexes are B+trees on one integer column (`btree`), whose entries are
-//! (value, TID) pairs. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
+//! Indexes are B+trees on one or more columns of any indexable type
+//! (`btree`), whose entries are (key, TID) pairs with keys encoded so that
+//! their bytes sort as PostgreSQL sorts the values; unique indexes check
+//! for live duplicates and wait for writers still running. DELETE only stamps `xmax`; VACUUM (`vacuum`) prunes
 //! dead tuples, collects their TIDs in `tusk-radix`'s TidStore, removes the
 //! matching index entries, frees the line pointers and records the pages'
 //! room in the free-space map (`fsm`), where inserts look first.
@@ -100,7 +102,10 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
-pub use catalog::{Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexDef, SqlType, TableDef};
+pub use catalog::{
+    Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef, IndexKind, SqlType,
+    TableDef,
+};
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};
 pub use lock::{LockError, LockMode, LockTag, WaitOptions};

@@ -76,11 +76,6 @@ pub(crate) fn put_u32(p: &mut [u8], off: usize, v: u32) {
     p[off..off + 4].copy_from_slice(&v.to_le_bytes());
 }
 
-#[inline]
-pub(crate) fn get_u64(p: &[u8], off: usize) -> u64 {
-    u64::from_le_bytes(p[off..off + 8].try_into().unwrap())
-}
-
 /// Formats an empty page.
 pub fn init(page: &mut [u8]) {
     page[..PAGE_SIZE].fill(0);

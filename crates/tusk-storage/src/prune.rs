@@ -281,27 +281,41 @@ pub(crate) fn redo(p: &mut [u8], payload: &[u8]) -> Result<(), &'static str> {
 /// The version of the chain starting at item `item` of page `p` that `vis`
 /// sees (at most one does), with its item number (see the module doc).
 pub fn hot_search<'p>(p: &'p [u8], item: u16, vis: &mut Visibility<'_>) -> Option<(u16, &'p [u8])> {
+    hot_chain(p, item).find(|&(_, t)| vis.sees(t))
+}
+
+/// The versions of the HOT chain whose root is item `item` of page `p`,
+/// oldest first, with their item numbers: from the root (or the version
+/// its redirect names) along `ctid` while a version is `HOT_UPDATED` and
+/// the next one's `xmin` is its `xmax`. Index lookups (a scan's fetch, a
+/// unique check) walk it.
+pub fn hot_chain(p: &[u8], item: u16) -> impl Iterator<Item = (u16, &[u8])> {
     let n = page::item_count(p);
-    let mut at = page::redirect_target(p, item).unwrap_or(item);
-    let mut prior = None;
-    for _ in 0..n {
-        if at == 0 || at > n {
+    let mut at = if item == 0 || item > n {
+        0
+    } else {
+        page::redirect_target(p, item).unwrap_or(item)
+    };
+    let mut prior: Option<Xid> = None;
+    let mut steps = 0;
+    std::iter::from_fn(move || {
+        if at == 0 || at > n || steps == n {
             return None;
         }
+        steps += 1;
         let t = page::item_bytes(p, at)?;
         if prior.is_some_and(|x| tuple::xmin(t) != x) {
             return None;
         }
-        if vis.sees(t) {
-            return Some((at, t));
-        }
+        let this = at;
         if tuple::infomask(t) & HOT_UPDATED == 0 {
-            return None;
+            at = 0;
+        } else {
+            prior = Some(tuple::xmax(t));
+            at = tuple::ctid(t).1;
         }
-        prior = Some(tuple::xmax(t));
-        at = tuple::ctid(t).1;
-    }
-    None
+        Some((this, t))
+    })
 }
 
 /// For each item of page `p` (index 0 unused), the root of the HOT chain

@@ -120,8 +120,9 @@ pub enum RecordType {
     /// lists, each a u16 count and its entries — redirects (root u16,
     /// target u16), items made dead, items made unused.
     HeapPruneChains = 10,
-    /// Payload: position u16, key (value i64, tid u64) and, on internal
-    /// pages, child block u32: one entry inserted into a btree page.
+    /// Payload: position u16, TID (block u32, item u16), child block u32
+    /// (0 on leaves), then the key bytes: one entry inserted into a btree
+    /// page (see `btree`).
     BtreeInsert = 20,
     /// Always a page image (`HAS_FPI`): a btree page written whole (split
     /// halves, new root, metapage, pages of a logged build).

@@ -93,7 +93,7 @@
 //! running transactions after its redo point, so recovery always sees them
 //! (see `Database::checkpoint`).
 
-use crate::catalog::{Catalog, ColumnDef, DdlChange, IndexDef, TableDef};
+use crate::catalog::{Catalog, ColumnDef, DdlChange, IndexColumn, IndexDef, IndexKind, TableDef};
 use crate::lock::{LockError, LockMode, LockOwner, LockTag, WaitOptions};
 use crate::procarray::ProcSlot;
 use crate::snapshot::{CommandId, Snapshot};
@@ -387,32 +387,14 @@ impl Transaction {
     /// Waits until transaction `xid` (and, for a released subtransaction,
     /// its top-level transaction) has ended (PostgreSQL's
     /// `XactLockTableWait`). Returns at once for an ended or own xid.
-    pub fn wait_for_xid(&mut self, mut xid: Xid) -> Result<(), LockError> {
-        loop {
-            if self.is_own_xid(xid) {
-                return Ok(());
-            }
-            if self.db.txn.clog.status(xid) != crate::clog::XidStatus::InProgress {
-                return Ok(());
-            }
-            let tag = LockTag::Transaction(xid);
-            self.db
-                .locks
-                .acquire(&self.owner, &tag, LockMode::Share, &self.opts.wait)?;
-            self.db.locks.release(&self.owner, &tag, LockMode::Share);
-            // The lock is free: the xid ended, or it was a sub-xid whose
-            // savepoint was released — then its top-level transaction
-            // holds the lock on its own xid and we wait for that.
-            match self.db.txn.clog.status(xid) {
-                crate::clog::XidStatus::InProgress => match self.db.txn.clog.parent(xid) {
-                    Some(p) => xid = p,
-                    // Not running any more (a crash left it in progress).
-                    None if !self.db.txn.procs.is_running(xid) => return Ok(()),
-                    None => std::thread::yield_now(),
-                },
-                _ => return Ok(()),
-            }
-        }
+    pub fn wait_for_xid(&mut self, xid: Xid) -> Result<(), LockError> {
+        wait_for_xid_as(
+            &self.db,
+            &self.owner,
+            &self.opts.wait,
+            |x| self.is_own_xid(x),
+            xid,
+        )
     }
 
     /// Opens a savepoint called `name`.
@@ -580,16 +562,18 @@ impl Transaction {
         Ok(table)
     }
 
-    /// CREATE INDEX: registers a new (empty) btree on column `column` of
-    /// `table`, after taking `ShareLock` on the table (writers wait until
-    /// this transaction ends). The caller builds it
-    /// (`btree::Btree::build`, which logs every page).
+    /// CREATE INDEX: registers a new (empty) btree of `kind` on `columns`
+    /// of `table`, after taking `ShareLock` on the table (writers wait until this
+    /// transaction ends). The caller builds it (`btree::Index::build`,
+    /// which logs every page).
     pub fn create_index(
         &mut self,
         table: &TableDef,
         name: &str,
-        column: usize,
+        columns: Vec<IndexColumn>,
+        kind: IndexKind,
     ) -> Result<IndexDef, StorageError> {
+        assert!(!columns.is_empty(), "an index has key columns");
         self.lock(LockTag::Relation(table.oid), LockMode::Share, false)
             .map_err(|e| lock_error(e, &format!("relation \"{}\"", table.name)))?;
         self.claim_name(name)?;
@@ -600,7 +584,8 @@ impl Transaction {
             oid,
             name: name.to_string(),
             table: table.oid,
-            column,
+            columns,
+            kind,
         };
         self.log_ddl(
             RecordType::CreateIndex,
@@ -744,6 +729,40 @@ impl Transaction {
 impl Drop for Transaction {
     fn drop(&mut self) {
         self.abort();
+    }
+}
+
+/// [`Transaction::wait_for_xid`] for lock owner `owner`, whose own xids
+/// `is_own` recognises (a single-statement writer waits this way too).
+pub(crate) fn wait_for_xid_as(
+    db: &Database,
+    owner: &Arc<LockOwner>,
+    wait: &WaitOptions,
+    is_own: impl Fn(Xid) -> bool,
+    mut xid: Xid,
+) -> Result<(), LockError> {
+    loop {
+        if is_own(xid) {
+            return Ok(());
+        }
+        if db.txn.clog.status(xid) != crate::clog::XidStatus::InProgress {
+            return Ok(());
+        }
+        let tag = LockTag::Transaction(xid);
+        db.locks.acquire(owner, &tag, LockMode::Share, wait)?;
+        db.locks.release(owner, &tag, LockMode::Share);
+        // The lock is free: the xid ended, or it was a sub-xid whose
+        // savepoint was released — then its top-level transaction holds
+        // the lock on its own xid and we wait for that.
+        match db.txn.clog.status(xid) {
+            crate::clog::XidStatus::InProgress => match db.txn.clog.parent(xid) {
+                Some(p) => xid = p,
+                // Not running any more (a crash left it in progress).
+                None if !db.txn.procs.is_running(xid) => return Ok(()),
+                None => std::thread::yield_now(),
+            },
+            _ => return Ok(()),
+        }
     }
 }
 

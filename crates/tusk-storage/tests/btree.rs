@@ -6,7 +6,9 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{
+    Btree, BuildOutcome, Datum, Direction, IndexBuild, KeyEncoder, KeyType, ScanBounds,
+};
 use tusk_storage::{Database, Tid};
 
 fn open(dir: &std::path::Path, buffers: &str) -> Arc<Database> {
@@ -27,13 +29,33 @@ fn tid(n: u64) -> Tid {
     }
 }
 
-fn scan(db: &Database, rel: u32, lo: Bound<i64>, hi: Bound<i64>) -> Vec<(i64, Tid)> {
+fn key(v: i64) -> tusk_storage::btree::EncodedKey {
+    KeyEncoder::single(KeyType::Int8)
+        .encode(&[Datum::Int8(v)])
+        .unwrap()
+}
+
+fn bound(b: Bound<i64>) -> Bound<Datum<'static>> {
+    b.map(Datum::Int8)
+}
+
+/// The TIDs of the entries in `lo..hi`, forward, checked against the same
+/// scan backward.
+fn scan(db: &Database, rel: u32, lo: Bound<i64>, hi: Bound<i64>) -> Vec<Tid> {
     let bt = Btree::new(&db.pool, rel);
-    let mut c = bt.scan(lo, hi).unwrap();
-    let mut out = Vec::new();
-    while c.next_batch(&db.pool, &mut out, 100).unwrap() {}
-    // Values are recovered from the model's TIDs by the caller.
-    out.into_iter().map(|t| (0, t)).collect()
+    let enc = KeyEncoder::single(KeyType::Int8);
+    let bounds = ScanBounds::build(&enc, &[], Some((bound(lo), bound(hi)))).unwrap();
+    let read = |dir| {
+        let mut c = bt.scan(bounds.clone(), dir).unwrap();
+        let mut out = Vec::new();
+        while c.next_batch(&db.pool, &mut out, 100).unwrap() {}
+        out
+    };
+    let fwd = read(Direction::Forward);
+    let mut back = read(Direction::Backward);
+    back.reverse();
+    assert_eq!(fwd, back, "backward scan of {lo:?}..{hi:?}");
+    fwd
 }
 
 fn model_range(m: &BTreeSet<(i64, u64)>, lo: Bound<i64>, hi: Bound<i64>) -> Vec<Tid> {
@@ -49,12 +71,19 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
     let txn = db.txn.begin_write().unwrap();
     db.smgr.create(rel).unwrap();
     let bt = Btree::new(&db.pool, rel);
-    let mut keys: Vec<(i64, u64)> = initial.to_vec();
-    bt.build(&mut keys, txn.xid()).unwrap();
+    let mut build = IndexBuild::new();
+    for &(v, t) in initial {
+        build.push(&key(v), Tid::from_u64(t)).unwrap();
+    }
+    assert_eq!(
+        build.finish(&bt, false, txn.xid()).unwrap(),
+        BuildOutcome::Built
+    );
     let mut model: BTreeSet<(i64, u64)> = initial.iter().copied().collect();
     for &(v, t) in more {
         if model.insert((v, t)) {
-            bt.insert(v, Tid::from_u64(t), txn.xid()).unwrap();
+            bt.insert(&key(v).bytes, Tid::from_u64(t), txn.xid())
+                .unwrap();
         }
     }
     let ranges = [
@@ -66,7 +95,7 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
         (Bound::Included(i64::MAX), Bound::Unbounded),
     ];
     for (lo, hi) in ranges {
-        let got: Vec<Tid> = scan(db, rel, lo, hi).into_iter().map(|x| x.1).collect();
+        let got = scan(db, rel, lo, hi);
         assert_eq!(got, model_range(&model, lo, hi), "range {lo:?}..{hi:?}");
     }
     let s = bt
@@ -84,10 +113,7 @@ fn exercise(db: &Database, rel: u32, initial: &[(i64, u64)], more: &[(i64, u64)]
     model.retain(|&(_, t)| !t.is_multiple_of(del));
     assert_eq!(s.removed as usize, before - model.len());
     assert_eq!(s.remaining as usize, model.len());
-    let got: Vec<Tid> = scan(db, rel, Bound::Unbounded, Bound::Unbounded)
-        .into_iter()
-        .map(|x| x.1)
-        .collect();
+    let got = scan(db, rel, Bound::Unbounded, Bound::Unbounded);
     assert_eq!(got, model_range(&model, Bound::Unbounded, Bound::Unbounded));
     db.commit(txn).unwrap();
 }

@@ -11,12 +11,12 @@ mod common;
 
 use common::*;
 use std::collections::BTreeMap;
-use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{Btree, Datum, Direction, IndexBuild, KeyEncoder, KeyType, ScanBounds};
+use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{self, Tid, Visibility};
 use tusk_storage::{
     Database, IsolationLevel, LatestOutcome, RowLockMode, RowWait, StorageError, TmResult,
@@ -59,7 +59,11 @@ fn add_indexed(
                 if !out.hot {
                     let xid = txn.xid()?;
                     let db = txn.database().clone();
-                    Btree::new(&db.pool, index).insert(id as i64, out.new_tid.unwrap(), xid)?;
+                    Btree::new(&db.pool, index).insert(
+                        &id_key(id).bytes,
+                        out.new_tid.unwrap(),
+                        xid,
+                    )?;
                 }
                 return txn.next_command();
             }
@@ -81,7 +85,7 @@ fn add_indexed(
 fn via_index(db: &Arc<Database>, txn: &mut Transaction, rel: u32, index: u32, id: i32) -> Vec<i64> {
     let snapshot = txn.snapshot();
     let mut cursor = Btree::new(&db.pool, index)
-        .scan(Bound::Included(id as i64), Bound::Included(id as i64))
+        .scan(id_bounds(id), Direction::Forward)
         .unwrap();
     let mut tids: Vec<Tid> = Vec::new();
     while cursor.next_batch(&db.pool, &mut tids, 100).unwrap() {}
@@ -105,13 +109,20 @@ fn concurrent_transfers_conserve_money() {
     let index = {
         let mut txn = rc(&db);
         let table = txn.catalog().table("accounts").unwrap().clone();
-        let idx = txn.create_index(&table, "accounts_id", 0).unwrap();
-        let mut keys: Vec<(i64, u64)> = scan(&mut txn, rel)
+        let idx = txn
+            .create_index(
+                &table,
+                "accounts_id",
+                vec![IndexColumn::asc(0)],
+                IndexKind::Plain,
+            )
+            .unwrap();
+        let keys: Vec<(i64, u64)> = scan(&mut txn, rel)
             .into_iter()
             .map(|(tid, id, _)| (id as i64, tid.to_u64()))
             .collect();
         let xid = txn.xid().unwrap();
-        Btree::new(&db.pool, idx.oid).build(&mut keys, xid).unwrap();
+        build_index(&db, idx.oid, &keys, xid);
         txn.commit().unwrap();
         idx.oid
     };
@@ -257,4 +268,27 @@ fn concurrent_transfers_conserve_money() {
         outcomes["committed"],
         committed.lock().unwrap().len() as u32
     );
+}
+
+/// The key of row `id` in the index on the `integer` id column.
+fn id_key(id: i32) -> tusk_storage::btree::EncodedKey {
+    KeyEncoder::single(KeyType::Int4)
+        .encode(&[Datum::Int4(id)])
+        .unwrap()
+}
+
+/// The scan bounds of `id = id`.
+fn id_bounds(id: i32) -> ScanBounds {
+    ScanBounds::build(&KeyEncoder::single(KeyType::Int4), &[Datum::Int4(id)], None).unwrap()
+}
+
+/// Builds the index `rel` from (id, TID) pairs.
+fn build_index(db: &Database, rel: u32, keys: &[(i64, u64)], xid: tusk_storage::Xid) {
+    let mut build = IndexBuild::new();
+    for &(id, tid) in keys {
+        build.push(&id_key(id as i32), Tid::from_u64(tid)).unwrap();
+    }
+    build
+        .finish(&Btree::new(&db.pool, rel), false, xid)
+        .unwrap();
 }

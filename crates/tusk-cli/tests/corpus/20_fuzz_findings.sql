@@ -55,3 +55,6 @@ select b.c0 from fe a cross join fz b where b.c0 between (b.c0 / 0) and 4;
 -- The select list is bound before WHERE: its error is the one reported.
 -- expect: error
 select max(null % null) from fn where (- null) in (3);
+
+-- Deep nesting: PostgreSQL parses thousands of parentheses.
+select ((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))));

@@ -15,21 +15,24 @@
 //!    row's cursor — one tight loop per column and type, no per-row
 //!    dispatch. The bytes are exactly what [`TupleBuilder`] makes.
 //! 4. **Store.** [`BulkInserter`] appends the tuples a page at a time (one
-//!    WAL record per page, none for a table the transaction created); the
-//!    TIDs it returns feed each index, whose entries are inserted in key
-//!    order per batch.
+//!    WAL record per page, none for a table the transaction created). A
+//!    row's index entries wait until its page is in place (it is filled in
+//!    private memory until then), so that unique checks find the rows of
+//!    this load as they find any other: rows are indexed a page at a time,
+//!    and a unique violation is reported with the row's line (as
+//!    PostgreSQL's COPY indexes its buffered rows when it flushes them).
 //!
 //! [`TupleBuilder`]: tusk_storage::tuple::TupleBuilder
 
 use super::columns::ColumnFailure;
 use super::convert::{ConversionFailure, Converted};
 use super::reader::{Field, RawBatch};
-use super::{column_context, row_context, CopyError};
-use crate::dml::{check_violation, not_null_violation};
+use super::{column_context, line_context, row_context, CopyError};
+use crate::dml::{check_violation, not_null_violation, unique_violation};
 use crate::error::{sqlstate, ExecError};
 use crate::expr::Expr;
 use crate::vector::{Batch, Data, Vector};
-use tusk_storage::btree::Btree;
+use tusk_storage::btree::{EncodedKey, Index, InsertOutcome, StatementWriter};
 use tusk_storage::bulk::BulkInserter;
 use tusk_storage::heap::Tid;
 use tusk_storage::tuple::{HAS_NULLS, TUPLE_HEADER_SIZE};
@@ -56,10 +59,16 @@ pub struct Loader<'a> {
     xid: Xid,
     cid: u32,
     bulk: BulkInserter<'a>,
-    indexes: Vec<(Btree<'a>, usize)>,
+    /// The table's indexes in creation order.
+    indexes: Vec<Index<'a>>,
+    writer: StatementWriter<'a>,
+    key: EncodedKey,
     tuples: Vec<u8>,
     offsets: Vec<usize>,
-    keys: Vec<(i64, Tid)>,
+    /// Rows whose page is not in place yet, waiting for their index
+    /// entries: TID, line, and their tuple in `pending_tuples`.
+    pending: Vec<(Tid, u64, u32, u32)>,
+    pending_tuples: Vec<u8>,
     /// Rows stored so far.
     pub rows: u64,
 }
@@ -79,11 +88,10 @@ impl<'a> Loader<'a> {
         rules: TableRules,
         (xid, cid): (Xid, u32),
     ) -> Loader<'a> {
-        let indexes = db
-            .catalog()
-            .indexes_of(table.oid)
-            .map(|i| (Btree::new(&db.pool, i.oid), i.column))
-            .collect();
+        let mut defs: Vec<tusk_storage::IndexDef> =
+            db.catalog().indexes_of(table.oid).cloned().collect();
+        defs.sort_by_key(|d| d.oid);
+        let indexes = defs.iter().map(|d| Index::open(db, d, &table)).collect();
         Loader {
             types: table.column_types(),
             bulk: BulkInserter::new(&db.pool, table.oid, xid),
@@ -92,9 +100,12 @@ impl<'a> Loader<'a> {
             xid,
             cid,
             indexes,
+            writer: StatementWriter::new(db, xid),
+            key: EncodedKey::default(),
             tuples: Vec::new(),
             offsets: Vec::new(),
-            keys: Vec::new(),
+            pending: Vec::new(),
+            pending_tuples: Vec::new(),
             rows: 0,
         }
     }
@@ -138,8 +149,12 @@ impl<'a> Loader<'a> {
         if let Some(fault) = fault {
             return Err(self.fault_error(&c.batch, fault));
         }
-        self.store(&rows.columns, rows.len)
-            .map_err(|e| CopyError::new(e, None))?;
+        let lines: Vec<u64> = if self.indexes.is_empty() {
+            Vec::new()
+        } else {
+            (0..rows.len).map(|r| c.batch.line(original(r))).collect()
+        };
+        self.store(&rows.columns, rows.len, &lines)?;
         self.rows += rows.len as u64;
         Ok(())
     }
@@ -233,8 +248,8 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// Lays out and stores `n` checked rows.
-    fn store(&mut self, vectors: &[Vector], n: usize) -> Result<(), ExecError> {
+    /// Lays out and stores `n` checked rows that ended on `lines`.
+    fn store(&mut self, vectors: &[Vector], n: usize, lines: &[u64]) -> Result<(), CopyError> {
         layout_tuples(
             vectors,
             &self.types,
@@ -244,40 +259,57 @@ impl<'a> Loader<'a> {
             &mut self.tuples,
             &mut self.offsets,
         );
-        let mut tids = Vec::with_capacity(if self.indexes.is_empty() { 0 } else { n });
         for r in 0..n {
-            let tid = self
-                .bulk
-                .insert(&self.tuples[self.offsets[r]..self.offsets[r + 1]])?;
-            if !self.indexes.is_empty() {
-                tids.push(tid);
+            let t = &self.tuples[self.offsets[r]..self.offsets[r + 1]];
+            let pages = self.bulk.pages;
+            let tid = self.bulk.insert(t)?;
+            if self.indexes.is_empty() {
+                continue;
             }
-        }
-        for (index, col) in &self.indexes {
-            self.keys.clear();
-            let v = &vectors[*col];
-            for (r, &tid) in tids.iter().enumerate() {
-                if v.is_null(r) {
-                    continue;
-                }
-                let key = match &v.data {
-                    Data::Int4(d) => d[r] as i64,
-                    Data::Int8(d) => d[r],
-                    _ => return Err(ExecError::new("btree indexes support integer columns only")),
-                };
-                self.keys.push((key, tid));
+            if self.bulk.pages != pages {
+                // The page of the rows waiting for their index entries
+                // is in place: their keys can be checked against it.
+                self.index_pending()?;
             }
-            self.keys.sort_unstable();
-            for &(key, tid) in &self.keys {
-                index.insert(key, tid, self.xid)?;
-            }
+            let start = self.pending_tuples.len() as u32;
+            self.pending_tuples
+                .extend_from_slice(&self.tuples[self.offsets[r]..self.offsets[r + 1]]);
+            let line = lines.get(r).copied().unwrap_or_default();
+            self.pending
+                .push((tid, line, start, self.pending_tuples.len() as u32));
         }
         Ok(())
     }
 
-    /// Installs the last page; returns the rows stored.
+    /// Inserts the index entries of the rows waiting for them (each index
+    /// in creation order, rows in input order, as PostgreSQL inserts them).
+    /// A unique violation names the row's line.
+    fn index_pending(&mut self) -> Result<(), CopyError> {
+        let pending = std::mem::take(&mut self.pending);
+        for index in &self.indexes {
+            for &(tid, line, start, end) in &pending {
+                let t = &self.pending_tuples[start as usize..end as usize];
+                let context = || Some(line_context(&self.table.name, line));
+                let fail = |e: tusk_storage::StorageError| CopyError::new(e.into(), context());
+                index.key_of_tuple(t, &mut self.key).map_err(fail)?;
+                let outcome = index
+                    .insert(&self.key, tid, &mut self.writer)
+                    .map_err(fail)?;
+                if let InsertOutcome::Conflict { .. } = outcome {
+                    let e = unique_violation(&self.table, index.def(), t);
+                    return Err(CopyError::new(e, context()));
+                }
+            }
+        }
+        self.pending_tuples.clear();
+        Ok(())
+    }
+
+    /// Installs the last page and adds the index entries still waiting;
+    /// returns the rows stored.
     pub fn finish(&mut self) -> Result<u64, CopyError> {
         self.bulk.finish()?;
+        self.index_pending()?;
         Ok(self.rows)
     }
 }

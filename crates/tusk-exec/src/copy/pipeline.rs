@@ -21,6 +21,9 @@
 //! thread's next send fails and it stops. Either way [`run`] returns only
 //! when both threads are done, so the source is not used after it.
 //!
+//! The statement thread checks the statement's interrupt (cancel,
+//! `statement_timeout`) before each batch it stores.
+//!
 //! Progress (rows stored, bytes read) is reported by the reading thread,
 //! which owns the source; the stored count comes from the loader through
 //! an atomic counter.
@@ -29,6 +32,7 @@ use super::convert::{Converted, Converter};
 use super::load::Loader;
 use super::reader::{CopyReader, RawBatch};
 use super::CopyError;
+use crate::interrupt::Interrupt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
@@ -58,6 +62,7 @@ pub fn run(
     reader: CopyReader,
     converter: &Converter,
     loader: &mut Loader,
+    interrupt: &Interrupt,
 ) -> Result<u64, CopyError> {
     let stored = AtomicU64::new(0);
     let (tx, rx) = sync_channel(DEPTH);
@@ -70,7 +75,7 @@ pub fn run(
                 read(source, reader, converter, tx, back_rx, stored);
             })
             .expect("spawning the COPY reading thread");
-        store(loader, rx, back_tx, stored)
+        store(loader, rx, back_tx, stored, interrupt)
     })
 }
 
@@ -128,8 +133,10 @@ fn store(
     rx: Receiver<Result<Converted, CopyError>>,
     back: Sender<RawBatch>,
     stored: &AtomicU64,
+    interrupt: &Interrupt,
 ) -> Result<u64, CopyError> {
     for item in rx {
+        interrupt.check()?;
         let mut c = item?;
         loader.load(&mut c)?;
         stored.store(loader.rows, Ordering::Relaxed);

@@ -114,6 +114,7 @@ impl Gather {
             let temp_limit = self.ctx.spill.limit;
             let prefetch = self.ctx.prefetch;
             let hash_chunk_size = self.ctx.hash_chunk_size;
+            let (interrupt, env) = (self.ctx.interrupt.clone(), self.ctx.env.clone());
             let (build, worker_stats) = (self.build, self.worker_stats.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
@@ -134,6 +135,8 @@ impl Gather {
                         hash_chunk_size,
                         parallel: Some(state.clone()),
                         participant: w + 1,
+                        interrupt,
+                        env,
                         ctes: Default::default(),
                     };
                     let run = || -> Result<()> {

@@ -111,63 +111,8 @@ impl Binder<'_> {
             };
             let mut plan = self.change_source(get, from, u.selection.as_ref())?;
             // SET: new values by column.
-            let mut new: Vec<Option<Expr>> = vec![None; table.columns.len()];
             let mut ctx = ExprCtx::new("UPDATE");
-            for a in &u.assignments {
-                let targets: Vec<&A::ObjectName> = match &a.target {
-                    A::AssignmentTarget::ColumnName(n) => vec![n],
-                    A::AssignmentTarget::Tuple(ns) => ns.iter().collect(),
-                };
-                let values: Vec<&A::Expr> = match (&a.value, targets.len()) {
-                    (A::Expr::Tuple(vs), n) if n > 1 => vs.iter().collect(),
-                    (A::Expr::Nested(inner), n) if n > 1 => match inner.as_ref() {
-                        A::Expr::Tuple(vs) => vs.iter().collect(),
-                        _ => vec![&a.value],
-                    },
-                    _ => vec![&a.value],
-                };
-                if values.len() != targets.len() {
-                    return err(
-                        sqlstate::SYNTAX_ERROR,
-                        "number of columns does not match number of values",
-                    );
-                }
-                for (t, v) in targets.into_iter().zip(values) {
-                    let q = object_name(t)?;
-                    let name = q.name;
-                    let i = table
-                        .columns
-                        .iter()
-                        .position(|c| c.name == name)
-                        .ok_or_else(|| {
-                            SqlError::coded(
-                                sqlstate::UNDEFINED_COLUMN,
-                                format!(
-                                    "column \"{name}\" of relation \"{}\" does not exist",
-                                    table.name
-                                ),
-                            )
-                        })?;
-                    if new[i].is_some() {
-                        return err(
-                            sqlstate::DUPLICATE_COLUMN,
-                            format!("multiple assignments to same column \"{name}\""),
-                        );
-                    }
-                    let col = &table.columns[i];
-                    let e = if is_default_keyword(v) {
-                        Expr::Const {
-                            value: tusk_exec::Value::Null,
-                            ty: col.ty.data_type(),
-                        }
-                    } else {
-                        let b = self.expr(v, &mut ctx)?;
-                        let e = self.assign(b, col.ty.data_type(), &col.name)?;
-                        self.typmod(e, col.ty, false)?
-                    };
-                    new[i] = Some(e);
-                }
-            }
+            let mut new = self.set_list(table, &u.assignments, &mut ctx)?;
             plan = ctx.apply_to(plan);
             let mut exprs = Vec::new();
             let mut out = Vec::new();
@@ -197,6 +142,70 @@ impl Binder<'_> {
         })();
         self.scopes.pop();
         r
+    }
+
+    /// The values a SET list assigns (UPDATE, ON CONFLICT DO UPDATE), by
+    /// attribute number of `table`, bound in the current scope.
+    pub(crate) fn set_list(
+        &mut self,
+        table: &TableDef,
+        assignments: &[A::Assignment],
+        ctx: &mut ExprCtx,
+    ) -> Result<Vec<Option<Expr>>> {
+        let mut new: Vec<Option<Expr>> = vec![None; table.columns.len()];
+        for a in assignments {
+            let targets: Vec<&A::ObjectName> = match &a.target {
+                A::AssignmentTarget::ColumnName(n) => vec![n],
+                A::AssignmentTarget::Tuple(ns) => ns.iter().collect(),
+            };
+            let values: Vec<&A::Expr> = match (&a.value, targets.len()) {
+                (A::Expr::Tuple(vs), n) if n > 1 => vs.iter().collect(),
+                (A::Expr::Nested(inner), n) if n > 1 => match inner.as_ref() {
+                    A::Expr::Tuple(vs) => vs.iter().collect(),
+                    _ => vec![&a.value],
+                },
+                _ => vec![&a.value],
+            };
+            if values.len() != targets.len() {
+                return err(
+                    sqlstate::SYNTAX_ERROR,
+                    "number of columns does not match number of values",
+                );
+            }
+            for (t, v) in targets.into_iter().zip(values) {
+                let q = object_name(t)?;
+                let name = q.name;
+                let i = table
+                    .columns
+                    .iter()
+                    .position(|c| c.name == name)
+                    .ok_or_else(|| {
+                        SqlError::coded(
+                            sqlstate::UNDEFINED_COLUMN,
+                            format!(
+                                "column \"{name}\" of relation \"{}\" does not exist",
+                                table.name
+                            ),
+                        )
+                    })?;
+                if new[i].is_some() {
+                    return err(
+                        sqlstate::DUPLICATE_COLUMN,
+                        format!("multiple assignments to same column \"{name}\""),
+                    );
+                }
+                let col = &table.columns[i];
+                let e = if is_default_keyword(v) {
+                    self.column_default(col)?
+                } else {
+                    let b = self.expr(v, ctx)?;
+                    let e = self.assign(b, col.ty.data_type(), &col.name)?;
+                    self.typmod(e, col.ty, false)?
+                };
+                new[i] = Some(e);
+            }
+        }
+        Ok(new)
     }
 
     pub fn bind_delete(

@@ -28,7 +28,11 @@ fn is_chain_op(op: &A::BinaryOperator) -> bool {
 
 impl Binder<'_> {
     /// Binds an expression in clause context `ctx`.
-    pub(crate) fn expr(&mut self, e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
+    pub(crate) fn expr(&mut self, mut e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
+        // Parentheses only group: unwrap them without nesting deeper.
+        while let A::Expr::Nested(inner) = e {
+            e = inner;
+        }
         // A left-deep chain: walk the spine down, bind its leftmost operand,
         // then fold the operators back up.
         if let A::Expr::BinaryOp { op, .. } = e {
@@ -435,10 +439,14 @@ impl Binder<'_> {
                     format!("syntax error at or near \"{p}\""),
                 )
             })?;
-        if self.params.len() < n {
-            self.params.resize(n, None);
-        }
-        match self.params[n - 1] {
+        let declared = {
+            let mut params = self.params.borrow_mut();
+            if params.len() < n {
+                params.resize(n, None);
+            }
+            params[n - 1]
+        };
+        match declared {
             Some(ty) => Ok(B::known(Expr::Param { index: n - 1, ty })),
             // An undeclared parameter is text until context says otherwise
             // (as an unknown literal is); the session infers its type from

@@ -25,12 +25,18 @@
 //! an `Apply` node that produces that column for each row. The decorrelation
 //! pass later turns most `Apply` nodes into joins.
 //!
-//! ## Untyped literals
+//! ## Untyped literals and parameters
 //!
 //! A string literal or NULL has no type until its context gives one, as in
 //! PostgreSQL (`unknown`): [`B::unknown`] marks it, and [`Binder::coerce`]
-//! converts it to the type the context asks for.
+//! converts it to the type the context asks for. A `$n` parameter whose
+//! type the client left open is untyped the same way, and the first context
+//! that converts it fixes its type for the whole statement (the other
+//! operand of an operator, the target column of INSERT or UPDATE, a cast:
+//! PostgreSQL's `variable_coerce_param_hook`); [`Binder::params`] records
+//! it, so that later uses of the same parameter see the type.
 
+mod conflict;
 mod dml;
 mod expr;
 mod forms;
@@ -46,7 +52,6 @@ pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Columns, CteDef, Logical, SubqueryKind};
-use tusk_exec::cast::cast_value;
 use tusk_exec::{Expr, Value};
 use tusk_storage::{Catalog, DataType, SqlType};
 
@@ -207,8 +212,9 @@ pub struct Binder<'a> {
     /// How often each CTE is referenced (decides materialisation).
     pub cte_refs: Vec<usize>,
     pub(crate) scopes: Vec<QueryScope>,
-    /// `$n` parameter types: declared, or inferred from first use.
-    pub params: Vec<Option<DataType>>,
+    /// `$n` parameter types: declared, or inferred from first use (a
+    /// cell: conversions that fix a type take `&self`).
+    pub params: std::cell::RefCell<Vec<Option<DataType>>>,
     depth: usize,
     next_work_table: usize,
     /// Each CTE's column names (after its alias list).
@@ -225,7 +231,7 @@ impl<'a> Binder<'a> {
             ctes: Vec::new(),
             cte_refs: Vec::new(),
             scopes: Vec::new(),
-            params: settings.param_types.clone(),
+            params: std::cell::RefCell::new(settings.param_types.clone()),
             depth: 0,
             next_work_table: 0,
             cte_names: Vec::new(),
@@ -358,16 +364,24 @@ impl<'a> Binder<'a> {
         }
     }
 
-    /// Converts an untyped literal (or an expression over one, such as a
-    /// parameter) to type `to`, as PostgreSQL's input function would.
+    /// Converts an untyped literal (or an expression over one) to type
+    /// `to`, as PostgreSQL's input function would; an untyped parameter
+    /// takes type `to` from here on.
     pub(crate) fn convert_unknown(&self, e: Expr, to: DataType) -> Result<Expr> {
         match e {
             Expr::Const { value, .. } => {
-                let v = match &value {
-                    Value::Null => Value::Null,
-                    v => cast_value(v, to)?,
+                // Read with the session's settings (DateStyle, TimeZone).
+                let v = match value.data_type() {
+                    None => Value::Null,
+                    Some(from) => tusk_exec::env::with(|env| {
+                        tusk_exec::cast::cast_value_in(&value, from, to, env)
+                    })?,
                 };
                 Ok(Expr::Const { value: v, ty: to })
+            }
+            Expr::Param { index, .. } if self.params.borrow().get(index) == Some(&None) => {
+                self.params.borrow_mut()[index] = Some(to);
+                Ok(Expr::Param { index, ty: to })
             }
             other => Ok(cast(other, to)),
         }

@@ -306,10 +306,12 @@ impl Binder<'_> {
     }
 
     /// The SQL type an output column gets: a plain column reference keeps
-    /// its column's modifier (`varchar(10)`), anything else the bare type.
+    /// its column's modifier (`varchar(10)`), as does a cast to a type with
+    /// one (`x::numeric(6,2)`); anything else gets the bare type.
     fn output_type(&self, e: &Expr) -> SqlType {
         match e {
             Expr::Column { index, .. } if *index < self.cols.len() => self.cols.get(*index).ty,
+            Expr::Typmod { ty, .. } => *ty,
             e => SqlType::of(e.data_type()),
         }
     }

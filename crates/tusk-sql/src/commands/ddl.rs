@@ -1,15 +1,13 @@
-//! CREATE TABLE [AS], CREATE INDEX and DROP.
+//! CREATE TABLE [AS] (with its constraints' indexes, see `index`) and DROP.
 
+use super::index::{constraint_order, ConstraintSpec};
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use tusk_exec::exec::build;
-use tusk_exec::vector::Data;
-use tusk_exec::Plan;
-use tusk_storage::{CheckDef, ColumnDef, DataType, SqlType, TableDef};
+use tusk_storage::{CheckDef, ColumnDef, SqlType, TableDef};
 
 fn foreign_keys_refused() -> SqlError {
     SqlError::coded(
@@ -18,12 +16,23 @@ fn foreign_keys_refused() -> SqlError {
     )
 }
 
+/// Refuses the UNIQUE options tusk does not implement.
+fn unique_options(k: &A::UniqueConstraint) -> Result<()> {
+    if matches!(k.nulls_distinct, A::NullsDistinctOption::NotDistinct) {
+        return Err(SqlError::coded(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            "UNIQUE NULLS NOT DISTINCT is not supported",
+        ));
+    }
+    Ok(())
+}
+
 fn command(tag: &str) -> QueryResult {
     QueryResult::Command { tag: tag.into() }
 }
 
 /// Names stored in the line-based catalog file cannot hold a newline.
-fn check_name(name: &str, what: &str) -> Result<()> {
+pub(super) fn check_name(name: &str, what: &str) -> Result<()> {
     if name.contains('\n') || name.contains('\0') {
         return Err(SqlError::coded(
             sqlstate::INVALID_NAME,
@@ -52,7 +61,7 @@ impl Session {
                 format!("relation \"{name}\" already exists"),
             ));
         }
-        let (columns, checks, query) = match &ct.query {
+        let (columns, checks, constraints, query) = match &ct.query {
             Some(q) => {
                 if !ct.constraints.is_empty() {
                     return Err(SqlError::coded(
@@ -76,11 +85,12 @@ impl Session {
                     .zip(&pq.types)
                     .map(|(n, t)| ColumnDef::new(n.clone(), SqlType::of(*t), false))
                     .collect();
-                (cols, Vec::new(), Some(pq))
+                (cols, Vec::new(), Vec::new(), Some(pq))
             }
             None => {
-                let (cols, checks) = self.table_elements(&name, &ct.columns, &ct.constraints)?;
-                (cols, checks, None)
+                let (cols, checks, constraints) =
+                    self.table_elements(&name, &ct.columns, &ct.constraints)?;
+                (cols, checks, constraints, None)
             }
         };
         for (i, c) in columns.iter().enumerate() {
@@ -98,7 +108,10 @@ impl Session {
         table.checks = checks;
         self.db.log_create_table(&txn, &table)?;
         self.db.smgr.create(oid)?;
+        let mut made = vec![oid];
+        let mut indexes = Vec::new();
         let result = (|| -> Result<u64> {
+            indexes = self.constraint_indexes(&txn, &table, &constraints, &mut made)?;
             match &query {
                 Some(pq) => {
                     let ctx = self.exec_context(txn.snapshot(), false, 0);
@@ -118,6 +131,9 @@ impl Session {
         match result {
             Ok(n) => {
                 self.db.catalog_mut().add_table(table)?;
+                for i in indexes {
+                    self.db.catalog_mut().add_index(i)?;
+                }
                 self.db.commit(txn)?;
                 Ok(if query.is_some() {
                     command(&format!("SELECT {n}"))
@@ -127,14 +143,14 @@ impl Session {
             }
             Err(e) => {
                 drop(txn);
-                self.db.pool.drop_relation(oid);
-                let _ = self.db.smgr.unlink(oid);
+                self.forget_relations(&made);
                 Err(e)
             }
         }
     }
 
-    /// Columns (with NOT NULL, DEFAULT and CHECK options) and table
+    /// Columns (with NOT NULL, DEFAULT and CHECK options), PRIMARY KEY and
+    /// UNIQUE constraints (in the order their indexes are made) and table
     /// constraints of CREATE TABLE; every DEFAULT and CHECK is bound once
     /// here, so a bad one fails the CREATE as in PostgreSQL.
     fn table_elements(
@@ -142,8 +158,13 @@ impl Session {
         table: &str,
         columns: &[A::ColumnDef],
         constraints: &[A::TableConstraint],
-    ) -> Result<(Vec<ColumnDef>, Vec<CheckDef>)> {
+    ) -> Result<(Vec<ColumnDef>, Vec<CheckDef>, Vec<ConstraintSpec>)> {
         let mut cols = Vec::new();
+        let names: Vec<String> = columns
+            .iter()
+            .map(|c| ident(&c.name))
+            .collect::<Result<_>>()?;
+        let mut keys: Vec<ConstraintSpec> = Vec::new();
         // (constraint name, expression, the column it was written on)
         let mut written_checks: Vec<(Option<String>, A::Expr)> = Vec::new();
         for c in columns {
@@ -162,11 +183,20 @@ impl Session {
                         (*ck.expr).clone(),
                     )),
                     A::ColumnOption::ForeignKey(_) => return Err(foreign_keys_refused()),
-                    A::ColumnOption::PrimaryKey(_) | A::ColumnOption::Unique(_) => {
-                        return Err(SqlError::coded(
-                            sqlstate::FEATURE_NOT_SUPPORTED,
-                            "PRIMARY KEY and UNIQUE constraints are not supported yet",
-                        ))
+                    A::ColumnOption::PrimaryKey(k) => keys.push(ConstraintSpec::new(
+                        o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                        std::slice::from_ref(&col.name),
+                        true,
+                        &names,
+                    )?),
+                    A::ColumnOption::Unique(k) => {
+                        unique_options(k)?;
+                        keys.push(ConstraintSpec::new(
+                            o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                            std::slice::from_ref(&col.name),
+                            false,
+                            &names,
+                        )?)
                     }
                     other => {
                         return Err(SqlError::coded(
@@ -183,11 +213,20 @@ impl Session {
                 A::TableConstraint::Check(ck) => written_checks
                     .push((ck.name.as_ref().map(ident).transpose()?, (*ck.expr).clone())),
                 A::TableConstraint::ForeignKey(_) => return Err(foreign_keys_refused()),
-                A::TableConstraint::PrimaryKey(_) | A::TableConstraint::Unique(_) => {
-                    return Err(SqlError::coded(
-                        sqlstate::FEATURE_NOT_SUPPORTED,
-                        "PRIMARY KEY and UNIQUE constraints are not supported yet",
-                    ))
+                A::TableConstraint::PrimaryKey(k) => keys.push(ConstraintSpec::new(
+                    k.name.as_ref().map(ident).transpose()?,
+                    &ConstraintSpec::column_names(&k.columns)?,
+                    true,
+                    &names,
+                )?),
+                A::TableConstraint::Unique(k) => {
+                    unique_options(k)?;
+                    keys.push(ConstraintSpec::new(
+                        k.name.as_ref().map(ident).transpose()?,
+                        &ConstraintSpec::column_names(&k.columns)?,
+                        false,
+                        &names,
+                    )?)
                 }
                 other => {
                     return Err(SqlError::coded(
@@ -195,6 +234,13 @@ impl Session {
                         format!("table constraint \"{other}\" is not supported"),
                     ))
                 }
+            }
+        }
+        let keys = constraint_order(table, keys)?;
+        // A primary key's columns are NOT NULL.
+        for k in keys.iter().filter(|k| k.primary) {
+            for &a in &k.columns {
+                cols[a].not_null = true;
             }
         }
         let catalog = self.db.catalog();
@@ -241,178 +287,7 @@ impl Session {
                 expr: e.to_string(),
             });
         }
-        Ok((cols, checks))
-    }
-
-    /// `CREATE INDEX [name] ON table [USING btree] (column)`: a btree built
-    /// from a scan of the table's visible rows, in one transaction.
-    pub(crate) fn create_index(&mut self, ci: &A::CreateIndex) -> Result<QueryResult> {
-        if ci.unique
-            || ci.concurrently
-            || !ci.include.is_empty()
-            || ci.predicate.is_some()
-            || !ci.with.is_empty()
-        {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "only plain CREATE INDEX [name] ON table (column) is supported",
-            ));
-        }
-        if let Some(u) = &ci.using {
-            if !matches!(u, A::IndexType::BTree) {
-                return Err(SqlError::coded(
-                    sqlstate::UNDEFINED_OBJECT,
-                    format!(
-                        "access method \"{}\" does not exist",
-                        u.to_string().to_lowercase()
-                    ),
-                ));
-            }
-        }
-        let tname = user_relation_name(&ci.table_name)?;
-        let table = self.db.catalog().table(&tname).cloned().ok_or_else(|| {
-            SqlError::coded(
-                sqlstate::UNDEFINED_TABLE,
-                format!("relation \"{tname}\" does not exist"),
-            )
-        })?;
-        if table.is_view() {
-            return Err(SqlError::coded(
-                sqlstate::WRONG_OBJECT_TYPE,
-                format!("cannot create index on relation \"{tname}\""),
-            )
-            .with_detail("This operation is not supported for views."));
-        }
-        if ci.columns.len() != 1 {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "btree indexes on more than one column are not supported yet",
-            ));
-        }
-        let A::Expr::Identifier(id) = &ci.columns[0].column.expr else {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "indexes on expressions are not supported",
-            ));
-        };
-        let cname = ident(id)?;
-        let column = table
-            .columns
-            .iter()
-            .position(|c| c.name == cname)
-            .ok_or_else(|| {
-                SqlError::coded(
-                    sqlstate::UNDEFINED_COLUMN,
-                    format!("column \"{cname}\" does not exist"),
-                )
-            })?;
-        if !matches!(
-            table.columns[column].ty.data_type(),
-            DataType::Int4 | DataType::Int8
-        ) {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                format!(
-                    "btree indexes on type {} are not supported yet (integer and bigint are)",
-                    table.columns[column].ty.display_name()
-                ),
-            ));
-        }
-        let name = match &ci.name {
-            Some(n) => {
-                let n = user_relation_name(n)?;
-                if self.db.catalog().relation_exists(&n) {
-                    if ci.if_not_exists {
-                        return Ok(command("CREATE INDEX"));
-                    }
-                    return Err(SqlError::coded(
-                        sqlstate::DUPLICATE_TABLE,
-                        format!("relation \"{n}\" already exists"),
-                    ));
-                }
-                n
-            }
-            None => {
-                // PostgreSQL's choice: table_column_idx, then ...idx1, idx2, ...
-                let cat = self.db.catalog();
-                let base = crate::names::truncate(&format!(
-                    "{}_{}_idx",
-                    table.name, table.columns[column].name
-                ));
-                let mut n = base.clone();
-                let mut k = 0;
-                while cat.relation_exists(&n) {
-                    k += 1;
-                    n = format!("{base}{k}");
-                }
-                n
-            }
-        };
-        check_name(&name, "index")?;
-        let txn = self.db.txn.begin_write()?;
-        let oid = self.db.catalog_mut().allocate_oid()?;
-        let index = tusk_storage::IndexDef {
-            oid,
-            name,
-            table: table.oid,
-            column,
-        };
-        self.db.log_create_index(&txn, &index)?;
-        self.db.smgr.create(oid)?;
-        let built = (|| -> Result<()> {
-            // The keys of the visible rows, with their TIDs.
-            let plan = Plan::new(
-                tusk_exec::NodeKind::SeqScan {
-                    table: table.name.clone(),
-                    alias: table.name.clone(),
-                    oid: table.oid,
-                    table_types: table.column_types(),
-                    columns: vec![column],
-                    with_tid: true,
-                    filter: None,
-                    parallel: false,
-                },
-                vec![],
-                vec![table.columns[column].ty.data_type(), DataType::Int8],
-                vec![],
-                Default::default(),
-            );
-            let ctx = self.exec_context(txn.snapshot(), false, 0);
-            let mut op = build(&plan, &ctx)?;
-            let mut keys: Vec<(i64, u64)> = Vec::new();
-            while let Some(b) = op.next()? {
-                let Data::Int8(tids) = &b.columns[1].data else {
-                    unreachable!("TID column")
-                };
-                let col = &b.columns[0];
-                for (row, &tid) in tids.iter().enumerate().take(b.len) {
-                    if col.is_null(row) {
-                        continue;
-                    }
-                    let v = match &col.data {
-                        Data::Int4(d) => d[row] as i64,
-                        Data::Int8(d) => d[row],
-                        _ => unreachable!("integer column"),
-                    };
-                    keys.push((v, tid as u64));
-                }
-            }
-            tusk_storage::btree::Btree::new(&self.db.pool, oid).build(&mut keys, txn.xid())?;
-            Ok(())
-        })();
-        match built {
-            Ok(()) => {
-                self.db.catalog_mut().add_index(index)?;
-                self.db.commit(txn)?;
-                Ok(command("CREATE INDEX"))
-            }
-            Err(e) => {
-                drop(txn);
-                self.db.pool.drop_relation(oid);
-                let _ = self.db.smgr.unlink(oid);
-                Err(e)
-            }
-        }
+        Ok((cols, checks, keys))
     }
 
     /// `DROP TABLE | INDEX [IF EXISTS] name, ...`.
@@ -449,6 +324,22 @@ impl Session {
                 };
                 let view = cat.table(&name).is_some_and(|t| t.is_view());
                 match found {
+                    Some(_) if object_type == A::ObjectType::Index => {
+                        let i = cat.index(&name).expect("found above");
+                        if i.kind.is_constraint() {
+                            let t = cat.table_by_oid(i.table).map_or("", |t| t.name.as_str());
+                            return Err(SqlError::coded(
+                                sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                                format!(
+                                    "cannot drop index {name} because constraint {name} on table {t} requires it"
+                                ),
+                            )
+                            .with_hint(format!(
+                                "You can drop constraint {name} on table {t} instead."
+                            )));
+                        }
+                        victims.push(i.oid)
+                    }
                     Some(oid) => victims.push(oid),
                     None if object_type == A::ObjectType::Table && view => {
                         return Err(SqlError::coded(

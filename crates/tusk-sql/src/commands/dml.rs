@@ -1,18 +1,47 @@
-//! INSERT and DELETE.
+//! INSERT, UPDATE and DELETE.
 //!
 //! INSERT binds its source (VALUES, coerced straight to the target columns,
 //! or a query), projects it into the table's column order with assignment
 //! casts (missing columns get NULL) and hands the rows to tusk-exec's heap
-//! sink. DELETE plans a scan of the target that also yields each row's TID.
+//! sink (with ON CONFLICT, `tusk_exec::conflict`'s; see `bind::conflict`).
+//! DELETE plans a scan of the target that also yields each row's TID;
+//! UPDATE one that yields the new row and the TID.
+//!
+//! Each statement is planned first (`plan_*`: a [`PlannedChange`], which a
+//! prepared statement keeps) and then run ([`Session::run_change`]) in its
+//! own transaction.
 
 use crate::bind::{BindSettings, Binder, BoundQuery, Returning, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{PlannedQuery, QueryResult, Result, Session};
 use sqlparser::ast as A;
 use tusk_exec::Expr;
 use tusk_storage::{SqlType, TableDef};
+
+/// Which change a [`PlannedChange`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChangeKind {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// A data change ready to run: the plan of the rows it writes (INSERT: the
+/// new rows in table order; UPDATE: the new rows and TIDs; DELETE: the old
+/// rows and TIDs) and its RETURNING list.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedChange {
+    pub kind: ChangeKind,
+    pub table: TableDef,
+    /// The table's CHECK constraints, bound (INSERT and UPDATE).
+    pub checks: Vec<(String, Expr)>,
+    pub rows: PlannedQuery,
+    pub returning: Option<Returning>,
+    /// INSERT's ON CONFLICT clause, bound.
+    pub on_conflict: Option<tusk_exec::conflict::OnConflict>,
+}
 
 impl Session {
     pub(crate) fn table_def(&self, name: &A::ObjectName) -> Result<TableDef> {
@@ -38,18 +67,21 @@ impl Session {
         ins: &A::Insert,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_insert(ins, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_insert(
+        &self,
+        ins: &A::Insert,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let A::TableObject::TableName(tname) = &ins.table else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
                 "INSERT into a table function is not supported",
             ));
         };
-        if ins.on.is_some() {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "INSERT ... ON CONFLICT is not supported yet",
-            ));
-        }
         let Some(source) = &ins.source else {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -88,7 +120,7 @@ impl Session {
             v
         };
         let catalog = self.db.catalog();
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let defaults: Vec<Expr> = table
             .columns
             .iter()
@@ -187,29 +219,112 @@ impl Session {
             names,
             unknown: vec![false; out.len()],
         };
+        let on_conflict = match &ins.on {
+            None => None,
+            Some(A::OnInsert::OnConflict(oc)) => {
+                let alias = match &ins.table_alias {
+                    Some(a) => ident(&a.alias)?,
+                    None => table.name.clone(),
+                };
+                Some(binder.bind_on_conflict(oc, &table, &alias)?)
+            }
+            Some(_) => {
+                return Err(SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    "syntax error at or near \"DUPLICATE\"",
+                ))
+            }
+        };
         let checks = binder.table_checks(&table)?;
-        let pq = self.plan_bound(binder, bound)?;
-        drop(catalog);
+        let rows = self.plan_bound(binder, bound)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Insert,
+            table,
+            checks,
+            rows,
+            returning,
+            on_conflict,
+        })
+    }
+
+    /// Runs a planned change in its own transaction; RETURNING rows go to
+    /// `sink` before the command tag is returned.
+    pub(crate) fn run_change(
+        &mut self,
+        change: &PlannedChange,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        let (tag, returned) = self.run_change_rows(change)?;
+        if let (Some(r), Some(batch)) = (&change.returning, returned) {
+            sink(QueryResult::Rows {
+                title: None,
+                columns: r
+                    .names
+                    .iter()
+                    .zip(&r.types)
+                    .map(|(n, t)| crate::session::header(n, *t))
+                    .collect(),
+                rows: crate::session::render_rows(&batch, &r.types, self.settings()),
+            });
+        }
+        Ok(QueryResult::Command { tag })
+    }
+
+    /// Runs a planned change in its own transaction: its command tag
+    /// (`INSERT 0 5`) and, with RETURNING, the returned rows.
+    pub(crate) fn run_change_rows(
+        &mut self,
+        change: &PlannedChange,
+    ) -> Result<(String, Option<tusk_exec::Batch>)> {
+        let table = &change.table;
         let txn = self.db.txn.begin_write()?;
         let ctx = self.exec_context(txn.snapshot(), false, 0);
-        let mut written = returning
+        let mut written = change
+            .returning
             .as_ref()
             .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::insert(
-            &self.db,
-            &table,
-            &checks,
-            txn.xid(),
-            op.as_mut(),
-            written.as_mut(),
-        )?;
+        let mut op = tusk_exec::exec::build_statement(&change.rows.stmt, &ctx)?;
+        let (db, xid, w) = (&self.db, txn.xid(), written.as_mut());
+        let checks = &change.checks;
+        let tag = match change.kind {
+            ChangeKind::Insert => {
+                let n = match &change.on_conflict {
+                    None => tusk_exec::dml::insert(db, table, checks, xid, op.as_mut(), w)?,
+                    Some(oc) => tusk_exec::conflict::insert_on_conflict(
+                        db,
+                        table,
+                        checks,
+                        xid,
+                        op.as_mut(),
+                        oc,
+                        w,
+                    )?,
+                };
+                format!("INSERT 0 {n}")
+            }
+            ChangeKind::Update => format!(
+                "UPDATE {}",
+                tusk_exec::dml::update(db, table, checks, xid, op.as_mut(), w)?
+            ),
+            ChangeKind::Delete => format!(
+                "DELETE {}",
+                tusk_exec::dml::delete(db, table.oid, xid, op.as_mut(), w)?
+            ),
+        };
         drop(op);
         self.db.commit(txn)?;
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("INSERT 0 {n}"),
-        })
+        let returned = match (&change.returning, written) {
+            (Some(r), Some(w)) => {
+                let cols = r
+                    .exprs
+                    .iter()
+                    .map(|e| e.eval(&w.rows))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                Some(tusk_exec::Batch::new(cols, w.rows.len))
+            }
+            _ => None,
+        };
+        Ok((tag, returned))
     }
 
     pub(crate) fn delete(
@@ -217,6 +332,15 @@ impl Session {
         d: &A::Delete,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_delete(d, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_delete(
+        &self,
+        d: &A::Delete,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let tables = match &d.from {
             A::FromTable::WithFromKeyword(t) | A::FromTable::WithoutKeyword(t) => t,
         };
@@ -238,29 +362,17 @@ impl Session {
             None => table.name.clone(),
         };
         let catalog = self.db.catalog();
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_delete(d, &table, &alias)?;
         let returning = change.returning.clone();
-        let pq = self.plan_bound(binder, change.rows)?;
-        drop(catalog);
-        let txn = self.db.txn.begin_write()?;
-        let ctx = self.exec_context(txn.snapshot(), false, 0);
-        let mut written = returning
-            .as_ref()
-            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::delete(
-            &self.db,
-            table.oid,
-            txn.xid(),
-            op.as_mut(),
-            written.as_mut(),
-        )?;
-        drop(op);
-        self.db.commit(txn)?;
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("DELETE {n}"),
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Delete,
+            table,
+            checks: Vec::new(),
+            rows,
+            returning,
+            on_conflict: None,
         })
     }
 
@@ -269,6 +381,15 @@ impl Session {
         u: &A::Update,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
+        let change = self.plan_update(u, &BindSettings::default())?;
+        self.run_change(&change, sink)
+    }
+
+    pub(crate) fn plan_update(
+        &self,
+        u: &A::Update,
+        settings: &BindSettings,
+    ) -> Result<PlannedChange> {
         let A::TableFactor::Table { name, .. } = &u.table.relation else {
             return Err(SqlError::coded(
                 sqlstate::SYNTAX_ERROR,
@@ -277,60 +398,18 @@ impl Session {
         };
         let table = self.table_def(name)?;
         let catalog = self.db.catalog();
-        let mut binder = Binder::new(&catalog, &BindSettings::default());
+        let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();
         let checks = binder.table_checks(&table)?;
-        let pq = self.plan_bound(binder, change.rows)?;
-        drop(catalog);
-        let txn = self.db.txn.begin_write()?;
-        let ctx = self.exec_context(txn.snapshot(), false, 0);
-        let mut written = returning
-            .as_ref()
-            .map(|_| tusk_exec::dml::Written::new(&table.column_types()));
-        let mut op = tusk_exec::exec::build_statement(&pq.stmt, &ctx)?;
-        let n = tusk_exec::dml::update(
-            &self.db,
-            &table,
-            &checks,
-            txn.xid(),
-            op.as_mut(),
-            written.as_mut(),
-        )?;
-        drop(op);
-        self.db.commit(txn)?;
-        self.returned(returning, written, sink)?;
-        Ok(QueryResult::Command {
-            tag: format!("UPDATE {n}"),
+        let rows = self.plan_bound(binder, change.rows)?;
+        Ok(PlannedChange {
+            kind: ChangeKind::Update,
+            table,
+            checks,
+            rows,
+            returning,
+            on_conflict: None,
         })
-    }
-
-    /// The RETURNING rows of a change, computed from the rows it wrote.
-    fn returned(
-        &self,
-        returning: Option<Returning>,
-        written: Option<tusk_exec::dml::Written>,
-        sink: &mut dyn FnMut(QueryResult),
-    ) -> Result<()> {
-        let (Some(r), Some(w)) = (returning, written) else {
-            return Ok(());
-        };
-        let cols = r
-            .exprs
-            .iter()
-            .map(|e| e.eval(&w.rows))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let batch = tusk_exec::Batch::new(cols, w.rows.len);
-        sink(QueryResult::Rows {
-            title: None,
-            columns: r
-                .names
-                .iter()
-                .zip(&r.types)
-                .map(|(n, t)| crate::session::header(n, *t))
-                .collect(),
-            rows: crate::session::render_rows(&batch, &r.types),
-        });
-        Ok(())
     }
 }

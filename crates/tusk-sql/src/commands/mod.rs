@@ -1,12 +1,15 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`), data changes (`dml`), settings and maintenance (`utility`),
-//! COPY (`copy/`, which also has its own entry point for the COPY client,
+//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`),
+//! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
+//! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
 
 pub(crate) mod copy;
 mod ddl;
-mod dml;
+pub(crate) mod dml;
+mod index;
 mod query;
+pub mod role;
 mod utility;
 mod view;
 
@@ -30,14 +33,24 @@ impl Session {
                 ..
             } => self.explain(*analyze, statement, format.as_ref(), options.as_deref())?,
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
-            A::Statement::CreateIndex(ci) => self.create_index(ci)?,
+            A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
+            A::Statement::Drop {
+                object_type: A::ObjectType::Role,
+                if_exists,
+                names,
+                ..
+            } => self.drop_roles(names, *if_exists, sink)?,
             A::Statement::Drop {
                 object_type,
                 if_exists,
                 names,
                 ..
             } => self.drop(*object_type, *if_exists, names, sink)?,
+            A::Statement::CreateRole(cr) => self.create_role(cr, sink)?,
+            A::Statement::AlterRole { name, operation } => {
+                self.alter_role(name, operation, sink)?
+            }
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
             A::Statement::Copy { .. } => self.copy(
                 &copy::CopyStatement::from_sqlparser(s)?,

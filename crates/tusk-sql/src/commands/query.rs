@@ -20,7 +20,7 @@ impl Session {
                 .zip(&pq.types)
                 .map(|(n, t)| header(n, *t))
                 .collect(),
-            rows: render_rows(&out, &pq.types),
+            rows: render_rows(&out, &pq.types, self.settings()),
         })
     }
 
@@ -90,7 +90,7 @@ impl Session {
             self.run(&pq.stmt, &ctx)?;
             let exec_time = start.elapsed();
             let stats = ctx.stats.as_ref().unwrap().borrow();
-            lines = explain::explain(&pq.stmt.root, opts, Some(&stats));
+            lines = explain::explain(&pq.stmt, opts, Some(&stats));
             lines.push(format!(
                 "Planning Time: {:.3} ms",
                 planning.as_secs_f64() * 1000.0
@@ -107,7 +107,7 @@ impl Session {
                 self.db.pool.huge_pages_status()
             ));
         } else {
-            lines = explain::explain(&pq.stmt.root, opts, None);
+            lines = explain::explain(&pq.stmt, opts, None);
         }
         Ok(QueryResult::Rows {
             title: None,

@@ -18,54 +18,96 @@ fn setting_name(n: &A::ObjectName) -> Result<String> {
         .join("."))
 }
 
-fn guc_error(msg: String) -> SqlError {
-    let code = if msg.starts_with("unrecognized configuration parameter") {
-        sqlstate::UNDEFINED_OBJECT
-    } else if msg.contains("cannot be changed") {
-        sqlstate::CANT_CHANGE_RUNTIME_PARAM
-    } else {
-        sqlstate::INVALID_PARAMETER_VALUE
-    };
-    SqlError::coded(code, msg)
-}
+use crate::guc::error as guc_error;
 
 impl Session {
     pub(crate) fn set(&mut self, set: &A::Set) -> Result<QueryResult> {
-        let A::Set::SingleAssignment {
-            variable, values, ..
-        } = set
-        else {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "this form of SET is not supported",
-            ));
+        let (name, values) = match set {
+            A::Set::SingleAssignment {
+                variable, values, ..
+            } => (setting_name(variable)?, values.as_slice()),
+            A::Set::SetTimeZone { value, .. } => {
+                ("TimeZone".to_string(), std::slice::from_ref(value))
+            }
+            _ => {
+                return Err(SqlError::coded(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "this form of SET is not supported",
+                ))
+            }
         };
-        let name = setting_name(variable)?;
-        let value = match values.as_slice() {
-            [A::Expr::Value(v)] => match &v.value {
+        // search_path is a list of names; DateStyle takes a list of words.
+        let list = name.eq_ignore_ascii_case("search_path");
+        let value = match values {
+            [A::Expr::Value(v)] if !list => match &v.value {
                 A::Value::SingleQuotedString(s) => s.clone(),
                 A::Value::Number(n, _) => n.clone(),
                 A::Value::Boolean(b) => b.to_string(),
                 other => other.to_string(),
             },
-            [A::Expr::Identifier(i)] if ident(i)? == "default" => {
+            [A::Expr::Identifier(i)] if i.quote_style.is_none() && ident(i)? == "default" => {
                 self.gucs.reset(&name).map_err(guc_error)?;
+                self.sync_env()?;
                 return Ok(QueryResult::Command { tag: "SET".into() });
             }
-            [A::Expr::Identifier(i)] => ident(i)?,
+            [A::Expr::Identifier(i)] if !list => ident(i)?,
             [A::Expr::UnaryOp {
                 op: A::UnaryOperator::Minus,
                 expr,
             }] => format!("-{expr}"),
+            // A list (`search_path = a, "B"`, `datestyle = iso, mdy`):
+            // quoted names keep their quotes for the setting's own parser.
             _ => {
-                return Err(SqlError::coded(
-                    sqlstate::SYNTAX_ERROR,
-                    format!("SET {name} takes only one argument"),
-                ))
+                let mut items = Vec::new();
+                for v in values {
+                    items.push(match v {
+                        A::Expr::Identifier(i) if i.quote_style.is_some() => {
+                            crate::names::quote_ident(&i.value)
+                        }
+                        A::Expr::Identifier(i) => ident(i)?,
+                        A::Expr::Value(v) => match &v.value {
+                            A::Value::SingleQuotedString(s) if list => crate::names::quote_ident(s),
+                            A::Value::SingleQuotedString(s) => s.clone(),
+                            other => other.to_string(),
+                        },
+                        _ => {
+                            return Err(SqlError::coded(
+                                sqlstate::SYNTAX_ERROR,
+                                format!("SET {name} takes only one argument"),
+                            ))
+                        }
+                    });
+                }
+                if items.len() > 1 && !list && !name.eq_ignore_ascii_case("datestyle") {
+                    return Err(SqlError::coded(
+                        sqlstate::SYNTAX_ERROR,
+                        format!("SET {name} takes only one argument"),
+                    ));
+                }
+                items.join(", ")
             }
         };
         self.gucs.set(&name, &value).map_err(guc_error)?;
+        self.sync_env()?;
         Ok(QueryResult::Command { tag: "SET".into() })
+    }
+
+    /// Sets a setting as `SET name = value` does (the options a client
+    /// sends at connection start).
+    pub fn set_config(&mut self, name: &str, value: &str) -> Result<()> {
+        self.gucs.set(name, value).map_err(guc_error)?;
+        self.sync_env()
+    }
+
+    /// Sets a startup fact SET cannot change (`session_authorization`).
+    pub fn set_fixed_config(&mut self, name: &str, value: &str) -> Result<()> {
+        self.gucs.set_fixed(name, value).map_err(guc_error)
+    }
+
+    /// The settings PostgreSQL reports to clients (ParameterStatus), with
+    /// their current values.
+    pub fn reported_settings(&self) -> Vec<(&'static str, String)> {
+        self.gucs.reported()
     }
 
     pub(crate) fn show_variable(&mut self, variable: &[A::Ident]) -> Result<QueryResult> {
@@ -98,7 +140,9 @@ impl Session {
         Ok(QueryResult::Rows {
             title: None,
             columns: vec![ColumnHeader {
-                name,
+                name: crate::guc::Gucs::canonical_name(&name)
+                    .map_err(guc_error)?
+                    .to_string(),
                 numeric: false,
             }],
             rows: vec![vec![Some(v)]],
@@ -113,6 +157,7 @@ impl Session {
                 self.gucs.reset(&setting_name(n)?).map_err(guc_error)?
             }
         }
+        self.sync_env()?;
         Ok(QueryResult::Command {
             tag: "RESET".into(),
         })

@@ -3,10 +3,13 @@
 //!
 //! A scan reads only the attributes some expression of the statement uses
 //! (column ids are unique per table reference, so "used anywhere" is exact
-//! enough). An index scan is chosen when conjuncts `column op constant`
-//! bound an indexed integer column and its estimated cost beats the
-//! sequential scan's, as in PostgreSQL's `btcostestimate` with default
-//! selectivities; the remaining conjuncts stay a filter on the scan.
+//! enough). An index scan is chosen when conjuncts `column op value` (a
+//! constant or a parameter) or `column IS NULL` bound a prefix of an
+//! index's key columns — equalities on the leading ones, a range on the
+//! next — and its estimated cost beats the sequential scan's, as in
+//! PostgreSQL's `btcostestimate` with default selectivities; the remaining
+//! conjuncts stay a filter on the scan. Scans that feed UPDATE and DELETE
+//! (with TIDs) use indexes too.
 
 use super::cost::{
     flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
@@ -14,8 +17,8 @@ use super::cost::{
 };
 use super::{cost, Phys, Planner, Result};
 use crate::logical::{and_all, ColumnId, Logical};
-use std::ops::Bound;
 use tusk_exec::expr::CmpOp;
+use tusk_exec::plan::{IndexKey, IndexKeyOp};
 use tusk_exec::{Estimate, Expr, NodeKind, Value};
 use tusk_storage::{DataType, TableDef};
 
@@ -50,12 +53,19 @@ impl Planner<'_> {
         let rows = (tuples * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
         let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
-        if tid.is_none() {
-            if let Some(p) = self.index_scan(
-                table, alias, cols, &attrs, &out, &filters, tuples, pages, seq_cost,
-            )? {
-                return Ok(p);
-            }
+        if let Some(p) = self.index_scan(
+            table,
+            alias,
+            cols,
+            &attrs,
+            &out,
+            &filters,
+            tid.is_some(),
+            tuples,
+            pages,
+            seq_cost,
+        )? {
+            return Ok(p);
         }
         let filter = cost::ordered_and(filters)
             .map(|p| self.remap(&p, &out))
@@ -98,6 +108,7 @@ impl Planner<'_> {
         attrs: &[usize],
         out: &[ColumnId],
         filters: &[Expr],
+        with_tid: bool,
         tuples: f64,
         pages: f64,
         seq_cost: f64,
@@ -105,49 +116,26 @@ impl Planner<'_> {
         let catalog = self.db.catalog();
         let mut best: Option<(f64, Phys)> = None;
         for index in catalog.indexes_of(table.oid) {
-            let key_id = cols[index.column];
-            let key_ty = self.cols.ty(key_id);
-            let (mut lo, mut hi) = (i64::MIN as i128, i64::MAX as i128);
-            let (mut used, mut rest) = (Vec::new(), Vec::new());
-            let (mut eq, mut lower, mut upper) = (false, false, false);
-            for f in filters {
-                match index_condition(f, key_id) {
-                    Some((op, v)) => {
-                        let v = v as i128;
-                        match op {
-                            CmpOp::Eq => {
-                                lo = lo.max(v);
-                                hi = hi.min(v);
-                                eq = true;
-                            }
-                            CmpOp::Lt => (hi, upper) = (hi.min(v - 1), true),
-                            CmpOp::Le => (hi, upper) = (hi.min(v), true),
-                            CmpOp::Gt => (lo, lower) = (lo.max(v + 1), true),
-                            CmpOp::Ge => (lo, lower) = (lo.max(v), true),
-                            CmpOp::Ne => unreachable!("not an index condition"),
-                        }
-                        used.push(Expr::Cmp {
-                            op,
-                            left: Box::new(Expr::Column {
-                                index: 0,
-                                ty: key_ty,
-                            }),
-                            right: Box::new(Expr::Const {
-                                value: Value::Int8(v as i64),
-                                ty: DataType::Int8,
-                            }),
-                        });
-                    }
-                    None => rest.push(f.clone()),
+            let key_ids: Vec<ColumnId> = index.columns.iter().map(|c| cols[c.attno]).collect();
+            let outer = |c: ColumnId| self.params.iter().any(|m| m.contains_key(&c));
+            let Some(mut access) = index_access(&key_ids, filters, |c| self.cols.ty(c), &outer)
+            else {
+                continue;
+            };
+            // Outer references (of a SubPlan) become its parameters.
+            for (k, shown) in access.keys.iter_mut().zip(&mut access.shown) {
+                k.value = self.remap(&k.value, &[])?;
+                if let Expr::Cmp { right, .. } = shown {
+                    **right = k.value.clone();
                 }
             }
-            if used.is_empty() {
-                continue;
-            }
-            let sel = if eq || (lower && upper) {
-                0.005
+            // PostgreSQL's default selectivities; an equality on every
+            // column of a unique index finds at most one row.
+            let all_equal = access.equal_columns == key_ids.len();
+            let sel = if all_equal && index.unique() {
+                1.0 / tuples.max(1.0)
             } else {
-                0.3333
+                access.selectivity
             };
             let tuples = tuples.max(1.0);
             let rows = (tuples * sel).max(1.0);
@@ -168,26 +156,23 @@ impl Planner<'_> {
                 + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
             let total = startup
                 + RANDOM_PAGE_COST * (sel * leaf_pages).ceil()
-                + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * used.len() as f64)
+                + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * access.keys.len() as f64)
                 + RANDOM_PAGE_COST * (sel * pages).ceil().max(1.0)
                 + rows * CPU_TUPLE_COST
-                + rows * CPU_OPERATOR_COST * rest.len() as f64;
+                + rows * CPU_OPERATOR_COST * access.rest.len() as f64;
             if best.as_ref().is_some_and(|(c, _)| *c <= total) {
                 continue;
             }
-            let cond_names = [table.columns[index.column].name.clone()];
-            let cond = and_all(used).expect("at least one condition");
-            let bound =
-                |v: i128| Bound::Included(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
-            let (lo, hi) = if lo > hi {
-                (Bound::Included(1), Bound::Included(0))
-            } else {
-                (bound(lo), bound(hi))
-            };
-            let out_rows = (tuples * sel * rest.iter().map(selectivity).product::<f64>())
+            let cond_names: Vec<String> = index
+                .columns
+                .iter()
+                .map(|c| table.columns[c.attno].name.clone())
+                .collect();
+            let cond = and_all(access.shown).expect("at least one condition");
+            let out_rows = (tuples * sel * access.rest.iter().map(selectivity).product::<f64>())
                 .max(1.0)
                 .round();
-            let filter = cost::ordered_and(rest)
+            let filter = cost::ordered_and(access.rest)
                 .map(|p| self.remap(&p, out))
                 .transpose()?;
             let p = self.node(
@@ -199,9 +184,9 @@ impl Planner<'_> {
                     index_oid: index.oid,
                     table_types: table.column_types(),
                     columns: attrs.to_vec(),
-                    with_tid: false,
-                    lo,
-                    hi,
+                    with_tid,
+                    keys: access.keys,
+                    backward: false,
                     index_cond: crate::explain::deparse(&cond, &cond_names),
                     filter,
                 },
@@ -229,61 +214,199 @@ impl Planner<'_> {
     }
 }
 
-/// `col op constant` (either way round) on column id `col`, as an integer
-/// bound; `None` for anything else.
-fn index_condition(f: &Expr, col: ColumnId) -> Option<(CmpOp, i64)> {
-    let Expr::Cmp { op, left, right } = f else {
-        return None;
-    };
-    let constant = |e: &Expr| -> Option<i64> {
-        let e = match e {
-            Expr::Cast {
-                arg,
-                to: DataType::Int4 | DataType::Int8,
-            } => arg.as_ref(),
-            e => e,
-        };
-        match e {
-            Expr::Const {
-                value: Value::Int4(v),
-                ..
-            } => Some(*v as i64),
-            Expr::Const {
-                value: Value::Int8(v),
-                ..
-            } => Some(*v),
-            Expr::Const {
-                value: Value::Int2(v),
-                ..
-            } => Some(*v as i64),
-            _ => None,
+/// How an index on the columns `key_ids` (in key order) serves a scan with
+/// conjuncts `filters`.
+struct IndexAccess {
+    /// The scan's key conditions (see [`IndexKey`]).
+    keys: Vec<IndexKey>,
+    /// The same conditions as EXPLAIN shows them (`Index Cond:`), over the
+    /// key columns by position, in key column order.
+    shown: Vec<Expr>,
+    /// The conjuncts left for the scan's filter.
+    rest: Vec<Expr>,
+    /// Leading key columns with an equality (or IS NULL).
+    equal_columns: usize,
+    selectivity: f64,
+}
+
+/// PostgreSQL's choice of index conditions (`match_clauses_to_index`,
+/// restricted to what a btree descent can use): equalities or IS NULL on
+/// the leading key columns, then comparisons on the next one; `None` when
+/// no conjunct bounds the leading column.
+fn index_access(
+    key_ids: &[ColumnId],
+    filters: &[Expr],
+    ty_of: impl Fn(ColumnId) -> DataType,
+    outer: &impl Fn(ColumnId) -> bool,
+) -> Option<IndexAccess> {
+    let found: Vec<Option<(IndexKey, Expr)>> = filters
+        .iter()
+        .map(|f| index_condition(f, key_ids, &ty_of, outer))
+        .collect();
+    let is_eq = |k: &IndexKey| matches!(k.op, IndexKeyOp::Eq | IndexKeyOp::IsNull);
+    let mut equal_columns = 0;
+    while equal_columns < key_ids.len()
+        && found
+            .iter()
+            .flatten()
+            .any(|(k, _)| k.column == equal_columns && is_eq(k))
+    {
+        equal_columns += 1;
+    }
+    let used = |k: &IndexKey| {
+        if is_eq(k) {
+            k.column < equal_columns
+        } else {
+            k.column == equal_columns
         }
     };
-    let is_col = |e: &Expr| {
-        let e = match e {
-            Expr::Cast {
-                arg,
-                to: DataType::Int8,
-            } => arg.as_ref(),
-            e => e,
-        };
-        matches!(e, Expr::Column { index, ty: DataType::Int4 | DataType::Int8 } if *index == col)
-    };
-    let (op, v) = if is_col(left) {
-        (*op, constant(right)?)
-    } else if is_col(right) {
-        let flipped = match op {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            o => *o,
-        };
-        (flipped, constant(left)?)
-    } else {
+    let mut chosen: Vec<(IndexKey, Expr)> = Vec::new();
+    let mut rest = Vec::new();
+    for (f, c) in filters.iter().zip(found) {
+        match c {
+            Some((k, shown)) if used(&k) => chosen.push((k, shown)),
+            _ => rest.push(f.clone()),
+        }
+    }
+    if chosen.is_empty() {
         return None;
+    }
+    // Key column order, the conditions of one column as written.
+    chosen.sort_by_key(|(k, _)| k.column);
+    let ranges: Vec<IndexKeyOp> = chosen
+        .iter()
+        .filter(|(k, _)| !is_eq(k))
+        .map(|(k, _)| k.op)
+        .collect();
+    let lower = ranges
+        .iter()
+        .any(|o| matches!(o, IndexKeyOp::Gt | IndexKeyOp::Ge));
+    let upper = ranges
+        .iter()
+        .any(|o| matches!(o, IndexKeyOp::Lt | IndexKeyOp::Le));
+    let range_sel = match (lower, upper) {
+        (true, true) => 0.005,
+        (false, false) => 1.0,
+        _ => 0.3333,
     };
-    (op != CmpOp::Ne).then_some((op, v))
+    let selectivity = 0.005f64.powi(equal_columns as i32) * range_sel;
+    let (keys, shown) = chosen.into_iter().unzip();
+    Some(IndexAccess {
+        keys,
+        shown,
+        rest,
+        equal_columns,
+        selectivity,
+    })
+}
+
+/// `key column op value` (either way round) or `key column IS NULL` for one
+/// of the index's key columns, with the condition as EXPLAIN shows it (the
+/// column by key position, on the left); `None` for anything else. The
+/// value must be known when the scan starts (constants and the outer row's
+/// columns `outer` recognises, no volatile function) and
+/// of a type whose order the key's encoding follows: the column's own, or a
+/// wider integer.
+fn index_condition(
+    f: &Expr,
+    key_ids: &[ColumnId],
+    ty_of: &impl Fn(ColumnId) -> DataType,
+    outer: &impl Fn(ColumnId) -> bool,
+) -> Option<(IndexKey, Expr)> {
+    // The key position of a column-side operand, and the column's type.
+    let key_column = |e: &Expr| -> Option<(usize, DataType)> {
+        let (col, ty, as_ty) = match e {
+            Expr::Column { index, ty } => (*index, *ty, *ty),
+            Expr::Cast { arg, to } => match arg.as_ref() {
+                Expr::Column { index, ty } => (*index, *ty, *to),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let pos = key_ids.iter().position(|&k| k == col)?;
+        let ok = ty == ty_of(key_ids[pos])
+            && (ty == as_ty
+                || matches!(
+                    (ty, as_ty),
+                    (DataType::Int2, DataType::Int4 | DataType::Int8)
+                        | (DataType::Int4, DataType::Int8)
+                        | (DataType::Varchar, DataType::Text)
+                ));
+        ok.then_some((pos, ty))
+    };
+    // Known when the scan starts: no column of the scanned row (outer
+    // references of a SubPlan are its parameters), nothing volatile.
+    let runtime_value = |e: &Expr| -> bool {
+        let mut ok = true;
+        e.visit(|n| match n {
+            Expr::Column { index, .. } if !outer(*index) => ok = false,
+            Expr::Call { func, .. } if func.volatile() => ok = false,
+            _ => {}
+        });
+        ok
+    };
+    let column_expr = |pos: usize, ty: DataType| Expr::Column { index: pos, ty };
+    match f {
+        Expr::IsNull {
+            arg,
+            negated: false,
+        } => {
+            let (pos, ty) = match arg.as_ref() {
+                Expr::Column { .. } => key_column(arg)?,
+                _ => return None,
+            };
+            let key = IndexKey {
+                column: pos,
+                op: IndexKeyOp::IsNull,
+                value: Expr::Const {
+                    value: Value::Null,
+                    ty,
+                },
+            };
+            let shown = Expr::IsNull {
+                arg: Box::new(column_expr(pos, ty)),
+                negated: false,
+            };
+            Some((key, shown))
+        }
+        Expr::Cmp { op, left, right } => {
+            let (op, (pos, ty), value) = if let Some(k) = key_column(left) {
+                (*op, k, right.as_ref())
+            } else {
+                let flipped = match op {
+                    CmpOp::Lt => CmpOp::Gt,
+                    CmpOp::Le => CmpOp::Ge,
+                    CmpOp::Gt => CmpOp::Lt,
+                    CmpOp::Ge => CmpOp::Le,
+                    o => *o,
+                };
+                (flipped, key_column(right)?, left.as_ref())
+            };
+            if !runtime_value(value) {
+                return None;
+            }
+            let key_op = match op {
+                CmpOp::Eq => IndexKeyOp::Eq,
+                CmpOp::Lt => IndexKeyOp::Lt,
+                CmpOp::Le => IndexKeyOp::Le,
+                CmpOp::Gt => IndexKeyOp::Gt,
+                CmpOp::Ge => IndexKeyOp::Ge,
+                _ => return None,
+            };
+            let key = IndexKey {
+                column: pos,
+                op: key_op,
+                value: value.clone(),
+            };
+            let shown = Expr::Cmp {
+                op,
+                left: Box::new(column_expr(pos, ty)),
+                right: Box::new(value.clone()),
+            };
+            Some((key, shown))
+        }
+        _ => None,
+    }
 }
 
 /// Rows `generate_series(start, stop[, step])` yields, for constant integers.

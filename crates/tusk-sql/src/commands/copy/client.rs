@@ -131,19 +131,36 @@ impl Session {
     ) -> Result<()> {
         on_statement_stack(|| {
             for s in parse(sql)? {
-                match &s {
-                    Parsed::Copy(c) => {
-                        let r = self.copy(c, client)?;
-                        sink(r);
-                    }
-                    Parsed::Sql(stmt) if matches!(**stmt, A::Statement::Copy { .. }) => {
-                        let r = self.copy(&super::CopyStatement::from_sqlparser(stmt)?, client)?;
-                        sink(r);
-                    }
-                    _ => self.statement(s, sink)?,
-                }
+                // As `Session::execute` brackets each statement.
+                self.begin_statement();
+                let env = self.env.clone();
+                let _env = tusk_exec::env::enter(&env);
+                let r = self.copy_or_statement(&s, sink, client);
+                self.end_statement();
+                r?;
             }
             Ok(())
         })
+    }
+
+    /// Runs one statement, COPY with `client`.
+    fn copy_or_statement(
+        &mut self,
+        s: &Parsed,
+        sink: &mut (dyn FnMut(QueryResult) + Send),
+        client: &mut dyn CopyClient,
+    ) -> Result<()> {
+        match s {
+            Parsed::Copy(c) => {
+                let r = self.copy(c, client)?;
+                sink(r);
+            }
+            Parsed::Sql(stmt) if matches!(**stmt, A::Statement::Copy { .. }) => {
+                let r = self.copy(&super::CopyStatement::from_sqlparser(stmt)?, client)?;
+                sink(r);
+            }
+            _ => self.statement(s, sink)?,
+        }
+        Ok(())
     }
 }

@@ -275,15 +275,6 @@ fn scan_plan(table: &TableDef, columns: &[usize]) -> Statement {
     }
 }
 
-/// The current time as a `timestamptz` (what `'now'` means in the input).
-fn statement_now() -> i64 {
-    const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
-    let since_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    since_unix - UNIX_TO_2000_MICROS
-}
-
 impl Session {
     /// Runs a COPY statement with `client` as the other end of STDIN and
     /// STDOUT.
@@ -477,15 +468,16 @@ impl Session {
                 "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction",
             ));
         }
-        let converter = Converter::new(
-            &table,
-            targets,
-            tusk_types::Settings::default(),
-            statement_now(),
-        );
+        let converter = Converter::new(&table, targets, self.env.settings.clone(), self.env.now);
         let mut loader = Loader::new(&self.db, table, rules, (txn.xid(), 0));
         let mut source = Source { input, client };
-        pipeline::run(&mut source, reader, &converter, &mut loader)?;
+        pipeline::run(
+            &mut source,
+            reader,
+            &converter,
+            &mut loader,
+            &self.interrupt,
+        )?;
         let n = loader.finish()?;
         drop(loader);
         self.db.commit(txn)?;
@@ -522,7 +514,7 @@ impl Session {
             columns: out.columns.iter().map(|&c| out.names[c].clone()).collect(),
             types,
             force_quote,
-            settings: tusk_types::Settings::default(),
+            settings: self.env.settings.clone(),
         });
         let mut buf = Vec::with_capacity(WRITE_CHUNK * 2);
         if opts.copy.header != Header::Absent {

@@ -1,0 +1,111 @@
+//! The session environment of the running statement: the settings that
+//! change how values read and print (`TimeZone`, `DateStyle`,
+//! `IntervalStyle`, `extra_float_digits`: [`Settings`]) and the statement's
+//! start time (what `'now'` means).
+//!
+//! PostgreSQL keeps these in global variables of the backend process, which
+//! its input and output functions read. tusk runs each session on its own
+//! thread, so the equivalent is a thread-local: the session installs its
+//! [`SessionEnv`] for the work it does ([`enter`]), and expressions that
+//! cast (`Expr::Cast`, typmod coercions) read it through [`with`]. Each
+//! operator built by `build` re-installs the environment of its
+//! [`crate::ExecContext`] around every batch (see `operator::instrument`),
+//! which covers parallel workers (their own threads) and streams that a
+//! server resumes later, possibly after a `SET`. Without an installed
+//! environment, [`with`] uses PostgreSQL's defaults with `TimeZone = UTC`
+//! and `now` at the epoch 2000-01-01, as `CastEnv::default()` does.
+//!
+//! Installing is a pointer comparison when the same environment is already
+//! in place (the common case: every operator of a statement shares one), so
+//! the per-batch cost is a thread-local read.
+
+use crate::cast::CastEnv;
+use std::cell::RefCell;
+use std::sync::Arc;
+use tusk_types::Settings;
+
+/// A session's settings and its statement's start time.
+#[derive(Debug, Clone, Default)]
+pub struct SessionEnv {
+    pub settings: Settings,
+    /// The statement's start, as a `timestamptz` (microseconds since
+    /// 2000-01-01 UTC).
+    pub now: i64,
+}
+
+impl SessionEnv {
+    /// The environment casts take.
+    pub fn cast_env(&self) -> CastEnv<'_> {
+        CastEnv {
+            settings: &self.settings,
+            now: self.now,
+        }
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<SessionEnv>>> = const { RefCell::new(None) };
+}
+
+/// Restores the environment that was in place before [`enter`].
+#[must_use = "the environment is uninstalled when the guard drops"]
+pub struct EnvGuard {
+    previous: Option<Option<Arc<SessionEnv>>>,
+}
+
+impl Drop for EnvGuard {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            CURRENT.with(|c| *c.borrow_mut() = previous);
+        }
+    }
+}
+
+/// Installs `env` on this thread until the guard drops.
+pub fn enter(env: &Arc<SessionEnv>) -> EnvGuard {
+    CURRENT.with(|c| {
+        let mut cur = c.borrow_mut();
+        if cur.as_ref().is_some_and(|e| Arc::ptr_eq(e, env)) {
+            return EnvGuard { previous: None };
+        }
+        EnvGuard {
+            previous: Some(cur.replace(env.clone())),
+        }
+    })
+}
+
+/// Calls `f` with the cast environment of the running statement.
+pub fn with<R>(f: impl FnOnce(&CastEnv) -> R) -> R {
+    let env = CURRENT.with(|c| c.borrow().clone());
+    match env {
+        Some(e) => f(&e.cast_env()),
+        None => f(&CastEnv::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enter_installs_and_restores() {
+        with(|e| assert_eq!(e.settings.extra_float_digits, 1));
+        let mut s = SessionEnv::default();
+        s.settings.extra_float_digits = 3;
+        let outer = Arc::new(s);
+        let g = enter(&outer);
+        with(|e| assert_eq!(e.settings.extra_float_digits, 3));
+        {
+            let mut s = SessionEnv::default();
+            s.settings.extra_float_digits = -2;
+            let inner = Arc::new(s);
+            let _g2 = enter(&inner);
+            with(|e| assert_eq!(e.settings.extra_float_digits, -2));
+            // The same environment again: nothing to restore.
+            let _g3 = enter(&inner);
+        }
+        with(|e| assert_eq!(e.settings.extra_float_digits, 3));
+        drop(g);
+        with(|e| assert_eq!(e.settings.extra_float_digits, 1));
+    }
+}

@@ -1,0 +1,253 @@
+//! The server's settings, from `tusk.conf` and the command line.
+//!
+//! | setting | default | |
+//! |---|---|---|
+//! | `listen_addresses` | `localhost` | comma-separated host names or addresses; `*` is every IPv4 and IPv6 address |
+//! | `port` | 5432 | TCP port |
+//! | `max_connections` | 100 | sessions at once; one more gets `sorry, too many clients already` (53300) |
+//! | `auth_method` | `trust` | `trust` (no password) or `scram-sha-256` (a password, checked against the role's SCRAM verifier) |
+//! | `ssl` | `off` | `on`: TLS with `ssl_cert_file` and `ssl_key_file` (PEM; relative paths are in the data directory) |
+//!
+//! As in a fresh PostgreSQL cluster, the default listens on loopback only
+//! and trusts it. tusk refuses to start when `trust` would apply to an
+//! address other hosts can reach.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMethod {
+    Trust,
+    ScramSha256,
+}
+
+/// Certificate and key files for TLS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    pub listen_addresses: Vec<String>,
+    pub port: u16,
+    pub max_connections: usize,
+    pub auth: AuthMethod,
+    pub tls: Option<TlsFiles>,
+}
+
+/// Command-line settings, which win over `tusk.conf`.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub port: Option<u16>,
+    pub listen_addresses: Option<String>,
+}
+
+fn invalid(name: &str, v: &str) -> String {
+    format!("invalid value for parameter \"{name}\": \"{v}\"")
+}
+
+impl ServerConfig {
+    /// Reads the settings from `tusk.conf`'s values (`settings`, names in
+    /// lower case), with relative file names taken in `data_dir`.
+    pub fn from_settings(
+        settings: &BTreeMap<String, String>,
+        data_dir: &Path,
+        overrides: &Overrides,
+    ) -> Result<ServerConfig, String> {
+        let get = |k: &str| settings.get(k).map(|v| v.trim().to_string());
+        let listen = overrides
+            .listen_addresses
+            .clone()
+            .or_else(|| get("listen_addresses"))
+            .unwrap_or_else(|| "localhost".into());
+        let listen_addresses: Vec<String> = listen
+            .split(',')
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty())
+            .collect();
+        if listen_addresses.is_empty() {
+            return Err("listen_addresses is empty: tusk serve has nowhere to listen".to_string());
+        }
+        let port = match overrides.port {
+            Some(p) => p,
+            None => match get("port") {
+                Some(v) => v
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| invalid("port", &v))?,
+                None => 5432,
+            },
+        };
+        let max_connections = match get("max_connections") {
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| (1..=262_143).contains(&n))
+                .ok_or_else(|| invalid("max_connections", &v))?,
+            None => 100,
+        };
+        let auth = match get("auth_method").as_deref() {
+            None | Some("trust") => AuthMethod::Trust,
+            Some("scram-sha-256") => AuthMethod::ScramSha256,
+            Some(v) => {
+                return Err(format!(
+                    "{}\nHINT: Available values: trust, scram-sha-256.",
+                    invalid("auth_method", v)
+                ))
+            }
+        };
+        let ssl = match get("ssl")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("off" | "false" | "no" | "0") => false,
+            Some("on" | "true" | "yes" | "1") => true,
+            Some(_) => return Err(invalid("ssl", &get("ssl").unwrap_or_default())),
+        };
+        let file = |k: &str, default: &str| {
+            let f = PathBuf::from(get(k).unwrap_or_else(|| default.to_string()));
+            if f.is_relative() {
+                data_dir.join(f)
+            } else {
+                f
+            }
+        };
+        let tls = ssl.then(|| TlsFiles {
+            cert: file("ssl_cert_file", "server.crt"),
+            key: file("ssl_key_file", "server.key"),
+        });
+        Ok(ServerConfig {
+            listen_addresses,
+            port,
+            max_connections,
+            auth,
+            tls,
+        })
+    }
+
+    /// The socket addresses to listen on.
+    pub fn addresses(&self) -> Result<Vec<SocketAddr>, String> {
+        let mut out: Vec<SocketAddr> = Vec::new();
+        for a in &self.listen_addresses {
+            let resolved: Vec<SocketAddr> = if a == "*" {
+                vec![
+                    SocketAddr::new(IpAddr::from([0u8; 4]), self.port),
+                    SocketAddr::new(IpAddr::from([0u16; 8]), self.port),
+                ]
+            } else if let Ok(ip) = a.parse::<IpAddr>() {
+                vec![SocketAddr::new(ip, self.port)]
+            } else {
+                (a.as_str(), self.port)
+                    .to_socket_addrs()
+                    .map_err(|e| format!("could not translate host name \"{a}\" to address: {e}"))?
+                    .collect()
+            };
+            for r in resolved {
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Refuses `trust` on an address other hosts can reach.
+    pub fn check_security(&self, addrs: &[SocketAddr]) -> Result<(), String> {
+        if self.auth != AuthMethod::Trust {
+            return Ok(());
+        }
+        if let Some(a) = addrs.iter().find(|a| !a.ip().is_loopback()) {
+            return Err(format!(
+                "refusing to listen on {} with auth_method = trust: anyone who can reach it could connect without a password\n\
+                 HINT: Set auth_method = scram-sha-256 in tusk.conf and give roles passwords (CREATE ROLE name LOGIN PASSWORD '...'), or listen on localhost only.",
+                a.ip()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_listen_on_loopback_with_trust() {
+        let c = ServerConfig::from_settings(&conf(&[]), Path::new("/d"), &Overrides::default())
+            .unwrap();
+        assert_eq!(c.port, 5432);
+        assert_eq!(c.max_connections, 100);
+        assert_eq!(c.auth, AuthMethod::Trust);
+        let addrs = c.addresses().unwrap();
+        assert!(!addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()));
+        c.check_security(&addrs).unwrap();
+    }
+
+    #[test]
+    fn trust_on_a_public_address_is_refused() {
+        let c = ServerConfig::from_settings(
+            &conf(&[("listen_addresses", "*"), ("port", "6000")]),
+            Path::new("/d"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        let addrs = c.addresses().unwrap();
+        assert!(c
+            .check_security(&addrs)
+            .unwrap_err()
+            .starts_with("refusing to listen on 0.0.0.0 with auth_method = trust"));
+        let c = ServerConfig::from_settings(
+            &conf(&[("listen_addresses", "*"), ("auth_method", "scram-sha-256")]),
+            Path::new("/d"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        c.check_security(&c.addresses().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn overrides_and_files() {
+        let c = ServerConfig::from_settings(
+            &conf(&[("port", "6000"), ("ssl", "on"), ("ssl_key_file", "/k.pem")]),
+            Path::new("/d"),
+            &Overrides {
+                port: Some(7000),
+                listen_addresses: Some("127.0.0.1".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(c.port, 7000);
+        assert_eq!(c.listen_addresses, ["127.0.0.1"]);
+        assert_eq!(
+            c.tls,
+            Some(TlsFiles {
+                cert: "/d/server.crt".into(),
+                key: "/k.pem".into()
+            })
+        );
+        assert!(ServerConfig::from_settings(
+            &conf(&[("auth_method", "md5")]),
+            Path::new("/d"),
+            &Overrides::default()
+        )
+        .is_err());
+        assert!(ServerConfig::from_settings(
+            &conf(&[("port", "x")]),
+            Path::new("/d"),
+            &Overrides::default()
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,215 @@
+//! A client connection's byte stream: plain TCP or TLS, read in whole
+//! messages and written through one output buffer.
+//!
+//! A session thread owns its connection and blocks on it, as a PostgreSQL
+//! backend does on its socket: a query costs one read and one write system
+//! call, with no hand-off between threads. Output collects in [`Conn::out`]
+//! and goes to the socket at ReadyForQuery, at a Flush message, after a
+//! notice, and whenever more than [`FLUSH_AT`] bytes are waiting (so a large
+//! result streams instead of piling up in memory).
+//!
+//! Backend messages are encoded with pgwire's message types
+//! ([`Conn::send`]); DataRow messages, the only ones sent per row, are
+//! written straight into the buffer by `types`.
+
+use crate::error::{codes, Failure};
+use crate::frontend::{self, Frame};
+use bytes::BytesMut;
+use pgwire::messages::Message as PgMessage;
+use pgwire::tokio::tokio_rustls::rustls;
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+
+/// Output waiting beyond this many bytes is written out at once.
+pub const FLUSH_AT: usize = 64 * 1024;
+
+/// The connection's transport.
+pub enum Transport {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, TcpStream>>),
+}
+
+impl Transport {
+    /// The TCP socket underneath (to set timeouts, or to shut it down
+    /// from another thread through a clone).
+    pub fn tcp(&self) -> &TcpStream {
+        match self {
+            Transport::Plain(s) => s,
+            Transport::Tls(s) => s.get_ref(),
+        }
+    }
+}
+
+impl Read for Transport {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(s) => s.read(buf),
+            Transport::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Transport {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Transport::Plain(s) => s.write(buf),
+            Transport::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Transport::Plain(s) => s.flush(),
+            Transport::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// Why reading a message failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The client went away (EOF or a socket error).
+    Closed,
+    /// The stream broke the protocol; report FATAL and close.
+    Protocol(Failure),
+}
+
+/// A connection with its input and output buffers.
+pub struct Conn {
+    pub io: Transport,
+    input: Vec<u8>,
+    /// Start of unread input.
+    pos: usize,
+    /// Encoded messages not yet written.
+    pub out: Vec<u8>,
+    scratch: BytesMut,
+    /// Where socket reads land before they join `input`.
+    chunk: Box<[u8; READ_CHUNK]>,
+}
+
+/// Bytes asked of the socket per read.
+const READ_CHUNK: usize = 16 * 1024;
+
+impl Conn {
+    pub fn new(io: Transport) -> Conn {
+        Conn {
+            io,
+            input: Vec::with_capacity(8192),
+            pos: 0,
+            out: Vec::with_capacity(16 * 1024),
+            scratch: BytesMut::with_capacity(256),
+            chunk: Box::new([0; READ_CHUNK]),
+        }
+    }
+
+    /// Swaps the transport (after the TLS handshake).
+    pub fn upgrade(self, f: impl FnOnce(Transport) -> io::Result<Transport>) -> io::Result<Conn> {
+        let Conn {
+            io,
+            input,
+            pos,
+            out,
+            scratch,
+            chunk,
+        } = self;
+        Ok(Conn {
+            io: f(io)?,
+            input,
+            pos,
+            out,
+            scratch,
+            chunk,
+        })
+    }
+
+    /// Whether input beyond the last message is already buffered.
+    pub fn has_buffered_input(&self) -> bool {
+        self.pos < self.input.len()
+    }
+
+    /// The next message: its type byte (0 for a first packet) and body.
+    pub fn read_message(&mut self, first: bool) -> Result<(u8, Vec<u8>), ReadError> {
+        loop {
+            match frontend::next_frame(&self.input[self.pos..], first) {
+                Err(f) => return Err(ReadError::Protocol(f)),
+                Ok(Some(Frame { tag, body, len })) => {
+                    let b = self.input[self.pos + body.0..self.pos + body.1].to_vec();
+                    self.pos += len;
+                    if self.pos == self.input.len() {
+                        self.input.clear();
+                        self.pos = 0;
+                    }
+                    return Ok((tag, b));
+                }
+                Ok(None) => {}
+            }
+            if self.pos > 0 {
+                self.input.drain(..self.pos);
+                self.pos = 0;
+            }
+            let n = loop {
+                match self.io.read(&mut self.chunk[..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return Err(ReadError::Closed),
+                }
+            };
+            self.input.extend_from_slice(&self.chunk[..n]);
+            if n == 0 {
+                return Err(ReadError::Closed);
+            }
+        }
+    }
+
+    /// Queues a backend message.
+    pub fn send<M: PgMessage>(&mut self, m: M) {
+        self.scratch.clear();
+        match m.encode(&mut self.scratch) {
+            Ok(()) => self.out.extend_from_slice(&self.scratch),
+            // Only an oversized message fails to encode; say so instead.
+            Err(e) => {
+                self.scratch.clear();
+                let f = Failure::error(
+                    codes::INTERNAL_ERROR,
+                    format!("could not send message: {e}"),
+                );
+                let _ = pgwire::messages::response::ErrorResponse::new(f.fields())
+                    .encode(&mut self.scratch);
+                self.out.extend_from_slice(&self.scratch);
+            }
+        }
+    }
+
+    /// Queues an ErrorResponse.
+    pub fn send_failure(&mut self, f: &Failure) {
+        self.send(pgwire::messages::response::ErrorResponse::new(f.fields()));
+    }
+
+    /// Queues a NoticeResponse at `level` (NOTICE, INFO, WARNING).
+    pub fn send_notice(&mut self, level: &str, message: &str) {
+        let code = if level == "WARNING" { "01000" } else { "00000" };
+        self.send(pgwire::messages::response::NoticeResponse::new(vec![
+            (b'S', level.to_string()),
+            (b'V', level.to_string()),
+            (b'C', code.to_string()),
+            (b'M', message.to_string()),
+        ]));
+    }
+
+    /// Writes all queued output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.out.is_empty() {
+            self.io.write_all(&self.out)?;
+            self.out.clear();
+        }
+        self.io.flush()
+    }
+
+    /// Writes queued output if enough of it is waiting.
+    pub fn flush_if_full(&mut self) -> io::Result<()> {
+        if self.out.len() >= FLUSH_AT {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}

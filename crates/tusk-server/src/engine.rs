@@ -1,0 +1,190 @@
+//! What the protocol needs from the SQL layer, and its implementation over
+//! [`tusk_sql::Session`].
+//!
+//! The protocol code ([`crate::session`]) is written against [`Engine`]
+//! only. Each method maps onto one concept of the wire protocol:
+//!
+//! | protocol | engine |
+//! |---|---|
+//! | Query (several statements) | [`Engine::split`], then [`Engine::prepare`] and [`Engine::start`] for each |
+//! | Parse | [`Engine::split`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
+//! | Describe | [`Engine::param_types`], [`Engine::columns`] |
+//! | Bind | [`Engine::parameter_value`] for each value in text format |
+//! | Execute | [`Engine::start`] with the values, then [`Rows::next_batch`] until the row limit |
+//! | DataRow | the values of a batch in the session's [`Engine::settings`] |
+//! | ReadyForQuery | [`Engine::transaction_status`] |
+//! | ParameterStatus | [`Engine::reported_settings`] |
+//! | CancelRequest, `statement_timeout` | [`Engine::interrupt`], [`Engine::begin_statement`] |
+
+use tusk_exec::{Batch, Interrupt, Value};
+use tusk_sql::portal::{Prepared, ResultColumn, RowStream, Started, Statement, TransactionStatus};
+use tusk_sql::{Session, SqlError};
+use tusk_storage::DataType;
+use tusk_types::Settings;
+
+/// A statement's rows, batch by batch.
+pub trait Rows {
+    fn columns(&self) -> &[ResultColumn];
+    /// The type of each column as the batches hold it.
+    fn types(&self) -> &[DataType];
+    fn next_batch(&mut self) -> Result<Option<Batch>, SqlError>;
+    /// The CommandComplete tag after `rows` rows.
+    fn command_tag(&self, rows: u64) -> String;
+}
+
+/// The result of starting a statement.
+pub enum Outcome<R> {
+    Rows(R),
+    /// Rows already rendered as text (SHOW, EXPLAIN) and the tag.
+    Rendered {
+        columns: Vec<ResultColumn>,
+        rows: Vec<Vec<Option<String>>>,
+        tag: String,
+    },
+    Command {
+        tag: String,
+    },
+}
+
+/// One client session of the SQL layer.
+pub trait Engine {
+    type Statement: Clone;
+    type Prepared;
+    type Rows: Rows;
+
+    /// The statements of a query string, in order (none when empty).
+    fn split(&mut self, sql: &str) -> Result<Vec<Self::Statement>, SqlError>;
+    /// Binds and plans `st`; `declared` are the parameter types the client
+    /// gave (`None`: to be inferred, which `infer` allows).
+    fn prepare(
+        &mut self,
+        st: &Self::Statement,
+        declared: &[Option<DataType>],
+        infer: bool,
+    ) -> Result<Self::Prepared, SqlError>;
+    fn param_types(&self, p: &Self::Prepared) -> Vec<DataType>;
+    /// Result columns; `None` when the statement returns no rows.
+    fn columns(&self, p: &Self::Prepared) -> Option<Vec<ResultColumn>>;
+    /// A parameter value of type `ty` from its text form.
+    fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError>;
+    /// For DEALLOCATE, which the protocol layer runs itself: `Some(None)`
+    /// for ALL, `Some(Some(name))` for one prepared statement.
+    fn deallocate_target(&self, p: &Self::Prepared) -> Option<Option<String>>;
+    /// Runs `p` with `params` (a query only starts); NOTICE/INFO messages go
+    /// to `notice`.
+    fn start(
+        &mut self,
+        p: &mut Self::Prepared,
+        params: &[Value],
+        notice: &mut dyn FnMut(&'static str, String),
+    ) -> Result<Outcome<Self::Rows>, SqlError>;
+    /// Brackets work for `statement_timeout` and cancels.
+    fn begin_statement(&mut self);
+    fn end_statement(&mut self);
+    fn interrupt(&self) -> Interrupt;
+    /// The client settings values are printed with.
+    fn settings(&self) -> &Settings;
+    fn set_config(&mut self, name: &str, value: &str) -> Result<(), SqlError>;
+    fn set_fixed_config(&mut self, name: &str, value: &str) -> Result<(), SqlError>;
+    /// The settings reported with ParameterStatus, with their values.
+    fn reported_settings(&self) -> Vec<(&'static str, String)>;
+    fn transaction_status(&self) -> TransactionStatus;
+}
+
+impl Rows for RowStream {
+    fn columns(&self) -> &[ResultColumn] {
+        RowStream::columns(self)
+    }
+
+    fn types(&self) -> &[DataType] {
+        RowStream::types(self)
+    }
+
+    fn next_batch(&mut self) -> Result<Option<Batch>, SqlError> {
+        RowStream::next_batch(self)
+    }
+
+    fn command_tag(&self, rows: u64) -> String {
+        RowStream::command_tag(self, rows)
+    }
+}
+
+impl Engine for Session {
+    type Statement = Statement;
+    type Prepared = Prepared;
+    type Rows = RowStream;
+
+    fn split(&mut self, sql: &str) -> Result<Vec<Statement>, SqlError> {
+        Session::split(self, sql)
+    }
+
+    fn prepare(
+        &mut self,
+        st: &Statement,
+        declared: &[Option<DataType>],
+        infer: bool,
+    ) -> Result<Prepared, SqlError> {
+        Session::prepare(self, st, declared, infer)
+    }
+
+    fn param_types(&self, p: &Prepared) -> Vec<DataType> {
+        p.param_types().to_vec()
+    }
+
+    fn columns(&self, p: &Prepared) -> Option<Vec<ResultColumn>> {
+        p.columns().map(<[ResultColumn]>::to_vec)
+    }
+
+    fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError> {
+        Session::parameter_value(self, ty, text)
+    }
+
+    fn deallocate_target(&self, p: &Prepared) -> Option<Option<String>> {
+        p.statement().deallocate_target()
+    }
+
+    fn start(
+        &mut self,
+        p: &mut Prepared,
+        params: &[Value],
+        notice: &mut dyn FnMut(&'static str, String),
+    ) -> Result<Outcome<RowStream>, SqlError> {
+        Ok(match Session::start(self, p, params, notice)? {
+            Started::Rows(r) => Outcome::Rows(r),
+            Started::Rendered { columns, rows, tag } => Outcome::Rendered { columns, rows, tag },
+            Started::Command { tag } => Outcome::Command { tag },
+        })
+    }
+
+    fn begin_statement(&mut self) {
+        Session::begin_statement(self)
+    }
+
+    fn end_statement(&mut self) {
+        Session::end_statement(self)
+    }
+
+    fn interrupt(&self) -> Interrupt {
+        Session::interrupt(self).clone()
+    }
+
+    fn settings(&self) -> &Settings {
+        Session::settings(self)
+    }
+
+    fn set_config(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        Session::set_config(self, name, value)
+    }
+
+    fn set_fixed_config(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        Session::set_fixed_config(self, name, value)
+    }
+
+    fn reported_settings(&self) -> Vec<(&'static str, String)> {
+        Session::reported_settings(self)
+    }
+
+    fn transaction_status(&self) -> TransactionStatus {
+        Session::transaction_status(self)
+    }
+}

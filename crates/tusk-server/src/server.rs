@@ -1,0 +1,180 @@
+//! The server process: one open database, listeners, a thread per
+//! connection, and fast shutdown.
+//!
+//! [`Server::bind`] opens the data directory (its `tusk.lock` keeps a
+//! second server or a `tusk -c` out), reads the settings, refuses unsafe
+//! ones and binds the listening sockets. [`Server::run`] then accepts on a
+//! tokio reactor — accepting is all that waits on the reactor — and hands
+//! each connection to its own thread, which does the TLS handshake, the
+//! startup and the session's queries with blocking I/O, like a PostgreSQL
+//! backend process; no query ever runs on the reactor.
+//!
+//! When the shutdown future completes (SIGTERM or SIGINT for `tusk serve`:
+//! PostgreSQL's fast shutdown), the listeners close, every session's
+//! running statement is stopped and its socket shut, each session answers
+//! FATAL 57P01 `terminating connection due to administrator command` and
+//! ends (a statement cut short rolls back), and once the last connection
+//! thread is gone the database writes its shutdown checkpoint.
+
+use crate::config::{Overrides, ServerConfig};
+use crate::registry::Registry;
+use crate::roles::RoleFile;
+use crate::startup::{serve_connection, Shared};
+use std::future::Future;
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+use tusk_storage::Database;
+
+/// How long sessions get to report the shutdown to their clients before
+/// their sockets are closed under them.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A bound, not yet serving, server.
+pub struct Server {
+    shared: Arc<Shared>,
+    listeners: Vec<TcpListener>,
+}
+
+fn log(line: &str) {
+    eprintln!("LOG:  {line}");
+}
+
+impl Server {
+    /// Opens the data directory and binds the listening sockets.
+    pub fn bind(data_dir: &Path, overrides: &Overrides) -> Result<Server, String> {
+        let db = Database::open(data_dir, &[]).map_err(|e| e.to_string())?;
+        let config = ServerConfig::from_settings(db.settings(), data_dir, overrides)?;
+        let addrs = config.addresses()?;
+        config.check_security(&addrs)?;
+        let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
+        let roles = Arc::new(RoleFile::open(data_dir).map_err(|e| e.message)?);
+        let mut listeners = Vec::new();
+        let mut last_error = None;
+        for a in &addrs {
+            let family = if a.is_ipv4() { "IPv4" } else { "IPv6" };
+            match TcpListener::bind(a) {
+                Ok(l) => {
+                    let local = l.local_addr().map_err(|e| e.to_string())?;
+                    log(&format!(
+                        "listening on {family} address \"{}\", port {}",
+                        local.ip(),
+                        local.port()
+                    ));
+                    listeners.push(l);
+                }
+                Err(e) => {
+                    let msg = format!("could not bind {family} address \"{}\": {e}", a.ip());
+                    eprintln!("WARNING:  {msg}");
+                    last_error = Some(msg);
+                }
+            }
+        }
+        if listeners.is_empty() {
+            return Err(format!(
+                "could not create any TCP/IP sockets ({})\nHINT: Is another server already running on port {}? If not, wait a few seconds and retry.",
+                last_error.unwrap_or_default(),
+                config.port
+            ));
+        }
+        let registry = Registry::new(config.max_connections);
+        Ok(Server {
+            shared: Arc::new(Shared {
+                db,
+                config,
+                tls,
+                roles,
+                registry,
+                mock_nonce: crate::random::bytes(),
+            }),
+            listeners,
+        })
+    }
+
+    /// The addresses the server listens on.
+    pub fn local_addrs(&self) -> Vec<SocketAddr> {
+        self.listeners
+            .iter()
+            .filter_map(|l| l.local_addr().ok())
+            .collect()
+    }
+
+    /// Serves until `shutdown` completes, then shuts down fast.
+    pub fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| format!("could not start the reactor: {e}"))?;
+        let shared = self.shared;
+        runtime.block_on(async {
+            let mut accepting = Vec::new();
+            for l in self.listeners {
+                l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                let l = tokio::net::TcpListener::from_std(l).map_err(|e| e.to_string())?;
+                accepting.push(tokio::spawn(accept_loop(l, shared.clone())));
+            }
+            log("database system is ready to accept connections");
+            shutdown.await;
+            log("received fast shutdown request");
+            for a in accepting {
+                a.abort();
+            }
+            Ok::<(), String>(())
+        })?;
+        drop(runtime);
+        shared.registry.shut_down();
+        shared.registry.wait_idle(SHUTDOWN_GRACE);
+        let result = shared.db.checkpoint().map_err(|e| e.to_string());
+        log("database system is shut down");
+        result
+    }
+
+    /// Serves until SIGTERM or SIGINT.
+    pub fn run_until_signal(self) -> Result<(), String> {
+        self.run(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) else {
+                eprintln!("WARNING:  could not install signal handlers");
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+    }
+}
+
+async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                // Out of descriptors and the like: report, wait, go on.
+                eprintln!("LOG:  could not accept new connection: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(std_stream) = stream.into_std() else {
+            continue;
+        };
+        if std_stream.set_nonblocking(false).is_err() {
+            continue;
+        }
+        // Counted before the thread starts, so shutdown waits for it.
+        let guard = shared.registry.enter(std_stream.try_clone().ok());
+        let shared = shared.clone();
+        // A statement-stack thread: statements run on it directly.
+        let spawned = tusk_sql::spawn_statement_thread("tusk session".into(), move || {
+            serve_connection(shared, guard, std_stream)
+        });
+        if let Err(e) = spawned {
+            eprintln!("LOG:  could not start a session thread: {e}");
+        }
+    }
+}

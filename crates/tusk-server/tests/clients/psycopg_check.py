@@ -1,0 +1,152 @@
+"""psycopg 3 against a tusk server: parameters, types, prepared statements,
+binary results, errors with SQLSTATEs, cancel and settings.
+
+Usage: psycopg_check.py CONNINFO. Prints "ok" and exits 0 when every check
+passes; an assertion error otherwise.
+"""
+
+import sys
+import threading
+import time
+from decimal import Decimal
+
+import psycopg
+from psycopg import errors, sql
+
+conninfo = sys.argv[1]
+
+# tusk runs each statement as its own transaction (no BEGIN yet), so
+# sessions use autocommit.
+with psycopg.connect(conninfo, autocommit=True) as conn:
+    assert conn.info.server_version == 150000, conn.info.server_version
+    assert conn.info.parameter_status("client_encoding") == "UTF8"
+    cur = conn.cursor()
+
+    # Parameters of several types, and NULL.
+    cur.execute("select %s::int + 1, %s, %s, %s", (41, "x'y", None, True))
+    assert cur.fetchone() == (42, "x'y", None, True)
+    assert [d.type_code for d in cur.description][:1] == [23]
+
+    cur.execute("drop table if exists pc")
+    cur.execute("create table pc (id int not null, name text, amount numeric)")
+    cur.executemany(
+        "insert into pc (id, name, amount) values (%s, %s, %s)",
+        [(i, f"n{i}", Decimal(i) / 4) for i in range(1, 101)],
+    )
+    cur.execute("select count(*), sum(id) from pc")
+    assert cur.fetchone() == (100, 5050)
+    cur.execute("select name, amount from pc where id = %s", (10,))
+    assert cur.fetchone() == ("n10", Decimal("2.50"))
+    assert cur.rowcount == 1
+
+    # Prepared statements (psycopg prepares after a few executions, and
+    # at once with prepare=True).
+    for i in range(1, 8):
+        cur.execute("select name from pc where id = %s", (i,), prepare=True)
+        assert cur.fetchone() == (f"n{i}",)
+
+    # Binary results.
+    bcur = conn.cursor(binary=True)
+    bcur.execute("select id, name, amount, id > 50 from pc where id in (3, 77) order by id")
+    assert bcur.fetchall() == [(3, "n3", Decimal("0.75"), False), (77, "n77", Decimal("19.25"), True)]
+
+    # Parameters reach every kind of plan node: aggregate filters, window
+    # frames, CTEs (recursive too), subqueries, outer joins, set operations.
+    for query, params, expected in [
+        (
+            "select id %% 2, count(*) filter (where id > %s) from pc group by 1 order by 1",
+            (90,),
+            [(0, 5), (1, 5)],
+        ),
+        (
+            "select id, sum(id) over (order by id rows between %s preceding and current row)"
+            " from pc where id <= %s order by id",
+            (1, 3),
+            [(1, 1), (2, 3), (3, 5)],
+        ),
+        (
+            "with recursive r(n) as (select %s::int union all select n + 1 from r where n < %s)"
+            " select sum(n) from r",
+            (1, 10),
+            [(55,)],
+        ),
+        (
+            "select id from pc where id in (select id + %s from pc where id < 3) order by id",
+            (50,),
+            [(51,), (52,)],
+        ),
+        (
+            "select a.id, b.id from pc a left join pc b on b.id = a.id + %s"
+            " where a.id > %s order by 1",
+            (1, 98),
+            [(99, 100), (100, None)],
+        ),
+        (
+            "select id from pc where id < %s union select id from pc where id > %s order by 1",
+            (2, 99),
+            [(1,), (100,)],
+        ),
+    ]:
+        for prepare in (False, True):
+            cur.execute(query, params, prepare=prepare)
+            assert cur.fetchall() == expected, (query, prepare)
+
+    # A large result, fetched in pieces.
+    cur.execute("select g from generate_series(1, 100000) g")
+    total = 0
+    while True:
+        rows = cur.fetchmany(5000)
+        if not rows:
+            break
+        total += sum(r[0] for r in rows)
+    assert total == 100000 * 100001 // 2
+
+    # Errors keep their SQLSTATE; the session goes on.
+    for query, exc, code in [
+        ("select * from missing_table", errors.UndefinedTable, "42P01"),
+        ("select 1/0", errors.DivisionByZero, "22012"),
+        ("select nope from pc", errors.UndefinedColumn, "42703"),
+        ("selec 1", errors.SyntaxError, "42601"),
+    ]:
+        try:
+            cur.execute(query)
+        except exc as e:
+            assert e.sqlstate == code, (query, e.sqlstate)
+        else:
+            raise AssertionError(f"{query} did not fail")
+    cur.execute("select 1")
+    assert cur.fetchone() == (1,)
+
+    # Cancel from another thread.
+    def cancel_soon():
+        time.sleep(0.3)
+        conn.cancel_safe()
+
+    t = threading.Thread(target=cancel_soon)
+    t.start()
+    try:
+        cur.execute("select count(*) from generate_series(1, 10000000000) g")
+    except errors.QueryCanceled as e:
+        assert e.sqlstate == "57014"
+    else:
+        raise AssertionError("not canceled")
+    t.join()
+
+    # Settings.
+    cur.execute("set timezone = 'UTC'")
+    assert conn.info.parameter_status("TimeZone") == "UTC"
+    cur.execute(sql.SQL("set search_path = {}").format(sql.Identifier("Some Schema")))
+    cur.execute("show search_path")
+    assert cur.fetchone() == ('"Some Schema"',)
+    cur.execute("drop table pc")
+
+# Settings from the connection string.
+with psycopg.connect(conninfo, autocommit=True, options="-c statement_timeout=100") as conn:
+    try:
+        conn.execute("select count(*) from generate_series(1, 10000000000) g")
+    except errors.QueryCanceled as e:
+        assert "statement timeout" in str(e)
+    else:
+        raise AssertionError("no timeout")
+
+print("ok")

@@ -1,0 +1,534 @@
+//! Statements one at a time, prepared once and run many times, with a
+//! query's rows pulled batch by batch: what a wire-protocol server needs
+//! beyond [`Session::execute`].
+//!
+//! * [`Session::split`] parses a query string into [`Statement`]s.
+//! * [`Session::prepare`] makes a [`Prepared`] statement (the protocol's
+//!   Parse). A query or data change is bound and planned now, once: the
+//!   binder types each `$n` from the declared types or from the context it
+//!   is used in (see `bind`), and the plan keeps the parameters as
+//!   `Expr::Param` — PostgreSQL's generic plan. [`Prepared::param_types`]
+//!   and [`Prepared::columns`] are what ParameterDescription and
+//!   RowDescription report.
+//! * [`Session::start`] runs a prepared statement with parameter values
+//!   (Bind + Execute). The values are substituted as constants into a copy
+//!   of the plan (`params`), which runs without being parsed, bound or
+//!   planned again. A query (or a change with RETURNING) comes back as a
+//!   [`RowStream`] whose [`RowStream::next_batch`] pulls the next batch from
+//!   the executor, so a portal can stop after N rows and resume; other
+//!   statements run to completion and return their tag or their rendered
+//!   rows (SHOW, EXPLAIN).
+//!
+//! **Invalidation.** A prepared plan remembers the catalog it was planned
+//! against. The catalog is copied on write (`tusk_storage::Database::
+//! catalog_mut`), so a plan that still holds the old copy can tell, with one
+//! pointer comparison, that DDL has happened since; it is then bound and
+//! planned again with the same parameter types. If the result columns
+//! changed, the execution fails as PostgreSQL's does (`cached plan must not
+//! change result type`).
+//!
+//! The caller brackets each unit of work with [`Session::begin_statement`]
+//! / [`Session::end_statement`] and runs on a statement-stack thread (see
+//! `session`). A [`RowStream`] holds its snapshot and operator tree; it is
+//! not `Send` and lives on the session's thread. Every statement is its own
+//! transaction: [`Session::transaction_status`] is where a transaction
+//! block's state will show.
+
+use crate::bind::BindSettings;
+use crate::commands::dml::PlannedChange;
+use crate::error::{sqlstate, SqlError};
+use crate::params;
+use crate::parse::{parse, Parsed};
+use crate::session::{PlannedQuery, QueryResult, Result, Session};
+use sqlparser::ast as A;
+use std::sync::Arc;
+use tusk_exec::{Batch, Operator, Value};
+use tusk_storage::{Catalog, DataType, SqlType};
+
+/// One statement of a query string.
+#[derive(Debug, Clone)]
+pub struct Statement {
+    parsed: Arc<Parsed>,
+}
+
+/// A result column: its name and type (with its typmod).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultColumn {
+    pub name: String,
+    pub ty: SqlType,
+}
+
+impl ResultColumn {
+    fn text(name: &str) -> ResultColumn {
+        ResultColumn {
+            name: name.to_string(),
+            ty: SqlType::Text,
+        }
+    }
+
+    pub fn data_type(&self) -> DataType {
+        self.ty.data_type()
+    }
+}
+
+/// The transaction state a client is told about (ReadyForQuery).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionStatus {
+    /// Not in a transaction block.
+    Idle,
+    /// In a transaction block.
+    InBlock,
+    /// In a failed transaction block: statements are refused until its end.
+    Failed,
+}
+
+/// A plan kept by a prepared statement.
+#[derive(Debug, Clone)]
+enum Plan {
+    Query(Box<PlannedQuery>),
+    Change(Box<PlannedChange>),
+}
+
+#[derive(Debug, Clone)]
+struct Generic {
+    plan: Plan,
+    /// The catalog the plan was made against.
+    catalog: Arc<Catalog>,
+}
+
+/// A statement ready to run with parameter values.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    statement: Statement,
+    param_types: Vec<DataType>,
+    columns: Option<Vec<ResultColumn>>,
+    generic: Option<Generic>,
+}
+
+impl Prepared {
+    /// The type of each `$n`, in order.
+    pub fn param_types(&self) -> &[DataType] {
+        &self.param_types
+    }
+
+    /// The columns the statement returns, `None` if it returns no rows.
+    pub fn columns(&self) -> Option<&[ResultColumn]> {
+        self.columns.as_deref()
+    }
+
+    pub fn statement(&self) -> &Statement {
+        &self.statement
+    }
+}
+
+/// What [`Session::start`] returns.
+pub enum Started {
+    /// Rows, from a query or a data change's RETURNING list.
+    Rows(RowStream),
+    /// A statement whose rows were rendered as text (SHOW, EXPLAIN), with
+    /// its command tag.
+    Rendered {
+        columns: Vec<ResultColumn>,
+        rows: Vec<Vec<Option<String>>>,
+        tag: String,
+    },
+    /// A statement without rows, with its command tag (`CREATE TABLE`).
+    Command { tag: String },
+}
+
+enum Source {
+    Executor(Box<dyn Operator>),
+    /// Rows computed already (RETURNING), handed out once.
+    Computed(Option<Batch>),
+}
+
+/// A running statement's rows, pulled batch by batch.
+pub struct RowStream {
+    source: Source,
+    columns: Vec<ResultColumn>,
+    types: Vec<DataType>,
+    /// The command tag of a data change; a query's is `SELECT n`.
+    tag: Option<String>,
+    done: bool,
+}
+
+impl RowStream {
+    pub fn columns(&self) -> &[ResultColumn] {
+        &self.columns
+    }
+
+    /// The type of each column, as the batches hold it.
+    pub fn types(&self) -> &[DataType] {
+        &self.types
+    }
+
+    /// The command tag once `rows` rows have been sent: `SELECT rows` for a
+    /// query, the change's own (`INSERT 0 3`) for RETURNING.
+    pub fn command_tag(&self, rows: u64) -> String {
+        match &self.tag {
+            Some(t) => t.clone(),
+            None => format!("SELECT {rows}"),
+        }
+    }
+
+    /// The next batch of rows, `None` once the statement is done. Fails
+    /// with the statement's error (including a cancel or timeout).
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        let next = match &mut self.source {
+            Source::Executor(op) => op.next().map_err(SqlError::from),
+            Source::Computed(b) => Ok(b.take()),
+        };
+        if !matches!(next, Ok(Some(_))) {
+            self.done = true;
+        }
+        next
+    }
+}
+
+impl Statement {
+    fn sql(&self) -> Option<&A::Statement> {
+        match self.parsed.as_ref() {
+            Parsed::Sql(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a query (SELECT, VALUES, ...).
+    pub fn is_query(&self) -> bool {
+        matches!(self.sql(), Some(A::Statement::Query(_)))
+    }
+
+    /// For `DEALLOCATE [PREPARE] name | ALL`, which drops prepared
+    /// statements of the protocol (the caller keeps them): `Some(None)` for
+    /// ALL, `Some(Some(name))` for one.
+    pub fn deallocate_target(&self) -> Option<Option<String>> {
+        match self.sql()? {
+            A::Statement::Deallocate { name, .. } => {
+                if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+                    Some(None)
+                } else {
+                    crate::names::ident(name).ok().map(Some)
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Session {
+    /// Splits `sql` into its statements (none for an empty string).
+    pub fn split(&self, sql: &str) -> Result<Vec<Statement>> {
+        Ok(parse(sql)?
+            .into_iter()
+            .map(|p| Statement {
+                parsed: Arc::new(p),
+            })
+            .collect())
+    }
+
+    /// Every statement is its own transaction for now; transaction blocks
+    /// will report their state here.
+    pub fn transaction_status(&self) -> TransactionStatus {
+        TransactionStatus::Idle
+    }
+
+    /// Prepares `st`. `declared` holds the types the client gave `$1`,
+    /// `$2`, ... (`None`: to be inferred). With `infer`, parameters beyond
+    /// `declared` are allowed and typed from their context (Parse);
+    /// without, using one is an error (a simple query).
+    pub fn prepare(
+        &mut self,
+        st: &Statement,
+        declared: &[Option<DataType>],
+        infer: bool,
+    ) -> Result<Prepared> {
+        let settings = BindSettings {
+            param_types: declared.to_vec(),
+        };
+        // Taken before planning: DDL during planning makes the plan stale.
+        let catalog = self.db.catalog_snapshot();
+        let plan = match st.sql() {
+            Some(A::Statement::Query(q)) => {
+                Some(Plan::Query(Box::new(self.plan_query_with(q, &settings)?)))
+            }
+            Some(A::Statement::Insert(i)) => {
+                Some(Plan::Change(Box::new(self.plan_insert(i, &settings)?)))
+            }
+            Some(A::Statement::Update(u)) => {
+                Some(Plan::Change(Box::new(self.plan_update(u, &settings)?)))
+            }
+            Some(A::Statement::Delete(d)) => {
+                Some(Plan::Change(Box::new(self.plan_delete(d, &settings)?)))
+            }
+            _ => None,
+        };
+        let Some(mut plan) = plan else {
+            return Ok(Prepared {
+                statement: st.clone(),
+                param_types: declared
+                    .iter()
+                    .map(|t| t.unwrap_or(DataType::Text))
+                    .collect(),
+                columns: self.utility_columns(st)?,
+                generic: None,
+            });
+        };
+        let (bound, used) = plan.parameters();
+        if !infer && bound.len() > declared.len() {
+            return Err(SqlError::coded(
+                sqlstate::UNDEFINED_PARAMETER,
+                format!("there is no parameter ${}", declared.len() + 1),
+            ));
+        }
+        let param_types = params::resolve_types(&bound, &used)?;
+        Ok(Prepared {
+            statement: st.clone(),
+            param_types,
+            columns: plan.columns(),
+            generic: Some(Generic { plan, catalog }),
+        })
+    }
+
+    /// Result columns of a statement that is not planned ahead.
+    fn utility_columns(&self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
+        Ok(match st.parsed.as_ref() {
+            Parsed::RecoveryPrefetchStats => Some(
+                self.db
+                    .recovery_stats()
+                    .columns()
+                    .iter()
+                    .map(|(n, _)| ResultColumn::text(n))
+                    .collect(),
+            ),
+            Parsed::Sql(s) => match s.as_ref() {
+                A::Statement::Explain { .. } => Some(vec![ResultColumn::text("QUERY PLAN")]),
+                A::Statement::ShowVariable { variable } => {
+                    let name: Vec<String> = variable
+                        .iter()
+                        .map(crate::names::ident)
+                        .collect::<Result<_>>()?;
+                    if name == ["all"] {
+                        Some(
+                            ["name", "setting", "description"]
+                                .map(ResultColumn::text)
+                                .into(),
+                        )
+                    } else {
+                        let name = if name.len() == 2 {
+                            name.join(".")
+                        } else {
+                            name.join(" ")
+                        };
+                        let canonical =
+                            crate::guc::Gucs::canonical_name(&name).map_err(crate::guc::error)?;
+                        Some(vec![ResultColumn::text(canonical)])
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// Plans `p` again if DDL has changed the catalog since it was planned.
+    fn revalidate(&mut self, p: &mut Prepared) -> Result<()> {
+        let Some(g) = &p.generic else {
+            return Ok(());
+        };
+        if Arc::ptr_eq(&g.catalog, &self.db.catalog_snapshot()) {
+            return Ok(());
+        }
+        let declared: Vec<Option<DataType>> = p.param_types.iter().map(|&t| Some(t)).collect();
+        let fresh = self.prepare(&p.statement, &declared, false)?;
+        if fresh.columns != p.columns {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "cached plan must not change result type",
+            ));
+        }
+        p.generic = fresh.generic;
+        Ok(())
+    }
+
+    /// Runs `p` with parameter values `values` (one per parameter, of its
+    /// type). A query starts and hands back its stream; anything else runs
+    /// to completion. NOTICE and INFO messages go to `notice` (level,
+    /// message) before the result.
+    pub fn start(
+        &mut self,
+        p: &mut Prepared,
+        values: &[Value],
+        notice: &mut dyn FnMut(&'static str, String),
+    ) -> Result<Started> {
+        if values.len() != p.param_types.len() {
+            return Err(SqlError::coded(
+                sqlstate::PROTOCOL_VIOLATION,
+                format!(
+                    "bind message supplies {} parameters, but prepared statement requires {}",
+                    values.len(),
+                    p.param_types.len()
+                ),
+            ));
+        }
+        for (i, (v, &ty)) in values.iter().zip(&p.param_types).enumerate() {
+            // Values of the string types are all `Value::Text`.
+            let string =
+                |t: DataType| matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar);
+            if v.data_type()
+                .is_some_and(|t| t != ty && !(string(t) && string(ty)))
+            {
+                return Err(SqlError::coded(
+                    sqlstate::DATATYPE_MISMATCH,
+                    format!(
+                        "parameter ${} is of type {}, not {}",
+                        i + 1,
+                        ty.display_name(),
+                        v.data_type().map_or("unknown", |t| t.display_name())
+                    ),
+                ));
+            }
+        }
+        self.revalidate(p)?;
+        let env = self.env.clone();
+        let _env = tusk_exec::env::enter(&env);
+        match p.generic.as_ref().map(|g| &g.plan) {
+            Some(Plan::Query(q)) => {
+                let mut stmt = q.stmt.clone();
+                if !values.is_empty() {
+                    params::for_each_statement_expr(&mut stmt, &mut |e| {
+                        params::substitute(e, values)
+                    });
+                }
+                let ctx = self.exec_context(self.db.txn.snapshot(), false, 0);
+                let op = tusk_exec::build::build_statement(&stmt, &ctx)?;
+                Ok(Started::Rows(RowStream {
+                    source: Source::Executor(op),
+                    columns: p.columns.clone().unwrap_or_default(),
+                    types: q.types.clone(),
+                    tag: None,
+                    done: false,
+                }))
+            }
+            Some(Plan::Change(c)) => {
+                let mut c = c.clone();
+                if !values.is_empty() {
+                    params::for_each_statement_expr(&mut c.rows.stmt, &mut |e| {
+                        params::substitute(e, values)
+                    });
+                    for e in c.returning.iter_mut().flat_map(|r| r.exprs.iter_mut()) {
+                        params::substitute(e, values);
+                    }
+                }
+                let (tag, returned) = self.run_change_rows(&c)?;
+                Ok(match (returned, c.returning) {
+                    (Some(batch), Some(r)) => Started::Rows(RowStream {
+                        source: Source::Computed(Some(batch)),
+                        columns: p.columns.clone().unwrap_or_default(),
+                        types: r.types,
+                        tag: Some(tag),
+                        done: false,
+                    }),
+                    _ => Started::Command { tag },
+                })
+            }
+            None => self.run_utility(&p.statement, notice),
+        }
+    }
+
+    /// A parameter value of type `ty` from its text form, read as the
+    /// type's input function reads it in this session (`DateStyle`,
+    /// `TimeZone`).
+    pub fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value> {
+        let env = self.env.clone();
+        Ok(tusk_exec::cast::from_text(text, ty, &env.cast_env())?)
+    }
+
+    /// Runs a statement that is not planned ahead.
+    fn run_utility(
+        &mut self,
+        st: &Statement,
+        notice: &mut dyn FnMut(&'static str, String),
+    ) -> Result<Started> {
+        let mut rows = None;
+        let mut tag = None;
+        self.statement(&st.parsed, &mut |r| match r {
+            QueryResult::Notice { level, message } => notice(level, message),
+            QueryResult::Rows {
+                columns, rows: r, ..
+            } => rows = Some((columns, r)),
+            QueryResult::Command { tag: t } => tag = Some(t),
+        })?;
+        let word = match st.sql() {
+            Some(A::Statement::ShowVariable { .. }) => "SHOW",
+            Some(A::Statement::Explain { .. }) => "EXPLAIN",
+            _ => "SELECT",
+        };
+        Ok(match (rows, tag) {
+            (Some((columns, rows)), tag) => Started::Rendered {
+                tag: tag.unwrap_or_else(|| {
+                    if word == "SELECT" {
+                        format!("SELECT {}", rows.len())
+                    } else {
+                        word.to_string()
+                    }
+                }),
+                columns: columns
+                    .into_iter()
+                    .map(|c| ResultColumn::text(&c.name))
+                    .collect(),
+                rows,
+            },
+            (None, tag) => Started::Command {
+                tag: tag.unwrap_or_default(),
+            },
+        })
+    }
+}
+
+impl Plan {
+    /// The parameter types the binder left (declared or inferred) and
+    /// every occurrence of a parameter in the plan.
+    fn parameters(&mut self) -> (Vec<Option<DataType>>, Vec<(usize, DataType)>) {
+        let mut used = Vec::new();
+        let (q, returning) = match self {
+            Plan::Query(q) => (&mut **q, None),
+            Plan::Change(c) => (&mut c.rows, c.returning.as_ref()),
+        };
+        params::for_each_statement_expr(&mut q.stmt, &mut |e| params::occurrences(e, &mut used));
+        for e in returning.iter().flat_map(|r| r.exprs.iter()) {
+            params::occurrences(e, &mut used);
+        }
+        (q.params.clone(), used)
+    }
+
+    fn columns(&self) -> Option<Vec<ResultColumn>> {
+        match self {
+            Plan::Query(q) => Some(
+                q.names
+                    .iter()
+                    .zip(&q.column_types)
+                    .map(|(n, t)| ResultColumn {
+                        name: n.clone(),
+                        ty: *t,
+                    })
+                    .collect(),
+            ),
+            Plan::Change(c) => c.returning.as_ref().map(|r| {
+                r.names
+                    .iter()
+                    .zip(&r.types)
+                    .map(|(n, t)| ResultColumn {
+                        name: n.clone(),
+                        ty: SqlType::of(*t),
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

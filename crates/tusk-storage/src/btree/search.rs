@@ -1,0 +1,167 @@
+//! Finding a position in the tree: search targets and the descent.
+//!
+//! Every search looks for the boundary of a monotone predicate over
+//! entries: a [`Target`] says of an entry whether it lies *after* the
+//! position sought (false for every entry before it, true from it on).
+//! Insertion looks for the first entry above the new (key, TID), a scan
+//! for the first entry whose leading columns reach its lower bound, a
+//! backward scan for the first entry at or after the last one it returned.
+//!
+//! On a page the position is found by binary search over the slots. On an
+//! internal page the child to follow is that of the last entry not after
+//! the target (entry 0, the page's lower bound, never is). The descent
+//! moves right whenever the page's high key is not after the target
+//! (Lehman–Yao: the page split since its parent was read, and what is
+//! sought moved to the right sibling). It takes one shared page lock at a
+//! time and returns the leaf with the *lower bound* of its key range as the
+//! descent found it, which backward scans use to step to the leaf before.
+
+use super::keyenc::cmp_prefix;
+use super::node::{self, Entry, NO_BLOCK};
+use super::{corrupt, Btree};
+use crate::heap::Tid;
+use crate::StorageError;
+use std::cmp::Ordering;
+
+/// What a search looks for (see the module doc).
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// The first entry strictly above (key, TID).
+    After(&'a [u8], Tid),
+    /// The first entry at or above (key, TID).
+    AtOrAfter(&'a [u8], Tid),
+    /// The first entry whose leading columns (the bytes of `prefix`) are at
+    /// least `prefix`, or above it if `strict`.
+    Prefix { prefix: &'a [u8], strict: bool },
+    /// The first entry of the tree.
+    Leftmost,
+    /// Past the last entry of the tree.
+    Rightmost,
+}
+
+impl Target<'_> {
+    /// Whether entry `e` lies at or after the position sought.
+    #[inline]
+    pub fn after(&self, e: &Entry<'_>) -> bool {
+        match *self {
+            Target::After(k, t) => e.cmp_to(k, t) == Ordering::Greater,
+            Target::AtOrAfter(k, t) => e.cmp_to(k, t) != Ordering::Less,
+            Target::Prefix { prefix, strict } => match cmp_prefix(e.key, prefix) {
+                Ordering::Less => false,
+                Ordering::Equal => !strict,
+                Ordering::Greater => true,
+            },
+            Target::Leftmost => true,
+            Target::Rightmost => false,
+        }
+    }
+
+    /// Whether the position lies to the right of page `p` (its high key is
+    /// not after the target).
+    #[inline]
+    pub fn beyond(&self, p: &[u8]) -> bool {
+        node::high_key(p).is_some_and(|h| !self.after(&h))
+    }
+
+    /// The position on page `p`: the first entry after the target.
+    #[inline]
+    pub fn position(&self, p: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, node::count(p));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.after(&node::entry(p, mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// The child of internal page `p` to follow, and its position.
+    #[inline]
+    pub fn child(&self, p: &[u8]) -> (u32, usize) {
+        let (mut lo, mut hi) = (1, node::count(p));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.after(&node::entry(p, mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let i = lo - 1;
+        (node::entry(p, i).child, i)
+    }
+}
+
+/// A lower bound of a leaf's keys as the descent saw it: `None` for minus
+/// infinity (the leftmost leaf).
+pub type LowBound = Option<(Vec<u8>, Tid)>;
+
+/// Where a descent ended.
+pub struct Descent {
+    pub leaf: u32,
+    /// The internal pages passed, root first (the last one is the leaf's
+    /// parent, or a left sibling of it).
+    pub stack: Vec<u32>,
+    pub low: LowBound,
+}
+
+impl Btree<'_> {
+    /// Root block and height from the metapage.
+    pub(super) fn root(&self) -> Result<(u32, u16), StorageError> {
+        let buf = self.pool.read_buffer(self.rel, super::META_BLOCK)?;
+        let g = buf.lock_shared();
+        node::meta_read(g.page()).ok_or_else(|| corrupt(self.rel, super::META_BLOCK))
+    }
+
+    /// Descends to the leaf where `target`'s position is (see the module
+    /// doc).
+    pub(super) fn descend(
+        &self,
+        target: &Target<'_>,
+        want_low: bool,
+    ) -> Result<Descent, StorageError> {
+        let (mut block, _) = self.root()?;
+        let mut stack = Vec::new();
+        let mut low: LowBound = None;
+        loop {
+            let buf = self.pool.read_buffer(self.rel, block)?;
+            let g = buf.lock_shared();
+            let p = g.page();
+            if !node::is_node(p) {
+                return Err(corrupt(self.rel, block));
+            }
+            if target.beyond(p) {
+                let next = node::right(p);
+                if next == NO_BLOCK {
+                    return Err(corrupt(self.rel, block));
+                }
+                if want_low {
+                    let h = node::high_key(p).expect("beyond implies a high key");
+                    low = Some((h.key.to_vec(), h.tid));
+                }
+                block = next;
+                continue;
+            }
+            if node::is_leaf(p) {
+                return Ok(Descent {
+                    leaf: block,
+                    stack,
+                    low,
+                });
+            }
+            if node::count(p) == 0 {
+                return Err(corrupt(self.rel, block));
+            }
+            stack.push(block);
+            let (child, i) = target.child(p);
+            if want_low && i > 0 {
+                let e = node::entry(p, i);
+                low = Some((e.key.to_vec(), e.tid));
+            }
+            block = child;
+        }
+    }
+}
