@@ -19,10 +19,10 @@
 //! transaction created the table (CREATE TABLE AS's rule). Columns the
 //! input does not name get their DEFAULT; a `WHERE` condition then skips
 //! rows (bound over the table's columns, like a CHECK constraint). The
-//! load is one transaction: the
-//! first bad row aborts it with PostgreSQL's error and CONTEXT line, and
-//! nothing it stored becomes visible, before or after a crash (the rows
-//! carry its xid, which never commits).
+//! load is one transaction: the first bad row aborts it with PostgreSQL's
+//! error and CONTEXT line, and nothing it stored becomes visible, before
+//! or after a crash (the rows carry its xid, which never commits). Each
+//! batch checks the statement's interrupt (cancel, `statement_timeout`).
 //!
 //! `FREEZE` is accepted, as in PostgreSQL, only for a table the running
 //! transaction created; its rows are then already invisible to everyone
