@@ -374,6 +374,8 @@ pub(crate) struct ShellCopy<'a, O, W> {
     pub(crate) reading: bool,
     /// psql's words before interactive data.
     pub(crate) intro: bool,
+    /// COPY FROM STDIN data would come from a person at a terminal.
+    pub(crate) typed: bool,
     pub(crate) output: DataOut,
     pub(crate) shared: &'a Mutex<SharedOut<'a, O>>,
     pub(crate) progress: Option<(Progress, &'a mut W)>,
@@ -417,6 +419,10 @@ impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
     }
 
     fn progress(&mut self, rows: u64, bytes: u64) {
+        // Not while a person types the data.
+        if self.reading && self.typed {
+            return;
+        }
         if let Some((p, err)) = &mut self.progress {
             p.update(*err, rows, bytes);
         }

@@ -312,8 +312,8 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             intro: prompt && !quiet,
             output,
             shared: &shared,
-            // Not while a person types the data.
-            progress: (*progress && !prompt).then(|| (Progress::new(), err)),
+            typed: prompt,
+            progress: progress.then(|| (Progress::new(), err)),
         };
         let settings = &*settings;
         let result = engine.execute_copy(
