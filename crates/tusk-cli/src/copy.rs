@@ -26,7 +26,8 @@
 //!   [`SharedOut`]) and shows the progress.
 //! * **Progress.** With standard error on a terminal, [`Progress`] keeps a
 //!   line there with rows and bytes so far and their rates, at most five
-//!   times a second, and clears it at the end.
+//!   times a second (`$TUSK_PROGRESS_INTERVAL_MS` changes that), and clears
+//!   it at the end.
 
 use std::fs::File;
 use std::io::{self, BufRead, Write};
@@ -429,13 +430,21 @@ impl<O: Write + Send, W: Write + Send> CopyClient for ShellCopy<'_, O, W> {
     }
 }
 
-/// Time between two updates of the progress line.
-const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+/// Time between two updates of the progress line (and before the first):
+/// 200 ms, or `$TUSK_PROGRESS_INTERVAL_MS` (tests set 0: every batch).
+fn progress_every() -> Duration {
+    let ms = std::env::var("TUSK_PROGRESS_INTERVAL_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    Duration::from_millis(ms)
+}
 
 /// The progress line of a load on a terminal (see the module doc).
 pub struct Progress {
     start: Instant,
     last: Option<Instant>,
+    every: Duration,
     shown: bool,
 }
 
@@ -475,6 +484,7 @@ impl Progress {
         Progress {
             start: Instant::now(),
             last: None,
+            every: progress_every(),
             shown: false,
         }
     }
@@ -482,10 +492,10 @@ impl Progress {
     /// Rewrites the line on `err` if it is time to.
     pub fn update(&mut self, err: &mut dyn Write, rows: u64, bytes: u64) {
         let now = Instant::now();
-        if now.duration_since(self.start) < PROGRESS_EVERY
+        if now.duration_since(self.start) < self.every
             || self
                 .last
-                .is_some_and(|t| now.duration_since(t) < PROGRESS_EVERY)
+                .is_some_and(|t| now.duration_since(t) < self.every)
         {
             return;
         }
