@@ -4,6 +4,7 @@
     python3 bench/run.py join [--rows N] [--runs N] [--systems ...] [--threads 1,2]
     python3 bench/run.py spill [--rows 1000000,5000000,...] [--work-mem 4MB] [--systems ...]
     python3 bench/run.py vacuum [--rows 20000000] [--runs N] [--maintenance-work-mem 16MB]
+    python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
     python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
 
 The script bootstraps itself: it creates (or refreshes, when
@@ -14,7 +15,7 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join`, `spill`, `vacuum` and `pgbench` (which need no venv: it drives
+BENCHMARKS): `join`, `spill`, `copy`, `vacuum` and `pgbench` (the last two need no venv: they drive
 both systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
@@ -384,6 +385,8 @@ class Tusk:
 def worker_main(spec: dict) -> dict:
     if spec.get("bench") == "spill":
         return spill_duckdb_worker(spec)
+    if spec.get("bench") == "copy":
+        return copy_duckdb_worker(spec)
     system, keys, threads = spec["system"], spec["keys"], spec["threads"]
     rows, runs, query = spec["rows"], spec["runs"], spec["query"]
     notes = []
@@ -1979,9 +1982,304 @@ class VacuumBench(Benchmark):
         return "\n".join(out) + "\n"
 
 # ---------------------------------------------------------------------------
-# pgbench: many sessions reading through the wire protocol
+# copy: COPY FROM of a lineitem-like CSV file (issue 17)
 # ---------------------------------------------------------------------------
 
+LINEITEM_DDL = (
+    "create table lineitem (l_orderkey bigint not null, l_partkey int not null, "
+    "l_suppkey int not null, l_linenumber int not null, l_quantity decimal(15,2) not null, "
+    "l_extendedprice decimal(15,2) not null, l_discount decimal(15,2) not null, "
+    "l_tax decimal(15,2) not null, l_returnflag char(1) not null, l_linestatus char(1) not null, "
+    "l_shipdate date not null, l_commitdate date not null, l_receiptdate date not null, "
+    "l_shipinstruct char(25) not null, l_shipmode char(10) not null, l_comment varchar(44) not null)"
+)
+
+
+def generate_lineitem(path: Path, rows: int, seed: int = 17) -> None:
+    """Writes `rows` rows shaped like TPC-H's lineitem as CSV: the same 16
+    columns and types, orders of 1 to 7 lines, prices with two decimals,
+    dates from 1992 to 1998, and comments of a few words (quoted when they
+    hold a comma, which one in about fifty does). Deterministic for a seed."""
+    import datetime
+    import random
+
+    r = random.Random(seed)
+    modes = ["REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"]
+    instructs = ["DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"]
+    words = ("furiously quickly carefully blithely slyly ironic final pending regular express "
+             "bold even special unusual packages deposits requests accounts instructions "
+             "theodolites foxes asymptotes, pinto beans, dependencies").split(" ")
+    first = datetime.date(1992, 1, 2).toordinal()
+    days = [datetime.date.fromordinal(first + i).isoformat() for i in range(2600)]
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        order, line, lines_in_order = 1, 0, r.randint(1, 7)
+        out = []
+        for _ in range(rows):
+            line += 1
+            if line > lines_in_order:
+                order += r.randint(1, 4)
+                line, lines_in_order = 1, r.randint(1, 7)
+            q = r.randint(1, 50)
+            price = q * r.randint(90000, 200000)
+            ship = r.randint(30, 2500)
+            comment = " ".join(r.choices(words, k=r.randint(2, 6)))[:44]
+            if "," in comment:
+                comment = '"' + comment + '"'
+            out.append(
+                f"{order},{r.randint(1, 200000)},{r.randint(1, 10000)},{line},{q}.00,"
+                f"{price // 100}.{price % 100:02d},0.0{r.randint(0, 9)},0.0{r.randint(0, 8)},"
+                f"{r.choice('NRA')},{r.choice('OF')},{days[ship]},{days[ship + r.randint(-30, 60)]},"
+                f"{days[ship + r.randint(1, 30)]},{r.choice(instructs)},{r.choice(modes)},{comment}\n")
+            if len(out) >= 10000:
+                f.write("".join(out))
+                out.clear()
+        f.write("".join(out))
+    os.replace(tmp, path)
+
+
+def copy_duckdb_worker(spec: dict) -> dict:
+    """DuckDB's CSV load: `COPY lineitem FROM file (FORMAT csv)` into a
+    fresh table, one warm-up and `runs` timed loads."""
+    import duckdb
+
+    con = duckdb.connect(spec["database"] or ":memory:")
+    con.execute(f"SET threads = {spec['threads']}")
+    times, counts = [], set()
+    for i in range(spec["runs"] + 1):
+        con.execute("drop table if exists lineitem")
+        con.execute(LINEITEM_DDL)
+        t0 = time.perf_counter()
+        con.execute(f"copy lineitem from '{spec['csv']}' (format csv)")
+        ms = (time.perf_counter() - t0) * 1e3
+        counts.add(con.execute("select count(*) from lineitem").fetchone()[0])
+        if i > 0:
+            times.append(ms)
+    return {"times_ms": times, "count": min(counts), "version": duckdb.__version__, "notes": []}
+
+
+class CopyBench(Benchmark):
+    """COPY FROM of one CSV file into an empty table with TPC-H lineitem's
+    columns: tusk's COPY, PostgreSQL 15's COPY (both reading the file
+    server-side) and DuckDB's CSV reader. Each system loads the file once
+    to warm up (the file is then in the page cache for everyone), then
+    `--runs` times into a fresh table, with a CHECKPOINT before each load
+    (outside the time) so that no load pays for the previous one's pages."""
+
+    name = "copy"
+    help = "COPY FROM of a lineitem-like CSV file: tusk vs PostgreSQL 15 vs DuckDB"
+    SYSTEMS = ["tusk", "postgres", "duckdb"]
+    PG_SETTINGS = {"shared_buffers": "2GB", "huge_pages": "off", "max_wal_size": "8GB",
+                   "checkpoint_timeout": "1h", "autovacuum": "off"}
+    TUSK_STARTUP = {"shared_buffers": "2GB", "huge_pages": "off", "max_wal_size": "8GB",
+                    "checkpoint_timeout": "1h"}
+
+    def add_arguments(self, p):
+        self.add_common_arguments(p)
+        p.add_argument("--rows", type=int, default=1_000_000, help="rows in the file (default 1M)")
+        p.add_argument("--runs", type=int, default=3, help="timed loads per system (default 3)")
+        p.add_argument("--systems", default=",".join(self.SYSTEMS),
+                       type=lambda s: parse_list(s, self.SYSTEMS),
+                       help="comma list from: " + ",".join(self.SYSTEMS))
+        p.add_argument("--duckdb-threads", default="1,2", type=lambda s: [int(x) for x in parse_list(s)],
+                       help="DuckDB thread counts (default 1,2)")
+        p.add_argument("--duckdb-file", action="store_true",
+                       help="load DuckDB into a database file instead of an in-memory database")
+        p.add_argument("--csv", default=None,
+                       help="load this CSV file (lineitem's 16 columns) instead of generating one")
+
+    def script(self, csv: Path, runs: int) -> list:
+        """The same statements for tusk and PostgreSQL; the first load warms up."""
+        lines = []
+        for _ in range(runs + 1):
+            lines += ["drop table if exists lineitem;", LINEITEM_DDL + ";", "checkpoint;",
+                      "\\timing on", f"copy lineitem from '{csv}' (format csv);", "\\timing off",
+                      "select count(*) from lineitem;"]
+        return lines + ["drop table lineitem;"]
+
+    @staticmethod
+    def parse(stdout: str) -> tuple[list, list]:
+        times, counts = [], []
+        for line in stdout.splitlines():
+            m = TIME_RE.match(line.strip())
+            if m:
+                times.append(float(m.group(1)))
+            elif re.fullmatch(r"\d+", line.strip()):
+                counts.append(int(line.strip()))
+        return times[1:], counts
+
+    def csv_file(self, args) -> Path:
+        if args.csv:
+            return Path(args.csv).resolve()
+        # A directory and file PostgreSQL's server (the postgres user) can read.
+        root = Path(tempfile.mkdtemp(prefix="tusk-bench-copy-", dir=args.workdir))
+        on_exit(lambda: shutil.rmtree(root, ignore_errors=True))
+        os.chmod(root, 0o755)
+        path = root / f"lineitem-{args.rows}.csv"
+        t0 = time.perf_counter()
+        generate_lineitem(path, args.rows)
+        os.chmod(path, 0o644)
+        log(f"bench: wrote {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s")
+        return path
+
+    def run(self, args):
+        meta: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description(),
+                      "load_before": os.getloadavg(), "versions": {}}
+        csv = self.csv_file(args)
+        meta["csv_bytes"] = csv.stat().st_size
+        cells: list[Cell] = []
+        if "tusk" in args.systems:
+            tusk = Tusk(args.tusk_bin, args.timeout)
+            tusk.startup = dict(self.TUSK_STARTUP)
+            tusk.build()
+            meta["versions"]["tusk"] = tusk.version()
+            cell = Cell("tusk", "lineitem", 2)
+            try:
+                tusk.fresh_data_dir(args.workdir)
+                cell.times_ms, counts = self.parse(tusk.output(self.script(csv, args.runs)))
+                cell.count = min(counts) if counts else None
+                cell.notes.append("reads and converts on one thread while the statement's "
+                                  "thread checks and stores (2 threads)")
+            except Exception as e:  # noqa: BLE001 - one system failing must not stop the others
+                cell.error = short_error(str(e))
+            cells.append(cell)
+        if "postgres" in args.systems:
+            cell = Cell("postgres", "lineitem", 1)
+            cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
+            try:
+                cluster.start()
+                cell.times_ms, counts = self.parse(self.psql(cluster, self.script(csv, args.runs),
+                                                             args.timeout))
+                cell.count = min(counts) if counts else None
+                meta["versions"]["postgres"] = "PostgreSQL " + self.psql(
+                    cluster, ["show server_version;"], args.timeout).strip()
+            except Exception as e:  # noqa: BLE001
+                cell.error = short_error(str(e))
+            finally:
+                cluster.stop()
+            cells.append(cell)
+        if "duckdb" in args.systems:
+            for threads in args.duckdb_threads:
+                cell = Cell("duckdb", "lineitem", threads)
+                database = None
+                if args.duckdb_file:
+                    root = Path(tempfile.mkdtemp(prefix="tusk-bench-duckdb-", dir=args.workdir))
+                    on_exit(lambda root=root: shutil.rmtree(root, ignore_errors=True))
+                    database = str(root / "copy.duckdb")
+                r = run_worker({"bench": "copy", "system": "duckdb", "threads": threads,
+                                "runs": args.runs, "csv": str(csv), "database": database},
+                               args.timeout)
+                if "error" in r:
+                    cell.error = r["error"]
+                else:
+                    cell.times_ms, cell.count = r["times_ms"], r["count"]
+                    meta["versions"]["duckdb"] = r["version"]
+                cells.append(cell)
+        for c in cells:
+            if c.ok:
+                log(f"bench: {c.system} ({c.threads} thread{'s' if c.threads > 1 else ''}): "
+                    f"min {fmt_ms(c.min_ms)} ms, median {fmt_ms(c.median_ms)} ms, {c.count} rows")
+            else:
+                log(f"bench: {c.system}: FAILED {c.error}")
+        meta["load_after"] = os.getloadavg()
+        markdown = self.markdown(args, csv, cells, meta)
+        print(markdown)
+        data = {"benchmark": self.name, "rows": args.rows, "runs": args.runs, "meta": meta,
+                "ddl": LINEITEM_DDL, "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
+                "cells": [vars(c) for c in cells]}
+        written = write_outputs(self.name, markdown, data, lambda p: self.chart(p, args, cells))
+        log("bench: wrote " + ", ".join(written))
+        return 0 if all(c.ok for c in cells) else 1
+
+    @staticmethod
+    def psql(cluster: PgCluster, lines: list, timeout: float) -> str:
+        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+            f.write("\n".join(lines) + "\n")
+            path = f.name
+        os.chmod(path, 0o644)
+        try:
+            r = subprocess.run(
+                [str(cluster.bin / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                 "-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres",
+                 "-d", "postgres", "-f", path],
+                capture_output=True, text=True, timeout=timeout,
+            )
+        finally:
+            os.unlink(path)
+        if r.returncode != 0:
+            raise RuntimeError(short_error(r.stderr or r.stdout))
+        return r.stdout
+
+    def markdown(self, args, csv: Path, cells, meta) -> str:
+        rows = args.rows if not args.csv else max((c.count or 0 for c in cells), default=0)
+        pg = next((c for c in cells if c.system == "postgres" and c.ok), None)
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(meta["versions"].items()))
+        out = [f"# COPY FROM of {rows:,} lineitem rows, {meta['started']}", "",
+               f"`{csv.name}`: {meta['csv_bytes'] / 1e6:.0f} MB of CSV with TPC-H lineitem's 16 "
+               "columns, loaded into an empty table:", "", "```sql", LINEITEM_DDL + ";",
+               "copy lineitem from '<file>' (format csv);", "```", "",
+               f"One warm-up load, then {args.runs} timed loads per system, each into a fresh table "
+               "after a CHECKPOINT. tusk and PostgreSQL read the file server-side; times are their "
+               "`\\timing` lines. DuckDB: "
+               + ("a database file" if args.duckdb_file else "an in-memory database")
+               + ", timed around `COPY ... FROM` in Python.", "",
+               f"Machine: {meta['machine']}; load average before {meta['load_before'][0]:.2f}, "
+               f"after {meta['load_after'][0]:.2f}. Versions: {versions or 'n/a'}.", "",
+               "| system | threads | min ms | median ms | rows/s (best) | rows/s (median) | "
+               "PostgreSQL median / median | rows loaded |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        notes = []
+        for c in cells:
+            if not c.ok:
+                out.append(f"| {c.system} | {c.threads} | failed | failed | — | — | — | — |")
+                notes.append(f"{c.system} failed: {c.error}")
+                continue
+            ratio = f"{pg.median_ms / c.median_ms:.2f}×" if pg else "—"
+            count = f"{c.count:,}" if c.count is not None else "?"
+            if c.count is not None and c.count != rows:
+                count = f"**{count} ≠ {rows:,}**"
+            out.append(f"| {c.system} | {c.threads} | {fmt_ms(c.min_ms)} | {fmt_ms(c.median_ms)} | "
+                       f"{rows / c.min_ms * 1e3:,.0f} | {rows / c.median_ms * 1e3:,.0f} | {ratio} | {count} |")
+            notes.extend(f"{c.system}: {n}" for n in c.notes)
+        out += ["", "## Settings", "",
+                "- tusk (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())
+                + "; the table is created by an earlier statement, so every page is WAL-logged "
+                "(one page image per page).",
+                "- PostgreSQL 15 (private cluster): " + ", ".join(f"{k}={v}" for k, v in self.PG_SETTINGS.items())
+                + ", other settings default (wal_level = replica: every row WAL-logged)."]
+        if notes:
+            out += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+        return "\n".join(out) + "\n"
+
+    def chart(self, path: Path, args, cells) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ok = [c for c in cells if c.ok]
+        labels = [f"{c.system}\n{c.threads} thread{'s' if c.threads > 1 else ''}" for c in ok]
+        best = [args.rows / c.min_ms * 1e3 / 1e6 for c in ok]
+        median = [args.rows / c.median_ms * 1e3 / 1e6 for c in ok]
+        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(ok)), 4.5))
+        xs = range(len(ok))
+        ax.bar(xs, median, 0.6, label="median")
+        ax.scatter(xs, best, marker="_", color="black", s=200, zorder=3, label="best")
+        for x, v in zip(xs, median):
+            ax.text(x, v, f"{v:.2f}", ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels)
+        ax.set_ylabel("million rows/s (higher is better)")
+        ax.set_title(f"COPY FROM, {args.rows:,} lineitem rows (CSV), {args.runs} runs")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=120)
+        plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# pgbench: many sessions reading through the wire protocol
+# ---------------------------------------------------------------------------
 
 @dataclass
 class PgbenchRun:
@@ -2222,7 +2520,8 @@ class PgbenchBench(Benchmark):
         return "\n".join(out) + "\n"
 
 
-BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench()]}
+BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
+                                  CopyBench()]}
 
 
 def main() -> int:

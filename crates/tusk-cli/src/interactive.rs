@@ -60,7 +60,7 @@ pub fn prompt(state: char, marker: &str) -> String {
 /// `on_editor` runs once the line editor exists: rustyline installs its own
 /// SIGINT handler then, and a handler that should see Ctrl-C while a
 /// statement runs (cancel it) must be installed after it.
-pub fn run<E: Engine, O: Write, W: Write>(
+pub fn run<E: Engine, O: Write + Send, W: Write + Send>(
     shell: &mut Shell<E, O, W>,
     on_editor: impl FnOnce(),
 ) -> Flow {
@@ -73,7 +73,7 @@ pub fn run<E: Engine, O: Write, W: Write>(
                 std::io::stderr(),
                 "tusk: warning: line editing unavailable: {e}"
             );
-            return shell.run_script(std::io::stdin().lock(), None);
+            return shell.run_script(std::io::BufReader::new(std::io::stdin()), None);
         }
     };
     on_editor();

@@ -8,10 +8,13 @@
 //! * [`scan`] splits input into statements and backslash commands;
 //! * [`report`] builds psql's client-side messages (error excerpts with a
 //!   caret, `\timing` lines);
+//! * [`copy`] handles COPY data on the client side (`\copy`, data after
+//!   `COPY ... FROM STDIN` in scripts, the progress line);
 //! * [`shell`] runs statements and backslash commands against anything that
 //!   implements [`shell::Engine`], in `-c`, script or interactive mode;
 //! * [`interactive`] is the line-editing loop around the shell.
 
+pub mod copy;
 pub mod format;
 pub mod interactive;
 pub mod report;

@@ -209,6 +209,7 @@ fn main() -> ExitCode {
 
     let stdout = BufWriter::new(io::stdout());
     let mut sh = Shell::new(session, stdout, io::stderr(), settings);
+    sh.progress = io::stderr().is_terminal();
     let flow = if actions.is_empty() {
         if io::stdin().is_terminal() {
             // Ctrl-C while a statement runs cancels it and keeps the shell
@@ -225,7 +226,7 @@ fn main() -> ExitCode {
                 }
             })
         } else {
-            sh.run_script(io::stdin().lock(), None)
+            sh.run_script(BufReader::new(io::stdin()), None)
         }
     } else {
         run_actions(&mut sh, actions.into_iter().map(|(_, a)| a))
@@ -253,14 +254,16 @@ fn main() -> ExitCode {
     code
 }
 
-fn run_actions<E: shell::Engine, O: Write, W: Write>(
+fn run_actions<E: shell::Engine, O: Write + Send, W: Write + Send>(
     sh: &mut Shell<E, O, W>,
     actions: impl Iterator<Item = Action>,
 ) -> Flow {
     for action in actions {
         let flow = match action {
             Action::Command(c) => sh.run_command_string(&c),
-            Action::File(name) if name == "-" => sh.run_script(io::stdin().lock(), Some("<stdin>")),
+            Action::File(name) if name == "-" => {
+                sh.run_script(BufReader::new(io::stdin()), Some("<stdin>"))
+            }
             Action::File(name) => match File::open(&name) {
                 Ok(f) => sh.run_script(BufReader::new(f), Some(&name)),
                 Err(e) => {

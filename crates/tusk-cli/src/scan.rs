@@ -35,6 +35,8 @@ pub struct MetaCommand {
     /// Arguments: single-quoted ones with their quotes removed, double-quoted
     /// parts kept verbatim (quotes included) for identifier handling.
     pub args: Vec<String>,
+    /// Everything after the command name, as typed (what `\copy` parses).
+    pub line: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -360,7 +362,11 @@ pub fn parse_meta(text: &str) -> MetaCommand {
         }
         args.push(arg);
     }
-    MetaCommand { name, args }
+    MetaCommand {
+        name,
+        args,
+        line: text[name_end..].to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -375,7 +381,13 @@ mod tests {
         Item::Meta(MetaCommand {
             name: name.to_string(),
             args: args.iter().map(|a| a.to_string()).collect(),
+            line: String::new(),
         })
+    }
+
+    /// A command's name and arguments (its raw line is tested apart).
+    fn name_args(m: MetaCommand) -> (String, Vec<String>) {
+        (m.name, m.args)
     }
 
     /// Feeds `text` line by line; returns all items plus the pending rest.
@@ -383,7 +395,13 @@ mod tests {
         let mut s = Scanner::new();
         let mut items = Vec::new();
         for line in text.split('\n') {
-            items.extend(s.feed_line(line));
+            items.extend(s.feed_line(line).into_iter().map(|i| match i {
+                Item::Meta(m) => Item::Meta(MetaCommand {
+                    line: String::new(),
+                    ..m
+                }),
+                other => other,
+            }));
         }
         (items, s.take_pending())
     }
@@ -524,40 +542,20 @@ mod tests {
     #[test]
     fn meta_arguments() {
         assert_eq!(
-            parse_meta("d \"My Table\""),
-            MetaCommand {
-                name: "d".into(),
-                args: vec!["\"My Table\"".into()]
-            }
+            name_args(parse_meta("d \"My Table\"")),
+            ("d".to_string(), vec!["\"My Table\"".into()])
         );
         assert_eq!(
-            parse_meta("echo 'it''s' x"),
-            MetaCommand {
-                name: "echo".into(),
-                args: vec!["it's".into(), "x".into()]
-            }
+            name_args(parse_meta("echo 'it''s' x")),
+            ("echo".to_string(), vec!["it's".into(), "x".into()])
         );
         assert_eq!(
-            parse_meta("d public.\"T\"x"),
-            MetaCommand {
-                name: "d".into(),
-                args: vec!["public.\"T\"x".into()]
-            }
+            name_args(parse_meta("d public.\"T\"x")),
+            ("d".to_string(), vec!["public.\"T\"x".into()])
         );
-        assert_eq!(
-            parse_meta("q\\\\x"),
-            MetaCommand {
-                name: "q".into(),
-                args: vec![]
-            }
-        );
-        assert_eq!(
-            parse_meta(""),
-            MetaCommand {
-                name: "".into(),
-                args: vec![]
-            }
-        );
+        assert_eq!(name_args(parse_meta("q\\\\x")), ("q".to_string(), vec![]));
+        assert_eq!(name_args(parse_meta("")), ("".to_string(), vec![]));
+        assert_eq!(parse_meta("copy t from 'a b'").line, " t from 'a b'");
         // Unterminated quotes do not panic.
         assert_eq!(parse_meta("d \"abc").args, vec!["\"abc".to_string()]);
         assert_eq!(parse_meta("d 'abc").args, vec!["abc".to_string()]);

@@ -24,12 +24,14 @@
 //! `tusk ... | head`) is remembered, silences all further output, and ends
 //! the run with [`Flow::OutputClosed`] so that the caller can exit quietly.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use tusk_sql::sqlstate::CHARACTER_NOT_IN_REPERTOIRE;
-use tusk_sql::{QueryResult, Session, SqlError, TransactionStatus};
+use tusk_sql::{CopyClient, QueryResult, Session, SqlError, TransactionStatus};
 
+use crate::copy::{parse_slash_copy, CopyInput, DataIn, DataOut, Progress, SharedOut, ShellCopy};
 use crate::format::{print_table, PrintOptions, Table};
 use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
 use crate::scan::{is_blank, parse_meta, Item, MetaCommand, Scanner};
@@ -46,11 +48,32 @@ pub trait Engine {
     fn transaction_status(&self) -> TransactionStatus {
         TransactionStatus::Idle
     }
+    /// Like [`Engine::execute`], with `client` as the other end of COPY
+    /// FROM STDIN and COPY TO STDOUT, and results handed to `sink` as each
+    /// statement ends.
+    fn execute_copy(
+        &mut self,
+        sql: &str,
+        sink: &mut (dyn FnMut(QueryResult) + Send),
+        client: &mut dyn CopyClient,
+    ) -> Result<(), SqlError> {
+        let _ = client;
+        self.execute(sql, sink)
+    }
 }
 
 impl Engine for Session {
     fn execute(&mut self, sql: &str, sink: &mut dyn FnMut(QueryResult)) -> Result<(), SqlError> {
         Session::execute(self, sql, sink)
+    }
+
+    fn execute_copy(
+        &mut self,
+        sql: &str,
+        sink: &mut (dyn FnMut(QueryResult) + Send),
+        client: &mut dyn CopyClient,
+    ) -> Result<(), SqlError> {
+        Session::execute_copy(self, sql, sink, client)
     }
 
     fn describe(&mut self, table: Option<&str>) -> Result<QueryResult, SqlError> {
@@ -100,6 +123,7 @@ Informational
   \\d NAME                describe table NAME
 
 Input/Output
+  \\copy ...              perform SQL COPY with data stream to the client host
   \\echo [-n] [STRING]    write string to standard output (-n for no newline)
 
 Formatting
@@ -124,9 +148,14 @@ pub struct Shell<E, O, W> {
     encoding_error: Option<String>,
     /// Whether input comes from a person at a terminal (adds hints).
     pub interactive: bool,
+    /// Where `COPY ... FROM STDIN` reads outside a script (`-c`, the
+    /// interactive shell): standard input.
+    pub stdin: Box<dyn BufRead + Send>,
+    /// Show the progress of loads on `err` (standard error is a terminal).
+    pub progress: bool,
 }
 
-impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
+impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
     pub fn new(engine: E, out: O, err: W, settings: Settings) -> Self {
         Shell {
             engine,
@@ -139,6 +168,8 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
             line: 0,
             encoding_error: None,
             interactive: false,
+            stdin: Box::new(io::BufReader::new(io::stdin())),
+            progress: false,
         }
     }
 
@@ -207,18 +238,22 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         self.write_err(&text);
     }
 
-    /// `ERROR:  message` and, with a position, the `LINE n:` excerpt of
-    /// `query` with a caret.
+    /// `ERROR:  message`, with a position the `LINE n:` excerpt of `query`
+    /// with a caret, then the DETAIL, HINT and CONTEXT lines, as psql
+    /// prints them.
     fn report_sql_error(&mut self, error: &SqlError, query: &str) {
         let mut text = format!("{}ERROR:  {}\n", self.locus(), error.message);
         if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
             text.push_str(&lines);
         }
-        if let Some(d) = &error.detail {
-            text.push_str(&format!("DETAIL:  {d}\n"));
-        }
-        if let Some(h) = &error.hint {
-            text.push_str(&format!("HINT:  {h}\n"));
+        for (label, value) in [
+            ("DETAIL", error.detail.as_deref()),
+            ("HINT", error.hint.as_deref()),
+            ("CONTEXT", error.context.as_deref()),
+        ] {
+            if let Some(v) = value {
+                text.push_str(&format!("{label}:  {v}\n"));
+            }
         }
         self.write_err(&text);
     }
@@ -240,24 +275,91 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     }
 
     /// Sends `sql` to the engine and prints every result, the error that
-    /// stopped it, and the time it took if `\timing` is on.
+    /// stopped it, and the time it took if `\timing` is on. COPY FROM STDIN
+    /// reads standard input.
     pub fn run_sql(&mut self, sql: &str) -> Flow {
+        self.run_sql_data(sql, DataIn::Stdin, DataOut::Output)
+    }
+
+    /// [`Shell::run_sql`] with COPY data from `source` when given.
+    fn run_sql_from(&mut self, sql: &str, source: Option<&mut (dyn BufRead + Send)>) -> Flow {
+        let input = match source {
+            Some(s) => DataIn::Source(s),
+            None => DataIn::Stdin,
+        };
+        self.run_sql_data(sql, input, DataOut::Output)
+    }
+
+    fn run_sql_data(&mut self, sql: &str, input: DataIn<'_>, output: DataOut) -> Flow {
         let start = Instant::now();
+        let prompt =
+            self.interactive && matches!(input, DataIn::Stdin) && io::stdin().is_terminal();
+        let quiet = self.settings.quiet;
+        // Data lines of a script are lines of the script.
+        let script_lines = matches!(input, DataIn::Source(_));
         let Shell {
             engine,
             out,
+            err,
             settings,
             out_error,
+            stdin,
+            progress,
             ..
         } = self;
-        let result = engine.execute(sql, &mut |r| {
-            if out_error.is_none() {
-                if let Err(e) = print_result(out, &r, settings, true) {
-                    *out_error = Some(e);
-                }
+        let mut file;
+        let source: &mut (dyn BufRead + Send) = match input {
+            DataIn::Stdin => &mut **stdin,
+            DataIn::Source(s) => s,
+            DataIn::File(f) => {
+                file = f;
+                &mut file
             }
+        };
+        let shared = Mutex::new(SharedOut {
+            out,
+            error: out_error,
+            copied_out: false,
         });
+        let mut client = ShellCopy {
+            input: CopyInput::new(source, prompt),
+            reading: false,
+            intro: prompt && !quiet,
+            output,
+            shared: &shared,
+            typed: prompt,
+            progress: progress.then(|| (Progress::new(), err)),
+        };
+        let settings = &*settings;
+        let result = engine.execute_copy(
+            sql,
+            &mut |r| {
+                let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if std::mem::take(&mut o.copied_out) && matches!(r, QueryResult::Command { .. }) {
+                    return;
+                }
+                if o.error.is_none() {
+                    if let Err(e) = print_result(&mut *o.out, &r, settings, true) {
+                        *o.error = Some(e);
+                    }
+                }
+            },
+            &mut client,
+        );
+        // A COPY that stopped early leaves the rest of its data unread.
+        if client.reading {
+            client.input.skip_rest();
+        }
+        if let Some((p, err)) = &mut client.progress {
+            p.clear(*err);
+        }
+        let lines = client.input.lines;
+        let input_error = client.input.error.take();
+        drop(client);
         let elapsed = start.elapsed();
+        if script_lines {
+            self.line += lines;
+        }
         self.last_query = Some(sql.to_string());
         let flow = match result {
             Ok(()) => Flow::Continue,
@@ -266,6 +368,9 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                 Flow::Error
             }
         };
+        if let Some(e) = input_error {
+            self.log_error(&format!("could not read COPY data: {}", os_message(&e)));
+        }
         if self.settings.timing {
             let line = timing_line(elapsed.as_secs_f64() * 1000.0);
             self.write_out(line.as_bytes());
@@ -290,9 +395,20 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
 
     /// Runs a statement or backslash command that `scanner` produced.
     pub fn run_item(&mut self, item: &Item, scanner: &mut Scanner) -> Flow {
+        self.run_item_from(item, scanner, None)
+    }
+
+    /// [`Shell::run_item`] with COPY FROM STDIN data from `source` (the
+    /// script the item came from).
+    fn run_item_from(
+        &mut self,
+        item: &Item,
+        scanner: &mut Scanner,
+        source: Option<&mut (dyn BufRead + Send)>,
+    ) -> Flow {
         match item {
-            Item::Statement(sql) => self.run_sql(sql),
-            Item::Meta(cmd) => self.run_meta(cmd, scanner),
+            Item::Statement(sql) => self.run_sql_from(sql, source),
+            Item::Meta(cmd) => self.run_meta_from(cmd, scanner, source),
         }
     }
 
@@ -308,6 +424,15 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     /// Runs a backslash command. `scanner` holds the pending query buffer
     /// (for `\g` and `\r`).
     pub fn run_meta(&mut self, cmd: &MetaCommand, scanner: &mut Scanner) -> Flow {
+        self.run_meta_from(cmd, scanner, None)
+    }
+
+    fn run_meta_from(
+        &mut self,
+        cmd: &MetaCommand,
+        scanner: &mut Scanner,
+        source: Option<&mut (dyn BufRead + Send)>,
+    ) -> Flow {
         let flow = match cmd.name.as_str() {
             "q" | "quit" => {
                 self.warn_extra_args(cmd, 0);
@@ -350,10 +475,11 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                 self.warn_extra_args(cmd, 0);
                 let query = scanner.take_pending().or_else(|| self.last_query.clone());
                 match query {
-                    Some(q) => return self.run_sql(&q),
+                    Some(q) => return self.run_sql_from(&q, source),
                     None => Flow::Continue,
                 }
             }
+            "copy" => return self.slash_copy(&cmd.line, source),
             "r" | "reset" => {
                 self.warn_extra_args(cmd, 0);
                 scanner.reset();
@@ -383,6 +509,17 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
         self.finish(flow)
     }
 
+    /// `\copy`: COPY with the data in a local file or the shell's streams.
+    fn slash_copy(&mut self, args: &str, source: Option<&mut (dyn BufRead + Send)>) -> Flow {
+        match parse_slash_copy(args).and_then(|c| c.open(source)) {
+            Ok((sql, input, output)) => self.run_sql_data(&sql, input, output),
+            Err(message) => {
+                self.log_error(&message);
+                self.finish(Flow::Error)
+            }
+        }
+    }
+
     fn describe(&mut self, name: Option<&str>) -> Flow {
         match self.engine.describe(name) {
             Ok(QueryResult::Rows { rows, .. }) if name.is_none() && rows.is_empty() => {
@@ -409,7 +546,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
     /// Runs a script read from `input` line by line, stopping at the first
     /// error. `name` (a file name, or `<stdin>` for `-f -`) turns on the
     /// `tusk:NAME:LINE: ` message prefix; piped standard input has none.
-    pub fn run_script<R: BufRead>(&mut self, mut input: R, name: Option<&str>) -> Flow {
+    pub fn run_script<R: BufRead + Send>(&mut self, mut input: R, name: Option<&str>) -> Flow {
         let saved = (self.script.take(), self.line);
         self.script = name.map(str::to_string);
         self.line = 0;
@@ -454,7 +591,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                     }
                     continue;
                 }
-                let flow = self.run_item(&item, &mut scanner);
+                let flow = self.run_item_from(&item, &mut scanner, Some(&mut input));
                 if flow != Flow::Continue {
                     break 'lines flow;
                 }
@@ -468,7 +605,7 @@ impl<E: Engine, O: Write, W: Write> Shell<E, O, W> {
                         self.report_sql_error(&e, &sql);
                         self.finish(Flow::Error)
                     }
-                    None => self.run_sql(&sql),
+                    None => self.run_sql_from(&sql, Some(&mut input)),
                 },
                 None => self.finish(Flow::Continue),
             },

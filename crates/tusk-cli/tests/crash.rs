@@ -1,6 +1,6 @@
 //! Crash harness: runs a workload in a `tusk` child process, SIGKILLs it at a
-//! random moment (bulk load, INSERT, DELETE, CREATE TABLE AS, DROP TABLE,
-//! CREATE INDEX, VACUUM, CHECKPOINT), restarts, and checks that every
+//! random moment (bulk load, COPY FROM STDIN, INSERT, DELETE, CREATE TABLE
+//! AS, DROP TABLE, CREATE INDEX, VACUUM, CHECKPOINT), restarts, and checks that every
 //! acknowledged statement is there and nothing unacknowledged is, except
 //! that the one statement in flight at the kill may have committed or not.
 //! Table `t` has a btree index from the start, so btree insertions, splits
@@ -45,7 +45,20 @@ fn random_op(
     let t = &state["t"];
     loop {
         match rng.below(100) {
-            0..=24 => {
+            0..=7 => {
+                // COPY FROM STDIN, its data in the script after it.
+                let n = 1 + rng.below(30_000) as i64;
+                let (a, b) = (*next_key, *next_key + n - 1);
+                *next_key += n;
+                after.get_mut("t").unwrap().extend(a..=b);
+                let mut sql = String::from("copy t from stdin;\n");
+                for k in a..=b {
+                    sql.push_str(&format!("{k}\t{}\trow {k}\n", k * 7));
+                }
+                sql.push_str("\\.");
+                return (sql, after);
+            }
+            8..=24 => {
                 // Bulk load.
                 let n = 1 + rng.below(30_000) as i64;
                 let (a, b) = (*next_key, *next_key + n - 1);
@@ -185,7 +198,8 @@ struct Tally {
 
 /// The kind of statement `random_op` made.
 fn kind(sql: &str) -> &'static str {
-    const KINDS: [(&str, &str); 8] = [
+    const KINDS: [(&str, &str); 9] = [
+        ("copy", "COPY"),
         ("insert into t select", "bulk load"),
         ("insert", "INSERT"),
         ("delete", "DELETE"),
@@ -372,6 +386,55 @@ fn failed_statement_logs_an_abort_record() {
         "the failed statement logged no rows before failing"
     );
     drop(s);
+    let state = read_state(dir.path());
+    assert_eq!(state["t"], BTreeSet::from([1]));
+}
+
+/// A COPY that fails after several pages of its rows were logged leaves
+/// them invisible, before and after a crash, and its page images are in
+/// the WAL (one record per page, not per row).
+#[test]
+fn failed_copy_leaves_nothing_after_a_crash() {
+    use tusk_storage::wal::{RecordType, WalReader};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tusk.conf"), "huge_pages = off\n").unwrap();
+    let redo = {
+        let mut s = Session::open(dir.path()).unwrap();
+        s.query("create table t (k int8, v int8, w text)").unwrap();
+        s.query("insert into t values (1, 7, 'row 1')").unwrap();
+        s.query("checkpoint").unwrap();
+        s.database().wal.redo_lsn()
+    };
+    let data = dir.path().join("load.txt");
+    let mut text = String::new();
+    for k in 2..50_000 {
+        text.push_str(&format!("{k}\t{}\trow {k}\n", k * 7));
+    }
+    text.push_str("50000\tseven\trow 50000\n");
+    std::fs::write(&data, text).unwrap();
+    let mut child = spawn_tusk(dir.path());
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "copy t from '{}';", data.display()).unwrap();
+    writeln!(stdin, "select 'after';").unwrap();
+    stdin.flush().unwrap();
+    // The shell stops at the error: its output ends.
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(out, "");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (mut pages, mut inserts, mut aborts) = (0, 0, 0);
+    let mut reader = WalReader::new(&dir.path().join("pg_wal"), redo);
+    while let Some(rec) = reader.next_record().unwrap() {
+        match rec.kind {
+            RecordType::HeapPage => pages += 1,
+            RecordType::HeapInsert | RecordType::HeapInsertInit => inserts += 1,
+            RecordType::Abort => aborts += 1,
+            _ => {}
+        }
+    }
+    assert!(pages > 100, "{pages} page images");
+    assert_eq!((inserts, aborts), (0, 1));
     let state = read_state(dir.path());
     assert_eq!(state["t"], BTreeSet::from([1]));
 }

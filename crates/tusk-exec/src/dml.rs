@@ -118,14 +118,7 @@ impl<'a> RowWriter<'a> {
         for (col, def) in b.columns.iter().zip(&self.table.columns) {
             if col.is_null(row) {
                 if def.not_null {
-                    return Err(ExecError::coded(
-                        sqlstate::NOT_NULL_VIOLATION,
-                        format!(
-                            "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                            def.name, self.table.name
-                        ),
-                    )
-                    .with_detail(failing_row(self.table, b, row)));
+                    return Err(not_null_violation(self.table, &def.name, b, row));
                 }
                 self.tb.push_null();
                 continue;
@@ -243,32 +236,73 @@ impl<'a> RowWriter<'a> {
 }
 
 impl RowWriter<'_> {
-    /// Checks every row of `b` against the CHECK constraints: a row whose
-    /// condition is false (not NULL) is PostgreSQL's 23514.
+    /// Checks every row of `b` against the CHECK constraints.
     pub(crate) fn check(&self, b: &Batch) -> Result<()> {
-        for (name, e) in self.checks {
-            let v = e.eval(b)?;
-            let Data::Bool(ok) = &v.data else {
-                return Err(ExecError::new("CHECK constraint is not boolean"));
-            };
-            if let Some(row) = (0..b.len).find(|&i| !ok[i] && !v.is_null(i)) {
-                return Err(ExecError::coded(
-                    sqlstate::CHECK_VIOLATION,
-                    format!(
-                        "new row for relation \"{}\" violates check constraint \"{name}\"",
-                        self.table.name
-                    ),
-                )
-                .with_detail(failing_row(self.table, b, row)));
-            }
+        match check_violation(self.table, self.checks, b)? {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
+/// The first row of `b` (columns in table order) that violates a CHECK
+/// constraint, and PostgreSQL's 23514 for it: the earliest row, and in it
+/// the first failing constraint in `checks`' order, as PostgreSQL checks
+/// a row at a time. A condition that is NULL passes.
+pub(crate) fn check_violation(
+    table: &TableDef,
+    checks: &[(String, Expr)],
+    b: &Batch,
+) -> Result<Option<(usize, ExecError)>> {
+    let mut first: Option<(usize, &str)> = None;
+    for (name, e) in checks {
+        let v = e.eval(b)?;
+        let Data::Bool(ok) = &v.data else {
+            return Err(ExecError::new("CHECK constraint is not boolean"));
+        };
+        let end = first.map_or(b.len, |(r, _)| r);
+        if let Some(row) = (0..end).find(|&i| !ok[i] && !v.is_null(i)) {
+            first = Some((row, name));
+        }
+    }
+    Ok(first.map(|(row, name)| {
+        let e = ExecError::coded(
+            sqlstate::CHECK_VIOLATION,
+            format!(
+                "new row for relation \"{}\" violates check constraint \"{name}\"",
+                table.name
+            ),
+        )
+        .with_detail(failing_row(table, b, row));
+        (row, e)
+    }))
+}
+
+/// PostgreSQL's 23502 for a NULL in NOT NULL column `column` at row `row`
+/// of `b` (columns in table order).
+pub(crate) fn not_null_violation(
+    table: &TableDef,
+    column: &str,
+    b: &Batch,
+    row: usize,
+) -> ExecError {
+    ExecError::coded(
+        sqlstate::NOT_NULL_VIOLATION,
+        format!(
+            "null value in column \"{column}\" of relation \"{}\" violates not-null constraint",
+            table.name
+        ),
+    )
+    .with_detail(failing_row(table, b, row))
+}
+
+/// Bytes of a value PostgreSQL shows in a failing row (the rest becomes
+/// `...`; `ExecBuildSlotValueDescription`).
+const FAILING_ROW_VALUE_BYTES: usize = 64;
+
 /// `duplicate key value violates unique constraint "name"` (23505), with
 /// the key of `t` (the new row) in the DETAIL.
-fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> ExecError {
+pub(crate) fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> ExecError {
     ExecError::coded(
         sqlstate::UNIQUE_VIOLATION,
         format!(
@@ -319,10 +353,16 @@ fn failing_row(table: &TableDef, b: &Batch, row: usize) -> String {
         .columns
         .iter()
         .zip(&b.columns)
-        .map(|(c, v)| {
-            v.value_as(row, c.ty.data_type())
-                .to_text()
-                .unwrap_or_else(|| "null".into())
+        .map(|(c, v)| match v.value_as(row, c.ty.data_type()).to_text() {
+            None => "null".into(),
+            Some(s) if s.len() <= FAILING_ROW_VALUE_BYTES => s,
+            Some(s) => {
+                let mut cut = FAILING_ROW_VALUE_BYTES;
+                while !s.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}...", &s[..cut])
+            }
         })
         .collect();
     format!("Failing row contains ({}).", vals.join(", "))

@@ -1,6 +1,6 @@
 //! The error a client sees: `ERROR:  message`, with PostgreSQL's SQLSTATE,
-//! optional DETAIL and HINT lines, and a position for errors that point into
-//! the statement text.
+//! optional DETAIL, HINT and CONTEXT lines, and a position for errors that
+//! point into the statement text.
 
 use std::fmt;
 pub use tusk_exec::error::sqlstate;
@@ -12,6 +12,10 @@ pub struct SqlError {
     pub message: String,
     pub detail: Option<String>,
     pub hint: Option<String>,
+    /// Where the error happened, as PostgreSQL's CONTEXT line says it
+    /// (`COPY t, line 3, column b: "x"`). Boxed: errors travel in every
+    /// `Result` of the binder, which should stay small.
+    pub context: Option<Box<str>>,
     /// 1-based character position in the statement text.
     pub position: Option<usize>,
 }
@@ -28,6 +32,7 @@ impl SqlError {
             message: message.into(),
             detail: None,
             hint: None,
+            context: None,
             position: None,
         }
     }
@@ -39,6 +44,11 @@ impl SqlError {
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> SqlError {
         self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_context(mut self, context: impl Into<String>) -> SqlError {
+        self.context = Some(context.into().into_boxed_str());
         self
     }
 
@@ -63,6 +73,7 @@ impl From<tusk_exec::ExecError> for SqlError {
             message: e.message,
             detail: e.detail,
             hint: e.hint,
+            context: None,
             position: None,
         }
     }

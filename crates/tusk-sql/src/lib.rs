@@ -41,6 +41,7 @@ pub mod session;
 pub mod types;
 pub mod xact;
 
+pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
 pub use commands::role::{RoleChange, RoleStore};
 pub use error::{sqlstate, SqlError};
 pub use session::{

@@ -31,12 +31,18 @@ pub enum Parsed {
     Checkpoint,
     /// `SELECT * FROM pg_stat_recovery_prefetch`.
     RecoveryPrefetchStats,
+    /// A command string that is one COPY statement, read with PostgreSQL's
+    /// grammar (`commands::copy::stmt`).
+    Copy(Box<crate::commands::copy::CopyStatement>),
 }
 
 /// Parses one or more statements separated by `;`.
 pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     if let Some(p) = special(sql) {
         return Ok(vec![p]);
+    }
+    if let Some(c) = crate::commands::copy::parse_statement(sql) {
+        return Ok(vec![Parsed::Copy(Box::new(c?))]);
     }
     let mut tokens = lex(sql)?;
     let strengths = row_lock_strengths(&mut tokens);
@@ -136,7 +142,7 @@ fn row_lock_strengths(tokens: &mut Vec<TokenWithSpan>) -> Vec<RowLockMode> {
 /// string constants separated only by whitespace containing a newline are
 /// one constant (`'a'` newline `'b'` is `'ab'`), and a number followed
 /// directly by letters is an error (`trailing junk after numeric literal`).
-fn lex(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
+pub(crate) fn lex(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
     let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql)
         .tokenize_with_location()
         .map_err(|e| SqlError::coded(sqlstate::SYNTAX_ERROR, tokenizer_message(&e.to_string())))?;

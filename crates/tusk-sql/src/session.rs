@@ -340,6 +340,11 @@ impl Session {
                 let needs_txn = crate::commands::needs_transaction(stmt);
                 self.transactional(needs_txn, &mut |s| s.sql_statement(stmt, locks, sink))
             }
+            Parsed::Copy(c) => self.transactional(true, &mut |s| {
+                let r = s.copy(c, &mut crate::commands::copy::NoCopyClient)?;
+                sink(r);
+                Ok(())
+            }),
             Parsed::Vacuum { verbose, table } => {
                 self.transactional(false, &mut |s| s.vacuum(*verbose, table.clone(), sink))
             }

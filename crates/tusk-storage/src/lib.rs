@@ -43,6 +43,10 @@
 //! * `pgstat`, `autovacuum`, `walwriter`: activity counters, the autovacuum
 //!   thread, the background WAL flush for asynchronous commits.
 //!
+//! Bulk loads (COPY FROM) fill whole pages privately and log each as one
+//! page image (`bulk`), or nothing for a relation the running transaction
+//! created.
+//!
 //! Indexes are B+trees on one or more columns of any indexable type
 //! (`btree`), whose entries are (key, TID) pairs with keys encoded so that
 //! their bytes sort as PostgreSQL sorts the values; unique indexes check
@@ -65,6 +69,7 @@ pub mod autovacuum;
 pub mod btree;
 pub mod bufmgr;
 pub mod buftable;
+pub mod bulk;
 pub mod catalog;
 pub mod clog;
 mod commit;

@@ -899,7 +899,8 @@ impl Replayer<'_> {
             | RecordType::HeapUnused
             | RecordType::BtreeInsert
             | RecordType::BtreePage
-            | RecordType::BtreeDelete => {
+            | RecordType::BtreeDelete
+            | RecordType::HeapPage => {
                 self.saw(rec.xid);
                 self.redo_page(rec)
             }

@@ -141,6 +141,10 @@ pub enum RecordType {
     /// Payload: the index definition (catalog text). Logged before the
     /// index relation file is created.
     CreateIndex = 25,
+    /// Always a page image (`HAS_FPI`): a heap page filled whole by a bulk
+    /// load (COPY; see `bulk`), logged once when it is complete instead of
+    /// one `HeapInsert` per tuple.
+    HeapPage = 26,
 }
 
 impl RecordType {
@@ -162,6 +166,7 @@ impl RecordType {
             23 => RecordType::HeapPrune,
             24 => RecordType::HeapUnused,
             25 => RecordType::CreateIndex,
+            26 => RecordType::HeapPage,
             _ => return None,
         })
     }

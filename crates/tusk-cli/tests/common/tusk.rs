@@ -1,11 +1,13 @@
 //! Running statements on tusk in-process, rendered as `tusk -A -t -q` (and
 //! psql) print them: one line per row, fields separated by `|`, NULL as an
-//! empty field, command tags and notices not printed.
+//! empty field, COPY TO STDOUT data as it is written, command tags and
+//! notices not printed.
 
 use super::outcome::Outcome;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use tusk_sql::{QueryResult, Session};
+use std::sync::Mutex;
+use tusk_sql::{BufferCopyClient, QueryResult, Session};
 
 /// A session on a data directory (created, with `conf` as its tusk.conf).
 pub fn open(data_dir: &Path, conf: Option<&str>) -> Session {
@@ -18,21 +20,33 @@ pub fn open(data_dir: &Path, conf: Option<&str>) -> Session {
 
 /// Runs one statement; a panic becomes an outcome (and is a mismatch).
 pub fn run(session: &mut Session, sql: &str) -> Outcome {
-    let result = catch_unwind(AssertUnwindSafe(|| session.query(sql)));
-    match result {
-        Ok(Ok(results)) => {
-            let mut rows = Vec::new();
-            for r in results {
+    // Results and COPY output interleave as the shell prints them.
+    let lines = Mutex::new(String::new());
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut client = BufferCopyClient::new(Vec::new());
+        let r = session.execute_copy(
+            sql,
+            &mut |r| {
+                let mut out = lines.lock().unwrap();
                 if let QueryResult::Rows { rows: rs, .. } = r {
                     for row in rs {
                         let fields: Vec<&str> =
                             row.iter().map(|v| v.as_deref().unwrap_or("")).collect();
-                        rows.push(fields.join("|"));
+                        out.push_str(&fields.join("|"));
+                        out.push('\n');
                     }
                 }
-            }
-            Outcome::Rows(rows)
-        }
+            },
+            &mut client,
+        );
+        lines
+            .lock()
+            .unwrap()
+            .push_str(&String::from_utf8_lossy(&client.output));
+        r
+    }));
+    match result {
+        Ok(Ok(())) => Outcome::Rows(super::outcome::output_rows(&lines.into_inner().unwrap())),
         Ok(Err(e)) => Outcome::Error(format!(
             "ERROR:  {}",
             e.message.lines().next().unwrap_or_default()

@@ -2,9 +2,11 @@
 //! (`ddl`, indexes and key constraints in `index`), data changes (`dml`,
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
-//! settings and maintenance (`utility`), roles (`role`). This module only
-//! dispatches.
+//! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
+//! which also has its own entry point for the COPY client,
+//! `Session::execute_copy`). This module only dispatches.
 
+pub(crate) mod copy;
 mod ddl;
 pub(crate) mod dml;
 mod index;
@@ -75,6 +77,10 @@ impl Session {
                 self.alter_role(name, operation, sink)?
             }
             A::Statement::Insert(ins) => self.insert(ins, sink)?,
+            A::Statement::Copy { .. } => self.copy(
+                &copy::CopyStatement::from_sqlparser(s)?,
+                &mut copy::NoCopyClient,
+            )?,
             A::Statement::Delete(d) => self.delete(d, sink)?,
             A::Statement::Update(u) => self.update(u, sink)?,
             A::Statement::Set(set) => self.set(set, sink)?,

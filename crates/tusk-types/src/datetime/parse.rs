@@ -607,7 +607,14 @@ fn today(now_utc: i64, s: &Settings) -> i64 {
 /// without tokenizing. `None` for anything else (or an invalid day, so
 /// that the general path reports it).
 fn iso_date_fast(s: &str) -> Option<i32> {
-    let b = s.as_bytes();
+    parse_iso_date(s.as_bytes())
+}
+
+/// A date written `YYYY-MM-DD` (year 1 to 9999) as days since 2000-01-01,
+/// or `None` for anything else (which `date_in` may still accept): the
+/// allocation-free path of bulk loads, on bytes already checked for UTF-8.
+#[inline]
+pub fn parse_iso_date(b: &[u8]) -> Option<i32> {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
