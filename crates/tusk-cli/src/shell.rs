@@ -580,18 +580,14 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
                 }
             };
             for item in scanner.feed_line(&line) {
-                // A statement read with bytes that are not UTF-8 fails as
-                // the server fails it, before it runs.
-                if let (Item::Statement(sql), Some(message)) = (&item, self.encoding_error.take()) {
-                    let e = SqlError::coded(CHARACTER_NOT_IN_REPERTOIRE, message);
-                    self.report_sql_error(&e, sql);
-                    let flow = self.finish(Flow::Error);
-                    if flow != Flow::Continue {
-                        break 'lines flow;
-                    }
-                    continue;
-                }
-                let flow = self.run_item_from(&item, &mut scanner, Some(&mut input));
+                let failed = match &item {
+                    Item::Statement(sql) => self.fail_if_not_utf8(sql),
+                    Item::Meta(_) => None,
+                };
+                let flow = match failed {
+                    Some(flow) => flow,
+                    None => self.run_item_from(&item, &mut scanner, Some(&mut input)),
+                };
                 if flow != Flow::Continue {
                     break 'lines flow;
                 }
@@ -599,12 +595,8 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         };
         let flow = match flow {
             Flow::Continue => match scanner.take_pending() {
-                Some(sql) => match self.encoding_error.take() {
-                    Some(message) => {
-                        let e = SqlError::coded(CHARACTER_NOT_IN_REPERTOIRE, message);
-                        self.report_sql_error(&e, &sql);
-                        self.finish(Flow::Error)
-                    }
+                Some(sql) => match self.fail_if_not_utf8(&sql) {
+                    Some(flow) => flow,
                     None => self.run_sql_from(&sql, Some(&mut input)),
                 },
                 None => self.finish(Flow::Continue),
@@ -614,6 +606,15 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         (self.script, self.line) = saved;
         self.encoding_error = None;
         flow
+    }
+
+    /// Fails `sql` as the server fails a statement whose bytes are not
+    /// UTF-8, before it runs, if a line read into it was not.
+    fn fail_if_not_utf8(&mut self, sql: &str) -> Option<Flow> {
+        let message = self.encoding_error.take()?;
+        let e = SqlError::coded(CHARACTER_NOT_IN_REPERTOIRE, message);
+        self.report_sql_error(&e, sql);
+        Some(self.finish(Flow::Error))
     }
 }
 

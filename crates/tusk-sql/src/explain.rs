@@ -274,6 +274,7 @@ struct Section<'p> {
 /// What a node folded into the one below it hands down: PostgreSQL prints
 /// a filter over computed subqueries, and the subqueries themselves, as
 /// part of the node that produces the rows.
+#[derive(Default)]
 struct Inherited<'p> {
     filter: Option<String>,
     sections: Vec<Section<'p>>,
@@ -645,12 +646,15 @@ impl Renderer<'_> {
         }
         for s in inherited.sections {
             out.push(format!("{detail}{}", s.title));
-            let none = Inherited {
-                filter: None,
-                sections: Vec::new(),
-            };
             OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
-            self.node(visible(s.plan), 1, detail.len(), false, none, out);
+            self.node(
+                visible(s.plan),
+                1,
+                detail.len(),
+                false,
+                Inherited::default(),
+                out,
+            );
             OUTER_PARAMS.with(|m| {
                 let mut m = m.borrow_mut();
                 for (id, _) in &s.params {
@@ -660,11 +664,14 @@ impl Renderer<'_> {
         }
         for c in &p.children {
             let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
-            let none = Inherited {
-                filter: None,
-                sections: Vec::new(),
-            };
-            self.node(visible(c), depth + 1, shift, parallel, none, out);
+            self.node(
+                visible(c),
+                depth + 1,
+                shift,
+                parallel,
+                Inherited::default(),
+                out,
+            );
         }
     }
 }

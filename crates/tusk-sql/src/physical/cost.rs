@@ -128,9 +128,10 @@ pub fn eval_cost(e: &Expr) -> f64 {
 /// this decides which rows reach an expression that can fail: in
 /// `x * x <= x AND x * x >= x / 0` the division is never reached for a row
 /// the cheaper test rejects, in PostgreSQL and so in tusk.
-pub fn order_quals(mut quals: Vec<Expr>) -> Vec<Expr> {
-    quals.sort_by(|a, b| eval_cost(a).total_cmp(&eval_cost(b)));
-    quals
+pub fn order_quals(quals: Vec<Expr>) -> Vec<Expr> {
+    let mut costed: Vec<(f64, Expr)> = quals.into_iter().map(|q| (eval_cost(&q), q)).collect();
+    costed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    costed.into_iter().map(|(_, q)| q).collect()
 }
 
 /// The conjunction of `quals` (each flattened into its conjuncts) in
