@@ -586,6 +586,22 @@ impl Expr {
         self.eval_active(batch, None)
     }
 
+    /// Evaluates as a qualification (a WHERE clause): true for the rows
+    /// where the expression is true. A top-level AND is PostgreSQL's
+    /// implicit-AND qual list: a row leaves at its first term that is false
+    /// *or NULL*, so later terms never raise errors for it. (As an ordinary
+    /// expression, `NULL AND x` must still evaluate `x`, which could be
+    /// false.)
+    pub fn eval_qual(&self, batch: &Batch) -> Result<Vec<bool>> {
+        stack::guarded(|| match self {
+            Expr::And(terms) => logic::eval_qual_list(terms, batch),
+            e => {
+                let v = e.eval(batch)?;
+                logic::true_rows(&v)
+            }
+        })
+    }
+
     /// Evaluates; rows where `active` is false raise no errors.
     pub fn eval_active(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
         stack::guarded(|| self.eval_node(batch, active))

@@ -196,6 +196,10 @@ pub enum NodeKind {
         /// `Index Cond:` as EXPLAIN prints it.
         index_cond: String,
         filter: Option<Expr>,
+        /// The index and its table as the planning transaction's catalog
+        /// has them: an index created earlier in the same transaction is
+        /// not in the committed catalog yet.
+        defs: Box<(tusk_storage::IndexDef, tusk_storage::TableDef)>,
     },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {

@@ -408,7 +408,10 @@ impl<'a> Planner<'a> {
         kind: &SubqueryKind,
         out: ColumnId,
     ) -> Result<Phys> {
-        let child = self.plan(input)?;
+        // The subquery is planned before its input so that subqueries are
+        // numbered top-down as PostgreSQL numbers them: the select list's
+        // before the WHERE clause's.
+        //
         // The subquery's outer references become parameters, and so do the
         // outer columns an ANY/ALL test compares with.
         let mut free = subquery.free_columns();
@@ -449,6 +452,9 @@ impl<'a> Planner<'a> {
         };
         self.params.pop();
         let spec_kind = spec_kind?;
+        let number = self.next_subplan;
+        self.next_subplan += 1;
+        let child = self.plan(input)?;
         // The outer values, evaluated on the input row, feed the params.
         // The test of ANY/ALL reads outer columns as parameters too.
         let mut param_exprs = Vec::new();
@@ -457,8 +463,6 @@ impl<'a> Planner<'a> {
             param_exprs.push(self.remap(&self.cols.expr(*c), &child.cols)?);
             param_ids.push(*k);
         }
-        let number = self.next_subplan;
-        self.next_subplan += 1;
         let spec = SubPlanSpec {
             plan: sub.plan,
             kind: spec_kind,
