@@ -85,6 +85,27 @@ fn place_on_subqueries(
     Ok((above, moved))
 }
 
+/// A join of `left` and `right`: a [`Logical::DependentJoin`] when the
+/// right side reads the left one's columns (LATERAL), else a plain join.
+fn join_node(kind: JoinKind, left: Logical, right: Logical, on: Vec<tusk_exec::Expr>) -> Logical {
+    let lcols = left.output();
+    if right.free_columns().iter().any(|c| lcols.contains(c)) {
+        return Logical::DependentJoin {
+            kind,
+            left: Box::new(left),
+            right: Box::new(right),
+            on,
+        };
+    }
+    Logical::Join {
+        kind,
+        left: Box::new(left),
+        right: Box::new(right),
+        on,
+        mark: None,
+    }
+}
+
 impl Binder<'_> {
     /// Binds a whole FROM list into one plan (a query without FROM is one
     /// row of no columns).
@@ -95,13 +116,7 @@ impl Binder<'_> {
             self.scope().star.extend(item.star);
             plan = Some(match plan {
                 None => item.plan,
-                Some(left) => Logical::Join {
-                    kind: JoinKind::Inner,
-                    left: Box::new(left),
-                    right: Box::new(item.plan),
-                    on: vec![],
-                    mark: None,
-                },
+                Some(left) => join_node(JoinKind::Inner, left, item.plan, vec![]),
             });
         }
         Ok(plan.unwrap_or_else(Logical::unit))
@@ -130,7 +145,19 @@ impl Binder<'_> {
                 )
             }
         };
-        let mut right = self.factor(&j.relation)?;
+        // The right side of a RIGHT or FULL join cannot be LATERAL to the
+        // left one (PostgreSQL: "The combining JOIN type must be INNER or
+        // LEFT for a LATERAL reference.").
+        let hide = matches!(kind, JoinKind::Right | JoinKind::Full).then(|| {
+            self.scope()
+                .on_visible
+                .replace(left.rels.end..left.rels.end)
+        });
+        let right = self.factor(&j.relation);
+        if let Some(saved) = hide {
+            self.scope().on_visible = saved;
+        }
+        let mut right = right?;
         let constraint = match constraint {
             Some(A::JoinConstraint::None) | None => None,
             Some(c) => Some(c),
@@ -240,13 +267,7 @@ impl Binder<'_> {
             }
             Some(_) => unreachable!("None was handled above"),
         }
-        let mut plan = Logical::Join {
-            kind,
-            left: Box::new(left.plan),
-            right: Box::new(right.plan),
-            on,
-            mark: None,
-        };
+        let mut plan = join_node(kind, left.plan, right.plan, on);
         if !above_on.0.is_empty() {
             for a in above_on.0 {
                 plan = Logical::Apply {
@@ -380,7 +401,10 @@ impl Binder<'_> {
                 self.table_function(name, args, alias_name, alias_cols)
             }
             A::TableFactor::Derived {
-                subquery, alias, ..
+                subquery,
+                alias,
+                lateral,
+                ..
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
                 let Some(alias_name) = alias_name else {
@@ -392,7 +416,14 @@ impl Binder<'_> {
                         e.with_hint("For example, FROM (SELECT ...) [AS] foo.")
                     });
                 };
-                let sub = self.subquery(subquery)?;
+                // Without LATERAL the FROM list's other items are out of
+                // reach (outer queries' are not).
+                let saved = (!*lateral).then(|| self.scope().on_visible.replace(0..0));
+                let sub = self.subquery(subquery);
+                if let Some(saved) = saved {
+                    self.scope().on_visible = saved;
+                }
+                let sub = sub?;
                 let names = self.rename(&alias_name, &sub.names, &alias_cols)?;
                 // A subquery's untyped output columns become text here.
                 let cols: Vec<ScopeCol> = sub
