@@ -112,6 +112,7 @@ alter table w add column if not exists five int;
 -- expect: error
 alter table w add column nn int not null;
 alter table w add column nn int not null default 0;
+-- expect: error
 alter table w add column k int default 1 unique;
 delete from w where id > 1;
 alter table w add column k2 int default 1 unique;
@@ -122,7 +123,7 @@ alter table w add column pk int primary key default 100;
 select * from w;
 -- expect: error
 insert into w (id) values (2);
-insert into w (id, k, k2, pk) values (2, 2, 2, 101);
+insert into w (id, k2, pk) values (2, 2, 101);
 select * from w order by id;
 -- an empty table
 create table e (a int);
@@ -173,7 +174,7 @@ alter table r2 rename constraint r_b_uniq to r_b_u;
 -- expect: error
 alter table r2 rename constraint r_b_uniq to r_b_u2;
 -- expect: error
-alter table r2 rename constraint r_a_check to acct;
+alter table r2 rename constraint r_a_check to r_b_u;
 alter table r2 rename constraint r_a_check to positive;
 -- expect: error
 insert into r2 values (3, 1);
@@ -231,7 +232,8 @@ select * from pkc;
 -- several actions in one statement; the first failure undoes them all
 create table m (a int, b int);
 insert into m values (1, 2), (3, 4);
-alter table m add column c int default 0, alter column a set not null, add constraint m_b check (b > 0), rename column b to bb;
+alter table m add column c int default 0, alter column a set not null, add constraint m_b check (b > 0);
+alter table m rename column b to bb;
 select * from m order by a;
 -- expect: error
 alter table m add column d int default 1, alter column c set default 7, add check (a > 2);
@@ -249,5 +251,9 @@ alter index nosuch rename to x;
 create view mv as select a from m;
 -- expect: error
 alter table mv add column z int;
+-- expect: error
+alter table mv drop column a;
+-- expect: error
+alter table mv alter column a set not null;
 alter table mv rename to mv2;
 select * from mv2 order by a;

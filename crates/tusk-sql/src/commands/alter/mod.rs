@@ -92,6 +92,28 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
     )
 }
 
+/// PostgreSQL's name of an ALTER TABLE action, for messages.
+fn action_name(op: &A::AlterTableOperation) -> &'static str {
+    use A::AlterColumnOperation as C;
+    use A::AlterTableOperation as Op;
+    match op {
+        Op::AddColumn { .. } => "ADD COLUMN",
+        Op::DropColumn { .. } => "DROP COLUMN",
+        Op::AddConstraint { .. } => "ADD CONSTRAINT",
+        Op::DropConstraint { .. } => "DROP CONSTRAINT",
+        Op::RenameConstraint { .. } => "RENAME CONSTRAINT",
+        Op::AlterColumn { op, .. } => match op {
+            C::SetNotNull => "ALTER COLUMN ... SET NOT NULL",
+            C::DropNotNull => "ALTER COLUMN ... DROP NOT NULL",
+            C::SetDefault { .. } => "ALTER COLUMN ... SET DEFAULT",
+            C::DropDefault => "ALTER COLUMN ... DROP DEFAULT",
+            C::SetDataType { .. } => "ALTER COLUMN TYPE",
+            C::AddGenerated { .. } => "ALTER COLUMN ... ADD IDENTITY",
+        },
+        _ => "",
+    }
+}
+
 /// `expr` (SQL text) with every reference to column `from` renamed `to`.
 fn rename_in_expr(expr: &str, from: &str, to: &str) -> Result<String> {
     let mut e = crate::bind::parse_expr(expr)?;
@@ -145,10 +167,21 @@ impl Session {
             )
         });
         if table.is_view() && !renames_only {
+            let op = at.operations.iter().find(|o| {
+                !matches!(
+                    o,
+                    A::AlterTableOperation::RenameTable { .. }
+                        | A::AlterTableOperation::RenameColumn { .. }
+                )
+            });
             return Err(SqlError::coded(
                 sqlstate::WRONG_OBJECT_TYPE,
-                format!("\"{name}\" is not a table"),
-            ));
+                format!(
+                    "ALTER action {} cannot be performed on relation \"{name}\"",
+                    op.map_or("", action_name)
+                ),
+            )
+            .with_detail("This operation is not supported for views."));
         }
         self.lock_relation(table.oid, LockMode::AccessExclusive, &name)?;
         let mut oid = table.oid;
