@@ -257,3 +257,22 @@ alter table mv drop column a;
 alter table mv alter column a set not null;
 alter table mv rename to mv2;
 select * from mv2 order by a;
+
+-- DROP COLUMN and the views that use the column
+create table vt (a int, b int, c int);
+insert into vt values (1, 2, 3);
+create view vt_b as select b from vt;
+create view vt_a as select a + c as s from vt;
+create view vt_star as select * from vt;
+-- expect: error
+alter table vt drop column b;
+select * from vt_b;
+alter table vt drop column b cascade;
+-- expect: error
+select * from vt_b;
+-- expect: error
+select * from vt_star;
+select * from vt_a;
+alter table vt add column b int default 5;
+alter table vt drop column b;
+select * from vt order by a;

@@ -33,8 +33,10 @@
 //! Indexes whose key contains a dropped column go with it, as do CHECK
 //! constraints that mention it, as in PostgreSQL. A renamed column is
 //! renamed inside the CHECK constraints' text too. Views keep their query
-//! as text and are not followed (known difference: PostgreSQL refuses to
-//! drop a column a view uses without CASCADE, and a view follows a rename).
+//! as text: a view whose query no longer binds to the columns it was made
+//! with after a DROP COLUMN depended on the column (PostgreSQL's 2BP01,
+//! or dropped with CASCADE). Known difference: a view does not follow a
+//! column rename, as PostgreSQL's stored query trees do.
 
 mod rewrite;
 
@@ -223,12 +225,19 @@ impl Session {
             Op::DropColumn {
                 column_names,
                 if_exists,
+                drop_behavior,
                 ..
             } => {
+                let cascade = matches!(drop_behavior, Some(A::DropBehavior::Cascade));
                 let mut oid = oid;
                 for c in column_names {
                     let table = self.table_now(oid)?;
-                    oid = self.drop_column(table, &ident(c)?, *if_exists, sink)?;
+                    let name = ident(c)?;
+                    let before = oid;
+                    oid = self.drop_column(table.clone(), &name, *if_exists, sink)?;
+                    if oid != before {
+                        self.check_views(&table, &name, cascade, sink)?;
+                    }
                 }
                 Ok(oid)
             }
@@ -278,6 +287,80 @@ impl Session {
             }
             other => Err(unsupported(other)),
         }
+    }
+
+    /// After column `column` of `table` was dropped: the views whose query
+    /// no longer binds to the columns they were made with depended on it.
+    /// Without `cascade` that is PostgreSQL's 2BP01; with it they are
+    /// dropped too.
+    fn check_views(
+        &mut self,
+        table: &TableDef,
+        column: &str,
+        cascade: bool,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
+        let catalog = self.catalog()?;
+        let mut broken = Vec::new();
+        for v in catalog.tables().filter(|t| t.is_view()) {
+            if !v.view.as_deref().is_some_and(|q| q.contains(&table.name)) {
+                continue;
+            }
+            let sql = format!(
+                "SELECT * FROM public.{}",
+                crate::names::quote_ident(&v.name)
+            );
+            let A::Statement::Query(q) = sqlparser::parser::Parser::parse_sql(
+                &sqlparser::dialect::PostgreSqlDialect {},
+                &sql,
+            )
+            .map_err(|e| crate::parse::syntax_error(&sql, &e))?
+            .remove(0) else {
+                continue;
+            };
+            let mut binder = Binder::new(&catalog, &BindSettings::default());
+            let same = binder.bind_query(&q).is_ok_and(|bq| {
+                bq.out.len() == v.columns.len()
+                    && bq.out.iter().zip(&v.columns).all(|(&id, c)| {
+                        binder.cols.ty(id) == c.ty.data_type() && binder.cols.get(id).name == c.name
+                    })
+            });
+            if !same {
+                broken.push(v.clone());
+            }
+        }
+        let Some(first) = broken.first() else {
+            return Ok(());
+        };
+        if !cascade {
+            let detail: Vec<String> = broken
+                .iter()
+                .map(|v| {
+                    format!(
+                        "view {} depends on column {column} of table {}",
+                        v.name, table.name
+                    )
+                })
+                .collect();
+            return Err(SqlError::coded(
+                sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                format!(
+                    "cannot drop column {column} of table {} because other objects depend on it",
+                    table.name
+                ),
+            )
+            .with_detail(detail.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        sink(notice(if broken.len() == 1 {
+            format!("drop cascades to view {}", first.name)
+        } else {
+            format!("drop cascades to {} other objects", broken.len())
+        }));
+        for v in broken {
+            self.txn()?.drop_relation(v.oid, &v.name)?;
+        }
+        Ok(())
     }
 
     /// The constraint indexes of `table`.
