@@ -525,7 +525,8 @@ impl Renderer<'_> {
                 d.extend(p.kind.explain_notes());
                 (p.kind.explain_name().unwrap_or_default(), d)
             }
-            NodeKind::NestedLoop { join_filter, .. } => {
+            NodeKind::NestedLoop { join_filter, .. }
+            | NodeKind::LateralLoop { join_filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = join_filter {
                     let mut both: Vec<String> = child_names(0).to_vec();
@@ -705,8 +706,26 @@ impl Renderer<'_> {
                 }
             });
         }
-        for c in &p.children {
+        // A lateral loop's inner side shows the outer columns it reads by
+        // their names.
+        let lateral: Vec<(usize, String)> = match &p.kind {
+            NodeKind::LateralLoop {
+                params, param_ids, ..
+            } => {
+                let outer = &visible(&p.children[0]).names;
+                param_ids
+                    .iter()
+                    .zip(params)
+                    .map(|(&id, e)| (id, deparse(e, outer)))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        for (i, c) in p.children.iter().enumerate() {
             let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
+            if i == 1 {
+                OUTER_PARAMS.with(|m| m.borrow_mut().extend(lateral.iter().cloned()));
+            }
             self.node(
                 visible(c),
                 depth + 1,
@@ -716,5 +735,11 @@ impl Renderer<'_> {
                 out,
             );
         }
+        OUTER_PARAMS.with(|m| {
+            let mut m = m.borrow_mut();
+            for (id, _) in &lateral {
+                m.remove(id);
+            }
+        });
     }
 }

@@ -529,6 +529,10 @@ pub enum DdlChange {
     CreateIndex(IndexDef),
     /// A table (with its indexes) or an index.
     Drop(u32),
+    /// A table's or view's new definition (same oid, possibly a new name).
+    AlterTable(TableDef),
+    /// An index's new definition (same oid, possibly a new name).
+    AlterIndex(IndexDef),
 }
 
 /// First oid handed out to user tables, as in PostgreSQL.
@@ -839,13 +843,13 @@ impl Catalog {
     /// relations a drop removed.
     pub fn apply_unsaved(&mut self, change: &DdlChange) -> Vec<u32> {
         match change {
-            DdlChange::CreateTable(t) => {
+            DdlChange::CreateTable(t) | DdlChange::AlterTable(t) => {
                 self.tables.retain(|_, x| x.oid != t.oid);
                 self.next_oid = self.next_oid.max(t.oid + 1);
                 self.tables.insert(t.name.clone(), t.clone());
                 Vec::new()
             }
-            DdlChange::CreateIndex(i) => {
+            DdlChange::CreateIndex(i) | DdlChange::AlterIndex(i) => {
                 self.indexes.retain(|_, x| x.oid != i.oid);
                 self.next_oid = self.next_oid.max(i.oid + 1);
                 self.indexes.insert(i.name.clone(), i.clone());

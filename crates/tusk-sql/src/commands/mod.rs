@@ -1,11 +1,12 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`,
+//! (`ddl`, indexes and key constraints in `index`, ALTER in `alter/`), data changes (`dml`,
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
 //! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
 
+mod alter;
 pub(crate) mod copy;
 mod ddl;
 pub(crate) mod dml;
@@ -60,6 +61,8 @@ impl Session {
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
             A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
+            A::Statement::AlterTable(at) => self.alter_table(at, sink)?,
+            A::Statement::AlterIndex { name, operation } => self.alter_index(name, operation)?,
             A::Statement::Drop {
                 object_type: A::ObjectType::Role,
                 if_exists,

@@ -297,6 +297,12 @@ impl<'a> Planner<'a> {
                 let rp = self.plan(right)?;
                 self.join(*kind, lp, rp, on.clone(), *mark)
             }
+            Logical::DependentJoin {
+                kind,
+                left,
+                right,
+                on,
+            } => self.dependent_join(*kind, left, right, on),
             Logical::Apply {
                 input,
                 subquery,
@@ -394,6 +400,63 @@ impl<'a> Planner<'a> {
         Ok(self.node(
             NodeKind::Filter { predicate: p },
             vec![child.plan],
+            cols,
+            est,
+        ))
+    }
+
+    /// A lateral join: a LateralLoop whose inner plan reads the left row's
+    /// columns as parameters.
+    fn dependent_join(
+        &mut self,
+        kind: JoinKind,
+        left: &Logical,
+        right: &Logical,
+        on: &[Expr],
+    ) -> Result<Phys> {
+        let lp = self.plan(left)?;
+        let free: Vec<ColumnId> = right
+            .free_columns()
+            .into_iter()
+            .filter(|c| lp.cols.contains(c))
+            .collect();
+        let mut pmap = HashMap::new();
+        let mut param_ids = Vec::new();
+        for &c in &free {
+            let k = self.next_param;
+            self.next_param += 1;
+            pmap.insert(c, k);
+            param_ids.push(k);
+        }
+        self.params.push(pmap);
+        let rp = self.plan(right);
+        self.params.pop();
+        let rp = rp?;
+        let params = free
+            .iter()
+            .map(|&c| self.remap(&self.cols.expr(c), &lp.cols))
+            .collect::<Result<Vec<_>>>()?;
+        let mut cols = lp.cols.clone();
+        cols.extend(rp.cols.iter().copied());
+        let join_filter = match crate::logical::and_all(on.to_vec()) {
+            Some(f) => Some(self.remap(&f, &cols)?),
+            None => None,
+        };
+        let (l, r) = (lp.plan.est, rp.plan.est);
+        let est = Estimate {
+            startup_cost: l.startup_cost + r.startup_cost,
+            total_cost: l.total_cost + l.rows * r.total_cost,
+            rows: (l.rows * r.rows).max(1.0),
+            width: l.width + r.width,
+        };
+        Ok(self.node(
+            NodeKind::LateralLoop {
+                kind,
+                join_filter,
+                params,
+                param_ids,
+            },
+            vec![lp.plan, rp.plan],
             cols,
             est,
         ))

@@ -162,6 +162,27 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             input: Box::new(push_conjuncts(*input, cs)),
             on: None,
         },
+        // Conditions on the left side alone go below a lateral join (its
+        // rows are the same either way); the rest stay above.
+        Logical::DependentJoin {
+            kind,
+            left,
+            right,
+            on,
+        } => {
+            let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
+            let (down, stay): (Vec<Expr>, Vec<Expr>) = cs.into_iter().partition(|c| {
+                let cols = expr_columns(c);
+                !cols.is_empty() && cols.iter().all(|x| lcols.contains(x))
+            });
+            let node = Logical::DependentJoin {
+                kind,
+                left: Box::new(push_conjuncts(*left, down)),
+                right: Box::new(push_down(*right)),
+                on,
+            };
+            with_filter(node, stay)
+        }
         Logical::Apply {
             input,
             subquery,
