@@ -198,6 +198,9 @@ pub(crate) struct SessionXact {
     /// changes only the current ones).
     pub(crate) after_commit: Option<Gucs>,
     pub(crate) pid: i32,
+    /// An implicit block opened before its first statement began: that
+    /// statement fixes the transaction's start time.
+    pub(crate) block_fresh: bool,
 }
 
 impl SessionXact {
@@ -215,6 +218,7 @@ impl SessionXact {
             saved: Vec::new(),
             after_commit: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            block_fresh: false,
         }
     }
 }
@@ -501,6 +505,7 @@ impl Session {
         if self.xact.block == Block::None {
             self.open_block(Block::Implicit);
             self.reset_characteristics();
+            self.xact.block_fresh = true;
         }
     }
 

@@ -172,6 +172,12 @@ impl Binder<'_> {
             );
         }
         let name = q.name;
+        if let Some(b) = self.sql_value_function(&name, f)? {
+            return Ok(b);
+        }
+        if let Some(b) = self.make_interval_call(&name, f, ctx)? {
+            return Ok(b);
+        }
         let ca = call_args(f)?;
         if f.over.is_some() {
             return self.window_call(&name, f, ca, ctx);

@@ -37,6 +37,7 @@
 //! it, so that later uses of the same parameter see the type.
 
 mod conflict;
+mod datetime;
 mod dml;
 mod expr;
 mod forms;
