@@ -78,7 +78,7 @@ pub fn zone_named(name: &str) -> Result<Zone> {
     if let Some(off) = abbreviation_offset(&name.to_ascii_lowercase()) {
         return Ok(Zone::fixed(off, name));
     }
-    Zone::from_setting(name).map_err(|_| {
+    Zone::from_name(name).map_err(|_| {
         ExecError::coded(
             sqlstate::INVALID_PARAMETER_VALUE,
             format!("time zone \"{name}\" not recognized"),

@@ -630,6 +630,9 @@ fn range_offset_type(ty: DataType) -> Option<DataType> {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => Some(DataType::Int8),
         DataType::Float4 | DataType::Float8 => Some(DataType::Float8),
         DataType::Numeric => Some(DataType::Numeric),
+        DataType::Date | DataType::Time | DataType::Timestamp | DataType::TimestampTz => {
+            Some(DataType::Interval)
+        }
         _ => None,
     }
 }
