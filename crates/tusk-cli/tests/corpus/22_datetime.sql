@@ -333,3 +333,36 @@ select timestamp(2) '2000-01-01 10:00:00.12345', '2000-01-01 10:00:00.5'::timest
 select cast('2000-01-01 10:00:00.987654' as timestamp(3)), cast(interval '100 days 3 hours' as interval month);
 update tm set a = a + interval '0.7 seconds' where c < '12:00';
 select a from tm order by a;
+
+-- untyped literals: which overload PostgreSQL's resolution picks
+-- expect: error
+select date_part('year', '2000-01-01');
+-- expect: error
+select extract(year from '2000-01-01 10:00');
+-- expect: error
+select extract(year from 1);
+-- expect: error
+select date_trunc('month', '2000-03-04');
+-- expect: error
+select to_char('2000-01-01', 'YYYY');
+-- expect: error
+select isfinite('infinity');
+-- expect: error
+select date '2000-01-01' - '1 day';
+-- expect: error
+select date '2000-01-01' + '1 day';
+-- expect: error
+select '1 day' * 2;
+select age('2000-01-01', '1999-01-01'), '2000-01-01 12:00' at time zone 'UTC', justify_days('40 days');
+select now() - '2000-01-01' > '1 day', timestamp '2000-01-01' - '2000-01-01', interval '1 day' * '2', date '2000-01-01' - '1999-01-01';
+select date_trunc('month', current_date) = date_trunc('month', now()), current_date - 1 < current_date;
+
+-- OVERLAPS
+select (date '2001-02-16', date '2001-12-21') overlaps (date '2001-10-30', date '2002-10-30');
+select (date '2001-02-16', interval '100 days') overlaps (date '2001-10-30', date '2002-10-30');
+select (date '2001-10-29', date '2001-10-30') overlaps (date '2001-10-30', date '2001-10-31');
+select (date '2001-10-30', date '2001-10-30') overlaps (date '2001-10-30', date '2001-10-31');
+select (timestamp '2000-01-01 10:00', null) overlaps (timestamp '2000-01-01 09:00', timestamp '2000-01-01 11:00');
+select (timestamp '2000-01-01 10:00', null) overlaps (timestamp '2000-01-01 10:00', timestamp '2000-01-01 11:00');
+select (time '10:00', time '12:00') overlaps (time '11:00', time '13:00'), (null::date, null::date) overlaps (date '2000-01-01', date '2000-01-02');
+select id, (ts, ts + interval '1 hour') overlaps (timestamp '2000-01-01 10:30', timestamp '2000-01-01 11:00') from ev order by id;

@@ -315,6 +315,20 @@ pub static PROCS: &[Proc] = &[
     p("isfinite", &[TS], D::Bool, Func::IsFinite),
     p("isfinite", &[TSTZ], D::Bool, Func::IsFinite),
     p("isfinite", &[IV], D::Bool, Func::IsFinite),
+    // `(a, b) OVERLAPS (c, d)`; an interval end is bound as `a + b`.
+    p(
+        "overlaps",
+        &[TSTZ, TSTZ, TSTZ, TSTZ],
+        D::Bool,
+        Func::Overlaps,
+    ),
+    p("overlaps", &[TS, TS, TS, TS], D::Bool, Func::Overlaps),
+    p(
+        "overlaps",
+        &[TIME, TIME, TIME, TIME],
+        D::Bool,
+        Func::Overlaps,
+    ),
     // `x AT TIME ZONE z` is `timezone(z, x)`.
     p("timezone", &[TEXT, TS], D::TimestampTz, Func::Timezone),
     p("timezone", &[TEXT, TSTZ], D::Timestamp, Func::Timezone),

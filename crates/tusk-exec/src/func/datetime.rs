@@ -270,6 +270,7 @@ fn one(f: Func, a: &[Value], ty: DataType, env: &CastEnv, clock: Clock) -> Resul
             V::Interval(_) => true,
             _ => return Err(bad_args(f)),
         }),
+        (Func::Overlaps, [s1, e1, s2, e2]) => overlaps(s1, e1, s2, e2),
         (Func::Timezone, [z, v]) => {
             let z = match z {
                 V::Interval(iv) => zone_of_interval(*iv)?,
@@ -287,9 +288,68 @@ fn one(f: Func, a: &[Value], ty: DataType, env: &CastEnv, clock: Clock) -> Resul
     })
 }
 
+/// `(s1, e1) OVERLAPS (s2, e2)` with PostgreSQL's NULL rules
+/// (`timestamp_overlaps`): each period's ends are put in order, a period
+/// with one NULL end is a point at the other, and the result is NULL
+/// where the known ends cannot decide.
+fn overlaps(s1: &Value, e1: &Value, s2: &Value, e2: &Value) -> Value {
+    fn key(v: &Value) -> Option<i64> {
+        match v {
+            Value::Date(d) => Some(*d as i64),
+            Value::Time(t) | Value::Timestamp(t) | Value::TimestampTz(t) => Some(*t),
+            _ => None,
+        }
+    }
+    fn period(s: Option<i64>, e: Option<i64>) -> Option<(i64, Option<i64>)> {
+        match (s, e) {
+            (None, None) => None,
+            (None, Some(e)) => Some((e, None)),
+            (Some(s), None) => Some((s, None)),
+            (Some(s), Some(e)) => Some((s.min(e), Some(s.max(e)))),
+        }
+    }
+    let (Some((ts1, te1)), Some((ts2, te2))) = (period(key(s1), key(e1)), period(key(s2), key(e2)))
+    else {
+        return Value::Null;
+    };
+    let b = Value::Bool;
+    match ts1.cmp(&ts2) {
+        std::cmp::Ordering::Greater => match (te2, te1) {
+            (None, _) => Value::Null,
+            (Some(te2), _) if ts1 < te2 => b(true),
+            (_, None) => Value::Null,
+            _ => b(false),
+        },
+        std::cmp::Ordering::Less => match (te1, te2) {
+            (None, _) => Value::Null,
+            (Some(te1), _) if ts2 < te1 => b(true),
+            (_, None) => Value::Null,
+            _ => b(false),
+        },
+        std::cmp::Ordering::Equal if te1.is_none() || te2.is_none() => Value::Null,
+        std::cmp::Ordering::Equal => b(true),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlaps_follows_timestamp_overlaps() {
+        let t = Value::Timestamp;
+        assert_eq!(overlaps(&t(1), &t(5), &t(4), &t(9)), Value::Bool(true));
+        assert_eq!(overlaps(&t(5), &t(1), &t(5), &t(9)), Value::Bool(false));
+        assert_eq!(
+            overlaps(&t(1), &Value::Null, &t(0), &t(3)),
+            Value::Bool(true)
+        );
+        assert_eq!(overlaps(&t(1), &Value::Null, &t(1), &t(3)), Value::Null);
+        assert_eq!(
+            overlaps(&Value::Null, &Value::Null, &t(1), &t(3)),
+            Value::Null
+        );
+    }
 
     #[test]
     fn rounding_follows_adjust_timestamp_for_typmod() {

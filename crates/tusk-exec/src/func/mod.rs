@@ -183,6 +183,7 @@ funcs! {
     JustifyInterval => "justify_interval",
     IsFinite => "isfinite",
     Timezone => "timezone",
+    Overlaps => "overlaps",
 }
 
 impl Func {
@@ -190,7 +191,7 @@ impl Func {
     pub fn strict(self) -> bool {
         !matches!(
             self,
-            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable
+            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable | Func::Overlaps
         )
     }
 
@@ -299,7 +300,8 @@ impl Func {
             | Func::JustifyHours
             | Func::JustifyInterval
             | Func::IsFinite
-            | Func::Timezone => datetime::eval(self, &call),
+            | Func::Timezone
+            | Func::Overlaps => datetime::eval(self, &call),
             _ => math::eval(self, &call),
         }
     }

@@ -8,6 +8,7 @@
 //!   '1-2' year to month`, `interval '3 4:05:06' day to second(2)`): the
 //!   string is read with the qualifier's typmod, once, at bind time;
 //! - `x AT TIME ZONE z`: `timezone(z, x)`;
+//! - `(a, b) OVERLAPS (c, d)`: `overlaps(a, b, c, d)`;
 //! - `make_interval` with named (`days => 3`) or omitted arguments, which
 //!   take their defaults (0).
 //!
@@ -111,6 +112,36 @@ impl Binder<'_> {
         let x = self.expr(ts, ctx)?;
         let z = self.expr(zone, ctx)?;
         self.scalar_function("timezone", vec![z, x])
+    }
+
+    /// `(s1, e1) OVERLAPS (s2, e2)`: `overlaps(s1, e1, s2, e2)`, an
+    /// interval in an end's place meaning `start + interval`.
+    pub(crate) fn overlaps(&mut self, l: &A::Expr, r: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
+        let mut args = Vec::with_capacity(4);
+        for (side, which) in [(l, "left"), (r, "right")] {
+            let items = match side {
+                A::Expr::Tuple(items) if items.len() == 2 => items,
+                A::Expr::Nested(_) | A::Expr::Tuple(_) => {
+                    return err(
+                        sqlstate::SYNTAX_ERROR,
+                        format!(
+                            "wrong number of parameters on {which} side of OVERLAPS expression"
+                        ),
+                    )
+                }
+                other => return Err(syntax_error(&other.to_string())),
+            };
+            let start = self.expr(&items[0], ctx)?;
+            let end = self.expr(&items[1], ctx)?;
+            let end = if !end.unknown && end.ty() == DataType::Interval {
+                self.binary(start.clone(), &A::BinaryOperator::Plus, end)?
+            } else {
+                end
+            };
+            args.push(start);
+            args.push(end);
+        }
+        self.scalar_function("overlaps", args)
     }
 
     /// `make_interval(...)` with PostgreSQL's defaults and named arguments;

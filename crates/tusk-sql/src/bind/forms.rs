@@ -89,7 +89,14 @@ impl Binder<'_> {
                     unknown: true,
                 };
                 let x = self.expr(expr, ctx)?;
+                // PostgreSQL's grammar names it with its schema.
                 self.scalar_function("extract", vec![f, x])
+                    .map_err(|mut e| {
+                        if let Some(rest) = e.message.strip_prefix("function extract(") {
+                            e.message = format!("function pg_catalog.extract({rest}");
+                        }
+                        e
+                    })
             }
             A::Expr::Interval(iv) => self.interval_literal(iv),
             A::Expr::AtTimeZone {
