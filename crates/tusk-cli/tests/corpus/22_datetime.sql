@@ -366,3 +366,19 @@ select (timestamp '2000-01-01 10:00', null) overlaps (timestamp '2000-01-01 09:0
 select (timestamp '2000-01-01 10:00', null) overlaps (timestamp '2000-01-01 10:00', timestamp '2000-01-01 11:00');
 select (time '10:00', time '12:00') overlaps (time '11:00', time '13:00'), (null::date, null::date) overlaps (date '2000-01-01', date '2000-01-02');
 select id, (ts, ts + interval '1 hour') overlaps (timestamp '2000-01-01 10:30', timestamp '2000-01-01 11:00') from ev order by id;
+
+-- SET TIME ZONE, the SQL standard's spelling
+set time zone 'America/Los_Angeles';
+show time zone;
+select timestamptz '2000-01-01 12:00+00';
+set time zone -7;
+show timezone;
+set time zone interval '+02:00' hour to minute;
+show timezone;
+select timestamptz '2000-01-01 12:00+00';
+set time zone local;
+set time zone 'UTC';
+show time zone;
+
+-- to_char's numeric templates share the name
+select to_char(1234.5, '9,999.99'), to_char(-42, 'S999'), to_char(12345678901, '99999999999'), to_char(0.5, 'FM0.00'), to_char(7, '9th');

@@ -295,6 +295,9 @@ pub static PROCS: &[Proc] = &[
     ),
     p("to_char", &[TS, TEXT], D::Text, Func::ToChar),
     p("to_char", &[TSTZ, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[I4, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[I8, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[NUM, TEXT], D::Text, Func::ToChar),
     p("to_date", &[TEXT, TEXT], D::Date, Func::ToDate),
     p(
         "to_timestamp",

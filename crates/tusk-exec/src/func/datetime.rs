@@ -1,7 +1,8 @@
 //! Date and time functions (PostgreSQL 15's `timestamp.c`, `date.c` and
 //! `formatting.c` entry points): the clock (`now()`, `current_date`,
 //! `statement_timestamp()`...), `extract` / `date_part`, `date_trunc`,
-//! `age`, `make_*`, `to_char` / `to_date` / `to_timestamp`, `justify_*`,
+//! `age`, `make_*`, `to_char` / `to_date` / `to_timestamp` (and
+//! `to_char`'s numeric templates, one name for both), `justify_*`,
 //! `isfinite` and `timezone` (what `AT TIME ZONE` is). The calendar work is
 //! tusk-types' `datetime` module; this file reads the arguments, the
 //! session's time zone and the statement's clock, and builds the result.
@@ -30,7 +31,7 @@ use tusk_storage::DataType;
 use tusk_types::datetime::funcs::{self as dtf, Source};
 use tusk_types::datetime::zone::{abbreviation_offset, Zone};
 use tusk_types::datetime::{arith as dt, to_char as tc, USECS_PER_DAY, USECS_PER_SEC};
-use tusk_types::Interval;
+use tusk_types::{Interval, Numeric};
 
 /// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
 pub fn clock_now() -> i64 {
@@ -248,6 +249,10 @@ fn one(f: Func, a: &[Value], ty: DataType, env: &CastEnv, clock: Clock) -> Resul
                     };
                     tc::to_char(l, Some((off, &abbrev)), text(fmt))
                 }
+                // The numeric templates (`formatting.c`'s NUM_processor).
+                V::Int4(x) => Some(Numeric::from_i64(*x as i64).to_char(text(fmt))?),
+                V::Int8(x) => Some(Numeric::from_i64(*x).to_char(text(fmt))?),
+                V::Numeric(n) => Some(n.to_char(text(fmt))?),
                 _ => return Err(bad_args(f)),
             };
             out.map_or(V::Null, V::Text)

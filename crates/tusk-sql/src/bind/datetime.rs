@@ -87,17 +87,8 @@ impl Binder<'_> {
 
     /// `INTERVAL 'text' [qualifier]`.
     pub(crate) fn interval_literal(&mut self, iv: &A::Interval) -> Result<B> {
-        let text = match iv.value.as_ref() {
-            A::Expr::Value(v) => match &v.value {
-                A::Value::SingleQuotedString(s) | A::Value::EscapedStringLiteral(s) => s.clone(),
-                other => return Err(syntax_error(&other.to_string())),
-            },
-            other => return Err(syntax_error(&other.to_string())),
-        };
-        let typmod = interval_qualifier(iv)?;
-        let value = parse_interval(&text, typmod).map_err(tusk_exec::ExecError::from)?;
         Ok(B::known(constant(
-            Value::Interval(typmod.apply(value)),
+            Value::Interval(interval_value(iv)?),
             DataType::Interval,
         )))
     }
@@ -215,6 +206,21 @@ fn syntax_error(near: &str) -> crate::error::SqlError {
         sqlstate::SYNTAX_ERROR,
         format!("syntax error at or near \"{near}\""),
     )
+}
+
+/// The value of an `INTERVAL '...' qualifier` literal (for `SET TIME ZONE
+/// INTERVAL ...`).
+pub fn interval_value(iv: &A::Interval) -> Result<tusk_types::Interval> {
+    let text = match iv.value.as_ref() {
+        A::Expr::Value(v) => match &v.value {
+            A::Value::SingleQuotedString(s) | A::Value::EscapedStringLiteral(s) => s.clone(),
+            other => return Err(syntax_error(&other.to_string())),
+        },
+        other => return Err(syntax_error(&other.to_string())),
+    };
+    let typmod = interval_qualifier(iv)?;
+    let value = parse_interval(&text, typmod).map_err(tusk_exec::ExecError::from)?;
+    Ok(typmod.apply(value))
 }
 
 /// The typmod an interval literal's qualifier gives, with PostgreSQL's

@@ -49,6 +49,7 @@ mod query;
 mod select;
 mod stored;
 
+pub use datetime::interval_value;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};
