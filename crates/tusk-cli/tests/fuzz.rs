@@ -1,7 +1,7 @@
 //! A differential fuzzer in the style of SQLancer.
 //!
 //! Each round creates a few small random tables (int, bigint, text,
-//! boolean, numeric; NULLs and duplicates) and generates random queries
+//! boolean, numeric, date, timestamp; NULLs and duplicates) and generates random queries
 //! over them (`common::querygen`). Two oracles check every query:
 //!
 //! * **Differential:** the query runs on PostgreSQL 15 and on tusk (with

@@ -52,6 +52,7 @@
 mod arith;
 mod compare;
 mod cond;
+mod datetime_arith;
 mod fold;
 mod inlist;
 mod logic;
@@ -540,14 +541,14 @@ impl Expr {
         found
     }
 
-    /// Whether the expression reads no column and calls no volatile
-    /// function: the constant-folding pass may evaluate it once, with
+    /// Whether the expression reads no column and calls no volatile or
+    /// stable function: the constant-folding pass may evaluate it once, with
     /// [`Expr::eval_const`].
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.visit(|e| match e {
             Expr::Column { .. } | Expr::Param { .. } => constant = false,
-            Expr::Call { func, .. } if func.volatile() => constant = false,
+            Expr::Call { func, .. } if func.volatile() || func.stable() => constant = false,
             _ => {}
         });
         constant

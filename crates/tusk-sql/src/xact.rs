@@ -204,6 +204,9 @@ pub(crate) struct SessionXact {
     /// attempt) began: a relation whose committed definition differs after
     /// a lock wait makes the statement bind again (see [`stale_catalog`]).
     pub(crate) catalog_at_start: Option<Arc<Catalog>>,
+    /// An implicit block opened before its first statement began: that
+    /// statement fixes the transaction's start time.
+    pub(crate) block_fresh: bool,
 }
 
 impl SessionXact {
@@ -222,6 +225,7 @@ impl SessionXact {
             after_commit: None,
             catalog_at_start: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            block_fresh: false,
         }
     }
 }
@@ -521,6 +525,7 @@ impl Session {
         if self.xact.block == Block::None {
             self.open_block(Block::Implicit);
             self.reset_characteristics();
+            self.xact.block_fresh = true;
         }
     }
 

@@ -33,11 +33,27 @@ impl Session {
                 scope,
                 ..
             } => (setting_name(variable)?, values.as_slice(), *scope),
-            A::Set::SetTimeZone { value, local } => (
-                "TimeZone".to_string(),
-                std::slice::from_ref(value),
-                local.then_some(A::ContextModifier::Local),
-            ),
+            A::Set::SetTimeZone { value, local } => {
+                // `SET TIME ZONE LOCAL` is DEFAULT; an interval is hours east.
+                let as_value =
+                    |s: String| A::Expr::Value(A::Value::SingleQuotedString(s).with_empty_span());
+                let value = match value {
+                    A::Expr::Identifier(i) if i.quote_style.is_none() && ident(i)? == "local" => {
+                        A::Expr::Identifier(A::Ident::new("default"))
+                    }
+                    A::Expr::Interval(iv) => {
+                        let b = crate::bind::interval_value(iv)?;
+                        as_value(format!("{}", b.micros as f64 / 3_600_000_000.0))
+                    }
+                    other => other.clone(),
+                };
+                return self.set_values(
+                    "TimeZone".to_string(),
+                    &[value],
+                    local.then_some(A::ContextModifier::Local),
+                    sink,
+                );
+            }
             _ => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
@@ -45,6 +61,17 @@ impl Session {
                 ))
             }
         };
+        self.set_values(name, values, scope, sink)
+    }
+
+    /// SET `name` to `values` (in `scope`).
+    fn set_values(
+        &mut self,
+        name: String,
+        values: &[A::Expr],
+        scope: Option<A::ContextModifier>,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
         let local = matches!(scope, Some(A::ContextModifier::Local));
         if local && self.xact.block == crate::xact::Block::None {
             // Its transaction ends with the statement: nothing to change.
@@ -204,6 +231,7 @@ impl Session {
         };
         let name = match name.as_str() {
             "transaction isolation level" => "transaction_isolation".to_string(),
+            "time.zone" => "TimeZone".to_string(),
             _ => name,
         };
         if name == "all" {
