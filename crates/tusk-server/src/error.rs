@@ -1,6 +1,6 @@
 //! What goes wrong, as the client sees it: an ErrorResponse with severity
 //! (ERROR, or FATAL when the connection ends), SQLSTATE, message, DETAIL,
-//! HINT and position.
+//! HINT, position and CONTEXT.
 //!
 //! Errors from the SQL layer arrive as [`SqlError`]s, which carry the
 //! SQLSTATE the code that raised them gave.
@@ -21,6 +21,8 @@ pub struct Failure {
     pub hint: Option<String>,
     /// 1-based character position in the query string.
     pub position: Option<usize>,
+    /// Where it happened (`COPY t, line 3, column b: "x"`).
+    pub context: Option<String>,
 }
 
 impl Failure {
@@ -32,6 +34,7 @@ impl Failure {
             detail: None,
             hint: None,
             position: None,
+            context: None,
         }
     }
 
@@ -66,6 +69,9 @@ impl Failure {
         if let Some(p) = self.position {
             f.push((b'P', p.to_string()));
         }
+        if let Some(c) = &self.context {
+            f.push((b'W', c.clone()));
+        }
         f
     }
 }
@@ -81,6 +87,7 @@ impl From<SqlError> for Failure {
             detail: e.detail,
             hint: e.hint,
             position: e.position,
+            context: e.context.map(String::from),
         }
     }
 }
