@@ -485,6 +485,22 @@ impl Session {
                     for e in c.returning.iter_mut().flat_map(|r| r.exprs.iter_mut()) {
                         params::substitute(e, values);
                     }
+                    // The statement a re-check plans again, and ON CONFLICT's
+                    // assignments, hold the parameters too.
+                    if let Some(b) = &mut c.bound {
+                        let b = Arc::make_mut(b);
+                        params::substitute_logical(&mut b.query.plan, values);
+                        for cte in &mut b.ctes {
+                            params::substitute_logical(&mut cte.plan, values);
+                        }
+                    }
+                    if let Some(tusk_exec::conflict::ConflictAction::Update { set, filter }) =
+                        c.on_conflict.as_mut().map(|o| &mut o.action)
+                    {
+                        for e in set.iter_mut().chain(filter.iter_mut()) {
+                            params::substitute(e, values);
+                        }
+                    }
                 }
                 let (tag, returned) = self.run_change_rows(&c)?;
                 Ok(match (returned, c.returning) {
