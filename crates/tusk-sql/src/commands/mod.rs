@@ -1,8 +1,8 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`, storage parameters in `reloptions`, indexes and key constraints in `index`), data changes (`dml`,
+//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`,
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
-//! TRUNCATE (`truncate`),
+//! TRUNCATE (`truncate`), CREATE TABLE's storage parameters (`reloptions`),
 //! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
