@@ -81,9 +81,11 @@ fn serve(dir: &std::path::Path, log: &std::path::Path) -> (Child, u16) {
     });
     let mut port = 0;
     loop {
-        let line = rx
-            .recv_timeout(Duration::from_secs(300))
-            .expect("tusk serve ended before it was ready");
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(300)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tusk serve ended before it was ready");
+        };
         if let Some(p) = line.strip_prefix("LOG:  listening on IPv4 address \"127.0.0.1\", port ") {
             port = p.parse().unwrap();
         }

@@ -20,9 +20,9 @@ pub struct Failure {
     pub detail: Option<String>,
     pub hint: Option<String>,
     /// 1-based character position in the query string.
-    pub position: Option<usize>,
+    pub position: Option<u32>,
     /// Where it happened (`COPY t, line 3, column b: "x"`).
-    pub context: Option<String>,
+    pub context: Option<Box<str>>,
 }
 
 impl Failure {
@@ -70,7 +70,7 @@ impl Failure {
             f.push((b'P', p.to_string()));
         }
         if let Some(c) = &self.context {
-            f.push((b'W', c.clone()));
+            f.push((b'W', c.to_string()));
         }
         f
     }
@@ -86,8 +86,8 @@ impl From<SqlError> for Failure {
             message: e.message,
             detail: e.detail,
             hint: e.hint,
-            position: e.position,
-            context: e.context.map(String::from),
+            position: e.position.map(|p| p.min(u32::MAX as usize) as u32),
+            context: e.context,
         }
     }
 }

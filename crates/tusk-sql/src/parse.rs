@@ -275,19 +275,16 @@ fn vacuum(text: &str) -> Option<Parsed> {
             ("verbose", Some(&mut verbose)),
             ("analyze", Some(&mut analyze)),
         ] {
-            let n = word.len();
             let matches = |r: &str, w: &str| {
                 r.len() >= w.len()
                     && r[..w.len()].eq_ignore_ascii_case(w)
                     && r[w.len()..].chars().next().is_none_or(char::is_whitespace)
             };
-            let len = if matches(rest, word) {
-                n
-            } else if word == "analyze" && matches(rest, "analyse") {
-                n
-            } else {
+            // "analyse" is as long as "analyze".
+            if !(matches(rest, word) || (word == "analyze" && matches(rest, "analyse"))) {
                 continue;
-            };
+            }
+            let len = word.len();
             if let Some(f) = flag {
                 *f = true;
             }
