@@ -353,9 +353,13 @@ impl Session {
                 sink(r);
                 Ok(())
             }),
-            Parsed::Vacuum { verbose, table } => {
-                self.transactional(false, &mut |s| s.vacuum(*verbose, table.clone(), sink))
-            }
+            Parsed::Vacuum {
+                verbose,
+                analyze,
+                tables,
+            } => self.transactional(false, &mut |s| {
+                s.vacuum(*verbose, *analyze, tables.clone(), sink)
+            }),
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
                 sink(QueryResult::Command {

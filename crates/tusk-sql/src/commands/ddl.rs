@@ -145,6 +145,7 @@ impl Session {
         } else {
             "CREATE TABLE"
         })?;
+        super::reloptions::check_table_options(&ct.table_options)?;
         let name = user_relation_name(&ct.name)?;
         check_name(&name, "table")?;
         if self.catalog()?.relation_exists(&name) {

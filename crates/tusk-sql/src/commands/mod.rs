@@ -2,6 +2,7 @@
 //! (`ddl`, indexes and key constraints in `index`, ALTER in `alter/`), data changes (`dml`,
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
+//! TRUNCATE (`truncate`), CREATE TABLE's storage parameters (`reloptions`),
 //! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
@@ -13,9 +14,11 @@ pub(crate) mod dml;
 mod index;
 mod query;
 mod recheck;
+mod reloptions;
 pub mod role;
 mod rowlock;
 mod transaction;
+mod truncate;
 mod utility;
 mod view;
 
@@ -94,14 +97,15 @@ impl Session {
                     && v.threshold.is_none()
                     && !v.boost =>
             {
-                let table = v
+                let tables = v
                     .table_name
                     .as_ref()
                     .map(crate::names::user_relation_name)
                     .transpose()?;
-                return self.vacuum(false, table, sink);
+                return self.vacuum(false, false, tables.into_iter().collect(), sink);
             }
             A::Statement::Lock(l) => self.lock_table(l)?,
+            A::Statement::Truncate(t) => self.truncate(t)?,
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,

@@ -300,28 +300,36 @@ impl Session {
         })
     }
 
-    /// `VACUUM [VERBOSE] [table]`: every table when none is named, each in
-    /// its own transaction. VERBOSE sends PostgreSQL's INFO messages.
+    /// `VACUUM [VERBOSE] [ANALYZE] [table, ...]`: every table when none is
+    /// named, each in its own transaction. VERBOSE sends PostgreSQL's INFO
+    /// messages. ANALYZE records the analysis in `pg_stat_user_tables`
+    /// (tusk's planner keeps no per-column statistics to gather).
     pub(crate) fn vacuum(
         &mut self,
         verbose: bool,
-        table: Option<String>,
+        analyze: bool,
+        names: Vec<String>,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
         self.prevent_in_block("VACUUM")?;
         let tables: Vec<TableDef> = {
             let cat = self.db.catalog_snapshot();
-            match &table {
-                Some(name) => vec![cat
-                    .table(name)
-                    .ok_or_else(|| {
+            if names.is_empty() {
+                cat.tables().filter(|t| !t.is_view()).cloned().collect()
+            } else {
+                let mut found: Vec<TableDef> = Vec::new();
+                for name in &names {
+                    let t = cat.table(name).ok_or_else(|| {
                         SqlError::coded(
                             sqlstate::UNDEFINED_TABLE,
                             format!("relation \"{name}\" does not exist"),
                         )
-                    })?
-                    .clone()],
-                None => cat.tables().filter(|t| !t.is_view()).cloned().collect(),
+                    })?;
+                    if !found.iter().any(|f| f.oid == t.oid) {
+                        found.push(t.clone());
+                    }
+                }
+                found
             }
         };
         for table in tables {
@@ -355,6 +363,9 @@ impl Session {
                 self.gucs.maintenance_work_mem_bytes(),
             )?;
             txn.commit()?;
+            if analyze {
+                self.db.stats.analyzed(table.oid, false);
+            }
             if verbose {
                 for message in report.verbose_messages("tusk") {
                     sink(QueryResult::Notice {
