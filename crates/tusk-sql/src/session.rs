@@ -68,15 +68,6 @@ where
         })
 }
 
-/// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
-fn now_timestamptz() -> i64 {
-    const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
-    let since_unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    since_unix - UNIX_TO_2000_MICROS
-}
-
 /// Runs `f` on a thread with [`STATEMENT_STACK`] bytes of stack (this one,
 /// if it already is such a thread).
 pub fn on_statement_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
@@ -261,7 +252,7 @@ impl Session {
     pub fn begin_statement(&mut self) {
         self.interrupt
             .start_statement(self.gucs.statement_timeout());
-        let now = now_timestamptz();
+        let now = tusk_exec::func::datetime::clock_now();
         let starts_transaction = self.xact.block == crate::xact::Block::None
             || std::mem::take(&mut self.xact.block_fresh);
         let env = Arc::make_mut(&mut self.env);
