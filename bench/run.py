@@ -6,6 +6,7 @@
     python3 bench/run.py vacuum [--rows 20000000] [--runs N] [--maintenance-work-mem 16MB]
     python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
     python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
+                                 [--workloads select,tpcb,mixed] [--tpcb-duration 60]
     python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] (see bench/tpch/bench.py)
 
 The script bootstraps itself: it creates (or refreshes, when
@@ -43,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -2290,37 +2292,66 @@ class CopyBench(Benchmark):
 @dataclass
 class PgbenchRun:
     system: str
+    workload: str
     mode: str
     round: int
     tps: float | None = None
     latency_ms: float | None = None
+    p99_ms: float | None = None
     transactions: int | None = None
+    failed: int | None = None
+    # mixed: the TPC-B clients' figures beside the select-only ones
+    tpcb_tps: float | None = None
+    tpcb_p99_ms: float | None = None
+    consistent: bool | None = None
+    sums: list | None = None
+    size_before_kb: int | None = None
+    size_after_kb: int | None = None
     error: str | None = None
 
 
 TPS_RE = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
 LAT_RE = re.compile(r"^latency average = ([0-9.]+) ms", re.M)
 TXN_RE = re.compile(r"^number of transactions actually processed: (\d+)", re.M)
+FAILED_RE = re.compile(r"^number of failed transactions: (\d+)", re.M)
+CONSISTENCY_SQL = ("select (select sum(abalance) from pgbench_accounts), "
+                   "(select sum(tbalance) from pgbench_tellers), "
+                   "(select sum(bbalance) from pgbench_branches), "
+                   "(select coalesce(sum(delta), 0) from pgbench_history)")
+
+
+def percentile(values: list, q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 class PgbenchBench(Benchmark):
-    """Seed 002's workload: `pgbench -S` (one indexed SELECT per
-    transaction) from many clients, against tusk serve (buffer mapping
-    table `chash`, lock-free lookups, and `partitioned`, PostgreSQL's 128
-    locked partitions) and PostgreSQL 15, alternating system by system in
-    each round so that both see the same machine load.
+    """pgbench against tusk serve and PostgreSQL 15, alternating system by
+    system in each round so that both see the same machine load; both are
+    set up by `pgbench -i -s SCALE` itself. Workloads:
 
-    `pgbench -i` needs COPY and ALTER TABLE, which tusk lacks yet, so both
-    systems get the same tables from the same SQL (`setup_sql`); PostgreSQL
-    then gets the VACUUM ANALYZE that `pgbench -i` would run."""
+    * `select`: seed 002's `pgbench -S` (one indexed SELECT per
+      transaction), tusk under `tusk.buffer_mapping = chash` (lock-free
+      lookups) and `partitioned` (PostgreSQL's 128 locked partitions);
+    * `tpcb`: the default TPC-B script (`synchronous_commit = on` on both),
+      with the consistency check sum(abalance) = sum(tbalance) =
+      sum(bbalance) = sum(delta) and the relations' size before and after;
+    * `mixed`: 6 select-only clients beside 2 TPC-B clients (two pgbench
+      processes at once).
+
+    Latencies come from pgbench's per-transaction log (`-l`): average and
+    p99 over every transaction of the measured run."""
 
     name = "pgbench"
-    help = "pgbench -S -c 8 -j 2 against tusk serve (chash, partitioned) and PostgreSQL 15"
+    help = "pgbench -S, TPC-B and a mix (-c 8 -j 2) against tusk serve and PostgreSQL 15"
     needs_venv = False
     SYSTEMS = ["postgres", "tusk-chash", "tusk-partitioned"]
+    WORKLOADS = ["select", "tpcb", "mixed"]
     PG_SETTINGS = {"shared_buffers": "1GB", "huge_pages": "off", "max_connections": "100",
-                   "autovacuum": "off"}
-    TUSK_STARTUP = {"shared_buffers": "1GB", "huge_pages": "off"}
+                   "synchronous_commit": "on"}
+    TUSK_STARTUP = {"shared_buffers": "1GB", "huge_pages": "off", "synchronous_commit": "on"}
 
     def add_arguments(self, p):
         self.add_common_arguments(p)
@@ -2328,56 +2359,131 @@ class PgbenchBench(Benchmark):
                        help="pgbench scale: 100,000 accounts per unit (default 10)")
         p.add_argument("--clients", type=int, default=8, help="pgbench -c (default 8)")
         p.add_argument("--jobs", type=int, default=2, help="pgbench -j (default 2)")
-        p.add_argument("--duration", type=int, default=30, help="pgbench -T seconds (default 30)")
+        p.add_argument("--duration", type=int, default=30,
+                       help="pgbench -T seconds for select-only and mixed runs (default 30)")
+        p.add_argument("--tpcb-duration", type=int, default=60,
+                       help="pgbench -T seconds for TPC-B runs (default 60)")
         p.add_argument("--warmup", type=int, default=5,
                        help="seconds of pgbench before each measured run (default 5)")
         p.add_argument("--rounds", type=int, default=1,
-                       help="rounds; each runs every system once per mode (default 1)")
+                       help="rounds; each runs every system once per mode and workload (default 1)")
         p.add_argument("--modes", default="simple,prepared",
                        type=lambda s: parse_list(s, ["simple", "extended", "prepared"]),
                        help="pgbench -M modes (default simple,prepared)")
+        p.add_argument("--workloads", default=",".join(self.WORKLOADS),
+                       type=lambda s: parse_list(s, self.WORKLOADS),
+                       help="comma list from: " + ",".join(self.WORKLOADS))
         p.add_argument("--systems", default=",".join(self.SYSTEMS),
                        type=lambda s: parse_list(s, self.SYSTEMS),
-                       help="comma list from: " + ",".join(self.SYSTEMS))
+                       help="comma list from: " + ",".join(self.SYSTEMS)
+                       + " (TPC-B and mixed runs use tusk-chash only)")
+
+    def pgbench(self, args, bin_dir: Path, conn: list, mode: str, seconds: int, extra: list,
+                clients: int, jobs: int, log_dir: Path | None) -> subprocess.Popen:
+        cmd = [str(bin_dir / "pgbench"), "-n", "-M", mode, "-c", str(clients), "-j", str(jobs),
+               "-T", str(seconds)] + extra
+        if log_dir is not None:
+            cmd += ["-l", f"--log-prefix={log_dir / 'pgbench_log'}"]
+        return subprocess.Popen(cmd + conn, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
 
     @staticmethod
-    def setup_sql(scale: int) -> list:
-        """pgbench's tables at `scale`, in SQL both systems accept."""
-        return [
-            "drop table if exists pgbench_accounts, pgbench_branches, pgbench_tellers, pgbench_history;",
-            "create table pgbench_branches (bid int not null, bbalance int, filler char(88));",
-            f"insert into pgbench_branches select g, 0, null from generate_series(1, {scale}) g;",
-            "create table pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84));",
-            f"insert into pgbench_tellers select g, (g - 1) / 10 + 1, 0, null "
-            f"from generate_series(1, {scale * 10}) g;",
-            "create table pgbench_accounts (aid int not null, bid int, abalance int, filler char(84));",
-            f"insert into pgbench_accounts select g, (g - 1) / 100000 + 1, 0, '' "
-            f"from generate_series(1, {scale * 100000}) g;",
-            "create index pgbench_accounts_pkey on pgbench_accounts (aid);",
-            "create table pgbench_history (tid int, bid int, aid int, delta int, mtime text, filler char(22));",
-        ]
+    def finish(proc: subprocess.Popen, timeout: float) -> tuple[str, str, int]:
+        out, err = proc.communicate(timeout=timeout)
+        return out, err, proc.returncode
 
-    def pgbench(self, args, bin_dir: Path, host: str, port: int, user: str, mode: str,
-                seconds: int) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [str(bin_dir / "pgbench"), "-n", "-S", "-M", mode, "-c", str(args.clients),
-             "-j", str(args.jobs), "-T", str(seconds), "-h", host, "-p", str(port),
-             "-U", user, "postgres"],
-            capture_output=True, text=True, timeout=seconds + args.timeout,
-        )
+    @staticmethod
+    def log_latencies(log_dir: Path) -> list:
+        """Per-transaction latencies (ms) from pgbench's `-l` logs."""
+        lat = []
+        for f in log_dir.glob("pgbench_log*"):
+            for line in f.read_text().splitlines():
+                parts = line.split()
+                if len(parts) >= 3 and parts[2].isdigit():
+                    lat.append(int(parts[2]) / 1000.0)
+        return lat
 
-    def measure(self, args, run: PgbenchRun, bin_dir: Path, host: str, port: int, user: str) -> None:
-        if args.warmup > 0:
-            self.pgbench(args, bin_dir, host, port, user, run.mode, args.warmup)
-        r = self.pgbench(args, bin_dir, host, port, user, run.mode, args.duration)
-        m = TPS_RE.search(r.stdout)
-        if r.returncode != 0 or not m:
-            raise RuntimeError(short_error(r.stderr or r.stdout or f"exit {r.returncode}"))
-        run.tps = float(m.group(1))
-        lat = LAT_RE.search(r.stdout)
-        run.latency_ms = float(lat.group(1)) if lat else None
-        txn = TXN_RE.search(r.stdout)
+    def one(self, args, bin_dir, conn, mode, seconds, extra, clients, jobs, tmp: Path):
+        """Runs one pgbench; returns (stdout, latencies)."""
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        p = self.pgbench(args, bin_dir, conn, mode, seconds, extra, clients, jobs, tmp)
+        out, err, rc = self.finish(p, seconds + args.timeout)
+        if rc != 0 or not TPS_RE.search(out):
+            raise RuntimeError(short_error(err or out or f"exit {rc}"))
+        return out, self.log_latencies(tmp)
+
+    def measure(self, args, run: PgbenchRun, bin_dir: Path, conn: list, tmp: Path) -> None:
+        if run.workload == "mixed":
+            a_dir, b_dir = tmp / "select", tmp / "tpcb"
+            for d in (a_dir, b_dir):
+                shutil.rmtree(d, ignore_errors=True)
+                d.mkdir(parents=True)
+            sel = self.pgbench(args, bin_dir, conn, run.mode, args.duration, ["-S"], 6, 1, a_dir)
+            tpcb = self.pgbench(args, bin_dir, conn, run.mode, args.duration, [], 2, 1, b_dir)
+            out, err, rc = self.finish(sel, args.duration + args.timeout)
+            out_b, err_b, rc_b = self.finish(tpcb, args.duration + args.timeout)
+            if rc != 0 or rc_b != 0 or not TPS_RE.search(out) or not TPS_RE.search(out_b):
+                raise RuntimeError(short_error(err or err_b or out or out_b))
+            lat = self.log_latencies(a_dir)
+            lat_b = self.log_latencies(b_dir)
+            run.tpcb_tps = float(TPS_RE.search(out_b).group(1))
+            run.tpcb_p99_ms = percentile(lat_b, 0.99)
+            failed_b = FAILED_RE.search(out_b)
+            run.failed = int(failed_b.group(1)) if failed_b else None
+        else:
+            extra = ["-S"] if run.workload == "select" else []
+            seconds = args.tpcb_duration if run.workload == "tpcb" else args.duration
+            if args.warmup > 0:
+                p = self.pgbench(args, bin_dir, conn, run.mode, args.warmup, extra,
+                                 args.clients, args.jobs, None)
+                self.finish(p, args.warmup + args.timeout)
+            out, lat = self.one(args, bin_dir, conn, run.mode, seconds, extra, args.clients,
+                                args.jobs, tmp)
+            failed = FAILED_RE.search(out)
+            run.failed = int(failed.group(1)) if failed else None
+        run.tps = float(TPS_RE.search(out).group(1))
+        run.latency_ms = statistics.mean(lat) if lat else None
+        run.p99_ms = percentile(lat, 0.99)
+        txn = TXN_RE.search(out)
         run.transactions = int(txn.group(1)) if txn else None
+
+    @staticmethod
+    def psql(bin_dir: Path, conn: list, sql: str, timeout: float) -> str:
+        host, port, user = conn[1], conn[3], conn[5]
+        r = subprocess.run([str(bin_dir / "psql"), "-X", "-A", "-t", "-h", host, "-p", port,
+                            "-U", user, "-d", "postgres", "-c", sql],
+                           capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(short_error(r.stderr))
+        return r.stdout.strip()
+
+    def check(self, bin_dir: Path, conn: list, run: PgbenchRun, timeout: float) -> None:
+        sums = self.psql(bin_dir, conn, CONSISTENCY_SQL, timeout).split("|")
+        run.sums = sums
+        run.consistent = len(set(sums)) == 1
+
+    @staticmethod
+    def pg_size_kb(bin_dir: Path, conn: list, timeout: float) -> int:
+        out = PgbenchBench.psql(
+            bin_dir, conn,
+            "select sum(pg_total_relation_size(oid)) from pg_class "
+            "where relname like 'pgbench_%' and relkind = 'r'", timeout)
+        return int(out) // 1024
+
+    @staticmethod
+    def tusk_size_kb(data_dir: Path) -> int:
+        """Relation files (tables and indexes) after a shutdown checkpoint."""
+        base = data_dir / "base"
+        return sum(f.stat().st_size for f in base.rglob("*") if f.is_file()) // 1024
+
+    def init(self, args, bin_dir: Path, conn: list) -> float:
+        t0 = time.perf_counter()
+        r = subprocess.run([str(bin_dir / "pgbench"), "-i", "-q", "-s", str(args.scale)] + conn,
+                           capture_output=True, text=True, timeout=args.timeout)
+        if r.returncode != 0:
+            raise RuntimeError(short_error(r.stderr))
+        return time.perf_counter() - t0
 
     def start_tusk(self, tusk: Tusk, mapping: str) -> tuple[subprocess.Popen, int]:
         """`tusk serve` on the prepared data directory with `mapping`."""
@@ -2400,6 +2506,8 @@ class PgbenchBench(Benchmark):
         if port is None:
             proc.kill()
             raise RuntimeError("tusk serve did not start")
+        # Keep reading its log so that the pipe never fills.
+        threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
         return proc, port
 
     @staticmethod
@@ -2411,11 +2519,24 @@ class PgbenchBench(Benchmark):
             proc.kill()
             proc.wait()
 
+    def plan(self, args) -> list:
+        """(workload, mode, system) in the order they run within a round."""
+        out = []
+        for workload in args.workloads:
+            for mode in args.modes:
+                for system in args.systems:
+                    if workload != "select" and system == "tusk-partitioned":
+                        continue
+                    out.append((workload, mode, system))
+        return out
+
     def run(self, args):
         meta: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine_description(),
                       "load_before": os.getloadavg()}
         runs: list[PgbenchRun] = []
         bin_dir = Path(args.pg_bin)
+        tmp = Path(args.workdir or tempfile.gettempdir()) / f"tusk-pgbench-logs-{os.getpid()}"
+        on_exit(lambda: shutil.rmtree(tmp, ignore_errors=True))
         tusk = cluster = None
         tusk_error = pg_error = None
         if any(s.startswith("tusk") for s in args.systems):
@@ -2425,10 +2546,13 @@ class PgbenchBench(Benchmark):
             try:
                 tusk.startup = dict(self.TUSK_STARTUP)
                 tusk.fresh_data_dir(args.workdir)
-                t0 = time.perf_counter()
-                tusk.run_script(self.setup_sql(args.scale))
-                meta["tusk_load_s"] = time.perf_counter() - t0
-                log(f"bench: tusk tables loaded in {meta['tusk_load_s']:.1f} s")
+                proc, port = self.start_tusk(tusk, "chash")
+                try:
+                    meta["tusk_load_s"] = self.init(args, bin_dir, ["-h", "127.0.0.1", "-p", str(port),
+                                                                    "-U", "tusk", "postgres"])
+                finally:
+                    self.stop_tusk(proc)
+                log(f"bench: tusk: pgbench -i in {meta['tusk_load_s']:.1f} s")
             except Exception as e:  # noqa: BLE001
                 tusk_error = short_error(str(e))
                 log(f"bench: tusk: {tusk_error}")
@@ -2436,94 +2560,128 @@ class PgbenchBench(Benchmark):
             cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
             try:
                 cluster.start()
-                t0 = time.perf_counter()
-                sql = self.setup_sql(args.scale) + ["vacuum analyze;"]
-                # One -c per statement: psql runs each on its own, so VACUUM
-                # is not inside a transaction block.
-                r = subprocess.run(
-                    [str(bin_dir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", str(cluster.root),
-                     "-p", str(cluster.port), "-U", "postgres", "-d", "postgres"]
-                    + [a for stmt in sql for a in ("-c", stmt)],
-                    capture_output=True, text=True, timeout=args.timeout,
-                )
-                if r.returncode != 0:
-                    raise RuntimeError(short_error(r.stderr))
-                meta["postgres_load_s"] = time.perf_counter() - t0
-                log(f"bench: PostgreSQL tables loaded in {meta['postgres_load_s']:.1f} s")
+                pg_conn = ["-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres", "postgres"]
+                meta["postgres_load_s"] = self.init(args, bin_dir, pg_conn)
+                log(f"bench: PostgreSQL: pgbench -i in {meta['postgres_load_s']:.1f} s")
             except Exception as e:  # noqa: BLE001
                 pg_error = short_error(str(e))
                 log(f"bench: PostgreSQL: {pg_error}")
         for rnd in range(1, args.rounds + 1):
-            for mode in args.modes:
-                for system in args.systems:
-                    run = PgbenchRun(system, mode, rnd)
-                    try:
-                        if system == "postgres":
-                            if pg_error:
-                                raise RuntimeError(pg_error)
-                            self.measure(args, run, bin_dir, str(cluster.root), cluster.port, "postgres")
-                        else:
-                            if tusk_error or tusk is None:
-                                raise RuntimeError(tusk_error or "not built")
-                            proc, port = self.start_tusk(tusk, system.split("-", 1)[1])
-                            try:
-                                self.measure(args, run, bin_dir, "127.0.0.1", port, "tusk")
-                            finally:
-                                self.stop_tusk(proc)
-                    except (KeyboardInterrupt, SystemExit):
-                        raise
-                    except Exception as e:  # noqa: BLE001 - one system failing must not stop the rest
-                        run.error = short_error(str(e))
-                    runs.append(run)
-                    if run.error:
-                        log(f"bench: round {rnd} {mode} {system}: FAILED {run.error}")
+            for workload, mode, system in self.plan(args):
+                run = PgbenchRun(system, workload, mode, rnd)
+                try:
+                    if system == "postgres":
+                        if pg_error:
+                            raise RuntimeError(pg_error)
+                        conn = ["-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres",
+                                "postgres"]
+                        if workload != "select":
+                            run.size_before_kb = self.pg_size_kb(bin_dir, conn, args.timeout)
+                        self.measure(args, run, bin_dir, conn, tmp)
+                        if workload != "select":
+                            self.check(bin_dir, conn, run, args.timeout)
+                            run.size_after_kb = self.pg_size_kb(bin_dir, conn, args.timeout)
                     else:
-                        log(f"bench: round {rnd} {mode} {system}: {run.tps:,.0f} tps, "
-                            f"latency {run.latency_ms} ms")
+                        if tusk_error or tusk is None:
+                            raise RuntimeError(tusk_error or "not built")
+                        if workload != "select":
+                            run.size_before_kb = self.tusk_size_kb(tusk.data_dir)
+                        proc, port = self.start_tusk(tusk, system.split("-", 1)[1])
+                        conn = ["-h", "127.0.0.1", "-p", str(port), "-U", "tusk", "postgres"]
+                        try:
+                            self.measure(args, run, bin_dir, conn, tmp)
+                            if workload != "select":
+                                self.check(bin_dir, conn, run, args.timeout)
+                        finally:
+                            self.stop_tusk(proc)
+                        if workload != "select":
+                            run.size_after_kb = self.tusk_size_kb(tusk.data_dir)
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as e:  # noqa: BLE001 - one system failing must not stop the rest
+                    run.error = short_error(str(e))
+                runs.append(run)
+                if run.error:
+                    log(f"bench: round {rnd} {workload} {mode} {system}: FAILED {run.error}")
+                else:
+                    log(f"bench: round {rnd} {workload} {mode} {system}: {run.tps:,.0f} tps, "
+                        f"latency {fmt_num(run.latency_ms)} ms, p99 {fmt_num(run.p99_ms)} ms, "
+                        f"failed {run.failed}, consistent {run.consistent}")
         if cluster is not None:
             cluster.stop()
         meta["load_after"] = os.getloadavg()
         markdown = self.markdown(args, runs, meta)
         print(markdown)
         data = {"benchmark": self.name, "scale": args.scale, "clients": args.clients, "jobs": args.jobs,
-                "duration": args.duration, "meta": meta, "pg_settings": self.PG_SETTINGS,
-                "tusk_startup": self.TUSK_STARTUP, "results": [vars(r) for r in runs]}
+                "duration": args.duration, "tpcb_duration": args.tpcb_duration, "meta": meta,
+                "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
+                "results": [vars(r) for r in runs]}
         written = write_outputs(self.name, markdown, data, None)
         log("bench: wrote " + ", ".join(written))
         return 0
 
     def markdown(self, args, runs, meta) -> str:
-        out = [f"# pgbench -S -c {args.clients} -j {args.jobs} -T {args.duration}, scale {args.scale}", "",
+        out = [f"# pgbench -c {args.clients} -j {args.jobs}, scale {args.scale}", "",
                f"Started {meta['started']} on {meta['machine']}; load average before "
                f"{meta['load_before'][0]:.2f}, after {meta['load_after'][0]:.2f}. "
-               f"{args.rounds} round(s); in each, every system runs once per mode, in turn, "
-               f"after a {args.warmup} s warm-up.", "",
-               "| mode | system | tps (median) | tps (all rounds) | latency (ms) | × PostgreSQL |",
-               "|---|---|---|---|---|---|"]
-        for mode in args.modes:
-            pg = [r.tps for r in runs if r.mode == mode and r.system == "postgres" and r.tps]
-            pg_median = statistics.median(pg) if pg else None
-            for system in args.systems:
-                ok = [r for r in runs if r.mode == mode and r.system == system and r.tps]
-                if not ok:
-                    bad = next((r.error for r in runs if r.mode == mode and r.system == system), "not run")
-                    out.append(f"| {mode} | {system} | — | — | — | failed: {bad} |")
-                    continue
-                tps = statistics.median(r.tps for r in ok)
-                lat = statistics.median(r.latency_ms for r in ok if r.latency_ms is not None)
-                ratio = f"{tps / pg_median:.2f}×" if pg_median else "—"
-                out.append(f"| {mode} | {system} | {tps:,.0f} | "
-                           f"{', '.join(f'{r.tps:,.0f}' for r in ok)} | {lat:.3f} | {ratio} |")
+               f"{args.rounds} round(s); in each, every system runs each workload once per mode, "
+               f"in turn (select-only and TPC-B after a {args.warmup} s warm-up). Select-only and "
+               f"mixed runs last {args.duration} s, TPC-B runs {args.tpcb_duration} s. Latency: "
+               "average and p99 of every transaction in pgbench's `-l` log.", "",
+               "| workload | mode | system | tps (median) | tps (all rounds) | latency avg (ms) "
+               "| p99 (ms) | failed | × PostgreSQL | consistent | size before → after |",
+               "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for workload in args.workloads:
+            for mode in args.modes:
+                pg = [r.tps for r in runs if (r.workload, r.mode, r.system) == (workload, mode, "postgres")
+                      and r.tps]
+                pg_median = statistics.median(pg) if pg else None
+                for system in args.systems:
+                    if workload != "select" and system == "tusk-partitioned":
+                        continue
+                    mine = [r for r in runs if (r.workload, r.mode, r.system) == (workload, mode, system)]
+                    ok = [r for r in mine if r.tps]
+                    if not ok:
+                        bad = next((r.error for r in mine), "not run")
+                        out.append(f"| {workload} | {mode} | {system} | — | — | — | — | — | "
+                                   f"failed: {bad} | — | — |")
+                        continue
+                    tps = statistics.median(r.tps for r in ok)
+                    lats = [r.latency_ms for r in ok if r.latency_ms is not None]
+                    p99s = [r.p99_ms for r in ok if r.p99_ms is not None]
+                    ratio = f"{tps / pg_median:.2f}×" if pg_median else "—"
+                    last = ok[-1]
+                    consistent = "—" if last.consistent is None else (
+                        "yes" if last.consistent else f"NO {last.sums}")
+                    size = "—" if last.size_before_kb is None else (
+                        f"{fmt_kb(last.size_before_kb)} → {fmt_kb(last.size_after_kb or 0)}")
+                    label = system
+                    tps_text = f"{tps:,.0f}"
+                    if workload == "mixed":
+                        label += " (6 × -S; 2 × TPC-B)"
+                        tps_text += f"; TPC-B {statistics.median(r.tpcb_tps for r in ok):,.0f} " \
+                                    f"(p99 {fmt_num(last.tpcb_p99_ms)} ms)"
+                    out.append(
+                        f"| {workload} | {mode} | {label} | {tps_text} | "
+                        f"{', '.join(f'{r.tps:,.0f}' for r in ok)} | "
+                        f"{fmt_num(statistics.median(lats) if lats else None)} | "
+                        f"{fmt_num(statistics.median(p99s) if p99s else None)} | "
+                        f"{sum(r.failed or 0 for r in ok)} | {ratio} | {consistent} | {size} |")
         out += ["", "## Setup", "",
-                "Same SQL on both systems (PostgreSQL then runs VACUUM ANALYZE, as pgbench -i would):",
-                "", "```sql"] + self.setup_sql(args.scale) + ["```", "",
+                f"Both systems: `pgbench -i -s {args.scale}` (tusk: load "
+                f"{meta.get('tusk_load_s', 0):.1f} s; PostgreSQL: {meta.get('postgres_load_s', 0):.1f} s).",
+                "",
                 "- PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in self.PG_SETTINGS.items())
-                + "; Unix socket",
+                + "; autovacuum on (default); Unix socket",
                 "- tusk serve (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())
                 + ", tusk.buffer_mapping per system; TCP on 127.0.0.1",
-                f"- table load: tusk {meta.get('tusk_load_s', 0):.1f} s, "
-                f"PostgreSQL {meta.get('postgres_load_s', 0):.1f} s"]
+                "- size: PostgreSQL's pg_total_relation_size of the pgbench tables; tusk's relation "
+                "files (tables and indexes) after its shutdown checkpoint"]
         return "\n".join(out) + "\n"
+
+
+def fmt_num(v: float | None) -> str:
+    return "—" if v is None else f"{v:.3f}"
 
 
 # bench/tpch/ is a package of its own that builds on this module's machinery:

@@ -17,8 +17,8 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
-    aggregate, append, cte, filter, hashjoin, indexscan, limit, nestloop, project, recursive,
-    result, scan, series, setop, sort, subplan, unique, window,
+    aggregate, append, cte, filter, hashjoin, indexscan, lateral, limit, nestloop, project,
+    recursive, result, scan, series, setop, sort, subplan, unique, window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -73,6 +73,9 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }
         NodeKind::NestedLoop { .. } => {
             Box::new(nestloop::NestedLoop::new(plan, ctx, child(0)?, child(1)?)?)
+        }
+        NodeKind::LateralLoop { .. } => {
+            Box::new(lateral::LateralLoop::new(plan, ctx, child(0)?, build))
         }
         NodeKind::Append => Box::new(append::Append::new(
             (0..plan.children.len()).map(child).collect::<Result<_>>()?,

@@ -363,7 +363,8 @@ fn no_cast(from: DataType, to: DataType) -> ExecError {
 }
 
 /// Coerces a value to its column's modifier (`numeric(p, s)`,
-/// `varchar(n)`, `char(n)`); `explicit` for a `CAST`, false for an
+/// `varchar(n)`, `char(n)`, the precision of `time(p)`/`timestamp(p)`,
+/// `interval` fields and precision); `explicit` for a `CAST`, false for an
 /// assignment. Other types pass through.
 pub fn apply_typmod(v: Value, ty: SqlType, explicit: bool) -> Result<Value> {
     Ok(match (v, ty) {
@@ -376,6 +377,22 @@ pub fn apply_typmod(v: Value, ty: SqlType, explicit: bool) -> Result<Value> {
             let len = s.chars().count();
             s.extend(std::iter::repeat_n(' ', n as usize - len));
             Value::Text(s)
+        }
+        (Value::Timestamp(t), SqlType::Timestamp(Some(p))) => {
+            Value::Timestamp(crate::func::datetime::round_micros(t, p as i32))
+        }
+        (Value::TimestampTz(t), SqlType::TimestampTz(Some(p))) => {
+            Value::TimestampTz(crate::func::datetime::round_micros(t, p as i32))
+        }
+        (Value::Time(t), SqlType::Time(Some(p))) => {
+            Value::Time(crate::func::datetime::round_micros(t, p as i32))
+        }
+        (Value::Interval(iv), SqlType::Interval(Some(m))) => {
+            let tm = tusk_types::interval::IntervalTypmod {
+                fields: m.fields,
+                precision: m.precision,
+            };
+            Value::Interval(tm.apply(iv))
         }
         (v, _) => v,
     })
@@ -411,13 +428,7 @@ pub fn cast_vector(
 ) -> Result<Vector> {
     let to_ty = to.data_type();
     let skip = |i: usize| v.is_null(i) || active.is_some_and(|m| !m[i]);
-    let plain = matches!(
-        to,
-        SqlType::Numeric(None) | SqlType::Varchar(None) | SqlType::Char(0)
-    ) || !matches!(
-        to,
-        SqlType::Numeric(_) | SqlType::Varchar(_) | SqlType::Char(_)
-    );
+    let plain = to.typmod() == -1;
     if let Some(data) = kernel(v, from, to_ty, env, &skip)? {
         let out = Vector::new(data, v.nulls.clone());
         if plain {

@@ -1,7 +1,9 @@
 //! The session environment of the running statement: the settings that
 //! change how values read and print (`TimeZone`, `DateStyle`,
-//! `IntervalStyle`, `extra_float_digits`: [`Settings`]) and the statement's
-//! start time (what `'now'` means).
+//! `IntervalStyle`, `extra_float_digits`: [`Settings`]), the transaction's
+//! start time (what `now()`, `current_timestamp` and `'now'` mean: fixed
+//! for a whole transaction block, as in PostgreSQL) and the statement's
+//! (`statement_timestamp()`).
 //!
 //! PostgreSQL keeps these in global variables of the backend process, which
 //! its input and output functions read. tusk runs each session on its own
@@ -24,13 +26,15 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use tusk_types::Settings;
 
-/// A session's settings and its statement's start time.
+/// A session's settings and its transaction's and statement's start times.
 #[derive(Debug, Clone, Default)]
 pub struct SessionEnv {
     pub settings: Settings,
-    /// The statement's start, as a `timestamptz` (microseconds since
-    /// 2000-01-01 UTC).
+    /// The transaction's start, as a `timestamptz` (microseconds since
+    /// 2000-01-01 UTC): `now()`, `current_timestamp`, `'now'`.
     pub now: i64,
+    /// The statement's start (`statement_timestamp()`).
+    pub statement: i64,
 }
 
 impl SessionEnv {
@@ -72,6 +76,11 @@ pub fn enter(env: &Arc<SessionEnv>) -> EnvGuard {
             previous: Some(cur.replace(env.clone())),
         }
     })
+}
+
+/// The running statement's start times: (transaction, statement).
+pub fn start_times() -> (i64, i64) {
+    CURRENT.with(|c| c.borrow().as_ref().map_or((0, 0), |e| (e.now, e.statement)))
 }
 
 /// Calls `f` with the cast environment of the running statement.

@@ -52,6 +52,7 @@
 mod arith;
 mod compare;
 mod cond;
+mod datetime_arith;
 mod fold;
 mod inlist;
 mod logic;
@@ -540,14 +541,14 @@ impl Expr {
         found
     }
 
-    /// Whether the expression reads no column and calls no volatile
-    /// function: the constant-folding pass may evaluate it once, with
+    /// Whether the expression reads no column and calls no volatile or
+    /// stable function: the constant-folding pass may evaluate it once, with
     /// [`Expr::eval_const`].
     pub fn is_constant(&self) -> bool {
         let mut constant = true;
         self.visit(|e| match e {
             Expr::Column { .. } | Expr::Param { .. } => constant = false,
-            Expr::Call { func, .. } if func.volatile() => constant = false,
+            Expr::Call { func, .. } if func.volatile() || func.stable() => constant = false,
             _ => {}
         });
         constant
@@ -584,6 +585,22 @@ impl Expr {
     /// Evaluates over every row of `batch`.
     pub fn eval(&self, batch: &Batch) -> Result<Vector> {
         self.eval_active(batch, None)
+    }
+
+    /// Evaluates as a qualification (a WHERE clause): true for the rows
+    /// where the expression is true. A top-level AND is PostgreSQL's
+    /// implicit-AND qual list: a row leaves at its first term that is false
+    /// *or NULL*, so later terms never raise errors for it. (As an ordinary
+    /// expression, `NULL AND x` must still evaluate `x`, which could be
+    /// false.)
+    pub fn eval_qual(&self, batch: &Batch) -> Result<Vec<bool>> {
+        stack::guarded(|| match self {
+            Expr::And(terms) => logic::eval_qual_list(terms, batch),
+            e => {
+                let v = e.eval(batch)?;
+                logic::true_rows(&v)
+            }
+        })
     }
 
     /// Evaluates; rows where `active` is false raise no errors.

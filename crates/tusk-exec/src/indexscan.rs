@@ -47,26 +47,20 @@ impl IndexScan {
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<IndexScan> {
         let NodeKind::IndexScan {
             oid,
-            index_oid,
             table_types,
             columns,
             with_tid,
             keys,
             backward,
             filter,
+            defs,
             ..
         } = &plan.kind
         else {
             unreachable!()
         };
         let cursor = {
-            let cat = ctx.db.catalog();
-            let (Some(def), Some(table)) = (cat.index_by_oid(*index_oid), cat.table_by_oid(*oid))
-            else {
-                return Err(ExecError::new(format!(
-                    "index with OID {index_oid} does not exist"
-                )));
-            };
+            let (def, table) = &**defs;
             let index = Index::open(&ctx.db, def, table);
             let dir = if *backward {
                 Direction::Backward

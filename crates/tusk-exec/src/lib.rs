@@ -43,6 +43,7 @@ pub mod interrupt;
 pub mod join;
 #[cfg(test)]
 mod join_reference;
+pub mod lateral;
 pub mod limit;
 pub mod memory;
 pub mod nestloop;

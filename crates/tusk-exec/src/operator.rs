@@ -195,12 +195,9 @@ pub fn collect(op: &mut dyn Operator, types: &[tusk_storage::DataType]) -> Resul
 /// Applies `predicate` to `batch`, keeping the rows where it is true;
 /// returns them and how many were removed.
 pub fn apply_filter(batch: Batch, predicate: &crate::expr::Expr) -> Result<(Batch, u64)> {
-    let v = predicate.eval(&batch)?;
-    let crate::vector::Data::Bool(b) = &v.data else {
-        return Err(ExecError::new("argument of WHERE must be type boolean"));
-    };
+    let passed = predicate.eval_qual(&batch)?;
     let keep: Vec<u32> = (0..batch.len)
-        .filter(|&i| b[i] && !v.is_null(i))
+        .filter(|&i| passed[i])
         .map(|i| i as u32)
         .collect();
     let removed = (batch.len - keep.len()) as u64;

@@ -196,6 +196,10 @@ pub enum NodeKind {
         /// `Index Cond:` as EXPLAIN prints it.
         index_cond: String,
         filter: Option<Expr>,
+        /// The index and its table as the planning transaction's catalog
+        /// has them: an index created earlier in the same transaction is
+        /// not in the committed catalog yet.
+        defs: Box<(tusk_storage::IndexDef, tusk_storage::TableDef)>,
     },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {
@@ -272,6 +276,19 @@ pub enum NodeKind {
         join_filter: Option<Expr>,
         outer_out: Vec<usize>,
         inner_out: Vec<usize>,
+    },
+    /// A join whose inner side (children[1]) reads the outer row through
+    /// parameters: `LATERAL` (see `lateral`). For each outer row,
+    /// `params[i]` (over the outer columns) replaces `Param
+    /// { index: param_ids[i] }` in the inner plan, which is then run.
+    /// `kind` is inner or left; `join_filter` is over (outer columns ++
+    /// inner columns); the output is every outer column, then every inner
+    /// column.
+    LateralLoop {
+        kind: JoinKind,
+        join_filter: Option<Expr>,
+        params: Vec<Expr>,
+        param_ids: Vec<usize>,
     },
     /// The rows of every child, child after child (PostgreSQL's Append);
     /// the children have the same column types.
@@ -466,7 +483,9 @@ impl NodeKind {
                 if *parallel { "Parallel Hash" } else { "Hash" },
                 *kind,
             )),
-            NodeKind::NestedLoop { kind, .. } => Some(join("Nested Loop", *kind)),
+            NodeKind::NestedLoop { kind, .. } | NodeKind::LateralLoop { kind, .. } => {
+                Some(join("Nested Loop", *kind))
+            }
             NodeKind::Append => Some("Append".into()),
             NodeKind::Result { .. } => Some("Result".into()),
             _ => None,
@@ -731,6 +750,14 @@ impl Plan {
                 join_filter.iter_mut().for_each(&mut *f);
             }
             NodeKind::NestedLoop { join_filter, .. } => join_filter.iter_mut().for_each(&mut *f),
+            NodeKind::LateralLoop {
+                join_filter,
+                params,
+                ..
+            } => {
+                join_filter.iter_mut().for_each(&mut *f);
+                params.iter_mut().for_each(&mut *f);
+            }
             NodeKind::Result { one_time_filter } => one_time_filter.iter_mut().for_each(&mut *f),
             NodeKind::Aggregate { group, aggs, .. } => {
                 group.iter_mut().for_each(&mut *f);

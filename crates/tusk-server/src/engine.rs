@@ -11,6 +11,7 @@
 //! | Describe | [`Engine::param_types`], [`Engine::columns`] |
 //! | Bind | [`Engine::parameter_value`] for each value in text format |
 //! | Execute | [`Engine::start`] with the values, then [`Rows::next_batch`] until the row limit |
+//! | COPY FROM STDIN / TO STDOUT | [`Engine::start`] with the connection as its [`CopyClient`] |
 //! | DataRow | the values of a batch in the session's [`Engine::settings`] |
 //! | ReadyForQuery | [`Engine::transaction_status`] |
 //! | Query of several statements: one transaction | [`Engine::begin_implicit_block`], [`Engine::end_implicit_block`] |
@@ -20,7 +21,7 @@
 
 use tusk_exec::{Batch, Interrupt, Value};
 use tusk_sql::portal::{Prepared, ResultColumn, RowStream, Started, Statement, TransactionStatus};
-use tusk_sql::{Session, SqlError};
+use tusk_sql::{CopyClient, Session, SqlError};
 use tusk_storage::DataType;
 use tusk_types::Settings;
 
@@ -73,12 +74,13 @@ pub trait Engine {
     /// for ALL, `Some(Some(name))` for one prepared statement.
     fn deallocate_target(&self, p: &Self::Prepared) -> Option<Option<String>>;
     /// Runs `p` with `params` (a query only starts); NOTICE/INFO messages go
-    /// to `notice`.
+    /// to `notice`; a COPY exchanges its data with `copy`.
     fn start(
         &mut self,
         p: &mut Self::Prepared,
         params: &[Value],
         notice: &mut dyn FnMut(&'static str, String),
+        copy: &mut dyn CopyClient,
     ) -> Result<Outcome<Self::Rows>, SqlError>;
     /// Brackets work for `statement_timeout` and cancels.
     fn begin_statement(&mut self);
@@ -159,12 +161,17 @@ impl Engine for Session {
         p: &mut Prepared,
         params: &[Value],
         notice: &mut dyn FnMut(&'static str, String),
+        copy: &mut dyn CopyClient,
     ) -> Result<Outcome<RowStream>, SqlError> {
-        Ok(match Session::start(self, p, params, notice)? {
-            Started::Rows(r) => Outcome::Rows(r),
-            Started::Rendered { columns, rows, tag } => Outcome::Rendered { columns, rows, tag },
-            Started::Command { tag } => Outcome::Command { tag },
-        })
+        Ok(
+            match Session::start_with_copy(self, p, params, notice, copy)? {
+                Started::Rows(r) => Outcome::Rows(r),
+                Started::Rendered { columns, rows, tag } => {
+                    Outcome::Rendered { columns, rows, tag }
+                }
+                Started::Command { tag } => Outcome::Command { tag },
+            },
+        )
     }
 
     fn begin_statement(&mut self) {

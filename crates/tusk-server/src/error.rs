@@ -1,6 +1,6 @@
 //! What goes wrong, as the client sees it: an ErrorResponse with severity
 //! (ERROR, or FATAL when the connection ends), SQLSTATE, message, DETAIL,
-//! HINT and position.
+//! HINT, position and CONTEXT.
 //!
 //! Errors from the SQL layer arrive as [`SqlError`]s, which carry the
 //! SQLSTATE the code that raised them gave.
@@ -20,7 +20,9 @@ pub struct Failure {
     pub detail: Option<String>,
     pub hint: Option<String>,
     /// 1-based character position in the query string.
-    pub position: Option<usize>,
+    pub position: Option<u32>,
+    /// Where it happened (`COPY t, line 3, column b: "x"`).
+    pub context: Option<Box<str>>,
 }
 
 impl Failure {
@@ -32,6 +34,7 @@ impl Failure {
             detail: None,
             hint: None,
             position: None,
+            context: None,
         }
     }
 
@@ -66,6 +69,9 @@ impl Failure {
         if let Some(p) = self.position {
             f.push((b'P', p.to_string()));
         }
+        if let Some(c) = &self.context {
+            f.push((b'W', c.to_string()));
+        }
         f
     }
 }
@@ -80,7 +86,8 @@ impl From<SqlError> for Failure {
             message: e.message,
             detail: e.detail,
             hint: e.hint,
-            position: e.position,
+            position: e.position.map(|p| p.min(u32::MAX as usize) as u32),
+            context: e.context,
         }
     }
 }

@@ -33,6 +33,7 @@
 //! | `config` | `listen_addresses`, `port`, `max_connections`, `auth_method`, `ssl` |
 //! | `startup` | SSL negotiation, startup packet, authentication, cancel requests |
 //! | `session` | simple and extended query protocol, portals |
+//! | `copy` | COPY FROM STDIN / TO STDOUT over the connection |
 //! | `engine` | the narrow interface to the SQL layer, implemented over `tusk_sql::Session` |
 //! | `frontend` | framing and decoding of client messages |
 //! | `conn` | the socket (plain or TLS), input and output buffers |
@@ -56,6 +57,7 @@
 //!
 pub mod config;
 pub mod conn;
+pub mod copy;
 pub mod engine;
 pub mod error;
 pub mod frontend;

@@ -32,6 +32,7 @@
 //! shutdown, when the session's interrupt is terminated.
 
 use crate::conn::{Conn, ReadError};
+use crate::copy::WireCopy;
 use crate::engine::{Engine, Outcome, Rows};
 use crate::error::{codes, Failure};
 use crate::frontend::{self, Message};
@@ -603,11 +604,16 @@ impl<'a, E: Engine> Backend<'a, E> {
             return Ok(());
         }
         let mut notices = Vec::new();
+        let mut copy = WireCopy::new(&mut *self.conn);
         let outcome = self.engine.start(
             &mut prepared.borrow_mut(),
             &portal.params,
             &mut |level, message| notices.push((level, message)),
+            &mut copy,
         );
+        if outcome.is_ok() {
+            copy.finish();
+        }
         for (level, message) in &notices {
             self.conn.send_notice(level, message);
         }

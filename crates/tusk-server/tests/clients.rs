@@ -116,6 +116,64 @@ fn pgbench_select_only_in_every_mode() {
     server.stop().unwrap();
 }
 
+/// `pgbench -i -s 1` unmodified (drop, create `with (fillfactor=100)`,
+/// client-side COPY, `vacuum analyze`, primary keys), then the default
+/// TPC-B script for a few seconds in each query mode: no failed
+/// transaction, and the balances add up.
+#[test]
+fn pgbench_init_and_tpcb() {
+    let server = TestServer::start(&[]);
+    let Some(pgbench) = pg_program("pgbench") else {
+        eprintln!("skipping: pgbench not found");
+        return;
+    };
+    let port = server.port().to_string();
+    let conn = ["-h", "127.0.0.1", "-p", &port, "-U", "tusk", "tusk"];
+    let out = Command::new(&pgbench)
+        .args(["-i", "-s", "1"])
+        .args(conn)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "pgbench -i: {stderr}");
+    assert!(stderr.contains("creating primary keys..."), "{stderr}");
+    let mut c = server.connect();
+    assert_eq!(
+        c.rows("select count(*) from pgbench_accounts"),
+        vec![vec![Some("100000".into())]]
+    );
+    for mode in ["simple", "extended", "prepared"] {
+        let out = Command::new(&pgbench)
+            .args(["-n", "-M", mode, "-c", "4", "-j", "2", "-T", "2"])
+            .args(conn)
+            .output()
+            .unwrap();
+        let stdout = text(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{mode}: {stdout}{}",
+            text(&out.stderr)
+        );
+        assert!(
+            stdout.contains("transaction type: <builtin: TPC-B (sort of)>"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("number of failed transactions: 0 (0.000%)"),
+            "{mode}: {stdout}"
+        );
+    }
+    let sums = c.rows(
+        "select (select sum(abalance) from pgbench_accounts), (select sum(tbalance) from pgbench_tellers), \
+         (select sum(bbalance) from pgbench_branches), (select sum(delta) from pgbench_history), \
+         (select count(*) > 0 from pgbench_history)",
+    );
+    let r = &sums[0];
+    assert!(r[0] == r[1] && r[1] == r[2] && r[2] == r[3], "{r:?}");
+    assert_eq!(r[4].as_deref(), Some("t"));
+    server.stop().unwrap();
+}
+
 /// A venv with psycopg, made once per requirements file under the target
 /// directory; `None` (with a message) where that cannot be done.
 fn psycopg_python() -> Option<PathBuf> {

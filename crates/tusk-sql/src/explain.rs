@@ -14,6 +14,7 @@
 //! its detail lines are indented 6 more (2 for the root). Project nodes are
 //! not shown, as PostgreSQL folds projections into the node below.
 
+use crate::names::quote_ident;
 use tusk_exec::expr::Expr;
 use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanSpec};
 use tusk_exec::{NodeStats, Value};
@@ -175,6 +176,38 @@ fn deparse_list(es: &[Expr], names: &[String]) -> String {
         .map(|e| deparse(e, names))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Column names without their relation: a scan's own conditions print
+/// so, as PostgreSQL's `show_scan_qual` prints them. A name is a quoted or
+/// plain identifier, then `.` and the column's, as the planner writes it.
+fn unqualified(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            let column_start = if let Some(rest) = n.strip_prefix('"') {
+                // Past the closing quote (doubled quotes are escaped ones).
+                let mut i = 0;
+                let b = rest.as_bytes();
+                loop {
+                    match b.get(i) {
+                        Some(b'"') if b.get(i + 1) == Some(&b'"') => i += 2,
+                        Some(b'"') => break Some(i + 3),
+                        Some(_) => i += 1,
+                        None => break None,
+                    }
+                }
+            } else {
+                n.find('.').map(|i| i + 1)
+            };
+            match column_start {
+                Some(k) if n.as_bytes().get(k - 1) == Some(&b'.') && k < n.len() => {
+                    n[k..].to_string()
+                }
+                _ => n.clone(),
+            }
+        })
+        .collect()
 }
 
 /// EXPLAIN options.
@@ -349,7 +382,17 @@ impl Renderer<'_> {
                 };
                 let mut all = inherited.sections;
                 all.append(&mut sections);
-                let filter = deparse(predicate, &names);
+                let scan = matches!(
+                    target.kind,
+                    NodeKind::SeqScan { .. }
+                        | NodeKind::IndexScan { .. }
+                        | NodeKind::FunctionScan { .. }
+                );
+                let filter = if scan {
+                    deparse(predicate, &unqualified(&names))
+                } else {
+                    deparse(predicate, &names)
+                };
                 let filter = match inherited.filter {
                     Some(f) => format!("({f} AND {filter})"),
                     None => filter,
@@ -391,13 +434,13 @@ impl Renderer<'_> {
                 ..
             } => {
                 let name = if alias == table {
-                    table.clone()
+                    quote_ident(table)
                 } else {
-                    format!("{table} {alias}")
+                    format!("{} {}", quote_ident(table), quote_ident(alias))
                 };
                 let mut d = vec![];
                 if let Some(f) = filter {
-                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                    d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
                 let kind = if *parallel {
                     "Parallel Seq Scan"
@@ -415,20 +458,20 @@ impl Renderer<'_> {
                 ..
             } => {
                 let name = if alias == table {
-                    table.clone()
+                    quote_ident(table)
                 } else {
-                    format!("{table} {alias}")
+                    format!("{} {}", quote_ident(table), quote_ident(alias))
                 };
                 let mut d = vec![format!("Index Cond: {index_cond}")];
                 if let Some(f) = filter {
-                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                    d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
                 (format!("Index Scan using {index} on {name}"), d)
             }
             NodeKind::FunctionScan { alias, filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = filter {
-                    d.push(format!("Filter: {}", deparse(f, &p.names)));
+                    d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
                 let name = if alias.is_empty() || alias == "generate_series" {
                     "generate_series".to_string()
@@ -482,7 +525,8 @@ impl Renderer<'_> {
                 d.extend(p.kind.explain_notes());
                 (p.kind.explain_name().unwrap_or_default(), d)
             }
-            NodeKind::NestedLoop { join_filter, .. } => {
+            NodeKind::NestedLoop { join_filter, .. }
+            | NodeKind::LateralLoop { join_filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = join_filter {
                     let mut both: Vec<String> = child_names(0).to_vec();
@@ -662,8 +706,26 @@ impl Renderer<'_> {
                 }
             });
         }
-        for c in &p.children {
+        // A lateral loop's inner side shows the outer columns it reads by
+        // their names.
+        let lateral: Vec<(usize, String)> = match &p.kind {
+            NodeKind::LateralLoop {
+                params, param_ids, ..
+            } => {
+                let outer = &visible(&p.children[0]).names;
+                param_ids
+                    .iter()
+                    .zip(params)
+                    .map(|(&id, e)| (id, deparse(e, outer)))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        for (i, c) in p.children.iter().enumerate() {
             let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
+            if i == 1 {
+                OUTER_PARAMS.with(|m| m.borrow_mut().extend(lateral.iter().cloned()));
+            }
             self.node(
                 visible(c),
                 depth + 1,
@@ -673,5 +735,11 @@ impl Renderer<'_> {
                 out,
             );
         }
+        OUTER_PARAMS.with(|m| {
+            let mut m = m.borrow_mut();
+            for (id, _) in &lateral {
+                m.remove(id);
+            }
+        });
     }
 }

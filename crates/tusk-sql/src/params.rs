@@ -24,6 +24,17 @@ pub fn for_each_expr_mut(plan: &mut Plan, f: &mut dyn FnMut(&mut Expr)) {
     plan.for_each_expr_mut(f);
 }
 
+/// Substitutes `values` into every expression of a bound (logical) plan
+/// and the plans below it: the statement an UPDATE or DELETE keeps for
+/// READ COMMITTED's re-check is planned again at each re-check, with the
+/// execution's values.
+pub fn substitute_logical(plan: &mut crate::logical::Logical, values: &[Value]) {
+    plan.for_each_expr_mut(&mut |e| substitute(e, values));
+    for c in plan.children_mut() {
+        substitute_logical(c, values);
+    }
+}
+
 /// Calls `f` on every expression of a statement (its CTEs included).
 pub fn for_each_statement_expr(stmt: &mut Statement, f: &mut dyn FnMut(&mut Expr)) {
     for_each_expr_mut(&mut stmt.root, f);

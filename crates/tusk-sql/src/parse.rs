@@ -23,10 +23,12 @@ pub enum Parsed {
     /// visitor meets them after their query's children (see
     /// [`row_lock_strengths`]).
     Sql(Box<A::Statement>, Vec<RowLockMode>),
-    /// `VACUUM [VERBOSE] [table]` / `VACUUM (VERBOSE) [table]`.
+    /// `VACUUM [VERBOSE] [ANALYZE] [table, ...]` / `VACUUM (VERBOSE,
+    /// ANALYZE) [table, ...]`; no tables: all of them.
     Vacuum {
         verbose: bool,
-        table: Option<String>,
+        analyze: bool,
+        tables: Vec<String>,
     },
     Checkpoint,
     /// `SELECT * FROM pg_stat_recovery_prefetch`.
@@ -231,6 +233,10 @@ fn special(sql: &str) -> Option<Parsed> {
     vacuum(text)
 }
 
+/// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table [, ...]]` and `VACUUM
+/// (option [, ...]) [table [, ...]]` with the options VERBOSE, ANALYZE,
+/// FREEZE (each optionally followed by a boolean). Anything else (FULL,
+/// column lists) is left to sqlparser, which refuses it.
 fn vacuum(text: &str) -> Option<Parsed> {
     text.get(..6).filter(|w| w.eq_ignore_ascii_case("vacuum"))?;
     let after = &text[6..];
@@ -238,34 +244,71 @@ fn vacuum(text: &str) -> Option<Parsed> {
         return None;
     }
     let mut rest = after.trim_start();
-    let mut verbose = false;
+    let (mut verbose, mut analyze) = (false, false);
     if let Some(r) = rest.strip_prefix('(') {
         let (opts, after) = r.split_once(')')?;
         for o in opts.split(',') {
-            match o.trim().to_ascii_lowercase().as_str() {
-                "verbose" | "verbose true" | "verbose on" => verbose = true,
-                "verbose false" | "verbose off" => verbose = false,
+            let words: Vec<String> = o
+                .split_whitespace()
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            let on = match words.get(1).map(String::as_str) {
+                None | Some("true" | "on" | "1") => true,
+                Some("false" | "off" | "0") => false,
+                Some(_) => return None,
+            };
+            match words.first().map(String::as_str) {
+                Some("verbose") => verbose = on,
+                Some("analyze" | "analyse") => analyze = on,
+                Some("freeze") => {}
                 _ => return None,
+            }
+            if words.len() > 2 {
+                return None;
             }
         }
         rest = after.trim_start();
-    } else if rest.len() >= 7
-        && rest[..7].eq_ignore_ascii_case("verbose")
-        && rest[7..].chars().next().is_none_or(char::is_whitespace)
-    {
-        verbose = true;
-        rest = rest[7..].trim_start();
-    }
-    let table = if rest.is_empty() {
-        None
-    } else if let Some(q) = rest.strip_prefix('"') {
-        Some(q.strip_suffix('"')?.replace("\"\"", "\""))
-    } else if rest.chars().all(|c| c.is_alphanumeric() || c == '_') {
-        Some(crate::names::truncate(&rest.to_ascii_lowercase()))
     } else {
-        return None;
-    };
-    Some(Parsed::Vacuum { verbose, table })
+        // The keywords in the order PostgreSQL's grammar has them.
+        for (word, flag) in [
+            ("freeze", None),
+            ("verbose", Some(&mut verbose)),
+            ("analyze", Some(&mut analyze)),
+        ] {
+            let matches = |r: &str, w: &str| {
+                r.len() >= w.len()
+                    && r[..w.len()].eq_ignore_ascii_case(w)
+                    && r[w.len()..].chars().next().is_none_or(char::is_whitespace)
+            };
+            // "analyse" is as long as "analyze".
+            if !(matches(rest, word) || (word == "analyze" && matches(rest, "analyse"))) {
+                continue;
+            }
+            let len = word.len();
+            if let Some(f) = flag {
+                *f = true;
+            }
+            rest = rest[len..].trim_start();
+        }
+    }
+    let mut tables = Vec::new();
+    if !rest.is_empty() {
+        for name in rest.split(',') {
+            let name = name.trim();
+            tables.push(if let Some(q) = name.strip_prefix('"') {
+                q.strip_suffix('"')?.replace("\"\"", "\"")
+            } else if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                crate::names::truncate(&name.to_ascii_lowercase())
+            } else {
+                return None;
+            });
+        }
+    }
+    Some(Parsed::Vacuum {
+        verbose,
+        analyze,
+        tables,
+    })
 }
 
 /// Turns a sqlparser error into PostgreSQL's `syntax error at or near "x"`

@@ -198,6 +198,17 @@ impl Statement {
         }
     }
 
+    /// The statement as a COPY, if it is one.
+    fn copy_statement(&self) -> Result<Option<crate::commands::copy::CopyStatement>> {
+        Ok(match self.parsed.as_ref() {
+            Parsed::Copy(c) => Some((**c).clone()),
+            Parsed::Sql(s, _) if matches!(**s, A::Statement::Copy { .. }) => {
+                Some(crate::commands::copy::CopyStatement::from_sqlparser(s)?)
+            }
+            _ => None,
+        })
+    }
+
     /// Whether this is a query (SELECT, VALUES, ...).
     pub fn is_query(&self) -> bool {
         matches!(self.sql(), Some(A::Statement::Query(_)))
@@ -389,6 +400,18 @@ impl Session {
         values: &[Value],
         notice: &mut dyn FnMut(&'static str, String),
     ) -> Result<Started> {
+        self.start_with_copy(p, values, notice, &mut crate::NoCopyClient)
+    }
+
+    /// [`Session::start`] with `copy` as the other end of a COPY FROM
+    /// STDIN or COPY TO STDOUT (the wire protocol's CopyIn / CopyOut).
+    pub fn start_with_copy(
+        &mut self,
+        p: &mut Prepared,
+        values: &[Value],
+        notice: &mut dyn FnMut(&'static str, String),
+        copy: &mut dyn crate::CopyClient,
+    ) -> Result<Started> {
         if values.len() != p.param_types.len() {
             return Err(SqlError::coded(
                 sqlstate::PROTOCOL_VIOLATION,
@@ -420,7 +443,7 @@ impl Session {
         let env = self.env.clone();
         let _env = tusk_exec::env::enter(&env);
         if p.generic.is_none() {
-            return self.run_utility(&p.statement, notice);
+            return self.run_utility(&p.statement, notice, copy);
         }
         let mut started = None;
         self.transactional(true, &mut |s| {
@@ -462,6 +485,22 @@ impl Session {
                     for e in c.returning.iter_mut().flat_map(|r| r.exprs.iter_mut()) {
                         params::substitute(e, values);
                     }
+                    // The statement a re-check plans again, and ON CONFLICT's
+                    // assignments, hold the parameters too.
+                    if let Some(b) = &mut c.bound {
+                        let b = Arc::make_mut(b);
+                        params::substitute_logical(&mut b.query.plan, values);
+                        for cte in &mut b.ctes {
+                            params::substitute_logical(&mut cte.plan, values);
+                        }
+                    }
+                    if let Some(tusk_exec::conflict::ConflictAction::Update { set, filter }) =
+                        c.on_conflict.as_mut().map(|o| &mut o.action)
+                    {
+                        for e in set.iter_mut().chain(filter.iter_mut()) {
+                            params::substitute(e, values);
+                        }
+                    }
                 }
                 let (tag, returned) = self.run_change_rows(&c)?;
                 Ok(match (returned, c.returning) {
@@ -492,16 +531,24 @@ impl Session {
         &mut self,
         st: &Statement,
         notice: &mut dyn FnMut(&'static str, String),
+        copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
         let mut rows = None;
         let mut tag = None;
-        self.statement(&st.parsed, &mut |r| match r {
+        let mut sink = |r| match r {
             QueryResult::Notice { level, message } => notice(level, message),
             QueryResult::Rows {
                 columns, rows: r, ..
             } => rows = Some((columns, r)),
             QueryResult::Command { tag: t } => tag = Some(t),
-        })?;
+        };
+        match st.copy_statement()? {
+            Some(c) => self.transactional(true, &mut |s| {
+                sink(s.copy(&c, copy)?);
+                Ok(())
+            })?,
+            None => self.statement(&st.parsed, &mut sink)?,
+        }
         let word = match st.sql() {
             Some(A::Statement::ShowVariable { .. }) => "SHOW",
             Some(A::Statement::Explain { .. }) => "EXPLAIN",

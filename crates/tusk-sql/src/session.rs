@@ -236,6 +236,7 @@ impl Session {
         self.env = Arc::new(SessionEnv {
             settings,
             now: self.env.now,
+            statement: self.env.statement,
         });
         Ok(())
     }
@@ -253,14 +254,21 @@ impl Session {
     }
 
     /// Starts a statement: arms `statement_timeout`, forgets a cancel meant
-    /// for an earlier statement and fixes the statement's start time (what
-    /// `'now'` means).
+    /// for an earlier statement and fixes the statement's start time, and
+    /// the transaction's when the statement starts one (outside a block, or
+    /// the first of a string's implicit block): what `now()` and `'now'`
+    /// mean for the whole transaction.
     pub fn begin_statement(&mut self) {
         self.interrupt
             .start_statement(self.gucs.statement_timeout());
         let now = now_timestamptz();
+        let starts_transaction = self.xact.block == crate::xact::Block::None
+            || std::mem::take(&mut self.xact.block_fresh);
         let env = Arc::make_mut(&mut self.env);
-        env.now = now;
+        env.statement = now;
+        if starts_transaction {
+            env.now = now;
+        }
     }
 
     /// Ends a statement: disarms `statement_timeout`.
@@ -345,9 +353,13 @@ impl Session {
                 sink(r);
                 Ok(())
             }),
-            Parsed::Vacuum { verbose, table } => {
-                self.transactional(false, &mut |s| s.vacuum(*verbose, table.clone(), sink))
-            }
+            Parsed::Vacuum {
+                verbose,
+                analyze,
+                tables,
+            } => self.transactional(false, &mut |s| {
+                s.vacuum(*verbose, *analyze, tables.clone(), sink)
+            }),
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
                 sink(QueryResult::Command {

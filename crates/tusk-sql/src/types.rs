@@ -53,6 +53,33 @@ fn numeric(info: &A::ExactNumberInfo) -> Result<SqlType> {
     Ok(SqlType::Numeric(Some((p as u16, s as i16))))
 }
 
+/// A date/time type's precision: fractional digits of seconds, at most 6
+/// (PostgreSQL warns and keeps 6 beyond that).
+fn precision(p: Option<u64>) -> Option<u8> {
+    p.map(|p| p.min(6) as u8)
+}
+
+/// `interval [fields] [(p)]`.
+fn interval(fields: Option<&A::IntervalFields>, p: Option<u64>) -> Result<SqlType> {
+    if fields.is_none() && p.is_none() {
+        return Ok(SqlType::Interval(None));
+    }
+    let mut q = fields.map(|f| f.to_string()).unwrap_or_default();
+    if let Some(p) = p {
+        q.push_str(&format!("({})", p.min(6)));
+    }
+    let tm = tusk_types::interval::IntervalTypmod::from_qualifier(&q).ok_or_else(|| {
+        SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("syntax error at or near \"{q}\""),
+        )
+    })?;
+    Ok(SqlType::Interval(Some(tusk_storage::IntervalMod {
+        fields: tm.fields,
+        precision: tm.precision,
+    })))
+}
+
 /// Maps a type as written to the column type it means.
 pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
     use A::DataType as D;
@@ -85,18 +112,40 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
         }
         D::Char(l) | D::Character(l) => SqlType::Char(char_length(l, "char")?.unwrap_or(1)),
         D::Date => SqlType::Date,
-        D::Time(_, A::TimezoneInfo::None | A::TimezoneInfo::WithoutTimeZone) => SqlType::Time,
-        D::Timestamp(_, A::TimezoneInfo::None | A::TimezoneInfo::WithoutTimeZone) => {
-            SqlType::Timestamp
+        D::Time(p, A::TimezoneInfo::None | A::TimezoneInfo::WithoutTimeZone) => {
+            SqlType::Time(precision(*p))
         }
-        D::Timestamp(_, A::TimezoneInfo::WithTimeZone | A::TimezoneInfo::Tz) => {
-            SqlType::TimestampTz
+        D::Timestamp(p, A::TimezoneInfo::None | A::TimezoneInfo::WithoutTimeZone) => {
+            SqlType::Timestamp(precision(*p))
         }
-        D::Interval { .. } => SqlType::Interval,
+        D::Timestamp(p, A::TimezoneInfo::WithTimeZone | A::TimezoneInfo::Tz) => {
+            SqlType::TimestampTz(precision(*p))
+        }
+        D::Interval {
+            fields,
+            precision: p,
+        } => interval(fields.as_ref(), *p)?,
         D::Custom(name, mods) => {
             let q = object_name(name)?;
             if q.schema.as_deref().is_some_and(|s| s != "pg_catalog") {
                 return Err(undefined(&q.name));
+            }
+            if let (Some(kind), [m]) = (
+                ["time", "timestamp", "timestamptz"]
+                    .iter()
+                    .position(|n| *n == q.name),
+                mods.as_slice(),
+            ) {
+                let p = m
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| invalid(format!("invalid type modifier for {}", q.name)))?;
+                let p = precision(Some(p));
+                return Ok(match kind {
+                    0 => SqlType::Time(p),
+                    1 => SqlType::Timestamp(p),
+                    _ => SqlType::TimestampTz(p),
+                });
             }
             let ty = match q.name.as_str() {
                 "bpchar" if mods.is_empty() => return Ok(SqlType::Char(0)),

@@ -29,8 +29,10 @@
 //! snapshot ([`Session::snapshot`]), so that under READ COMMITTED it sees
 //! everything committed by the transactions it waited for. If a relation it
 //! bound disappeared while it waited for the lock (a concurrent DROP
-//! committed), the statement is bound again from the start
-//! ([`stale_catalog`]), as PostgreSQL looks a name up again after locking.
+//! committed), or its committed definition changed since the statement
+//! began (a concurrent ALTER TABLE), the statement is bound again from the
+//! start ([`stale_catalog`]), as PostgreSQL looks a name up again after
+//! locking.
 //!
 //! ## Settings, read-only transactions
 //!
@@ -198,6 +200,13 @@ pub(crate) struct SessionXact {
     /// changes only the current ones).
     pub(crate) after_commit: Option<Gucs>,
     pub(crate) pid: i32,
+    /// The shared catalog when the running statement (or its latest
+    /// attempt) began: a relation whose committed definition differs after
+    /// a lock wait makes the statement bind again (see [`stale_catalog`]).
+    pub(crate) catalog_at_start: Option<Arc<Catalog>>,
+    /// An implicit block opened before its first statement began: that
+    /// statement fixes the transaction's start time.
+    pub(crate) block_fresh: bool,
 }
 
 impl SessionXact {
@@ -214,7 +223,9 @@ impl SessionXact {
             snapshot_taken: false,
             saved: Vec::new(),
             after_commit: None,
+            catalog_at_start: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            block_fresh: false,
         }
     }
 }
@@ -312,6 +323,17 @@ impl Session {
         let cat = txn.catalog();
         if cat.table_by_oid(oid).is_none() && cat.index_by_oid(oid).is_none() {
             return Err(stale_catalog(oid));
+        }
+        // A concurrent ALTER committed while the statement bound or waited:
+        // what it bound may be out of date.
+        if let Some(start) = &self.xact.catalog_at_start {
+            let now = self.db.catalog_snapshot();
+            if !Arc::ptr_eq(start, &now)
+                && (start.table_by_oid(oid) != now.table_by_oid(oid)
+                    || start.index_by_oid(oid) != now.index_by_oid(oid))
+            {
+                return Err(stale_catalog(oid));
+            }
         }
         Ok(())
     }
@@ -423,6 +445,7 @@ impl Session {
         }
         let mut attempts = 0;
         let result = loop {
+            self.xact.catalog_at_start = Some(self.db.catalog_snapshot());
             match run(self) {
                 Err(e) if e.code == STALE_CATALOG && attempts < MAX_REBINDS => attempts += 1,
                 Err(mut e) if e.code == STALE_CATALOG => {
@@ -432,6 +455,7 @@ impl Session {
                 r => break r,
             }
         };
+        self.xact.catalog_at_start = None;
         let result = result
             .and_then(|()| match self.xact.txn.as_mut() {
                 Some(t) => Ok(t.next_command()?),
@@ -501,6 +525,7 @@ impl Session {
         if self.xact.block == Block::None {
             self.open_block(Block::Implicit);
             self.reset_characteristics();
+            self.xact.block_fresh = true;
         }
     }
 

@@ -630,3 +630,56 @@ fn statement_timeout_cancels_a_lock_wait() {
          step s1: rollback",
     );
 }
+
+#[test]
+fn truncate_is_transactional_and_waits_for_readers() {
+    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    t.step("s1", "begin");
+    t.step("s1", "truncate acct");
+    // AccessExclusiveLock: the reader waits, and sees the rows again once
+    // the TRUNCATE is rolled back.
+    t.step("s2", "select count(*) from acct");
+    t.step("s1", "rollback");
+    t.step("s1", "begin");
+    t.step("s1", "truncate acct");
+    t.step("s1", "insert into acct values (3, 300)");
+    // The writer waits, then finds the new, truncated table.
+    t.step("s2", "update acct set bal = 0 where id = 1 returning id");
+    t.step("s1", "commit");
+    t.step("s2", "select * from acct order by id");
+    // A reader's lock holds TRUNCATE back until the reader's transaction ends.
+    t.step("s2", "begin isolation level repeatable read");
+    t.step("s2", "select count(*) from acct");
+    t.step("s1", "truncate acct");
+    t.step("s2", "commit");
+    t.step("s2", "select count(*) from acct");
+    t.expect(
+        "step s1: begin
+         step s1: truncate acct
+         step s2: select count(*) from acct <waiting ...>
+         step s1: rollback
+         step s2: <... completed>
+         count
+         2
+         step s1: begin
+         step s1: truncate acct
+         step s1: insert into acct values (3, 300)
+         step s2: update acct set bal = 0 where id = 1 returning id <waiting ...>
+         step s1: commit
+         step s2: <... completed>
+         id
+         step s2: select * from acct order by id
+         id|bal
+         3|300
+         step s2: begin isolation level repeatable read
+         step s2: select count(*) from acct
+         count
+         1
+         step s1: truncate acct <waiting ...>
+         step s2: commit
+         step s1: <... completed>
+         step s2: select count(*) from acct
+         count
+         0",
+    );
+}

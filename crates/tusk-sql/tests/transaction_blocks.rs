@@ -170,3 +170,27 @@ fn dropping_a_session_inside_a_block_rolls_it_back() {
         "relation \"u\" does not exist"
     );
 }
+
+/// `now()` is the transaction's start: one value for a whole block (and for
+/// a string's implicit block), a new one for the next transaction; the
+/// first statement of a transaction starts it, so there `now()` and
+/// `statement_timestamp()` are the same instant.
+#[test]
+fn now_is_the_transactions_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    let one = |s: &mut Session, sql: &str| common::rows(s, sql).join("\n");
+    assert_eq!(one(&mut s, "select now() = statement_timestamp()"), "t");
+    one(&mut s, "begin");
+    let start = one(&mut s, "select now()::text");
+    one(&mut s, "select 1");
+    assert_eq!(one(&mut s, "select now()::text"), start);
+    assert_eq!(one(&mut s, "select current_timestamp::text"), start);
+    assert_eq!(one(&mut s, "select transaction_timestamp()::text"), start);
+    one(&mut s, "commit");
+    assert_eq!(one(&mut s, "select now() = statement_timestamp()"), "t");
+    // Several statements in one string: one transaction, one now().
+    let both = common::run(&mut s, "select now()::text; select now()::text");
+    assert_eq!(both.len(), 2);
+    assert_eq!(both[0], both[1]);
+}

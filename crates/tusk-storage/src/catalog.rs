@@ -91,10 +91,62 @@ pub enum SqlType {
     Varchar(Option<u32>),
     Char(u32),
     Date,
-    Time,
-    Timestamp,
-    TimestampTz,
-    Interval,
+    /// `time[(p)]`: fractional digits of seconds kept (0..=6).
+    Time(Option<u8>),
+    /// `timestamp[(p)]`.
+    Timestamp(Option<u8>),
+    /// `timestamptz[(p)]`.
+    TimestampTz(Option<u8>),
+    /// `interval [fields] [(p)]`.
+    Interval(Option<IntervalMod>),
+}
+
+/// An `interval` column's modifier: the fields it keeps, as bits from
+/// `YEAR` (1) to `SECOND` (32) with 63 for all of them (tusk-types'
+/// `interval::parse::fields`), and the fractional digits of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IntervalMod {
+    pub fields: u8,
+    pub precision: Option<u8>,
+}
+
+impl IntervalMod {
+    const ALL: u8 = 63;
+
+    /// The fields' qualifier as PostgreSQL prints it (` day to second`),
+    /// empty for all fields.
+    pub fn qualifier(self) -> &'static str {
+        match self.fields {
+            1 => " year",
+            2 => " month",
+            4 => " day",
+            8 => " hour",
+            16 => " minute",
+            32 => " second",
+            3 => " year to month",
+            12 => " day to hour",
+            28 => " day to minute",
+            60 => " day to second",
+            24 => " hour to minute",
+            56 => " hour to second",
+            48 => " minute to second",
+            _ => "",
+        }
+    }
+
+    /// PostgreSQL's `INTERVAL_TYPMOD(precision, range)`.
+    fn pg_typmod(self) -> i32 {
+        const PG_BITS: [i32; 6] = [1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12];
+        let range = if self.fields == Self::ALL {
+            0x7fff
+        } else {
+            (0..6)
+                .filter(|b| self.fields & (1 << b) != 0)
+                .map(|b| PG_BITS[b])
+                .sum()
+        };
+        (range << 16) | self.precision.map_or(0xffff, i32::from)
+    }
 }
 
 impl SqlType {
@@ -111,10 +163,10 @@ impl SqlType {
             SqlType::Varchar(_) => DataType::Varchar,
             SqlType::Char(_) => DataType::Bpchar,
             SqlType::Date => DataType::Date,
-            SqlType::Time => DataType::Time,
-            SqlType::Timestamp => DataType::Timestamp,
-            SqlType::TimestampTz => DataType::TimestampTz,
-            SqlType::Interval => DataType::Interval,
+            SqlType::Time(_) => DataType::Time,
+            SqlType::Timestamp(_) => DataType::Timestamp,
+            SqlType::TimestampTz(_) => DataType::TimestampTz,
+            SqlType::Interval(_) => DataType::Interval,
         }
     }
 
@@ -133,20 +185,26 @@ impl SqlType {
             // `bpchar` without a length: PostgreSQL's typmod -1.
             DataType::Bpchar => SqlType::Char(0),
             DataType::Date => SqlType::Date,
-            DataType::Time => SqlType::Time,
-            DataType::Timestamp => SqlType::Timestamp,
-            DataType::TimestampTz => SqlType::TimestampTz,
-            DataType::Interval => SqlType::Interval,
+            DataType::Time => SqlType::Time(None),
+            DataType::Timestamp => SqlType::Timestamp(None),
+            DataType::TimestampTz => SqlType::TimestampTz(None),
+            DataType::Interval => SqlType::Interval(None),
         }
     }
 
     /// PostgreSQL's `atttypmod`: -1 without a modifier, the length plus 4
-    /// for `varchar(n)`/`char(n)`, `((p << 16) | s) + 4` for `numeric(p, s)`.
+    /// for `varchar(n)`/`char(n)`, `((p << 16) | s) + 4` for `numeric(p, s)`,
+    /// the precision for `time(p)` and `timestamp(p)`, `(range << 16) | p`
+    /// for intervals.
     pub fn typmod(self) -> i32 {
         match self {
             SqlType::Varchar(Some(n)) => n as i32 + 4,
             SqlType::Char(n) if n > 0 => n as i32 + 4,
             SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | (s as i32 & 0xffff)) + 4,
+            SqlType::Time(Some(p))
+            | SqlType::Timestamp(Some(p))
+            | SqlType::TimestampTz(Some(p)) => p as i32,
+            SqlType::Interval(Some(m)) => m.pg_typmod(),
             _ => -1,
         }
     }
@@ -158,6 +216,13 @@ impl SqlType {
             SqlType::Char(0) => "bpchar".into(),
             SqlType::Char(n) => format!("character({n})"),
             SqlType::Numeric(Some((p, s))) => format!("numeric({p},{s})"),
+            SqlType::Time(Some(p)) => format!("time({p}) without time zone"),
+            SqlType::Timestamp(Some(p)) => format!("timestamp({p}) without time zone"),
+            SqlType::TimestampTz(Some(p)) => format!("timestamp({p}) with time zone"),
+            SqlType::Interval(Some(m)) => match m.precision {
+                Some(p) => format!("interval{}({p})", m.qualifier()),
+                None => format!("interval{}", m.qualifier()),
+            },
             other => other.data_type().display_name().into(),
         }
     }
@@ -167,6 +232,16 @@ impl SqlType {
             SqlType::Varchar(Some(n)) => format!("varchar:{n}"),
             SqlType::Char(n) => format!("char:{n}"),
             SqlType::Numeric(Some((p, s))) => format!("numeric:{p}:{s}"),
+            SqlType::Time(Some(p)) => format!("time:{p}"),
+            SqlType::Timestamp(Some(p)) => format!("timestamp:{p}"),
+            SqlType::TimestampTz(Some(p)) => format!("timestamptz:{p}"),
+            SqlType::Interval(Some(m)) => {
+                format!(
+                    "interval:{}:{}",
+                    m.fields,
+                    m.precision.map_or(-1, i32::from)
+                )
+            }
             other => other.data_type().type_name().into(),
         }
     }
@@ -183,6 +258,16 @@ impl SqlType {
             "char" => SqlType::Char(n),
             "numeric" => {
                 SqlType::Numeric(Some((u16::try_from(n).ok()?, parts.next()?.parse().ok()?)))
+            }
+            "time" => SqlType::Time(Some(u8::try_from(n).ok()?)),
+            "timestamp" => SqlType::Timestamp(Some(u8::try_from(n).ok()?)),
+            "timestamptz" => SqlType::TimestampTz(Some(u8::try_from(n).ok()?)),
+            "interval" => {
+                let p: i32 = parts.next()?.parse().ok()?;
+                SqlType::Interval(Some(IntervalMod {
+                    fields: u8::try_from(n).ok()?,
+                    precision: u8::try_from(p).ok(),
+                }))
             }
             _ => return None,
         };
@@ -529,6 +614,10 @@ pub enum DdlChange {
     CreateIndex(IndexDef),
     /// A table (with its indexes) or an index.
     Drop(u32),
+    /// A table's or view's new definition (same oid, possibly a new name).
+    AlterTable(TableDef),
+    /// An index's new definition (same oid, possibly a new name).
+    AlterIndex(IndexDef),
 }
 
 /// First oid handed out to user tables, as in PostgreSQL.
@@ -839,13 +928,13 @@ impl Catalog {
     /// relations a drop removed.
     pub fn apply_unsaved(&mut self, change: &DdlChange) -> Vec<u32> {
         match change {
-            DdlChange::CreateTable(t) => {
+            DdlChange::CreateTable(t) | DdlChange::AlterTable(t) => {
                 self.tables.retain(|_, x| x.oid != t.oid);
                 self.next_oid = self.next_oid.max(t.oid + 1);
                 self.tables.insert(t.name.clone(), t.clone());
                 Vec::new()
             }
-            DdlChange::CreateIndex(i) => {
+            DdlChange::CreateIndex(i) | DdlChange::AlterIndex(i) => {
                 self.indexes.retain(|_, x| x.oid != i.oid);
                 self.next_oid = self.next_oid.max(i.oid + 1);
                 self.indexes.insert(i.name.clone(), i.clone());
@@ -925,6 +1014,44 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn date_time_typmods_round_trip_and_print_as_postgres() {
+        let day_to_second = IntervalMod {
+            fields: 60,
+            precision: Some(2),
+        };
+        for t in [
+            SqlType::Timestamp(Some(3)),
+            SqlType::TimestampTz(Some(0)),
+            SqlType::Time(Some(6)),
+            SqlType::Interval(Some(day_to_second)),
+            SqlType::Interval(Some(IntervalMod {
+                fields: 63,
+                precision: Some(1),
+            })),
+            SqlType::Interval(None),
+        ] {
+            assert_eq!(SqlType::decode(&t.encode()), Some(t));
+        }
+        // psql's \d and format_type().
+        assert_eq!(
+            SqlType::Timestamp(Some(3)).display_name(),
+            "timestamp(3) without time zone"
+        );
+        assert_eq!(
+            SqlType::Interval(Some(day_to_second)).display_name(),
+            "interval day to second(2)"
+        );
+        // pg_attribute.atttypmod, as PostgreSQL 15 records them.
+        assert_eq!(SqlType::Interval(Some(day_to_second)).typmod(), 470_286_338);
+        let year = IntervalMod {
+            fields: 1,
+            precision: None,
+        };
+        assert_eq!(SqlType::Interval(Some(year)).typmod(), 327_679);
+        assert_eq!(SqlType::TimestampTz(Some(0)).typmod(), 0);
+    }
 
     #[test]
     fn persists() {

@@ -103,8 +103,8 @@ use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
 pub use catalog::{
-    Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef, IndexKind, SqlType,
-    TableDef,
+    Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef, IndexKind,
+    IntervalMod, SqlType, TableDef,
 };
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};

@@ -66,6 +66,11 @@
 //! dropped later; the drop then removes it again. CREATE INDEX logs
 //! `CreateIndex` the same way (a committed one is restored if its table
 //! still exists); dropping a table removes its indexes' entries and files.
+//! ALTER TABLE and ALTER INDEX log `AlterTable` / `AlterIndex` (the new
+//! definition under the same oid): a committed one replaces the entry, an
+//! uncommitted one is ignored (its change never reached the catalog file).
+//! Replaying all of them in WAL order ends in the committed state even
+//! when an earlier record briefly puts back an older definition.
 //!
 //! Row changes of transactions (`HeapDelete`, `HeapLock`, `HeapUpdate`)
 //! carry the tuple's new xmax state (xmax, cmax, infomask, ctid) and, for
@@ -324,6 +329,8 @@ enum Ddl {
     Create(Xid, catalog::TableDef),
     Drop(Xid, u32),
     CreateIndex(Xid, catalog::IndexDef),
+    Alter(Xid, catalog::TableDef),
+    AlterIndex(Xid, catalog::IndexDef),
 }
 
 /// What replay found.
@@ -811,6 +818,21 @@ pub fn replay(
                     drop_files(pool, smgr, gone.into_iter().chain([def.oid]))?;
                 }
             }
+            // An uncommitted ALTER never reached the catalog file.
+            Ddl::Alter(xid, def) => {
+                if r.committed.contains(&xid)
+                    && cat.table_by_oid(def.oid).is_some_and(|t| *t != def)
+                {
+                    cat.restore_table(def)?;
+                }
+            }
+            Ddl::AlterIndex(xid, def) => {
+                if r.committed.contains(&xid)
+                    && cat.index_by_oid(def.oid).is_some_and(|i| *i != def)
+                {
+                    cat.restore_index(def)?;
+                }
+            }
             Ddl::Drop(xid, oid) => {
                 if r.committed.contains(&xid) {
                     let gone = cat.remove_oid(oid)?;
@@ -887,6 +909,20 @@ impl Replayer<'_> {
                 let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
                 self.ddl
                     .push(Ddl::CreateIndex(rec.xid, catalog::decode_index(text)?));
+                Ok(true)
+            }
+            RecordType::AlterTable => {
+                self.saw(rec.xid);
+                let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
+                self.ddl
+                    .push(Ddl::Alter(rec.xid, catalog::decode_table(text)?));
+                Ok(true)
+            }
+            RecordType::AlterIndex => {
+                self.saw(rec.xid);
+                let text = std::str::from_utf8(&rec.payload).map_err(|_| corrupt(rec, "utf8"))?;
+                self.ddl
+                    .push(Ddl::AlterIndex(rec.xid, catalog::decode_index(text)?));
                 Ok(true)
             }
             RecordType::HeapInsert

@@ -145,6 +145,15 @@ pub enum RecordType {
     /// load (COPY; see `bulk`), logged once when it is complete instead of
     /// one `HeapInsert` per tuple.
     HeapPage = 26,
+    /// Payload: a table's or view's new definition (catalog text, same
+    /// oid): ALTER TABLE changes that need no new relation file (renames,
+    /// defaults, NOT NULL, CHECK constraints). Takes effect if the xid
+    /// commits.
+    AlterTable = 30,
+    /// Payload: an index's new definition (catalog text, same oid): ALTER
+    /// INDEX ... RENAME and constraint renames. Takes effect if the xid
+    /// commits.
+    AlterIndex = 31,
 }
 
 impl RecordType {
@@ -167,6 +176,8 @@ impl RecordType {
             24 => RecordType::HeapUnused,
             25 => RecordType::CreateIndex,
             26 => RecordType::HeapPage,
+            30 => RecordType::AlterTable,
+            31 => RecordType::AlterIndex,
             _ => return None,
         })
     }

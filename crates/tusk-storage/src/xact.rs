@@ -88,6 +88,9 @@
 //! A new table's pages are not logged until commit, which writes and fsyncs
 //! the file before the commit record. A DROP takes `AccessExclusiveLock`,
 //! logs `DropTable` and adds its change; the relation disappears at commit.
+//! An ALTER that needs no new file ([`Transaction::alter_relation`],
+//! [`Transaction::alter_index`]) takes `AccessExclusiveLock`, logs the new
+//! definition (`AlterTable` / `AlterIndex`) and adds it as a change.
 //! Recovery enforces the outcome of each DDL record's (sub)transaction, so a
 //! crash undoes uncommitted DDL. A checkpoint re-logs the DDL records of
 //! running transactions after its redo point, so recovery always sees them
@@ -610,6 +613,49 @@ impl Transaction {
         self.levels.last_mut().expect("level 0").created.push(oid);
         self.add_ddl(DdlChange::CreateIndex(index.clone()));
         Ok(index)
+    }
+
+    /// ALTER TABLE / ALTER VIEW without a new relation file: `def` (an
+    /// existing table's oid) replaces its definition for this transaction
+    /// now and for everybody at commit. Takes `AccessExclusiveLock` on the
+    /// relation, and on a new name (which must be free).
+    pub fn alter_relation(&mut self, def: TableDef) -> Result<(), StorageError> {
+        let old = self.catalog().table_by_oid(def.oid).cloned();
+        let old = old.ok_or_else(|| {
+            StorageError::report("42P01", format!("relation \"{}\" does not exist", def.name))
+        })?;
+        self.lock(LockTag::Relation(def.oid), LockMode::AccessExclusive, false)
+            .map_err(|e| lock_error(e, &format!("relation \"{}\"", old.name)))?;
+        if old.name != def.name {
+            self.claim_name(&def.name)?;
+        }
+        self.log_ddl(
+            RecordType::AlterTable,
+            crate::catalog::encode_table(&def).into_bytes(),
+        )?;
+        self.add_ddl(DdlChange::AlterTable(def));
+        Ok(())
+    }
+
+    /// ALTER INDEX ... RENAME (and renames of the constraints indexes stand
+    /// for): `def` (an existing index's oid) replaces its definition, as
+    /// [`Transaction::alter_relation`] does for tables.
+    pub fn alter_index(&mut self, def: IndexDef) -> Result<(), StorageError> {
+        let old = self.catalog().index_by_oid(def.oid).cloned();
+        let old = old.ok_or_else(|| {
+            StorageError::report("42P01", format!("relation \"{}\" does not exist", def.name))
+        })?;
+        self.lock(LockTag::Relation(def.oid), LockMode::AccessExclusive, false)
+            .map_err(|e| lock_error(e, &format!("relation \"{}\"", old.name)))?;
+        if old.name != def.name {
+            self.claim_name(&def.name)?;
+        }
+        self.log_ddl(
+            RecordType::AlterIndex,
+            crate::catalog::encode_index(&def).into_bytes(),
+        )?;
+        self.add_ddl(DdlChange::AlterIndex(def));
+        Ok(())
     }
 
     /// DROP TABLE / DROP INDEX: relation `oid` (a table takes its indexes

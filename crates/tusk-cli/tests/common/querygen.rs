@@ -1,5 +1,6 @@
 //! Random schemas and queries for the differential fuzzer, in the style of
-//! SQLancer: small tables of int, bigint, text, boolean and numeric with
+//! SQLancer: small tables of int, bigint, text, boolean, numeric, date and
+//! timestamp with
 //! NULLs and duplicates, and queries over a grammar that grows with what
 //! tusk supports (joins of every kind, subqueries, aggregates, set
 //! operations, CASE and friends).
@@ -44,6 +45,8 @@ pub enum Ty {
     Text,
     Bool,
     Numeric,
+    Date,
+    Timestamp,
 }
 
 impl Ty {
@@ -54,6 +57,8 @@ impl Ty {
             Ty::Text => "text",
             Ty::Bool => "boolean",
             Ty::Numeric => "numeric",
+            Ty::Date => "date",
+            Ty::Timestamp => "timestamp",
         }
     }
 
@@ -62,7 +67,15 @@ impl Ty {
     }
 }
 
-const TYPES: [Ty; 5] = [Ty::Int, Ty::BigInt, Ty::Text, Ty::Bool, Ty::Numeric];
+const TYPES: [Ty; 7] = [
+    Ty::Int,
+    Ty::BigInt,
+    Ty::Text,
+    Ty::Bool,
+    Ty::Numeric,
+    Ty::Date,
+    Ty::Timestamp,
+];
 
 pub struct Table {
     pub name: String,
@@ -103,7 +116,12 @@ pub struct Gen<'a> {
 
 fn literal(rng: &mut Rng, ty: Ty) -> String {
     if rng.chance(10) {
-        return "NULL".into();
+        // Typed, so that `NULL + 3` stays a date.
+        return match ty {
+            Ty::Date => "NULL::date".into(),
+            Ty::Timestamp => "NULL::timestamp".into(),
+            _ => "NULL".into(),
+        };
     }
     match ty {
         Ty::Int => {
@@ -127,6 +145,24 @@ fn literal(rng: &mut Rng, ty: Ty) -> String {
         Ty::Bool => rng.pick(&["true", "false"]).to_string(),
         Ty::Numeric => rng
             .pick(&["0.5", "-1.25", "3", "0.00", "100.125", "-0.001"])
+            .to_string(),
+        Ty::Date => rng
+            .pick(&[
+                "DATE '2000-01-01'",
+                "DATE '2000-01-02'",
+                "DATE '1999-12-31'",
+                "DATE '2024-02-29'",
+                "DATE 'infinity'",
+            ])
+            .to_string(),
+        Ty::Timestamp => rng
+            .pick(&[
+                "TIMESTAMP '2000-01-01 00:00'",
+                "TIMESTAMP '2000-01-01 12:30'",
+                "TIMESTAMP '1999-12-31 23:59:59.5'",
+                "TIMESTAMP '2000-01-02'",
+                "TIMESTAMP '-infinity'",
+            ])
             .to_string(),
     }
 }
@@ -233,6 +269,32 @@ impl<'a> Gen<'a> {
                 _ => self.expr(scope, Ty::Text, d),
             },
             Ty::Bool => self.pred(scope, depth),
+            Ty::Date => match self.rng.below(3) {
+                0 => format!(
+                    "({} {} {})",
+                    self.expr(scope, Ty::Date, d),
+                    self.rng.pick(&["+", "-"]),
+                    self.rng.below(40)
+                ),
+                1 => format!("({})::date", self.expr(scope, Ty::Timestamp, d)),
+                _ => self.expr(scope, Ty::Date, d),
+            },
+            Ty::Timestamp => match self.rng.below(4) {
+                0 => format!(
+                    "({} {} INTERVAL '{}')",
+                    self.expr(scope, Ty::Timestamp, d),
+                    self.rng.pick(&["+", "-"]),
+                    self.rng
+                        .pick(&["1 day", "90 minutes", "1 month", "-1 year 2 hours"])
+                ),
+                1 => format!("({})::timestamp", self.expr(scope, Ty::Date, d)),
+                2 => format!(
+                    "date_trunc('{}', {})",
+                    self.rng.pick(&["day", "month", "hour", "year"]),
+                    self.expr(scope, Ty::Timestamp, d)
+                ),
+                _ => self.expr(scope, Ty::Timestamp, d),
+            },
         }
     }
 
@@ -248,7 +310,14 @@ impl<'a> Gen<'a> {
             if !bools.is_empty() && self.rng.chance(50) {
                 return bools[self.rng.below(bools.len())].name.clone();
             }
-            let ty = *self.rng.pick(&[Ty::Int, Ty::Text, Ty::Numeric, Ty::BigInt]);
+            let ty = *self.rng.pick(&[
+                Ty::Int,
+                Ty::Text,
+                Ty::Numeric,
+                Ty::BigInt,
+                Ty::Date,
+                Ty::Timestamp,
+            ]);
             return format!(
                 "({} {} {})",
                 self.expr(scope, ty, 0),
@@ -267,7 +336,7 @@ impl<'a> Gen<'a> {
                 format!("({} IS{not} NULL)", self.expr(scope, ty, d))
             }
             4 => {
-                let ty = *self.rng.pick(&[Ty::Int, Ty::Numeric, Ty::Text]);
+                let ty = *self.rng.pick(&[Ty::Int, Ty::Numeric, Ty::Text, Ty::Date]);
                 format!(
                     "({} BETWEEN {} AND {})",
                     self.expr(scope, ty, d),
@@ -299,9 +368,15 @@ impl<'a> Gen<'a> {
                 format!("({} IS {what})", self.pred(scope, d))
             }
             _ => {
-                let ty = *self
-                    .rng
-                    .pick(&[Ty::Int, Ty::Text, Ty::Numeric, Ty::BigInt, Ty::Bool]);
+                let ty = *self.rng.pick(&[
+                    Ty::Int,
+                    Ty::Text,
+                    Ty::Numeric,
+                    Ty::BigInt,
+                    Ty::Bool,
+                    Ty::Date,
+                    Ty::Timestamp,
+                ]);
                 format!(
                     "({} {} {})",
                     self.expr(scope, ty, d),
@@ -322,7 +397,9 @@ impl<'a> Gen<'a> {
         let t = self.table();
         let (c, _) = t.cols.iter().find(|(_, cty)| *cty == ty)?;
         let agg = match ty {
-            Ty::Int | Ty::Numeric | Ty::BigInt | Ty::Text => *self.rng.pick(&["max", "min"]),
+            Ty::Int | Ty::Numeric | Ty::BigInt | Ty::Text | Ty::Date | Ty::Timestamp => {
+                *self.rng.pick(&["max", "min"])
+            }
             Ty::Bool => return None,
         };
         Some(format!("(SELECT {agg}(s.{c}) FROM {} s)", t.name))

@@ -58,3 +58,23 @@ select max(null % null) from fn where (- null) in (3);
 
 -- Deep nesting: PostgreSQL parses thousands of parentheses.
 select ((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))));
+
+-- A hash join reads its probe side's first row before its build side: an
+-- empty probe side ends the join without running the build side.
+create table fq (c0 boolean, c1 int, c2 numeric);
+insert into fq values (true, 3, -1.25), (false, 5, 0.00), (true, 4, null), (false, 2, -1.25), (null, 6, 0.00);
+select * from fe a join fz b on a.c0 = 1 / b.c0;
+
+-- An uncorrelated subquery's value is a parameter of the scan's qual list:
+-- the cheaper conjunct over it runs before a dearer one that could fail.
+select 'aa', (select max(s.c1) from fq s) from fq a
+ where a.c1::numeric between (a.c2 % a.c2) and (select max(u.c0) from fn u);
+set max_parallel_workers_per_gather = 0;
+explain (costs off) select 'aa', (select max(s.c1) from fq s) from fq a
+ where a.c1::numeric between (a.c2 % a.c2) and (select max(u.c0) from fn u);
+reset max_parallel_workers_per_gather;
+
+-- A WHERE clause is a qual list: a NULL conjunct rejects the row, and the
+-- conjuncts after it are not evaluated for it.
+select c1 from fq a where a.c0 and (a.c2 / a.c2) >= 0;
+select c1 from fq a join fz b on a.c0 where (a.c2 / a.c2) between case when a.c0 then a.c2 else a.c2 end and (a.c2 / a.c2);

@@ -54,8 +54,9 @@ enum Kind {
     Varchar(u32),
     Char(u32),
     Date,
-    /// Through the type's input function (`cast::from_text`).
-    Other(DataType),
+    /// Any other type: through its input function (`cast::from_text`),
+    /// then its typmod.
+    Other(SqlType),
 }
 
 /// The input function of one column (see the module doc).
@@ -220,7 +221,7 @@ impl ColumnParser {
             SqlType::Varchar(Some(n)) => Kind::Varchar(n),
             SqlType::Char(n) => Kind::Char(n),
             SqlType::Date => Kind::Date,
-            other => Kind::Other(other.data_type()),
+            other => Kind::Other(other),
         };
         ColumnParser {
             kind,
@@ -343,11 +344,14 @@ impl ColumnParser {
                 each!(s, &[][..], |v| self.string(v));
                 Data::Text(out)
             }
-            Kind::Other(ty) => {
+            Kind::Other(sql_ty) => {
+                let ty = sql_ty.data_type();
                 let mut out = Vector::with_capacity(ty, rows);
                 for row in 0..rows {
                     match batch.field(row, col) {
-                        Field::Value(v) => match cast::from_text(as_str(v), ty, env) {
+                        Field::Value(v) => match cast::from_text(as_str(v), ty, env)
+                            .and_then(|x| cast::apply_typmod(x, sql_ty, false))
+                        {
                             Ok(x) => out.push_value(&x),
                             Err(e) => {
                                 failed = Some(Failed {
@@ -592,7 +596,7 @@ mod tests {
                 "date/time field value out of range: \"2020-02-30\"".into()
             ))
         );
-        let (v, _) = parse(SqlType::Timestamp, "2020-01-31 10:00\n");
+        let (v, _) = parse(SqlType::Timestamp(None), "2020-01-31 10:00\n");
         assert_eq!(v, some(&["2020-01-31 10:00:00"]));
         let (v, _) = parse(SqlType::Bool, "t\nyes\n0\n");
         assert_eq!(v, some(&["t", "t", "f"]));

@@ -39,14 +39,21 @@ impl ArithOp {
 pub(super) fn eval_chain(
     first: &Expr,
     rest: &[(ArithOp, Expr)],
-    _ty: DataType,
+    ty: DataType,
     batch: &Batch,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
     let mut acc = first.eval_active(batch, active)?;
+    let mut acc_ty = first.data_type();
     for (op, e) in rest {
         let r = e.eval_active(batch, active)?;
-        acc = arith(*op, &acc, &r, active)?;
+        let rt = e.data_type();
+        acc = if super::datetime_arith::is_datetime_step(acc_ty, rt, ty) {
+            super::datetime_arith::eval(*op, &acc, acc_ty, &r, rt, ty, active)?
+        } else {
+            arith(*op, &acc, &r, active)?
+        };
+        acc_ty = ty;
     }
     Ok(acc)
 }
@@ -266,6 +273,16 @@ pub(super) fn negate(v: &Vector, active: Option<&[bool]>) -> Result<Vector> {
         Data::Int4(a) => Data::Int4(neg_ints(a, v, active)?),
         Data::Int8(a) => Data::Int8(neg_ints(a, v, active)?),
         Data::Numeric(a) => Data::Numeric(a.iter().map(|x| x.negated()).collect()),
+        Data::Interval(a) => Data::Interval(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| match x.checked_neg() {
+                    Ok(y) => Ok(y),
+                    Err(_) if v.is_null(i) || active.is_some_and(|m| !m[i]) => Ok(*x),
+                    Err(e) => Err(e.into()),
+                })
+                .collect::<Result<_>>()?,
+        ),
         _ => return Err(ExecError::new("unary minus on a non-numeric value")),
     };
     Ok(Vector::new(data, v.nulls.clone()))

@@ -11,7 +11,8 @@
 //! - a strict node (operators, casts, strict functions) with a NULL constant
 //!   argument becomes a NULL constant, once its arguments are folded;
 //! - a node whose arguments are all constants is evaluated now (errors
-//!   included), unless it calls a volatile function (`random()`);
+//!   included), unless it calls a volatile function (`random()`) or a
+//!   stable one (`now()`: a kept plan may run in a later transaction);
 //! - AND drops constant-true terms and becomes false at the first
 //!   constant-false term, *without folding the terms after it*; OR mirrors
 //!   that; an AND left with a NULL constant keeps one;
@@ -292,7 +293,7 @@ impl Expr {
             Expr::Call { func, args, ty } => {
                 let args = fold_all(args)?;
                 let n = func.strict() && args.iter().any(is_null_const);
-                let c = !func.volatile() && args.iter().all(is_const);
+                let c = !func.volatile() && !func.stable() && args.iter().all(is_const);
                 strict_node(Expr::Call { func, args, ty }, c, n)
             }
         }

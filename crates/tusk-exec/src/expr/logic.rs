@@ -1,5 +1,6 @@
 //! Three-valued logic: n-ary AND / OR with short-circuit masks, and
-//! `IS [NOT] TRUE | FALSE | UNKNOWN`.
+//! `IS [NOT] TRUE | FALSE | UNKNOWN`; and qual lists, the two-valued AND of
+//! a WHERE clause.
 //!
 //! An AND keeps, per row, the state so far: true, NULL, or false (decided).
 //! Each term is evaluated only for active rows not yet decided, so a later
@@ -117,4 +118,30 @@ pub(super) fn eval_nary(
         .collect();
     let nulls = state.iter().map(|s| *s == State::Null).collect();
     Ok(Vector::new(Data::Bool(out), Some(nulls)))
+}
+
+/// Per row, whether `v` (a boolean vector) is true: neither false nor NULL.
+pub(super) fn true_rows(v: &Vector) -> Result<Vec<bool>> {
+    let (b, nulls) = bools(v)?;
+    Ok((0..b.len())
+        .map(|i| b[i] && !nulls.is_some_and(|m| m[i]))
+        .collect())
+}
+
+/// The rows for which every term is true, as PostgreSQL's ExecQual reads
+/// a qual list: each term is evaluated only for the rows every earlier term
+/// kept, and false and NULL both reject.
+pub(super) fn eval_qual_list(terms: &[Expr], batch: &Batch) -> Result<Vec<bool>> {
+    let mut keep = vec![true; batch.len];
+    for (k, term) in terms.iter().enumerate() {
+        if k > 0 && !keep.contains(&true) {
+            break;
+        }
+        let v = term.eval_active(batch, (k > 0).then_some(keep.as_slice()))?;
+        let t = true_rows(&v)?;
+        for (kept, passed) in keep.iter_mut().zip(t) {
+            *kept &= passed;
+        }
+    }
+    Ok(keep)
 }

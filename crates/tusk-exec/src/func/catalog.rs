@@ -44,6 +44,11 @@ const F8: Param = Param::T(D::Float8);
 const NUM: Param = Param::T(D::Numeric);
 const TEXT: Param = Param::T(D::Text);
 const BPCHAR: Param = Param::T(D::Bpchar);
+const DATE: Param = Param::T(D::Date);
+const TIME: Param = Param::T(D::Time);
+const TS: Param = Param::T(D::Timestamp);
+const TSTZ: Param = Param::T(D::TimestampTz);
+const IV: Param = Param::T(D::Interval);
 
 const fn p(name: &'static str, params: &'static [Param], ret: DataType, func: Func) -> Proc {
     Proc {
@@ -227,6 +232,111 @@ pub static PROCS: &[Proc] = &[
         D::Text,
         Func::SimilarToEscape,
     ),
+    // Date/time functions (tables 9.33 and 9.26).
+    p("now", &[], D::TimestampTz, Func::Now),
+    p("transaction_timestamp", &[], D::TimestampTz, Func::Now),
+    p(
+        "statement_timestamp",
+        &[],
+        D::TimestampTz,
+        Func::StatementTimestamp,
+    ),
+    p("clock_timestamp", &[], D::TimestampTz, Func::ClockTimestamp),
+    p("date_part", &[TEXT, TSTZ], D::Float8, Func::DatePart),
+    p("date_part", &[TEXT, TS], D::Float8, Func::DatePart),
+    p("date_part", &[TEXT, DATE], D::Float8, Func::DatePart),
+    p("date_part", &[TEXT, TIME], D::Float8, Func::DatePart),
+    p("date_part", &[TEXT, IV], D::Float8, Func::DatePart),
+    p("extract", &[TEXT, TSTZ], D::Numeric, Func::Extract),
+    p("extract", &[TEXT, TS], D::Numeric, Func::Extract),
+    p("extract", &[TEXT, DATE], D::Numeric, Func::Extract),
+    p("extract", &[TEXT, TIME], D::Numeric, Func::Extract),
+    p("extract", &[TEXT, IV], D::Numeric, Func::Extract),
+    p("date_trunc", &[TEXT, TS], D::Timestamp, Func::DateTrunc),
+    p("date_trunc", &[TEXT, TSTZ], D::TimestampTz, Func::DateTrunc),
+    p(
+        "date_trunc",
+        &[TEXT, TSTZ, TEXT],
+        D::TimestampTz,
+        Func::DateTrunc,
+    ),
+    p("date_trunc", &[TEXT, IV], D::Interval, Func::DateTrunc),
+    p("age", &[TS, TS], D::Interval, Func::Age),
+    p("age", &[TSTZ, TSTZ], D::Interval, Func::Age),
+    p("age", &[TS], D::Interval, Func::Age),
+    p("age", &[TSTZ], D::Interval, Func::Age),
+    p("make_date", &[I4, I4, I4], D::Date, Func::MakeDate),
+    p("make_time", &[I4, I4, F8], D::Time, Func::MakeTime),
+    p(
+        "make_timestamp",
+        &[I4, I4, I4, I4, I4, F8],
+        D::Timestamp,
+        Func::MakeTimestamp,
+    ),
+    p(
+        "make_timestamptz",
+        &[I4, I4, I4, I4, I4, F8],
+        D::TimestampTz,
+        Func::MakeTimestampTz,
+    ),
+    p(
+        "make_timestamptz",
+        &[I4, I4, I4, I4, I4, F8, TEXT],
+        D::TimestampTz,
+        Func::MakeTimestampTz,
+    ),
+    // The binder fills omitted trailing arguments (and named ones) with
+    // their defaults, 0.
+    p(
+        "make_interval",
+        &[I4, I4, I4, I4, I4, I4, F8],
+        D::Interval,
+        Func::MakeInterval,
+    ),
+    p("to_char", &[TS, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[TSTZ, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[I4, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[I8, TEXT], D::Text, Func::ToChar),
+    p("to_char", &[NUM, TEXT], D::Text, Func::ToChar),
+    p("to_date", &[TEXT, TEXT], D::Date, Func::ToDate),
+    p(
+        "to_timestamp",
+        &[TEXT, TEXT],
+        D::TimestampTz,
+        Func::ToTimestamp,
+    ),
+    p("to_timestamp", &[F8], D::TimestampTz, Func::ToTimestamp),
+    p("justify_days", &[IV], D::Interval, Func::JustifyDays),
+    p("justify_hours", &[IV], D::Interval, Func::JustifyHours),
+    p(
+        "justify_interval",
+        &[IV],
+        D::Interval,
+        Func::JustifyInterval,
+    ),
+    p("isfinite", &[DATE], D::Bool, Func::IsFinite),
+    p("isfinite", &[TS], D::Bool, Func::IsFinite),
+    p("isfinite", &[TSTZ], D::Bool, Func::IsFinite),
+    p("isfinite", &[IV], D::Bool, Func::IsFinite),
+    // `(a, b) OVERLAPS (c, d)`; an interval end is bound as `a + b`.
+    p(
+        "overlaps",
+        &[TSTZ, TSTZ, TSTZ, TSTZ],
+        D::Bool,
+        Func::Overlaps,
+    ),
+    p("overlaps", &[TS, TS, TS, TS], D::Bool, Func::Overlaps),
+    p(
+        "overlaps",
+        &[TIME, TIME, TIME, TIME],
+        D::Bool,
+        Func::Overlaps,
+    ),
+    // `x AT TIME ZONE z` is `timezone(z, x)`.
+    p("timezone", &[TEXT, TS], D::TimestampTz, Func::Timezone),
+    p("timezone", &[TEXT, TSTZ], D::Timestamp, Func::Timezone),
+    p("timezone", &[IV, TS], D::TimestampTz, Func::Timezone),
+    p("timezone", &[IV, TSTZ], D::Timestamp, Func::Timezone),
 ];
 
 /// The overloads named `name`.

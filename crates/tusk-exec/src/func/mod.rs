@@ -45,9 +45,11 @@
 //! expression syntax), [`regexp`] (the functions over patterns, `SIMILAR
 //! TO`, LIKE's escape), [`format`](mod@format) (`format`,
 //! `quote_*`), `numeric_fns` (the numeric versions: the seam to the
-//! arbitrary-precision numeric type).
+//! arbitrary-precision numeric type), [`datetime`] (the clock, `extract`,
+//! `date_trunc`, `to_char` and the other date/time functions).
 
 pub mod catalog;
+pub mod datetime;
 pub mod format;
 mod libm;
 pub mod math;
@@ -157,6 +159,31 @@ funcs! {
     RegexpCount => "regexp_count",
     LikeEscape => "like_escape",
     SimilarToEscape => "similar_to_escape",
+    Now => "now",
+    StatementTimestamp => "statement_timestamp",
+    ClockTimestamp => "clock_timestamp",
+    CurrentDate => "current_date",
+    LocalTimestamp => "localtimestamp",
+    LocalTime => "localtime",
+    RoundTime => "round_time",
+    Extract => "extract",
+    DatePart => "date_part",
+    DateTrunc => "date_trunc",
+    Age => "age",
+    MakeDate => "make_date",
+    MakeTime => "make_time",
+    MakeTimestamp => "make_timestamp",
+    MakeTimestampTz => "make_timestamptz",
+    MakeInterval => "make_interval",
+    ToChar => "to_char",
+    ToDate => "to_date",
+    ToTimestamp => "to_timestamp",
+    JustifyDays => "justify_days",
+    JustifyHours => "justify_hours",
+    JustifyInterval => "justify_interval",
+    IsFinite => "isfinite",
+    Timezone => "timezone",
+    Overlaps => "overlaps",
 }
 
 impl Func {
@@ -164,14 +191,30 @@ impl Func {
     pub fn strict(self) -> bool {
         !matches!(
             self,
-            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable
+            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable | Func::Overlaps
         )
     }
 
     /// Whether two calls with the same arguments may differ (PostgreSQL's
     /// `provolatile = 'v'`): such calls are never folded or cached.
     pub fn volatile(self) -> bool {
-        matches!(self, Func::Random | Func::SetSeed)
+        matches!(self, Func::Random | Func::SetSeed | Func::ClockTimestamp)
+    }
+
+    /// Whether the result depends on when it is computed, though not within
+    /// one statement (PostgreSQL's `provolatile = 's'` among the functions
+    /// that read the clock or the session's time zone): never folded into a
+    /// plan, which may be kept and run in a later transaction.
+    pub fn stable(self) -> bool {
+        matches!(
+            self,
+            Func::Now
+                | Func::StatementTimestamp
+                | Func::CurrentDate
+                | Func::LocalTimestamp
+                | Func::LocalTime
+                | Func::Age
+        )
     }
 
     /// Evaluates over `n` rows: `args` hold the evaluated arguments, of
@@ -234,6 +277,31 @@ impl Func {
             | Func::RegexpCount
             | Func::LikeEscape
             | Func::SimilarToEscape => regexp::eval(self, &call),
+            Func::Now
+            | Func::StatementTimestamp
+            | Func::ClockTimestamp
+            | Func::CurrentDate
+            | Func::LocalTimestamp
+            | Func::LocalTime
+            | Func::RoundTime
+            | Func::Extract
+            | Func::DatePart
+            | Func::DateTrunc
+            | Func::Age
+            | Func::MakeDate
+            | Func::MakeTime
+            | Func::MakeTimestamp
+            | Func::MakeTimestampTz
+            | Func::MakeInterval
+            | Func::ToChar
+            | Func::ToDate
+            | Func::ToTimestamp
+            | Func::JustifyDays
+            | Func::JustifyHours
+            | Func::JustifyInterval
+            | Func::IsFinite
+            | Func::Timezone
+            | Func::Overlaps => datetime::eval(self, &call),
             _ => math::eval(self, &call),
         }
     }

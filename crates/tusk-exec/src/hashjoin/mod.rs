@@ -223,6 +223,9 @@ pub struct HashJoin {
     build_estimate: (usize, usize),
     /// Set for a Parallel Hash Join: the build all participants share.
     shared: Option<Arc<SharedBuild>>,
+    /// The probe side's first batch, read before the build side (see
+    /// `read_first_outer`) and probed first.
+    first_outer: Option<Batch>,
 }
 
 impl HashJoin {
@@ -332,6 +335,7 @@ impl HashJoin {
             hash_id: hash.id,
             build_estimate: (hash.est.rows.max(0.0) as usize, hash.est.width as usize),
             shared,
+            first_outer: None,
         })
     }
 
@@ -412,6 +416,31 @@ impl HashJoin {
             .transpose()
     }
 
+    /// Reads the probe side's first non-empty batch before anything of the
+    /// build side, as PostgreSQL's ExecHashJoin does for a serial join that
+    /// does not keep unmatched build rows; false when the probe side is
+    /// empty, so the join ends without ever running its build side. The
+    /// order is visible: an error the build side would raise (a division by
+    /// zero in its scan, say) is not raised when the probe side is empty.
+    fn read_first_outer(&mut self) -> Result<bool> {
+        while let Some(b) = self.outer.next()? {
+            if b.len > 0 {
+                self.first_outer = Some(b);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The next batch of the probe input itself: the one read ahead of the
+    /// build first.
+    pub(super) fn next_outer(&mut self) -> Result<Option<Batch>> {
+        match self.first_outer.take() {
+            Some(b) => Ok(Some(b)),
+            None => self.outer.next(),
+        }
+    }
+
     /// Reads the build side; joins in memory if it fits, else partitions both sides.
     fn build_phase(&mut self) -> Result<()> {
         if let Some(shared) = self.shared.clone() {
@@ -477,7 +506,7 @@ impl HashJoin {
         self.null_inner.extend(rows);
         let inner_files = parts.finish()?;
         let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
-        while let Some(b) = self.outer.next()? {
+        while let Some(b) = self.next_outer()? {
             let kv = eval_all(&self.outer_keys, &b)?;
             let (b, kv) = self.set_aside_null_outer(b, kv)?;
             parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
@@ -640,6 +669,13 @@ impl Operator for HashJoin {
             }
             match self.phase {
                 Phase::Build => {
+                    if self.shared.is_none()
+                        && !self.kind().keeps_unmatched_inner()
+                        && !self.read_first_outer()?
+                    {
+                        self.phase = Phase::Done;
+                        continue;
+                    }
                     let start = std::time::Instant::now();
                     self.build_phase()?;
                     if let Some(stats) = &self.ctx.stats {

@@ -243,7 +243,7 @@ impl HashJoin {
     /// The next batch to probe with, or `None` when the current source is done.
     pub(super) fn next_probe_batch(&mut self) -> Result<Option<Batch>> {
         match &mut self.source {
-            ProbeSource::Outer => self.outer.next(),
+            ProbeSource::Outer => self.next_outer(),
             ProbeSource::File(r) => Ok(r.next_batch(BATCH_SIZE)?.map(|(b, _)| b)),
         }
     }

@@ -15,10 +15,10 @@ use crate::operator::ExecContext;
 use crate::parallel::{NodeShared, Phaser};
 use crate::rowstore::StoredRows;
 use crate::spill::{self, SpillFile};
+use crate::vector::{physical, Physical};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
-use tusk_storage::DataType;
 
 /// One participant's partition files of one input, by partition number.
 pub(super) type Partitions = Vec<Arc<SpillFile>>;
@@ -180,18 +180,21 @@ impl HashJoin {
         let limit = self.limit * all;
         // Room for every participant's partition files, should they be needed.
         let reserve = all * self.fanout * self.buf;
+        // By representation, as the probe side's `ProbeKeys` sees the keys:
+        // a `date` key is an integer one, a `timestamp` a bigint one.
+        let key_physical = physical(self.inner_keys[0].data_type());
         let int_key = self.inner_keys.len() == 1
             && matches!(
-                self.inner_keys[0].data_type(),
-                DataType::Int4 | DataType::Int8 | DataType::Bool
+                key_physical,
+                Physical::Int2 | Physical::Int4 | Physical::Int8 | Physical::Bool
             );
         let shape = TableShape {
             int_key,
             // `integer` and `boolean` keys are their own slot tags (see `slots`).
             exact: int_key
                 && matches!(
-                    self.inner_keys[0].data_type(),
-                    DataType::Int4 | DataType::Bool
+                    key_physical,
+                    Physical::Int2 | Physical::Int4 | Physical::Bool
                 ),
             // A build row that is just its key needs no payload.
             key_only: (int_key

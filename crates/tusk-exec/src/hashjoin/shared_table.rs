@@ -795,6 +795,7 @@ unsafe fn walk_chunk(
 /// Appends integer key `k` to `v` as `v`'s type (a key-only row's column).
 fn push_int(v: &mut Vector, k: i64) {
     match &mut v.data {
+        crate::vector::Data::Int2(d) => d.push(k as i16),
         crate::vector::Data::Int4(d) => d.push(k as i32),
         crate::vector::Data::Int8(d) => d.push(k),
         crate::vector::Data::Bool(d) => d.push(k != 0),

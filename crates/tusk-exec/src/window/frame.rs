@@ -103,6 +103,20 @@ pub enum RangeVal {
     Int(i128),
     Float(f64),
     Num(Numeric),
+    /// A date (as the timestamp of its midnight), time, timestamp or
+    /// timestamptz: microseconds, compared as integers; offsets are
+    /// intervals added as `in_range_timestamp_interval` adds them.
+    Stamp(i64, StampKind),
+    Iv(tusk_types::Interval),
+}
+
+/// How an interval offset moves a [`RangeVal::Stamp`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StampKind {
+    Timestamp,
+    TimestampTz,
+    /// No wrap at midnight (`in_range_time_interval`).
+    Time,
 }
 
 impl RangeVal {
@@ -115,6 +129,14 @@ impl RangeVal {
             Value::Float4(x) => RangeVal::Float(*x as f64),
             Value::Float8(x) => RangeVal::Float(*x),
             Value::Numeric(x) => RangeVal::Num(x.clone()),
+            Value::Date(d) => RangeVal::Stamp(
+                tusk_types::datetime::arith::date_to_timestamp(*d).ok()?,
+                StampKind::Timestamp,
+            ),
+            Value::Timestamp(t) => RangeVal::Stamp(*t, StampKind::Timestamp),
+            Value::TimestampTz(t) => RangeVal::Stamp(*t, StampKind::TimestampTz),
+            Value::Time(t) => RangeVal::Stamp(*t, StampKind::Time),
+            Value::Interval(iv) => RangeVal::Iv(*iv),
             _ => return None,
         })
     }
@@ -124,7 +146,8 @@ impl RangeVal {
             RangeVal::Int(x) => *x < 0,
             RangeVal::Float(x) => *x < 0.0,
             RangeVal::Num(x) => x.signum() < 0,
-            RangeVal::Null => false,
+            RangeVal::Iv(iv) => iv.cmp_key() < 0,
+            RangeVal::Null | RangeVal::Stamp(..) => false,
         }
     }
 
@@ -141,6 +164,18 @@ impl RangeVal {
                 };
                 RangeVal::Num(r?)
             }
+            (RangeVal::Stamp(t, kind), RangeVal::Iv(iv)) => {
+                use tusk_types::datetime::arith as dt;
+                let iv = if sign > 0 { *iv } else { iv.checked_neg()? };
+                let moved = match kind {
+                    StampKind::Timestamp => dt::timestamp_plus_interval(*t, iv)?,
+                    StampKind::TimestampTz => crate::env::with(|env| {
+                        dt::timestamptz_plus_interval(*t, iv, &env.settings.time_zone)
+                    })?,
+                    StampKind::Time => t.saturating_add(iv.micros),
+                };
+                RangeVal::Stamp(moved, *kind)
+            }
             _ => {
                 return Err(ExecError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
@@ -155,6 +190,7 @@ impl RangeVal {
             (RangeVal::Int(a), RangeVal::Int(b)) => a.cmp(b),
             (RangeVal::Float(a), RangeVal::Float(b)) => float_cmp(*a, *b),
             (RangeVal::Num(a), RangeVal::Num(b)) => a.cmp(b),
+            (RangeVal::Stamp(a, _), RangeVal::Stamp(b, _)) => a.cmp(b),
             _ => Ordering::Equal,
         }
     }
@@ -227,7 +263,7 @@ fn rows_offset(v: &RangeVal, starting: bool) -> Result<u64> {
         RangeVal::Int(x) => *x,
         RangeVal::Num(x) => x.round_to(0)?.to_i64()? as i128,
         RangeVal::Float(x) => *x as i128,
-        RangeVal::Null => 0,
+        RangeVal::Null | RangeVal::Stamp(..) | RangeVal::Iv(_) => 0,
     };
     if n < 0 {
         return Err(ExecError::coded(

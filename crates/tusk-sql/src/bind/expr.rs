@@ -103,6 +103,11 @@ impl Binder<'_> {
             }
             A::Expr::Nested(inner) => self.expr(inner, ctx),
             A::Expr::UnaryOp { op, expr } => self.unary(op, expr, ctx),
+            A::Expr::BinaryOp {
+                left,
+                op: A::BinaryOperator::Overlaps,
+                right,
+            } => self.overlaps(left, right, ctx),
             A::Expr::BinaryOp { left, op, right } => {
                 let l = self.expr(left, ctx)?;
                 let r = self.expr(right, ctx)?;

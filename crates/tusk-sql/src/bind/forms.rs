@@ -1,8 +1,8 @@
 //! SQL's special syntax for what are function calls in PostgreSQL:
 //! `CASE`, `EXTRACT(f FROM x)`, `SUBSTRING(x FROM a FOR b)`,
 //! `POSITION(a IN b)`, `TRIM(BOTH c FROM x)`, `CEIL`/`FLOOR`,
-//! `INTERVAL '...'`, `x AT TIME ZONE z`. Each is bound by naming the
-//! function PostgreSQL's grammar turns it into.
+//! `INTERVAL '...'`, `x AT TIME ZONE z` (those two in `datetime`). Each is
+//! bound by naming the function PostgreSQL's grammar turns it into.
 
 use super::{err, Binder, ExprCtx, Result, B};
 use crate::error::sqlstate;
@@ -89,12 +89,20 @@ impl Binder<'_> {
                     unknown: true,
                 };
                 let x = self.expr(expr, ctx)?;
+                // PostgreSQL's grammar names it with its schema.
                 self.scalar_function("extract", vec![f, x])
+                    .map_err(|mut e| {
+                        if let Some(rest) = e.message.strip_prefix("function extract(") {
+                            e.message = format!("function pg_catalog.extract({rest}");
+                        }
+                        e
+                    })
             }
-            A::Expr::Interval(_) | A::Expr::AtTimeZone { .. } => err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "date/time expressions are not supported yet",
-            ),
+            A::Expr::Interval(iv) => self.interval_literal(iv),
+            A::Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => self.at_time_zone(timestamp, time_zone, ctx),
             other => err(
                 sqlstate::FEATURE_NOT_SUPPORTED,
                 format!("expression is not supported: {other}"),

@@ -30,8 +30,9 @@ pub(crate) struct FromItem {
 /// columns (or none) is computed on that side's rows, where its result is
 /// one more column the condition reads. One that reads both sides must run
 /// per pair of rows: for an inner join, where ON is a filter, it and the
-/// conjuncts reading it move above the join (returned); an outer join
-/// cannot do that and reports the subquery as unsupported.
+/// conjuncts reading it move above the join (returned); for a left join it
+/// runs on the right side, which then reads the left row laterally (for a
+/// right join the other way round); a full join reports it as unsupported.
 fn place_on_subqueries(
     kind: JoinKind,
     left: &mut FromItem,
@@ -69,9 +70,30 @@ fn place_on_subqueries(
                 };
             }
             None if kind == JoinKind::Inner => above.push(a),
+            // Under a LEFT join it runs on the right side's rows, reading
+            // the left row as a lateral reference (the join becomes a
+            // dependent one, see `join_node`).
+            None if matches!(kind, JoinKind::Left | JoinKind::Right) => {
+                // (Under a RIGHT join the left side runs it, and the join is
+                // turned around, see `join_node`.)
+                let inner = if kind == JoinKind::Left {
+                    &mut *right
+                } else {
+                    &mut *left
+                };
+                let input = std::mem::replace(&mut inner.plan, Logical::unit());
+                inner.plan = Logical::Apply {
+                    input: Box::new(input),
+                    subquery: Box::new(a.subquery),
+                    kind: a.kind,
+                    out: a.out,
+                };
+            }
+            // PostgreSQL cannot either: its full joins need hash or merge
+            // keys.
             None => return err(
                 sqlstate::FEATURE_NOT_SUPPORTED,
-                "a subquery that reads both sides of an outer join's ON condition is not supported",
+                "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions",
             ),
         }
     }
@@ -85,6 +107,53 @@ fn place_on_subqueries(
     Ok((above, moved))
 }
 
+/// A join of `left` and `right`: a [`Logical::DependentJoin`] when the
+/// right side reads the left one's columns (LATERAL), else a plain join. A
+/// RIGHT join whose left side reads the right one's (an ON subquery) is
+/// the LEFT dependent join the other way round, its columns put back in
+/// order by a projection (`cols` gives their expressions).
+fn join_node(
+    kind: JoinKind,
+    left: Logical,
+    right: Logical,
+    on: Vec<tusk_exec::Expr>,
+    cols: &crate::logical::Columns,
+) -> Logical {
+    let lcols = left.output();
+    let rcols = right.output();
+    if kind == JoinKind::Right && left.free_columns().iter().any(|c| rcols.contains(c)) {
+        let exprs = lcols
+            .iter()
+            .chain(&rcols)
+            .map(|&c| (c, cols.expr(c)))
+            .collect();
+        return Logical::Project {
+            input: Box::new(Logical::DependentJoin {
+                kind: JoinKind::Left,
+                left: Box::new(right),
+                right: Box::new(left),
+                on,
+            }),
+            exprs,
+        };
+    }
+    if right.free_columns().iter().any(|c| lcols.contains(c)) {
+        return Logical::DependentJoin {
+            kind,
+            left: Box::new(left),
+            right: Box::new(right),
+            on,
+        };
+    }
+    Logical::Join {
+        kind,
+        left: Box::new(left),
+        right: Box::new(right),
+        on,
+        mark: None,
+    }
+}
+
 impl Binder<'_> {
     /// Binds a whole FROM list into one plan (a query without FROM is one
     /// row of no columns).
@@ -95,13 +164,7 @@ impl Binder<'_> {
             self.scope().star.extend(item.star);
             plan = Some(match plan {
                 None => item.plan,
-                Some(left) => Logical::Join {
-                    kind: JoinKind::Inner,
-                    left: Box::new(left),
-                    right: Box::new(item.plan),
-                    on: vec![],
-                    mark: None,
-                },
+                Some(left) => join_node(JoinKind::Inner, left, item.plan, vec![], &self.cols),
             });
         }
         Ok(plan.unwrap_or_else(Logical::unit))
@@ -130,7 +193,19 @@ impl Binder<'_> {
                 )
             }
         };
-        let mut right = self.factor(&j.relation)?;
+        // The right side of a RIGHT or FULL join cannot be LATERAL to the
+        // left one (PostgreSQL: "The combining JOIN type must be INNER or
+        // LEFT for a LATERAL reference.").
+        let hide = matches!(kind, JoinKind::Right | JoinKind::Full).then(|| {
+            self.scope()
+                .on_visible
+                .replace(left.rels.end..left.rels.end)
+        });
+        let right = self.factor(&j.relation);
+        if let Some(saved) = hide {
+            self.scope().on_visible = saved;
+        }
+        let mut right = right?;
         let constraint = match constraint {
             Some(A::JoinConstraint::None) | None => None,
             Some(c) => Some(c),
@@ -240,13 +315,7 @@ impl Binder<'_> {
             }
             Some(_) => unreachable!("None was handled above"),
         }
-        let mut plan = Logical::Join {
-            kind,
-            left: Box::new(left.plan),
-            right: Box::new(right.plan),
-            on,
-            mark: None,
-        };
+        let mut plan = join_node(kind, left.plan, right.plan, on, &self.cols);
         if !above_on.0.is_empty() {
             for a in above_on.0 {
                 plan = Logical::Apply {
@@ -380,7 +449,10 @@ impl Binder<'_> {
                 self.table_function(name, args, alias_name, alias_cols)
             }
             A::TableFactor::Derived {
-                subquery, alias, ..
+                subquery,
+                alias,
+                lateral,
+                ..
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
                 let Some(alias_name) = alias_name else {
@@ -392,7 +464,14 @@ impl Binder<'_> {
                         e.with_hint("For example, FROM (SELECT ...) [AS] foo.")
                     });
                 };
-                let sub = self.subquery(subquery)?;
+                // Without LATERAL the FROM list's other items are out of
+                // reach (outer queries' are not).
+                let saved = (!*lateral).then(|| self.scope().on_visible.replace(0..0));
+                let sub = self.subquery(subquery);
+                if let Some(saved) = saved {
+                    self.scope().on_visible = saved;
+                }
+                let sub = sub?;
                 let names = self.rename(&alias_name, &sub.names, &alias_cols)?;
                 // A subquery's untyped output columns become text here.
                 let cols: Vec<ScopeCol> = sub

@@ -172,6 +172,12 @@ impl Binder<'_> {
             );
         }
         let name = q.name;
+        if let Some(b) = self.sql_value_function(&name, f)? {
+            return Ok(b);
+        }
+        if let Some(b) = self.make_interval_call(&name, f, ctx)? {
+            return Ok(b);
+        }
         let ca = call_args(f)?;
         if f.over.is_some() {
             return self.window_call(&name, f, ca, ctx);
@@ -624,6 +630,9 @@ fn range_offset_type(ty: DataType) -> Option<DataType> {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => Some(DataType::Int8),
         DataType::Float4 | DataType::Float8 => Some(DataType::Float8),
         DataType::Numeric => Some(DataType::Numeric),
+        DataType::Date | DataType::Time | DataType::Timestamp | DataType::TimestampTz => {
+            Some(DataType::Interval)
+        }
         _ => None,
     }
 }

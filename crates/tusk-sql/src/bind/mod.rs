@@ -37,6 +37,7 @@
 //! it, so that later uses of the same parameter see the type.
 
 mod conflict;
+mod datetime;
 mod dml;
 mod expr;
 mod forms;
@@ -48,6 +49,7 @@ mod query;
 mod select;
 mod stored;
 
+pub use datetime::interval_value;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};

@@ -9,7 +9,7 @@ use crate::types::sql_type;
 use sqlparser::ast as A;
 use tusk_storage::{CheckDef, ColumnDef, LockMode, SqlType, TableDef};
 
-fn foreign_keys_refused() -> SqlError {
+pub(super) fn foreign_keys_refused() -> SqlError {
     SqlError::coded(
         sqlstate::FEATURE_NOT_SUPPORTED,
         "FOREIGN KEY constraints are not supported: tusk would not enforce them",
@@ -17,7 +17,7 @@ fn foreign_keys_refused() -> SqlError {
 }
 
 /// Refuses the UNIQUE options tusk does not implement.
-fn unique_options(k: &A::UniqueConstraint) -> Result<()> {
+pub(super) fn unique_options(k: &A::UniqueConstraint) -> Result<()> {
     if matches!(k.nulls_distinct, A::NullsDistinctOption::NotDistinct) {
         return Err(SqlError::coded(
             sqlstate::FEATURE_NOT_SUPPORTED,
@@ -25,6 +25,96 @@ fn unique_options(k: &A::UniqueConstraint) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `constraint "name" for relation "table" already exists` (42710).
+pub(super) fn constraint_exists(name: &str, table: &str) -> SqlError {
+    SqlError::coded(
+        sqlstate::DUPLICATE_OBJECT,
+        format!("constraint \"{name}\" for relation \"{table}\" already exists"),
+    )
+}
+
+/// The name PostgreSQL gives an unnamed CHECK constraint `bound` of
+/// `table` (columns `cols`): `table_column_check` for a condition on one
+/// column, `table_check` otherwise, numbered while `taken` says the name is
+/// used.
+pub(super) fn check_name_for(
+    table: &str,
+    cols: &[ColumnDef],
+    bound: &tusk_exec::Expr,
+    taken: impl Fn(&str) -> bool,
+) -> String {
+    let mut used = Vec::new();
+    bound.columns(&mut used);
+    used.sort_unstable();
+    used.dedup();
+    let base = match used.as_slice() {
+        [one] => format!("{table}_{}_check", cols[*one].name),
+        _ => format!("{table}_check"),
+    };
+    let base = crate::names::truncate(&base);
+    let mut n = base.clone();
+    let mut k = 0;
+    while taken(&n) {
+        k += 1;
+        n = format!("{base}{k}");
+    }
+    n
+}
+
+/// One column of CREATE TABLE or ALTER TABLE ADD COLUMN with what its
+/// options declare.
+pub(super) struct ColumnElement {
+    /// The column with its type, NOT NULL and DEFAULT.
+    pub column: ColumnDef,
+    /// CHECK options: (constraint name, condition).
+    pub checks: Vec<(Option<String>, A::Expr)>,
+    /// PRIMARY KEY and UNIQUE options: (constraint name, primary).
+    pub keys: Vec<(Option<String>, bool)>,
+}
+
+/// Reads a column definition and its options.
+pub(super) fn column_element(c: &A::ColumnDef) -> Result<ColumnElement> {
+    let mut el = ColumnElement {
+        column: ColumnDef::new(ident(&c.name)?, sql_type(&c.data_type)?, false),
+        checks: Vec::new(),
+        keys: Vec::new(),
+    };
+    for o in &c.options {
+        match &o.option {
+            A::ColumnOption::NotNull => el.column.not_null = true,
+            A::ColumnOption::Null => el.column.not_null = false,
+            A::ColumnOption::Default(e) => el.column.default = Some(e.to_string()),
+            A::ColumnOption::Check(ck) => el.checks.push((
+                o.name
+                    .as_ref()
+                    .or(ck.name.as_ref())
+                    .map(ident)
+                    .transpose()?,
+                (*ck.expr).clone(),
+            )),
+            A::ColumnOption::ForeignKey(_) => return Err(foreign_keys_refused()),
+            A::ColumnOption::PrimaryKey(k) => el.keys.push((
+                o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                true,
+            )),
+            A::ColumnOption::Unique(k) => {
+                unique_options(k)?;
+                el.keys.push((
+                    o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
+                    false,
+                ))
+            }
+            other => {
+                return Err(SqlError::coded(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    format!("column constraint \"{other}\" is not supported"),
+                ))
+            }
+        }
+    }
+    Ok(el)
 }
 
 fn command(tag: &str) -> QueryResult {
@@ -55,6 +145,7 @@ impl Session {
         } else {
             "CREATE TABLE"
         })?;
+        super::reloptions::check_table_options(&ct.table_options)?;
         let name = user_relation_name(&ct.name)?;
         check_name(&name, "table")?;
         if self.catalog()?.relation_exists(&name) {
@@ -146,48 +237,20 @@ impl Session {
             .map(|c| ident(&c.name))
             .collect::<Result<_>>()?;
         let mut keys: Vec<ConstraintSpec> = Vec::new();
-        // (constraint name, expression, the column it was written on)
+        // (constraint name, expression)
         let mut written_checks: Vec<(Option<String>, A::Expr)> = Vec::new();
         for c in columns {
-            let mut col = ColumnDef::new(ident(&c.name)?, sql_type(&c.data_type)?, false);
-            for o in &c.options {
-                match &o.option {
-                    A::ColumnOption::NotNull => col.not_null = true,
-                    A::ColumnOption::Null => col.not_null = false,
-                    A::ColumnOption::Default(e) => col.default = Some(e.to_string()),
-                    A::ColumnOption::Check(ck) => written_checks.push((
-                        o.name
-                            .as_ref()
-                            .or(ck.name.as_ref())
-                            .map(ident)
-                            .transpose()?,
-                        (*ck.expr).clone(),
-                    )),
-                    A::ColumnOption::ForeignKey(_) => return Err(foreign_keys_refused()),
-                    A::ColumnOption::PrimaryKey(k) => keys.push(ConstraintSpec::new(
-                        o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
-                        std::slice::from_ref(&col.name),
-                        true,
-                        &names,
-                    )?),
-                    A::ColumnOption::Unique(k) => {
-                        unique_options(k)?;
-                        keys.push(ConstraintSpec::new(
-                            o.name.as_ref().or(k.name.as_ref()).map(ident).transpose()?,
-                            std::slice::from_ref(&col.name),
-                            false,
-                            &names,
-                        )?)
-                    }
-                    other => {
-                        return Err(SqlError::coded(
-                            sqlstate::FEATURE_NOT_SUPPORTED,
-                            format!("column constraint \"{other}\" is not supported"),
-                        ))
-                    }
-                }
+            let el = column_element(c)?;
+            for (name, primary) in el.keys {
+                keys.push(ConstraintSpec::new(
+                    name,
+                    std::slice::from_ref(&el.column.name),
+                    primary,
+                    &names,
+                )?);
             }
-            cols.push(col);
+            written_checks.extend(el.checks);
+            cols.push(el.column);
         }
         for tc in constraints {
             match tc {
@@ -231,37 +294,17 @@ impl Session {
                 binder.column_default(c)?;
             }
         }
-        // CHECK names: PostgreSQL's `table_column_check` for a condition on
-        // one column, `table_check` otherwise, numbered on collisions.
         let mut checks: Vec<CheckDef> = Vec::new();
         for (name, e) in written_checks {
             let bound = binder.bind_check(table, &cols, &e)?;
             let name = match name {
                 Some(n) => n,
                 None => {
-                    let mut used = Vec::new();
-                    bound.columns(&mut used);
-                    used.sort_unstable();
-                    used.dedup();
-                    let base = match used.as_slice() {
-                        [one] => format!("{table}_{}_check", cols[*one].name),
-                        _ => format!("{table}_check"),
-                    };
-                    let base = crate::names::truncate(&base);
-                    let mut n = base.clone();
-                    let mut k = 0;
-                    while checks.iter().any(|c| c.name == n) {
-                        k += 1;
-                        n = format!("{base}{k}");
-                    }
-                    n
+                    check_name_for(table, &cols, &bound, |n| checks.iter().any(|c| c.name == n))
                 }
             };
             if checks.iter().any(|c| c.name == name) {
-                return Err(SqlError::coded(
-                    sqlstate::DUPLICATE_OBJECT,
-                    format!("constraint \"{name}\" for relation \"{table}\" already exists"),
-                ));
+                return Err(constraint_exists(&name, table));
             }
             checks.push(CheckDef {
                 name,

@@ -1,20 +1,24 @@
 //! Statements, one family per module: queries and EXPLAIN (`query`), DDL
-//! (`ddl`, indexes and key constraints in `index`), data changes (`dml`,
+//! (`ddl`, indexes and key constraints in `index`, ALTER in `alter/`), data changes (`dml`,
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
+//! TRUNCATE (`truncate`), CREATE TABLE's storage parameters (`reloptions`),
 //! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
 
+mod alter;
 pub(crate) mod copy;
 mod ddl;
 pub(crate) mod dml;
 mod index;
 mod query;
 mod recheck;
+mod reloptions;
 pub mod role;
 mod rowlock;
 mod transaction;
+mod truncate;
 mod utility;
 mod view;
 
@@ -60,6 +64,8 @@ impl Session {
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
             A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
+            A::Statement::AlterTable(at) => self.alter_table(at, sink)?,
+            A::Statement::AlterIndex { name, operation } => self.alter_index(name, operation)?,
             A::Statement::Drop {
                 object_type: A::ObjectType::Role,
                 if_exists,
@@ -91,14 +97,15 @@ impl Session {
                     && v.threshold.is_none()
                     && !v.boost =>
             {
-                let table = v
+                let tables = v
                     .table_name
                     .as_ref()
                     .map(crate::names::user_relation_name)
                     .transpose()?;
-                return self.vacuum(false, table, sink);
+                return self.vacuum(false, false, tables.into_iter().collect(), sink);
             }
             A::Statement::Lock(l) => self.lock_table(l)?,
+            A::Statement::Truncate(t) => self.truncate(t)?,
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,

@@ -176,6 +176,10 @@ fn add_tids(
             tids.extend(add_tids(right, binder, clauses, nullable || rn, targets)?);
             Ok(tids)
         }
+        Logical::DependentJoin { .. } => Err(SqlError::coded(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            format!("{} is not supported with LATERAL", strength_name(first)),
+        )),
         Logical::Aggregate { group, .. } if !group.is_empty() => {
             Err(not_allowed(first, "GROUP BY clause"))
         }

@@ -33,11 +33,27 @@ impl Session {
                 scope,
                 ..
             } => (setting_name(variable)?, values.as_slice(), *scope),
-            A::Set::SetTimeZone { value, local } => (
-                "TimeZone".to_string(),
-                std::slice::from_ref(value),
-                local.then_some(A::ContextModifier::Local),
-            ),
+            A::Set::SetTimeZone { value, local } => {
+                // `SET TIME ZONE LOCAL` is DEFAULT; an interval is hours east.
+                let as_value =
+                    |s: String| A::Expr::Value(A::Value::SingleQuotedString(s).with_empty_span());
+                let value = match value {
+                    A::Expr::Identifier(i) if i.quote_style.is_none() && ident(i)? == "local" => {
+                        A::Expr::Identifier(A::Ident::new("default"))
+                    }
+                    A::Expr::Interval(iv) => {
+                        let b = crate::bind::interval_value(iv)?;
+                        as_value(format!("{}", b.micros as f64 / 3_600_000_000.0))
+                    }
+                    other => other.clone(),
+                };
+                return self.set_values(
+                    "TimeZone".to_string(),
+                    &[value],
+                    local.then_some(A::ContextModifier::Local),
+                    sink,
+                );
+            }
             _ => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
@@ -45,6 +61,17 @@ impl Session {
                 ))
             }
         };
+        self.set_values(name, values, scope, sink)
+    }
+
+    /// SET `name` to `values` (in `scope`).
+    fn set_values(
+        &mut self,
+        name: String,
+        values: &[A::Expr],
+        scope: Option<A::ContextModifier>,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
         let local = matches!(scope, Some(A::ContextModifier::Local));
         if local && self.xact.block == crate::xact::Block::None {
             // Its transaction ends with the statement: nothing to change.
@@ -204,6 +231,7 @@ impl Session {
         };
         let name = match name.as_str() {
             "transaction isolation level" => "transaction_isolation".to_string(),
+            "time.zone" => "TimeZone".to_string(),
             _ => name,
         };
         if name == "all" {
@@ -272,28 +300,36 @@ impl Session {
         })
     }
 
-    /// `VACUUM [VERBOSE] [table]`: every table when none is named, each in
-    /// its own transaction. VERBOSE sends PostgreSQL's INFO messages.
+    /// `VACUUM [VERBOSE] [ANALYZE] [table, ...]`: every table when none is
+    /// named, each in its own transaction. VERBOSE sends PostgreSQL's INFO
+    /// messages. ANALYZE records the analysis in `pg_stat_user_tables`
+    /// (tusk's planner keeps no per-column statistics to gather).
     pub(crate) fn vacuum(
         &mut self,
         verbose: bool,
-        table: Option<String>,
+        analyze: bool,
+        names: Vec<String>,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
         self.prevent_in_block("VACUUM")?;
         let tables: Vec<TableDef> = {
             let cat = self.db.catalog_snapshot();
-            match &table {
-                Some(name) => vec![cat
-                    .table(name)
-                    .ok_or_else(|| {
+            if names.is_empty() {
+                cat.tables().filter(|t| !t.is_view()).cloned().collect()
+            } else {
+                let mut found: Vec<TableDef> = Vec::new();
+                for name in &names {
+                    let t = cat.table(name).ok_or_else(|| {
                         SqlError::coded(
                             sqlstate::UNDEFINED_TABLE,
                             format!("relation \"{name}\" does not exist"),
                         )
-                    })?
-                    .clone()],
-                None => cat.tables().filter(|t| !t.is_view()).cloned().collect(),
+                    })?;
+                    if !found.iter().any(|f| f.oid == t.oid) {
+                        found.push(t.clone());
+                    }
+                }
+                found
             }
         };
         for table in tables {
@@ -327,6 +363,9 @@ impl Session {
                 self.gucs.maintenance_work_mem_bytes(),
             )?;
             txn.commit()?;
+            if analyze {
+                self.db.stats.analyzed(table.oid, false);
+            }
             if verbose {
                 for message in report.verbose_messages("tusk") {
                     sink(QueryResult::Notice {

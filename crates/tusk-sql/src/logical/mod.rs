@@ -27,6 +27,7 @@
 //! | `Join` inner/left/right/full | left's then right's |
 //! | `Join` semi/anti | left's |
 //! | `Join` mark | left's, then the mark column |
+//! | `DependentJoin` | left's then right's |
 //! | `Apply` | the input's, then `out` |
 //! | `Aggregate` | group ids, then aggregate ids |
 //! | `Window` | the input's, then one per window call |
@@ -214,6 +215,15 @@ pub enum Logical {
         /// The boolean column a mark join adds.
         mark: Option<ColumnId>,
     },
+    /// A join whose right side reads columns of the left one (`LATERAL`):
+    /// the right side is evaluated for each left row. `kind` is inner or
+    /// left; output: left's columns, then right's.
+    DependentJoin {
+        kind: JoinKind,
+        left: Box<Logical>,
+        right: Box<Logical>,
+        on: Vec<Expr>,
+    },
     /// A subquery evaluated for each input row (a dependent join): the
     /// decorrelation pass turns it into joins where it can.
     Apply {
@@ -307,6 +317,11 @@ impl Logical {
                 }
                 out
             }
+            Logical::DependentJoin { left, right, .. } => {
+                let mut o = left.output();
+                o.extend(right.output());
+                o
+            }
             Logical::Apply { input, out, .. } => {
                 let mut o = input.output();
                 o.push(*out);
@@ -341,7 +356,9 @@ impl Logical {
             | Logical::Distinct { input, .. }
             | Logical::Sort { input, .. }
             | Logical::Limit { input, .. } => vec![input],
-            Logical::Join { left, right, .. } | Logical::SetOp { left, right, .. } => {
+            Logical::Join { left, right, .. }
+            | Logical::SetOp { left, right, .. }
+            | Logical::DependentJoin { left, right, .. } => {
                 vec![left, right]
             }
             Logical::Apply {
@@ -366,7 +383,9 @@ impl Logical {
             | Logical::Distinct { input, .. }
             | Logical::Sort { input, .. }
             | Logical::Limit { input, .. } => vec![input],
-            Logical::Join { left, right, .. } | Logical::SetOp { left, right, .. } => {
+            Logical::Join { left, right, .. }
+            | Logical::SetOp { left, right, .. }
+            | Logical::DependentJoin { left, right, .. } => {
                 vec![left, right]
             }
             Logical::Apply {
@@ -389,7 +408,7 @@ impl Logical {
             Logical::Values { rows, .. } => rows.iter().flatten().for_each(f),
             Logical::Filter { predicate, .. } => f(predicate),
             Logical::Project { exprs, .. } => exprs.iter().for_each(|(_, e)| f(e)),
-            Logical::Join { on, .. } => on.iter().for_each(f),
+            Logical::Join { on, .. } | Logical::DependentJoin { on, .. } => on.iter().for_each(f),
             Logical::Apply { kind, .. } => match kind {
                 SubqueryKind::Any { test } | SubqueryKind::All { test } => f(test),
                 _ => {}
@@ -430,7 +449,9 @@ impl Logical {
             Logical::Values { rows, .. } => rows.iter_mut().flatten().for_each(f),
             Logical::Filter { predicate, .. } => f(predicate),
             Logical::Project { exprs, .. } => exprs.iter_mut().for_each(|(_, e)| f(e)),
-            Logical::Join { on, .. } => on.iter_mut().for_each(f),
+            Logical::Join { on, .. } | Logical::DependentJoin { on, .. } => {
+                on.iter_mut().for_each(f)
+            }
             Logical::Apply { kind, .. } => match kind {
                 SubqueryKind::Any { test } | SubqueryKind::All { test } => f(test),
                 _ => {}

@@ -297,6 +297,12 @@ impl<'a> Planner<'a> {
                 let rp = self.plan(right)?;
                 self.join(*kind, lp, rp, on.clone(), *mark)
             }
+            Logical::DependentJoin {
+                kind,
+                left,
+                right,
+                on,
+            } => self.dependent_join(*kind, left, right, on),
             Logical::Apply {
                 input,
                 subquery,
@@ -399,6 +405,63 @@ impl<'a> Planner<'a> {
         ))
     }
 
+    /// A lateral join: a LateralLoop whose inner plan reads the left row's
+    /// columns as parameters.
+    fn dependent_join(
+        &mut self,
+        kind: JoinKind,
+        left: &Logical,
+        right: &Logical,
+        on: &[Expr],
+    ) -> Result<Phys> {
+        let lp = self.plan(left)?;
+        let free: Vec<ColumnId> = right
+            .free_columns()
+            .into_iter()
+            .filter(|c| lp.cols.contains(c))
+            .collect();
+        let mut pmap = HashMap::new();
+        let mut param_ids = Vec::new();
+        for &c in &free {
+            let k = self.next_param;
+            self.next_param += 1;
+            pmap.insert(c, k);
+            param_ids.push(k);
+        }
+        self.params.push(pmap);
+        let rp = self.plan(right);
+        self.params.pop();
+        let rp = rp?;
+        let params = free
+            .iter()
+            .map(|&c| self.remap(&self.cols.expr(c), &lp.cols))
+            .collect::<Result<Vec<_>>>()?;
+        let mut cols = lp.cols.clone();
+        cols.extend(rp.cols.iter().copied());
+        let join_filter = match crate::logical::and_all(on.to_vec()) {
+            Some(f) => Some(self.remap(&f, &cols)?),
+            None => None,
+        };
+        let (l, r) = (lp.plan.est, rp.plan.est);
+        let est = Estimate {
+            startup_cost: l.startup_cost + r.startup_cost,
+            total_cost: l.total_cost + l.rows * r.total_cost,
+            rows: (l.rows * r.rows).max(1.0),
+            width: l.width + r.width,
+        };
+        Ok(self.node(
+            NodeKind::LateralLoop {
+                kind,
+                join_filter,
+                params,
+                param_ids,
+            },
+            vec![lp.plan, rp.plan],
+            cols,
+            est,
+        ))
+    }
+
     /// A subquery that stays correlated: a SubPlans node that computes the
     /// `out` column for each input row.
     fn apply(
@@ -408,7 +471,10 @@ impl<'a> Planner<'a> {
         kind: &SubqueryKind,
         out: ColumnId,
     ) -> Result<Phys> {
-        let child = self.plan(input)?;
+        // The subquery is planned before its input so that subqueries are
+        // numbered top-down as PostgreSQL numbers them: the select list's
+        // before the WHERE clause's.
+        //
         // The subquery's outer references become parameters, and so do the
         // outer columns an ANY/ALL test compares with.
         let mut free = subquery.free_columns();
@@ -449,6 +515,9 @@ impl<'a> Planner<'a> {
         };
         self.params.pop();
         let spec_kind = spec_kind?;
+        let number = self.next_subplan;
+        self.next_subplan += 1;
+        let child = self.plan(input)?;
         // The outer values, evaluated on the input row, feed the params.
         // The test of ANY/ALL reads outer columns as parameters too.
         let mut param_exprs = Vec::new();
@@ -457,8 +526,6 @@ impl<'a> Planner<'a> {
             param_exprs.push(self.remap(&self.cols.expr(*c), &child.cols)?);
             param_ids.push(*k);
         }
-        let number = self.next_subplan;
-        self.next_subplan += 1;
         let spec = SubPlanSpec {
             plan: sub.plan,
             kind: spec_kind,

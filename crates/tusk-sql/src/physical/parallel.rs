@@ -78,8 +78,21 @@ impl Planner<'_> {
             make_parallel(&mut p);
             return self.gather(p);
         }
+        // A lateral loop's inner plan runs once per outer row: never
+        // under a Gather of its own.
+        let lateral = matches!(p.kind, NodeKind::LateralLoop { .. });
         let children = std::mem::take(&mut p.children);
-        p.children = children.into_iter().map(|c| self.parallelize(c)).collect();
+        p.children = children
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if lateral && i == 1 {
+                    c
+                } else {
+                    self.parallelize(c)
+                }
+            })
+            .collect();
         p
     }
 

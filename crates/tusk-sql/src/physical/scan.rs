@@ -47,8 +47,7 @@ impl Planner<'_> {
             // Rows to change or lock: the scan also yields their TIDs.
             out.push(*tid);
         }
-        let pages = self.db.nblocks(table.oid)? as f64;
-        let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
+        let (pages, tuples) = self.table_size(table)?;
         let sel: f64 = filters.iter().map(selectivity).product();
         let rows = (tuples * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
@@ -189,6 +188,7 @@ impl Planner<'_> {
                     backward: false,
                     index_cond: crate::explain::deparse(&cond, &cond_names),
                     filter,
+                    defs: Box::new((index.clone(), table.clone())),
                 },
                 vec![],
                 out.to_vec(),
@@ -437,4 +437,32 @@ pub(crate) fn series_rows(args: &[Expr]) -> Option<f64> {
 #[allow(dead_code)]
 fn unused(_: Estimate) -> Estimate {
     flat(1.0, 1.0, 0)
+}
+
+/// Pages that PostgreSQL assumes, at least, for a table it has never
+/// vacuumed or analyzed.
+const UNVACUUMED_MIN_PAGES: f64 = 10.0;
+
+impl Planner<'_> {
+    /// The pages and live tuples the planner assumes for `table`. Like
+    /// PostgreSQL's `estimate_rel_size`, a table of fewer than 10 pages is
+    /// planned as 10 pages filled at the density its column types imply:
+    /// a table that was just created, and may be filled by the time the
+    /// plan runs, is not trusted to stay empty. (PostgreSQL trusts the
+    /// pages once VACUUM or ANALYZE has counted them; tusk keeps no such
+    /// count yet.) Planning small tables as PostgreSQL does also makes the
+    /// same side of a join run first, which decides which errors a query
+    /// raises.
+    fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
+        let pages = self.db.nblocks(table.oid)? as f64;
+        if pages < UNVACUUMED_MIN_PAGES {
+            // PostgreSQL's tuple width: the columns' average widths, the
+            // aligned tuple header (24 bytes) and the line pointer (4).
+            let width = f64::from(cost::width_of(&table.column_types())) + 28.0;
+            let density = ((8192.0 - 24.0) / width).floor();
+            return Ok((UNVACUUMED_MIN_PAGES, UNVACUUMED_MIN_PAGES * density));
+        }
+        let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
+        Ok((pages, tuples))
+    }
 }

@@ -17,10 +17,28 @@
 //! A filter that folded to `false` or NULL replaces its input by an empty
 //! relation with the same columns.
 
-use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
+use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
 use std::collections::HashSet;
 use tusk_exec::expr::BoolTest;
 use tusk_exec::{Expr, Value};
+
+/// Splits the conjuncts above an uncorrelated scalar or EXISTS subquery
+/// (an InitPlan, whose value is the column `out`) into those that stay
+/// above it and those that go below. PostgreSQL evaluates all of them as
+/// one qual list in cost order, reading the InitPlan's parameter (cost 0)
+/// where it comes; so the conjuncts ordered before the first that reads
+/// `out` go below, and that one and all after it stay in order above. Rows
+/// a cheaper conjunct rejects never meet a dearer one that could fail, and
+/// the subquery runs only if some row reaches its conjunct.
+fn split_at_init_param(cs: Vec<Expr>, out: ColumnId) -> (Vec<Expr>, Vec<Expr>) {
+    let mut ordered = crate::physical::cost::order_quals(cs);
+    let first = ordered
+        .iter()
+        .position(|c| expr_columns(c).contains(&out))
+        .unwrap_or(ordered.len());
+    let stay = ordered.split_off(first);
+    (stay, ordered)
+}
 
 /// Pushes every filter of the tree down as far as it goes.
 pub fn push_down(plan: Logical) -> Logical {
@@ -144,14 +162,40 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             input: Box::new(push_conjuncts(*input, cs)),
             on: None,
         },
+        // Conditions on the left side alone go below a lateral join (its
+        // rows are the same either way); the rest stay above.
+        Logical::DependentJoin {
+            kind,
+            left,
+            right,
+            on,
+        } => {
+            let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
+            let (down, stay): (Vec<Expr>, Vec<Expr>) = cs.into_iter().partition(|c| {
+                let cols = expr_columns(c);
+                !cols.is_empty() && cols.iter().all(|x| lcols.contains(x))
+            });
+            let node = Logical::DependentJoin {
+                kind,
+                left: Box::new(push_conjuncts(*left, down)),
+                right: Box::new(push_down(*right)),
+                on,
+            };
+            with_filter(node, stay)
+        }
         Logical::Apply {
             input,
             subquery,
             kind,
             out,
         } => {
-            let (stay, down): (Vec<Expr>, Vec<Expr>) =
-                cs.into_iter().partition(|c| expr_columns(c).contains(&out));
+            let init_plan = matches!(kind, SubqueryKind::Scalar | SubqueryKind::Exists)
+                && subquery.free_columns().is_empty();
+            let (stay, down) = if init_plan {
+                split_at_init_param(cs, out)
+            } else {
+                cs.into_iter().partition(|c| expr_columns(c).contains(&out))
+            };
             let node = Logical::Apply {
                 input: Box::new(push_conjuncts(*input, down)),
                 subquery: Box::new(push_down(*subquery)),

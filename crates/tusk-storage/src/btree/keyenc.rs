@@ -103,10 +103,10 @@ impl KeyType {
             SqlType::Text | SqlType::Varchar(_) => KeyType::Text,
             SqlType::Char(_) => KeyType::Bpchar,
             SqlType::Date => KeyType::Date,
-            SqlType::Time => KeyType::Time,
-            SqlType::Timestamp => KeyType::Timestamp,
-            SqlType::TimestampTz => KeyType::TimestampTz,
-            SqlType::Interval => KeyType::Interval,
+            SqlType::Time(_) => KeyType::Time,
+            SqlType::Timestamp(_) => KeyType::Timestamp,
+            SqlType::TimestampTz(_) => KeyType::TimestampTz,
+            SqlType::Interval(_) => KeyType::Interval,
         }
     }
 

@@ -118,6 +118,37 @@ pub fn parse_numeric_offset(s: &str) -> Option<i32> {
     Some(if neg { -secs } else { secs })
 }
 
+/// `strtod` accepting the whole string: an optional sign, digits and an
+/// optional fraction (`-7`, `+03`, `5.5`).
+fn plain_number(s: &str) -> Option<f64> {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let ok = !body.is_empty()
+        && body.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && body.bytes().filter(|&b| b == b'.').count() <= 1
+        && body.bytes().any(|b| b.is_ascii_digit());
+    if !ok {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+/// The name of a fixed zone `secs_east` east of UTC (`<+05:30>-05:30`).
+fn offset_zone_name(secs_east: i64) -> String {
+    let a = secs_east.abs();
+    let mut off = format!("{:02}", a / 3600);
+    if a % 3600 != 0 {
+        off.push_str(&format!(":{:02}", a % 3600 / 60));
+        if a % 60 != 0 {
+            off.push_str(&format!(":{:02}", a % 60));
+        }
+    }
+    if secs_east < 0 {
+        format!("<-{off}>+{off}")
+    } else {
+        format!("<+{off}>-{off}")
+    }
+}
+
 impl Zone {
     pub fn utc() -> Zone {
         Zone {
@@ -144,12 +175,46 @@ impl Zone {
         Some(Zone { name, tz })
     }
 
-    /// A value of the `TimeZone` setting: a zone name, or a POSIX offset
-    /// (`+05:30` is five and a half hours west).
+    /// A value of the `TimeZone` setting: a zone name, a number of hours
+    /// east (`-7`), or a POSIX offset (`+05:30` is five and a half hours
+    /// west).
     pub fn from_setting(v: &str) -> Result<Zone> {
         let t = v.trim();
         if let Some(z) = Zone::named(t) {
             return Ok(z);
+        }
+        // A plain number is hours east of UTC (`SET TimeZone = -7`), named as
+        // PostgreSQL's `pg_tzset_offset` names it: `<-07>+07`.
+        if let Some(hours) = plain_number(t) {
+            let secs = (hours * 3600.0).round() as i64;
+            if secs.abs() < 15 * 3600 + 60 * 60 {
+                return Ok(Zone::fixed(secs as i32, offset_zone_name(secs)));
+            }
+        }
+        Zone::from_name(v).map_err(|_| {
+            TypeError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                format!("invalid value for parameter \"TimeZone\": \"{v}\""),
+            )
+        })
+    }
+
+    /// A zone as a time zone *name* (the text of `AT TIME ZONE`): a tz
+    /// database name, or a POSIX specification (`UTC+3`, `+05`, `<+03>-03`:
+    /// west of Greenwich for a positive number).
+    pub fn from_name(v: &str) -> Result<Zone> {
+        let t = v.trim();
+        if let Some(z) = Zone::named(t) {
+            return Ok(z);
+        }
+        // `<+03>-03`: a POSIX zone with a bracketed name (what SHOW prints
+        // for a numeric setting), west-positive after the bracket.
+        if let Some((_, rest)) = t.strip_prefix('<').and_then(|r| r.split_once('>')) {
+            if let Some(secs) = parse_numeric_offset(rest) {
+                if secs.abs() <= 15 * 3600 + 59 * 60 {
+                    return Ok(Zone::fixed(-secs, t));
+                }
+            }
         }
         let posix = t
             .strip_prefix("UTC")
@@ -252,5 +317,17 @@ mod tests {
         let z = Zone::from_setting("+05:30").unwrap();
         assert_eq!(z.offset_at(0), -(5 * 3600 + 1800));
         assert!(Zone::from_setting("Mars/Olympus").is_err());
+    }
+
+    #[test]
+    fn plain_numbers_point_east() {
+        // SET timezone = '+03' shows <+03>-03 and prints +03; -7 is <-07>+07.
+        let z = Zone::from_setting("+03").unwrap();
+        assert_eq!((z.name(), z.offset_at(0)), ("<+03>-03", 3 * 3600));
+        let z = Zone::from_setting("-7").unwrap();
+        assert_eq!((z.name(), z.offset_at(0)), ("<-07>+07", -7 * 3600));
+        assert_eq!(Zone::from_setting("5.5").unwrap().name(), "<+05:30>-05:30");
+        let again = Zone::from_setting("<+03>-03").unwrap();
+        assert_eq!(again.offset_at(0), 3 * 3600);
     }
 }

@@ -409,6 +409,12 @@ fn postgres_form(lower: &str, typmod: IntervalTypmod, acc: &mut Acc, s: &str) ->
             let u = unit.take().or(implied.take()).unwrap_or(default_unit);
             mark(acc, 1 << (u as u16))?;
             acc.add(u, i, f).ok_or_else(overflow)?;
+            // As in `DecodeInterval`, a bare number left of an hours field
+            // counts days (`'1 2 hours'`, `'1 2' day to hour`), except
+            // under a plain `hour` qualifier.
+            if u == Unit::Hour && typmod.fields != fields::HOUR {
+                implied = Some(Unit::Day);
+            }
         }
     }
     if unit.is_some() {
