@@ -7,6 +7,7 @@
     python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
     python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
                                  [--workloads select,tpcb,mixed] [--tpcb-duration 60]
+    python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] (see bench/tpch/bench.py)
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -16,7 +17,8 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join`, `spill`, `copy`, `vacuum` and `pgbench` (the last two need no venv: they drive
+BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench` and `tpch` (in
+bench/tpch/) (`vacuum` and `pgbench` need no venv: they drive
 both systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
@@ -389,6 +391,10 @@ def worker_main(spec: dict) -> dict:
         return spill_duckdb_worker(spec)
     if spec.get("bench") == "copy":
         return copy_duckdb_worker(spec)
+    if spec.get("bench") == "tpch":
+        from tpch.bench import duckdb_worker
+
+        return duckdb_worker(spec)
     system, keys, threads = spec["system"], spec["keys"], spec["threads"]
     rows, runs, query = spec["rows"], spec["runs"], spec["query"]
     notes = []
@@ -2678,8 +2684,15 @@ def fmt_num(v: float | None) -> str:
     return "—" if v is None else f"{v:.3f}"
 
 
+# bench/tpch/ is a package of its own that builds on this module's machinery:
+# it imports it as `run`, which must be this very module (not a second copy
+# loaded from the same file) so that both share one list of clean-ups.
+sys.modules.setdefault("run", sys.modules[__name__])
+sys.path.insert(0, str(BENCH_DIR))
+from tpch.bench import TpchBench  # noqa: E402 - needs the alias above
+
 BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
-                                  CopyBench()]}
+                                  CopyBench(), TpchBench()]}
 
 
 def main() -> int:

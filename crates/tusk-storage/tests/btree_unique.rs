@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 use tusk_storage::btree::{
-    describe_key, unique_violation, BuildOutcome, Datum, Index, InsertOutcome, StatementWriter,
+    describe_key, unique_violation, BuildOutcome, Datum, Direction, Index, InsertOutcome,
+    ScanBounds, StatementWriter,
 };
 use tusk_storage::catalog::{IndexColumn, IndexKind};
 use tusk_storage::heap::{HeapInserter, Tid};
@@ -317,6 +318,44 @@ fn single_statement_writers_check_too() {
         matches!(outcomes[2], InsertOutcome::Conflict { .. }),
         "the statement's own row conflicts"
     );
+}
+
+/// One handle inserting ascending keys goes through the last-leaf fast path
+/// across many leaf splits; it still finds a duplicate of the last key (on
+/// the last leaf) and of the first key (far to the left), and a key below
+/// every other still lands in order.
+#[test]
+fn ascending_loads_check_duplicates_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), &[]);
+    let (table, def) = setup(&db, "t", &[]);
+    let txn = db.txn.begin_write().unwrap();
+    let mut ins = HeapInserter::new(&db.pool, table.oid);
+    let index = Index::open(&db, &def, &table);
+    let mut w = StatementWriter::new(&db, txn.xid());
+    let mut tb = TupleBuilder::new();
+    let mut put = |id: i32| {
+        tb.begin();
+        tb.push_i32(id);
+        tb.push_i64(0);
+        let t = tb.finish(txn.xid());
+        let tid = ins.insert(t).unwrap();
+        let mut key = Default::default();
+        index.key_of_tuple(t, &mut key).unwrap();
+        index.insert(&key, tid, &mut w).unwrap()
+    };
+    for id in 1..=20_000 {
+        assert_eq!(put(id), InsertOutcome::Inserted, "id {id}");
+    }
+    assert!(matches!(put(20_000), InsertOutcome::Conflict { .. }));
+    assert!(matches!(put(1), InsertOutcome::Conflict { .. }));
+    assert!(matches!(put(12_345), InsertOutcome::Conflict { .. }));
+    assert_eq!(put(-5), InsertOutcome::Inserted);
+    assert_eq!(put(20_001), InsertOutcome::Inserted);
+    let mut c = index.scan(ScanBounds::all(), Direction::Forward).unwrap();
+    let mut tids = Vec::new();
+    while c.next_batch(&db.pool, &mut tids, 1000).unwrap() {}
+    assert_eq!(tids.len(), 20_002);
 }
 
 /// A table `(a text, b int4)`, both nullable.

@@ -96,6 +96,34 @@ fn rewrite_apply(
     }
 }
 
+/// Drops the select lists of every EXISTS subquery of the tree (the
+/// projections at the subquery's top). EXISTS asks only whether a row comes
+/// out, so, as PostgreSQL's `simplify_EXISTS_query` does before any
+/// constant folding, the list is never evaluated (`exists (select 1 / 0
+/// ...)` raises nothing), and the columns only the list named (`select *`)
+/// are neither read nor carried into a join's hash table. Runs first.
+pub fn simplify_exists(plan: &mut Logical) {
+    for c in plan.children_mut() {
+        simplify_exists(c);
+    }
+    if let Logical::Apply {
+        subquery,
+        kind: SubqueryKind::Exists,
+        ..
+    } = plan
+    {
+        let taken = std::mem::replace(subquery.as_mut(), Logical::unit());
+        **subquery = without_target_list(taken);
+    }
+}
+
+fn without_target_list(plan: Logical) -> Logical {
+    match plan {
+        Logical::Project { input, .. } => without_target_list(*input),
+        other => other,
+    }
+}
+
 fn mark_join(
     input: Logical,
     right: Logical,

@@ -1,9 +1,13 @@
 //! Rewrite passes over the logical plan, one per module, run in this order:
 //!
+//! 0. `decorrelate::simplify_exists`: EXISTS subqueries lose their select
+//!    lists, which PostgreSQL never evaluates;
 //! 1. `fold`: constant folding with PostgreSQL's evaluation order (which
 //!    also decides which errors a statement raises at plan time);
-//! 2. `decorrelate`: subqueries in expressions become joins where they can;
-//! 3. `pushdown`: filters move toward the scans, and outer joins that a
+//! 2. `orfactor`: conjuncts common to every arm of an OR move out of it,
+//!    so that a join condition written in each arm becomes a join key;
+//! 3. `decorrelate`: subqueries in expressions become joins where they can;
+//! 4. `pushdown`: filters move toward the scans, and outer joins that a
 //!    filter makes inner become inner.
 //!
 //! Each pass takes a valid plan and returns one that computes the same
@@ -12,6 +16,7 @@
 
 pub mod decorrelate;
 pub mod fold;
+pub mod orfactor;
 pub mod pushdown;
 
 use crate::error::SqlError;
@@ -19,7 +24,9 @@ use crate::logical::{Columns, Logical};
 
 /// Runs every pass.
 pub fn rewrite(mut plan: Logical, cols: &mut Columns) -> Result<Logical, SqlError> {
+    decorrelate::simplify_exists(&mut plan);
     fold::fold_plan(&mut plan)?;
+    orfactor::factor_ors(&mut plan);
     let plan = decorrelate::decorrelate(plan, cols);
     Ok(pushdown::push_down(plan))
 }
