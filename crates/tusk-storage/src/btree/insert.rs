@@ -54,9 +54,6 @@ impl Btree<'_> {
                 self.rel
             )));
         }
-        if self.fast_insert(key, tid, xid)? {
-            return Ok(());
-        }
         let d = self.descend(&Target::After(key, tid), false)?;
         self.insert_at(d.leaf, d.stack, key, tid, 0, xid)
     }
@@ -94,9 +91,21 @@ impl Btree<'_> {
                 pos = pos.max(1);
             }
             if node::fits(p, node::body_size(level, key.len())) {
-                self.put_entry(p, block, pos, key, tid, child, xid)?;
-                self.remember_leaf(block, p);
-                return Ok(());
+                node::insert(p, pos, key, tid, child);
+                let mut payload = Vec::with_capacity(INSERT_HEADER + key.len());
+                payload.extend_from_slice(&(pos as u16).to_le_bytes());
+                payload.extend_from_slice(&tid.block.to_le_bytes());
+                payload.extend_from_slice(&tid.item.to_le_bytes());
+                payload.extend_from_slice(&child.to_le_bytes());
+                payload.extend_from_slice(key);
+                return log_page_change(
+                    self.pool,
+                    p,
+                    RecordType::BtreeInsert,
+                    xid,
+                    self.block_ref(block),
+                    &payload,
+                );
             }
             let rightmost = node::right(p) == NO_BLOCK;
             let append = pos == node::count(p) && rightmost;
@@ -109,36 +118,6 @@ impl Btree<'_> {
                 None => self.new_root(level + 1, xid),
             };
         }
-    }
-
-    /// Puts entry (`key`, `tid`, `child`) at `pos` of page `p` (block
-    /// `block`, exclusively locked, with room for it) and logs it.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn put_entry(
-        &self,
-        p: &mut [u8],
-        block: u32,
-        pos: usize,
-        key: &[u8],
-        tid: Tid,
-        child: u32,
-        xid: Xid,
-    ) -> Result<(), StorageError> {
-        node::insert(p, pos, key, tid, child);
-        let mut payload = Vec::with_capacity(INSERT_HEADER + key.len());
-        payload.extend_from_slice(&(pos as u16).to_le_bytes());
-        payload.extend_from_slice(&tid.block.to_le_bytes());
-        payload.extend_from_slice(&tid.item.to_le_bytes());
-        payload.extend_from_slice(&child.to_le_bytes());
-        payload.extend_from_slice(key);
-        log_page_change(
-            self.pool,
-            p,
-            RecordType::BtreeInsert,
-            xid,
-            self.block_ref(block),
-            &payload,
-        )
     }
 
     /// Splits the full page `p` (block `block`, exclusively locked) with the

@@ -41,7 +41,6 @@
 //! * `node`: the page layout;
 //! * `search`: search targets and the descent;
 //! * `insert`: insertion, page splits, new roots;
-//! * `fastpath`: ascending insertions straight into the last leaf;
 //! * `scan`: range scans forward and backward ([`Cursor`]);
 //! * `sort`, `build`: bulk build (CREATE INDEX): the sort within
 //!   `maintenance_work_mem`, then the levels bottom up;
@@ -76,7 +75,6 @@
 //! pages, then heap pages (a unique check reads the heap).
 
 mod build;
-mod fastpath;
 mod index;
 mod insert;
 pub mod keyenc;
@@ -117,18 +115,11 @@ fn corrupt(rel: u32, block: u32) -> StorageError {
 pub struct Btree<'p> {
     pool: &'p BufferPool,
     rel: u32,
-    /// The last leaf as this handle last saw it, or `NO_BLOCK`: a guess
-    /// that `fastpath` checks before it uses it.
-    last_leaf: std::sync::atomic::AtomicU32,
 }
 
 impl<'p> Btree<'p> {
     pub fn new(pool: &'p BufferPool, rel: u32) -> Self {
-        Btree {
-            pool,
-            rel,
-            last_leaf: std::sync::atomic::AtomicU32::new(node::NO_BLOCK),
-        }
+        Btree { pool, rel }
     }
 
     pub fn rel(&self) -> u32 {

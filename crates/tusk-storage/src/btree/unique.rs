@@ -277,9 +277,6 @@ impl Btree<'_> {
     /// the right links (the caller holds the relation mutex, so no split
     /// moves them meanwhile).
     fn equal_entries(&self, key: &[u8]) -> Result<Vec<Tid>, StorageError> {
-        if let Some(tids) = self.fast_equal_entries(key)? {
-            return Ok(tids);
-        }
         let target = Target::Prefix {
             prefix: key,
             strict: false,
