@@ -620,19 +620,9 @@ impl Transaction {
     /// now and for everybody at commit. Takes `AccessExclusiveLock` on the
     /// relation, and on a new name (which must be free).
     pub fn alter_relation(&mut self, def: TableDef) -> Result<(), StorageError> {
-        let old = self.catalog().table_by_oid(def.oid).cloned();
-        let old = old.ok_or_else(|| {
-            StorageError::report("42P01", format!("relation \"{}\" does not exist", def.name))
-        })?;
-        self.lock(LockTag::Relation(def.oid), LockMode::AccessExclusive, false)
-            .map_err(|e| lock_error(e, &format!("relation \"{}\"", old.name)))?;
-        if old.name != def.name {
-            self.claim_name(&def.name)?;
-        }
-        self.log_ddl(
-            RecordType::AlterTable,
-            crate::catalog::encode_table(&def).into_bytes(),
-        )?;
+        let old = self.catalog().table_by_oid(def.oid).map(|t| t.name.clone());
+        let payload = crate::catalog::encode_table(&def).into_bytes();
+        self.alter_catalog_entry(def.oid, old, &def.name, RecordType::AlterTable, payload)?;
         self.add_ddl(DdlChange::AlterTable(def));
         Ok(())
     }
@@ -641,21 +631,34 @@ impl Transaction {
     /// for): `def` (an existing index's oid) replaces its definition, as
     /// [`Transaction::alter_relation`] does for tables.
     pub fn alter_index(&mut self, def: IndexDef) -> Result<(), StorageError> {
-        let old = self.catalog().index_by_oid(def.oid).cloned();
-        let old = old.ok_or_else(|| {
-            StorageError::report("42P01", format!("relation \"{}\" does not exist", def.name))
-        })?;
-        self.lock(LockTag::Relation(def.oid), LockMode::AccessExclusive, false)
-            .map_err(|e| lock_error(e, &format!("relation \"{}\"", old.name)))?;
-        if old.name != def.name {
-            self.claim_name(&def.name)?;
-        }
-        self.log_ddl(
-            RecordType::AlterIndex,
-            crate::catalog::encode_index(&def).into_bytes(),
-        )?;
+        let old = self.catalog().index_by_oid(def.oid).map(|i| i.name.clone());
+        let payload = crate::catalog::encode_index(&def).into_bytes();
+        self.alter_catalog_entry(def.oid, old, &def.name, RecordType::AlterIndex, payload)?;
         self.add_ddl(DdlChange::AlterIndex(def));
         Ok(())
+    }
+
+    /// The steps both ALTERs share: relation `oid` (named `old_name` in
+    /// this transaction's catalog, `None` if it does not exist) is locked
+    /// AccessExclusive, a changed name `new_name` is claimed, and the new
+    /// definition is WAL-logged as `record`.
+    fn alter_catalog_entry(
+        &mut self,
+        oid: u32,
+        old_name: Option<String>,
+        new_name: &str,
+        record: RecordType,
+        payload: Vec<u8>,
+    ) -> Result<(), StorageError> {
+        let old_name = old_name.ok_or_else(|| {
+            StorageError::report("42P01", format!("relation \"{new_name}\" does not exist"))
+        })?;
+        self.lock(LockTag::Relation(oid), LockMode::AccessExclusive, false)
+            .map_err(|e| lock_error(e, &format!("relation \"{old_name}\"")))?;
+        if old_name != new_name {
+            self.claim_name(new_name)?;
+        }
+        self.log_ddl(record, payload)
     }
 
     /// DROP TABLE / DROP INDEX: relation `oid` (a table takes its indexes
