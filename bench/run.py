@@ -348,7 +348,8 @@ class Tusk:
             path = f.name
         try:
             r = subprocess.run(
-                [self.binary, "-D", str(self.data_dir), "-A", "-t", "-q", "-f", path],
+                [self.binary, "-D", str(self.data_dir), "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1",
+                 "-f", path],
                 capture_output=True, text=True, timeout=self.timeout,
                 env={k: v for k, v in os.environ.items() if k != "TUSKDATA"},
             )

@@ -439,11 +439,13 @@ fn failed_copy_leaves_nothing_after_a_crash() {
     assert_eq!(state["t"], BTreeSet::from([1]));
 }
 
-/// Starts a `tusk` shell on `dir` reading statements from a pipe.
+/// Starts a `tusk` shell on `dir` reading statements from a pipe; the
+/// first error ends it (`ON_ERROR_STOP`).
 fn spawn_tusk(dir: &Path) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_tusk"))
         .arg("-D")
         .arg(dir)
+        .args(["-v", "ON_ERROR_STOP=1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
