@@ -66,7 +66,9 @@ impl Binder<'_> {
     fn expr_node(&mut self, e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
         match e {
             A::Expr::Identifier(i) => {
-                let id = self.resolve(None, &ident(i)?)?;
+                let name = ident(i)?;
+                let id = self.resolve(None, &name)?;
+                self.note_column(i, &name, id);
                 Ok(B::known(self.col_expr(id)))
             }
             A::Expr::CompoundIdentifier(parts) => {
@@ -83,6 +85,9 @@ impl Binder<'_> {
                     }
                 };
                 let id = self.resolve(Some(q), n)?;
+                if let Some(last) = parts.last() {
+                    self.note_column(last, n, id);
+                }
                 Ok(B::known(self.col_expr(id)))
             }
             A::Expr::Value(v) => self.literal(&v.value),

@@ -21,6 +21,7 @@ mod transaction;
 mod truncate;
 mod utility;
 mod view;
+pub(crate) mod view_text;
 
 pub(crate) use transaction::is_transaction_control;
 
@@ -76,8 +77,9 @@ impl Session {
                 object_type,
                 if_exists,
                 names,
+                cascade,
                 ..
-            } => self.drop(*object_type, *if_exists, names, sink)?,
+            } => self.drop(*object_type, *if_exists, names, *cascade, sink)?,
             A::Statement::CreateRole(cr) => self.create_role(cr, sink)?,
             A::Statement::AlterRole { name, operation } => {
                 self.alter_role(name, operation, sink)?
