@@ -176,6 +176,13 @@ const DEFS: &[Def] = &[
         description: "prefetch bucket heads and chain entries in hash join build and probe",
     },
     Def {
+        name: "tusk.statement_cache",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "keep the plans of simple queries by shape, numeric literals as parameters",
+    },
+    Def {
         name: "tusk.hash_chunk_size",
         default: "32kB",
         kind: Kind::MemoryKb { min: 16, max: 1024 },
@@ -529,6 +536,18 @@ fn parse_kb(v: &str) -> Option<i64> {
 pub struct Gucs {
     values: BTreeMap<&'static str, String>,
     defaults: BTreeMap<&'static str, String>,
+    /// Names these values: a fresh number from [`NEXT_GENERATION`] at
+    /// every change, so equal generations mean equal settings, also
+    /// across copies (a transaction's saved settings put back).
+    generation: u64,
+}
+
+/// The next [`Gucs::generation`] to hand out (process-wide, so that two
+/// sessions' numbers never meet either).
+static NEXT_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn fresh_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Gucs {
@@ -542,6 +561,7 @@ impl Gucs {
         let mut g = Gucs {
             values: defaults.clone(),
             defaults,
+            generation: fresh_generation(),
         };
         for (k, v) in conf {
             if let Some(d) = def(k) {
@@ -642,6 +662,7 @@ impl Gucs {
         }
         let v = self.validate(d, name, raw)?;
         self.values.insert(d.name, v);
+        self.generation = fresh_generation();
         Ok(())
     }
 
@@ -654,6 +675,7 @@ impl Gucs {
             ));
         }
         self.values.insert(d.name, self.defaults[d.name].clone());
+        self.generation = fresh_generation();
         Ok(())
     }
 
@@ -661,6 +683,13 @@ impl Gucs {
         for d in DEFS.iter().filter(|d| !d.read_only) {
             self.values.insert(d.name, self.defaults[d.name].clone());
         }
+        self.generation = fresh_generation();
+    }
+
+    /// The settings' generation: equal generations, equal settings (a plan
+    /// made under one is good under the other).
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn show(&self, name: &str) -> Result<String, String> {
@@ -706,6 +735,10 @@ impl Gucs {
         self.values["tusk.hash_join_prefetch"] == "on"
     }
 
+    pub fn statement_cache(&self) -> bool {
+        self.values["tusk.statement_cache"] == "on"
+    }
+
     /// `tusk.hash_chunk_size` in bytes.
     pub fn hash_chunk_size(&self) -> usize {
         (self.kb("tusk.hash_chunk_size") as usize) * 1024
@@ -741,6 +774,7 @@ impl Gucs {
         let d = Self::lookup(name)?;
         self.values.insert(d.name, value.to_string());
         self.defaults.insert(d.name, value.to_string());
+        self.generation = fresh_generation();
         Ok(())
     }
 

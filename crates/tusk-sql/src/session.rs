@@ -177,6 +177,8 @@ pub struct Session {
     pub(crate) env: Arc<SessionEnv>,
     /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
     pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
+    /// Plans of simple queries, by shape (`stmtcache`).
+    pub(crate) stmt_cache: crate::stmtcache::StmtCache,
 }
 
 impl Session {
@@ -208,6 +210,7 @@ impl Session {
             env: Arc::default(),
             roles: None,
             xact: SessionXact::new(),
+            stmt_cache: Default::default(),
         };
         session.sync_env()?;
         Ok(session)

@@ -51,6 +51,7 @@ mod select;
 mod stored;
 
 pub use datetime::interval_value;
+pub(crate) use expr::literal_value;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};
