@@ -244,6 +244,17 @@ impl BufferPool {
         self.get_buffer(BufferTag::new(rel, block), will_init)
     }
 
+    /// Returns the buffer for block `block` of `rel`, pinned, for a caller
+    /// about to overwrite the whole page (a columnar row group written into
+    /// free blocks): an uncached block is not read, its bytes are zero.
+    pub fn buffer_to_overwrite(
+        &self,
+        rel: u32,
+        block: u32,
+    ) -> Result<PinnedBuffer<'_>, StorageError> {
+        self.get_buffer(BufferTag::new(rel, block), true)
+    }
+
     pub fn nbuffers(&self) -> usize {
         self.nbuffers
     }

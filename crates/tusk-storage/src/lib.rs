@@ -387,7 +387,7 @@ pub struct Database {
     pub stats: pgstat::Stats,
     /// Who deleted, updated or locked rows of columnar row groups (see
     /// `columnar::claims`).
-    pub columnar: columnar::claims::Registry,
+    pub columnar: columnar::registry::Registry,
     /// Tables dropped by the running single-statement writer, removed once
     /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,

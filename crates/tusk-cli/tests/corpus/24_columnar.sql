@@ -136,6 +136,20 @@ select grp, count(*) from big where grp in (5, 6) group by grp order by grp;
 -- Deleting while reading the same table.
 delete from big where id in (select id + 1 from big where id % 10000 = 0);
 select count(*), sum(id) from big;
+-- VACUUM rewrites row groups that lost rows and compresses the delta.
+vacuum big;
+select count(*), sum(id), sum(amount) from big;
+delete from big where id % 2 = 0;
+vacuum big;
+select count(*), sum(id), min(id), max(id) from big;
+update big set name = 'v' where id % 1000 = 1;
+vacuum big;
+select count(*), sum(id) from big where name = 'v';
+select count(*), sum(id), sum(amount), count(distinct name) from big;
+insert into big select g, g % 10, 'new', g, '2001-01-01' from generate_series(300002, 320000) g;
+vacuum big;
+select count(*), sum(id), max(id) from big;
+select id, name from big where id between 300000 and 300004 order by id;
 -- Everything.
 delete from big;
 select count(*) from big;

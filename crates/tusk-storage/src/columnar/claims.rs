@@ -28,13 +28,12 @@
 //! settled. The deletions themselves are durable as metadata entries
 //! (see `meta`), written when the deleting command ends.
 //!
-//! A [`Registry`] (one per database) holds each columnar table's claims
+//! The database's `columnar::registry` holds each columnar table's claims
 //! behind a mutex; a writer holds it only to read and set one row's claim.
 
 use crate::heap::Tid;
 use crate::txn::Xid;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
 use tusk_radix::RadixTree;
 
 use super::RowId;
@@ -171,37 +170,6 @@ impl Claims {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// The claims of every columnar table of a database (see the module doc).
-#[derive(Default)]
-pub struct Registry {
-    tables: Mutex<HashMap<u32, Arc<Mutex<Claims>>>>,
-}
-
-impl Registry {
-    /// The claims of table `oid`.
-    pub fn table(&self, oid: u32) -> Arc<Mutex<Claims>> {
-        self.tables
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(oid)
-            .or_default()
-            .clone()
-    }
-
-    /// Forgets table `oid` (dropped).
-    pub fn drop_table(&self, oid: u32) {
-        self.tables
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&oid);
-    }
-}
-
-/// Locks a table's claims.
-pub fn lock(claims: &Mutex<Claims>) -> MutexGuard<'_, Claims> {
-    claims.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

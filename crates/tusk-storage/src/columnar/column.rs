@@ -164,6 +164,60 @@ impl ColumnBuffer {
         self.null_count += usize::from(null);
     }
 
+    /// The first `n` rows of a segment, decoded (VACUUM's rewrite).
+    pub fn decode(dec: &mut ColumnDecoder, ty: DataType, n: usize) -> ColumnBuffer {
+        let mut c = ColumnBuffer::new(ty);
+        dec.next_nulls(n, &mut c.nulls);
+        c.null_count = c.nulls.iter().filter(|&&x| x).count();
+        match &mut c.values {
+            Values::Int(v) => dec.next_ints(n, v),
+            Values::Float4(v) => dec.next_f32(n, v),
+            Values::Float8(v) => dec.next_f64(n, v),
+            Values::Numeric(v, sc) => dec.next_numeric(n, |x, s| {
+                v.push(x);
+                sc.push(s);
+            }),
+            Values::Interval(us, d, m) => dec.next_interval(n, |a, b, c| {
+                us.push(a);
+                d.push(b);
+                m.push(c);
+            }),
+            Values::Text(o, b) => dec.next_strings(n, |x| {
+                b.extend_from_slice(x);
+                o.push(b.len() as u32);
+            }),
+        }
+        c
+    }
+
+    /// Appends row `row` of `src` (a column of the same type).
+    pub fn push_row_from(&mut self, src: &ColumnBuffer, row: usize) {
+        let null = src.nulls[row];
+        match (&mut self.values, &src.values) {
+            _ if null => self.values.repeat_last(),
+            (Values::Int(v), Values::Int(s)) => v.push(s[row]),
+            (Values::Float4(v), Values::Float4(s)) => v.push(s[row]),
+            (Values::Float8(v), Values::Float8(s)) => v.push(s[row]),
+            (Values::Numeric(v, sc), Values::Numeric(s, ss)) => {
+                v.push(s[row]);
+                sc.push(ss[row]);
+            }
+            (Values::Interval(us, d, m), Values::Interval(sus, sd, sm)) => {
+                us.push(sus[row]);
+                d.push(sd[row]);
+                m.push(sm[row]);
+            }
+            (Values::Text(o, b), Values::Text(so, sb)) => {
+                let start = if row == 0 { 0 } else { so[row - 1] as usize };
+                b.extend_from_slice(&sb[start..so[row] as usize]);
+                o.push(b.len() as u32);
+            }
+            (values, _) => values.repeat_last(),
+        }
+        self.nulls.push(null);
+        self.null_count += usize::from(null);
+    }
+
     /// Adds row `row`'s value to a tuple being built.
     pub fn push_to_tuple(&self, row: usize, tb: &mut TupleBuilder) {
         if self.nulls[row] {

@@ -61,8 +61,10 @@ pub mod column;
 pub mod fetch;
 pub mod ints;
 pub mod meta;
+pub mod registry;
 pub mod rowchange;
 pub mod rowgroup;
+pub mod vacuum;
 pub mod writer;
 
 mod bitpack;

@@ -26,7 +26,7 @@
 //! entry when the command ends ([`Transaction::next_command`], or commit):
 //! from then on snapshots that see this command see the row deleted.
 
-use super::claims::{self, Claim, Claims, Extra};
+use super::claims::{Claim, Claims, Extra};
 use super::meta::{self, MetaEntry};
 use super::RowId;
 use crate::clog::XidStatus;
@@ -131,7 +131,7 @@ impl Transaction {
         let mut have_tuple_lock = false;
         let result = loop {
             let busy = {
-                let mut claims = claims::lock(&table);
+                let mut claims = table.claims();
                 let current = claims.get(row);
                 match self.check_claim(key, current, want) {
                     Verdict::Done(r) => break Ok((r, None)),
@@ -159,7 +159,7 @@ impl Transaction {
         // An update's new version goes into the delta once the row is ours.
         if let (TmResult::Ok, Change::Update { new, .. }) = (result, &change) {
             let next = self.insert_new_version(rel, new)?;
-            let mut claims = claims::lock(&table);
+            let mut claims = table.claims();
             if let Some(mut c) = claims.get(row) {
                 c.extra.next = Some(next);
                 claims.set(row, c);
@@ -287,7 +287,11 @@ impl Transaction {
                 Ok(LatestOutcome::Deleted)
             }
             TmResult::Updated { next } => {
-                let updater = claims::lock(&self.db.columnar.table(rel))
+                let updater = self
+                    .db
+                    .columnar
+                    .table(rel)
+                    .claims()
                     .get(row)
                     .map_or(INVALID_XID, |c| c.xid);
                 if self.heap_xmin(rel, next)? != Some(updater) {

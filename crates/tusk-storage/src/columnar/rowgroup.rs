@@ -45,7 +45,7 @@ use crate::page::{self, PAGE_HEADER_SIZE, PAGE_SIZE};
 use crate::smgr::{rel_of, Fork};
 use crate::txn::Xid;
 use crate::wal::{BlockRef, RecordType};
-use crate::StorageError;
+use crate::{Database, StorageError};
 
 /// Stream bytes per page.
 pub const PAYLOAD: usize = PAGE_SIZE - PAGE_HEADER_SIZE;
@@ -212,22 +212,23 @@ pub fn blocks_for(len: usize) -> u32 {
     len.div_ceil(PAYLOAD) as u32
 }
 
-/// Appends `stream` to the data fork of table `oid` as new consecutive
-/// blocks (see "Writing"), logged under `xid` unless the table is not
-/// logged; returns the first block.
-pub fn write_stream(
-    pool: &BufferPool,
-    oid: u32,
-    xid: Xid,
-    stream: &[u8],
-) -> Result<u32, StorageError> {
+/// Writes `stream` into consecutive blocks of table `oid`'s data fork (see
+/// "Writing"): a run of free blocks long enough if the table has one (see
+/// `registry`), else new blocks at the end; logged under `xid` unless the
+/// table is not logged. Returns the first block.
+pub fn write_stream(db: &Database, oid: u32, xid: Xid, stream: &[u8]) -> Result<u32, StorageError> {
+    let pool = &db.pool;
     let rel = rel_of(oid, Fork::ColumnarData);
     let logged = pool.wal_for(rel).is_some();
     let mutex = pool.relation_mutex(rel);
     let _extending = mutex.lock().unwrap_or_else(|e| e.into_inner());
+    let reuse = db.columnar.table(oid).take_free(blocks_for(stream.len()));
     let mut first = None;
     for (i, chunk) in stream.chunks(PAYLOAD).enumerate() {
-        let buf = pool.new_page(rel)?;
+        let buf = match reuse {
+            Some(b) => pool.buffer_to_overwrite(rel, b + i as u32)?,
+            None => pool.new_page(rel)?,
+        };
         let block = buf.block();
         let first = *first.get_or_insert(block);
         if block != first + i as u32 {
@@ -364,8 +365,8 @@ mod tests {
         let stream: Vec<u8> = (0..3 * PAYLOAD + 100)
             .map(|i| (i * 7 % 251) as u8)
             .collect();
-        let first = write_stream(&db.pool, oid, 5, &stream).unwrap();
-        let second = write_stream(&db.pool, oid, 5, &stream[..10]).unwrap();
+        let first = write_stream(&db, oid, 5, &stream).unwrap();
+        let second = write_stream(&db, oid, 5, &stream[..10]).unwrap();
         assert_eq!((first, second), (0, 4));
         let r = GroupReader::new(&db.pool, oid, first, stream.len());
         for (off, len) in [
@@ -380,5 +381,15 @@ mod tests {
         }
         let mut out = Vec::new();
         assert!(r.read(stream.len() - 1, 2, &mut out).is_err());
+        // Free blocks are used first (here: the second and third).
+        db.columnar.table(oid).set_free(vec![(1, 2)]);
+        let other: Vec<u8> = (0..PAYLOAD + 1).map(|i| (i % 13) as u8).collect();
+        assert_eq!(write_stream(&db, oid, 5, &other).unwrap(), 1);
+        assert_eq!(write_stream(&db, oid, 5, &other[..1]).unwrap(), 5);
+        let mut out = Vec::new();
+        GroupReader::new(&db.pool, oid, 1, other.len())
+            .read(0, other.len(), &mut out)
+            .unwrap();
+        assert_eq!(out, other);
     }
 }

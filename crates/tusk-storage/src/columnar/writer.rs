@@ -46,6 +46,9 @@ pub struct ColumnarWriter<'a> {
     pub delta_rows: u64,
     /// Rows taken so far.
     pub rows: u64,
+    /// Whether `finish` may put a small remainder into the delta (not when
+    /// VACUUM rewrites rows out of it).
+    to_delta: bool,
 }
 
 impl<'a> ColumnarWriter<'a> {
@@ -62,7 +65,34 @@ impl<'a> ColumnarWriter<'a> {
             groups: 0,
             delta_rows: 0,
             rows: 0,
+            to_delta: true,
         }
+    }
+
+    /// A writer that puts every row into row groups, however few are left
+    /// at the end (VACUUM's rewrite, see `vacuum`).
+    pub fn for_rewrite(db: &'a Database, table: &TableDef, xid: Xid, cid: u32) -> Self {
+        ColumnarWriter {
+            to_delta: false,
+            ..ColumnarWriter::new(db, table, xid, cid)
+        }
+    }
+
+    /// Adds row `row` of `columns` (one decoded row group, see
+    /// `ColumnBuffer::decode`).
+    pub fn push_row_from(
+        &mut self,
+        columns: &[ColumnBuffer],
+        row: usize,
+    ) -> Result<(), StorageError> {
+        for (c, src) in self.columns.iter_mut().zip(columns) {
+            c.push_row_from(src, row);
+        }
+        self.rows += 1;
+        if self.pending() >= ROW_GROUP_ROWS {
+            self.write_group()?;
+        }
+        Ok(())
     }
 
     /// Rows collected and not yet written.
@@ -89,7 +119,7 @@ impl<'a> ColumnarWriter<'a> {
     /// Writes what is left (see the module doc).
     pub fn finish(mut self) -> Result<ColumnarWriter<'a>, StorageError> {
         let n = self.pending();
-        if n >= MIN_GROUP_ROWS {
+        if n >= MIN_GROUP_ROWS || (n > 0 && !self.to_delta) {
             self.write_group()?;
         } else if n > 0 {
             let mut ins = HeapInserter::new(&self.db.pool, self.oid);
@@ -137,7 +167,7 @@ impl<'a> ColumnarWriter<'a> {
         }
         let stream_len = u32::try_from(stream.len())
             .map_err(|_| StorageError::Other("columnar row group is too big".into()))?;
-        let first_block = rowgroup::write_stream(&self.db.pool, self.oid, self.xid, &stream)?;
+        let first_block = rowgroup::write_stream(self.db, self.oid, self.xid, &stream)?;
         let entry = GroupEntry {
             first_block,
             blocks: rowgroup::blocks_for(stream.len()),
