@@ -27,6 +27,7 @@ pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod columnar_scan;
 pub mod conflict;
 pub mod copy;
 pub mod cte;

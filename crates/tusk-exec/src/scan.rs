@@ -223,24 +223,36 @@ impl SeqScan {
     }
 
     pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<SeqScan> {
+        let NodeKind::SeqScan { parallel, .. } = &plan.kind else {
+            unreachable!()
+        };
+        let shared = if *parallel {
+            Some(ctx.shared_state::<ScanShared>(plan.id, "Parallel Seq Scan")?)
+        } else {
+            None
+        };
+        SeqScan::with_shared(plan, ctx, shared)
+    }
+
+    /// A scan of the heap of `plan`'s table whose blocks come from
+    /// `parallel` when given (a columnar table's scan reads its delta so).
+    pub(crate) fn with_shared(
+        plan: &Plan,
+        ctx: &ExecContext,
+        parallel: Option<Arc<ScanShared>>,
+    ) -> Result<SeqScan> {
         let NodeKind::SeqScan {
             oid,
             table_types,
             columns,
             with_tid,
             filter,
-            parallel,
             ..
         } = &plan.kind
         else {
             unreachable!()
         };
         let nblocks = ctx.db.nblocks(*oid)?;
-        let parallel = if *parallel {
-            Some(ctx.shared_state::<ScanShared>(plan.id, "Parallel Seq Scan")?)
-        } else {
-            None
-        };
         Ok(SeqScan {
             db: ctx.db.clone(),
             oid: *oid,

@@ -25,6 +25,8 @@ pub fn error(msg: String) -> SqlError {
         sqlstate::CANT_CHANGE_RUNTIME_PARAM
     } else if message.starts_with("conversion between") {
         sqlstate::FEATURE_NOT_SUPPORTED
+    } else if message.ends_with("is not of type TABLE") {
+        sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE
     } else {
         sqlstate::INVALID_PARAMETER_VALUE
     };
@@ -36,6 +38,45 @@ pub fn error(msg: String) -> SqlError {
 
 /// Checks a value and returns its canonical form; gets the current value.
 type Validator = fn(&str, &str) -> Result<String, String>;
+
+/// Index access methods: names that exist in `pg_am`, but not for tables.
+const INDEX_ACCESS_METHODS: [&str; 6] = ["btree", "hash", "gist", "gin", "spgist", "brin"];
+
+/// The table access method called `name`, with PostgreSQL's errors (the
+/// `42704` of an unknown name is for CREATE TABLE; SET words it as an
+/// invalid value, see [`table_access_method`]).
+pub fn access_method_by_name(name: &str) -> Result<tusk_storage::AccessMethod, SqlError> {
+    if let Some(am) = tusk_storage::AccessMethod::from_name(name) {
+        return Ok(am);
+    }
+    if INDEX_ACCESS_METHODS.contains(&name) {
+        return Err(SqlError::coded(
+            sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!("access method \"{name}\" is not of type TABLE"),
+        ));
+    }
+    Err(SqlError::coded(
+        sqlstate::UNDEFINED_OBJECT,
+        format!("access method \"{name}\" does not exist"),
+    ))
+}
+
+/// `default_table_access_method`: an existing table access method.
+fn table_access_method(raw: &str, _current: &str) -> Result<String, String> {
+    let invalid = format!("invalid value for parameter \"default_table_access_method\": \"{raw}\"");
+    if raw.is_empty() {
+        return Err(format!(
+            "{invalid}\nDETAIL: default_table_access_method cannot be empty."
+        ));
+    }
+    match access_method_by_name(raw) {
+        Ok(am) => Ok(am.name().to_string()),
+        Err(e) if e.code == sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE => Err(e.message),
+        Err(_) => Err(format!(
+            "{invalid}\nDETAIL: Table access method \"{raw}\" does not exist."
+        )),
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 enum Kind {
@@ -338,6 +379,13 @@ const DEFS: &[Def] = &[
         kind: Kind::Custom(cs::search_path),
         read_only: false,
         description: "schema search order (tusk has the one schema public)",
+    },
+    Def {
+        name: "default_table_access_method",
+        default: "heap",
+        kind: Kind::Custom(table_access_method),
+        read_only: false,
+        description: "the access method of tables created without USING: heap or columnar",
     },
     Def {
         name: "TimeZone",
@@ -725,6 +773,12 @@ impl Gucs {
 
     pub fn enable_indexscan(&self) -> bool {
         self.values["enable_indexscan"] == "on"
+    }
+
+    /// `default_table_access_method`.
+    pub fn default_table_access_method(&self) -> tusk_storage::AccessMethod {
+        tusk_storage::AccessMethod::from_name(&self.values["default_table_access_method"])
+            .unwrap_or_default()
     }
 
     pub fn enable_seqscan(&self) -> bool {

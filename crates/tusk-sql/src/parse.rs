@@ -9,6 +9,9 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 use std::ops::ControlFlow;
 use tusk_storage::RowLockMode;
 
+mod table_am;
+pub use table_am::access_method;
+
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
 /// rising precedence): PostgreSQL parses 5,000 nested parentheses. The
 /// statement runs on a thread with a stack big enough for it (see
@@ -48,11 +51,13 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     }
     let mut tokens = lex(sql)?;
     let strengths = row_lock_strengths(&mut tokens);
-    let stmts = Parser::new(&PostgreSqlDialect {})
+    let access_methods = table_am::take_clauses(&mut tokens);
+    let mut stmts = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| syntax_error(sql, &e))?;
+    table_am::restore(&mut stmts, access_methods);
     // Hand each statement the strengths of its clauses, in order; if the
     // count differs (a `FOR SHARE` that was no locking clause), the
     // clauses keep the strengths sqlparser gave them.

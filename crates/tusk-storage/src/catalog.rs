@@ -39,6 +39,9 @@
 //! relation that is created but not committed; they wait for a relation
 //! being dropped on its `AccessExclusiveLock`.
 //!
+//! A table's lines may include `am columnar` (a columnar table, see
+//! `columnar`; heap tables have no `am` line).
+//!
 //! A `column` line is `column TYPE null|notnull NAME`. An `index` line is
 //! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique`
 //! (CREATE UNIQUE INDEX), `constraint` (a UNIQUE constraint's index) or
@@ -439,6 +442,37 @@ pub struct CheckDef {
     pub expr: String,
 }
 
+/// How a table stores its rows (PostgreSQL's table access methods,
+/// `pg_am` entries of type TABLE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AccessMethod {
+    /// Row versions in slotted pages (`heap`): the default, for OLTP.
+    #[default]
+    Heap,
+    /// Row groups of compressed column segments plus a row-wise delta
+    /// (`columnar`; see the `columnar` module).
+    Columnar,
+}
+
+impl AccessMethod {
+    /// The access method's name (`pg_am.amname`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessMethod::Heap => "heap",
+            AccessMethod::Columnar => "columnar",
+        }
+    }
+
+    /// The table access method called `name`.
+    pub fn from_name(name: &str) -> Option<AccessMethod> {
+        match name {
+            "heap" => Some(AccessMethod::Heap),
+            "columnar" => Some(AccessMethod::Columnar),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
     /// Object id; also the relation file number.
@@ -450,10 +484,12 @@ pub struct TableDef {
     /// file: its columns are the query's, and a reference to it binds the
     /// query in its place.
     pub view: Option<String>,
+    /// How the rows are stored.
+    pub access_method: AccessMethod,
 }
 
 impl TableDef {
-    /// A plain table with these columns.
+    /// A plain (heap) table with these columns.
     pub fn new(oid: u32, name: impl Into<String>, columns: Vec<ColumnDef>) -> TableDef {
         TableDef {
             oid,
@@ -461,11 +497,17 @@ impl TableDef {
             columns,
             checks: Vec::new(),
             view: None,
+            access_method: AccessMethod::Heap,
         }
     }
 
     pub fn is_view(&self) -> bool {
         self.view.is_some()
+    }
+
+    /// Whether the table is stored column by column (see `columnar`).
+    pub fn is_columnar(&self) -> bool {
+        self.access_method == AccessMethod::Columnar
     }
 
     pub fn column_types(&self) -> Vec<DataType> {
@@ -748,6 +790,13 @@ fn parse(
                     expr: unescape(expr).ok_or_else(|| corrupt(line))?,
                 });
             }
+            Some("am") => {
+                let am = parts
+                    .next()
+                    .and_then(AccessMethod::from_name)
+                    .ok_or_else(|| corrupt(line))?;
+                current.as_mut().ok_or_else(|| corrupt(line))?.access_method = am;
+            }
             Some("view") => {
                 let text = &line["view ".len().min(line.len())..];
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
@@ -792,6 +841,9 @@ fn parse(
 /// A table definition as catalog text (the payload of WAL `CreateTable`).
 pub fn encode_table(t: &TableDef) -> String {
     let mut text = format!("table {} {}\n", t.oid, t.name);
+    if t.access_method != AccessMethod::Heap {
+        text.push_str(&format!("am {}\n", t.access_method.name()));
+    }
     for c in &t.columns {
         text.push_str(&format!(
             "column {} {} {}\n",
@@ -960,6 +1012,9 @@ impl Catalog {
     /// Reserves an oid for a new relation.
     pub fn allocate_oid(&mut self) -> Result<u32, StorageError> {
         let oid = self.next_oid;
+        if oid > crate::smgr::MAX_OID {
+            return Err(StorageError::Other("out of object ids".into()));
+        }
         self.next_oid += 1;
         self.save()?;
         Ok(oid)
@@ -1136,6 +1191,7 @@ mod tests {
             ],
             checks: Vec::new(),
             view: None,
+            access_method: AccessMethod::Columnar,
         })
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();

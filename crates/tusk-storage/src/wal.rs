@@ -170,6 +170,9 @@ pub enum RecordType {
     /// load (COPY; see `bulk`), logged once when it is complete instead of
     /// one `HeapInsert` per tuple.
     HeapPage = 26,
+    /// Always a page image (`HAS_FPI`): a page of a columnar table's row
+    /// group, written whole (see `columnar::rowgroup`).
+    ColumnarPage = 27,
     /// Payload: a table's or view's new definition (catalog text, same
     /// oid): ALTER TABLE changes that need no new relation file (renames,
     /// defaults, NOT NULL, CHECK constraints). Takes effect if the xid
@@ -201,6 +204,7 @@ impl RecordType {
             24 => RecordType::HeapUnused,
             25 => RecordType::CreateIndex,
             26 => RecordType::HeapPage,
+            27 => RecordType::ColumnarPage,
             30 => RecordType::AlterTable,
             31 => RecordType::AlterIndex,
             _ => return None,

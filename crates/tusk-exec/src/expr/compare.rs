@@ -35,6 +35,17 @@ impl CmpOp {
         }
     }
 
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn commuted(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => o,
+        }
+    }
+
     /// Whether an ordering satisfies the operator.
     #[inline]
     pub fn test(self, o: Ordering) -> bool {

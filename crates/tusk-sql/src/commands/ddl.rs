@@ -7,7 +7,7 @@ use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use tusk_storage::{CheckDef, ColumnDef, LockMode, SqlType, TableDef};
+use tusk_storage::{AccessMethod, CheckDef, ColumnDef, LockMode, SqlType, TableDef};
 
 pub(super) fn foreign_keys_refused() -> SqlError {
     SqlError::coded(
@@ -117,6 +117,15 @@ pub(super) fn column_element(c: &A::ColumnDef) -> Result<ColumnElement> {
     Ok(el)
 }
 
+/// Indexes (and the UNIQUE and PRIMARY KEY constraints made of them) on
+/// columnar tables: not supported.
+pub(super) fn columnar_indexes_refused() -> SqlError {
+    SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        "indexes on columnar tables are not supported",
+    )
+}
+
 fn command(tag: &str) -> QueryResult {
     QueryResult::Command { tag: tag.into() }
 }
@@ -146,6 +155,10 @@ impl Session {
             "CREATE TABLE"
         })?;
         super::reloptions::check_table_options(&ct.table_options)?;
+        let access_method = match crate::parse::access_method(ct) {
+            Some(m) => crate::guc::access_method_by_name(&ident(m)?)?,
+            None => self.gucs.default_table_access_method(),
+        };
         let name = user_relation_name(&ct.name)?;
         check_name(&name, "table")?;
         if self.catalog()?.relation_exists(&name) {
@@ -198,8 +211,12 @@ impl Session {
             }
             check_name(&c.name, "column")?;
         }
+        if access_method == AccessMethod::Columnar && !constraints.is_empty() {
+            return Err(columnar_indexes_refused());
+        }
         let mut def = TableDef::new(0, name, columns);
         def.checks = checks;
+        def.access_method = access_method;
         // Visible to this transaction only until it commits; a failure
         // below rolls the creation back with the statement.
         let table = self.txn()?.create_relation(def)?;

@@ -13,6 +13,7 @@
 //! subtree does not produce is an outer reference of a SubPlan and becomes
 //! an `Expr::Param`, which the executor replaces by the outer row's value.
 
+mod columnar;
 mod join;
 mod parallel;
 mod scan;

@@ -47,6 +47,9 @@ impl Planner<'_> {
             // Rows to change or lock: the scan also yields their TIDs.
             out.push(*tid);
         }
+        if table.is_columnar() {
+            return self.columnar_scan(table, alias, attrs, out, filters, tid.is_some());
+        }
         let (pages, tuples) = self.table_size(table)?;
         let sel: f64 = filters.iter().map(selectivity).product();
         let rows = (tuples * sel).max(1.0).round();
@@ -84,6 +87,7 @@ impl Planner<'_> {
                 with_tid: tid.is_some(),
                 filter,
                 parallel: false,
+                columnar: None,
             },
             vec![],
             out,
@@ -315,36 +319,10 @@ fn index_condition(
 ) -> Option<(IndexKey, Expr)> {
     // The key position of a column-side operand, and the column's type.
     let key_column = |e: &Expr| -> Option<(usize, DataType)> {
-        let (col, ty, as_ty) = match e {
-            Expr::Column { index, ty } => (*index, *ty, *ty),
-            Expr::Cast { arg, to } => match arg.as_ref() {
-                Expr::Column { index, ty } => (*index, *ty, *to),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        let pos = key_ids.iter().position(|&k| k == col)?;
-        let ok = ty == ty_of(key_ids[pos])
-            && (ty == as_ty
-                || matches!(
-                    (ty, as_ty),
-                    (DataType::Int2, DataType::Int4 | DataType::Int8)
-                        | (DataType::Int4, DataType::Int8)
-                        | (DataType::Varchar, DataType::Text)
-                ));
-        ok.then_some((pos, ty))
+        let (col, ty) = column_operand(e, ty_of)?;
+        Some((key_ids.iter().position(|&k| k == col)?, ty))
     };
-    // Known when the scan starts: no column of the scanned row (outer
-    // references of a SubPlan are its parameters), nothing volatile.
-    let runtime_value = |e: &Expr| -> bool {
-        let mut ok = true;
-        e.visit(|n| match n {
-            Expr::Column { index, .. } if !outer(*index) => ok = false,
-            Expr::Call { func, .. } if func.volatile() => ok = false,
-            _ => {}
-        });
-        ok
-    };
+    let runtime_value = |e: &Expr| known_at_start(e, outer);
     let column_expr = |pos: usize, ty: DataType| Expr::Column { index: pos, ty };
     match f {
         Expr::IsNull {
@@ -373,13 +351,7 @@ fn index_condition(
             let (op, (pos, ty), value) = if let Some(k) = key_column(left) {
                 (*op, k, right.as_ref())
             } else {
-                let flipped = match op {
-                    CmpOp::Lt => CmpOp::Gt,
-                    CmpOp::Le => CmpOp::Ge,
-                    CmpOp::Gt => CmpOp::Lt,
-                    CmpOp::Ge => CmpOp::Le,
-                    o => *o,
-                };
+                let flipped = op.commuted();
                 (flipped, key_column(right)?, left.as_ref())
             };
             if !runtime_value(value) {
@@ -407,6 +379,46 @@ fn index_condition(
         }
         _ => None,
     }
+}
+
+/// The column a comparison operand reads and its type: the column itself,
+/// or the column cast to a type whose order its values keep (a wider
+/// integer, `varchar` as `text`) — what an index key or a row group's
+/// bounds can be compared with.
+pub(super) fn column_operand(
+    e: &Expr,
+    ty_of: &impl Fn(ColumnId) -> DataType,
+) -> Option<(ColumnId, DataType)> {
+    let (col, ty, as_ty) = match e {
+        Expr::Column { index, ty } => (*index, *ty, *ty),
+        Expr::Cast { arg, to } => match arg.as_ref() {
+            Expr::Column { index, ty } => (*index, *ty, *to),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ok = ty == ty_of(col)
+        && (ty == as_ty
+            || matches!(
+                (ty, as_ty),
+                (DataType::Int2, DataType::Int4 | DataType::Int8)
+                    | (DataType::Int4, DataType::Int8)
+                    | (DataType::Varchar, DataType::Text)
+            ));
+    ok.then_some((col, ty))
+}
+
+/// Whether `e` is known when a scan starts: no column of the scanned row
+/// (outer references of a SubPlan, which `outer` recognises, are its
+/// parameters), nothing volatile.
+pub(super) fn known_at_start(e: &Expr, outer: &impl Fn(ColumnId) -> bool) -> bool {
+    let mut ok = true;
+    e.visit(|n| match n {
+        Expr::Column { index, .. } if !outer(*index) => ok = false,
+        Expr::Call { func, .. } if func.volatile() => ok = false,
+        _ => {}
+    });
+    ok
 }
 
 /// Rows `generate_series(start, stop[, step])` yields, for constant integers.
