@@ -85,6 +85,7 @@ pub mod recovery;
 pub mod rowlock;
 pub mod smgr;
 pub mod snapshot;
+pub mod statistics;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
@@ -384,6 +385,8 @@ pub struct Database {
     pub share_locks: rowlock::ShareLocks,
     /// `pg_stat_user_tables` counters (see `pgstat`).
     pub stats: pgstat::Stats,
+    /// What ANALYZE learned, for the planner (see `statistics`).
+    pub statistics: statistics::StatisticsStore,
     /// Tables dropped by the running single-statement writer, removed once
     /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
@@ -593,6 +596,7 @@ impl Database {
             locks: lock::LockManager::default(),
             share_locks: rowlock::ShareLocks::default(),
             stats: pgstat::Stats::default(),
+            statistics: statistics::StatisticsStore::open(dir),
             pending_drops: Mutex::new(Vec::new()),
             new_relations: Mutex::new(Vec::new()),
             pending_ddl: Mutex::new(Vec::new()),
