@@ -33,10 +33,10 @@
 //! * under REPEATABLE READ either is `could not serialize access due to
 //!   concurrent update` (40001).
 
+use crate::deform::Deformer;
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
-use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
 use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome};

@@ -213,6 +213,9 @@ impl Session {
             stmt_cache: Default::default(),
         };
         session.sync_env()?;
+        session
+            .db
+            .set_analyze_hook(Arc::new(crate::commands::autoanalyze));
         Ok(session)
     }
 
@@ -354,6 +357,9 @@ impl Session {
             } => self.transactional(false, &mut |s| {
                 s.vacuum(*verbose, *analyze, tables.clone(), sink)
             }),
+            Parsed::Analyze { verbose, tables } => {
+                self.transactional(true, &mut |s| s.analyze(*verbose, tables, sink))
+            }
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
                 sink(QueryResult::Command {
@@ -404,6 +410,7 @@ impl Session {
             min_parallel_rows: crate::physical::cost::MIN_PARALLEL_ROWS
                 * self.gucs.min_parallel_table_scan_size() as f64
                 / crate::physical::cost::DEFAULT_MIN_PARALLEL_SCAN,
+            hash_mem: self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier(),
         }
     }
 

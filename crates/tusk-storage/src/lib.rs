@@ -86,6 +86,7 @@ pub mod recovery;
 pub mod rowlock;
 pub mod smgr;
 pub mod snapshot;
+pub mod statistics;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
@@ -388,6 +389,8 @@ pub struct Database {
     /// Who deleted, updated or locked rows of columnar row groups (see
     /// `columnar::claims`).
     pub columnar: columnar::registry::Registry,
+    /// What ANALYZE learned, for the planner (see `statistics`).
+    pub statistics: statistics::StatisticsStore,
     /// Tables dropped by the running single-statement writer, removed once
     /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
@@ -598,6 +601,7 @@ impl Database {
             share_locks: rowlock::ShareLocks::default(),
             stats: pgstat::Stats::default(),
             columnar: Default::default(),
+            statistics: statistics::StatisticsStore::open(dir),
             pending_drops: Mutex::new(Vec::new()),
             new_relations: Mutex::new(Vec::new()),
             pending_ddl: Mutex::new(Vec::new()),

@@ -302,8 +302,7 @@ impl Session {
 
     /// `VACUUM [VERBOSE] [ANALYZE] [table, ...]`: every table when none is
     /// named, each in its own transaction. VERBOSE sends PostgreSQL's INFO
-    /// messages. ANALYZE records the analysis in `pg_stat_user_tables`
-    /// (tusk's planner keeps no per-column statistics to gather).
+    /// messages. ANALYZE then samples each table (see `analyze`).
     pub(crate) fn vacuum(
         &mut self,
         verbose: bool,
@@ -371,7 +370,7 @@ impl Session {
             };
             txn.commit()?;
             if analyze {
-                self.db.stats.analyzed(table.oid, false);
+                self.analyze_after_vacuum(table)?;
             }
             if verbose {
                 let mut messages = report.verbose_messages("tusk");

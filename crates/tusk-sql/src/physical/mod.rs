@@ -14,6 +14,7 @@
 //! an `Expr::Param`, which the executor replaces by the outer row's value.
 
 mod columnar;
+mod estimate;
 mod join;
 mod parallel;
 mod scan;
@@ -48,6 +49,9 @@ pub struct PlannerSettings {
     pub workers: usize,
     /// Estimated rows of the biggest scan below which no Gather is used.
     pub min_parallel_rows: f64,
+    /// Bytes a hash table may hold (`work_mem × hash_mem_multiplier`):
+    /// a hash join whose build side is larger is costed as spilling.
+    pub hash_mem: f64,
 }
 
 impl Default for PlannerSettings {
@@ -57,6 +61,7 @@ impl Default for PlannerSettings {
             enable_seqscan: true,
             workers: 2,
             min_parallel_rows: cost::MIN_PARALLEL_ROWS,
+            hash_mem: 8.0 * 1024.0 * 1024.0,
         }
     }
 }
@@ -87,6 +92,11 @@ pub struct Planner<'a> {
     /// EXPLAIN qualifies column names only when the statement reads more
     /// than one relation, as PostgreSQL does.
     qualify: bool,
+    /// The table attribute each column comes from (see `estimate`).
+    pub(crate) origins: HashMap<ColumnId, estimate::Origin>,
+    ctes_walked: std::collections::HashSet<usize>,
+    /// (pages, tuples) of each table planned so far.
+    table_sizes: std::cell::RefCell<HashMap<u32, (f64, f64)>>,
 }
 
 impl<'a> Planner<'a> {
@@ -111,6 +121,9 @@ impl<'a> Planner<'a> {
             next_subplan: 1,
             cte_plans: vec![None; ctes.len()],
             qualify: cols.qualifiers() > 1,
+            origins: HashMap::new(),
+            ctes_walked: Default::default(),
+            table_sizes: Default::default(),
         }
     }
 
@@ -123,6 +136,7 @@ impl<'a> Planner<'a> {
 
     /// Plans a statement's query whose output columns are `out`, in order.
     pub fn plan_statement(&mut self, l: &Logical, out: &[ColumnId]) -> Result<Statement> {
+        self.collect_origins(l);
         let p = self.plan(l)?;
         let p = self.project_to(p, out)?;
         let root = self.parallelize(p.plan);
@@ -294,6 +308,11 @@ impl<'a> Planner<'a> {
                 on,
                 mark,
             } => {
+                if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                    if let Some(push) = join::push_into_region(left, right, on) {
+                        return self.plan(&push(*kind));
+                    }
+                }
                 let lp = self.plan(left)?;
                 let rp = self.plan(right)?;
                 self.join(*kind, lp, rp, on.clone(), *mark)
@@ -395,7 +414,7 @@ impl<'a> Planner<'a> {
         let ordered = cost::ordered_and(vec![predicate.clone()]).expect("a predicate");
         let p = self.remap(&ordered, &child.cols)?;
         let mut est = child.plan.est;
-        est.rows = (est.rows * cost::selectivity(predicate)).max(1.0).round();
+        est.rows = (est.rows * self.selectivity(predicate)).max(1.0).round();
         est.total_cost += child.plan.est.rows * CPU_OPERATOR_COST;
         let cols = child.cols.clone();
         Ok(self.node(
@@ -571,11 +590,8 @@ impl<'a> Planner<'a> {
             return Ok(p);
         }
         let rows_in = child.plan.est.rows;
-        let groups = if g.is_empty() {
-            1.0
-        } else {
-            (rows_in / 10.0).max(1.0).min(200.0f64.max(rows_in.sqrt()))
-        };
+        let keys: Vec<Expr> = group.iter().map(|(_, e)| e.clone()).collect();
+        let groups = self.num_groups(&keys, rows_in);
         let total = child.plan.est.total_cost
             + rows_in * CPU_OPERATOR_COST * (a.len().max(1) + g.len()) as f64;
         let est = Estimate {

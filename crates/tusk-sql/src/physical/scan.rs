@@ -12,8 +12,8 @@
 //! (with TIDs) use indexes too.
 
 use super::cost::{
-    flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
-    RANDOM_PAGE_COST, SEQ_PAGE_COST,
+    flat, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, RANDOM_PAGE_COST,
+    SEQ_PAGE_COST,
 };
 use super::{cost, Phys, Planner, Result};
 use crate::logical::{and_all, ColumnId, Logical};
@@ -51,7 +51,7 @@ impl Planner<'_> {
             return self.columnar_scan(table, alias, attrs, out, filters, tid.is_some());
         }
         let (pages, tuples) = self.table_size(table)?;
-        let sel: f64 = filters.iter().map(selectivity).product();
+        let sel = self.conjunct_selectivity(&filters);
         let rows = (tuples * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
         let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
@@ -138,7 +138,12 @@ impl Planner<'_> {
             let sel = if all_equal && index.unique() {
                 1.0 / tuples.max(1.0)
             } else {
-                access.selectivity
+                let chosen: Vec<Expr> = filters
+                    .iter()
+                    .filter(|f| !access.rest.contains(f))
+                    .cloned()
+                    .collect();
+                self.conjunct_selectivity(&chosen)
             };
             let tuples = tuples.max(1.0);
             let rows = (tuples * sel).max(1.0);
@@ -172,7 +177,7 @@ impl Planner<'_> {
                 .map(|c| table.columns[c.attno].name.clone())
                 .collect();
             let cond = and_all(access.shown).expect("at least one condition");
-            let out_rows = (tuples * sel * access.rest.iter().map(selectivity).product::<f64>())
+            let out_rows = (tuples * sel * self.conjunct_selectivity(&access.rest))
                 .max(1.0)
                 .round();
             let filter = cost::ordered_and(access.rest)
@@ -230,7 +235,6 @@ struct IndexAccess {
     rest: Vec<Expr>,
     /// Leading key columns with an equality (or IS NULL).
     equal_columns: usize,
-    selectivity: f64,
 }
 
 /// PostgreSQL's choice of index conditions (`match_clauses_to_index`,
@@ -277,30 +281,12 @@ fn index_access(
     }
     // Key column order, the conditions of one column as written.
     chosen.sort_by_key(|(k, _)| k.column);
-    let ranges: Vec<IndexKeyOp> = chosen
-        .iter()
-        .filter(|(k, _)| !is_eq(k))
-        .map(|(k, _)| k.op)
-        .collect();
-    let lower = ranges
-        .iter()
-        .any(|o| matches!(o, IndexKeyOp::Gt | IndexKeyOp::Ge));
-    let upper = ranges
-        .iter()
-        .any(|o| matches!(o, IndexKeyOp::Lt | IndexKeyOp::Le));
-    let range_sel = match (lower, upper) {
-        (true, true) => 0.005,
-        (false, false) => 1.0,
-        _ => 0.3333,
-    };
-    let selectivity = 0.005f64.powi(equal_columns as i32) * range_sel;
     let (keys, shown) = chosen.into_iter().unzip();
     Some(IndexAccess {
         keys,
         shown,
         rest,
         equal_columns,
-        selectivity,
     })
 }
 
@@ -456,25 +442,39 @@ fn unused(_: Estimate) -> Estimate {
 const UNVACUUMED_MIN_PAGES: f64 = 10.0;
 
 impl Planner<'_> {
-    /// The pages and live tuples the planner assumes for `table`. Like
-    /// PostgreSQL's `estimate_rel_size`, a table of fewer than 10 pages is
-    /// planned as 10 pages filled at the density its column types imply:
-    /// a table that was just created, and may be filled by the time the
-    /// plan runs, is not trusted to stay empty. (PostgreSQL trusts the
-    /// pages once VACUUM or ANALYZE has counted them; tusk keeps no such
-    /// count yet.) Planning small tables as PostgreSQL does also makes the
-    /// same side of a join run first, which decides which errors a query
-    /// raises.
-    fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
-        let pages = self.db.nblocks(table.oid)? as f64;
-        if pages < UNVACUUMED_MIN_PAGES {
-            // PostgreSQL's tuple width: the columns' average widths, the
-            // aligned tuple header (24 bytes) and the line pointer (4).
-            let width = f64::from(cost::width_of(&table.column_types())) + 28.0;
-            let density = ((8192.0 - 24.0) / width).floor();
-            return Ok((UNVACUUMED_MIN_PAGES, UNVACUUMED_MIN_PAGES * density));
+    /// The pages and live tuples the planner assumes for `table`. After
+    /// ANALYZE, the density it found times the pages the table has now
+    /// (PostgreSQL's `estimate_rel_size` with `reltuples`). Otherwise, like
+    /// PostgreSQL for a table never vacuumed or analyzed, a table of fewer
+    /// than 10 pages is planned as 10 pages filled at the density its
+    /// column types imply: a table that was just created, and may be filled
+    /// by the time the plan runs, is not trusted to stay empty. Planning
+    /// small tables as PostgreSQL does also makes the same side of a join
+    /// run first, which decides which errors a query raises.
+    pub(crate) fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
+        if let Some(&size) = self.table_sizes.borrow().get(&table.oid) {
+            return Ok(size);
         }
-        let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
-        Ok((pages, tuples))
+        let pages = self.db.nblocks(table.oid)? as f64;
+        let size = match self.db.statistics.get(table.oid) {
+            Some(st) if st.relpages > 0 => (
+                pages,
+                (st.reltuples / f64::from(st.relpages) * pages).round(),
+            ),
+            Some(st) if pages == 0.0 || st.reltuples == 0.0 => (pages.max(1.0), 0.0),
+            _ if pages < UNVACUUMED_MIN_PAGES => {
+                // PostgreSQL's tuple width: the columns' average widths, the
+                // aligned tuple header (24 bytes) and the line pointer (4).
+                let width = f64::from(cost::width_of(&table.column_types())) + 28.0;
+                let density = ((8192.0 - 24.0) / width).floor();
+                (UNVACUUMED_MIN_PAGES, UNVACUUMED_MIN_PAGES * density)
+            }
+            _ => (
+                pages,
+                tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?,
+            ),
+        };
+        self.table_sizes.borrow_mut().insert(table.oid, size);
+        Ok(size)
     }
 }
