@@ -555,6 +555,18 @@ impl Expr {
         constant
     }
 
+    /// Whether it calls a volatile function (`random()`): its value may
+    /// differ between two evaluations over the same row.
+    pub fn is_volatile(&self) -> bool {
+        let mut volatile = false;
+        self.visit(|e| {
+            if let Expr::Call { func, .. } = e {
+                volatile |= func.volatile();
+            }
+        });
+        volatile
+    }
+
     /// Whether the node returns NULL whenever one of its direct arguments is
     /// NULL (without evaluating anything else): the constant-folding pass may
     /// replace it by a NULL constant when an argument folds to NULL, as

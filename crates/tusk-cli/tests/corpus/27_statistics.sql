@@ -67,6 +67,20 @@ select count(*) from dim1 a, dim1 b, dim2 c, dim2 d, pair e, lonely f, fact g, n
 select count(*) from dim1 a, dim1 b, dim2 c, dim2 d, pair e, lonely f, fact g, dim1 i, dim2 j, pair k, dim1 m, dim2 n
   where a.d1 = b.d1 and b.grp = c.d2 and c.d2 = d.d2 and d.d2 = e.k1 and e.k2 = f.x and f.x = g.dim1
     and g.dim1 = i.d1 and i.grp = j.d2 and j.d2 = k.k1 and k.k2 = m.grp and m.d1 = n.d2;
+-- Correlated aggregates over a selective outer leaf: the aggregation's
+-- input is first semi-joined to that leaf (NULL keys, groups without rows,
+-- counts of missing groups, several keys).
+select d.d1, d.label from dim1 d where d.grp = 0 and (select count(*) from fact f where f.dim1 = d.d1) > 50 order by 1;
+select d.d1, (select sum(amount) from fact f where f.dim1 = d.d1) from dim1 d where d.d1 < 5 order by 1;
+select count(*), sum(f.amount) from fact f, dim1 d where f.dim1 = d.d1 and d.grp = 1 and f.amount > (select avg(f2.amount) from fact f2 where f2.dim1 = d.d1);
+select d.d1, (select count(*) from fact f where f.dim1 = d.d1 and f.amount > 1000) from dim1 d where d.d1 <= 3 order by 1;
+select p.k1, p.k2, p.w from pair p where p.w > 90 and p.w < (select 40 * count(*) from fact f where f.k1 = p.k1 and f.k2 = p.k2) order by 1, 2;
+select count(*) from lonely l where l.x < (select max(f.dim1) from fact f where f.dim1 = l.x);
+select e.d2 from dim2 e where e.label = 'M1' and (select count(*) from fact f where f.dim2 = e.d2) = 0 order by 1;
+-- Columns only a subquery's select list names are not read.
+select count(*) from (select f.id, f.note, f.amount / 0 as boom from fact f) s where s.id < 10;
+select a from (select f.id as a, random() as r from fact f) s where a = 5;
+
 -- Statistics of a table whose rows then change are only hints.
 delete from fact where id > 2000;
 select count(*), count(dim1) from fact f join dim1 d on f.dim1 = d.d1;

@@ -83,6 +83,11 @@ impl Planner<'_> {
         for leaf in &leaves {
             parts.push(Some(self.plan(leaf)?));
         }
+        for i in 0..leaves.len() {
+            if let Some(reduced) = self.reduce_grouped_leaf(i, &leaves, &parts, &conds) {
+                parts[i] = Some(self.plan(&reduced)?);
+            }
+        }
         let (mut current, used) = if parts.len() <= DP_LIMIT {
             self.join_by_subsets(&mut parts, &conds)?
         } else {
@@ -499,7 +504,11 @@ fn is_inner_join(l: &Logical) -> bool {
 }
 
 /// The leaves and pooled conditions of the inner-join region at `l`.
-fn collect_region<'l>(l: &'l Logical, leaves: &mut Vec<&'l Logical>, conds: &mut Vec<Expr>) {
+pub(crate) fn collect_region<'l>(
+    l: &'l Logical,
+    leaves: &mut Vec<&'l Logical>,
+    conds: &mut Vec<Expr>,
+) {
     match l {
         Logical::Join {
             kind: JoinKind::Inner,

@@ -17,6 +17,7 @@ mod columnar;
 mod estimate;
 mod join;
 mod parallel;
+mod reduce;
 mod scan;
 
 pub mod cost;
@@ -160,6 +161,17 @@ impl<'a> Planner<'a> {
         Ok(stmt)
     }
 
+    /// The next SubPlan and parameter numbers, to give back what a plan
+    /// made only for its estimate took ([`Planner::restore_numbering`]).
+    pub(crate) fn numbering(&self) -> (usize, usize) {
+        (self.next_subplan, self.next_param)
+    }
+
+    pub(crate) fn restore_numbering(&mut self, (subplan, param): (usize, usize)) {
+        self.next_subplan = subplan;
+        self.next_param = param;
+    }
+
     /// A node over `children` producing columns `cols`.
     pub(crate) fn node(
         &self,
@@ -275,6 +287,12 @@ impl<'a> Planner<'a> {
             }
             Logical::Project { input, exprs } => {
                 let child = self.plan(input)?;
+                // Columns nobody reads are not computed (and what they
+                // read is not scanned: see `session::used_columns`).
+                let exprs: Vec<&(ColumnId, Expr)> = exprs
+                    .iter()
+                    .filter(|(c, _)| self.used.contains(c))
+                    .collect();
                 let out: Vec<ColumnId> = exprs.iter().map(|(c, _)| *c).collect();
                 // A projection that only selects columns the child has is
                 // cheaper as a Project of column references; either way it
@@ -314,7 +332,14 @@ impl<'a> Planner<'a> {
                     }
                 }
                 let lp = self.plan(left)?;
-                let rp = self.plan(right)?;
+                let mut rp = self.plan(right)?;
+                if *kind == JoinKind::Left {
+                    if let Some(r) =
+                        self.reduce_left_join_side(left, right, rp.plan.est.rows, on)?
+                    {
+                        rp = self.plan(&r)?;
+                    }
+                }
                 self.join(*kind, lp, rp, on.clone(), *mark)
             }
             Logical::DependentJoin {
