@@ -7,7 +7,9 @@
     python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
     python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
                                  [--workloads select,tpcb,mixed] [--tpcb-duration 60]
-    python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] (see bench/tpch/bench.py)
+    python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] [--am heap|columnar]
+                              (see bench/tpch/bench.py)
+    python3 bench/run.py scan [--rows 10000000] [--runs 5] [--threads 1,2] (see bench/scan/bench.py)
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -17,9 +19,9 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench` and `tpch` (in
-bench/tpch/) (`vacuum` and `pgbench` need no venv: they drive
-both systems through their command-line clients, psql and tusk). The machinery they share lives at module
+BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench`, `tpch` (in
+bench/tpch/) and `scan` (bench/scan/) (`vacuum`, `pgbench` and `scan` need no venv:
+they drive the systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
 
@@ -2705,9 +2707,10 @@ def fmt_num(v: float | None) -> str:
 sys.modules.setdefault("run", sys.modules[__name__])
 sys.path.insert(0, str(BENCH_DIR))
 from tpch.bench import TpchBench  # noqa: E402 - needs the alias above
+from scan.bench import ScanBench  # noqa: E402 - needs the alias above
 
 BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
-                                  CopyBench(), TpchBench()]}
+                                  CopyBench(), TpchBench(), ScanBench()]}
 
 
 def main() -> int:

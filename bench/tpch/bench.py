@@ -3,6 +3,7 @@ checked row by row against PostgreSQL's.
 
     python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2]
                               [--systems tusk,postgres,duckdb] [--data-dir DIR]
+                              [--am heap|columnar]
 
 What a run does, in order:
 
@@ -38,6 +39,12 @@ What a run does, in order:
    the same order (every query but Q6, Q14, Q17 and Q19 orders its result; a
    difference that is only in order is reported as such). DuckDB's answers are
    not compared (its decimal output differs in form from PostgreSQL's).
+
+`--am columnar` stores tusk's tables as columnar tables (`SET
+default_table_access_method = columnar` before the DDL). tusk has no indexes
+on columnar tables, so its DDL then declares no primary keys and the
+secondary index is not built (PostgreSQL and DuckDB keep theirs); the
+results go to bench/results/tpch-columnar-*.
 
 One deviation from the specification text: PostgreSQL 15 and DuckDB reject
 the SQL-standard leading field precision of Q1's `interval '90' day (3)`, and
@@ -130,6 +137,11 @@ def generate_data(data_dir: Path, sf: float) -> Path:
     size = sum((out / f"{t}.csv").stat().st_size for t in TABLES)
     log(f"bench: generated {size / 1e6:,.0f} MB in {time.perf_counter() - t0:.1f} s")
     return out
+
+
+def without_primary_keys(stmt: str) -> str:
+    """A CREATE TABLE of `schema.sql` without its `primary key (...)`."""
+    return re.sub(r",\s*primary key\s*\([^)]*\)", "", stmt, flags=re.IGNORECASE)
 
 
 def copy_statement(table: str, csv: Path) -> str:
@@ -267,17 +279,27 @@ class TpchBench(Benchmark):
         p.add_argument("--query-timeout", type=float, default=600,
                        help="statement_timeout in seconds for one tusk or PostgreSQL statement "
                             "(default %(default)s)")
+        p.add_argument("--am", default="heap", choices=["heap", "columnar"],
+                       help="tusk's table access method (default heap; see the module doc)")
 
     # -- per system ---------------------------------------------------------
 
-    def load_psql_like(self, client, csv_dir: Path) -> tuple[dict, float]:
+    def load_psql_like(self, client, csv_dir: Path, columnar: bool = False) -> tuple[dict, float]:
         """Creates the tables, COPYs each file and builds the secondary
-        indexes; ({table: ms}, index ms)."""
-        lines = [s + ";" for s in schema_statements()] + ["\\timing on"]
+        indexes; ({table: ms}, index ms). `columnar`: tusk's columnar tables
+        (see the module doc)."""
+        if columnar:
+            lines = ["set default_table_access_method = columnar;"]
+            lines += [without_primary_keys(s) + ";" for s in schema_statements()]
+            indexes = []
+        else:
+            lines = [s + ";" for s in schema_statements()]
+            indexes = index_statements()
+        lines += ["\\timing on"]
         lines += [copy_statement(t, csv_dir / f"{t}.csv") + ";" for t in TABLES]
-        lines += [s + ";" for s in index_statements()]
+        lines += [s + ";" for s in indexes]
         _, times = parse_runs(client(lines), 1)
-        if len(times) != len(TABLES) + len(index_statements()):
+        if len(times) != len(TABLES) + len(indexes):
             raise RuntimeError(f"expected {len(TABLES)} COPY timings, got {len(times)}")
         return dict(zip(TABLES, times)), sum(times[len(TABLES):])
 
@@ -306,7 +328,8 @@ class TpchBench(Benchmark):
         meta["versions"]["tusk"] = tusk.version()
         try:
             tusk.fresh_data_dir(args.workdir)
-            loads["tusk"], meta["index_ms"]["tusk"] = self.load_psql_like(tusk.output, csv_dir)
+            loads["tusk"], meta["index_ms"]["tusk"] = self.load_psql_like(
+                tusk.output, csv_dir, columnar=args.am == "columnar")
         except Exception as e:  # noqa: BLE001
             meta["load_errors"]["tusk"] = short_error(str(e))
             log(f"bench: tusk load failed: {e}")
@@ -398,7 +421,9 @@ class TpchBench(Benchmark):
                 "meta": meta, "loads_ms": loads, "checks": checks,
                 "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
                 "cells": [vars(c) for c in cells]}
-        written = run.write_outputs(self.name, markdown, data,
+        data["am"] = args.am
+        name = self.name if args.am == "heap" else f"{self.name}-{args.am}"
+        written = run.write_outputs(name, markdown, data,
                                     lambda p: self.chart(p, args, queries, cells))
         log("bench: wrote " + ", ".join(written))
         return 0 if all(c.ok for c in cells) and all(v == "match" for v in checks.values()) else 1
@@ -421,7 +446,8 @@ class TpchBench(Benchmark):
     def markdown(self, args, queries, cells, loads, checks, meta) -> str:
         versions = ", ".join(f"{k} {v}" for k, v in sorted(meta["versions"].items()))
         csv_mb = sum(meta["csv_bytes"].values()) / 1e6
-        out = [f"# TPC-H SF {args.sf:g}, {meta['started']}", "",
+        am = "" if args.am == "heap" else f", tusk's tables {args.am}"
+        out = [f"# TPC-H SF {args.sf:g}{am}, {meta['started']}", "",
                f"Data: `tpchgen-cli csv -s {args.sf:g}` ({csv_mb:,.0f} MB of CSV). Machine: "
                f"{meta['machine']}; load average before {meta['load_before'][0]:.2f}, after "
                f"{meta['load_after'][0]:.2f}. Versions: {versions or 'n/a'}.", "",

@@ -10,7 +10,13 @@
 //! 2. **Skip.** A row group's header holds each segment's NULL count and
 //!    bounds; a group that cannot hold a row passing one of the plan's
 //!    [`SkipKey`](crate::plan::SkipKey)s is not read further (see `skip`).
-//! 3. **Filter first.** A batch of rows is decoded column by column, and
+//! 3. **Dictionary keys.** A skip key `=` / `IN` on a `text` or `varchar`
+//!    column whose segment is dictionary-encoded is tested once per
+//!    dictionary entry; rows whose code fails drop out before anything else
+//!    is decoded (they would fail the filter, of which the key is a
+//!    conjunct), and the column's strings are made only for the rows that
+//!    are left.
+//! 4. **Filter first.** A batch of rows is decoded column by column, and
 //!    only the columns the filter reads are decoded before it runs —
 //!    straight into vectors (`decode`), without the deleted rows, which
 //!    never reach the filter as invisible heap rows never do. The other
@@ -43,7 +49,7 @@ use crate::operator::{ExecContext, Operator};
 use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::scan::{ScanShared, SeqScan};
-use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
+use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
 use skip::Skip;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -74,6 +80,23 @@ struct EarlyFilter {
     expr: Expr,
 }
 
+/// A column's rows of the batch being read: decoded (all of them, or the
+/// rows selected so far), or (a string key's dictionary column) its codes
+/// and NULL flags, turned into strings only for the rows selected in the
+/// end.
+enum Raw {
+    /// Decoded, every row of the batch.
+    All(Vector),
+    /// Decoded, the rows selected so far (in order).
+    Selected(Vector),
+    Codes {
+        codes: Vec<u32>,
+        nulls: Vec<bool>,
+    },
+    /// Handed out already.
+    Used,
+}
+
 /// The row group being read.
 struct Group {
     entry: GroupEntry,
@@ -96,6 +119,9 @@ pub struct ColumnarScan {
     with_tid: bool,
     early: Option<EarlyFilter>,
     skip: Vec<Skip>,
+    /// Skip keys `=` / `IN` on string columns: (output column, the
+    /// values' bytes), tested on a dictionary segment's entries.
+    dict_keys: Vec<(usize, Vec<Vec<u8>>)>,
     snapshot: Snapshot,
     ctx: ExecContext,
     id: usize,
@@ -161,14 +187,27 @@ impl ColumnarScan {
             Some(spec) => skip::prepare(&spec.skip)?,
             None => Vec::new(),
         };
+        let types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        let dict_keys = skip
+            .iter()
+            .filter_map(|k| {
+                let text = matches!(
+                    types.get(k.column),
+                    Some(DataType::Text | DataType::Varchar)
+                );
+                let values = k.string_values()?;
+                text.then_some((k.column, values))
+            })
+            .collect();
         Ok(ColumnarScan {
             db: ctx.db.clone(),
             oid: *oid,
             attrs: columns.clone(),
-            types: columns.iter().map(|&a| table_types[a]).collect(),
+            types,
             with_tid: *with_tid,
             early,
             skip,
+            dict_keys,
             snapshot: ctx.snapshot.clone(),
             ctx: ctx.clone(),
             id: plan.id,
@@ -268,13 +307,33 @@ impl ColumnarScan {
         Ok(g.decoders[col].as_mut().expect("set above"))
     }
 
+    /// Column `col`'s next `n` rows in `raws` (decoded now if they are not
+    /// there yet).
+    fn decode_raw(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        col: usize,
+        n: usize,
+    ) -> Result<()> {
+        if raws[col].is_none() {
+            let dec = self.decoder(g, col)?;
+            raws[col] = Some(Raw::All(decode::decode(dec, n, self.types[col])));
+        }
+        Ok(())
+    }
+
     /// The next batch of group `g`'s rows that are visible and pass the
-    /// filter; `None` when a batch's worth of rows had none.
+    /// filter; `None` when a batch's worth of rows had none. Rows are
+    /// narrowed down step by step — visibility, the dictionary test of
+    /// string keys, the filter — and each column is decoded when a step
+    /// first needs it, for the batch's `n` rows, then gathered for the rows
+    /// still selected.
     fn read_batch(&mut self, g: &mut Group) -> Result<Option<Batch>> {
         let n = BATCH_SIZE.min(g.header.rows as usize - g.pos);
         let start = g.pos;
-        // The rows the snapshot sees, relative to `start`.
-        let visible: Option<Vec<u32>> = g.deleted.as_ref().map(|bits| {
+        // The selected rows, relative to `start` (`None`: all of them).
+        let mut sel: Option<Vec<u32>> = g.deleted.as_ref().map(|bits| {
             (0..n as u32)
                 .filter(|&i| {
                     let r = start + i as usize;
@@ -282,99 +341,141 @@ impl ColumnarScan {
                 })
                 .collect()
         });
-        let visible_count = visible.as_ref().map_or(n, Vec::len);
-        let mut decoded: Vec<Option<Vector>> = (0..self.attrs.len()).map(|_| None).collect();
-        // `passed`: positions among the visible rows that pass the filter.
-        let mut passed: Option<Vec<u32>> = None;
-        if visible_count > 0 {
-            if let Some(early) = &self.early {
+        let visible_count = sel.as_ref().map_or(n, Vec::len);
+        let mut raws: Vec<Option<Raw>> = (0..self.attrs.len()).map(|_| None).collect();
+        // String keys on dictionary segments: test each entry once.
+        for k in 0..self.dict_keys.len() {
+            if sel.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+            let (col, ref wanted) = self.dict_keys[k];
+            let dec = self.decoder(g, col)?;
+            let Some(dict) = dec.dictionary() else {
+                continue;
+            };
+            let pass: Vec<bool> = dict
+                .iter()
+                .map(|e| wanted.iter().any(|w| w.as_slice() == *e))
+                .collect();
+            let (mut codes, mut nulls) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            dec.next_nulls(n, &mut nulls);
+            dec.next_codes(n, &mut codes);
+            let ok = |i: u32| !nulls[i as usize] && pass[codes[i as usize] as usize];
+            sel = Some(match sel {
+                Some(v) => v.into_iter().filter(|&i| ok(i)).collect(),
+                None => (0..n as u32).filter(|&i| ok(i)).collect(),
+            });
+            raws[col] = Some(Raw::Codes { codes, nulls });
+        }
+        let mut removed = visible_count - sel.as_ref().map_or(n, Vec::len);
+        if let Some(early) = &self.early {
+            if sel.as_ref().is_none_or(|v| !v.is_empty()) {
+                let rows = sel.as_ref().map_or(n, Vec::len);
                 let mut cols = Vec::with_capacity(early.columns.len());
                 for &c in &early.columns {
-                    let v = match c < self.attrs.len() {
-                        true => decode::decode(self.decoder(g, c)?, n, self.types[c]),
+                    cols.push(if c < self.attrs.len() {
+                        self.decode_raw(g, &mut raws, c, n)?;
+                        let raw = raws[c].take().expect("decoded above");
+                        self.materialize(g, raw, sel.as_deref(), c)
+                    } else {
                         // A filter on the TID column (none are planned).
-                        false => self.tids(g, start, n),
-                    };
-                    let v = match &visible {
-                        Some(idx) => v.gather(idx),
-                        None => v,
-                    };
-                    cols.push(v);
+                        self.tids(g, start, sel.as_deref(), n)
+                    });
                 }
-                let b = Batch::new(cols, visible_count);
+                let b = Batch::new(cols, rows);
                 let ok = early.expr.eval_qual(&b)?;
-                let keep: Vec<u32> = (0..visible_count as u32)
-                    .filter(|&i| ok[i as usize])
-                    .collect();
-                self.ctx
-                    .add_removed(self.id, (visible_count - keep.len()) as u64);
-                for (c, v) in early.columns.iter().zip(b.columns) {
-                    if *c < self.attrs.len() {
-                        decoded[*c] = Some(v);
+                for (&c, v) in early.columns.iter().zip(b.columns) {
+                    if c < self.attrs.len() {
+                        raws[c] = Some(Raw::Selected(v));
                     }
                 }
-                passed = Some(keep);
-            }
-        }
-        let out_rows = passed.as_ref().map_or(visible_count, Vec::len);
-        if out_rows == 0 {
-            for (c, d) in g.decoders.iter_mut().enumerate() {
-                if let (Some(d), None) = (d, &decoded[c]) {
-                    d.skip(n);
+                if ok.iter().any(|&b| !b) {
+                    // Narrow the selection, and the vectors that follow it.
+                    let positions: Vec<u32> =
+                        (0..rows as u32).filter(|&i| ok[i as usize]).collect();
+                    removed += rows - positions.len();
+                    for raw in raws.iter_mut().flatten() {
+                        if let Raw::Selected(v) = raw {
+                            *v = v.gather(&positions);
+                        }
+                    }
+                    sel = Some(match sel {
+                        Some(v) => positions.iter().map(|&p| v[p as usize]).collect(),
+                        None => positions,
+                    });
                 }
             }
-            g.pos += n;
-            return Ok(None);
         }
-        // The output rows relative to `start`.
-        let selected: Option<Vec<u32>> = match (&visible, &passed) {
-            (None, None) => None,
-            (Some(v), None) => Some(v.clone()),
-            (None, Some(p)) => (p.len() < n).then(|| p.clone()),
-            (Some(v), Some(p)) => Some(p.iter().map(|&i| v[i as usize]).collect()),
-        };
+        self.ctx.add_removed(self.id, removed as u64);
+        let out_rows = sel.as_ref().map_or(n, Vec::len);
         let mut columns = Vec::with_capacity(self.attrs.len() + usize::from(self.with_tid));
-        for (c, early) in decoded.into_iter().enumerate() {
-            let v = match early {
-                // Already visible rows only: keep those that passed.
-                Some(v) => match &passed {
-                    Some(p) if p.len() < visible_count => v.gather(p),
-                    _ => v,
-                },
-                None => {
-                    let v = decode::decode(self.decoder(g, c)?, n, self.types[c]);
-                    match &selected {
-                        Some(idx) => v.gather(idx),
-                        None => v,
-                    }
-                }
-            };
-            columns.push(v);
+        if out_rows > 0 {
+            for c in 0..self.attrs.len() {
+                self.decode_raw(g, &mut raws, c, n)?;
+                let raw = raws[c].take().expect("decoded above");
+                columns.push(self.materialize(g, raw, sel.as_deref(), c));
+                // Decoded, so not to be skipped below.
+                raws[c] = Some(Raw::Used);
+            }
+            if self.with_tid {
+                columns.push(self.tids(g, start, sel.as_deref(), n));
+            }
         }
-        if self.with_tid {
-            let v = self.tids(g, start, n);
-            columns.push(match &selected {
-                Some(idx) => v.gather(idx),
-                None => v,
-            });
+        // Columns no step needed pass over the batch.
+        for (d, raw) in g.decoders.iter_mut().zip(&raws) {
+            if let (Some(d), None) = (d, raw) {
+                d.skip(n);
+            }
         }
         g.pos += n;
-        Ok(Some(Batch::new(columns, out_rows)))
+        Ok((out_rows > 0).then(|| Batch::new(columns, out_rows)))
     }
 
-    /// The row ids of rows `start .. start + n` of `g`, as a TID column.
-    fn tids(&self, g: &Group, start: usize, n: usize) -> Vector {
-        let group = g.entry.first_block;
-        let tids = (start..start + n)
-            .map(|r| {
-                RowId {
-                    group,
-                    row: r as u32,
+    /// Column `col` (of `raw`) for the rows `sel` (all without).
+    fn materialize(&self, g: &Group, raw: Raw, sel: Option<&[u32]>, col: usize) -> Vector {
+        match raw {
+            Raw::All(v) => match sel {
+                Some(idx) => v.gather(idx),
+                None => v,
+            },
+            Raw::Selected(v) => v,
+            Raw::Codes { codes, nulls } => {
+                let dec = g.decoders[col]
+                    .as_ref()
+                    .expect("a dictionary column's decoder");
+                let dict = dec.dictionary().expect("a dictionary segment");
+                let mut s = Strings::with_capacity(sel.map_or(codes.len(), <[u32]>::len), 0);
+                let mut flags = Vec::new();
+                let mut push = |i: usize| {
+                    s.push(dict[codes[i] as usize]);
+                    flags.push(nulls[i]);
+                };
+                match sel {
+                    Some(idx) => idx.iter().for_each(|&i| push(i as usize)),
+                    None => (0..codes.len()).for_each(push),
                 }
-                .to_tid()
-                .to_u64() as i64
-            })
-            .collect();
+                Vector::new(Data::Text(s), Some(flags))
+            }
+            Raw::Used => unreachable!("a column is materialized once"),
+        }
+    }
+
+    /// The row ids of `g`'s rows `start + i` for `i` in `sel` (all `n`
+    /// without), as a TID column.
+    fn tids(&self, g: &Group, start: usize, sel: Option<&[u32]>, n: usize) -> Vector {
+        let group = g.entry.first_block;
+        let tid = |i: u32| {
+            RowId {
+                group,
+                row: start as u32 + i,
+            }
+            .to_tid()
+            .to_u64() as i64
+        };
+        let tids = match sel {
+            Some(idx) => idx.iter().map(|&i| tid(i)).collect(),
+            None => (0..n as u32).map(tid).collect(),
+        };
         Vector::new(Data::Int8(tids), None)
     }
 

@@ -28,6 +28,25 @@ pub(super) struct Skip {
     values: Vec<Value>,
 }
 
+impl Skip {
+    /// For `=` / `IN` with string values only: the values' bytes (a row
+    /// whose value is none of them fails the key; NULL values match no
+    /// row and are left out).
+    pub(super) fn string_values(&self) -> Option<Vec<Vec<u8>>> {
+        if !matches!(self.op, SkipOp::Eq | SkipOp::In) {
+            return None;
+        }
+        self.values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|v| match v {
+                Value::Text(s) => Some(s.as_bytes().to_vec()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// The keys with their values evaluated (when the scan starts).
 pub(super) fn prepare(keys: &[SkipKey]) -> Result<Vec<Skip>> {
     keys.iter()

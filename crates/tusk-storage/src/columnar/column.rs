@@ -732,6 +732,35 @@ impl ColumnDecoder {
         }
     }
 
+    /// The dictionary of a dictionary-encoded string segment: its entries,
+    /// by code (see [`ColumnDecoder::next_codes`]).
+    pub fn dictionary(&self) -> Option<Vec<&[u8]>> {
+        match &self.body {
+            Body::TextDict { entries, .. } => Some(
+                entries
+                    .iter()
+                    .map(|&(s, e)| &self.seg[s as usize..e as usize])
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Appends the next `count` rows' dictionary codes (a dictionary
+    /// segment only; see [`ColumnDecoder::dictionary`]). A code is below
+    /// the number of entries.
+    pub fn next_codes(&mut self, count: usize, out: &mut Vec<u32>) {
+        let Body::TextDict { entries, codes, .. } = &mut self.body else {
+            panic!("not a dictionary column")
+        };
+        let start = out.len();
+        codes.next_into(&self.seg, count, out);
+        let last = entries.len() as u32 - 1;
+        for c in &mut out[start..] {
+            *c = (*c).min(last);
+        }
+    }
+
     /// Adds the next row's value (a column of type `ty`) to a tuple.
     pub fn next_into_tuple(&mut self, ty: DataType, tb: &mut TupleBuilder) {
         let mut null = Vec::with_capacity(1);
