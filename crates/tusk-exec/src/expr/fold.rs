@@ -107,15 +107,13 @@ fn date_against_timestamp(e: Expr) -> Expr {
     let Expr::Cmp { op, left, right } = e else {
         return e;
     };
-    let (cast_left, op) = match (left.as_ref(), right.as_ref()) {
-        (Expr::Cast { .. }, Expr::Const { .. }) => (true, op),
-        (Expr::Const { .. }, Expr::Cast { .. }) => (false, op.commuted()),
+    // With the constant on the left, the operator is read as if the
+    // operands were swapped (`T > cast` is `cast < T`); anything left
+    // unchanged keeps the original operator and order.
+    let (cast, konst, as_cast_op) = match (left.as_ref(), right.as_ref()) {
+        (Expr::Cast { .. }, Expr::Const { .. }) => (&left, &right, op),
+        (Expr::Const { .. }, Expr::Cast { .. }) => (&right, &left, op.commuted()),
         _ => return Expr::Cmp { op, left, right },
-    };
-    let (cast, konst) = if cast_left {
-        (&left, &right)
-    } else {
-        (&right, &left)
     };
     let (
         Expr::Cast {
@@ -135,7 +133,7 @@ fn date_against_timestamp(e: Expr) -> Expr {
     }
     let floor = t.div_euclid(USECS_PER_DAY);
     let ceil = floor + i64::from(t.rem_euclid(USECS_PER_DAY) != 0);
-    let day = match op {
+    let day = match as_cast_op {
         CmpOp::Lt | CmpOp::Ge => ceil,
         CmpOp::Le | CmpOp::Gt => floor,
         _ => return Expr::Cmp { op, left, right },
@@ -147,7 +145,7 @@ fn date_against_timestamp(e: Expr) -> Expr {
         return Expr::Cmp { op, left, right };
     }
     Expr::Cmp {
-        op,
+        op: as_cast_op,
         left: arg.clone(),
         right: Box::new(Expr::Const {
             value: Value::Date(day),
