@@ -95,3 +95,14 @@ select n from fdt where timestamp '2000-01-01 12:00' >= d::timestamp order by n;
 select n from fdt where timestamp '2000-01-01 00:00' <= d::timestamp order by n;
 select n from fdt where timestamp '2000-01-01 00:00' > d::timestamp order by n;
 select n from fdt where d::timestamp < timestamp '2024-02-29 00:00:01' order by n;
+
+-- NULLIF with a NULL argument is its first argument when planning: a
+-- strict operator over NULLIF(NULL, x) is NULL without evaluating the
+-- rest (no division by zero), as PostgreSQL folds it.
+create table fnz (b boolean, c bigint);
+insert into fnz values (true, 0), (true, 2), (false, null);
+select nullif(null, c) * (-8 / c) from fnz;
+select nullif(c, null) from fnz order by 1;
+select nullif(null::int, 1) is null;
+-- expect: error
+select nullif(1, c) * (-8 / c) from fnz;

@@ -292,6 +292,12 @@ impl Expr {
             }
             Expr::NullIf { left, right } => {
                 let (left, right) = (fold_box(left)?, fold_box(right)?);
+                // A NULL argument is never equal to the other: the result
+                // is the first argument (PostgreSQL folds it so too, which
+                // decides whether errors beside it are raised at all).
+                if is_null_const(&left) || is_null_const(&right) {
+                    return Ok(*left);
+                }
                 let c = is_const(&left) && is_const(&right);
                 let e = Expr::NullIf { left, right };
                 if c {
