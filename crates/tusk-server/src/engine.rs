@@ -33,6 +33,11 @@ pub trait Rows {
     fn next_batch(&mut self) -> Result<Option<Batch>, SqlError>;
     /// The CommandComplete tag after `rows` rows.
     fn command_tag(&self, rows: u64) -> String;
+    /// Whether every column goes in binary format unless the client chose
+    /// formats (a BINARY cursor's FETCH).
+    fn binary(&self) -> bool {
+        false
+    }
 }
 
 /// The result of starting a statement.
@@ -119,6 +124,10 @@ impl Rows for RowStream {
 
     fn command_tag(&self, rows: u64) -> String {
         RowStream::command_tag(self, rows)
+    }
+
+    fn binary(&self) -> bool {
+        RowStream::binary(self)
     }
 }
 

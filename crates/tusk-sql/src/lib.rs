@@ -25,6 +25,7 @@
 //! batch by batch.
 
 pub mod bind;
+pub mod catalog;
 pub mod client_settings;
 mod commands;
 pub mod error;
@@ -41,8 +42,9 @@ pub mod session;
 pub mod types;
 pub mod xact;
 
+pub use catalog::{ActivitySource, SessionActivity, SessionInfo};
 pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
-pub use commands::role::{RoleChange, RoleStore};
+pub use commands::role::{RoleChange, RoleInfo, RoleStore};
 pub use error::{sqlstate, SqlError};
 pub use session::{
     on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, QueryResult, Session,
