@@ -43,11 +43,12 @@ impl Activity {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The connection's peer.
+    /// The connection's peer: `None` for a Unix-domain socket, which
+    /// PostgreSQL shows as a NULL `client_addr` and `client_port` -1.
     pub fn set_client(&self, peer: Option<std::net::SocketAddr>) {
         let mut s = self.lock();
         s.client_addr = peer.map(|p| p.ip().to_string());
-        s.client_port = peer.map(|p| i32::from(p.port()));
+        s.client_port = Some(peer.map_or(-1, |p| i32::from(p.port())));
     }
 
     /// The user and `application_name` (at startup, and when SET changes

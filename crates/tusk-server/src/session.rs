@@ -378,7 +378,7 @@ impl<'a, E: Engine> Backend<'a, E> {
         self.queries.remove("");
         self.activity_start(sql);
         self.portals.remove("");
-        let statements = match self.engine.split(sql) {
+        let statements = match self.engine.split_simple(sql) {
             Ok(s) => s,
             Err(e) => {
                 self.fail(&e.into())?;

@@ -72,6 +72,7 @@ pub mod buftable;
 pub mod bulk;
 pub mod catalog;
 pub mod clog;
+pub mod columnar;
 mod commit;
 pub mod datatype;
 pub mod fsm;
@@ -86,6 +87,7 @@ pub mod recovery;
 pub mod rowlock;
 pub mod smgr;
 pub mod snapshot;
+pub mod statistics;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
@@ -104,7 +106,8 @@ use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
 pub use catalog::{
-    Catalog, CheckDef, ColumnDef, DdlChange, IndexColumn, IndexDef, IndexKind, TableDef,
+    AccessMethod, Catalog, CheckDef, ColumnDef, DdlChange, IndexColumn, IndexDef, IndexKind,
+    TableDef,
 };
 pub use datatype::{
     DataType, ElementType, IntervalMod, SqlType, CHAR_ARRAY, FLOAT4_ARRAY, INT2_ARRAY, NAME_ARRAY,
@@ -388,6 +391,11 @@ pub struct Database {
     pub share_locks: rowlock::ShareLocks,
     /// `pg_stat_user_tables` counters (see `pgstat`).
     pub stats: pgstat::Stats,
+    /// Who deleted, updated or locked rows of columnar row groups (see
+    /// `columnar::claims`).
+    pub columnar: columnar::registry::Registry,
+    /// What ANALYZE learned, for the planner (see `statistics`).
+    pub statistics: statistics::StatisticsStore,
     /// Tables dropped by the running single-statement writer, removed once
     /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
@@ -597,6 +605,8 @@ impl Database {
             locks: lock::LockManager::default(),
             share_locks: rowlock::ShareLocks::default(),
             stats: pgstat::Stats::default(),
+            columnar: Default::default(),
+            statistics: statistics::StatisticsStore::open(dir),
             pending_drops: Mutex::new(Vec::new()),
             new_relations: Mutex::new(Vec::new()),
             pending_ddl: Mutex::new(Vec::new()),

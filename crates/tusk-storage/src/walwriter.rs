@@ -8,6 +8,11 @@
 //! about three times `wal_writer_delay` after it was reported (here: one
 //! delay plus the flush), and a crash can lose only what was committed
 //! within that window — never part of a transaction.
+//!
+//! Each round it also allocates the WAL ahead of its end
+//! ([`Wal::prepare_ahead`], see "Preallocation" in `wal`), so that commits
+//! overwrite blocks that already exist and their `fdatasync` has no file
+//! metadata to write.
 
 use crate::wal::Wal;
 use std::sync::{Arc, Condvar, Mutex};
@@ -35,10 +40,12 @@ impl WalWriter {
                     return;
                 }
                 drop(guard);
+                // Errors show up again at the next synchronous flush, or
+                // when a write has to allocate for itself.
                 if wal.insert_lsn() > wal.flushed_lsn() {
-                    // An error shows up again at the next synchronous flush.
                     let _ = wal.flush_all();
                 }
+                let _ = wal.prepare_ahead();
             })?;
         Ok(WalWriter {
             stop,

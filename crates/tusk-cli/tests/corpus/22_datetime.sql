@@ -47,7 +47,7 @@ select interval 'one day';
 -- expect: error
 select '2000-01-01 12:00 Mars/Olympus'::timestamptz;
 -- expect: error
-select interval '90' day (3);
+select interval '90' day to hour (3);
 
 -- arithmetic
 select date '2000-01-31' + 1, 1 + date '2000-01-31', date '2000-01-01' - 1, date '2000-03-01' - date '2000-02-01';

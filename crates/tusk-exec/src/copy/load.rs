@@ -15,7 +15,9 @@
 //!    row's cursor — one tight loop per column and type, no per-row
 //!    dispatch. The bytes are exactly what [`TupleBuilder`] makes.
 //! 4. **Store.** [`BulkInserter`] appends the tuples a page at a time (one
-//!    WAL record per page, none for a table the transaction created). A
+//!    WAL record per page, none for a table the transaction created); a
+//!    columnar table's [`ColumnarWriter`] takes them instead and makes row
+//!    groups of them (see `tusk_storage::columnar`). A
 //!    row's index entries wait until its page is in place (it is filled in
 //!    private memory until then), so that unique checks find the rows of
 //!    this load as they find any other: rows are indexed a page at a time,
@@ -34,6 +36,7 @@ use crate::expr::Expr;
 use crate::vector::{Batch, Data, Vector};
 use tusk_storage::btree::{EncodedKey, Index, IndexWriter, InsertOutcome};
 use tusk_storage::bulk::BulkInserter;
+use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::Tid;
 use tusk_storage::tuple::{HAS_NULLS, TUPLE_HEADER_SIZE};
 use tusk_storage::{DataType, Database, IndexDef, TableDef, Xid};
@@ -58,7 +61,8 @@ pub struct Loader<'a> {
     rules: TableRules,
     xid: Xid,
     cid: u32,
-    bulk: BulkInserter<'a>,
+    store: Store<'a>,
+    logged: bool,
     /// The table's indexes in creation order.
     indexes: Vec<Index<'a>>,
     /// Whom the index insertions work for (unique checks wait as it).
@@ -72,6 +76,13 @@ pub struct Loader<'a> {
     pending_tuples: Vec<u8>,
     /// Rows stored so far.
     pub rows: u64,
+}
+
+/// Where the tuples go.
+enum Store<'a> {
+    Heap(BulkInserter<'a>),
+    /// A columnar table (`None` once finished).
+    Columnar(Option<ColumnarWriter<'a>>),
 }
 
 /// The first thing wrong in a batch, in PostgreSQL's row-at-a-time order.
@@ -98,7 +109,12 @@ impl<'a> Loader<'a> {
         let indexes = defs.iter().map(|d| Index::open(db, d, &table)).collect();
         Loader {
             types: table.column_types(),
-            bulk: BulkInserter::new(&db.pool, table.oid, xid),
+            logged: db.pool.wal_for(table.oid).is_some(),
+            store: if table.is_columnar() {
+                Store::Columnar(Some(ColumnarWriter::new(db, &table, xid, cid)))
+            } else {
+                Store::Heap(BulkInserter::new(&db.pool, table.oid, xid))
+            },
             table,
             rules,
             xid,
@@ -117,7 +133,7 @@ impl<'a> Loader<'a> {
     /// Whether the table's pages are WAL-logged (not when the running
     /// transaction created the table).
     pub fn logged(&self) -> bool {
-        self.bulk.logged()
+        self.logged
     }
 
     /// Checks and stores one converted batch (its vectors are used up).
@@ -263,14 +279,24 @@ impl<'a> Loader<'a> {
             &mut self.tuples,
             &mut self.offsets,
         );
+        if let Store::Columnar(w) = &mut self.store {
+            let w = w.as_mut().expect("a loader is not used after finish");
+            for r in 0..n {
+                w.push_tuple(&self.tuples[self.offsets[r]..self.offsets[r + 1]])?;
+            }
+            return Ok(());
+        }
         for r in 0..n {
             let t = &self.tuples[self.offsets[r]..self.offsets[r + 1]];
-            let pages = self.bulk.pages;
-            let tid = self.bulk.insert(t)?;
+            let Store::Heap(bulk) = &mut self.store else {
+                unreachable!("a heap table's loader")
+            };
+            let pages = bulk.pages;
+            let tid = bulk.insert(t)?;
             if self.indexes.is_empty() {
                 continue;
             }
-            if self.bulk.pages != pages {
+            if bulk.pages != pages {
                 // The page of the rows waiting for their index entries
                 // is in place: their keys can be checked against it.
                 self.index_pending()?;
@@ -310,7 +336,14 @@ impl<'a> Loader<'a> {
     /// Installs the last page and adds the index entries still waiting;
     /// returns the rows stored.
     pub fn finish(&mut self) -> Result<u64, CopyError> {
-        self.bulk.finish()?;
+        match &mut self.store {
+            Store::Heap(bulk) => bulk.finish()?,
+            Store::Columnar(w) => {
+                if let Some(w) = w.take() {
+                    w.finish()?;
+                }
+            }
+        }
         self.index_pending()?;
         Ok(self.rows)
     }
