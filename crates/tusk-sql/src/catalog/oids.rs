@@ -22,6 +22,10 @@ pub(crate) const GLOBAL_TABLESPACE: u32 = 1664;
 
 pub(crate) const HEAP_AM: u32 = 2;
 pub(crate) const BTREE_AM: u32 = 403;
+/// tusk's `columnar` table access method, which PostgreSQL does not have:
+/// an oid from the range PostgreSQL leaves to work in development
+/// (8000-9999), below the functions' (`procs::FIRST_PROC_OID`).
+pub(crate) const COLUMNAR_AM: u32 = 8000;
 
 pub(crate) const DEFAULT_COLLATION: u32 = 100;
 pub(crate) const C_COLLATION: u32 = 950;

@@ -13,7 +13,7 @@ use super::oids::*;
 use super::values::*;
 use super::{deparse, Kind, RelationDef, Schema, SessionInfo};
 use tusk_exec::{Result, Value};
-use tusk_storage::{Catalog, DataType, IndexDef, IndexKind, SqlType, TableDef};
+use tusk_storage::{AccessMethod, Catalog, DataType, IndexDef, IndexKind, SqlType, TableDef};
 
 /// One attribute of a relation.
 pub(super) struct Attribute {
@@ -45,7 +45,11 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
             name: t.name.clone(),
             namespace: PUBLIC_NAMESPACE,
             kind: if t.is_view() { 'v' } else { 'r' },
-            am: if t.is_view() { 0 } else { HEAP_AM },
+            am: match t.access_method {
+                _ if t.is_view() => 0,
+                AccessMethod::Heap => HEAP_AM,
+                AccessMethod::Columnar => COLUMNAR_AM,
+            },
             attributes: t
                 .columns
                 .iter()
@@ -358,6 +362,13 @@ pub(super) fn rows(
                 name("btree"),
                 reg(DataType::RegProc, 330),
                 ch('i'),
+            ],
+            // No handler function: tusk's access methods are built in.
+            vec![
+                oid(COLUMNAR_AM),
+                name(AccessMethod::Columnar.name()),
+                reg(DataType::RegProc, 0),
+                ch('t'),
             ],
         ],
         "pg_type" => types(),
