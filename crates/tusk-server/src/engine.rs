@@ -78,6 +78,12 @@ pub trait Engine {
     fn param_types(&self, p: &Self::Prepared) -> Vec<DataType>;
     /// Result columns; `None` when the statement returns no rows.
     fn columns(&self, p: &Self::Prepared) -> Option<Vec<ResultColumn>>;
+    /// The columns of the SQL cursor (DECLARE) called `name` and whether it
+    /// is BINARY; `None` if there is none. Cursors and the protocol's
+    /// portals share one namespace, as in PostgreSQL.
+    fn cursor_columns(&self, _name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        None
+    }
     /// A parameter value of type `ty` from its text form.
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError>;
     /// For DEALLOCATE, which the protocol layer runs itself: `Some(None)`
@@ -164,6 +170,10 @@ impl Engine for Session {
 
     fn columns(&self, p: &Prepared) -> Option<Vec<ResultColumn>> {
         p.columns().map(<[ResultColumn]>::to_vec)
+    }
+
+    fn cursor_columns(&self, name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        Session::describe_cursor(self, name)
     }
 
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError> {

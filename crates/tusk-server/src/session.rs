@@ -586,6 +586,12 @@ impl<'a, E: Engine> Backend<'a, E> {
             return Ok(Ok(()));
         }
         let Some(portal) = self.portals.get(name) else {
+            // A SQL cursor is a portal too.
+            if let Some((columns, binary)) = self.engine.cursor_columns(name) {
+                let formats: &[i16] = if binary { &[1] } else { &[] };
+                self.conn.send(row_description(&columns, formats));
+                return Ok(Ok(()));
+            }
             return Ok(Err(Failure::error(
                 codes::INVALID_CURSOR_NAME,
                 format!("portal \"{name}\" does not exist"),

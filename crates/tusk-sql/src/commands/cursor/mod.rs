@@ -391,6 +391,16 @@ impl Session {
         Ok(columns)
     }
 
+    /// The columns of the open cursor called exactly `name`, and whether it
+    /// is BINARY: the protocol's Describe of a portal finds SQL cursors
+    /// too, as PostgreSQL's cursors are portals (psycopg describes its
+    /// server-side cursors so). `None` if no such cursor is open.
+    pub fn describe_cursor(&self, name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        let c = self.cursors.open.get(name)?;
+        let c = lock(c);
+        Some((c.columns.clone(), c.binary))
+    }
+
     /// The types and binary flag of cursor `name`'s rows.
     pub(crate) fn cursor_shape(&self, name: &str) -> Result<(Vec<DataType>, bool)> {
         let c = self.cursor(name)?;
