@@ -33,6 +33,11 @@ pub trait Rows {
     fn next_batch(&mut self) -> Result<Option<Batch>, SqlError>;
     /// The CommandComplete tag after `rows` rows.
     fn command_tag(&self, rows: u64) -> String;
+    /// Whether every column goes in binary format unless the client chose
+    /// formats (a BINARY cursor's FETCH).
+    fn binary(&self) -> bool {
+        false
+    }
 }
 
 /// The result of starting a statement.
@@ -73,6 +78,12 @@ pub trait Engine {
     fn param_types(&self, p: &Self::Prepared) -> Vec<DataType>;
     /// Result columns; `None` when the statement returns no rows.
     fn columns(&self, p: &Self::Prepared) -> Option<Vec<ResultColumn>>;
+    /// The columns of the SQL cursor (DECLARE) called `name` and whether it
+    /// is BINARY; `None` if there is none. Cursors and the protocol's
+    /// portals share one namespace, as in PostgreSQL.
+    fn cursor_columns(&self, _name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        None
+    }
     /// A parameter value of type `ty` from its text form.
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError>;
     /// For DEALLOCATE, which the protocol layer runs itself: `Some(None)`
@@ -125,6 +136,10 @@ impl Rows for RowStream {
     fn command_tag(&self, rows: u64) -> String {
         RowStream::command_tag(self, rows)
     }
+
+    fn binary(&self) -> bool {
+        RowStream::binary(self)
+    }
 }
 
 impl Engine for Session {
@@ -155,6 +170,10 @@ impl Engine for Session {
 
     fn columns(&self, p: &Prepared) -> Option<Vec<ResultColumn>> {
         p.columns().map(<[ResultColumn]>::to_vec)
+    }
+
+    fn cursor_columns(&self, name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        Session::describe_cursor(self, name)
     }
 
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError> {

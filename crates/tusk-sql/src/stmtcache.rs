@@ -16,7 +16,8 @@
 //! with the literals' types ([`Session::remember_simple`]) and keeps it.
 //! A shape whose parameterized text does not make a plan taking exactly
 //! those parameters (a utility statement, `SELECT ... FOR UPDATE`, a type
-//! error) is remembered as not cacheable.
+//! error), and a `DECLARE ... CURSOR` (whose text the cursor keeps), is
+//! remembered as not cacheable.
 //!
 //! So the first run of every statement is planned from its own text, with
 //! its own messages and error positions; later runs of the same shape
@@ -191,6 +192,11 @@ impl Session {
             return Ok(None);
         };
         if prepared.param_types() != types.as_slice() || !generic.all_params_used {
+            return Ok(None);
+        }
+        // A cursor keeps its DECLARE's text (`pg_cursors.statement`), which
+        // must be the client's, not the parameterized shape's.
+        if matches!(*generic.plan, crate::portal::Plan::Declare(..)) {
             return Ok(None);
         }
         let mut sizes = Vec::new();

@@ -363,6 +363,7 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
             let len = u16::from_le_bytes([b[0], b[1]]) as usize;
             Attr::Text(&b[2..2 + len])
         }
+        other => unreachable!("tuples store no values of type {other:?}"),
     }
 }
 

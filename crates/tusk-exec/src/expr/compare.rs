@@ -200,6 +200,7 @@ pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result
         (Data::Text(a), Data::Text(b)) => (0..a.len())
             .map(|i| op.test(a.get(i).cmp(b.get(i))))
             .collect(),
+        (Data::Array(a), Data::Array(b)) => cmp_slices(op, a, b),
         _ => return Err(mismatch()),
     };
     Ok(Vector::new(Data::Bool(out), or_nulls(l, r)))
@@ -225,6 +226,7 @@ pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool)
             strip_blanks(x.get(i)).cmp(strip_blanks(y.get(j)))
         }
         (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Array(x), Data::Array(y)) => x[i].cmp(&y[j]),
         _ => panic!("cmp_rows over vectors of different representations"),
     }
 }

@@ -205,7 +205,11 @@ impl Expr {
             }
             Expr::Cast { arg, to } => {
                 let arg = fold_box(arg)?;
-                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                // A reg type's name lookup is stable (it reads the catalog):
+                // not folded into a plan that may run in a later
+                // transaction.
+                let stable = super::cast_reads_catalog(arg.data_type(), to);
+                let (c, n) = (is_const(&arg) && !stable, is_null_const(&arg));
                 strict_node(Expr::Cast { arg, to }, c, n)
             }
             Expr::IsNull { arg, negated } => {
@@ -368,6 +372,42 @@ impl Expr {
                 let n = func.strict() && args.iter().any(is_null_const);
                 let c = !func.volatile() && !func.stable() && args.iter().all(is_const);
                 strict_node(Expr::Call { func, args, ty }, c, n)
+            }
+            Expr::Array { elems, ty } => {
+                let elems = fold_all(elems)?;
+                let c = elems.iter().all(is_const);
+                let e = Expr::Array { elems, ty };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::Subscript { array, index, ty } => {
+                let (array, index) = (fold_box(array)?, fold_box(index)?);
+                let c = is_const(&array) && is_const(&index);
+                let n = is_null_const(&array) || is_null_const(&index);
+                strict_node(Expr::Subscript { array, index, ty }, c, n)
+            }
+            Expr::AnyArray {
+                arg,
+                array,
+                op,
+                all,
+            } => {
+                let (arg, array) = (fold_box(arg)?, fold_box(array)?);
+                let c = is_const(&arg) && is_const(&array);
+                let e = Expr::AnyArray {
+                    arg,
+                    array,
+                    op,
+                    all,
+                };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
             }
         }
     }
