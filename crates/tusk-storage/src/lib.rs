@@ -91,6 +91,7 @@ pub mod uring;
 pub mod vacuum;
 pub mod visible;
 pub mod wal;
+mod waldirect;
 pub mod walwriter;
 pub mod xact;
 mod xidtree;
