@@ -7,7 +7,9 @@
     python3 bench/run.py copy [--rows 1000000] [--runs N] [--systems tusk,postgres,duckdb]
     python3 bench/run.py pgbench [--scale 10] [--clients 8] [--jobs 2] [--duration 30] [--rounds N]
                                  [--workloads select,tpcb,mixed] [--tpcb-duration 60]
-    python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] (see bench/tpch/bench.py)
+    python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] [--am heap|columnar]
+                              (see bench/tpch/bench.py)
+    python3 bench/run.py scan [--rows 10000000] [--runs 5] [--threads 1,2] (see bench/scan/bench.py)
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -17,9 +19,9 @@ error or Ctrl-C), runs the benchmark and writes a markdown report, a JSON file
 and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
-BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench` and `tpch` (in
-bench/tpch/) (`vacuum` and `pgbench` need no venv: they drive
-both systems through their command-line clients, psql and tusk). The machinery they share lives at module
+BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench`, `tpch` (in
+bench/tpch/) and `scan` (bench/scan/) (`vacuum`, `pgbench` and `scan` need no venv:
+they drive the systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
 
@@ -348,7 +350,8 @@ class Tusk:
             path = f.name
         try:
             r = subprocess.run(
-                [self.binary, "-D", str(self.data_dir), "-A", "-t", "-q", "-f", path],
+                [self.binary, "-D", str(self.data_dir), "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1",
+                 "-f", path],
                 capture_output=True, text=True, timeout=self.timeout,
                 env={k: v for k, v in os.environ.items() if k != "TUSKDATA"},
             )
@@ -2377,6 +2380,9 @@ class PgbenchBench(Benchmark):
                        type=lambda s: parse_list(s, self.SYSTEMS),
                        help="comma list from: " + ",".join(self.SYSTEMS)
                        + " (TPC-B and mixed runs use tusk-chash only)")
+        p.add_argument("--transport", choices=["socket", "tcp"], default="socket",
+                       help="how pgbench reaches both systems: a Unix-domain socket (default, "
+                            "as psql and pgbench do without -h) or TCP on 127.0.0.1")
 
     def pgbench(self, args, bin_dir: Path, conn: list, mode: str, seconds: int, extra: list,
                 clients: int, jobs: int, log_dir: Path | None) -> subprocess.Popen:
@@ -2485,11 +2491,16 @@ class PgbenchBench(Benchmark):
             raise RuntimeError(short_error(r.stderr))
         return time.perf_counter() - t0
 
-    def start_tusk(self, tusk: Tusk, mapping: str) -> tuple[subprocess.Popen, int]:
-        """`tusk serve` on the prepared data directory with `mapping`."""
+    def start_tusk(self, tusk: Tusk, mapping: str, transport: str) -> tuple[subprocess.Popen, list]:
+        """`tusk serve` on the prepared data directory with `mapping`; returns
+        the process and pgbench's connection arguments for `transport`."""
+        socket_dir = tusk.data_dir.parent / "socket"
+        socket_dir.mkdir(exist_ok=True)
+        sockets = str(socket_dir) if transport == "socket" else ""
         (tusk.data_dir / "tusk.conf").write_text(
             "".join(f"{k} = {v}\n" for k, v in self.TUSK_STARTUP.items())
-            + f"tusk.buffer_mapping = {mapping}\n")
+            + f"tusk.buffer_mapping = {mapping}\n"
+            + f"unix_socket_directories = '{sockets}'\n")
         proc = subprocess.Popen(
             [tusk.binary, "serve", "-D", str(tusk.data_dir), "--listen", "127.0.0.1", "--port", "0"],
             stderr=subprocess.PIPE, text=True,
@@ -2508,7 +2519,8 @@ class PgbenchBench(Benchmark):
             raise RuntimeError("tusk serve did not start")
         # Keep reading its log so that the pipe never fills.
         threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-        return proc, port
+        host = sockets or "127.0.0.1"
+        return proc, ["-h", host, "-p", str(port), "-U", "tusk", "postgres"]
 
     @staticmethod
     def stop_tusk(proc: subprocess.Popen) -> None:
@@ -2546,21 +2558,24 @@ class PgbenchBench(Benchmark):
             try:
                 tusk.startup = dict(self.TUSK_STARTUP)
                 tusk.fresh_data_dir(args.workdir)
-                proc, port = self.start_tusk(tusk, "chash")
+                proc, conn = self.start_tusk(tusk, "chash", args.transport)
                 try:
-                    meta["tusk_load_s"] = self.init(args, bin_dir, ["-h", "127.0.0.1", "-p", str(port),
-                                                                    "-U", "tusk", "postgres"])
+                    meta["tusk_load_s"] = self.init(args, bin_dir, conn)
                 finally:
                     self.stop_tusk(proc)
                 log(f"bench: tusk: pgbench -i in {meta['tusk_load_s']:.1f} s")
             except Exception as e:  # noqa: BLE001
                 tusk_error = short_error(str(e))
                 log(f"bench: tusk: {tusk_error}")
+        pg_settings = dict(self.PG_SETTINGS)
+        if args.transport == "tcp":
+            pg_settings["listen_addresses"] = "127.0.0.1"
+        pg_host = lambda: str(cluster.root) if args.transport == "socket" else "127.0.0.1"
         if "postgres" in args.systems:
-            cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
+            cluster = PgCluster(args.pg_bin, pg_settings)
             try:
                 cluster.start()
-                pg_conn = ["-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres", "postgres"]
+                pg_conn = ["-h", pg_host(), "-p", str(cluster.port), "-U", "postgres", "postgres"]
                 meta["postgres_load_s"] = self.init(args, bin_dir, pg_conn)
                 log(f"bench: PostgreSQL: pgbench -i in {meta['postgres_load_s']:.1f} s")
             except Exception as e:  # noqa: BLE001
@@ -2573,7 +2588,7 @@ class PgbenchBench(Benchmark):
                     if system == "postgres":
                         if pg_error:
                             raise RuntimeError(pg_error)
-                        conn = ["-h", str(cluster.root), "-p", str(cluster.port), "-U", "postgres",
+                        conn = ["-h", pg_host(), "-p", str(cluster.port), "-U", "postgres",
                                 "postgres"]
                         if workload != "select":
                             run.size_before_kb = self.pg_size_kb(bin_dir, conn, args.timeout)
@@ -2586,8 +2601,7 @@ class PgbenchBench(Benchmark):
                             raise RuntimeError(tusk_error or "not built")
                         if workload != "select":
                             run.size_before_kb = self.tusk_size_kb(tusk.data_dir)
-                        proc, port = self.start_tusk(tusk, system.split("-", 1)[1])
-                        conn = ["-h", "127.0.0.1", "-p", str(port), "-U", "tusk", "postgres"]
+                        proc, conn = self.start_tusk(tusk, system.split("-", 1)[1], args.transport)
                         try:
                             self.measure(args, run, bin_dir, conn, tmp)
                             if workload != "select":
@@ -2614,7 +2628,8 @@ class PgbenchBench(Benchmark):
         print(markdown)
         data = {"benchmark": self.name, "scale": args.scale, "clients": args.clients, "jobs": args.jobs,
                 "duration": args.duration, "tpcb_duration": args.tpcb_duration, "meta": meta,
-                "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
+                "transport": args.transport, "pg_settings": pg_settings,
+                "tusk_startup": self.TUSK_STARTUP,
                 "results": [vars(r) for r in runs]}
         written = write_outputs(self.name, markdown, data, None)
         log("bench: wrote " + ", ".join(written))
@@ -2672,9 +2687,11 @@ class PgbenchBench(Benchmark):
                 f"{meta.get('tusk_load_s', 0):.1f} s; PostgreSQL: {meta.get('postgres_load_s', 0):.1f} s).",
                 "",
                 "- PostgreSQL: " + ", ".join(f"{k}={v}" for k, v in self.PG_SETTINGS.items())
-                + "; autovacuum on (default); Unix socket",
+                + "; autovacuum on (default)",
                 "- tusk serve (tusk.conf): " + ", ".join(f"{k}={v}" for k, v in self.TUSK_STARTUP.items())
-                + ", tusk.buffer_mapping per system; TCP on 127.0.0.1",
+                + ", tusk.buffer_mapping per system",
+                "- pgbench reaches both through "
+                + ("a Unix-domain socket" if args.transport == "socket" else "TCP on 127.0.0.1"),
                 "- size: PostgreSQL's pg_total_relation_size of the pgbench tables; tusk's relation "
                 "files (tables and indexes) after its shutdown checkpoint"]
         return "\n".join(out) + "\n"
@@ -2690,9 +2707,10 @@ def fmt_num(v: float | None) -> str:
 sys.modules.setdefault("run", sys.modules[__name__])
 sys.path.insert(0, str(BENCH_DIR))
 from tpch.bench import TpchBench  # noqa: E402 - needs the alias above
+from scan.bench import ScanBench  # noqa: E402 - needs the alias above
 
 BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
-                                  CopyBench(), TpchBench()]}
+                                  CopyBench(), TpchBench(), ScanBench()]}
 
 
 def main() -> int:

@@ -3,6 +3,7 @@ checked row by row against PostgreSQL's.
 
     python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2]
                               [--systems tusk,postgres,duckdb] [--data-dir DIR]
+                              [--am heap|columnar]
 
 What a run does, in order:
 
@@ -20,9 +21,8 @@ What a run does, in order:
    Python, once per thread count. Then each builds the one secondary index
    of `indexes.sql` (lineitem's foreign key to partsupp, timed apart: without
    it PostgreSQL cannot answer Q17 and Q20 at SF 1 in hours). PostgreSQL then
-   runs `VACUUM ANALYZE`
-   (timed apart, not part of the load), as every PostgreSQL TPC-H kit does;
-   tusk has no ANALYZE and plans from its table sizes.
+   runs `VACUUM ANALYZE` and tusk `ANALYZE` (each timed apart, not part of
+   the load), as every PostgreSQL TPC-H kit does.
 3. Queries. `queries/qNN.sql` hold the specification's text with its
    validation substitution parameters, the row limits of Q2, Q3, Q10, Q18 and
    Q21 written as LIMIT, and Q15 as its three statements (create the view,
@@ -40,9 +40,16 @@ What a run does, in order:
    difference that is only in order is reported as such). DuckDB's answers are
    not compared (its decimal output differs in form from PostgreSQL's).
 
+`--am columnar` stores tusk's tables as columnar tables (`SET
+default_table_access_method = columnar` before the DDL). tusk has no indexes
+on columnar tables, so its DDL then declares no primary keys and the
+secondary index is not built (PostgreSQL and DuckDB keep theirs); the
+results go to bench/results/tpch-columnar-*.
+
 One deviation from the specification text: PostgreSQL 15 and DuckDB reject
-the SQL-standard leading field precision of Q1's `interval '90' day (3)`, so
-they get `interval '90' day`; tusk gets the specification's text.
+the SQL-standard leading field precision of Q1's `interval '90' day (3)`, and
+so does tusk, which follows PostgreSQL's grammar: all three get
+`interval '90' day`.
 
 Outputs: a markdown table on stdout and in bench/results/tpch-*.md, the raw
 figures in tpch-*.json and a chart of median times in tpch-*.png.
@@ -132,6 +139,11 @@ def generate_data(data_dir: Path, sf: float) -> Path:
     return out
 
 
+def without_primary_keys(stmt: str) -> str:
+    """A CREATE TABLE of `schema.sql` without its `primary key (...)`."""
+    return re.sub(r",\s*primary key\s*\([^)]*\)", "", stmt, flags=re.IGNORECASE)
+
+
 def copy_statement(table: str, csv: Path) -> str:
     return f"copy {table} from '{csv}' with (format csv, header)"
 
@@ -141,10 +153,14 @@ def copy_statement(table: str, csv: Path) -> str:
 # ---------------------------------------------------------------------------
 
 
-def query_script(statements: list, runs: int, workers: int, timeout_s: float) -> list:
+def query_script(statements: list, runs: int, workers: int, timeout_s: float,
+                 work_mem: str | None = None) -> list:
     """One warm-up and `runs` timed runs of a query's statements."""
     lines = [f"set max_parallel_workers_per_gather = {workers};",
-             f"set statement_timeout = {int(timeout_s * 1000)};", "\\timing on"]
+             f"set statement_timeout = {int(timeout_s * 1000)};"]
+    if work_mem:
+        lines.append(f"set work_mem = '{work_mem}';")
+    lines.append("\\timing on")
     for _ in range(runs + 1):
         lines += [s + ";" for s in statements]
     return lines
@@ -197,6 +213,8 @@ def duckdb_worker(spec: dict) -> dict:
 
     con = duckdb.connect(":memory:")
     con.execute(f"SET threads = {spec['threads']}")
+    if spec.get("memory_limit"):
+        con.execute(f"SET memory_limit = '{spec['memory_limit']}'")
     for stmt in spec["schema"]:
         con.execute(stmt)
     loads = {}
@@ -253,20 +271,35 @@ class TpchBench(Benchmark):
                        help="comma list from: " + ",".join(SYSTEMS))
         p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
                        help="where generated data is kept between runs (default %(default)s)")
+        p.add_argument("--work-mem", default=None,
+                       help="work_mem for tusk and PostgreSQL (e.g. 4MB; default: the servers' "
+                            "default, 4MB)")
+        p.add_argument("--duckdb-memory-limit", default=None,
+                       help="DuckDB's memory_limit (e.g. 100MB; default: DuckDB's own)")
         p.add_argument("--query-timeout", type=float, default=600,
                        help="statement_timeout in seconds for one tusk or PostgreSQL statement "
                             "(default %(default)s)")
+        p.add_argument("--am", default="heap", choices=["heap", "columnar"],
+                       help="tusk's table access method (default heap; see the module doc)")
 
     # -- per system ---------------------------------------------------------
 
-    def load_psql_like(self, client, csv_dir: Path) -> tuple[dict, float]:
+    def load_psql_like(self, client, csv_dir: Path, columnar: bool = False) -> tuple[dict, float]:
         """Creates the tables, COPYs each file and builds the secondary
-        indexes; ({table: ms}, index ms)."""
-        lines = [s + ";" for s in schema_statements()] + ["\\timing on"]
+        indexes; ({table: ms}, index ms). `columnar`: tusk's columnar tables
+        (see the module doc)."""
+        if columnar:
+            lines = ["set default_table_access_method = columnar;"]
+            lines += [without_primary_keys(s) + ";" for s in schema_statements()]
+            indexes = []
+        else:
+            lines = [s + ";" for s in schema_statements()]
+            indexes = index_statements()
+        lines += ["\\timing on"]
         lines += [copy_statement(t, csv_dir / f"{t}.csv") + ";" for t in TABLES]
-        lines += [s + ";" for s in index_statements()]
+        lines += [s + ";" for s in indexes]
         _, times = parse_runs(client(lines), 1)
-        if len(times) != len(TABLES) + len(index_statements()):
+        if len(times) != len(TABLES) + len(indexes):
             raise RuntimeError(f"expected {len(TABLES)} COPY timings, got {len(times)}")
         return dict(zip(TABLES, times)), sum(times[len(TABLES):])
 
@@ -276,10 +309,10 @@ class TpchBench(Benchmark):
             workers = 0 if threads == 1 else threads
             for name, statements in queries.items():
                 cell = Cell(system, name, threads)
-                if system == "postgres":
-                    statements = [postgres_text(s) for s in statements]
+                statements = [postgres_text(s) for s in statements]
                 try:
-                    out = client(query_script(statements, args.runs, workers, args.query_timeout))
+                    out = client(query_script(statements, args.runs, workers, args.query_timeout,
+                                              args.work_mem))
                     runs_answers, times = parse_runs(out, len(statements))
                     cell.times_ms = times[1:]
                     answers[(system, name, threads)] = runs_answers[0] if runs_answers else []
@@ -295,12 +328,15 @@ class TpchBench(Benchmark):
         meta["versions"]["tusk"] = tusk.version()
         try:
             tusk.fresh_data_dir(args.workdir)
-            loads["tusk"], meta["index_ms"]["tusk"] = self.load_psql_like(tusk.output, csv_dir)
+            loads["tusk"], meta["index_ms"]["tusk"] = self.load_psql_like(
+                tusk.output, csv_dir, columnar=args.am == "columnar")
         except Exception as e:  # noqa: BLE001
             meta["load_errors"]["tusk"] = short_error(str(e))
             log(f"bench: tusk load failed: {e}")
             return
         self.log_load("tusk", loads["tusk"])
+        _, t = parse_runs(tusk.output(["\\timing on", "analyze;"]), 1)
+        meta["tusk_analyze_ms"] = t[0] if t else None
         self.run_queries_psql_like("tusk", tusk.output, args, queries, cells, answers)
         meta["tusk_data_bytes"] = dir_size(tusk.data_dir)
 
@@ -330,7 +366,7 @@ class TpchBench(Benchmark):
             r = run.run_worker({"bench": "tpch", "system": "duckdb", "threads": threads,
                                 "runs": args.runs, "csv_dir": str(csv_dir),
                                 "schema": schema_statements(), "indexes": index_statements(),
-                                "queries": pg_queries},
+                                "queries": pg_queries, "memory_limit": args.duckdb_memory_limit},
                                args.timeout)
             if "error" in r:
                 meta["load_errors"][f"duckdb-{threads}"] = r["error"]
@@ -385,7 +421,9 @@ class TpchBench(Benchmark):
                 "meta": meta, "loads_ms": loads, "checks": checks,
                 "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
                 "cells": [vars(c) for c in cells]}
-        written = run.write_outputs(self.name, markdown, data,
+        data["am"] = args.am
+        name = self.name if args.am == "heap" else f"{self.name}-{args.am}"
+        written = run.write_outputs(name, markdown, data,
                                     lambda p: self.chart(p, args, queries, cells))
         log("bench: wrote " + ", ".join(written))
         return 0 if all(c.ok for c in cells) and all(v == "match" for v in checks.values()) else 1
@@ -408,7 +446,8 @@ class TpchBench(Benchmark):
     def markdown(self, args, queries, cells, loads, checks, meta) -> str:
         versions = ", ".join(f"{k} {v}" for k, v in sorted(meta["versions"].items()))
         csv_mb = sum(meta["csv_bytes"].values()) / 1e6
-        out = [f"# TPC-H SF {args.sf:g}, {meta['started']}", "",
+        am = "" if args.am == "heap" else f", tusk's tables {args.am}"
+        out = [f"# TPC-H SF {args.sf:g}{am}, {meta['started']}", "",
                f"Data: `tpchgen-cli csv -s {args.sf:g}` ({csv_mb:,.0f} MB of CSV). Machine: "
                f"{meta['machine']}; load average before {meta['load_before'][0]:.2f}, after "
                f"{meta['load_after'][0]:.2f}. Versions: {versions or 'n/a'}.", "",
@@ -428,6 +467,9 @@ class TpchBench(Benchmark):
         if meta.get("postgres_vacuum_analyze_ms") is not None:
             out += ["", f"PostgreSQL's `VACUUM ANALYZE` after the load (not counted above): "
                         f"{fmt_ms(meta['postgres_vacuum_analyze_ms'])} ms."]
+        if meta.get("tusk_analyze_ms") is not None:
+            out += ["", f"tusk's `ANALYZE` after the load (not counted above): "
+                        f"{fmt_ms(meta['tusk_analyze_ms'])} ms."]
         out += ["", f"## Queries: min / median ms of {args.runs} runs after a warm-up", ""]
         columns = [(s, t) for s in SYSTEMS if s in args.systems for t in args.threads]
         head = [f"{SYSTEM_NAMES[s]} {t}T" for s, t in columns]
@@ -451,7 +493,10 @@ class TpchBench(Benchmark):
         out += ["", "Threads: tusk and PostgreSQL with `max_parallel_workers_per_gather` = 0 at 1T "
                 "and = threads at more; DuckDB with `SET threads`. tusk and PostgreSQL: times are "
                 "`\\timing` lines of one session; DuckDB: in-memory database, timed in Python. "
-                "PostgreSQL and DuckDB get Q1 as `interval '90' day` (they reject `day (3)`)."]
+                "All three get Q1 as `interval '90' day` (they reject `day (3)`)."
+                + (f" work_mem = {args.work_mem} (tusk, PostgreSQL)." if args.work_mem else "")
+                + (f" DuckDB memory_limit = {args.duckdb_memory_limit}."
+                   if args.duckdb_memory_limit else "")]
         if errors:
             out += ["", "## Errors", ""] + [f"{i + 1}. {e}" for i, e in enumerate(errors)]
         out += ["", "## Settings", "",

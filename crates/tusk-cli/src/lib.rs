@@ -12,6 +12,7 @@
 //!   `COPY ... FROM STDIN` in scripts, the progress line);
 //! * [`shell`] runs statements and backslash commands against anything that
 //!   implements [`shell::Engine`], in `-c`, script or interactive mode;
+//! * [`variables`] holds psql's variables (`-v`, `\set`, `ON_ERROR_STOP`);
 //! * [`interactive`] is the line-editing loop around the shell.
 
 pub mod copy;
@@ -20,4 +21,5 @@ pub mod interactive;
 pub mod report;
 pub mod scan;
 pub mod shell;
+pub mod variables;
 pub mod width;

@@ -8,14 +8,17 @@
 //! `tusk serve` runs the PostgreSQL wire-protocol server (`tusk-server`)
 //! until SIGTERM or SIGINT.
 //!
-//! `-c` and `-f` run in the order given and stop at the first error. Without
-//! them, a terminal on standard input gets the interactive shell, anything
-//! else is read as a script (like `-f -`).
+//! `-c` and `-f` run in the order given. As in psql, an error does not stop
+//! them unless `ON_ERROR_STOP` is set (`-v ON_ERROR_STOP=1`, or `\set` in a
+//! script): a script goes on with its next statement, and the next `-c` or
+//! `-f` runs. Without them, a terminal on standard input gets the
+//! interactive shell, anything else is read as a script (like `-f -`).
 //!
-//! Exit status: 0 on success (and after `\q`), 1 after an error in a
-//! script or command, 2 for a usage error or a data directory that cannot be
-//! opened, 141 when standard output was closed early (what a shell reports
-//! for psql, which dies of SIGPIPE there).
+//! Exit status, psql's: 0 when the last `-c` succeeded or the last script
+//! ran to its end (and after `\q`), 1 when the last `-c` failed, 3 when
+//! `ON_ERROR_STOP` stopped a script, 2 for a usage error or a data directory
+//! that cannot be opened, 141 when standard output was closed early (what a
+//! shell reports for psql, which dies of SIGPIPE there).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
@@ -27,6 +30,7 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 use tusk_cli::format::{Format, PrintOptions};
 use tusk_cli::report::os_message;
 use tusk_cli::shell::{Flow, Settings, Shell};
+use tusk_cli::variables::{parse_assignment, Variables};
 use tusk_cli::{interactive, shell};
 
 /// tusk is the interactive terminal for the tusk database engine.
@@ -76,6 +80,15 @@ struct Cli {
         default_value = "|"
     )]
     field_separator: String,
+
+    /// Set variable NAME to VALUE (NAME alone unsets it), as `\set` does
+    #[arg(
+        short = 'v',
+        long = "set",
+        visible_alias = "variable",
+        value_name = "NAME=VALUE"
+    )]
+    variables: Vec<String>,
 
     /// Accepted for psql compatibility (tusk reads no startup file)
     #[arg(short = 'X', long = "no-psqlrc", hide = true)]
@@ -143,6 +156,33 @@ enum Action {
 /// reports for psql, which dies of SIGPIPE there.
 const EXIT_OUTPUT_CLOSED: u8 = 141;
 
+/// psql's exit status when `ON_ERROR_STOP` ended a script.
+const EXIT_SCRIPT_STOPPED: u8 = 3;
+
+/// How the run ended, which decides the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The last action succeeded (or `\q`).
+    Success,
+    /// The last action was a `-c` that failed, or a script that could not
+    /// be read.
+    Failed,
+    /// `ON_ERROR_STOP` ended a script.
+    ScriptStopped,
+    /// Standard output was closed.
+    OutputClosed,
+}
+
+/// What a script's [`Flow`] means for the exit status: it returns
+/// [`Flow::Error`] only when `ON_ERROR_STOP` stopped it.
+fn script_outcome(flow: Flow) -> Outcome {
+    match flow {
+        Flow::Continue | Flow::Quit => Outcome::Success,
+        Flow::Error => Outcome::ScriptStopped,
+        Flow::OutputClosed => Outcome::OutputClosed,
+    }
+}
+
 fn main() -> ExitCode {
     // An empty $TUSKDATA means "not set" (clap would reject it as a value).
     // Still single-threaded here, so changing the environment is sound.
@@ -186,7 +226,19 @@ fn main() -> ExitCode {
         },
         quiet: cli.quiet,
         timing: false,
+        variables: Variables::default(),
     };
+    let mut settings = settings;
+    for assignment in &cli.variables {
+        let result = match parse_assignment(assignment) {
+            (name, Some(value)) => settings.variables.set(name, value),
+            (name, None) => settings.variables.unset(name),
+        };
+        if let Err(message) = result {
+            complain(&message);
+            return ExitCode::from(1);
+        }
+    }
 
     let mut session = match tusk_sql::Session::open(&cli.data_dir) {
         Ok(s) => s,
@@ -214,7 +266,7 @@ fn main() -> ExitCode {
         if io::stdin().is_terminal() {
             // Ctrl-C while a statement runs cancels it and keeps the shell
             // (while a line is edited, rustyline reads Ctrl-C as a key).
-            interactive::run(&mut sh, move || {
+            let flow = interactive::run(&mut sh, move || {
                 if let Ok(mut signals) =
                     signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
                 {
@@ -224,24 +276,31 @@ fn main() -> ExitCode {
                         }
                     });
                 }
-            })
+            });
+            match flow {
+                Flow::Continue | Flow::Quit => Outcome::Success,
+                // The terminal itself failed.
+                Flow::Error => Outcome::Failed,
+                Flow::OutputClosed => Outcome::OutputClosed,
+            }
         } else {
-            sh.run_script(BufReader::new(io::stdin()), None)
+            script_outcome(sh.run_script(BufReader::new(io::stdin()), None))
         }
     } else {
         run_actions(&mut sh, actions.into_iter().map(|(_, a)| a))
     };
     sh.flush();
     let flow = if sh.output_error().is_some() {
-        Flow::OutputClosed
+        Outcome::OutputClosed
     } else {
         flow
     };
 
     let code = match flow {
-        Flow::Continue | Flow::Quit => ExitCode::SUCCESS,
-        Flow::Error => ExitCode::FAILURE,
-        Flow::OutputClosed => match sh.output_error() {
+        Outcome::Success => ExitCode::SUCCESS,
+        Outcome::Failed => ExitCode::FAILURE,
+        Outcome::ScriptStopped => ExitCode::from(EXIT_SCRIPT_STOPPED),
+        Outcome::OutputClosed => match sh.output_error() {
             Some(e) if e.kind() != io::ErrorKind::BrokenPipe => {
                 complain(&format!("could not write to standard output: {e}"));
                 ExitCode::FAILURE
@@ -257,27 +316,42 @@ fn main() -> ExitCode {
 fn run_actions<E: shell::Engine, O: Write + Send, W: Write + Send>(
     sh: &mut Shell<E, O, W>,
     actions: impl Iterator<Item = Action>,
-) -> Flow {
+) -> Outcome {
+    let mut outcome = Outcome::Success;
     for action in actions {
-        let flow = match action {
-            Action::Command(c) => sh.run_command_string(&c),
-            Action::File(name) if name == "-" => {
-                sh.run_script(BufReader::new(io::stdin()), Some("<stdin>"))
+        let (flow, failed) = match action {
+            Action::Command(c) => {
+                let flow = sh.run_command_string(&c);
+                (flow, Outcome::Failed)
             }
+            Action::File(name) if name == "-" => (
+                sh.run_script(BufReader::new(io::stdin()), Some("<stdin>")),
+                Outcome::ScriptStopped,
+            ),
             Action::File(name) => match File::open(&name) {
-                Ok(f) => sh.run_script(BufReader::new(f), Some(&name)),
+                Ok(f) => (
+                    sh.run_script(BufReader::new(f), Some(&name)),
+                    Outcome::ScriptStopped,
+                ),
                 Err(e) => {
                     sh.flush();
-                    complain(&format!("{name}: {}", os_message(&e)));
-                    Flow::Error
+                    // psql's words, without its program-name prefix.
+                    let _ = writeln!(io::stderr(), "{name}: {}", os_message(&e));
+                    (Flow::Error, Outcome::Failed)
                 }
             },
         };
-        if flow != Flow::Continue {
-            return flow;
+        outcome = match flow {
+            Flow::Continue => Outcome::Success,
+            Flow::Quit => return Outcome::Success,
+            Flow::OutputClosed => return Outcome::OutputClosed,
+            Flow::Error => failed,
+        };
+        if flow == Flow::Error && sh.settings.variables.on_error_stop() {
+            return outcome;
         }
     }
-    Flow::Continue
+    outcome
 }
 
 /// `tusk: error: MESSAGE` on standard error (ignoring a failure to write it).

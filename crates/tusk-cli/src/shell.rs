@@ -10,7 +10,8 @@
 //!   every result), or run as a backslash command if it starts with `\`;
 //! * [`Shell::run_script`] for `-f FILE`, `-f -` and piped standard input:
 //!   split into statements client-side (see [`crate::scan`]), each sent on
-//!   its own, stopping at the first error;
+//!   its own, going on after errors unless `ON_ERROR_STOP` is set (see
+//!   [`crate::variables`]);
 //! * [`Shell::run_item`] for one statement or command of the interactive
 //!   loop, which goes on after errors.
 //!
@@ -35,6 +36,7 @@ use crate::copy::{parse_slash_copy, CopyInput, DataIn, DataOut, Progress, Shared
 use crate::format::{print_table, PrintOptions, Table};
 use crate::report::{error_position_lines, os_message, parse_bool, timing_line};
 use crate::scan::{is_blank, parse_meta, Item, MetaCommand, Scanner};
+use crate::variables::Variables;
 
 /// What the shell needs from the database engine.
 pub trait Engine {
@@ -93,6 +95,8 @@ pub struct Settings {
     pub quiet: bool,
     /// `\timing`: print `Time: ...` after each statement.
     pub timing: bool,
+    /// psql's variables (`-v`, `\set`, `\unset`); `ON_ERROR_STOP` among them.
+    pub variables: Variables,
 }
 
 /// What running a piece of input led to.
@@ -100,7 +104,8 @@ pub struct Settings {
 pub enum Flow {
     /// Go on with the next input.
     Continue,
-    /// An error was reported; scripts stop here.
+    /// An error was reported. A script goes on after it unless
+    /// `ON_ERROR_STOP` is set; a script that stopped returns this.
     Error,
     /// `\q`: stop reading input.
     Quit,
@@ -128,6 +133,10 @@ Input/Output
 
 Formatting
   \\timing [on|off]       toggle timing of commands
+
+Variables
+  \\set [NAME [VALUE]]    set internal variable, or list all if no parameters
+  \\unset NAME            unset (delete) internal variable
 ";
 
 /// A session with the engine, its output streams and settings.
@@ -297,6 +306,8 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         let quiet = self.settings.quiet;
         // Data lines of a script are lines of the script.
         let script_lines = matches!(input, DataIn::Source(_));
+        // Server messages carry the script's position, as psql's do.
+        let locus = self.locus();
         let Shell {
             engine,
             out,
@@ -336,6 +347,15 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
             &mut |r| {
                 let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
                 if std::mem::take(&mut o.copied_out) && matches!(r, QueryResult::Command { .. }) {
+                    return;
+                }
+                if let QueryResult::Notice { level, message } = &r {
+                    if o.error.is_none() {
+                        if let Err(e) = o.out.flush() {
+                            *o.error = Some(e);
+                        }
+                    }
+                    eprintln!("{locus}{level}:  {message}");
                     return;
                 }
                 if o.error.is_none() {
@@ -480,6 +500,39 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
                 }
             }
             "copy" => return self.slash_copy(&cmd.line, source),
+            "set" => match cmd.args.split_first() {
+                None => {
+                    let listing = self.settings.variables.listing();
+                    self.write_out(listing.as_bytes());
+                    Flow::Continue
+                }
+                Some((name, words)) => {
+                    let value = words.concat();
+                    match self.settings.variables.set(name, &value) {
+                        Ok(()) => Flow::Continue,
+                        Err(message) => {
+                            self.log_error(&format!("\\set: {message}"));
+                            Flow::Error
+                        }
+                    }
+                }
+            },
+            "unset" => match cmd.args.first() {
+                None => {
+                    self.log_error("\\unset: missing required argument");
+                    Flow::Error
+                }
+                Some(name) => {
+                    self.warn_extra_args(cmd, 1);
+                    match self.settings.variables.unset(name) {
+                        Ok(()) => Flow::Continue,
+                        Err(message) => {
+                            self.log_error(&format!("\\unset: {message}"));
+                            Flow::Error
+                        }
+                    }
+                }
+            },
             "r" | "reset" => {
                 self.warn_extra_args(cmd, 0);
                 scanner.reset();
@@ -543,9 +596,11 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         }
     }
 
-    /// Runs a script read from `input` line by line, stopping at the first
-    /// error. `name` (a file name, or `<stdin>` for `-f -`) turns on the
-    /// `tusk:NAME:LINE: ` message prefix; piped standard input has none.
+    /// Runs a script read from `input` line by line. After an error it goes
+    /// on with the next statement, or, with `ON_ERROR_STOP` set, stops and
+    /// returns [`Flow::Error`]. `name` (a file name, or `<stdin>` for `-f
+    /// -`) turns on the `tusk:NAME:LINE: ` message prefix; piped standard
+    /// input has none.
     pub fn run_script<R: BufRead + Send>(&mut self, mut input: R, name: Option<&str>) -> Flow {
         let saved = (self.script.take(), self.line);
         self.script = name.map(str::to_string);
@@ -588,17 +643,21 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
                     Some(flow) => flow,
                     None => self.run_item_from(&item, &mut scanner, Some(&mut input)),
                 };
-                if flow != Flow::Continue {
-                    break 'lines flow;
+                match self.after_script_item(flow) {
+                    Flow::Continue => {}
+                    stop => break 'lines stop,
                 }
             }
         };
         let flow = match flow {
             Flow::Continue => match scanner.take_pending() {
-                Some(sql) => match self.fail_if_not_utf8(&sql) {
-                    Some(flow) => flow,
-                    None => self.run_sql_from(&sql, Some(&mut input)),
-                },
+                Some(sql) => {
+                    let flow = match self.fail_if_not_utf8(&sql) {
+                        Some(flow) => flow,
+                        None => self.run_sql_from(&sql, Some(&mut input)),
+                    };
+                    self.after_script_item(flow)
+                }
                 None => self.finish(Flow::Continue),
             },
             other => other,
@@ -606,6 +665,15 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
         (self.script, self.line) = saved;
         self.encoding_error = None;
         flow
+    }
+
+    /// What a script does after one of its statements or commands: an
+    /// error ends it only under `ON_ERROR_STOP`.
+    fn after_script_item(&self, flow: Flow) -> Flow {
+        match flow {
+            Flow::Error if !self.settings.variables.on_error_stop() => Flow::Continue,
+            other => other,
+        }
     }
 
     /// Fails `sql` as the server fails a statement whose bytes are not
@@ -893,16 +961,53 @@ mod tests {
     }
 
     #[test]
-    fn script_splits_and_stops_at_first_error() {
+    fn script_goes_on_after_errors() {
         let mut sh = shell();
         let script = "-- leading comment\nselect 1;\n\nselect\n  2; selec 3;\nselect 1;\n";
-        assert_eq!(sh.run_script(script.as_bytes(), Some("x.sql")), Flow::Error);
+        assert_eq!(
+            sh.run_script(script.as_bytes(), Some("x.sql")),
+            Flow::Continue
+        );
         let (out, err, engine) = outputs(sh);
-        assert_eq!(engine.log, vec!["select 1;", "select\n  2;", "selec 3;"]);
-        assert_eq!(out, format!("{ONE}{TWO}"));
+        assert_eq!(
+            engine.log,
+            vec!["select 1;", "select\n  2;", "selec 3;", "select 1;"]
+        );
+        assert_eq!(out, format!("{ONE}{TWO}{ONE}"));
         assert_eq!(
             err,
             "tusk:x.sql:5: ERROR:  syntax error at or near \"selec\"\nLINE 1: selec 3;\n        ^\n"
+        );
+    }
+
+    #[test]
+    fn on_error_stop_ends_the_script() {
+        let mut sh = shell();
+        let script = "select 1;\n\\set ON_ERROR_STOP\nselec 2;\nselect 1;\n";
+        assert_eq!(sh.run_script(script.as_bytes(), Some("x.sql")), Flow::Error);
+        let (out, err, engine) = outputs(sh);
+        assert_eq!(engine.log, vec!["select 1;", "selec 2;"]);
+        assert_eq!(out, ONE);
+        assert!(
+            err.starts_with("tusk:x.sql:3: ERROR:  syntax error"),
+            "{err}"
+        );
+
+        // A refused value is an error of its own, and leaves the old one.
+        let mut sh = shell();
+        let script = "\\set ON_ERROR_STOP bogus\nselec 2;\n\\unset ON_ERROR_STOP\n\\set\n";
+        assert_eq!(
+            sh.run_script(script.as_bytes(), Some("y.sql")),
+            Flow::Continue
+        );
+        let (out, err, _) = outputs(sh);
+        assert_eq!(out, "ON_ERROR_STOP = 'off'\n");
+        assert!(
+            err.starts_with(
+                "tusk:y.sql:1: error: \\set: unrecognized value \"bogus\" for \"ON_ERROR_STOP\": \
+                 Boolean expected\ntusk:y.sql:2: ERROR:  syntax error"
+            ),
+            "{err}"
         );
     }
 
@@ -913,7 +1018,7 @@ mod tests {
             sh.run_script("select 1;\nselect 2".as_bytes(), None),
             Flow::Continue
         );
-        assert_eq!(sh.run_script("selec 1;".as_bytes(), None), Flow::Error);
+        assert_eq!(sh.run_script("selec 1;".as_bytes(), None), Flow::Continue);
         let (out, err, _) = outputs(sh);
         assert_eq!(out, format!("{ONE}{TWO}"));
         assert!(err.starts_with("ERROR:  syntax error"), "{err}");
@@ -937,7 +1042,7 @@ mod tests {
         assert_eq!(sh.run_command_string("\\foo"), Flow::Error);
         assert_eq!(
             sh.run_script("\n\\foo\n".as_bytes(), Some("<stdin>")),
-            Flow::Error
+            Flow::Continue
         );
         sh.interactive = true;
         sh.run_command_string("\\bar");
@@ -1024,7 +1129,7 @@ mod tests {
     fn script_lines_that_are_not_utf8_fail_their_statement() {
         let mut sh = shell();
         let script: &[u8] = b"select 1;\nselect 'caf\xe9\xa9';\n";
-        assert_eq!(sh.run_script(script, Some("x.sql")), Flow::Error);
+        assert_eq!(sh.run_script(script, Some("x.sql")), Flow::Continue);
         let (out, err, engine) = outputs(sh);
         assert_eq!(engine.log, vec!["select 1;"]);
         assert_eq!(out, ONE);

@@ -137,21 +137,66 @@ fn aligned_output_and_tags() {
     );
 }
 
+/// psql's rules: an error does not stop the next `-c`; the exit status is
+/// the last `-c`'s; `ON_ERROR_STOP` stops at the first error.
 #[test]
-fn errors_stop_with_status_1() {
+fn errors_and_exit_status_follow_psql() {
     let Some(dir) = engine_dir() else { return };
     let out = run(
         dir.path(),
-        &["-c", "select 1", "-c", "selec 2", "-c", "select 3"],
+        &["-At", "-c", "select 1", "-c", "selec 2", "-c", "select 3"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "1\n3\n");
+    let err = text(&out.stderr);
+    assert!(err.starts_with("ERROR:  "), "{err}");
+
+    let out = run(dir.path(), &["-At", "-c", "select 1", "-c", "selec 2"], "");
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = run(
+        dir.path(),
+        &[
+            "-At",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            "selec 2",
+            "-c",
+            "select 3",
+        ],
         "",
     );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        text(&out.stdout),
-        " ?column? \n----------\n        1\n(1 row)\n\n"
+    assert_eq!(text(&out.stdout), "");
+
+    let out = run(
+        dir.path(),
+        &[
+            "-At",
+            "-c",
+            "select 1",
+            "-f",
+            "/nonexistent/x.sql",
+            "-c",
+            "select 2",
+        ],
+        "",
     );
-    let err = text(&out.stderr);
-    assert!(err.starts_with("ERROR:  "), "{err}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "1\n2\n");
+    assert_eq!(
+        text(&out.stderr),
+        "/nonexistent/x.sql: No such file or directory\n"
+    );
+
+    let out = run(dir.path(), &["-v", "ON_ERROR_STOP=maybe"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "tusk: error: unrecognized value \"maybe\" for \"ON_ERROR_STOP\": Boolean expected\n"
+    );
 }
 
 #[test]
@@ -183,15 +228,35 @@ fn script_file_and_stdin_dash() {
     assert!(out.status.success());
 
     let mut file = tempfile::NamedTempFile::new().unwrap();
-    writeln!(file, "select 1;\nselec 2;").unwrap();
+    writeln!(file, "select 1;\nselec 2;\nselect 3;").unwrap();
     let path = file.path().to_str().unwrap();
     let out = run(dir.path(), &["-At", "-f", path], "");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "1\n3\n");
     let err = text(&out.stderr);
     assert!(
         err.starts_with(&format!("tusk:{path}:2: ERROR:  ")),
         "{err}"
     );
+    // ON_ERROR_STOP ends the script with psql's status 3, and skips the
+    // actions after it.
+    for args in [
+        &[
+            "-At",
+            "-v",
+            "ON_ERROR_STOP=on",
+            "-f",
+            path,
+            "-c",
+            "select 4",
+        ][..],
+        &["-At", "--set=ON_ERROR_STOP=1", "-f", "-"][..],
+    ] {
+        let stdin = "select 1;\nselec 2;\nselect 3;";
+        let out = run(dir.path(), args, stdin);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert_eq!(text(&out.stdout), "1\n", "{args:?}");
+    }
 }
 
 #[test]

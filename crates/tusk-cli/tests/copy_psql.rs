@@ -2,7 +2,7 @@
 //! same files go to `psql -f` against PostgreSQL 15 and to `tusk -f`, and
 //! everything both print must be the same, stdout and stderr (errors with
 //! their CONTEXT lines, script line numbers), as must the files `\copy ...
-//! to` writes. Both stop at the first error (`ON_ERROR_STOP` for psql).
+//! to` writes. Both stop at the first error (`ON_ERROR_STOP`).
 //!
 //! Like the differential corpus, this skips (and says so) where PostgreSQL
 //! 15 is not installed or cannot be started.
@@ -257,7 +257,8 @@ fn copy_scripts_match_psql() {
         let want = normalised(&run_with_timeout(&mut psql, timeout).unwrap());
         let mut t = tusk();
         t.current_dir(&tusk_dir)
-            .args(["-D", "data", "-X", "-A", "-t", "-q", "-f", "script.sql"]);
+            .args(["-D", "data", "-X", "-A", "-t", "-q"])
+            .args(["-v", "ON_ERROR_STOP=1", "-f", "script.sql"]);
         let got = normalised(&run_with_timeout(&mut t, timeout).unwrap());
         if want != got {
             report.push_str(&format!(

@@ -317,7 +317,7 @@ fn tpcb_survives_sigkill_under_load() {
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(
         dir.join("tusk.conf"),
-        "shared_buffers = 2MB\nmax_wal_size = 4MB\n",
+        "shared_buffers = 2MB\nmax_wal_size = 4MB\nunix_socket_directories = '.'\n",
     )
     .unwrap();
     let (mut child, mut port) = serve(&dir, &log);

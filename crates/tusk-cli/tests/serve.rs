@@ -26,7 +26,11 @@ struct Served {
 /// Starts `tusk serve` on a port the system picks and waits until it is
 /// ready.
 fn serve(dir: &std::path::Path) -> Served {
-    std::fs::write(dir.join("tusk.conf"), "shared_buffers = 16MB\n").unwrap();
+    std::fs::write(
+        dir.join("tusk.conf"),
+        "shared_buffers = 16MB\nunix_socket_directories = '.'\n",
+    )
+    .unwrap();
     let mut child = tusk()
         .args(["serve", "--listen", "127.0.0.1", "--port", "0", "-D"])
         .arg(dir)

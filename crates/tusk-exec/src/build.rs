@@ -17,8 +17,8 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
-    aggregate, append, cte, filter, hashjoin, indexscan, lateral, limit, nestloop, project,
-    recursive, result, scan, series, setop, sort, subplan, unique, window,
+    aggregate, append, columnar_scan, cte, filter, hashjoin, indexscan, lateral, limit, nestloop,
+    project, recursive, result, scan, series, setop, sort, subplan, unique, window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -35,6 +35,9 @@ pub fn build_statement(stmt: &Statement, ctx: &ExecContext) -> Result<Box<dyn Op
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let child = |i: usize| build(&plan.children[i], ctx);
     let op: Box<dyn Operator> = match &plan.kind {
+        NodeKind::SeqScan {
+            columnar: Some(_), ..
+        } => Box::new(columnar_scan::ColumnarScan::new(plan, ctx)?),
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
         NodeKind::IndexScan { .. } => Box::new(indexscan::IndexScan::new(plan, ctx)?),
         NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
@@ -111,9 +114,17 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
 /// participants start.
 pub fn init_shared(plan: &Plan, state: &mut ParallelState) {
     match &plan.kind {
-        NodeKind::SeqScan { parallel: true, .. } => {
-            state.insert(plan.id, scan::SeqScan::init_shared());
-        }
+        NodeKind::SeqScan {
+            parallel: true,
+            columnar,
+            ..
+        } => match columnar {
+            Some(_) => state.insert(
+                plan.id,
+                columnar_scan::ColumnarScan::init_shared(state.participants),
+            ),
+            None => state.insert(plan.id, scan::SeqScan::init_shared()),
+        },
         NodeKind::HashJoin { parallel: true, .. } => {
             let shared = hashjoin::HashJoin::init_shared(plan, state.participants);
             state.insert(plan.id, shared);

@@ -29,11 +29,11 @@
 //! (40001) under REPEATABLE READ, as is a conflicting version the
 //! transaction's snapshot does not see.
 
+use crate::deform::Deformer;
 use crate::dml::{Inserted, RowWriter, Target, Written};
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
-use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use tusk_storage::btree::EncodedKey;
 use tusk_storage::heap::{self, Tid};

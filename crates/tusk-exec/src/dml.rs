@@ -33,13 +33,14 @@
 //! * under REPEATABLE READ either is `could not serialize access due to
 //!   concurrent update` (40001).
 
+use crate::deform::Deformer;
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
-use crate::scan::Deformer;
 use crate::vector::{Batch, Data};
 use std::collections::HashSet;
 use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome};
+use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::heapam::serialization_failure;
 use tusk_storage::tuple::TupleBuilder;
@@ -413,20 +414,35 @@ pub fn insert(
 ) -> Result<u64> {
     let db = txn.database().clone();
     let mut w = RowWriter::new(&db, target);
+    // A columnar table takes the rows through its writer, which makes
+    // row groups of them (or puts a few into its delta).
+    let mut columnar = if target.table.is_columnar() {
+        let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
+        Some(ColumnarWriter::new(&db, target.table, xid, cid))
+    } else {
+        None
+    };
     let mut n = 0;
     while let Some(b) = input.next()? {
         w.check(&b)?;
         for row in 0..b.len {
             w.form(&b, row)?;
-            match w.insert_formed(txn, &[])? {
-                Inserted::Row => {}
-                Inserted::Conflict => unreachable!("no arbiter indexes"),
+            match &mut columnar {
+                Some(c) => c.push_tuple(w.formed(0, 0))?,
+                None => match w.insert_formed(txn, &[])? {
+                    Inserted::Row => {}
+                    Inserted::Conflict => unreachable!("no arbiter indexes"),
+                },
             }
             if let Some(r) = returned.as_deref_mut() {
                 r.push(&b, row);
             }
             n += 1;
         }
+    }
+    if let Some(c) = columnar {
+        c.finish()?;
+        txn.count_inserts(target.table.oid, n);
     }
     Ok(n)
 }

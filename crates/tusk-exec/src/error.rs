@@ -61,6 +61,7 @@ pub mod sqlstate {
     pub const UNDEFINED_PARAMETER: &str = "42P02";
     pub const AMBIGUOUS_PARAMETER: &str = "42P08";
     pub const OBJECT_IN_USE: &str = "55006";
+    pub const OBJECT_NOT_IN_PREREQUISITE_STATE: &str = "55000";
     pub const DEPENDENT_OBJECTS_STILL_EXIST: &str = "2BP01";
     pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
     pub const STATEMENT_TOO_COMPLEX: &str = "54001";

@@ -73,6 +73,7 @@ use crate::func::Func;
 use crate::stack;
 use crate::value::Value;
 use crate::vector::{Batch, Data, Strings, Vector};
+use std::borrow::Cow;
 use std::sync::Arc;
 use tusk_storage::{DataType, SqlType};
 
@@ -554,6 +555,18 @@ impl Expr {
         constant
     }
 
+    /// Whether it calls a volatile function (`random()`): its value may
+    /// differ between two evaluations over the same row.
+    pub fn is_volatile(&self) -> bool {
+        let mut volatile = false;
+        self.visit(|e| {
+            if let Expr::Call { func, .. } = e {
+                volatile |= func.volatile();
+            }
+        });
+        volatile
+    }
+
     /// Whether the node returns NULL whenever one of its direct arguments is
     /// NULL (without evaluating anything else): the constant-folding pass may
     /// replace it by a NULL constant when an argument folds to NULL, as
@@ -605,7 +618,20 @@ impl Expr {
 
     /// Evaluates; rows where `active` is false raise no errors.
     pub fn eval_active(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
-        stack::guarded(|| self.eval_node(batch, active))
+        Ok(self.eval_ref(batch, active)?.into_owned())
+    }
+
+    /// Evaluates like [`Expr::eval_active`], but a column reference is the
+    /// batch's own vector, not a copy of it.
+    pub fn eval_ref<'b>(
+        &self,
+        batch: &'b Batch,
+        active: Option<&[bool]>,
+    ) -> Result<Cow<'b, Vector>> {
+        match self {
+            Expr::Column { index, .. } => Ok(Cow::Borrowed(&batch.columns[*index])),
+            _ => stack::guarded(|| self.eval_node(batch, active)).map(Cow::Owned),
+        }
     }
 
     fn eval_node(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
@@ -619,7 +645,7 @@ impl Expr {
             ))),
             Expr::Arith { first, rest, ty } => arith::eval_chain(first, rest, *ty, batch, active),
             Expr::Neg { arg, .. } => {
-                let v = arg.eval_active(batch, active)?;
+                let v = arg.eval_ref(batch, active)?;
                 arith::negate(&v, active)
             }
             Expr::Cmp { op, left, right } => compare::eval_cmp(*op, left, right, batch, active),
@@ -639,7 +665,7 @@ impl Expr {
                 ))
             }
             Expr::IsNull { arg, negated } => {
-                let v = arg.eval_active(batch, active)?;
+                let v = arg.eval_ref(batch, active)?;
                 let out = (0..n).map(|i| v.is_null(i) != *negated).collect();
                 Ok(Vector::new(Data::Bool(out), None))
             }
@@ -648,7 +674,7 @@ impl Expr {
                 logic::bool_test(&v, *test)
             }
             Expr::Cast { arg, to } => {
-                let v = arg.eval_active(batch, active)?;
+                let v = arg.eval_ref(batch, active)?;
                 // Without a typmod, explicit or not makes no difference; the
                 // session's settings (time zone, styles) come from `env`.
                 crate::env::with(|env| {
@@ -656,12 +682,12 @@ impl Expr {
                 })
             }
             Expr::Typmod { arg, ty, explicit } => {
-                let v = arg.eval_active(batch, active)?;
+                let v = arg.eval_ref(batch, active)?;
                 crate::env::with(|env| {
                     cast::cast_vector(&v, ty.data_type(), *ty, *explicit, env, active)
                 })
             }
-            Expr::BpcharToText(arg) => bpchar_to_text(&arg.eval_active(batch, active)?),
+            Expr::BpcharToText(arg) => bpchar_to_text(&*arg.eval_ref(batch, active)?),
             Expr::Concat(parts) => {
                 let vs = parts
                     .iter()

@@ -16,11 +16,12 @@
 //! for every version; dead and uncommitted rows are never returned), and
 //! the rest of the WHERE clause runs as the scan's filter.
 
+use crate::deform::Deformer;
 use crate::error::{ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::{ExecContext, Operator};
 use crate::plan::{IndexKey, IndexKeyOp, NodeKind, Plan};
-use crate::scan::{scan_filter, Deformer};
+use crate::scan::scan_filter;
 use crate::value::Value;
 use crate::vector::{Batch, BATCH_SIZE};
 use std::cmp::Ordering;

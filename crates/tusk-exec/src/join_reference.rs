@@ -391,6 +391,7 @@ pub fn scan(oid: u32, name: &str, types: &[DataType], parallel: bool) -> Plan {
             with_tid: false,
             filter: None,
             parallel,
+            columnar: None,
         },
         vec![],
         types.to_vec(),

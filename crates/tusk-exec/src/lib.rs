@@ -11,11 +11,11 @@
 //!
 //! | layer | modules | what |
 //! |---|---|---|
-//! | top | `build` | the one dispatcher: builds each node's children and hands them in |
+//! | top | `build`, `analyze` | the one dispatcher: builds each node's children and hands them in; ANALYZE's sample (through the scan's deformer) and column statistics |
 //! | operators | `scan`, `indexscan`, `project`, `filter`, `limit`, `result`, `append`, `hashjoin/`, `nestloop`, `aggregate/`, `sort/`, `unique`, `setop`, `window/`, `cte`, `recursive`, `subplan`, `parallel::gather`, `dml`, `conflict` | one node each (a folder for a big one) |
 //! | shared by operators | `join`, `rowstore`, `tuplestore`, `memory` | join output by kind and pair filters; rows written once and re-read; rows read while written or by number; memory accounting |
 //! | contract | `operator`, `parallel::state` | the `Operator` trait, `ExecContext`, EXPLAIN statistics; what parallel participants share |
-//! | data | `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, normalized sort keys, spill files, the recursion guard, UTF-8 checks |
+//! | data | `deform` (stored tuples into vectors), `vector`, `value`, `numeric`, `copy/` (COPY formats and load path), `expr/`, `func/`, `cast`, `hashkey`, `sortkey`, `spill`, `codec`, `error`, `stack`, `text` | column vectors, values, scalar expressions and built-in functions (with their `pg_proc`-like table and overload resolution), key hashing, normalized sort keys, spill files, the recursion guard, UTF-8 checks |
 //! | session | `interrupt`, `env` | cancel requests and `statement_timeout` (checked once per batch); the session's settings and statement time that casts read |
 //!
 //! A parallel-aware node owns the state its participants share and creates
@@ -23,13 +23,16 @@
 //! Gather starts (see `parallel::state`).
 
 pub mod aggregate;
+pub mod analyze;
 pub mod append;
 pub mod build;
 pub mod cast;
 pub mod codec;
+pub mod columnar_scan;
 pub mod conflict;
 pub mod copy;
 pub mod cte;
+mod deform;
 pub mod dml;
 pub mod env;
 pub mod error;

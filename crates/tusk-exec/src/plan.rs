@@ -163,6 +163,39 @@ pub struct IndexKey {
     pub value: Expr,
 }
 
+/// What a sequential scan of a columnar table has beyond a heap scan's
+/// fields (see `columnar_scan`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnarSpec {
+    /// Conjuncts of the scan's filter that row group statistics can rule
+    /// out: a row group none of whose rows can pass one of them is not read.
+    pub skip: Vec<SkipKey>,
+}
+
+/// A condition `column op values` on one column of a columnar scan's
+/// output (its position), with values known when the scan starts:
+/// constants or parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkipKey {
+    pub column: usize,
+    pub op: SkipOp,
+    pub values: Vec<Expr>,
+}
+
+/// The comparison of a [`SkipKey`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipOp {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Equal to one of the values (`IN (...)`).
+    In,
+    IsNull,
+    IsNotNull,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// Sequential scan of a heap table, emitting columns `columns` (attribute
@@ -177,6 +210,8 @@ pub enum NodeKind {
         filter: Option<Expr>,
         /// Parallel Seq Scan: participants share the blocks.
         parallel: bool,
+        /// A columnar table's scan (see `columnar_scan`): `None` for a heap.
+        columnar: Option<Box<ColumnarSpec>>,
     },
     /// Index scan: the btree `index_oid` yields the TIDs of the entries
     /// that satisfy `keys` (see [`IndexKey`]), in index order (reversed

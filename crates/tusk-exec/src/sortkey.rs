@@ -231,6 +231,86 @@ fn numeric_key(n: &Numeric, out: &mut Vec<u8>, scratch: &mut String) {
     }
 }
 
+/// The number an ascending key (as [`encode_value`] writes it, NULL byte
+/// first) stands for, where the type has one: integers, dates, times and
+/// timestamps (their stored integer), floats and numerics (their value).
+/// The planner interpolates within histogram buckets with it; `None` for
+/// strings, intervals, booleans and NULLs.
+pub fn key_to_f64(key: &[u8], ty: DataType) -> Option<f64> {
+    let v = key.strip_prefix(&[0x01])?;
+    let int = |bytes: &[u8]| -> Option<u64> {
+        Some(u64::from_be_bytes(
+            [vec![0u8; 8usize.checked_sub(bytes.len())?], bytes.to_vec()]
+                .concat()
+                .try_into()
+                .ok()?,
+        ))
+    };
+    Some(match ty {
+        DataType::Int2 => (int(v.get(..2)?)? as u16 ^ 0x8000) as i16 as f64,
+        DataType::Int4 | DataType::Date => (int(v.get(..4)?)? as u32 ^ 0x8000_0000) as i32 as f64,
+        DataType::Int8 | DataType::Time | DataType::Timestamp | DataType::TimestampTz => {
+            (int(v.get(..8)?)? ^ (1 << 63)) as i64 as f64
+        }
+        DataType::Float4 | DataType::Float8 => {
+            let k = int(v.get(..8)?)?;
+            f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+        }
+        DataType::Numeric => {
+            let class = *v.first()?;
+            match class {
+                0 => f64::NEG_INFINITY,
+                2 => 0.0,
+                4 => f64::INFINITY,
+                1 | 3 => {
+                    let neg = class == 1;
+                    let body: Vec<u8> = v[1..].iter().map(|&b| if neg { !b } else { b }).collect();
+                    let exp =
+                        (u32::from_be_bytes(body.get(..4)?.try_into().ok()?) ^ 0x8000_0000) as i32;
+                    let mut mant = 0f64;
+                    let mut scale = 0.1f64;
+                    for &d in body[4..].iter().take_while(|&&d| d != 0).take(17) {
+                        mant += f64::from(d - 1) * scale;
+                        scale /= 10.0;
+                    }
+                    let x = mant * 10f64.powi(exp);
+                    if neg {
+                        -x
+                    } else {
+                        x
+                    }
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The bytes of the string an ascending text key stands for (the
+/// `character(n)` value without its trailing blanks); `None` for a NULL or
+/// a key that is not a string's.
+pub fn key_to_text(key: &[u8]) -> Option<Vec<u8>> {
+    let v = key.strip_prefix(&[0x01])?;
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        match (v[i], v.get(i + 1)) {
+            (0, Some(0)) => return Some(out),
+            (0, Some(0xFF)) => {
+                out.push(0);
+                i += 2;
+            }
+            (0, _) => return None,
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +332,46 @@ mod tests {
             &mut out,
         );
         out
+    }
+
+    /// Keys decode to the numbers and strings they encode.
+    #[test]
+    fn keys_decode() {
+        let asc = |v: Value, ty| key(&v, ty, false, false);
+        assert_eq!(
+            key_to_f64(&asc(Value::Int4(-7), DataType::Int4), DataType::Int4),
+            Some(-7.0)
+        );
+        assert_eq!(
+            key_to_f64(&asc(Value::Date(9000), DataType::Date), DataType::Date),
+            Some(9000.0)
+        );
+        assert_eq!(
+            key_to_f64(&asc(Value::Int8(1 << 40), DataType::Int8), DataType::Int8),
+            Some((1u64 << 40) as f64)
+        );
+        assert_eq!(
+            key_to_f64(
+                &asc(Value::Float8(-2.5), DataType::Float8),
+                DataType::Float8
+            ),
+            Some(-2.5)
+        );
+        for n in ["0", "12.5", "-0.0031", "123456789.25"] {
+            let got = key_to_f64(&asc(num(n), DataType::Numeric), DataType::Numeric).unwrap();
+            let want: f64 = n.parse().unwrap();
+            assert!((got - want).abs() <= want.abs() * 1e-12, "{n}: {got}");
+        }
+        assert_eq!(
+            key_to_f64(&asc(Value::Null, DataType::Int4), DataType::Int4),
+            None
+        );
+        let t = asc(Value::Text("a\0b".into()), DataType::Text);
+        assert_eq!(key_to_text(&t).unwrap(), b"a\0b");
+        assert_eq!(
+            key_to_text(&asc(Value::Text("xyz  ".into()), DataType::Bpchar)).unwrap(),
+            b"xyz"
+        );
     }
 
     fn num(s: &str) -> Value {

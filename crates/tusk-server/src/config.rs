@@ -2,15 +2,21 @@
 //!
 //! | setting | default | |
 //! |---|---|---|
-//! | `listen_addresses` | `localhost` | comma-separated host names or addresses; `*` is every IPv4 and IPv6 address |
-//! | `port` | 5432 | TCP port |
+//! | `listen_addresses` | `localhost` | comma-separated host names or addresses; `*` is every IPv4 and IPv6 address; empty: no TCP |
+//! | `port` | 5432 | TCP port, and the number in the Unix socket's name |
+//! | `unix_socket_directories` | `/tmp` | comma-separated directories for a Unix-domain socket `.s.PGSQL.<port>` each (relative ones in the data directory); empty: none |
+//! | `unix_socket_permissions` | `0700` | access mode of the socket files (octal): by default only the server's own OS user (and root) may connect through them |
 //! | `max_connections` | 100 | sessions at once; one more gets `sorry, too many clients already` (53300) |
 //! | `auth_method` | `trust` | `trust` (no password) or `scram-sha-256` (a password, checked against the role's SCRAM verifier) |
 //! | `ssl` | `off` | `on`: TLS with `ssl_cert_file` and `ssl_key_file` (PEM; relative paths are in the data directory) |
 //!
-//! As in a fresh PostgreSQL cluster, the default listens on loopback only
-//! and trusts it. tusk refuses to start when `trust` would apply to an
-//! address other hosts can reach.
+//! As in a fresh PostgreSQL cluster, the default listens on loopback and on
+//! a Unix socket, and trusts both. tusk refuses to start when `trust` would
+//! apply to an address other hosts can reach. Unlike PostgreSQL's (`0777`,
+//! left to `pg_hba.conf`), the socket's default mode keeps other OS users
+//! out: with `trust`, whoever can open the socket is in. To let them in, set
+//! `unix_socket_permissions = 0777` (best with `auth_method =
+//! scram-sha-256`, which applies to socket connections as to TCP ones).
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
@@ -33,6 +39,9 @@ pub struct TlsFiles {
 pub struct ServerConfig {
     pub listen_addresses: Vec<String>,
     pub port: u16,
+    pub unix_socket_directories: Vec<PathBuf>,
+    /// Mode of the socket files.
+    pub unix_socket_permissions: u32,
     pub max_connections: usize,
     pub auth: AuthMethod,
     pub tls: Option<TlsFiles>,
@@ -68,9 +77,34 @@ impl ServerConfig {
             .map(|a| a.trim().to_string())
             .filter(|a| !a.is_empty())
             .collect();
-        if listen_addresses.is_empty() {
-            return Err("listen_addresses is empty: tusk serve has nowhere to listen".to_string());
+        let in_data_dir = |f: &str| {
+            let f = PathBuf::from(f);
+            if f.is_relative() {
+                data_dir.join(f)
+            } else {
+                f
+            }
+        };
+        let unix_socket_directories: Vec<PathBuf> = get("unix_socket_directories")
+            .unwrap_or_else(|| "/tmp".into())
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(in_data_dir)
+            .collect();
+        if listen_addresses.is_empty() && unix_socket_directories.is_empty() {
+            return Err(
+                "listen_addresses and unix_socket_directories are empty: tusk serve has nowhere to listen"
+                    .to_string(),
+            );
         }
+        let unix_socket_permissions = match get("unix_socket_permissions") {
+            Some(v) => u32::from_str_radix(&v, 8)
+                .ok()
+                .filter(|&m| m <= 0o777)
+                .ok_or_else(|| invalid("unix_socket_permissions", &v))?,
+            None => 0o700,
+        };
         let port = match overrides.port {
             Some(p) => p,
             None => match get("port") {
@@ -109,14 +143,8 @@ impl ServerConfig {
             Some("on" | "true" | "yes" | "1") => true,
             Some(_) => return Err(invalid("ssl", &get("ssl").unwrap_or_default())),
         };
-        let file = |k: &str, default: &str| {
-            let f = PathBuf::from(get(k).unwrap_or_else(|| default.to_string()));
-            if f.is_relative() {
-                data_dir.join(f)
-            } else {
-                f
-            }
-        };
+        let file =
+            |k: &str, default: &str| in_data_dir(&get(k).unwrap_or_else(|| default.to_string()));
         let tls = ssl.then(|| TlsFiles {
             cert: file("ssl_cert_file", "server.crt"),
             key: file("ssl_key_file", "server.key"),
@@ -124,6 +152,8 @@ impl ServerConfig {
         Ok(ServerConfig {
             listen_addresses,
             port,
+            unix_socket_directories,
+            unix_socket_permissions,
             max_connections,
             auth,
             tls,
@@ -190,6 +220,8 @@ mod tests {
         assert_eq!(c.port, 5432);
         assert_eq!(c.max_connections, 100);
         assert_eq!(c.auth, AuthMethod::Trust);
+        assert_eq!(c.unix_socket_directories, [PathBuf::from("/tmp")]);
+        assert_eq!(c.unix_socket_permissions, 0o700);
         let addrs = c.addresses().unwrap();
         assert!(!addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback()));
         c.check_security(&addrs).unwrap();
@@ -249,5 +281,43 @@ mod tests {
             &Overrides::default()
         )
         .is_err());
+    }
+
+    #[test]
+    fn unix_sockets() {
+        let c = ServerConfig::from_settings(
+            &conf(&[
+                ("listen_addresses", ""),
+                ("unix_socket_directories", "sock, /run/t"),
+                ("unix_socket_permissions", "0770"),
+            ]),
+            Path::new("/d"),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert!(c.listen_addresses.is_empty());
+        assert_eq!(
+            c.unix_socket_directories,
+            [PathBuf::from("/d/sock"), PathBuf::from("/run/t")]
+        );
+        assert_eq!(c.unix_socket_permissions, 0o770);
+        for bad in [
+            ("unix_socket_permissions", "0800"),
+            ("unix_socket_permissions", "rw"),
+        ] {
+            assert!(ServerConfig::from_settings(
+                &conf(&[bad]),
+                Path::new("/d"),
+                &Overrides::default()
+            )
+            .is_err());
+        }
+        assert!(ServerConfig::from_settings(
+            &conf(&[("listen_addresses", ""), ("unix_socket_directories", "")]),
+            Path::new("/d"),
+            &Overrides::default()
+        )
+        .unwrap_err()
+        .contains("nowhere to listen"));
     }
 }

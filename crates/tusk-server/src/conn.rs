@@ -18,24 +18,81 @@ use bytes::BytesMut;
 use pgwire::messages::Message as PgMessage;
 use pgwire::tokio::tokio_rustls::rustls;
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
 
 /// Output waiting beyond this many bytes is written out at once.
 pub const FLUSH_AT: usize = 64 * 1024;
 
+/// An accepted socket: TCP, or a Unix-domain socket (local clients; no
+/// TLS on it, as in PostgreSQL).
+#[derive(Debug)]
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+
+    /// Another handle on the same socket (to shut it from another thread).
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.shutdown(how),
+            Stream::Unix(s) => s.shutdown(how),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.flush(),
+            Stream::Unix(s) => s.flush(),
+        }
+    }
+}
+
 /// The connection's transport.
 pub enum Transport {
-    Plain(TcpStream),
+    Plain(Stream),
     Tls(Box<rustls::StreamOwned<rustls::ServerConnection, TcpStream>>),
 }
 
 impl Transport {
-    /// The TCP socket underneath (to set timeouts, or to shut it down
-    /// from another thread through a clone).
-    pub fn tcp(&self) -> &TcpStream {
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
-            Transport::Plain(s) => s,
-            Transport::Tls(s) => s.get_ref(),
+            Transport::Plain(s) => s.set_read_timeout(t),
+            Transport::Tls(s) => s.get_ref().set_read_timeout(t),
         }
     }
 }

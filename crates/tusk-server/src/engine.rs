@@ -6,7 +6,7 @@
 //!
 //! | protocol | engine |
 //! |---|---|
-//! | Query (several statements) | [`Engine::split`], then [`Engine::prepare`] and [`Engine::start`] for each |
+//! | Query (several statements) | [`Engine::split_simple`], then [`Engine::prepare`] and [`Engine::start`] for each |
 //! | Parse | [`Engine::split`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
 //! | Describe | [`Engine::param_types`], [`Engine::columns`] |
 //! | Bind | [`Engine::parameter_value`] for each value in text format |
@@ -57,6 +57,11 @@ pub trait Engine {
 
     /// The statements of a query string, in order (none when empty).
     fn split(&mut self, sql: &str) -> Result<Vec<Self::Statement>, SqlError>;
+    /// [`Engine::split`] for a Query message, whose statements the engine
+    /// may find planned already (a cache of simple queries' plans).
+    fn split_simple(&mut self, sql: &str) -> Result<Vec<Self::Statement>, SqlError> {
+        self.split(sql)
+    }
     /// Binds and plans `st`; `declared` are the parameter types the client
     /// gave (`None`: to be inferred, which `infer` allows).
     fn prepare(
@@ -129,6 +134,10 @@ impl Engine for Session {
 
     fn split(&mut self, sql: &str) -> Result<Vec<Statement>, SqlError> {
         Session::split(self, sql)
+    }
+
+    fn split_simple(&mut self, sql: &str) -> Result<Vec<Statement>, SqlError> {
+        Session::split_simple(self, sql)
     }
 
     fn prepare(

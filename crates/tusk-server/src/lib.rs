@@ -1,8 +1,8 @@
 //! # tusk-server: PostgreSQL's wire protocol for tusk
 //!
 //! `tusk serve -D DIR` opens one database and lets PostgreSQL's clients —
-//! psql, libpq, psycopg, pgbench, drivers — talk to it over TCP, with
-//! protocol 3.0 as PostgreSQL 15 speaks it.
+//! psql, libpq, psycopg, pgbench, drivers — talk to it over TCP or a
+//! Unix-domain socket, with protocol 3.0 as PostgreSQL 15 speaks it.
 //!
 //! ## A connection's life
 //!
@@ -30,13 +30,14 @@
 //! | module | what |
 //! |---|---|
 //! | `server` | open the data directory, bind, accept, fast shutdown |
+//! | `unix` | Unix-domain sockets `.s.PGSQL.<port>` and their lock files |
 //! | `config` | `listen_addresses`, `port`, `max_connections`, `auth_method`, `ssl` |
 //! | `startup` | SSL negotiation, startup packet, authentication, cancel requests |
 //! | `session` | simple and extended query protocol, portals |
 //! | `copy` | COPY FROM STDIN / TO STDOUT over the connection |
 //! | `engine` | the narrow interface to the SQL layer, implemented over `tusk_sql::Session` |
 //! | `frontend` | framing and decoding of client messages |
-//! | `conn` | the socket (plain or TLS), input and output buffers |
+//! | `conn` | the socket (TCP, Unix or TLS), input and output buffers |
 //! | `types` | type OIDs, DataRow encoding, parameter decoding |
 //! | `error` | ErrorResponse fields |
 //! | `registry` | sessions, cancel keys, the connection limit, shutdown |
@@ -69,6 +70,7 @@ pub mod session;
 pub mod startup;
 pub mod tls;
 pub mod types;
+pub mod unix;
 
 pub use config::{Overrides, ServerConfig};
 pub use server::Server;

@@ -19,8 +19,9 @@
 //! client that reads nothing cannot hold up the shutdown) before the
 //! database is closed with its shutdown checkpoint.
 
+use crate::conn::Stream;
 use std::collections::HashMap;
-use std::net::{Shutdown, TcpStream};
+use std::net::Shutdown;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use tusk_exec::Interrupt;
@@ -35,7 +36,7 @@ struct State {
     backends: HashMap<i32, Backend>,
     /// Connection threads alive (sessions and connections still starting),
     /// with a clone of their socket to shut at shutdown.
-    threads: HashMap<u64, Option<TcpStream>>,
+    threads: HashMap<u64, Option<Stream>>,
     next_thread: u64,
 }
 
@@ -78,7 +79,7 @@ impl Registry {
 
     /// Counts a new connection thread; `socket` is a clone of its
     /// connection, shut down at server shutdown.
-    pub fn enter(self: &Arc<Self>, socket: Option<TcpStream>) -> ThreadGuard {
+    pub fn enter(self: &Arc<Self>, socket: Option<Stream>) -> ThreadGuard {
         let mut st = self.lock();
         let id = st.next_thread;
         st.next_thread += 1;

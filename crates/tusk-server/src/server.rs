@@ -3,7 +3,8 @@
 //!
 //! [`Server::bind`] opens the data directory (its `tusk.lock` keeps a
 //! second server or a `tusk -c` out), reads the settings, refuses unsafe
-//! ones and binds the listening sockets. [`Server::run`] then accepts on a
+//! ones and binds the listening sockets: TCP on `listen_addresses`, and a
+//! Unix-domain socket in each of `unix_socket_directories` (see `unix`). [`Server::run`] then accepts on a
 //! tokio reactor — accepting is all that waits on the reactor — and hands
 //! each connection to its own thread, which does the TLS handshake, the
 //! startup and the session's queries with blocking I/O, like a PostgreSQL
@@ -17,12 +18,15 @@
 //! thread is gone the database writes its shutdown checkpoint.
 
 use crate::config::{Overrides, ServerConfig};
+use crate::conn::Stream;
 use crate::registry::Registry;
 use crate::roles::RoleFile;
 use crate::startup::{serve_connection, Shared};
+use crate::unix::SocketFile;
 use std::future::Future;
 use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tusk_storage::Database;
 
@@ -34,6 +38,33 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct Server {
     shared: Arc<Shared>,
     listeners: Vec<TcpListener>,
+    unix_listeners: Vec<UnixListener>,
+    /// Removed at shutdown (or when the server is dropped unserved).
+    socket_files: Vec<SocketFile>,
+}
+
+/// A listening socket on the reactor.
+enum Listener {
+    Tcp(tokio::net::TcpListener),
+    Unix(tokio::net::UnixListener),
+}
+
+impl Listener {
+    /// The next connection, as a blocking socket.
+    async fn accept(&self) -> std::io::Result<Stream> {
+        Ok(match self {
+            Listener::Tcp(l) => {
+                let s = l.accept().await?.0.into_std()?;
+                s.set_nonblocking(false)?;
+                Stream::Tcp(s)
+            }
+            Listener::Unix(l) => {
+                let s = l.accept().await?.0.into_std()?;
+                s.set_nonblocking(false)?;
+                Stream::Unix(s)
+            }
+        })
+    }
 }
 
 fn log(line: &str) {
@@ -70,12 +101,28 @@ impl Server {
                 }
             }
         }
-        if listeners.is_empty() {
+        if listeners.is_empty() && !config.listen_addresses.is_empty() {
             return Err(format!(
                 "could not create any TCP/IP sockets ({})\nHINT: Is another server already running on port {}? If not, wait a few seconds and retry.",
                 last_error.unwrap_or_default(),
                 config.port
             ));
+        }
+        // `--port 0` (tests): the sockets are named after the TCP port.
+        let port = match (config.port, listeners.first()) {
+            (0, Some(l)) => l.local_addr().map_err(|e| e.to_string())?.port(),
+            (0, None) => return Err("port 0 needs a TCP listener to name the Unix socket".into()),
+            (p, _) => p,
+        };
+        let (mut unix_listeners, mut socket_files) = (Vec::new(), Vec::new());
+        for dir in &config.unix_socket_directories {
+            let (l, f) = crate::unix::bind(dir, port, config.unix_socket_permissions)?;
+            log(&format!(
+                "listening on Unix socket \"{}\"",
+                f.path.display()
+            ));
+            unix_listeners.push(l);
+            socket_files.push(f);
         }
         let registry = Registry::new(config.max_connections);
         Ok(Server {
@@ -88,6 +135,8 @@ impl Server {
                 mock_nonce: crate::random::bytes(),
             }),
             listeners,
+            unix_listeners,
+            socket_files,
         })
     }
 
@@ -99,6 +148,11 @@ impl Server {
             .collect()
     }
 
+    /// The Unix sockets the server listens on.
+    pub fn unix_sockets(&self) -> Vec<PathBuf> {
+        self.socket_files.iter().map(|f| f.path.clone()).collect()
+    }
+
     /// Serves until `shutdown` completes, then shuts down fast.
     pub fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -106,13 +160,23 @@ impl Server {
             .enable_time()
             .build()
             .map_err(|e| format!("could not start the reactor: {e}"))?;
-        let shared = self.shared;
+        let Server {
+            shared,
+            listeners,
+            unix_listeners,
+            socket_files,
+        } = self;
         runtime.block_on(async {
             let mut accepting = Vec::new();
-            for l in self.listeners {
+            for l in listeners {
                 l.set_nonblocking(true).map_err(|e| e.to_string())?;
                 let l = tokio::net::TcpListener::from_std(l).map_err(|e| e.to_string())?;
-                accepting.push(tokio::spawn(accept_loop(l, shared.clone())));
+                accepting.push(tokio::spawn(accept_loop(Listener::Tcp(l), shared.clone())));
+            }
+            for l in unix_listeners {
+                l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                let l = tokio::net::UnixListener::from_std(l).map_err(|e| e.to_string())?;
+                accepting.push(tokio::spawn(accept_loop(Listener::Unix(l), shared.clone())));
             }
             log("database system is ready to accept connections");
             shutdown.await;
@@ -123,6 +187,7 @@ impl Server {
             Ok::<(), String>(())
         })?;
         drop(runtime);
+        drop(socket_files);
         shared.registry.shut_down();
         shared.registry.wait_idle(SHUTDOWN_GRACE);
         let result = shared.db.checkpoint().map_err(|e| e.to_string());
@@ -149,10 +214,10 @@ impl Server {
     }
 }
 
-async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+async fn accept_loop(listener: Listener, shared: Arc<Shared>) {
     loop {
         let stream = match listener.accept().await {
-            Ok((s, _)) => s,
+            Ok(s) => s,
             Err(e) => {
                 // Out of descriptors and the like: report, wait, go on.
                 eprintln!("LOG:  could not accept new connection: {e}");
@@ -160,18 +225,12 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
-        let Ok(std_stream) = stream.into_std() else {
-            continue;
-        };
-        if std_stream.set_nonblocking(false).is_err() {
-            continue;
-        }
         // Counted before the thread starts, so shutdown waits for it.
-        let guard = shared.registry.enter(std_stream.try_clone().ok());
+        let guard = shared.registry.enter(stream.try_clone().ok());
         let shared = shared.clone();
         // A statement-stack thread: statements run on it directly.
         let spawned = tusk_sql::spawn_statement_thread("tusk session".into(), move || {
-            serve_connection(shared, guard, std_stream)
+            serve_connection(shared, guard, stream)
         });
         if let Err(e) = spawned {
             eprintln!("LOG:  could not start a session thread: {e}");

@@ -327,7 +327,7 @@ impl<'a, E: Engine> Backend<'a, E> {
     fn simple_query(&mut self, sql: &str) -> Step<()> {
         self.statements.remove("");
         self.portals.remove("");
-        let statements = match self.engine.split(sql) {
+        let statements = match self.engine.split_simple(sql) {
             Ok(s) => s,
             Err(e) => {
                 self.fail(&e.into())?;

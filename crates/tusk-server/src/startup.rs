@@ -30,7 +30,7 @@
 //! (PostgreSQL's `authentication_timeout`).
 
 use crate::config::{AuthMethod, ServerConfig};
-use crate::conn::{Conn, ReadError, Transport};
+use crate::conn::{Conn, ReadError, Stream, Transport};
 use crate::engine::Engine;
 use crate::error::{codes, Failure};
 use crate::frontend::{self, FirstPacket, Reader};
@@ -42,7 +42,6 @@ use pgwire::api::auth::sasl::scram::{gen_salted_password, ScramSecret, ScramServ
 use pgwire::messages::startup::{Authentication, NegotiateProtocolVersion};
 use pgwire::tokio::tokio_rustls::rustls;
 use std::io::Write;
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
 use tusk_storage::Database;
@@ -62,10 +61,12 @@ pub struct Shared {
 }
 
 /// Serves one accepted connection to its end.
-pub fn serve_connection(shared: Arc<Shared>, _thread: ThreadGuard, tcp: TcpStream) {
-    let _ = tcp.set_nodelay(true);
-    let _ = tcp.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
-    let conn = Conn::new(Transport::Plain(tcp));
+pub fn serve_connection(shared: Arc<Shared>, _thread: ThreadGuard, stream: Stream) {
+    if let Stream::Tcp(tcp) = &stream {
+        let _ = tcp.set_nodelay(true);
+    }
+    let _ = stream.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
+    let conn = Conn::new(Transport::Plain(stream));
     let Some((mut conn, params)) = negotiate(&shared, conn) else {
         return;
     };
@@ -100,7 +101,9 @@ fn negotiate(shared: &Shared, mut conn: Conn) -> Option<(Conn, Vec<(String, Stri
         };
         match packet {
             FirstPacket::SslRequest if !tls_done => {
-                let Some(tls) = shared.tls.clone() else {
+                // No TLS on a Unix socket, as in PostgreSQL.
+                let tcp = matches!(conn.io, Transport::Plain(Stream::Tcp(_)));
+                let Some(tls) = shared.tls.clone().filter(|_| tcp) else {
                     conn.io.write_all(b"N").ok()?;
                     continue;
                 };
@@ -117,8 +120,8 @@ fn negotiate(shared: &Shared, mut conn: Conn) -> Option<(Conn, Vec<(String, Stri
                 conn.io.write_all(b"S").ok()?;
                 conn = conn
                     .upgrade(|io| {
-                        let Transport::Plain(mut tcp) = io else {
-                            unreachable!("TLS is negotiated once")
+                        let Transport::Plain(Stream::Tcp(mut tcp)) = io else {
+                            unreachable!("TLS is negotiated once, over TCP")
                         };
                         let mut server =
                             rustls::ServerConnection::new(tls).map_err(std::io::Error::other)?;
@@ -249,7 +252,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         authenticate(shared, conn, &user)?;
     }
     conn.send(Authentication::Ok);
-    let _ = conn.io.tcp().set_read_timeout(None);
+    let _ = conn.io.set_read_timeout(None);
 
     let mut settings = vec![("session_authorization".to_string(), user.clone())];
     for (k, v) in &params {

@@ -60,6 +60,66 @@ fn psql_works_as_with_postgres() {
     server.stop().unwrap();
 }
 
+#[test]
+fn psql_through_the_unix_socket() {
+    let server = TestServer::start(&[]);
+    let socket = server
+        .dir
+        .path()
+        .join(format!(".s.PGSQL.{}", server.port()));
+    let lock = server
+        .dir
+        .path()
+        .join(format!(".s.PGSQL.{}.lock", server.port()));
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(&socket).unwrap();
+    assert!(meta.file_type().is_socket());
+    assert_eq!(meta.mode() & 0o777, 0o700, "only the server's OS user");
+    assert!(lock.exists());
+    let Some(psql_bin) = pg_program("psql") else {
+        eprintln!("skipping: psql not found");
+        return;
+    };
+    // psql's -h with a directory means its socket.
+    let out = Command::new(&psql_bin)
+        .args(["-X", "-A", "-t", "-h"])
+        .arg(server.dir.path())
+        .args(["-p", &server.port().to_string(), "-U", "tusk", "-d", "tusk"])
+        .args(["-c", "select 40 + 2"])
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "42\n", "{}", text(&out.stderr));
+    // No TLS on a Unix socket: an SSLRequest is answered N.
+    use std::io::{Read, Write};
+    let mut raw = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    raw.write_all(&[0, 0, 0, 8, 4, 210, 22, 47]).unwrap();
+    let mut answer = [0u8];
+    raw.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"N");
+    drop(raw);
+    // A second server cannot take the same socket name.
+    let second = tempfile::tempdir().unwrap();
+    common::write_conf(
+        second.path(),
+        &[
+            (
+                "unix_socket_directories",
+                &server.dir.path().display().to_string(),
+            ),
+            ("port", &server.port().to_string()),
+            ("listen_addresses", ""),
+        ],
+    );
+    let e = tusk_server::Server::bind(second.path(), &Default::default())
+        .err()
+        .unwrap();
+    assert!(e.contains("Is another server (PID "), "{e}");
+    assert!(socket.exists());
+    // Shutdown removes the socket and its lock.
+    server.stop().unwrap();
+    assert!(!socket.exists() && !lock.exists());
+}
+
 /// pgbench's tables, filled with SQL tusk supports today (`pgbench -i`
 /// needs COPY and ALTER TABLE).
 pub fn pgbench_tables(accounts: u32) -> String {

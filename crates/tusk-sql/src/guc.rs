@@ -25,6 +25,8 @@ pub fn error(msg: String) -> SqlError {
         sqlstate::CANT_CHANGE_RUNTIME_PARAM
     } else if message.starts_with("conversion between") {
         sqlstate::FEATURE_NOT_SUPPORTED
+    } else if message.ends_with("is not of type TABLE") {
+        sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE
     } else {
         sqlstate::INVALID_PARAMETER_VALUE
     };
@@ -36,6 +38,45 @@ pub fn error(msg: String) -> SqlError {
 
 /// Checks a value and returns its canonical form; gets the current value.
 type Validator = fn(&str, &str) -> Result<String, String>;
+
+/// Index access methods: names that exist in `pg_am`, but not for tables.
+const INDEX_ACCESS_METHODS: [&str; 6] = ["btree", "hash", "gist", "gin", "spgist", "brin"];
+
+/// The table access method called `name`, with PostgreSQL's errors (the
+/// `42704` of an unknown name is for CREATE TABLE; SET words it as an
+/// invalid value, see [`table_access_method`]).
+pub fn access_method_by_name(name: &str) -> Result<tusk_storage::AccessMethod, SqlError> {
+    if let Some(am) = tusk_storage::AccessMethod::from_name(name) {
+        return Ok(am);
+    }
+    if INDEX_ACCESS_METHODS.contains(&name) {
+        return Err(SqlError::coded(
+            sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!("access method \"{name}\" is not of type TABLE"),
+        ));
+    }
+    Err(SqlError::coded(
+        sqlstate::UNDEFINED_OBJECT,
+        format!("access method \"{name}\" does not exist"),
+    ))
+}
+
+/// `default_table_access_method`: an existing table access method.
+fn table_access_method(raw: &str, _current: &str) -> Result<String, String> {
+    let invalid = format!("invalid value for parameter \"default_table_access_method\": \"{raw}\"");
+    if raw.is_empty() {
+        return Err(format!(
+            "{invalid}\nDETAIL: default_table_access_method cannot be empty."
+        ));
+    }
+    match access_method_by_name(raw) {
+        Ok(am) => Ok(am.name().to_string()),
+        Err(e) if e.code == sqlstate::OBJECT_NOT_IN_PREREQUISITE_STATE => Err(e.message),
+        Err(_) => Err(format!(
+            "{invalid}\nDETAIL: Table access method \"{raw}\" does not exist."
+        )),
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 enum Kind {
@@ -174,6 +215,13 @@ const DEFS: &[Def] = &[
         kind: Kind::Bool,
         read_only: false,
         description: "prefetch bucket heads and chain entries in hash join build and probe",
+    },
+    Def {
+        name: "tusk.statement_cache",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "keep the plans of simple queries by shape, numeric literals as parameters",
     },
     Def {
         name: "tusk.hash_chunk_size",
@@ -331,6 +379,13 @@ const DEFS: &[Def] = &[
         kind: Kind::Custom(cs::search_path),
         read_only: false,
         description: "schema search order (tusk has the one schema public)",
+    },
+    Def {
+        name: "default_table_access_method",
+        default: "heap",
+        kind: Kind::Custom(table_access_method),
+        read_only: false,
+        description: "the access method of tables created without USING: heap or columnar",
     },
     Def {
         name: "TimeZone",
@@ -529,6 +584,18 @@ fn parse_kb(v: &str) -> Option<i64> {
 pub struct Gucs {
     values: BTreeMap<&'static str, String>,
     defaults: BTreeMap<&'static str, String>,
+    /// Names these values: a fresh number from [`NEXT_GENERATION`] at
+    /// every change, so equal generations mean equal settings, also
+    /// across copies (a transaction's saved settings put back).
+    generation: u64,
+}
+
+/// The next [`Gucs::generation`] to hand out (process-wide, so that two
+/// sessions' numbers never meet either).
+static NEXT_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn fresh_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Gucs {
@@ -542,6 +609,7 @@ impl Gucs {
         let mut g = Gucs {
             values: defaults.clone(),
             defaults,
+            generation: fresh_generation(),
         };
         for (k, v) in conf {
             if let Some(d) = def(k) {
@@ -642,6 +710,7 @@ impl Gucs {
         }
         let v = self.validate(d, name, raw)?;
         self.values.insert(d.name, v);
+        self.generation = fresh_generation();
         Ok(())
     }
 
@@ -654,6 +723,7 @@ impl Gucs {
             ));
         }
         self.values.insert(d.name, self.defaults[d.name].clone());
+        self.generation = fresh_generation();
         Ok(())
     }
 
@@ -661,6 +731,13 @@ impl Gucs {
         for d in DEFS.iter().filter(|d| !d.read_only) {
             self.values.insert(d.name, self.defaults[d.name].clone());
         }
+        self.generation = fresh_generation();
+    }
+
+    /// The settings' generation: equal generations, equal settings (a plan
+    /// made under one is good under the other).
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn show(&self, name: &str) -> Result<String, String> {
@@ -698,12 +775,22 @@ impl Gucs {
         self.values["enable_indexscan"] == "on"
     }
 
+    /// `default_table_access_method`.
+    pub fn default_table_access_method(&self) -> tusk_storage::AccessMethod {
+        tusk_storage::AccessMethod::from_name(&self.values["default_table_access_method"])
+            .unwrap_or_default()
+    }
+
     pub fn enable_seqscan(&self) -> bool {
         self.values["enable_seqscan"] == "on"
     }
 
     pub fn hash_join_prefetch(&self) -> bool {
         self.values["tusk.hash_join_prefetch"] == "on"
+    }
+
+    pub fn statement_cache(&self) -> bool {
+        self.values["tusk.statement_cache"] == "on"
     }
 
     /// `tusk.hash_chunk_size` in bytes.
@@ -741,6 +828,7 @@ impl Gucs {
         let d = Self::lookup(name)?;
         self.values.insert(d.name, value.to_string());
         self.defaults.insert(d.name, value.to_string());
+        self.generation = fresh_generation();
         Ok(())
     }
 

@@ -24,6 +24,7 @@
 //! parameter values as often as the client likes, pulling a query's rows
 //! batch by batch.
 
+mod autoparam;
 pub mod bind;
 pub mod client_settings;
 mod commands;
@@ -38,6 +39,7 @@ pub mod physical;
 pub mod portal;
 pub mod rewrite;
 pub mod session;
+mod stmtcache;
 pub mod types;
 pub mod xact;
 

@@ -9,6 +9,9 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 use std::ops::ControlFlow;
 use tusk_storage::RowLockMode;
 
+mod table_am;
+pub use table_am::access_method;
+
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
 /// rising precedence): PostgreSQL parses 5,000 nested parentheses. The
 /// statement runs on a thread with a stack big enough for it (see
@@ -30,6 +33,12 @@ pub enum Parsed {
         analyze: bool,
         tables: Vec<String>,
     },
+    /// `ANALYZE [VERBOSE] [table [(column, ...)], ...]`; no tables: all
+    /// of them.
+    Analyze {
+        verbose: bool,
+        tables: Vec<(String, Vec<String>)>,
+    },
     Checkpoint,
     /// `SELECT * FROM pg_stat_recovery_prefetch`.
     RecoveryPrefetchStats,
@@ -48,11 +57,13 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     }
     let mut tokens = lex(sql)?;
     let strengths = row_lock_strengths(&mut tokens);
-    let stmts = Parser::new(&PostgreSqlDialect {})
+    let access_methods = table_am::take_clauses(&mut tokens);
+    let mut stmts = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
         .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| syntax_error(sql, &e))?;
+    table_am::restore(&mut stmts, access_methods);
     // Hand each statement the strengths of its clauses, in order; if the
     // count differs (a `FOR SHARE` that was no locking clause), the
     // clauses keep the strengths sqlparser gave them.
@@ -230,7 +241,99 @@ fn special(sql: &str) -> Option<Parsed> {
         }
         _ => {}
     }
-    vacuum(text)
+    analyze(text).or_else(|| vacuum(text))
+}
+
+/// A parenthesised option list of VACUUM or ANALYZE, `name [boolean], ...`
+/// (names lower-cased; no value means true); `None` for anything else.
+fn option_list(opts: &str) -> Option<Vec<(String, bool)>> {
+    opts.split(',')
+        .map(|o| {
+            let words: Vec<String> = o
+                .split_whitespace()
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            let on = match words.get(1).map(String::as_str) {
+                None => true,
+                Some("true" | "on" | "1") => true,
+                Some("false" | "off" | "0") => false,
+                Some(_) => return None,
+            };
+            (words.len() <= 2).then(|| (words.first().cloned().unwrap_or_default(), on))
+        })
+        .collect()
+}
+
+/// An identifier as PostgreSQL reads it: a quoted one as written, an
+/// unquoted one folded to lower case; `None` for anything else.
+fn plain_ident(name: &str) -> Option<String> {
+    let name = name.trim();
+    if let Some(q) = name.strip_prefix('"') {
+        Some(q.strip_suffix('"')?.replace("\"\"", "\""))
+    } else if !name.is_empty()
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        Some(crate::names::truncate(&name.to_ascii_lowercase()))
+    } else {
+        None
+    }
+}
+
+/// `ANALYZE [VERBOSE] [table [(column [, ...])] [, ...]]` and `ANALYZE
+/// (VERBOSE) ...` (also spelled ANALYSE). Anything else is left to
+/// sqlparser, which refuses it.
+fn analyze(text: &str) -> Option<Parsed> {
+    let word = text.get(..7)?;
+    if !(word.eq_ignore_ascii_case("analyze") || word.eq_ignore_ascii_case("analyse")) {
+        return None;
+    }
+    let after = &text[7..];
+    if !(after.is_empty() || after.starts_with(char::is_whitespace) || after.starts_with('(')) {
+        return None;
+    }
+    let mut rest = after.trim_start();
+    let mut verbose = false;
+    if let Some(r) = rest.strip_prefix('(') {
+        let (opts, after) = r.split_once(')')?;
+        for (name, on) in option_list(opts)? {
+            match name.as_str() {
+                "verbose" => verbose = on,
+                _ => return None,
+            }
+        }
+        rest = after.trim_start();
+    } else if rest.len() >= 7
+        && rest[..7].eq_ignore_ascii_case("verbose")
+        && rest[7..].chars().next().is_none_or(char::is_whitespace)
+    {
+        verbose = true;
+        rest = rest[7..].trim_start();
+    }
+    let mut tables = Vec::new();
+    while !rest.is_empty() {
+        let end = rest.find([',', '(']).unwrap_or(rest.len());
+        let name = plain_ident(&rest[..end])?;
+        rest = &rest[end..];
+        let mut cols = Vec::new();
+        if let Some(r) = rest.strip_prefix('(') {
+            let (list, after) = r.split_once(')')?;
+            for c in list.split(',') {
+                cols.push(plain_ident(c)?);
+            }
+            rest = after.trim_start();
+        }
+        tables.push((name, cols));
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r.trim_start(),
+            None if rest.is_empty() => {}
+            None => return None,
+        }
+        if rest.is_empty() && text.trim_end().ends_with(',') {
+            return None;
+        }
+    }
+    Some(Parsed::Analyze { verbose, tables })
 }
 
 /// `VACUUM [FREEZE] [VERBOSE] [ANALYZE] [table [, ...]]` and `VACUUM
@@ -247,24 +350,12 @@ fn vacuum(text: &str) -> Option<Parsed> {
     let (mut verbose, mut analyze) = (false, false);
     if let Some(r) = rest.strip_prefix('(') {
         let (opts, after) = r.split_once(')')?;
-        for o in opts.split(',') {
-            let words: Vec<String> = o
-                .split_whitespace()
-                .map(|w| w.to_ascii_lowercase())
-                .collect();
-            let on = match words.get(1).map(String::as_str) {
-                None | Some("true" | "on" | "1") => true,
-                Some("false" | "off" | "0") => false,
-                Some(_) => return None,
-            };
-            match words.first().map(String::as_str) {
-                Some("verbose") => verbose = on,
-                Some("analyze" | "analyse") => analyze = on,
-                Some("freeze") => {}
+        for (name, on) in option_list(opts)? {
+            match name.as_str() {
+                "verbose" => verbose = on,
+                "analyze" | "analyse" => analyze = on,
+                "freeze" => {}
                 _ => return None,
-            }
-            if words.len() > 2 {
-                return None;
             }
         }
         rest = after.trim_start();
@@ -294,14 +385,7 @@ fn vacuum(text: &str) -> Option<Parsed> {
     let mut tables = Vec::new();
     if !rest.is_empty() {
         for name in rest.split(',') {
-            let name = name.trim();
-            tables.push(if let Some(q) = name.strip_prefix('"') {
-                q.strip_suffix('"')?.replace("\"\"", "\"")
-            } else if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                crate::names::truncate(&name.to_ascii_lowercase())
-            } else {
-                return None;
-            });
+            tables.push(plain_ident(name)?);
         }
     }
     Some(Parsed::Vacuum {

@@ -58,7 +58,10 @@ use tusk_storage::{Catalog, DataType, SqlType};
 /// One statement of a query string.
 #[derive(Debug, Clone)]
 pub struct Statement {
-    parsed: Arc<Parsed>,
+    pub(crate) parsed: Arc<Parsed>,
+    /// A simple query's statement as the statement cache found it (see
+    /// `stmtcache`).
+    pub(crate) simple: Option<Arc<crate::stmtcache::Simple>>,
 }
 
 /// A result column: its name and type (with its typmod).
@@ -86,25 +89,32 @@ pub use crate::xact::TransactionStatus;
 
 /// A plan kept by a prepared statement.
 #[derive(Debug, Clone)]
-enum Plan {
+pub(crate) enum Plan {
     Query(Box<PlannedQuery>),
     Change(Box<PlannedChange>),
 }
 
 #[derive(Debug, Clone)]
-struct Generic {
-    plan: Plan,
+pub(crate) struct Generic {
+    pub(crate) plan: Arc<Plan>,
     /// The catalog the plan was made against.
-    catalog: Arc<Catalog>,
+    pub(crate) catalog: Arc<Catalog>,
+    /// Whether every parameter occurs in the plan.
+    pub(crate) all_params_used: bool,
 }
 
-/// A statement ready to run with parameter values.
+/// A statement ready to run with parameter values (cheap to clone: the
+/// plan is shared).
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    statement: Statement,
-    param_types: Vec<DataType>,
-    columns: Option<Vec<ResultColumn>>,
-    generic: Option<Generic>,
+    pub(crate) statement: Statement,
+    param_types: Arc<[DataType]>,
+    columns: Option<Arc<[ResultColumn]>>,
+    pub(crate) generic: Option<Generic>,
+    /// The values of a simple query's literals that the statement cache
+    /// made parameters (see `autoparam`): the values [`Session::start`]
+    /// runs it with.
+    pub(crate) literals: Vec<Value>,
 }
 
 impl Prepared {
@@ -238,6 +248,7 @@ impl Session {
             .into_iter()
             .map(|p| Statement {
                 parsed: Arc::new(p),
+                simple: None,
             })
             .collect())
     }
@@ -252,6 +263,9 @@ impl Session {
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Prepared> {
+        if let Some(p) = st.simple.as_deref().and_then(crate::stmtcache::Simple::hit) {
+            return Ok(p.clone());
+        }
         // Transaction control needs no plan and runs in a failed block too.
         if st
             .sql()
@@ -262,13 +276,20 @@ impl Session {
         let mut prepared = None;
         self.transactional(true, &mut |s| {
             prepared = Some(s.prepare_in_transaction(st, declared, infer)?);
+            if let Some(shape) = st
+                .simple
+                .as_deref()
+                .and_then(crate::stmtcache::Simple::miss)
+            {
+                s.remember_simple(shape);
+            }
             Ok(())
         })?;
         Ok(prepared.expect("prepared above"))
     }
 
     /// [`Session::prepare`] in the session's transaction.
-    fn prepare_in_transaction(
+    pub(crate) fn prepare_in_transaction(
         &mut self,
         st: &Statement,
         declared: &[Option<DataType>],
@@ -303,8 +324,9 @@ impl Session {
                     .iter()
                     .map(|t| t.unwrap_or(DataType::Text))
                     .collect(),
-                columns: self.utility_columns(st)?,
+                columns: self.utility_columns(st)?.map(Into::into),
                 generic: None,
+                literals: Vec::new(),
             });
         };
         let (bound, used) = plan.parameters();
@@ -314,12 +336,18 @@ impl Session {
                 format!("there is no parameter ${}", declared.len() + 1),
             ));
         }
-        let param_types = params::resolve_types(&bound, &used)?;
+        let param_types: Arc<[DataType]> = params::resolve_types(&bound, &used)?.into();
+        let all_params_used = (0..param_types.len()).all(|i| used.iter().any(|(u, _)| *u == i));
         Ok(Prepared {
             statement: st.clone(),
             param_types,
-            columns: plan.columns(),
-            generic: Some(Generic { plan, catalog }),
+            columns: plan.columns().map(Into::into),
+            generic: Some(Generic {
+                plan: Arc::new(plan),
+                catalog,
+                all_params_used,
+            }),
+            literals: Vec::new(),
         })
     }
 
@@ -412,6 +440,13 @@ impl Session {
         notice: &mut dyn FnMut(&'static str, String),
         copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
+        // A simple query's literals, made parameters by the statement cache.
+        let literals = std::mem::take(&mut p.literals);
+        let values = if literals.is_empty() {
+            values
+        } else {
+            &literals
+        };
         if values.len() != p.param_types.len() {
             return Err(SqlError::coded(
                 sqlstate::PROTOCOL_VIOLATION,
@@ -422,7 +457,7 @@ impl Session {
                 ),
             ));
         }
-        for (i, (v, &ty)) in values.iter().zip(&p.param_types).enumerate() {
+        for (i, (v, &ty)) in values.iter().zip(p.param_types.iter()).enumerate() {
             // Values of the string types are all `Value::Text`.
             let string =
                 |t: DataType| matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar);
@@ -456,7 +491,7 @@ impl Session {
 
     /// Runs a planned statement in the session's transaction.
     fn start_planned(&mut self, p: &Prepared, values: &[Value]) -> Result<Started> {
-        match p.generic.as_ref().map(|g| &g.plan) {
+        match p.generic.as_ref().map(|g| &*g.plan) {
             Some(Plan::Query(q)) => {
                 let mut stmt = q.stmt.clone();
                 if !values.is_empty() {
@@ -470,7 +505,7 @@ impl Session {
                 let op = tusk_exec::build::build_statement(&stmt, &ctx)?;
                 Ok(Started::Rows(RowStream {
                     source: Source::Executor(op),
-                    columns: p.columns.clone().unwrap_or_default(),
+                    columns: p.columns.as_deref().unwrap_or_default().to_vec(),
                     types: q.types.clone(),
                     tag: None,
                     done: false,
@@ -506,7 +541,7 @@ impl Session {
                 Ok(match (returned, c.returning) {
                     (Some(batch), Some(r)) => Started::Rows(RowStream {
                         source: Source::Computed(Some(batch)),
-                        columns: p.columns.clone().unwrap_or_default(),
+                        columns: p.columns.as_deref().unwrap_or_default().to_vec(),
                         types: r.types,
                         tag: Some(tag),
                         done: false,
@@ -577,6 +612,18 @@ impl Session {
 }
 
 impl Plan {
+    /// The relations the plan reads or changes.
+    pub(crate) fn relations(&self) -> Vec<u32> {
+        let (q, target) = match self {
+            Plan::Query(q) => (&**q, None),
+            Plan::Change(c) => (&c.rows, Some(c.table.oid)),
+        };
+        target
+            .into_iter()
+            .chain(q.relations.iter().map(|(oid, _)| *oid))
+            .collect()
+    }
+
     /// The parameter types the binder left (declared or inferred) and
     /// every occurrence of a parameter in the plan.
     fn parameters(&mut self) -> (Vec<Option<DataType>>, Vec<(usize, DataType)>) {

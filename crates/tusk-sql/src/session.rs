@@ -177,6 +177,8 @@ pub struct Session {
     pub(crate) env: Arc<SessionEnv>,
     /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
     pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
+    /// Plans of simple queries, by shape (`stmtcache`).
+    pub(crate) stmt_cache: crate::stmtcache::StmtCache,
 }
 
 impl Session {
@@ -208,8 +210,12 @@ impl Session {
             env: Arc::default(),
             roles: None,
             xact: SessionXact::new(),
+            stmt_cache: Default::default(),
         };
         session.sync_env()?;
+        session
+            .db
+            .set_analyze_hook(Arc::new(crate::commands::autoanalyze));
         Ok(session)
     }
 
@@ -351,6 +357,9 @@ impl Session {
             } => self.transactional(false, &mut |s| {
                 s.vacuum(*verbose, *analyze, tables.clone(), sink)
             }),
+            Parsed::Analyze { verbose, tables } => {
+                self.transactional(true, &mut |s| s.analyze(*verbose, tables, sink))
+            }
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
                 sink(QueryResult::Command {
@@ -401,6 +410,7 @@ impl Session {
             min_parallel_rows: crate::physical::cost::MIN_PARALLEL_ROWS
                 * self.gucs.min_parallel_table_scan_size() as f64
                 / crate::physical::cost::DEFAULT_MIN_PARALLEL_SCAN,
+            hash_mem: self.gucs.work_mem_bytes() as f64 * self.gucs.hash_mem_multiplier(),
         }
     }
 
@@ -582,31 +592,76 @@ fn used_columns(
     ctes: &[crate::logical::CteDef],
     out: &[ColumnId],
 ) -> std::collections::HashSet<ColumnId> {
-    fn walk(p: &crate::logical::Logical, used: &mut std::collections::HashSet<ColumnId>) {
-        p.for_each_expr(&mut |e| {
-            let mut v = Vec::new();
-            e.columns(&mut v);
-            used.extend(v);
-        });
-        if let crate::logical::Logical::SetOp { left, right, .. }
-        | crate::logical::Logical::RecursiveUnion {
-            seed: left,
-            step: right,
-            ..
-        } = p
-        {
-            used.extend(left.output());
-            used.extend(right.output());
+    use crate::logical::Logical;
+    use std::collections::HashSet;
+    /// Adds the columns every expression reads, except the expressions of
+    /// projections, which are collected in `projected` (their output id
+    /// and what they read) to be counted only if their output is used.
+    fn walk(
+        p: &Logical,
+        used: &mut HashSet<ColumnId>,
+        projected: &mut Vec<(ColumnId, Vec<ColumnId>)>,
+    ) {
+        match p {
+            Logical::Project { exprs, .. } => {
+                for (id, e) in exprs {
+                    let mut v = Vec::new();
+                    e.columns(&mut v);
+                    if e.is_volatile() {
+                        // Evaluated for every row whether read or not.
+                        used.insert(*id);
+                    }
+                    projected.push((*id, v));
+                }
+            }
+            _ => p.for_each_expr(&mut |e| {
+                let mut v = Vec::new();
+                e.columns(&mut v);
+                used.extend(v);
+            }),
+        }
+        match p {
+            Logical::SetOp { left, right, .. }
+            | Logical::RecursiveUnion {
+                seed: left,
+                step: right,
+                ..
+            } => {
+                used.extend(left.output());
+                used.extend(right.output());
+            }
+            // DISTINCT compares whole rows of its input.
+            Logical::Distinct { input, .. } => used.extend(input.output()),
+            // A scalar subquery's value is its first column.
+            Logical::Apply {
+                subquery,
+                kind: crate::logical::SubqueryKind::Scalar,
+                ..
+            } => used.extend(subquery.output().first().copied()),
+            _ => {}
         }
         for c in p.children() {
-            walk(c, used);
+            walk(c, used, projected);
         }
     }
-    let mut used: std::collections::HashSet<ColumnId> = out.iter().copied().collect();
-    walk(plan, &mut used);
+    let mut used: HashSet<ColumnId> = out.iter().copied().collect();
+    let mut projected = Vec::new();
+    walk(plan, &mut used, &mut projected);
     for c in ctes {
         used.extend(c.cols.iter().copied());
-        walk(&c.plan, &mut used);
+        walk(&c.plan, &mut used, &mut projected);
     }
-    used
+    // A projection's expression matters once its output does (a column
+    // passed through projections nobody reads is never scanned).
+    loop {
+        let before = used.len();
+        for (id, reads) in &projected {
+            if used.contains(id) {
+                used.extend(reads.iter().copied());
+            }
+        }
+        if used.len() == before {
+            return used;
+        }
+    }
 }

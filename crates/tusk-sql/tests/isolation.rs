@@ -11,9 +11,25 @@ use tester::Tester;
 const ACCOUNTS: &str = "create table acct (id int not null, bal int);
     insert into acct values (1, 100), (2, 200)";
 
+/// The same two rows in a columnar table, inside a row group (a load of
+/// fewer rows would leave them in the row-wise delta, a heap): the
+/// scenarios below run on both, and PostgreSQL's transcripts hold for both.
+const COLUMNAR_ACCOUNTS: &str = "create table acct (id int not null, bal int) using columnar;
+    insert into acct select g, g * 100 from generate_series(1, 10240) g;
+    delete from acct where id > 2";
+
 #[test]
 fn lost_update_prevented_under_read_committed() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    lost_update_prevented_under_read_committed_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_lost_update_prevented_under_read_committed() {
+    lost_update_prevented_under_read_committed_on(COLUMNAR_ACCOUNTS);
+}
+
+fn lost_update_prevented_under_read_committed_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     t.step("s1", "begin");
     t.step("s1", "update acct set bal = bal + 10 where id = 1");
     t.step("s2", "begin");
@@ -43,7 +59,16 @@ fn lost_update_prevented_under_read_committed() {
 
 #[test]
 fn read_committed_rechecks_the_where_clause() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    read_committed_rechecks_the_where_clause_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_read_committed_rechecks_the_where_clause() {
+    read_committed_rechecks_the_where_clause_on(COLUMNAR_ACCOUNTS);
+}
+
+fn read_committed_rechecks_the_where_clause_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     t.step("s1", "begin");
     t.step("s1", "update acct set bal = bal + 10 where id = 1");
     // The row no longer qualifies once s1 committed: nothing updated.
@@ -91,7 +116,16 @@ fn read_committed_rechecks_the_where_clause() {
 
 #[test]
 fn repeatable_read_serialization_failures() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    repeatable_read_serialization_failures_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_repeatable_read_serialization_failures() {
+    repeatable_read_serialization_failures_on(COLUMNAR_ACCOUNTS);
+}
+
+fn repeatable_read_serialization_failures_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     t.step("s2", "begin isolation level repeatable read");
     t.step("s2", "select bal from acct where id = 1");
     t.step("s1", "update acct set bal = 1 where id = 1");
@@ -130,7 +164,16 @@ fn repeatable_read_serialization_failures() {
 
 #[test]
 fn deadlock_detected() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    deadlock_detected_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_deadlock_detected() {
+    deadlock_detected_on(COLUMNAR_ACCOUNTS);
+}
+
+fn deadlock_detected_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     // s2 checks for a deadlock first, so it is the victim; its failed
     // transaction lets go of its locks at once (before its ROLLBACK).
     t.step("s1", "set deadlock_timeout = '100s'");
@@ -180,8 +223,22 @@ fn deadlock_detected() {
 
 #[test]
 fn skip_locked_queue_and_nowait() {
-    let setup = "create table queue (id int, job text);
-        insert into queue values (1, 'a'), (2, 'b'), (3, 'c')";
+    skip_locked_queue_and_nowait_on(
+        "create table queue (id int, job text);
+        insert into queue values (1, 'a'), (2, 'b'), (3, 'c')",
+    );
+}
+
+#[test]
+fn columnar_skip_locked_queue_and_nowait() {
+    skip_locked_queue_and_nowait_on(
+        "create table queue (id int, job text) using columnar;
+        insert into queue select g, chr(96 + g) from generate_series(1, 10240) g;
+        delete from queue where id > 3",
+    );
+}
+
+fn skip_locked_queue_and_nowait_on(setup: &str) {
     let mut t = Tester::new(setup, &["s1", "s2", "s3"]);
     let take = "select id, job from queue order by id for update skip locked limit 1";
     for s in ["s1", "s2", "s3"] {
@@ -239,7 +296,16 @@ fn skip_locked_queue_and_nowait() {
 
 #[test]
 fn for_update_waits_and_returns_the_new_version() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    for_update_waits_and_returns_the_new_version_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_for_update_waits_and_returns_the_new_version() {
+    for_update_waits_and_returns_the_new_version_on(COLUMNAR_ACCOUNTS);
+}
+
+fn for_update_waits_and_returns_the_new_version_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     t.step("s1", "begin");
     t.step("s1", "update acct set bal = bal + 5 where id = 1");
     t.step("s2", "begin");
@@ -279,7 +345,16 @@ fn for_update_waits_and_returns_the_new_version() {
 
 #[test]
 fn snapshots_and_later_commits() {
-    let mut t = Tester::new(ACCOUNTS, &["s1", "s2"]);
+    snapshots_and_later_commits_on(ACCOUNTS);
+}
+
+#[test]
+fn columnar_snapshots_and_later_commits() {
+    snapshots_and_later_commits_on(COLUMNAR_ACCOUNTS);
+}
+
+fn snapshots_and_later_commits_on(setup: &str) {
+    let mut t = Tester::new(setup, &["s1", "s2"]);
     t.step("s1", "begin isolation level repeatable read");
     t.step("s1", "select count(*) from acct");
     t.step("s2", "insert into acct values (3, 300)");

@@ -129,6 +129,7 @@ fn main() {
         ],
         checks: Vec::new(),
         view: None,
+        access_method: Default::default(),
     };
     let target_blocks = (sb_mb * factor * 1024 / 8) as u32;
     let t0 = Instant::now();

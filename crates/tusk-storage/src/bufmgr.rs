@@ -53,7 +53,7 @@
 //! lock's release/acquire pair.
 
 use crate::page::{self, PAGE_SIZE};
-use crate::smgr::Smgr;
+use crate::smgr::{fork_of, oid_of, rel_of, Fork, Smgr};
 use crate::wal::Wal;
 use crate::StorageError;
 use std::collections::HashSet;
@@ -203,12 +203,13 @@ impl BufferPool {
     pub fn wal_for(&self, rel: u32) -> Option<&Wal> {
         let wal = self.wal()?;
         let unlogged = self.unlogged.read().unwrap_or_else(|e| e.into_inner());
-        (unlogged.is_empty() || !unlogged.contains(&rel)).then_some(wal)
+        (unlogged.is_empty() || !unlogged.contains(&oid_of(rel))).then_some(wal)
     }
 
     /// Stops (or resumes) logging changes to `rel`. Only for a relation
     /// created by the running transaction, whose commit then writes and
     /// fsyncs the relation (see `Database::commit`) before its commit record.
+    /// Covers all the relation's forks.
     pub fn set_unlogged(&self, rel: u32, unlogged: bool) {
         let mut set = self.unlogged.write().unwrap_or_else(|e| e.into_inner());
         if unlogged {
@@ -218,9 +219,10 @@ impl BufferPool {
         }
     }
 
-    /// Writes out every dirty buffer of relation `rel`.
+    /// Writes out every dirty buffer of relation `rel` (of all its forks,
+    /// for a main fork).
     pub fn flush_relation(&self, rel: u32) -> Result<(), StorageError> {
-        self.flush_matching(|d| d.tag_rel.load(Ordering::Relaxed) == rel)
+        self.flush_matching(|d| of_relation(d.tag_rel.load(Ordering::Relaxed), rel))
     }
 
     /// Whether block `block` of `rel` is in the pool (a hint: it may be
@@ -240,6 +242,17 @@ impl BufferPool {
         will_init: bool,
     ) -> Result<PinnedBuffer<'_>, StorageError> {
         self.get_buffer(BufferTag::new(rel, block), will_init)
+    }
+
+    /// Returns the buffer for block `block` of `rel`, pinned, for a caller
+    /// about to overwrite the whole page (a columnar row group written into
+    /// free blocks): an uncached block is not read, its bytes are zero.
+    pub fn buffer_to_overwrite(
+        &self,
+        rel: u32,
+        block: u32,
+    ) -> Result<PinnedBuffer<'_>, StorageError> {
+        self.get_buffer(BufferTag::new(rel, block), true)
     }
 
     pub fn nbuffers(&self) -> usize {
@@ -735,17 +748,24 @@ impl BufferPool {
         Ok(())
     }
 
-    /// Forgets every buffer of relation `rel` without writing it (DROP TABLE).
-    /// The caller guarantees no one uses the relation any more.
+    /// Forgets every buffer of relation `rel` without writing it (DROP TABLE;
+    /// all forks of a main fork). The caller guarantees no one uses the
+    /// relation any more.
     pub fn drop_relation(&self, rel: u32) {
         self.fsm.drop_relation(rel);
+        if fork_of(rel) == Fork::Main {
+            self.fsm.drop_relation(rel_of(rel, Fork::ColumnarMeta));
+        }
         for id in 0..self.nbuffers as u32 {
             let s = self.desc(id).state.load(Ordering::Relaxed);
-            if s & TAG_VALID == 0 || self.desc(id).tag_rel.load(Ordering::Relaxed) != rel {
+            if s & TAG_VALID == 0
+                || !of_relation(self.desc(id).tag_rel.load(Ordering::Relaxed), rel)
+            {
                 continue;
             }
             let s = self.lock_header(id);
-            if s & TAG_VALID != 0 && self.tag_of(id).rel == rel && s & REFCOUNT_MASK == 0 {
+            if s & TAG_VALID != 0 && of_relation(self.tag_of(id).rel, rel) && s & REFCOUNT_MASK == 0
+            {
                 let tag = self.tag_of(id);
                 self.mapping.remove(&tag, id);
                 self.unlock_header(id, 0);
@@ -754,6 +774,13 @@ impl BufferPool {
             }
         }
     }
+}
+
+/// Whether a buffer of file `tag_rel` belongs to `rel`: the same file, or
+/// any fork of the relation when `rel` is a main fork.
+#[inline]
+fn of_relation(tag_rel: u32, rel: u32) -> bool {
+    tag_rel == rel || (fork_of(rel) == Fork::Main && oid_of(tag_rel) == rel)
 }
 
 /// What [`BufferPool::lookup_or_claim`] found.

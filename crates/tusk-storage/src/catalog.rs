@@ -18,6 +18,12 @@
 //! index 16386 16384 plain 1:desc:nullsfirst,0:asc:nullslast t_b_a_idx
 //! ```
 //!
+//! The last line is `checksum XXXXXXXX`, the CRC-32C of everything before
+//! it, so that a damaged file is refused with a clear error instead of
+//! being read as a different schema (every single-bit flip is caught). A
+//! file without that line is one written before it existed, and is read as
+//! it is, unless it mentions `checksum` at all (a damaged last line).
+//!
 //! The version on the first line is that of the whole data directory's
 //! format: version 2 brought the 28-byte tuple header of transactions
 //! (`tuple`), version 3 the btree's typed multi-column keys (its page
@@ -32,6 +38,9 @@
 //! commit, in one rewrite of the file. Other transactions never see a
 //! relation that is created but not committed; they wait for a relation
 //! being dropped on its `AccessExclusiveLock`.
+//!
+//! A table's lines may include `am columnar` (a columnar table, see
+//! `columnar`; heap tables have no `am` line).
 //!
 //! A `column` line is `column TYPE null|notnull NAME`. An `index` line is
 //! `index OID TABLE_OID KIND COLUMNS NAME`: KIND is `plain`, `unique`
@@ -433,6 +442,37 @@ pub struct CheckDef {
     pub expr: String,
 }
 
+/// How a table stores its rows (PostgreSQL's table access methods,
+/// `pg_am` entries of type TABLE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AccessMethod {
+    /// Row versions in slotted pages (`heap`): the default, for OLTP.
+    #[default]
+    Heap,
+    /// Row groups of compressed column segments plus a row-wise delta
+    /// (`columnar`; see the `columnar` module).
+    Columnar,
+}
+
+impl AccessMethod {
+    /// The access method's name (`pg_am.amname`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessMethod::Heap => "heap",
+            AccessMethod::Columnar => "columnar",
+        }
+    }
+
+    /// The table access method called `name`.
+    pub fn from_name(name: &str) -> Option<AccessMethod> {
+        match name {
+            "heap" => Some(AccessMethod::Heap),
+            "columnar" => Some(AccessMethod::Columnar),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
     /// Object id; also the relation file number.
@@ -444,10 +484,12 @@ pub struct TableDef {
     /// file: its columns are the query's, and a reference to it binds the
     /// query in its place.
     pub view: Option<String>,
+    /// How the rows are stored.
+    pub access_method: AccessMethod,
 }
 
 impl TableDef {
-    /// A plain table with these columns.
+    /// A plain (heap) table with these columns.
     pub fn new(oid: u32, name: impl Into<String>, columns: Vec<ColumnDef>) -> TableDef {
         TableDef {
             oid,
@@ -455,11 +497,17 @@ impl TableDef {
             columns,
             checks: Vec::new(),
             view: None,
+            access_method: AccessMethod::Heap,
         }
     }
 
     pub fn is_view(&self) -> bool {
         self.view.is_some()
+    }
+
+    /// Whether the table is stored column by column (see `columnar`).
+    pub fn is_columnar(&self) -> bool {
+        self.access_method == AccessMethod::Columnar
     }
 
     pub fn column_types(&self) -> Vec<DataType> {
@@ -623,6 +671,55 @@ pub enum DdlChange {
 /// First oid handed out to user tables, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16384;
 
+/// The first word of the catalog file's last line.
+const CHECKSUM_WORD: &str = "checksum";
+
+/// The catalog file's text without its checksum line, once the checksum
+/// matches (see the module doc).
+fn verified_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, StorageError> {
+    let corrupt = |why: String| {
+        StorageError::Other(format!(
+            "catalog file \"{}\" is corrupt: {why}",
+            path.display()
+        ))
+    };
+    let body_end = bytes[..bytes.len().saturating_sub(1)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let (body, last) = bytes.split_at(body_end);
+    let claimed = std::str::from_utf8(last)
+        .ok()
+        .and_then(|l| l.strip_suffix('\n'))
+        .and_then(|l| l.strip_prefix(CHECKSUM_WORD))
+        .and_then(|l| l.strip_prefix(' '))
+        // Lowercase only: a flipped case bit must not read as the same.
+        .filter(|hex| hex.len() == 8 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
+    let body = match claimed {
+        Some(claimed) => {
+            let actual = crc32c::crc32c(body);
+            if actual != claimed {
+                return Err(corrupt(format!(
+                    "checksum mismatch (stored {claimed:08x}, computed {actual:08x})"
+                )));
+            }
+            body
+        }
+        None if memmem(bytes, CHECKSUM_WORD.as_bytes()) => {
+            return Err(corrupt("its checksum line is damaged".into()));
+        }
+        // Written before catalogs had checksums.
+        None => bytes,
+    };
+    std::str::from_utf8(body).map_err(|_| corrupt("it is not valid UTF-8".into()))
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn memmem(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 /// Parses catalog text into `next_oid` and `tables`.
 fn parse(
     text: &str,
@@ -693,6 +790,13 @@ fn parse(
                     expr: unescape(expr).ok_or_else(|| corrupt(line))?,
                 });
             }
+            Some("am") => {
+                let am = parts
+                    .next()
+                    .and_then(AccessMethod::from_name)
+                    .ok_or_else(|| corrupt(line))?;
+                current.as_mut().ok_or_else(|| corrupt(line))?.access_method = am;
+            }
             Some("view") => {
                 let text = &line["view ".len().min(line.len())..];
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
@@ -737,6 +841,9 @@ fn parse(
 /// A table definition as catalog text (the payload of WAL `CreateTable`).
 pub fn encode_table(t: &TableDef) -> String {
     let mut text = format!("table {} {}\n", t.oid, t.name);
+    if t.access_method != AccessMethod::Heap {
+        text.push_str(&format!("am {}\n", t.access_method.name()));
+    }
     for c in &t.columns {
         text.push_str(&format!(
             "column {} {} {}\n",
@@ -851,7 +958,7 @@ impl Catalog {
             tables: BTreeMap::new(),
             indexes: BTreeMap::new(),
         };
-        let text = match std::fs::read_to_string(path) {
+        let bytes = match std::fs::read(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 cat.save()?;
@@ -864,7 +971,8 @@ impl Catalog {
                 ))
             }
         };
-        parse(&text, &mut cat.next_oid, &mut cat.tables, &mut cat.indexes)?;
+        let text = verified_text(path, &bytes)?;
+        parse(text, &mut cat.next_oid, &mut cat.tables, &mut cat.indexes)?;
         Ok(cat)
     }
 
@@ -877,6 +985,8 @@ impl Catalog {
         for i in self.indexes.values() {
             text.push_str(&encode_index(i));
         }
+        let checksum = crc32c::crc32c(text.as_bytes());
+        text.push_str(&format!("{CHECKSUM_WORD} {checksum:08x}\n"));
         let tmp = self.path.with_extension("tmp");
         let io = |e| StorageError::io(format!("could not write \"{}\"", tmp.display()), e);
         let mut f = std::fs::File::create(&tmp).map_err(io)?;
@@ -902,6 +1012,9 @@ impl Catalog {
     /// Reserves an oid for a new relation.
     pub fn allocate_oid(&mut self) -> Result<u32, StorageError> {
         let oid = self.next_oid;
+        if oid > crate::smgr::MAX_OID {
+            return Err(StorageError::Other("out of object ids".into()));
+        }
         self.next_oid += 1;
         self.save()?;
         Ok(oid)
@@ -1078,6 +1191,7 @@ mod tests {
             ],
             checks: Vec::new(),
             view: None,
+            access_method: AccessMethod::Columnar,
         })
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();
@@ -1101,5 +1215,82 @@ mod tests {
         assert!(c3.indexes_of(oid).next().is_none());
         let mut c3 = c2.clone();
         assert!(c3.allocate_oid().unwrap() > oid);
+    }
+}
+
+#[cfg(test)]
+mod damage_tests {
+    use super::*;
+
+    /// A catalog with a table, a default, a check, a view and an index.
+    fn sample(dir: &Path) -> PathBuf {
+        let path = dir.join("catalog");
+        let mut cat = Catalog::open(&path).unwrap();
+        let mut t = TableDef::new(
+            FIRST_USER_OID,
+            "t",
+            vec![
+                ColumnDef::new("a", SqlType::Int4, true),
+                ColumnDef::new("b", SqlType::Text, false),
+            ],
+        );
+        t.columns[1].default = Some("'x'".into());
+        t.checks.push(CheckDef {
+            name: "t_a_check".into(),
+            expr: "a > 0".into(),
+        });
+        cat.add_table(t).unwrap();
+        let mut v = TableDef::new(
+            FIRST_USER_OID + 1,
+            "v",
+            vec![ColumnDef::new("a", SqlType::Int4, false)],
+        );
+        v.view = Some("SELECT a FROM t".into());
+        cat.add_table(v).unwrap();
+        cat.add_index(IndexDef {
+            oid: FIRST_USER_OID + 2,
+            name: "t_pkey".into(),
+            table: FIRST_USER_OID,
+            columns: vec![IndexColumn::decode("0:asc:nullslast").unwrap()],
+            kind: IndexKind::PrimaryKey,
+        })
+        .unwrap();
+        path
+    }
+
+    /// Every single-bit flip anywhere in the file is refused with an
+    /// error that names the file; none is read as another schema.
+    #[test]
+    fn every_bit_flip_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = sample(dir.path());
+        let good = std::fs::read(&path).unwrap();
+        let reopened = Catalog::open(&path).unwrap();
+        assert_eq!(reopened.tables().count(), 2);
+        for bit in 0..good.len() * 8 {
+            let mut bad = good.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            std::fs::write(&path, &bad).unwrap();
+            match Catalog::open(&path) {
+                Err(StorageError::Other(m)) => {
+                    assert!(m.contains("corrupt"), "bit {bit}: {m}")
+                }
+                Err(other) => panic!("bit {bit}: {other:?}"),
+                Ok(_) => panic!("bit {bit} flipped was read as a catalog"),
+            }
+        }
+    }
+
+    /// A file written before checksums existed is still read.
+    #[test]
+    fn a_file_without_checksum_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = sample(dir.path());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (body, _) = text.trim_end().rsplit_once('\n').unwrap();
+        std::fs::write(&path, format!("{body}\n")).unwrap();
+        let cat = Catalog::open(&path).unwrap();
+        assert_eq!(cat.tables().count(), 2);
+        assert!(cat.index("t_pkey").is_some());
     }
 }

@@ -71,6 +71,7 @@
 //! its line pointer may hold an unrelated tuple.
 
 use crate::clog::XidStatus;
+use crate::columnar::RowId;
 use crate::heap::{log_page_change, HeapInserter, Tid};
 use crate::lock::LockTag;
 use crate::page;
@@ -181,14 +182,14 @@ enum Applied {
 }
 
 /// What an operation does once the row is free (under the page lock).
-enum Change<'a> {
+pub(crate) enum Change<'a> {
     Delete,
     Lock(RowLockMode),
     Update { new: &'a [u8], kind: UpdateKind },
 }
 
 impl Change<'_> {
-    fn mode(&self) -> RowLockMode {
+    pub(crate) fn mode(&self) -> RowLockMode {
         match self {
             Change::Delete => RowLockMode::Update,
             Change::Lock(m) => *m,
@@ -284,6 +285,9 @@ impl Transaction {
         change: Change<'_>,
         wait: RowWait,
     ) -> Result<(TmResult, Option<Tid>), StorageError> {
+        if let Some(id) = RowId::from_tid(tid) {
+            return self.columnar_modify(rel, id, change, wait);
+        }
         let row = RowKey { rel, tid };
         let want = change.mode();
         let tuple_tag = LockTag::Tuple {
@@ -656,6 +660,9 @@ impl Transaction {
         mode: RowLockMode,
         wait: RowWait,
     ) -> Result<LatestOutcome, StorageError> {
+        if let Some(id) = RowId::from_tid(tid) {
+            return self.columnar_lock_latest(rel, id, mode, wait);
+        }
         loop {
             match self.lock_row(rel, tid, mode, wait)? {
                 TmResult::Ok => {
@@ -668,7 +675,7 @@ impl Transaction {
                 }
                 TmResult::Updated { next } => {
                     let prior = self.xmax_of(rel, tid)?;
-                    match self.xmin_of(rel, next)? {
+                    match self.heap_xmin(rel, next)? {
                         Some(x) if x == prior => tid = next,
                         _ => return Ok(LatestOutcome::Deleted),
                     }
@@ -687,7 +694,8 @@ impl Transaction {
         Ok(page::item_bytes(g.page(), tid.item).map_or(INVALID_XID, tuple::xmax))
     }
 
-    fn xmin_of(&self, rel: u32, tid: Tid) -> Result<Option<Xid>, StorageError> {
+    /// The `xmin` of the heap tuple at `tid`, if one is there.
+    pub(crate) fn heap_xmin(&self, rel: u32, tid: Tid) -> Result<Option<Xid>, StorageError> {
         let buf = self.db.pool.read_buffer(rel, tid.block)?;
         let g = buf.lock_shared();
         let p = g.page();

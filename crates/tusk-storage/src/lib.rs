@@ -72,6 +72,7 @@ pub mod buftable;
 pub mod bulk;
 pub mod catalog;
 pub mod clog;
+pub mod columnar;
 mod commit;
 pub mod fsm;
 pub mod heap;
@@ -85,6 +86,7 @@ pub mod recovery;
 pub mod rowlock;
 pub mod smgr;
 pub mod snapshot;
+pub mod statistics;
 pub mod tuple;
 pub mod txn;
 pub mod uring;
@@ -104,8 +106,8 @@ use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
 pub use catalog::{
-    Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef, IndexKind,
-    IntervalMod, SqlType, TableDef,
+    AccessMethod, Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef,
+    IndexKind, IntervalMod, SqlType, TableDef,
 };
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};
@@ -385,6 +387,11 @@ pub struct Database {
     pub share_locks: rowlock::ShareLocks,
     /// `pg_stat_user_tables` counters (see `pgstat`).
     pub stats: pgstat::Stats,
+    /// Who deleted, updated or locked rows of columnar row groups (see
+    /// `columnar::claims`).
+    pub columnar: columnar::registry::Registry,
+    /// What ANALYZE learned, for the planner (see `statistics`).
+    pub statistics: statistics::StatisticsStore,
     /// Tables dropped by the running single-statement writer, removed once
     /// it commits.
     pending_drops: Mutex<Vec<(Xid, u32)>>,
@@ -594,6 +601,8 @@ impl Database {
             locks: lock::LockManager::default(),
             share_locks: rowlock::ShareLocks::default(),
             stats: pgstat::Stats::default(),
+            columnar: Default::default(),
+            statistics: statistics::StatisticsStore::open(dir),
             pending_drops: Mutex::new(Vec::new()),
             new_relations: Mutex::new(Vec::new()),
             pending_ddl: Mutex::new(Vec::new()),

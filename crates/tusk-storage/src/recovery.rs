@@ -798,7 +798,7 @@ pub fn replay(
         match d {
             Ddl::Create(xid, def) => {
                 if r.committed.contains(&xid) {
-                    smgr.create_if_missing(def.oid)?;
+                    crate::columnar::create_files(smgr, &def, true)?;
                     if cat.table_by_oid(def.oid) != Some(&def) {
                         cat.restore_table(def)?;
                     }
@@ -936,7 +936,8 @@ impl Replayer<'_> {
             | RecordType::BtreeInsert
             | RecordType::BtreePage
             | RecordType::BtreeDelete
-            | RecordType::HeapPage => {
+            | RecordType::HeapPage
+            | RecordType::ColumnarPage => {
                 self.saw(rec.xid);
                 self.redo_page(rec)
             }

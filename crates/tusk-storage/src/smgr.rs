@@ -12,6 +12,24 @@
 //! cache. A bulk load extends its table by every page it fills, so a write
 //! of 8 kB of zeroes per page cost it as much as a second copy of its data.
 //! Where the file system cannot reserve, the zero block is written.
+//!
+//! ## Forks
+//!
+//! A relation may have more than one file, as PostgreSQL's relations have
+//! forks (`_fsm`, `_vm`): a columnar table keeps its row-wise delta in the
+//! main file and its row groups in two more (see `columnar`). Every layer
+//! below the catalog — buffer tags, WAL block references, this module —
+//! names a file by one `u32`, so a fork is folded into that number: the
+//! top two bits are the [`Fork`], the rest the relation's oid, which
+//! therefore stays below [`MAX_OID`]. [`rel_of`] makes such a number and
+//! [`oid_of`] takes the oid back. The main fork's number is the oid itself,
+//! so heaps and indexes never see forks at all.
+//!
+//! What is done to a relation as a whole is done to all its forks: given a
+//! main-fork number, [`Smgr::unlink`] and [`Smgr::sync`] (and the buffer
+//! pool's `drop_relation`, `flush_relation` and `set_unlogged`) act on the
+//! other forks too, so DROP, TRUNCATE, rollback and recovery, which know
+//! relations by oid, need not know which forks exist.
 
 use crate::page::{self, PAGE_SIZE};
 use crate::StorageError;
@@ -57,6 +75,50 @@ impl ReadFile {
     }
 }
 
+/// A file of a relation (see "Forks" in the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fork {
+    /// The relation's own file: a heap, an index, a columnar table's
+    /// row-wise delta.
+    Main = 0,
+    /// A columnar table's metadata heap: its row groups and deletions
+    /// (`columnar::meta`).
+    ColumnarMeta = 1,
+    /// A columnar table's row group pages (`columnar::rowgroup`).
+    ColumnarData = 2,
+}
+
+/// Bits of a relation file number below the fork bits.
+const FORK_SHIFT: u32 = 30;
+
+/// Largest oid a relation may have (its file numbers keep the top two bits
+/// for the fork).
+pub const MAX_OID: u32 = (1 << FORK_SHIFT) - 1;
+
+/// Every fork other than the main one.
+const OTHER_FORKS: [Fork; 2] = [Fork::ColumnarMeta, Fork::ColumnarData];
+
+/// The file number of fork `fork` of relation `oid`.
+#[inline]
+pub const fn rel_of(oid: u32, fork: Fork) -> u32 {
+    oid | (fork as u32) << FORK_SHIFT
+}
+
+/// The oid of the relation that file number `rel` belongs to.
+#[inline]
+pub const fn oid_of(rel: u32) -> u32 {
+    rel & MAX_OID
+}
+
+/// The fork of file number `rel`.
+pub fn fork_of(rel: u32) -> Fork {
+    match rel >> FORK_SHIFT {
+        0 => Fork::Main,
+        1 => Fork::ColumnarMeta,
+        _ => Fork::ColumnarData,
+    }
+}
+
 /// The storage manager: block I/O on relation files.
 pub struct Smgr {
     base: PathBuf,
@@ -75,7 +137,12 @@ impl Smgr {
     }
 
     pub fn path(&self, rel: u32) -> PathBuf {
-        self.base.join(rel.to_string())
+        let oid = oid_of(rel);
+        self.base.join(match fork_of(rel) {
+            Fork::Main => oid.to_string(),
+            Fork::ColumnarMeta => format!("{oid}_colmeta"),
+            Fork::ColumnarData => format!("{oid}_coldata"),
+        })
     }
 
     fn open(&self, rel: u32) -> Result<Arc<RelFile>, StorageError> {
@@ -184,8 +251,14 @@ impl Smgr {
         Ok(())
     }
 
-    /// Removes a relation file and forgets it.
+    /// Removes a relation file and forgets it; for a main fork, the
+    /// relation's other forks too.
     pub fn unlink(&self, rel: u32) -> Result<(), StorageError> {
+        if fork_of(rel) == Fork::Main {
+            for fork in OTHER_FORKS {
+                self.unlink(rel_of(rel, fork))?;
+            }
+        }
         self.files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -327,8 +400,17 @@ impl Smgr {
             .is_some_and(|w| w.contains(&(rel, block)))
     }
 
-    /// fsyncs one relation file.
+    /// fsyncs one relation file; for a main fork, the relation's other
+    /// forks too (those that exist).
     pub fn sync(&self, rel: u32) -> Result<(), StorageError> {
+        if fork_of(rel) == Fork::Main {
+            for fork in OTHER_FORKS {
+                let other = rel_of(rel, fork);
+                if self.exists(other) {
+                    self.sync(other)?;
+                }
+            }
+        }
         let f = self.open(rel)?;
         f.file.sync_data().map_err(|e| {
             StorageError::io(

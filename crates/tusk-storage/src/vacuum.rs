@@ -107,7 +107,9 @@ pub fn vacuum_table(
 }
 
 /// [`vacuum_table`], for autovacuum when `auto` (it stamps
-/// `last_autovacuum` rather than `last_vacuum`).
+/// `last_autovacuum` rather than `last_vacuum`). A columnar table's
+/// metadata heap is vacuumed too (its row groups are rewritten by
+/// `columnar::vacuum::compact`, which VACUUM runs on top of this).
 pub fn vacuum_table_as(
     db: &Database,
     table: &TableDef,
@@ -115,6 +117,33 @@ pub fn vacuum_table_as(
     xid: Xid,
     maintenance_work_mem: usize,
     auto: bool,
+) -> Result<VacuumReport, StorageError> {
+    let report = vacuum_heap(db, table, indexes, xid, maintenance_work_mem)?;
+    if table.is_columnar() {
+        let meta = TableDef::new(
+            crate::smgr::rel_of(table.oid, crate::smgr::Fork::ColumnarMeta),
+            format!("{}_colmeta", table.name),
+            Vec::new(),
+        );
+        vacuum_heap(db, &meta, &[], xid, maintenance_work_mem)?;
+    }
+    db.stats.vacuumed(
+        table.oid,
+        report.tuples_remaining,
+        report.dead_not_removable,
+        auto,
+    );
+    Ok(report)
+}
+
+/// The three phases over the heap whose file is `table.oid` (a table, or a
+/// columnar table's metadata fork).
+fn vacuum_heap(
+    db: &Database,
+    table: &TableDef,
+    indexes: &[IndexDef],
+    xid: Xid,
+    maintenance_work_mem: usize,
 ) -> Result<VacuumReport, StorageError> {
     let start = Instant::now();
     let wal_start = wal_position(db);
@@ -206,12 +235,6 @@ pub fn vacuum_table_as(
     for (i, index) in indexes.iter().enumerate() {
         report.indexes[i].1.pages = db.nblocks(index.oid)?;
     }
-    db.stats.vacuumed(
-        table.oid,
-        report.tuples_remaining,
-        report.dead_not_removable,
-        auto,
-    );
     report.elapsed = start.elapsed();
     Ok(report)
 }

@@ -25,7 +25,7 @@ pub struct VisibleItem {
 
 impl VisibleItem {
     /// An item whose tuple `off..off + len` lies within a page (checked).
-    pub(crate) fn new(item: u16, off: usize, len: usize) -> Option<VisibleItem> {
+    pub fn new(item: u16, off: usize, len: usize) -> Option<VisibleItem> {
         (off + len <= PAGE_SIZE).then_some(VisibleItem {
             item,
             off: off as u16,

@@ -68,11 +68,39 @@
 //! has not caught up) the inserting session writes the buffer itself if
 //! the writer lock is free; only at four times `wal_buffers` does it wait.
 //!
+//! ## Preallocation
+//!
+//! A commit's `fdatasync` should write the commit record and nothing else.
+//! If the write made the segment file longer, the sync must also write the
+//! file's new size and block allocation (on ext4 without a journal, the
+//! inode's table block and bitmaps, each a synchronous write of its own,
+//! and shared with whatever else changes files on that disk): commits
+//! then take several times as long and, on a busy disk, a long tail. So,
+//! as PostgreSQL's zero-filled segments do, WAL is written only into
+//! blocks that already exist:
+//!
+//! * the WAL writer thread keeps at least half an [`ALLOCATE_STEP`] of
+//!   zeros written and synced ahead of the end of the WAL
+//!   ([`Wal::prepare_ahead`]), and once a segment is half used creates the
+//!   next one whole (zero-filled under a temporary name, synced, linked
+//!   into place);
+//! * a checkpoint renames segments it no longer needs to future segment
+//!   numbers (up to [`MAX_SPARE_SEGMENTS`]) instead of deleting them;
+//! * a write that outruns all this allocates for itself, a step at a time;
+//!   except a write of at least `waldirect::DIRECT_MIN` bytes (a bulk
+//!   load's, written while it runs and synced once at its end), which
+//!   extends the file itself instead of having every byte written twice.
+//!
+//! Zeros and old records read as the end of the log (a zero length; an
+//! LSN field that is not the position). At startup the open segment is
+//! zeroed from the end of valid WAL on, and later segments are removed, so
+//! records a crashed run wrote beyond that end never follow new ones.
+//!
 //! The buffer manager calls [`Wal::flush`] with a page's LSN before writing
 //! the page (WAL-before-data); a commit inserts a commit record and, with
 //! `synchronous_commit = on`, flushes it before reporting success.
 
-use crate::waldirect::DirectWriter;
+use crate::waldirect::{DirectWriter, DIRECT_MIN};
 use crate::StorageError;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -152,6 +180,9 @@ pub enum RecordType {
     /// load (COPY; see `bulk`), logged once when it is complete instead of
     /// one `HeapInsert` per tuple.
     HeapPage = 26,
+    /// Always a page image (`HAS_FPI`): a page of a columnar table's row
+    /// group, written whole (see `columnar::rowgroup`).
+    ColumnarPage = 27,
     /// Payload: a table's or view's new definition (catalog text, same
     /// oid): ALTER TABLE changes that need no new relation file (renames,
     /// defaults, NOT NULL, CHECK constraints). Takes effect if the xid
@@ -183,6 +214,7 @@ impl RecordType {
             24 => RecordType::HeapUnused,
             25 => RecordType::CreateIndex,
             26 => RecordType::HeapPage,
+            27 => RecordType::ColumnarPage,
             30 => RecordType::AlterTable,
             31 => RecordType::AlterIndex,
             _ => return None,
@@ -362,6 +394,12 @@ struct Inserter {
 struct Writer {
     /// The open segment: number and file.
     file: Option<(u64, File)>,
+    /// Length of the open segment's file: bytes already allocated (zeros,
+    /// WAL, or a recycled segment's old WAL), which WAL overwrites without
+    /// changing the file's size (see "Preallocation" in the module doc).
+    allocated: u64,
+    /// End of the WAL handed to the files.
+    end: Lsn,
     /// Whether the open segment has writes not yet synced.
     unsynced: bool,
     /// An empty buffer to swap with the inserter's.
@@ -442,6 +480,12 @@ pub struct WalStats {
     pub commits_grouped: AtomicU64,
     /// Writes of the WAL buffer to the files.
     pub writes: AtomicU64,
+    /// Preallocation steps ([`ALLOCATE_STEP`] of zeros written).
+    pub allocations: AtomicU64,
+    /// Segments created ahead, zero-filled, by the WAL writer.
+    pub segments_created: AtomicU64,
+    /// Old segments renamed to serve as future ones.
+    pub segments_recycled: AtomicU64,
 }
 
 impl WalStats {
@@ -473,17 +517,23 @@ impl Wal {
                 remove(&path)?;
             }
         }
+        remove_temp_segments(dir)?;
         let path = segment_path(dir, end_seg);
         let file = open_segment(&path)?;
-        let len = file
-            .metadata()
-            .map_err(|e| StorageError::io(format!("could not stat \"{}\"", path.display()), e))?
-            .len();
+        let len = file_len(&file, &path)?;
         let off = end % SEGMENT_SIZE;
-        if len > off {
-            file.set_len(off).map_err(|e| {
+        // Whatever follows the end (a torn record, records of the crashed
+        // run that lie beyond it, a recycled segment's old WAL) is zeroed,
+        // keeping the file's blocks: none of it may ever be read as WAL
+        // written after this point.
+        let allocated = len.min(SEGMENT_SIZE);
+        if len > allocated {
+            file.set_len(allocated).map_err(|e| {
                 StorageError::io(format!("could not truncate \"{}\"", path.display()), e)
             })?;
+        }
+        if allocated > off {
+            write_zeros(&file, &path, off, allocated)?;
             file.sync_data().map_err(|e| {
                 StorageError::io(format!("could not fsync \"{}\"", path.display()), e)
             })?;
@@ -497,6 +547,8 @@ impl Wal {
             }),
             writer: Mutex::new(Writer {
                 file: Some((end_seg, file)),
+                allocated,
+                end,
                 unsynced: false,
                 spare: Vec::with_capacity(options.buffer_size + MAX_PAYLOAD + HEADER_SIZE),
                 direct: DirectWriter::new(),
@@ -816,8 +868,19 @@ impl Wal {
                         })?;
                     }
                 }
-                w.file = Some((seg, open_segment(&segment_path(&self.dir, seg))?));
+                let path = segment_path(&self.dir, seg);
+                let file = open_segment(&path)?;
+                w.allocated = file_len(&file, &path)?.min(SEGMENT_SIZE);
+                w.file = Some((seg, file));
                 sync_dir(&self.dir);
+            }
+            if w.allocated < off + n as u64 && n < DIRECT_MIN {
+                // Normally the WAL writer has allocated ahead (see
+                // `prepare_ahead`); a burst of WAL outran it. A write as
+                // long as a direct one is a bulk load's, synced once at
+                // its end: it extends the file itself rather than writing
+                // every byte twice (zeros first).
+                self.allocate(w, off + n as u64)?;
             }
             let (_, f) = w.file.as_ref().expect("segment open");
             let path = segment_path(&self.dir, seg);
@@ -833,22 +896,169 @@ impl Wal {
                     )
                 })?;
             w.unsynced = true;
+            w.allocated = w.allocated.max(off + n as u64);
             done += n;
             pos += n as u64;
+            w.end = pos;
         }
         Ok(())
     }
 
-    /// Removes segments that hold only WAL before `lsn`.
-    pub fn remove_old_segments(&self, lsn: Lsn) -> Result<(), StorageError> {
-        let keep_from = lsn / SEGMENT_SIZE;
-        for (seg, path) in list_segments(&self.dir)? {
-            if seg < keep_from {
-                remove(&path)?;
+    /// Allocates the open segment's file up to at least `need` bytes: zeros
+    /// up to the next multiple of [`ALLOCATE_STEP`] (at most the segment's
+    /// size). The caller syncs them (the WAL writer does at once, a write
+    /// with its next flush).
+    fn allocate(&self, w: &mut Writer, need: u64) -> Result<(), StorageError> {
+        let Some((seg, f)) = &w.file else {
+            return Ok(());
+        };
+        let target = need.next_multiple_of(ALLOCATE_STEP).min(SEGMENT_SIZE);
+        if target <= w.allocated {
+            return Ok(());
+        }
+        write_zeros(f, &segment_path(&self.dir, *seg), w.allocated, target)?;
+        w.allocated = target;
+        w.unsynced = true;
+        self.stats.allocations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The WAL writer's share of preallocation (see the module doc): keeps
+    /// at least half an [`ALLOCATE_STEP`] allocated and synced ahead of
+    /// the end of the WAL in the open segment, and, once the open segment
+    /// is half used, makes sure the next one exists at its full size.
+    pub fn prepare_ahead(&self) -> Result<(), StorageError> {
+        let (sync, next) = {
+            let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(seg) = w.file.as_ref().map(|(s, _)| *s) else {
+                return Ok(());
+            };
+            let off = w.end.saturating_sub(seg * SEGMENT_SIZE).min(SEGMENT_SIZE);
+            let mut sync = None;
+            if w.allocated < SEGMENT_SIZE && w.allocated - off.min(w.allocated) < ALLOCATE_STEP / 2
+            {
+                self.allocate(&mut w, off + ALLOCATE_STEP)?;
+                let (_, f) = w.file.as_ref().expect("segment open");
+                // A second descriptor: the sync runs without the lock.
+                sync = f.try_clone().ok();
             }
+            (sync, (off >= SEGMENT_SIZE / 2).then_some(seg + 1))
+        };
+        if let Some(f) = sync {
+            f.sync_data().map_err(|e| {
+                StorageError::io(format!("could not fsync \"{}\"", self.dir.display()), e)
+            })?;
+        }
+        if let Some(next) = next {
+            self.create_segment(next)?;
         }
         Ok(())
     }
+
+    /// Creates segment `seg` at its full size, zero-filled and synced,
+    /// unless it exists: written under a temporary name and linked into
+    /// place, so that a segment file is never seen half made, and never
+    /// replaces one that a writer created meanwhile.
+    fn create_segment(&self, seg: u64) -> Result<(), StorageError> {
+        let path = segment_path(&self.dir, seg);
+        if path.exists() {
+            return Ok(());
+        }
+        let tmp = self.dir.join(format!("{TEMP_PREFIX}{seg:016X}"));
+        let io = |e| StorageError::io(format!("could not create \"{}\"", tmp.display()), e);
+        {
+            let f = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&tmp)
+                .map_err(io)?;
+            write_zeros(&f, &tmp, 0, SEGMENT_SIZE)?;
+            f.sync_data().map_err(io)?;
+        }
+        // link(2) fails if the segment exists by now: a writer got there first.
+        let linked = std::fs::hard_link(&tmp, &path);
+        remove(&tmp)?;
+        if linked.is_ok() {
+            self.stats.segments_created.fetch_add(1, Ordering::Relaxed);
+            sync_dir(&self.dir);
+        }
+        Ok(())
+    }
+
+    /// Removes segments that hold only WAL before `lsn`, recycling up to
+    /// [`MAX_SPARE_SEGMENTS`] of them as future segments (renamed past the
+    /// last one, their old contents left: no record in them has the LSN of
+    /// its new position, so the reader stops there).
+    pub fn remove_old_segments(&self, lsn: Lsn) -> Result<(), StorageError> {
+        let keep_from = lsn / SEGMENT_SIZE;
+        let segments = list_segments(&self.dir)?;
+        let current = self.insert_lsn() / SEGMENT_SIZE;
+        let mut spare = segments.iter().filter(|(s, _)| *s > current).count();
+        let mut next = segments.last().map_or(0, |(s, _)| s + 1).max(current + 1);
+        for (seg, path) in &segments {
+            if *seg >= keep_from {
+                continue;
+            }
+            // link(2) never replaces a segment a writer has just created.
+            if spare < MAX_SPARE_SEGMENTS
+                && std::fs::hard_link(path, segment_path(&self.dir, next)).is_ok()
+            {
+                spare += 1;
+                next += 1;
+                self.stats.segments_recycled.fetch_add(1, Ordering::Relaxed);
+            }
+            remove(path)?;
+        }
+        sync_dir(&self.dir);
+        Ok(())
+    }
+}
+
+/// Preallocation writes zeros in steps of this many bytes.
+pub const ALLOCATE_STEP: u64 = 1 << 20;
+/// At most this many segments wait beyond the current one (recycled or
+/// created ahead).
+pub const MAX_SPARE_SEGMENTS: usize = 4;
+/// Name prefix of a segment being created.
+const TEMP_PREFIX: &str = "xlogtemp.";
+
+fn file_len(file: &File, path: &Path) -> Result<u64, StorageError> {
+    Ok(file
+        .metadata()
+        .map_err(|e| StorageError::io(format!("could not stat \"{}\"", path.display()), e))?
+        .len())
+}
+
+/// Writes zeros into `file` from `from` up to `to`.
+fn write_zeros(file: &File, path: &Path, from: u64, to: u64) -> Result<(), StorageError> {
+    const CHUNK: usize = 256 << 10;
+    static ZEROS: [u8; CHUNK] = [0; CHUNK];
+    let mut pos = from;
+    while pos < to {
+        let n = ((to - pos) as usize).min(CHUNK);
+        file.write_all_at(&ZEROS[..n], pos).map_err(|e| {
+            StorageError::io(format!("could not write to \"{}\"", path.display()), e)
+        })?;
+        pos += n as u64;
+    }
+    Ok(())
+}
+
+/// Removes segments left half made by a crash during [`Wal::create_segment`].
+fn remove_temp_segments(dir: &Path) -> Result<(), StorageError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        if e.file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(TEMP_PREFIX))
+        {
+            remove(&e.path())?;
+        }
+    }
+    Ok(())
 }
 
 fn open_segment(path: &Path) -> Result<File, StorageError> {
@@ -1215,6 +1425,95 @@ mod tests {
         assert!(recs.iter().all(|r| r.payload == page && r.fpi));
         wal.remove_old_segments(SEGMENT_SIZE + 5).unwrap();
         assert_eq!(list_segments(dir.path()).unwrap()[0].0, 1);
+    }
+
+    fn seg_len(dir: &Path, seg: u64) -> u64 {
+        std::fs::metadata(segment_path(dir, seg)).unwrap().len()
+    }
+
+    #[test]
+    fn writes_land_in_allocated_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = Wal::open(dir.path(), 0, 0, WalOptions::default()).unwrap();
+        wal.insert(RecordType::Commit, 3, None, false, &[1, 2, 3])
+            .unwrap();
+        wal.flush_all().unwrap();
+        // The write allocated a whole step of zeros behind the record.
+        assert_eq!(seg_len(dir.path(), 0), ALLOCATE_STEP);
+        assert_eq!(wal.stats.allocations.load(Ordering::Relaxed), 1);
+        // The WAL writer keeps half a step ahead of the end.
+        let page = vec![9u8; 8192];
+        while wal.insert_lsn() < ALLOCATE_STEP * 3 / 4 {
+            wal.insert(RecordType::HeapDelete, 4, None, true, &page)
+                .unwrap();
+        }
+        wal.flush_all().unwrap();
+        wal.prepare_ahead().unwrap();
+        assert_eq!(seg_len(dir.path(), 0), 2 * ALLOCATE_STEP);
+        assert!(!segment_path(dir.path(), 1).exists());
+        // Past the middle of the segment, the next one is made whole.
+        while wal.insert_lsn() < SEGMENT_SIZE / 2 + 1 {
+            wal.insert(RecordType::HeapDelete, 4, None, true, &page)
+                .unwrap();
+        }
+        wal.flush_all().unwrap();
+        wal.prepare_ahead().unwrap();
+        assert_eq!(seg_len(dir.path(), 1), SEGMENT_SIZE);
+        assert_eq!(wal.stats.segments_created.load(Ordering::Relaxed), 1);
+        let (recs, end) = read_all(dir.path());
+        assert_eq!(end, wal.insert_lsn());
+        assert_eq!(recs.len() as u64, wal.stats.records.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn recycled_segments_end_the_log_where_new_wal_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = Wal::open(dir.path(), 0, 0, WalOptions::default()).unwrap();
+        let page = vec![7u8; 8192];
+        let fill = |wal: &Wal, upto: Lsn| {
+            let mut n = 0;
+            while wal.insert_lsn() < upto {
+                wal.insert(RecordType::HeapDelete, 1, None, true, &page)
+                    .unwrap();
+                n += 1;
+            }
+            wal.flush_all().unwrap();
+            n
+        };
+        fill(&wal, 2 * SEGMENT_SIZE + 100);
+        // Segments 0 and 1 become 3 and 4, old records and all.
+        let redo = wal.insert_lsn();
+        wal.remove_old_segments(redo).unwrap();
+        let segs: Vec<u64> = list_segments(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        assert_eq!(segs, vec![2, 3, 4]);
+        assert_eq!(seg_len(dir.path(), 3), SEGMENT_SIZE);
+        assert_eq!(wal.stats.segments_recycled.load(Ordering::Relaxed), 2);
+        // New WAL runs into recycled segment 3 and stops in its middle.
+        let n = fill(&wal, 3 * SEGMENT_SIZE + SEGMENT_SIZE / 3);
+        let mut r = WalReader::new(dir.path(), redo);
+        let mut got = 0;
+        while let Some(rec) = r.next_record().unwrap() {
+            assert!(rec.lsn >= redo);
+            got += 1;
+        }
+        assert_eq!(got, n);
+        assert_eq!(r.pos(), wal.insert_lsn());
+        // Reopening at that end zeroes the recycled segment's rest, and
+        // removes the segment beyond.
+        drop(wal);
+        let end = r.pos();
+        let wal = Wal::open(dir.path(), end, redo, WalOptions::default()).unwrap();
+        assert!(!segment_path(dir.path(), 4).exists());
+        let data = std::fs::read(segment_path(dir.path(), 3)).unwrap();
+        assert_eq!(data.len() as u64, SEGMENT_SIZE);
+        assert!(data[(end % SEGMENT_SIZE) as usize..]
+            .iter()
+            .all(|&b| b == 0));
+        drop(wal);
     }
 
     proptest::proptest! {

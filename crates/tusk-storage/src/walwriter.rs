@@ -14,6 +14,11 @@
 //! copy into its page cache: a large part of a bulk load's cost, which logs
 //! every page it fills) off the sessions that insert the records; they
 //! wait only if this thread falls four buffers behind (see `wal`).
+//!
+//! Each round that writes nothing behind also allocates the WAL ahead of its end
+//! ([`Wal::prepare_ahead`], see "Preallocation" in `wal`), so that commits
+//! overwrite blocks that already exist and their `fdatasync` has no file
+//! metadata to write.
 
 use crate::wal::{Wal, Work};
 use std::sync::Arc;
@@ -43,6 +48,9 @@ impl WalWriter {
                         if w.insert_lsn() > w.flushed_lsn() {
                             let _ = w.flush_all();
                         }
+                        // Not while writing behind a bulk load: its large
+                        // writes extend the file themselves (see `wal`).
+                        let _ = w.prepare_ahead();
                     }
                 }
             })?;

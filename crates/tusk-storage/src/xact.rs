@@ -195,6 +195,10 @@ pub struct Transaction {
     pub(crate) share_locked: Vec<crate::rowlock::RowKey>,
     /// Whether the last update was HOT (see `heapam`).
     pub(crate) last_update_hot: bool,
+    /// Rows of columnar row groups deleted by the current command, whose
+    /// deletion entries are written when it ends (see
+    /// `columnar::rowchange`).
+    pub(crate) columnar_deletes: Vec<crate::columnar::rowchange::PendingDelete>,
     done: bool,
 }
 
@@ -220,6 +224,7 @@ impl Transaction {
             view: None,
             share_locked: Vec::new(),
             last_update_hot: false,
+            columnar_deletes: Vec::new(),
             done: false,
         }
     }
@@ -327,6 +332,7 @@ impl Transaction {
 
     /// Ends the current command (see the module doc).
     pub fn next_command(&mut self) -> Result<(), StorageError> {
+        self.flush_columnar_deletes()?;
         if !self.cid_used {
             return Ok(());
         }
@@ -573,8 +579,8 @@ impl Transaction {
         )?;
         if !def.is_view() {
             self.db.pool.set_unlogged(oid, true);
-            self.db.smgr.create(oid)?;
             self.levels.last_mut().expect("level 0").created.push(oid);
+            crate::columnar::create_files(&self.db.smgr, &def, false)?;
         }
         self.add_ddl(DdlChange::CreateTable(def.clone()));
         Ok(def)
@@ -690,6 +696,9 @@ impl Transaction {
 
     /// Commits (see the module doc).
     pub fn commit(mut self) -> Result<(), StorageError> {
+        // The last command's columnar deletions (an error leaves the
+        // transaction to be rolled back when it is dropped).
+        self.flush_columnar_deletes()?;
         self.done = true;
         let db = self.db.clone();
         // Open savepoints commit with the transaction.

@@ -7,7 +7,9 @@
 //!
 //! [`Sink::store`] appends a prepared batch's tuples with tusk-storage's
 //! [`BulkInserter`], a page at a time (one WAL record per page, none for a
-//! table the transaction created). A row's index entries wait until its
+//! table the transaction created); a columnar table's [`ColumnarWriter`]
+//! takes them instead and makes row groups of them (see
+//! `tusk_storage::columnar`). A row's index entries wait until its
 //! page is in place (it is filled in private memory until then), so that
 //! unique checks find the rows of this load as they find any other: rows
 //! are indexed some pages at a time, as one sorted batch per index (one
@@ -21,6 +23,7 @@ use super::CopyError;
 use crate::dml::unique_violation;
 use tusk_storage::btree::{EncodedKey, Index, IndexWriter, InsertOutcome};
 use tusk_storage::bulk::BulkInserter;
+use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::Tid;
 use tusk_storage::{page, Database, IndexDef, TableDef, Xid};
 
@@ -38,7 +41,9 @@ pub struct Loader<'a> {
 pub struct Sink<'a> {
     db: &'a Database,
     table: TableDef,
-    bulk: BulkInserter<'a>,
+    store: Store<'a>,
+    /// Whether the table's pages are WAL-logged.
+    logged: bool,
     /// The table's indexes in creation order.
     indexes: Vec<Index<'a>>,
     /// Whom the index insertions work for (unique checks wait as it).
@@ -51,6 +56,13 @@ pub struct Sink<'a> {
     pending_keys: Vec<Vec<EncodedKey>>,
     /// Rows stored so far.
     pub rows: u64,
+}
+
+/// Where the tuples go.
+enum Store<'a> {
+    Heap(BulkInserter<'a>),
+    /// A columnar table (`None` once finished).
+    Columnar(Option<ColumnarWriter<'a>>),
 }
 
 impl<'a> Loader<'a> {
@@ -74,7 +86,12 @@ impl<'a> Loader<'a> {
             prep: Preparer::new(table.clone(), rules, (xid, cid), keys),
             sink: Sink {
                 db,
-                bulk: BulkInserter::new(&db.pool, table.oid, xid),
+                logged: db.pool.wal_for(table.oid).is_some(),
+                store: if table.is_columnar() {
+                    Store::Columnar(Some(ColumnarWriter::new(db, &table, xid, cid)))
+                } else {
+                    Store::Heap(BulkInserter::new(&db.pool, table.oid, xid))
+                },
                 pending_keys: vec![Vec::new(); indexes.len()],
                 table,
                 indexes,
@@ -88,7 +105,7 @@ impl<'a> Loader<'a> {
     /// Whether the table's pages are WAL-logged (not when the running
     /// transaction created the table).
     pub fn logged(&self) -> bool {
-        self.sink.bulk.logged()
+        self.sink.logged
     }
 
     /// Installs the last page and adds the index entries still waiting;
@@ -106,13 +123,24 @@ impl<'a> Loader<'a> {
 impl Sink<'_> {
     /// Stores the rows of `p`.
     pub fn store(&mut self, p: &Prepared) -> Result<(), CopyError> {
+        if let Store::Columnar(w) = &mut self.store {
+            let w = w.as_mut().expect("a loader is not used after finish");
+            for r in 0..p.rows {
+                w.push_tuple(p.tuple(r))?;
+            }
+            self.rows += p.rows as u64;
+            return Ok(());
+        }
         for r in 0..p.rows {
-            let pages = self.bulk.pages;
-            let tid = self.bulk.insert(p.tuple(r))?;
+            let Store::Heap(bulk) = &mut self.store else {
+                unreachable!("a heap table's sink")
+            };
+            let pages = bulk.pages;
+            let tid = bulk.insert(p.tuple(r))?;
             if self.indexes.is_empty() {
                 continue;
             }
-            if self.bulk.pages != pages && self.pending.len() >= INDEX_BATCH_ROWS {
+            if bulk.pages != pages && self.pending.len() >= INDEX_BATCH_ROWS {
                 // The pages of the rows waiting for their index entries
                 // are in place: their keys can be checked against them.
                 self.index_pending()?;
@@ -172,7 +200,14 @@ impl Sink<'_> {
     }
 
     fn finish(&mut self) -> Result<u64, CopyError> {
-        self.bulk.finish()?;
+        match &mut self.store {
+            Store::Heap(bulk) => bulk.finish()?,
+            Store::Columnar(w) => {
+                if let Some(w) = w.take() {
+                    w.finish()?;
+                }
+            }
+        }
         self.index_pending()?;
         Ok(self.rows)
     }

@@ -12,6 +12,7 @@ use crate::error::{
 };
 use crate::numeric::Numeric;
 use crate::vector::{Batch, Data, Vector};
+use std::borrow::Cow;
 use tusk_storage::DataType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,19 +44,77 @@ pub(super) fn eval_chain(
     batch: &Batch,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
-    let mut acc = first.eval_active(batch, active)?;
+    let mut rest = rest;
     let mut acc_ty = first.data_type();
+    // `constant op x` (as in `1 - l_discount`) without a vector of copies
+    // of the constant.
+    let mut acc = match (first, rest.first()) {
+        (Expr::Const { value, .. }, Some((op, e))) if !matches!(e, Expr::Const { .. }) => {
+            let r = e.eval_ref(batch, active)?;
+            match numeric_with_constant(*op, value, &r, true, active)? {
+                Some(v) => {
+                    rest = &rest[1..];
+                    acc_ty = ty;
+                    Cow::Owned(v)
+                }
+                None => first.eval_ref(batch, active)?,
+            }
+        }
+        _ => first.eval_ref(batch, active)?,
+    };
     for (op, e) in rest {
-        let r = e.eval_active(batch, active)?;
+        if let Expr::Const { value, .. } = e {
+            if let Some(v) = numeric_with_constant(*op, value, &acc, false, active)? {
+                acc = Cow::Owned(v);
+                acc_ty = ty;
+                continue;
+            }
+        }
+        let r = e.eval_ref(batch, active)?;
         let rt = e.data_type();
-        acc = if super::datetime_arith::is_datetime_step(acc_ty, rt, ty) {
+        acc = Cow::Owned(if super::datetime_arith::is_datetime_step(acc_ty, rt, ty) {
             super::datetime_arith::eval(*op, &acc, acc_ty, &r, rt, ty, active)?
         } else {
             arith(*op, &acc, &r, active)?
-        };
+        });
         acc_ty = ty;
     }
-    Ok(acc)
+    Ok(acc.into_owned())
+}
+
+/// `c op v` (`const_left`) or `v op c` for a numeric constant `c` and a
+/// numeric vector `v`, row by row as [`arith`] would compute them;
+/// `None` when `v` is not numeric or `c` is NULL (then the caller makes a
+/// vector of the constant).
+fn numeric_with_constant(
+    op: ArithOp,
+    c: &crate::value::Value,
+    v: &Vector,
+    const_left: bool,
+    active: Option<&[bool]>,
+) -> Result<Option<Vector>> {
+    let (crate::value::Value::Numeric(c), Data::Numeric(a)) = (c, &v.data) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(a.len());
+    for (i, x) in a.iter().enumerate() {
+        let (l, r) = if const_left { (c, x) } else { (x, c) };
+        let res = match op {
+            ArithOp::Add => l.checked_add(r),
+            ArithOp::Sub => l.checked_sub(r),
+            ArithOp::Mul => l.checked_mul(r),
+            ArithOp::Div => l.checked_div(r),
+            ArithOp::Mod => l.checked_rem(r),
+        };
+        match res {
+            Ok(n) => out.push(n),
+            Err(_) if v.is_null(i) || active.is_some_and(|m| !m[i]) => {
+                out.push(Numeric::from_i64(0))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Some(Vector::new(Data::Numeric(out), v.nulls.clone())))
 }
 
 /// Integer arithmetic with PostgreSQL's overflow and division rules.

@@ -8,6 +8,7 @@
 
 use super::{or_nulls, Expr};
 use crate::error::{ExecError, Result};
+use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
 use std::cmp::Ordering;
 use tusk_storage::DataType;
@@ -32,6 +33,17 @@ impl CmpOp {
             CmpOp::Le => "<=",
             CmpOp::Gt => ">",
             CmpOp::Ge => ">=",
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn commuted(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => o,
         }
     }
 
@@ -69,9 +81,64 @@ pub(super) fn eval_cmp(
     active: Option<&[bool]>,
 ) -> Result<Vector> {
     let bp = is_bpchar(left.data_type(), right.data_type());
-    let l = left.eval_active(batch, active)?;
-    let r = right.eval_active(batch, active)?;
+    let l = left.eval_ref(batch, active)?;
+    if let Expr::Const { value, .. } = right {
+        if let Some(v) = compare_const(op, &l, value, bp) {
+            return Ok(v);
+        }
+    }
+    let r = right.eval_ref(batch, active)?;
     compare(op, &l, &r, bp)
+}
+
+/// `l op c` for a constant `c` of type `ty`, without making a vector of
+/// copies of it; `None` for the representations this does not cover.
+fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vector> {
+    fn against<T: Ord + Copy>(op: CmpOp, a: &[T], c: T) -> Vec<bool> {
+        match op {
+            CmpOp::Eq => a.iter().map(|x| *x == c).collect(),
+            CmpOp::Ne => a.iter().map(|x| *x != c).collect(),
+            CmpOp::Lt => a.iter().map(|x| *x < c).collect(),
+            CmpOp::Le => a.iter().map(|x| *x <= c).collect(),
+            CmpOp::Gt => a.iter().map(|x| *x > c).collect(),
+            CmpOp::Ge => a.iter().map(|x| *x >= c).collect(),
+        }
+    }
+    if c.is_null() {
+        return Some(Vector::nulls(DataType::Bool, l.len()));
+    }
+    let out = match (&l.data, c) {
+        (Data::Int4(a), Value::Int4(x) | Value::Date(x)) => against(op, a, *x),
+        (
+            Data::Int8(a),
+            Value::Int8(x) | Value::Timestamp(x) | Value::TimestampTz(x) | Value::Time(x),
+        ) => against(op, a, *x),
+        (Data::Int2(a), Value::Int2(x)) => against(op, a, *x),
+        (Data::Numeric(a), Value::Numeric(x)) => match x.as_small() {
+            // Values of the constant's scale compare by their unscaled
+            // integers (a decimal(p, s) column against a literal of scale s).
+            Some((cu, cs)) => a
+                .iter()
+                .map(|v| match v.as_small() {
+                    Some((u, s)) if s == cs => op.test(u.cmp(&cu)),
+                    _ => op.test(v.cmp(x)),
+                })
+                .collect(),
+            None => a.iter().map(|v| op.test(v.cmp(x))).collect(),
+        },
+        (Data::Text(a), Value::Text(x)) if bpchar => {
+            let x = strip_blanks(x.as_bytes());
+            (0..a.len())
+                .map(|i| op.test(strip_blanks(a.get(i)).cmp(x)))
+                .collect()
+        }
+        (Data::Text(a), Value::Text(x)) => {
+            let x = x.as_bytes();
+            (0..a.len()).map(|i| op.test(a.get(i).cmp(x))).collect()
+        }
+        _ => return None,
+    };
+    Some(Vector::new(Data::Bool(out), l.nulls.clone()))
 }
 
 pub(super) fn eval_distinct(
@@ -82,8 +149,8 @@ pub(super) fn eval_distinct(
     active: Option<&[bool]>,
 ) -> Result<Vector> {
     let bp = is_bpchar(left.data_type(), right.data_type());
-    let l = left.eval_active(batch, active)?;
-    let r = right.eval_active(batch, active)?;
+    let l = left.eval_ref(batch, active)?;
+    let r = right.eval_ref(batch, active)?;
     let eq = compare(CmpOp::Eq, &l, &r, bp)?;
     let Data::Bool(eqv) = &eq.data else {
         unreachable!()

@@ -91,6 +91,71 @@ fn strict_node(e: Expr, args_const: bool, any_null: bool) -> Result<Expr> {
     Ok(e)
 }
 
+/// `date_expr::timestamp op T` for a finite timestamp constant `T` (what
+/// the binder makes of comparing a date with `date + interval`) compared
+/// as dates: `d::timestamp < T` is `d < ceil(T)`, `<=` is `d <= floor(T)`,
+/// `>` is `d > floor(T)`, `>=` is `d >= ceil(T)`, where floor and ceil are
+/// the days on or before and on or after `T`. The result is the same for
+/// every date (PostgreSQL's cross-type `date_lt_timestamp` and friends
+/// compare without error too, also for dates beyond the timestamp range,
+/// which the cast alone would refuse), and the date comparison needs no
+/// per-row conversion and can use the date column's statistics and
+/// indexes. Equality and the other forms are left as they are.
+fn date_against_timestamp(e: Expr) -> Expr {
+    use crate::expr::CmpOp;
+    use tusk_types::datetime::{timestamp_is_finite, USECS_PER_DAY};
+    let Expr::Cmp { op, left, right } = e else {
+        return e;
+    };
+    let (cast_left, op) = match (left.as_ref(), right.as_ref()) {
+        (Expr::Cast { .. }, Expr::Const { .. }) => (true, op),
+        (Expr::Const { .. }, Expr::Cast { .. }) => (false, op.commuted()),
+        _ => return Expr::Cmp { op, left, right },
+    };
+    let (cast, konst) = if cast_left {
+        (&left, &right)
+    } else {
+        (&right, &left)
+    };
+    let (
+        Expr::Cast {
+            arg,
+            to: DataType::Timestamp,
+        },
+        Expr::Const {
+            value: Value::Timestamp(t),
+            ..
+        },
+    ) = (cast.as_ref(), konst.as_ref())
+    else {
+        return Expr::Cmp { op, left, right };
+    };
+    if arg.data_type() != DataType::Date || !timestamp_is_finite(*t) {
+        return Expr::Cmp { op, left, right };
+    }
+    let floor = t.div_euclid(USECS_PER_DAY);
+    let ceil = floor + i64::from(t.rem_euclid(USECS_PER_DAY) != 0);
+    let day = match op {
+        CmpOp::Lt | CmpOp::Ge => ceil,
+        CmpOp::Le | CmpOp::Gt => floor,
+        _ => return Expr::Cmp { op, left, right },
+    };
+    let Ok(day) = i32::try_from(day) else {
+        return Expr::Cmp { op, left, right };
+    };
+    if !tusk_types::datetime::date_is_finite(day) {
+        return Expr::Cmp { op, left, right };
+    }
+    Expr::Cmp {
+        op,
+        left: arg.clone(),
+        right: Box::new(Expr::Const {
+            value: Value::Date(day),
+            ty: DataType::Date,
+        }),
+    }
+}
+
 impl Expr {
     /// Folds constant sub-expressions (see the module doc); may raise the
     /// errors PostgreSQL raises while planning.
@@ -169,7 +234,11 @@ impl Expr {
                 let (left, right) = (fold_box(left)?, fold_box(right)?);
                 let c = is_const(&left) && is_const(&right);
                 let n = is_null_const(&left) || is_null_const(&right);
-                strict_node(Expr::Cmp { op, left, right }, c, n)
+                Ok(date_against_timestamp(strict_node(
+                    Expr::Cmp { op, left, right },
+                    c,
+                    n,
+                )?))
             }
             Expr::Like {
                 arg,

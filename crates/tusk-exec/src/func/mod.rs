@@ -55,7 +55,7 @@ mod libm;
 pub mod math;
 mod md5;
 mod numeric_fns;
-mod random;
+pub(crate) mod random;
 pub mod regex;
 pub mod regexp;
 pub mod resolve;

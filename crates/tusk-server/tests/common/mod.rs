@@ -20,9 +20,10 @@ pub struct TestServer {
     thread: Option<JoinHandle<Result<(), String>>>,
 }
 
-/// Writes `tusk.conf` lines for a server about to start in `dir`.
+/// Writes `tusk.conf` lines for a server about to start in `dir` (its Unix
+/// socket in `dir`, unless `conf` says otherwise).
 pub fn write_conf(dir: &Path, conf: &[(&str, &str)]) {
-    let mut text = String::from("shared_buffers = 16MB\n");
+    let mut text = String::from("shared_buffers = 16MB\nunix_socket_directories = '.'\n");
     for (k, v) in conf {
         text.push_str(&format!("{k} = '{v}'\n"));
     }

@@ -66,7 +66,9 @@ impl Binder<'_> {
     fn expr_node(&mut self, e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
         match e {
             A::Expr::Identifier(i) => {
-                let id = self.resolve(None, &ident(i)?)?;
+                let name = ident(i)?;
+                let id = self.resolve(None, &name)?;
+                self.note_column(i, &name, id);
                 Ok(B::known(self.col_expr(id)))
             }
             A::Expr::CompoundIdentifier(parts) => {
@@ -83,6 +85,9 @@ impl Binder<'_> {
                     }
                 };
                 let id = self.resolve(Some(q), n)?;
+                if let Some(last) = parts.last() {
+                    self.note_column(last, n, id);
+                }
                 Ok(B::known(self.col_expr(id)))
             }
             A::Expr::Value(v) => self.literal(&v.value),
@@ -395,17 +400,8 @@ impl Binder<'_> {
     pub(crate) fn literal(&mut self, v: &A::Value) -> Result<B> {
         Ok(match v {
             A::Value::Number(s, _) => {
-                let is_int = s.bytes().all(|b| b.is_ascii_digit() || b == b'-');
-                if is_int {
-                    if let Ok(i) = s.parse::<i32>() {
-                        return Ok(B::known(constant(Value::Int4(i), DataType::Int4)));
-                    }
-                    if let Ok(i) = s.parse::<i64>() {
-                        return Ok(B::known(constant(Value::Int8(i), DataType::Int8)));
-                    }
-                }
-                let n = Numeric::from_text(s).map_err(tusk_exec::ExecError::from)?;
-                B::known(constant(Value::Numeric(n), DataType::Numeric))
+                let (value, ty) = literal_value(s)?;
+                B::known(constant(value, ty))
             }
             A::Value::SingleQuotedString(s)
             | A::Value::EscapedStringLiteral(s)
@@ -740,6 +736,23 @@ fn number_text(x: &A::Expr) -> Option<String> {
         } => number_text(expr).map(|t| negate_number_text(&t)),
         _ => None,
     }
+}
+
+/// A numeric literal's value and type, as PostgreSQL types it: integers as
+/// `integer` when they fit, else `bigint`, else `numeric`; decimals as
+/// `numeric`. `text` is the literal with its sign folded in.
+pub(crate) fn literal_value(text: &str) -> Result<(Value, DataType)> {
+    let is_int = text.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+    if is_int {
+        if let Ok(i) = text.parse::<i32>() {
+            return Ok((Value::Int4(i), DataType::Int4));
+        }
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok((Value::Int8(i), DataType::Int8));
+        }
+    }
+    let n = Numeric::from_text(text).map_err(tusk_exec::ExecError::from)?;
+    Ok((Value::Numeric(n), DataType::Numeric))
 }
 
 fn negate_number_text(t: &str) -> String {

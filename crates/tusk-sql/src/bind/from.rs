@@ -546,16 +546,30 @@ impl Binder<'_> {
                 )
             }
         };
+        let aliased = alias.is_some();
         let alias = alias.unwrap_or_else(|| relname.clone());
         if let Some(sql) = &table.view {
-            return self.view(&table, sql, alias, alias_cols);
+            let renamed = alias_cols.len();
+            let item = self.view(&table, sql, alias, alias_cols)?;
+            let own_names = table.columns.iter().skip(renamed);
+            let ids: Vec<(ColumnId, String)> = item.star[renamed..]
+                .iter()
+                .zip(own_names)
+                .map(|(&id, c)| (id, c.name.clone()))
+                .collect();
+            self.note_relation(name, table.oid, aliased, ids);
+            return Ok(item);
         }
         let names: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
         let names = self.rename(&alias, &names, &alias_cols)?;
         let mut cols = Vec::with_capacity(names.len());
         let mut ids = Vec::with_capacity(names.len());
-        for (c, n) in table.columns.iter().zip(names) {
+        let mut sources = Vec::new();
+        for (i, (c, n)) in table.columns.iter().zip(names).enumerate() {
             let id = self.column(&n, c.ty, Some(&alias));
+            if i >= alias_cols.len() {
+                sources.push((id, c.name.clone()));
+            }
             ids.push(id);
             cols.push(ScopeCol {
                 name: n,
@@ -564,6 +578,7 @@ impl Binder<'_> {
             });
         }
         let rels = self.push_rel(&alias, cols)?;
+        self.note_relation(name, table.oid, aliased, sources);
         Ok(FromItem {
             plan: Logical::Get {
                 table,
@@ -595,7 +610,9 @@ impl Binder<'_> {
             );
         };
         let outer = std::mem::take(&mut self.scopes);
+        self.pause_references(true);
         let sub = self.subquery(&q);
+        self.pause_references(false);
         self.scopes = outer;
         let sub = sub?;
         if sub.out.len() != def.columns.len() {

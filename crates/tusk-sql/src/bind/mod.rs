@@ -46,10 +46,12 @@ mod func;
 mod grouping;
 mod operators;
 mod query;
+mod references;
 mod select;
 mod stored;
 
 pub use datetime::interval_value;
+pub(crate) use expr::literal_value;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};
@@ -60,6 +62,7 @@ use tusk_storage::{Catalog, DataType, SqlType};
 pub(crate) use cast as cast_expr;
 pub use dml::{BoundChange, Returning};
 pub use query::BoundQuery;
+pub use references::{ColumnRef, References, RelationRef, StarRef};
 
 pub(crate) type Result<T> = std::result::Result<T, SqlError>;
 
@@ -223,6 +226,9 @@ pub struct Binder<'a> {
     pub(crate) cte_names: Vec<Vec<String>>,
     /// Column names and types of each recursive CTE's work table.
     pub(crate) work_tables: Vec<(Vec<String>, Vec<DataType>)>,
+    /// Where the query's text refers to relations and columns, when asked
+    /// for (see [`references`]).
+    references: Option<References>,
 }
 
 impl<'a> Binder<'a> {
@@ -238,6 +244,7 @@ impl<'a> Binder<'a> {
             next_work_table: 0,
             cte_names: Vec::new(),
             work_tables: Vec::new(),
+            references: None,
         }
     }
 

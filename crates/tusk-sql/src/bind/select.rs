@@ -15,7 +15,7 @@ use crate::error::sqlstate;
 use crate::logical::{ColumnId, Logical};
 use crate::names::ident;
 use crate::types::sql_type;
-use sqlparser::ast as A;
+use sqlparser::ast::{self as A, Spanned};
 use tusk_exec::plan::SortKey;
 use tusk_exec::Expr;
 use tusk_storage::SqlType;
@@ -326,10 +326,17 @@ impl Binder<'_> {
             match it {
                 A::SelectItem::UnnamedExpr(e) => {
                     let b = self.expr(e, ctx)?;
-                    items.push(Item {
-                        b,
-                        name: figure_colname(e),
-                    });
+                    let name = figure_colname(e);
+                    match e {
+                        A::Expr::Identifier(i) => self.note_output_name(i, &name),
+                        A::Expr::CompoundIdentifier(parts) => {
+                            if let Some(last) = parts.last() {
+                                self.note_output_name(last, &name);
+                            }
+                        }
+                        _ => {}
+                    }
+                    items.push(Item { b, name });
                 }
                 A::SelectItem::ExprWithAlias { expr, alias } => {
                     let b = self.expr(expr, ctx)?;
@@ -338,7 +345,7 @@ impl Binder<'_> {
                         name: ident(alias)?,
                     });
                 }
-                A::SelectItem::Wildcard(_) => {
+                A::SelectItem::Wildcard(options) => {
                     let star = self.scope().star.clone();
                     if star.is_empty() && self.scope().rels.is_empty() {
                         return err(
@@ -346,26 +353,33 @@ impl Binder<'_> {
                             "SELECT * with no tables specified is not valid",
                         );
                     }
+                    let mut expanded = Vec::with_capacity(star.len());
                     for id in star {
                         let name = self.scope_name_of(id);
+                        expanded.push((self.scope_qualifier_of(id), name.clone()));
                         items.push(Item {
                             b: B::known(self.col_expr(id)),
                             name,
                         });
                     }
+                    self.note_star(options.wildcard_token.0.span, &expanded);
                 }
-                A::SelectItem::QualifiedWildcard(kind, _) => {
+                A::SelectItem::QualifiedWildcard(kind, options) => {
                     let A::SelectItemQualifiedWildcardKind::ObjectName(n) = kind else {
                         return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \".*\"");
                     };
                     let q = crate::names::object_name(n)?;
                     let cols = self.relation_columns(&q.name)?;
+                    let mut expanded = Vec::with_capacity(cols.len());
                     for (name, id) in cols {
+                        expanded.push((Some(q.name.clone()), name.clone()));
                         items.push(Item {
                             b: B::known(self.col_expr(id)),
                             name,
                         });
                     }
+                    let span = n.span().union(&options.wildcard_token.0.span);
+                    self.note_star(span, &expanded);
                 }
                 A::SelectItem::ExprWithAliases { .. } => {
                     return err(sqlstate::SYNTAX_ERROR, "syntax error in select list")
@@ -383,6 +397,16 @@ impl Binder<'_> {
             }
         }
         self.cols.get(id).name.clone()
+    }
+
+    /// The name that qualifies column `id` in the current scope: its
+    /// relation's alias, or none for a column merged by `JOIN ... USING`.
+    fn scope_qualifier_of(&mut self, id: ColumnId) -> Option<String> {
+        self.scope()
+            .rels
+            .iter()
+            .find(|rel| rel.cols.iter().any(|c| c.id == id))
+            .and_then(|rel| rel.alias.clone())
     }
 
     /// The columns of relation `alias` for `alias.*`, searching outward.

@@ -7,7 +7,7 @@ use crate::names::{ident, user_relation_name};
 use crate::session::{QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use tusk_storage::{CheckDef, ColumnDef, LockMode, SqlType, TableDef};
+use tusk_storage::{AccessMethod, CheckDef, ColumnDef, LockMode, SqlType, TableDef};
 
 pub(super) fn foreign_keys_refused() -> SqlError {
     SqlError::coded(
@@ -117,6 +117,15 @@ pub(super) fn column_element(c: &A::ColumnDef) -> Result<ColumnElement> {
     Ok(el)
 }
 
+/// Indexes (and the UNIQUE and PRIMARY KEY constraints made of them) on
+/// columnar tables: not supported.
+pub(super) fn columnar_indexes_refused() -> SqlError {
+    SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        "indexes on columnar tables are not supported",
+    )
+}
+
 fn command(tag: &str) -> QueryResult {
     QueryResult::Command { tag: tag.into() }
 }
@@ -146,6 +155,10 @@ impl Session {
             "CREATE TABLE"
         })?;
         super::reloptions::check_table_options(&ct.table_options)?;
+        let access_method = match crate::parse::access_method(ct) {
+            Some(m) => crate::guc::access_method_by_name(&ident(m)?)?,
+            None => self.gucs.default_table_access_method(),
+        };
         let name = user_relation_name(&ct.name)?;
         check_name(&name, "table")?;
         if self.catalog()?.relation_exists(&name) {
@@ -198,8 +211,12 @@ impl Session {
             }
             check_name(&c.name, "column")?;
         }
+        if access_method == AccessMethod::Columnar && !constraints.is_empty() {
+            return Err(columnar_indexes_refused());
+        }
         let mut def = TableDef::new(0, name, columns);
         def.checks = checks;
+        def.access_method = access_method;
         // Visible to this transaction only until it commits; a failure
         // below rolls the creation back with the statement.
         let table = self.txn()?.create_relation(def)?;
@@ -314,12 +331,14 @@ impl Session {
         Ok((cols, checks, keys))
     }
 
-    /// `DROP TABLE | INDEX [IF EXISTS] name, ...`.
+    /// `DROP TABLE | VIEW | INDEX [IF EXISTS] name, ... [CASCADE |
+    /// RESTRICT]`.
     pub(crate) fn drop(
         &mut self,
         object_type: A::ObjectType,
         if_exists: bool,
         names: &[A::ObjectName],
+        cascade: bool,
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<QueryResult> {
         let (what, tag) = match object_type {
@@ -406,6 +425,10 @@ impl Session {
                 }
             }
         }
+        if object_type != A::ObjectType::Index {
+            let dependents = self.views_depending_on(what, &victims, cascade, sink)?;
+            victims.extend(dependents);
+        }
         // All locked before any goes: a relation dropped by someone else
         // meanwhile makes the statement start over with nothing done.
         for (oid, name) in &victims {
@@ -416,5 +439,61 @@ impl Session {
             self.txn()?.drop_relation(oid, &name)?;
         }
         Ok(command(tag))
+    }
+
+    /// The views that depend on the relations in `victims` (of kind
+    /// `what`) and are not among them. Without `cascade` any is
+    /// PostgreSQL's 2BP01; with it they go too, after a NOTICE.
+    fn views_depending_on(
+        &mut self,
+        what: &str,
+        victims: &[(u32, String)],
+        cascade: bool,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<Vec<(u32, String)>> {
+        let catalog = self.catalog()?;
+        let mut lines = Vec::new();
+        let mut more = Vec::new();
+        for (oid, name) in victims {
+            for (view, on) in super::view_text::dependent_views(&catalog, *oid) {
+                if victims.iter().any(|(v, _)| *v == view.oid)
+                    || more.iter().any(|(v, _)| *v == view.oid)
+                {
+                    continue;
+                }
+                let target = if on == *oid {
+                    format!("{what} {name}")
+                } else {
+                    let on_name = catalog.table_by_oid(on).map_or("", |t| t.name.as_str());
+                    format!("view {on_name}")
+                };
+                lines.push((view.name.clone(), target));
+                more.push((view.oid, view.name.clone()));
+            }
+            if !cascade && !lines.is_empty() {
+                let detail: Vec<String> = lines
+                    .iter()
+                    .map(|(v, target)| format!("view {v} depends on {target}"))
+                    .collect();
+                return Err(SqlError::coded(
+                    sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                    format!("cannot drop {what} {name} because other objects depend on it"),
+                )
+                .with_detail(detail.join("\n"))
+                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            }
+        }
+        match lines.as_slice() {
+            [] => {}
+            [(v, _)] => sink(QueryResult::Notice {
+                level: "NOTICE",
+                message: format!("drop cascades to view {v}"),
+            }),
+            many => sink(QueryResult::Notice {
+                level: "NOTICE",
+                message: format!("drop cascades to {} other objects", many.len()),
+            }),
+        }
+        Ok(more)
     }
 }

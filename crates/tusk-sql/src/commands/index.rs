@@ -363,6 +363,9 @@ impl Session {
         columns: Vec<IndexColumn>,
         kind: IndexKind,
     ) -> Result<IndexDef> {
+        if table.is_columnar() {
+            return Err(super::ddl::columnar_indexes_refused());
+        }
         let index = self.txn()?.create_index(table, name, columns, kind)?;
         let snapshot = self.snapshot()?;
         let xid = self.txn()?.xid()?;

@@ -3,11 +3,12 @@
 //! with READ COMMITTED's re-check in `recheck`), SELECT ... FOR UPDATE
 //! (`rowlock`), transaction control and LOCK TABLE (`transaction`),
 //! TRUNCATE (`truncate`), CREATE TABLE's storage parameters (`reloptions`),
-//! settings and maintenance (`utility`), roles (`role`), COPY (`copy/`,
+//! settings and maintenance (`utility`), ANALYZE (`analyze`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
 //! `Session::execute_copy`). This module only dispatches.
 
 mod alter;
+mod analyze;
 pub(crate) mod copy;
 mod ddl;
 pub(crate) mod dml;
@@ -21,7 +22,9 @@ mod transaction;
 mod truncate;
 mod utility;
 mod view;
+pub(crate) mod view_text;
 
+pub(crate) use analyze::autoanalyze;
 pub(crate) use transaction::is_transaction_control;
 
 /// Whether a statement uses a transaction (SET, SHOW and VACUUM do not
@@ -76,8 +79,9 @@ impl Session {
                 object_type,
                 if_exists,
                 names,
+                cascade,
                 ..
-            } => self.drop(*object_type, *if_exists, names, sink)?,
+            } => self.drop(*object_type, *if_exists, names, *cascade, sink)?,
             A::Statement::CreateRole(cr) => self.create_role(cr, sink)?,
             A::Statement::AlterRole { name, operation } => {
                 self.alter_role(name, operation, sink)?

@@ -302,8 +302,7 @@ impl Session {
 
     /// `VACUUM [VERBOSE] [ANALYZE] [table, ...]`: every table when none is
     /// named, each in its own transaction. VERBOSE sends PostgreSQL's INFO
-    /// messages. ANALYZE records the analysis in `pg_stat_user_tables`
-    /// (tusk's planner keeps no per-column statistics to gather).
+    /// messages. ANALYZE then samples each table (see `analyze`).
     pub(crate) fn vacuum(
         &mut self,
         verbose: bool,
@@ -362,12 +361,32 @@ impl Session {
                 tusk_storage::txn::INVALID_XID,
                 self.gucs.maintenance_work_mem_bytes(),
             )?;
+            // A columnar table's row groups are rewritten in the same
+            // transaction (see `tusk_storage::columnar::vacuum`).
+            let compacted = if table.is_columnar() {
+                Some(tusk_storage::columnar::vacuum::compact(&mut txn, table)?)
+            } else {
+                None
+            };
             txn.commit()?;
             if analyze {
-                self.db.stats.analyzed(table.oid, false);
+                self.analyze_after_vacuum(table)?;
             }
             if verbose {
-                for message in report.verbose_messages("tusk") {
+                let mut messages = report.verbose_messages("tusk");
+                if let Some(c) = compacted {
+                    messages.push(format!(
+                        "tusk: columnar: {} row groups rewritten into {}, {} rows moved from the delta, {} deleted rows removed; {} row groups, {} free blocks before, {} row claims in memory",
+                        c.groups_replaced,
+                        c.groups_written,
+                        c.delta_rows,
+                        c.deleted_rows_removed,
+                        c.groups_left,
+                        c.free_blocks,
+                        c.claims_left
+                    ));
+                }
+                for message in messages {
                     sink(QueryResult::Notice {
                         level: "INFO",
                         message,

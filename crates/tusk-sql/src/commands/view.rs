@@ -5,8 +5,9 @@
 //! query again in its place (`bind::from`), in a scope of its own, so the
 //! view sees only what it names. CREATE OR REPLACE may add columns at the
 //! end but not drop, rename or retype existing ones, as in PostgreSQL.
-//! Dependencies are not tracked: dropping a table a view reads makes the
-//! view fail when used, where PostgreSQL would refuse the drop.
+//! `commands::view_text` keeps the text meaning what it meant: `*` is
+//! expanded when the view is made, renames rewrite it, and DROP knows which
+//! views depend on a relation.
 
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
@@ -79,8 +80,9 @@ impl Session {
             self.lock_relation(old.oid, LockMode::AccessExclusive, &name)?;
             self.txn()?.drop_relation(old.oid, &name)?;
         }
+        let text = super::view_text::expand_stars(&*self.catalog()?, &cv.query.to_string())?;
         let mut view = TableDef::new(0, name, columns);
-        view.view = Some(cv.query.to_string());
+        view.view = Some(text);
         self.txn()?.create_relation(view)?;
         Ok(QueryResult::Command {
             tag: "CREATE VIEW".into(),

@@ -1,10 +1,9 @@
 //! Cost constants and estimates, in PostgreSQL's units (one sequential
 //! page read = 1.0).
 //!
-//! Until ANALYZE keeps statistics, selectivities are PostgreSQL's defaults
-//! for an unknown distribution (`DEFAULT_EQ_SEL` 0.005, `DEFAULT_INEQ_SEL`
-//! one third) and a join of two relations on equality keys is estimated at
-//! the larger side's row count (a foreign key joining a primary key).
+//! [`selectivity`] holds PostgreSQL's defaults for an unknown distribution
+//! (`DEFAULT_EQ_SEL` 0.005, `DEFAULT_INEQ_SEL` one third); the estimates
+//! from ANALYZE's statistics are in `estimate`, which falls back to these.
 
 use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr};

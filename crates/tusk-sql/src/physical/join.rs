@@ -2,27 +2,76 @@
 //! every join.
 //!
 //! A *region* is a maximal tree of inner joins (cross joins included): its
-//! leaves are planned on their own and its conditions pooled. The leaves
-//! are then joined greedily, left-deep: start from the smallest leaf, and
-//! at each step add the leaf that shares an equality condition with what
-//! is joined so far and gives the fewest estimated rows (a leaf with no
-//! connecting equality only when none has one: a cross join). Conditions
-//! are placed at the first join where all their columns are present:
-//! equalities between the two sides become hash keys, the rest a join
-//! filter.
+//! leaves are planned on their own and its conditions pooled. Up to
+//! [`DP_LIMIT`] leaves are ordered by dynamic programming over the subsets
+//! of leaves, as PostgreSQL's `standard_join_search` does: the best plan of
+//! each subset is the cheapest join of two of its parts' best plans, bushy
+//! trees included, considering only splits that an equality condition
+//! connects (a cross join only for a subset that no condition connects).
+//! The rows of a subset are the product of its leaves' rows and of the
+//! selectivities of the conditions inside it (see `estimate`), whatever the
+//! order, so plans differ only in cost: each hash join costs its inputs,
+//! building its smaller side, probing the other and producing its rows.
+//! Larger regions are joined greedily, left-deep: start from the smallest
+//! leaf and add, at each step, the leaf that an equality connects to what
+//! is joined so far and that gives the fewest rows.
 //!
-//! A join with hash keys is a Hash Join that builds the smaller side (for
-//! outer joins the side to build decides between Left and Right; semi, anti
-//! and mark joins always build their right side, the subquery). A join
-//! without keys is a Nested Loop with the smaller side as its materialised
-//! inner input.
+//! Conditions are placed at the first join where all their columns are
+//! present: equalities between the two sides become hash keys, the rest a
+//! join filter. A join with hash keys is a Hash Join that builds the
+//! smaller side (for outer joins the side to build decides between Left
+//! and Right; semi, anti and mark joins always build their right side, the
+//! subquery). A join without keys is a Nested Loop with the smaller side as
+//! its materialised inner input.
 
-use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST};
+use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, SEQ_PAGE_COST};
 use super::{Phys, Planner, Result};
 use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
 use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
+
+/// Regions of up to this many leaves are ordered by dynamic programming.
+pub const DP_LIMIT: usize = 10;
+
+/// Bytes a hash table entry takes beyond its row's width.
+const ENTRY_OVERHEAD: f64 = 24.0;
+
+/// The cost of a hash join of `build` rows into a table probed by `probe`
+/// rows on `keys` keys, producing `rows` rows (besides its inputs' costs);
+/// when the build side (`build_bytes`) does not fit `hash_mem`, both
+/// sides (`probe_bytes`) are written to partition files and read back.
+fn hash_join_cost(
+    build: f64,
+    probe: f64,
+    keys: usize,
+    rows: f64,
+    (build_bytes, probe_bytes, hash_mem): (f64, f64, f64),
+) -> f64 {
+    let keys = keys.max(1) as f64;
+    let spill = if build_bytes > hash_mem {
+        2.0 * SEQ_PAGE_COST * (build_bytes + probe_bytes) / 8192.0
+    } else {
+        0.0
+    };
+    build * (CPU_OPERATOR_COST * keys + 2.0 * CPU_TUPLE_COST)
+        + probe * CPU_OPERATOR_COST * keys
+        + rows * CPU_TUPLE_COST
+        + spill
+}
+
+/// The equalities between two leaves `(a, b)`, `a < b`: their condition
+/// numbers and their sides (`a`'s first).
+type LeafPairKeys = ((usize, usize), Vec<usize>, Vec<(Expr, Expr)>);
+
+/// The best plan found for one subset of a region's leaves.
+#[derive(Clone, Copy)]
+struct Best {
+    cost: f64,
+    rows: f64,
+    /// The two parts joined (`0` for a single leaf).
+    split: (u32, u32),
+}
 
 impl Planner<'_> {
     /// Plans a region of inner joins rooted at `l`.
@@ -34,6 +83,215 @@ impl Planner<'_> {
         for leaf in &leaves {
             parts.push(Some(self.plan(leaf)?));
         }
+        for i in 0..leaves.len() {
+            if let Some(reduced) = self.reduce_grouped_leaf(i, &leaves, &parts, &conds) {
+                parts[i] = Some(self.plan(&reduced)?);
+            }
+        }
+        let (mut current, used) = if parts.len() <= DP_LIMIT {
+            self.join_by_subsets(&mut parts, &conds)?
+        } else {
+            self.join_greedily(&mut parts, &conds)?
+        };
+        // Whatever is left (constant conditions, outer references) filters the top.
+        let rest: Vec<Expr> = conds
+            .into_iter()
+            .zip(used)
+            .filter(|(_, u)| !u)
+            .map(|(c, _)| c)
+            .collect();
+        if let Some(p) = crate::logical::and_all(rest) {
+            current = self.filter(current, &p)?;
+        }
+        Ok(current)
+    }
+
+    /// Dynamic programming over the subsets of `parts` (see the module
+    /// doc); returns the joined plan and which of `conds` it placed.
+    fn join_by_subsets(
+        &mut self,
+        parts: &mut [Option<Phys>],
+        conds: &[Expr],
+    ) -> Result<(Phys, Vec<bool>)> {
+        let n = parts.len();
+        let leaf_of: std::collections::HashMap<ColumnId, usize> = parts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.as_ref().unwrap().cols.iter().map(move |&c| (c, i)))
+            .collect();
+        let rows: Vec<f64> = parts
+            .iter()
+            .map(|p| p.as_ref().unwrap().plan.est.rows.max(1.0))
+            .collect();
+        let widths: Vec<f64> = parts
+            .iter()
+            .map(|p| f64::from(p.as_ref().unwrap().plan.est.width) + ENTRY_OVERHEAD)
+            .collect();
+        let width_of =
+            |s: u32| -> f64 { (0..n).filter(|i| s & 1 << i != 0).map(|i| widths[i]).sum() };
+        let hash_mem = self.settings.hash_mem;
+        // Each condition's leaves (a bit mask; 0: no leaf column), whether
+        // it is an equality between two leaf sets, and its selectivity.
+        let masks: Vec<u32> = conds
+            .iter()
+            .map(|c| {
+                expr_columns(c)
+                    .iter()
+                    .filter_map(|x| leaf_of.get(x))
+                    .fold(0u32, |m, &i| m | 1 << i)
+            })
+            .collect();
+        let mut equi = vec![false; conds.len()];
+        let mut sel = vec![1.0f64; conds.len()];
+        // Equalities between the same two leaves are estimated together
+        // (a composite key), the first of them carrying the selectivity.
+        let mut pairs: Vec<LeafPairKeys> = Vec::new();
+        for (k, c) in conds.iter().enumerate() {
+            if masks[k] == 0 || expr_columns(c).iter().any(|x| !leaf_of.contains_key(x)) {
+                continue;
+            }
+            match equality_leaves(c, &leaf_of) {
+                Some((a, b, l, r)) if a != b => {
+                    equi[k] = true;
+                    let (key, pair) = if a < b {
+                        ((a, b), (l, r))
+                    } else {
+                        ((b, a), (r, l))
+                    };
+                    match pairs.iter_mut().find(|p| p.0 == key) {
+                        Some(p) => {
+                            p.1.push(k);
+                            p.2.push(pair);
+                        }
+                        None => pairs.push((key, vec![k], vec![pair])),
+                    }
+                }
+                _ => sel[k] = self.selectivity(c),
+            }
+        }
+        for ((a, b), ks, keys) in &pairs {
+            sel[ks[0]] = self.keys_selectivity(keys, rows[*a], rows[*b]);
+        }
+        let placeable = |k: usize| masks[k] != 0 && masks[k].count_ones() >= 1;
+        let subset_rows = |s: u32| -> f64 {
+            let mut r: f64 = (0..n)
+                .filter(|i| s & 1 << i != 0)
+                .map(|i| rows[i])
+                .product();
+            for k in 0..conds.len() {
+                if placeable(k) && masks[k] & !s == 0 && masks[k].count_ones() >= 2 {
+                    r *= sel[k];
+                }
+            }
+            r.max(1.0)
+        };
+        let connected = |a: u32, b: u32| {
+            (0..conds.len()).any(|k| {
+                equi[k] && masks[k] & !(a | b) == 0 && masks[k] & a != 0 && masks[k] & b != 0
+            })
+        };
+        let keys_between = |a: u32, b: u32| {
+            (0..conds.len())
+                .filter(|&k| {
+                    equi[k] && masks[k] & !(a | b) == 0 && masks[k] & a != 0 && masks[k] & b != 0
+                })
+                .count()
+        };
+        let full: u32 = (1u32 << n) - 1;
+        let mut best: Vec<Option<Best>> = vec![None; 1 << n];
+        for i in 0..n {
+            best[1 << i] = Some(Best {
+                cost: parts[i].as_ref().unwrap().plan.est.total_cost,
+                rows: rows[i],
+                split: (0, 0),
+            });
+        }
+        for s in 1..=full {
+            if s.count_ones() < 2 {
+                continue;
+            }
+            let out_rows = subset_rows(s);
+            let mut found: Option<Best> = None;
+            for pass in 0..2 {
+                // Pass 0: splits an equality connects; pass 1 (only when
+                // there is none): any split, a cross join.
+                let mut a = (s - 1) & s;
+                while a > 0 {
+                    let b = s & !a;
+                    if a < b {
+                        if let (Some(x), Some(y)) = (best[a as usize], best[b as usize]) {
+                            if pass == 1 || connected(a, b) {
+                                let (bx, by) = (x.rows * width_of(a), y.rows * width_of(b));
+                                let (build, probe, bytes) = if x.rows <= y.rows {
+                                    (x.rows, y.rows, (bx, by, hash_mem))
+                                } else {
+                                    (y.rows, x.rows, (by, bx, hash_mem))
+                                };
+                                let keys = keys_between(a, b);
+                                let join = if keys == 0 {
+                                    x.rows * y.rows * CPU_OPERATOR_COST + out_rows * CPU_TUPLE_COST
+                                } else {
+                                    hash_join_cost(build, probe, keys, out_rows, bytes)
+                                };
+                                let cost = x.cost + y.cost + join;
+                                if found.is_none_or(|f| cost < f.cost) {
+                                    found = Some(Best {
+                                        cost,
+                                        rows: out_rows,
+                                        split: (a, b),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    a = (a - 1) & s;
+                }
+                if found.is_some() {
+                    break;
+                }
+            }
+            best[s as usize] = found;
+        }
+        let mut used = vec![false; conds.len()];
+        let plan = self.build_subset(full, &best, parts, conds, &masks, &mut used)?;
+        Ok((plan, used))
+    }
+
+    /// The plan of subset `s` as `best` chose it.
+    fn build_subset(
+        &mut self,
+        s: u32,
+        best: &[Option<Best>],
+        parts: &mut [Option<Phys>],
+        conds: &[Expr],
+        masks: &[u32],
+        used: &mut [bool],
+    ) -> Result<Phys> {
+        if s.count_ones() == 1 {
+            return Ok(parts[s.trailing_zeros() as usize]
+                .take()
+                .expect("each leaf is built once"));
+        }
+        let (a, b) = best[s as usize].expect("every subset has a plan").split;
+        let left = self.build_subset(a, best, parts, conds, masks, used)?;
+        let right = self.build_subset(b, best, parts, conds, masks, used)?;
+        let mut on = Vec::new();
+        for (k, c) in conds.iter().enumerate() {
+            if !used[k] && masks[k] != 0 && masks[k] & !s == 0 {
+                used[k] = true;
+                on.push(c.clone());
+            }
+        }
+        self.join(JoinKind::Inner, left, right, on, None)
+    }
+
+    /// Joins `parts` greedily, left-deep (see the module doc); returns the
+    /// plan and which of `conds` it placed.
+    fn join_greedily(
+        &mut self,
+        parts: &mut [Option<Phys>],
+        conds: &[Expr],
+    ) -> Result<(Phys, Vec<bool>)> {
         let mut used = vec![false; conds.len()];
         // Conditions over no column of any leaf (constants) stay for the top.
         let col_sets: Vec<HashSet<ColumnId>> = conds
@@ -44,40 +302,54 @@ impl Planner<'_> {
             .min_by(|&a, &b| {
                 let ra = parts[a].as_ref().unwrap().plan.est.rows;
                 let rb = parts[b].as_ref().unwrap().plan.est.rows;
-                ra.partial_cmp(&rb).unwrap_or(std::cmp::Ordering::Equal)
+                ra.total_cmp(&rb)
             })
             .unwrap_or(0);
         let mut current = parts[start].take().expect("a leaf");
         let mut remaining: Vec<usize> = (0..parts.len()).filter(|&i| i != start).collect();
         while !remaining.is_empty() {
             let have: HashSet<ColumnId> = current.cols.iter().copied().collect();
-            // Leaves connected to `current` by an unused equality.
-            let connected = |i: usize| {
-                let cols: HashSet<ColumnId> =
-                    parts[i].as_ref().unwrap().cols.iter().copied().collect();
-                conds
+            // The rows of joining leaf `i` next, if an unused equality
+            // connects it.
+            let joined_rows = |i: usize| -> Option<f64> {
+                let p = parts[i].as_ref().unwrap();
+                let cols: HashSet<ColumnId> = p.cols.iter().copied().collect();
+                let keys: Vec<(Expr, Expr)> = conds
                     .iter()
                     .enumerate()
-                    .any(|(k, c)| !used[k] && equi_sides(c, &have, &cols).is_some())
-            };
-            let candidates: Vec<usize> = remaining
-                .iter()
-                .copied()
-                .filter(|&i| connected(i))
-                .collect();
-            let pool = if candidates.is_empty() {
-                remaining.clone()
-            } else {
-                candidates
-            };
-            let pick = pool
-                .into_iter()
-                .min_by(|&a, &b| {
-                    let ra = parts[a].as_ref().unwrap().plan.est.rows;
-                    let rb = parts[b].as_ref().unwrap().plan.est.rows;
-                    ra.partial_cmp(&rb).unwrap_or(std::cmp::Ordering::Equal)
+                    .filter(|(k, _)| !used[*k])
+                    .filter_map(|(_, c)| equi_sides(c, &have, &cols))
+                    .collect();
+                (!keys.is_empty()).then(|| {
+                    self.join_rows(
+                        JoinKind::Inner,
+                        current.plan.est.rows,
+                        p.plan.est.rows,
+                        &keys,
+                        &[],
+                    )
                 })
-                .expect("remaining is not empty");
+            };
+            let scored: Vec<(usize, f64)> = remaining
+                .iter()
+                .filter_map(|&i| joined_rows(i).map(|r| (i, r)))
+                .collect();
+            let pick = if scored.is_empty() {
+                *remaining
+                    .iter()
+                    .min_by(|&&a, &&b| {
+                        let ra = parts[a].as_ref().unwrap().plan.est.rows;
+                        let rb = parts[b].as_ref().unwrap().plan.est.rows;
+                        ra.total_cmp(&rb)
+                    })
+                    .expect("remaining is not empty")
+            } else {
+                scored
+                    .iter()
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .expect("not empty")
+                    .0
+            };
             remaining.retain(|&i| i != pick);
             let right = parts[pick].take().expect("not joined yet");
             let mut both: HashSet<ColumnId> = have.clone();
@@ -94,17 +366,7 @@ impl Planner<'_> {
             }
             current = self.join(JoinKind::Inner, current, right, on, None)?;
         }
-        // Whatever is left (constant conditions, outer references) filters the top.
-        let rest: Vec<Expr> = conds
-            .into_iter()
-            .zip(used)
-            .filter(|(_, u)| !u)
-            .map(|(c, _)| c)
-            .collect();
-        if let Some(p) = crate::logical::and_all(rest) {
-            current = self.filter(current, &p)?;
-        }
-        Ok(current)
+        Ok((current, used))
     }
 
     /// One join of `left` and `right` on conjuncts `on`.
@@ -134,8 +396,8 @@ impl Planner<'_> {
                 "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions",
             ));
         }
-        // Which side is built (hashed / materialised): the smaller, where
-        // the kind allows a choice.
+        // Which side is built (hashed / materialised): the one with fewer
+        // rows, where the kind allows a choice.
         let right_smaller = right.plan.est.rows <= left.plan.est.rows;
         let (outer, inner, okeys, ikeys, kind) = match kind {
             JoinKind::Inner | JoinKind::Full if !right_smaller => (right, left, rkeys, lkeys, kind),
@@ -155,21 +417,14 @@ impl Planner<'_> {
             cols.push(mark.expect("a mark join has a mark column"));
         }
         let both: Vec<ColumnId> = outer.cols.iter().chain(&inner.cols).copied().collect();
+        let residual_for_estimate = residual.clone();
         let join_filter = super::cost::ordered_and(residual)
             .map(|f| self.remap(&f, &both))
             .transpose()?;
         let (o, i) = (outer.plan.est, inner.plan.est);
-        let rows = match kind {
-            JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. } => o.rows,
-            _ if okeys.is_empty() => o.rows * i.rows,
-            _ => o.rows.max(i.rows),
-        };
-        let rows = if join_filter.is_some() && !matches!(kind, JoinKind::Mark { .. }) {
-            (rows * 0.3333).max(1.0)
-        } else {
-            rows
-        }
-        .round();
+        let key_pairs: Vec<(Expr, Expr)> =
+            okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
+        let rows = self.join_rows(kind, o.rows, i.rows, &key_pairs, &residual_for_estimate);
         if okeys.is_empty() {
             let total = o.total_cost + i.total_cost + o.rows * i.rows * CPU_OPERATOR_COST;
             return Ok(self.node(
@@ -210,8 +465,12 @@ impl Planner<'_> {
             inner.plan.names.clone(),
             hash_est,
         );
-        let startup = i.total_cost + i.rows * (CPU_OPERATOR_COST + CPU_TUPLE_COST);
-        let total = startup + o.total_cost + o.rows * CPU_OPERATOR_COST + rows * CPU_TUPLE_COST;
+        let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
+        let spill = (bytes(&i), bytes(&o), self.settings.hash_mem);
+        let startup = i.total_cost + hash_join_cost(i.rows, 0.0, outer_keys.len(), 0.0, spill);
+        let total = startup
+            + o.total_cost
+            + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, (0.0, 0.0, 0.0));
         Ok(self.node(
             NodeKind::HashJoin {
                 kind,
@@ -234,8 +493,22 @@ impl Planner<'_> {
     }
 }
 
+fn is_inner_join(l: &Logical) -> bool {
+    matches!(
+        l,
+        Logical::Join {
+            kind: JoinKind::Inner,
+            ..
+        }
+    )
+}
+
 /// The leaves and pooled conditions of the inner-join region at `l`.
-fn collect_region<'l>(l: &'l Logical, leaves: &mut Vec<&'l Logical>, conds: &mut Vec<Expr>) {
+pub(crate) fn collect_region<'l>(
+    l: &'l Logical,
+    leaves: &mut Vec<&'l Logical>,
+    conds: &mut Vec<Expr>,
+) {
     match l {
         Logical::Join {
             kind: JoinKind::Inner,
@@ -250,15 +523,7 @@ fn collect_region<'l>(l: &'l Logical, leaves: &mut Vec<&'l Logical>, conds: &mut
                 conjuncts(c.clone(), conds);
             }
         }
-        Logical::Filter { input, predicate }
-            if matches!(
-                input.as_ref(),
-                Logical::Join {
-                    kind: JoinKind::Inner,
-                    ..
-                }
-            ) =>
-        {
+        Logical::Filter { input, predicate } if is_inner_join(input) => {
             collect_region(input, leaves, conds);
             conjuncts(predicate.clone(), conds);
         }
@@ -289,5 +554,113 @@ fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<
         Some(((**right).clone(), (**left).clone()))
     } else {
         None
+    }
+}
+
+/// For an equality whose sides each read the columns of one leaf, the two
+/// leaves and the two sides.
+fn equality_leaves(
+    c: &Expr,
+    leaf_of: &std::collections::HashMap<ColumnId, usize>,
+) -> Option<(usize, usize, Expr, Expr)> {
+    let Expr::Cmp {
+        op: CmpOp::Eq,
+        left,
+        right,
+    } = c
+    else {
+        return None;
+    };
+    let side = |e: &Expr| -> Option<usize> {
+        let cols = expr_columns(e);
+        let first = *leaf_of.get(cols.first()?)?;
+        cols.iter()
+            .all(|x| leaf_of.get(x) == Some(&first))
+            .then_some(first)
+    };
+    Some((
+        side(left)?,
+        side(right)?,
+        (**left).clone(),
+        (**right).clone(),
+    ))
+}
+
+/// A semi or anti join whose condition reads, of its left side, only the
+/// columns of one leaf of an inner-join region can be joined to that leaf
+/// before the region's joins: `(A ⋈ B) ⋉ S = (A ⋉ S) ⋈ B` when the
+/// condition reads only `A` (and likewise for `▷`), so the rows that find
+/// no match (or a match) never reach the other joins, as PostgreSQL's join
+/// search places semi joins. Returns, if so, the region with that leaf
+/// replaced by the join of the given kind.
+pub(crate) fn push_into_region<'l>(
+    left: &'l Logical,
+    right: &'l Logical,
+    on: &'l [Expr],
+) -> Option<impl FnOnce(JoinKind) -> Logical + 'l> {
+    let is_region = match left {
+        Logical::Filter { input, .. } => is_inner_join(input),
+        l => is_inner_join(l),
+    };
+    if !is_region {
+        return None;
+    }
+    let inner: HashSet<ColumnId> = right.output().into_iter().collect();
+    let needed: HashSet<ColumnId> = on
+        .iter()
+        .flat_map(expr_columns)
+        .filter(|c| !inner.contains(c))
+        .collect();
+    if needed.is_empty() {
+        return None;
+    }
+    let mut leaves = Vec::new();
+    let mut conds = Vec::new();
+    collect_region(left, &mut leaves, &mut conds);
+    let target = leaves.iter().position(|leaf| {
+        let cols: HashSet<ColumnId> = leaf.output().into_iter().collect();
+        needed.iter().all(|c| cols.contains(c))
+    })?;
+    let target: *const Logical = leaves[target];
+    Some(move |kind: JoinKind| {
+        replace_leaf(left, target, &|leaf: &Logical| Logical::Join {
+            kind,
+            left: Box::new(leaf.clone()),
+            right: Box::new(right.clone()),
+            on: on.to_vec(),
+            mark: None,
+        })
+    })
+}
+
+/// A copy of region `l` with the leaf at address `target` replaced by
+/// `with(leaf)` (the region's structure as [`collect_region`] walks it).
+fn replace_leaf(
+    l: &Logical,
+    target: *const Logical,
+    with: &dyn Fn(&Logical) -> Logical,
+) -> Logical {
+    if std::ptr::eq(l, target) {
+        return with(l);
+    }
+    match l {
+        Logical::Join {
+            kind: JoinKind::Inner,
+            left,
+            right,
+            on,
+            mark,
+        } => Logical::Join {
+            kind: JoinKind::Inner,
+            left: Box::new(replace_leaf(left, target, with)),
+            right: Box::new(replace_leaf(right, target, with)),
+            on: on.clone(),
+            mark: *mark,
+        },
+        Logical::Filter { input, predicate } if is_inner_join(input) => Logical::Filter {
+            input: Box::new(replace_leaf(input, target, with)),
+            predicate: predicate.clone(),
+        },
+        other => other.clone(),
     }
 }

@@ -13,8 +13,11 @@
 //! subtree does not produce is an outer reference of a SubPlan and becomes
 //! an `Expr::Param`, which the executor replaces by the outer row's value.
 
+mod columnar;
+mod estimate;
 mod join;
 mod parallel;
+mod reduce;
 mod scan;
 
 pub mod cost;
@@ -47,6 +50,9 @@ pub struct PlannerSettings {
     pub workers: usize,
     /// Estimated rows of the biggest scan below which no Gather is used.
     pub min_parallel_rows: f64,
+    /// Bytes a hash table may hold (`work_mem × hash_mem_multiplier`):
+    /// a hash join whose build side is larger is costed as spilling.
+    pub hash_mem: f64,
 }
 
 impl Default for PlannerSettings {
@@ -56,6 +62,7 @@ impl Default for PlannerSettings {
             enable_seqscan: true,
             workers: 2,
             min_parallel_rows: cost::MIN_PARALLEL_ROWS,
+            hash_mem: 8.0 * 1024.0 * 1024.0,
         }
     }
 }
@@ -86,6 +93,11 @@ pub struct Planner<'a> {
     /// EXPLAIN qualifies column names only when the statement reads more
     /// than one relation, as PostgreSQL does.
     qualify: bool,
+    /// The table attribute each column comes from (see `estimate`).
+    pub(crate) origins: HashMap<ColumnId, estimate::Origin>,
+    ctes_walked: std::collections::HashSet<usize>,
+    /// (pages, tuples) of each table planned so far.
+    table_sizes: std::cell::RefCell<HashMap<u32, (f64, f64)>>,
 }
 
 impl<'a> Planner<'a> {
@@ -110,6 +122,9 @@ impl<'a> Planner<'a> {
             next_subplan: 1,
             cte_plans: vec![None; ctes.len()],
             qualify: cols.qualifiers() > 1,
+            origins: HashMap::new(),
+            ctes_walked: Default::default(),
+            table_sizes: Default::default(),
         }
     }
 
@@ -122,6 +137,7 @@ impl<'a> Planner<'a> {
 
     /// Plans a statement's query whose output columns are `out`, in order.
     pub fn plan_statement(&mut self, l: &Logical, out: &[ColumnId]) -> Result<Statement> {
+        self.collect_origins(l);
         let p = self.plan(l)?;
         let p = self.project_to(p, out)?;
         let root = self.parallelize(p.plan);
@@ -143,6 +159,17 @@ impl<'a> Planner<'a> {
         let mut stmt = Statement { root, ctes };
         stmt.assign_ids();
         Ok(stmt)
+    }
+
+    /// The next SubPlan and parameter numbers, to give back what a plan
+    /// made only for its estimate took ([`Planner::restore_numbering`]).
+    pub(crate) fn numbering(&self) -> (usize, usize) {
+        (self.next_subplan, self.next_param)
+    }
+
+    pub(crate) fn restore_numbering(&mut self, (subplan, param): (usize, usize)) {
+        self.next_subplan = subplan;
+        self.next_param = param;
     }
 
     /// A node over `children` producing columns `cols`.
@@ -260,6 +287,12 @@ impl<'a> Planner<'a> {
             }
             Logical::Project { input, exprs } => {
                 let child = self.plan(input)?;
+                // Columns nobody reads are not computed (and what they
+                // read is not scanned: see `session::used_columns`).
+                let exprs: Vec<&(ColumnId, Expr)> = exprs
+                    .iter()
+                    .filter(|(c, _)| self.used.contains(c))
+                    .collect();
                 let out: Vec<ColumnId> = exprs.iter().map(|(c, _)| *c).collect();
                 // A projection that only selects columns the child has is
                 // cheaper as a Project of column references; either way it
@@ -293,8 +326,20 @@ impl<'a> Planner<'a> {
                 on,
                 mark,
             } => {
+                if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                    if let Some(push) = join::push_into_region(left, right, on) {
+                        return self.plan(&push(*kind));
+                    }
+                }
                 let lp = self.plan(left)?;
-                let rp = self.plan(right)?;
+                let mut rp = self.plan(right)?;
+                if *kind == JoinKind::Left {
+                    if let Some(r) =
+                        self.reduce_left_join_side(left, right, rp.plan.est.rows, on)?
+                    {
+                        rp = self.plan(&r)?;
+                    }
+                }
                 self.join(*kind, lp, rp, on.clone(), *mark)
             }
             Logical::DependentJoin {
@@ -394,7 +439,7 @@ impl<'a> Planner<'a> {
         let ordered = cost::ordered_and(vec![predicate.clone()]).expect("a predicate");
         let p = self.remap(&ordered, &child.cols)?;
         let mut est = child.plan.est;
-        est.rows = (est.rows * cost::selectivity(predicate)).max(1.0).round();
+        est.rows = (est.rows * self.selectivity(predicate)).max(1.0).round();
         est.total_cost += child.plan.est.rows * CPU_OPERATOR_COST;
         let cols = child.cols.clone();
         Ok(self.node(
@@ -570,11 +615,8 @@ impl<'a> Planner<'a> {
             return Ok(p);
         }
         let rows_in = child.plan.est.rows;
-        let groups = if g.is_empty() {
-            1.0
-        } else {
-            (rows_in / 10.0).max(1.0).min(200.0f64.max(rows_in.sqrt()))
-        };
+        let keys: Vec<Expr> = group.iter().map(|(_, e)| e.clone()).collect();
+        let groups = self.num_groups(&keys, rows_in);
         let total = child.plan.est.total_cost
             + rows_in * CPU_OPERATOR_COST * (a.len().max(1) + g.len()) as f64;
         let est = Estimate {

@@ -12,8 +12,8 @@
 //! (with TIDs) use indexes too.
 
 use super::cost::{
-    flat, selectivity, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST,
-    RANDOM_PAGE_COST, SEQ_PAGE_COST,
+    flat, CPU_INDEX_TUPLE_COST, CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, RANDOM_PAGE_COST,
+    SEQ_PAGE_COST,
 };
 use super::{cost, Phys, Planner, Result};
 use crate::logical::{and_all, ColumnId, Logical};
@@ -47,8 +47,11 @@ impl Planner<'_> {
             // Rows to change or lock: the scan also yields their TIDs.
             out.push(*tid);
         }
+        if table.is_columnar() {
+            return self.columnar_scan(table, alias, attrs, out, filters, tid.is_some());
+        }
         let (pages, tuples) = self.table_size(table)?;
-        let sel: f64 = filters.iter().map(selectivity).product();
+        let sel = self.conjunct_selectivity(&filters);
         let rows = (tuples * sel).max(1.0).round();
         let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
         let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
@@ -84,6 +87,7 @@ impl Planner<'_> {
                 with_tid: tid.is_some(),
                 filter,
                 parallel: false,
+                columnar: None,
             },
             vec![],
             out,
@@ -134,7 +138,12 @@ impl Planner<'_> {
             let sel = if all_equal && index.unique() {
                 1.0 / tuples.max(1.0)
             } else {
-                access.selectivity
+                let chosen: Vec<Expr> = filters
+                    .iter()
+                    .filter(|f| !access.rest.contains(f))
+                    .cloned()
+                    .collect();
+                self.conjunct_selectivity(&chosen)
             };
             let tuples = tuples.max(1.0);
             let rows = (tuples * sel).max(1.0);
@@ -168,7 +177,7 @@ impl Planner<'_> {
                 .map(|c| table.columns[c.attno].name.clone())
                 .collect();
             let cond = and_all(access.shown).expect("at least one condition");
-            let out_rows = (tuples * sel * access.rest.iter().map(selectivity).product::<f64>())
+            let out_rows = (tuples * sel * self.conjunct_selectivity(&access.rest))
                 .max(1.0)
                 .round();
             let filter = cost::ordered_and(access.rest)
@@ -226,7 +235,6 @@ struct IndexAccess {
     rest: Vec<Expr>,
     /// Leading key columns with an equality (or IS NULL).
     equal_columns: usize,
-    selectivity: f64,
 }
 
 /// PostgreSQL's choice of index conditions (`match_clauses_to_index`,
@@ -273,30 +281,12 @@ fn index_access(
     }
     // Key column order, the conditions of one column as written.
     chosen.sort_by_key(|(k, _)| k.column);
-    let ranges: Vec<IndexKeyOp> = chosen
-        .iter()
-        .filter(|(k, _)| !is_eq(k))
-        .map(|(k, _)| k.op)
-        .collect();
-    let lower = ranges
-        .iter()
-        .any(|o| matches!(o, IndexKeyOp::Gt | IndexKeyOp::Ge));
-    let upper = ranges
-        .iter()
-        .any(|o| matches!(o, IndexKeyOp::Lt | IndexKeyOp::Le));
-    let range_sel = match (lower, upper) {
-        (true, true) => 0.005,
-        (false, false) => 1.0,
-        _ => 0.3333,
-    };
-    let selectivity = 0.005f64.powi(equal_columns as i32) * range_sel;
     let (keys, shown) = chosen.into_iter().unzip();
     Some(IndexAccess {
         keys,
         shown,
         rest,
         equal_columns,
-        selectivity,
     })
 }
 
@@ -315,36 +305,10 @@ fn index_condition(
 ) -> Option<(IndexKey, Expr)> {
     // The key position of a column-side operand, and the column's type.
     let key_column = |e: &Expr| -> Option<(usize, DataType)> {
-        let (col, ty, as_ty) = match e {
-            Expr::Column { index, ty } => (*index, *ty, *ty),
-            Expr::Cast { arg, to } => match arg.as_ref() {
-                Expr::Column { index, ty } => (*index, *ty, *to),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        let pos = key_ids.iter().position(|&k| k == col)?;
-        let ok = ty == ty_of(key_ids[pos])
-            && (ty == as_ty
-                || matches!(
-                    (ty, as_ty),
-                    (DataType::Int2, DataType::Int4 | DataType::Int8)
-                        | (DataType::Int4, DataType::Int8)
-                        | (DataType::Varchar, DataType::Text)
-                ));
-        ok.then_some((pos, ty))
+        let (col, ty) = column_operand(e, ty_of)?;
+        Some((key_ids.iter().position(|&k| k == col)?, ty))
     };
-    // Known when the scan starts: no column of the scanned row (outer
-    // references of a SubPlan are its parameters), nothing volatile.
-    let runtime_value = |e: &Expr| -> bool {
-        let mut ok = true;
-        e.visit(|n| match n {
-            Expr::Column { index, .. } if !outer(*index) => ok = false,
-            Expr::Call { func, .. } if func.volatile() => ok = false,
-            _ => {}
-        });
-        ok
-    };
+    let runtime_value = |e: &Expr| known_at_start(e, outer);
     let column_expr = |pos: usize, ty: DataType| Expr::Column { index: pos, ty };
     match f {
         Expr::IsNull {
@@ -373,13 +337,7 @@ fn index_condition(
             let (op, (pos, ty), value) = if let Some(k) = key_column(left) {
                 (*op, k, right.as_ref())
             } else {
-                let flipped = match op {
-                    CmpOp::Lt => CmpOp::Gt,
-                    CmpOp::Le => CmpOp::Ge,
-                    CmpOp::Gt => CmpOp::Lt,
-                    CmpOp::Ge => CmpOp::Le,
-                    o => *o,
-                };
+                let flipped = op.commuted();
                 (flipped, key_column(right)?, left.as_ref())
             };
             if !runtime_value(value) {
@@ -407,6 +365,46 @@ fn index_condition(
         }
         _ => None,
     }
+}
+
+/// The column a comparison operand reads and its type: the column itself,
+/// or the column cast to a type whose order its values keep (a wider
+/// integer, `varchar` as `text`) — what an index key or a row group's
+/// bounds can be compared with.
+pub(super) fn column_operand(
+    e: &Expr,
+    ty_of: &impl Fn(ColumnId) -> DataType,
+) -> Option<(ColumnId, DataType)> {
+    let (col, ty, as_ty) = match e {
+        Expr::Column { index, ty } => (*index, *ty, *ty),
+        Expr::Cast { arg, to } => match arg.as_ref() {
+            Expr::Column { index, ty } => (*index, *ty, *to),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ok = ty == ty_of(col)
+        && (ty == as_ty
+            || matches!(
+                (ty, as_ty),
+                (DataType::Int2, DataType::Int4 | DataType::Int8)
+                    | (DataType::Int4, DataType::Int8)
+                    | (DataType::Varchar, DataType::Text)
+            ));
+    ok.then_some((col, ty))
+}
+
+/// Whether `e` is known when a scan starts: no column of the scanned row
+/// (outer references of a SubPlan, which `outer` recognises, are its
+/// parameters), nothing volatile.
+pub(super) fn known_at_start(e: &Expr, outer: &impl Fn(ColumnId) -> bool) -> bool {
+    let mut ok = true;
+    e.visit(|n| match n {
+        Expr::Column { index, .. } if !outer(*index) => ok = false,
+        Expr::Call { func, .. } if func.volatile() => ok = false,
+        _ => {}
+    });
+    ok
 }
 
 /// Rows `generate_series(start, stop[, step])` yields, for constant integers.
@@ -444,25 +442,39 @@ fn unused(_: Estimate) -> Estimate {
 const UNVACUUMED_MIN_PAGES: f64 = 10.0;
 
 impl Planner<'_> {
-    /// The pages and live tuples the planner assumes for `table`. Like
-    /// PostgreSQL's `estimate_rel_size`, a table of fewer than 10 pages is
-    /// planned as 10 pages filled at the density its column types imply:
-    /// a table that was just created, and may be filled by the time the
-    /// plan runs, is not trusted to stay empty. (PostgreSQL trusts the
-    /// pages once VACUUM or ANALYZE has counted them; tusk keeps no such
-    /// count yet.) Planning small tables as PostgreSQL does also makes the
-    /// same side of a join run first, which decides which errors a query
-    /// raises.
-    fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
-        let pages = self.db.nblocks(table.oid)? as f64;
-        if pages < UNVACUUMED_MIN_PAGES {
-            // PostgreSQL's tuple width: the columns' average widths, the
-            // aligned tuple header (24 bytes) and the line pointer (4).
-            let width = f64::from(cost::width_of(&table.column_types())) + 28.0;
-            let density = ((8192.0 - 24.0) / width).floor();
-            return Ok((UNVACUUMED_MIN_PAGES, UNVACUUMED_MIN_PAGES * density));
+    /// The pages and live tuples the planner assumes for `table`. After
+    /// ANALYZE, the density it found times the pages the table has now
+    /// (PostgreSQL's `estimate_rel_size` with `reltuples`). Otherwise, like
+    /// PostgreSQL for a table never vacuumed or analyzed, a table of fewer
+    /// than 10 pages is planned as 10 pages filled at the density its
+    /// column types imply: a table that was just created, and may be filled
+    /// by the time the plan runs, is not trusted to stay empty. Planning
+    /// small tables as PostgreSQL does also makes the same side of a join
+    /// run first, which decides which errors a query raises.
+    pub(crate) fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
+        if let Some(&size) = self.table_sizes.borrow().get(&table.oid) {
+            return Ok(size);
         }
-        let tuples = tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?;
-        Ok((pages, tuples))
+        let pages = self.db.nblocks(table.oid)? as f64;
+        let size = match self.db.statistics.get(table.oid) {
+            Some(st) if st.relpages > 0 => (
+                pages,
+                (st.reltuples / f64::from(st.relpages) * pages).round(),
+            ),
+            Some(st) if pages == 0.0 || st.reltuples == 0.0 => (pages.max(1.0), 0.0),
+            _ if pages < UNVACUUMED_MIN_PAGES => {
+                // PostgreSQL's tuple width: the columns' average widths, the
+                // aligned tuple header (24 bytes) and the line pointer (4).
+                let width = f64::from(cost::width_of(&table.column_types())) + 28.0;
+                let density = ((8192.0 - 24.0) / width).floor();
+                (UNVACUUMED_MIN_PAGES, UNVACUUMED_MIN_PAGES * density)
+            }
+            _ => (
+                pages,
+                tusk_storage::heap::estimate_tuples(&self.db.pool, table.oid, pages as u32)?,
+            ),
+        };
+        self.table_sizes.borrow_mut().insert(table.oid, size);
+        Ok(size)
     }
 }

@@ -15,6 +15,11 @@ use crate::error::{Result, TypeError};
 /// Brings two small values to their common scale, if 128 bits hold both.
 #[inline]
 fn aligned(a: i128, sa: u16, b: i128, sb: u16) -> Option<(i128, i128, u16)> {
+    if sa == sb {
+        // The common case (two values of one `numeric(p, s)` column, or a
+        // running sum of them): nothing to rescale.
+        return Some((a, b, sa));
+    }
     let s = sa.max(sb);
     let x = a.checked_mul(pow10_i128((s - sa) as u32)?)?;
     let y = b.checked_mul(pow10_i128((s - sb) as u32)?)?;

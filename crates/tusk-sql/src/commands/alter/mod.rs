@@ -44,6 +44,7 @@ use super::ddl::{
     check_name_for, column_element, constraint_exists, foreign_keys_refused, unique_options,
 };
 use super::index::ConstraintSpec;
+use super::view_text::{views_after_rename, Rename};
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
@@ -264,7 +265,14 @@ impl Session {
                 for c in &mut def.checks {
                     c.expr = rename_in_expr(&c.expr, &from, &to)?;
                 }
+                let rename = Rename::Column {
+                    oid,
+                    from: &from,
+                    to: &to,
+                };
+                let views = views_after_rename(&*self.catalog()?, rename)?;
                 self.txn()?.alter_relation(def)?;
+                self.store_views(views)?;
                 Ok(oid)
             }
             Op::RenameTable { table_name } => {
@@ -274,9 +282,16 @@ impl Session {
                 if self.catalog()?.relation_exists(&to) {
                     return Err(relation_exists(&to));
                 }
+                let rename = Rename::Relation {
+                    oid,
+                    from: &table.name,
+                    to: &to,
+                };
+                let views = views_after_rename(&*self.catalog()?, rename)?;
                 let mut def = table;
                 def.name = to;
                 self.txn()?.alter_relation(def)?;
+                self.store_views(views)?;
                 Ok(oid)
             }
             Op::RenameConstraint { old_name, new_name } => {
@@ -287,6 +302,15 @@ impl Session {
             }
             other => Err(unsupported(other)),
         }
+    }
+
+    /// Stores views whose text a rename rewrote.
+    fn store_views(&mut self, views: Vec<TableDef>) -> Result<()> {
+        for v in views {
+            self.lock_relation(v.oid, LockMode::AccessExclusive, &v.name.clone())?;
+            self.txn()?.alter_relation(v)?;
+        }
+        Ok(())
     }
 
     /// After column `column` of `table` was dropped: the views whose query

@@ -266,6 +266,9 @@ fn scan_plan(table: &TableDef, columns: &[usize]) -> Statement {
                 with_tid: false,
                 filter: None,
                 parallel: false,
+                columnar: table
+                    .is_columnar()
+                    .then(|| Box::new(tusk_exec::plan::ColumnarSpec::default())),
             },
             Vec::new(),
             columns.iter().map(|&c| types[c]).collect(),

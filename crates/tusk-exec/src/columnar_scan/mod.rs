@@ -1,0 +1,538 @@
+//! Sequential scan of a columnar table (see `tusk_storage::columnar`).
+//!
+//! The scan reads the table's row groups, then its row-wise delta (an
+//! ordinary heap scan, [`SeqScan`], over the same plan node). For the row
+//! groups:
+//!
+//! 1. **Directory.** The metadata heap is read with the statement's
+//!    snapshot ([`Directory::read`]): the row groups it sees, and for each
+//!    the rows it sees deleted.
+//! 2. **Skip.** A row group's header holds each segment's NULL count and
+//!    bounds; a group that cannot hold a row passing one of the plan's
+//!    [`SkipKey`](crate::plan::SkipKey)s is not read further (see `skip`).
+//! 3. **Dictionary keys.** A skip key `=` / `IN` on a `text` or `varchar`
+//!    column whose segment is dictionary-encoded is tested once per
+//!    dictionary entry; rows whose code fails drop out before anything else
+//!    is decoded (they would fail the filter, of which the key is a
+//!    conjunct), and the column's strings are made only for the rows that
+//!    are left.
+//! 4. **Filter first.** A batch of rows is decoded column by column, and
+//!    only the columns the filter reads are decoded before it runs —
+//!    straight into vectors (`decode`), without the deleted rows, which
+//!    never reach the filter as invisible heap rows never do. The other
+//!    columns are decoded only for a batch where some row passed (and a
+//!    batch where none did skips them). Segments are fetched from their
+//!    pages when a column is first needed in a group: columns the query
+//!    does not read are never touched.
+//!
+//! With a TID column (UPDATE, DELETE) each row of a group carries its
+//! [`RowId`] as a TID, which `Transaction::delete` / `update` route back
+//! to the columnar storage.
+//!
+//! ## Parallel
+//!
+//! Under a Gather the participants share a [`ColumnarShared`]: a counter
+//! that hands out row groups one at a time (each is about fifty batches of
+//! work), then the delta's blocks through the heap scan's own counter.
+//! Every participant reads the directory itself; with one snapshot they
+//! read the same list, so the counter's positions mean the same group to
+//! all. Under EXPLAIN ANALYZE the participant that finishes last adds the
+//! line `Columnar: row groups N, skipped M` (groups seen, groups skipped by
+//! their statistics) to the node.
+
+mod decode;
+mod skip;
+
+use crate::error::Result;
+use crate::expr::Expr;
+use crate::operator::{ExecContext, Operator};
+use crate::parallel::NodeShared;
+use crate::plan::{NodeKind, Plan};
+use crate::scan::{ScanShared, SeqScan};
+use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
+use skip::Skip;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use tusk_storage::columnar::{
+    ColumnDecoder, Directory, GroupEntry, GroupReader, RowGroupHeader, RowId,
+};
+use tusk_storage::heap::Visibility;
+use tusk_storage::{DataType, Database, Snapshot};
+
+/// What the participants of a parallel columnar scan share.
+pub struct ColumnarShared {
+    /// The next row group (a position in the directory) to hand out.
+    next_group: AtomicUsize,
+    /// The delta's blocks.
+    delta: Arc<ScanShared>,
+    participants: usize,
+    finished: AtomicUsize,
+    groups: AtomicU64,
+    skipped: AtomicU64,
+}
+
+impl NodeShared for ColumnarShared {}
+
+/// The filter over the columns it reads: those columns' output positions,
+/// and the filter with its column references renumbered to them.
+struct EarlyFilter {
+    columns: Vec<usize>,
+    expr: Expr,
+}
+
+/// A column's rows of the batch being read: decoded (all of them, or the
+/// rows selected so far), or (a string key's dictionary column) its codes
+/// and NULL flags, turned into strings only for the rows selected in the
+/// end.
+enum Raw {
+    /// Decoded, every row of the batch.
+    All(Vector),
+    /// Decoded, the rows selected so far (in order).
+    Selected(Vector),
+    Codes {
+        codes: Vec<u32>,
+        nulls: Vec<bool>,
+    },
+    /// Handed out already.
+    Used,
+}
+
+/// The row group being read.
+struct Group {
+    entry: GroupEntry,
+    header: RowGroupHeader,
+    /// Bitmap of the rows the snapshot sees deleted, if any.
+    deleted: Option<Vec<u64>>,
+    /// The next row to read.
+    pos: usize,
+    /// Per output column, its decoder once the column was needed.
+    decoders: Vec<Option<ColumnDecoder>>,
+}
+
+/// Sequential scan of a columnar table (see the module doc).
+pub struct ColumnarScan {
+    db: Arc<Database>,
+    oid: u32,
+    /// Table attribute of each output column (the TID column excluded).
+    attrs: Vec<usize>,
+    types: Vec<DataType>,
+    with_tid: bool,
+    early: Option<EarlyFilter>,
+    skip: Vec<Skip>,
+    /// Skip keys `=` / `IN` on string columns: (output column, the
+    /// values' bytes), tested on a dictionary segment's entries.
+    dict_keys: Vec<(usize, Vec<Vec<u8>>)>,
+    snapshot: Snapshot,
+    ctx: ExecContext,
+    id: usize,
+    shared: Option<Arc<ColumnarShared>>,
+    dir: Option<Directory>,
+    /// The next directory position of a serial scan.
+    next_serial: usize,
+    group: Option<Group>,
+    delta: SeqScan,
+    /// Every row group has been handed out.
+    groups_done: bool,
+    groups: u64,
+    skipped: u64,
+    done: bool,
+}
+
+impl ColumnarScan {
+    /// The shared state of a parallel columnar scan with `participants`.
+    pub fn init_shared(participants: usize) -> Arc<ColumnarShared> {
+        Arc::new(ColumnarShared {
+            next_group: AtomicUsize::new(0),
+            delta: SeqScan::init_shared(),
+            participants,
+            finished: AtomicUsize::new(0),
+            groups: AtomicU64::new(0),
+            skipped: AtomicU64::new(0),
+        })
+    }
+
+    pub fn new(plan: &Plan, ctx: &ExecContext) -> Result<ColumnarScan> {
+        let NodeKind::SeqScan {
+            oid,
+            table_types,
+            columns,
+            with_tid,
+            filter,
+            parallel,
+            columnar,
+            ..
+        } = &plan.kind
+        else {
+            unreachable!()
+        };
+        let shared = if *parallel {
+            Some(ctx.shared_state::<ColumnarShared>(plan.id, "Parallel Seq Scan")?)
+        } else {
+            None
+        };
+        let delta = SeqScan::with_shared(plan, ctx, shared.as_ref().map(|s| s.delta.clone()))?;
+        let early = filter.as_ref().map(|f| {
+            let mut used = Vec::new();
+            f.columns(&mut used);
+            used.sort_unstable();
+            used.dedup();
+            let mut expr = f.clone();
+            expr.remap_columns(&|c| used.binary_search(&c).expect("a filter column"));
+            EarlyFilter {
+                columns: used,
+                expr,
+            }
+        });
+        let skip = match columnar {
+            Some(spec) => skip::prepare(&spec.skip)?,
+            None => Vec::new(),
+        };
+        let types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        let dict_keys = skip
+            .iter()
+            .filter_map(|k| {
+                let text = matches!(
+                    types.get(k.column),
+                    Some(DataType::Text | DataType::Varchar)
+                );
+                let values = k.string_values()?;
+                text.then_some((k.column, values))
+            })
+            .collect();
+        Ok(ColumnarScan {
+            db: ctx.db.clone(),
+            oid: *oid,
+            attrs: columns.clone(),
+            types,
+            with_tid: *with_tid,
+            early,
+            skip,
+            dict_keys,
+            snapshot: ctx.snapshot.clone(),
+            ctx: ctx.clone(),
+            id: plan.id,
+            shared,
+            dir: None,
+            next_serial: 0,
+            group: None,
+            delta,
+            groups_done: false,
+            groups: 0,
+            skipped: 0,
+            done: false,
+        })
+    }
+
+    /// The next row group to read, with its header; `None` when there are
+    /// no more. Groups the skip keys rule out are counted and passed over.
+    fn next_group(&mut self) -> Result<Option<Group>> {
+        if self.dir.is_none() {
+            let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
+            self.dir = Some(Directory::read(&self.db, self.oid, &mut vis)?);
+        }
+        let dir = self.dir.as_ref().expect("read above");
+        loop {
+            let i = match &self.shared {
+                Some(s) => s.next_group.fetch_add(1, Ordering::Relaxed),
+                None => {
+                    self.next_serial += 1;
+                    self.next_serial - 1
+                }
+            };
+            let Some(&entry) = dir.groups.get(i) else {
+                return Ok(None);
+            };
+            self.groups += 1;
+            let reader = GroupReader::new(
+                &self.db.pool,
+                self.oid,
+                entry.first_block,
+                entry.stream_len as usize,
+            );
+            let header = reader.header()?;
+            let ruled_out = self.skip.iter().any(|k| {
+                let attr = self.attrs[k.column];
+                header
+                    .columns
+                    .get(attr)
+                    .is_some_and(|seg| !skip::may_match(k, &seg.stats, header.rows))
+            });
+            if ruled_out {
+                self.skipped += 1;
+                continue;
+            }
+            let deleted = (!dir.deleted[i].is_empty()).then(|| {
+                let mut bits = vec![0u64; (entry.rows as usize).div_ceil(64)];
+                for &r in &dir.deleted[i] {
+                    if let Some(w) = bits.get_mut(r as usize / 64) {
+                        *w |= 1 << (r % 64);
+                    }
+                }
+                bits
+            });
+            return Ok(Some(Group {
+                entry,
+                header,
+                deleted,
+                pos: 0,
+                decoders: (0..self.attrs.len()).map(|_| None).collect(),
+            }));
+        }
+    }
+
+    /// The decoder of output column `col` in group `g`, fetched and
+    /// positioned at the group's next row on first use.
+    fn decoder<'g>(&self, g: &'g mut Group, col: usize) -> Result<&'g mut ColumnDecoder> {
+        if g.decoders[col].is_none() {
+            let attr = self.attrs[col];
+            let info = g.header.columns.get(attr).ok_or_else(|| {
+                tusk_storage::StorageError::Other(format!(
+                    "columnar row group at block {} lacks column {}",
+                    g.entry.first_block,
+                    attr + 1
+                ))
+            })?;
+            let reader = GroupReader::new(
+                &self.db.pool,
+                self.oid,
+                g.entry.first_block,
+                g.entry.stream_len as usize,
+            );
+            let mut seg = Vec::new();
+            reader.segment(info, &mut seg)?;
+            let mut d = ColumnDecoder::new(seg, self.types[col], g.header.rows as usize)?;
+            d.skip(g.pos);
+            g.decoders[col] = Some(d);
+        }
+        Ok(g.decoders[col].as_mut().expect("set above"))
+    }
+
+    /// Column `col`'s next `n` rows in `raws` (decoded now if they are not
+    /// there yet).
+    fn decode_raw(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        col: usize,
+        n: usize,
+    ) -> Result<()> {
+        if raws[col].is_none() {
+            let dec = self.decoder(g, col)?;
+            raws[col] = Some(Raw::All(decode::decode(dec, n, self.types[col])));
+        }
+        Ok(())
+    }
+
+    /// The next batch of group `g`'s rows that are visible and pass the
+    /// filter; `None` when a batch's worth of rows had none. Rows are
+    /// narrowed down step by step — visibility, the dictionary test of
+    /// string keys, the filter — and each column is decoded when a step
+    /// first needs it, for the batch's `n` rows, then gathered for the rows
+    /// still selected.
+    fn read_batch(&mut self, g: &mut Group) -> Result<Option<Batch>> {
+        let n = BATCH_SIZE.min(g.header.rows as usize - g.pos);
+        let start = g.pos;
+        // The selected rows, relative to `start` (`None`: all of them).
+        let mut sel: Option<Vec<u32>> = g.deleted.as_ref().map(|bits| {
+            (0..n as u32)
+                .filter(|&i| {
+                    let r = start + i as usize;
+                    bits[r / 64] & (1 << (r % 64)) == 0
+                })
+                .collect()
+        });
+        let visible_count = sel.as_ref().map_or(n, Vec::len);
+        let mut raws: Vec<Option<Raw>> = (0..self.attrs.len()).map(|_| None).collect();
+        // String keys on dictionary segments: test each entry once.
+        for k in 0..self.dict_keys.len() {
+            if sel.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+            let (col, ref wanted) = self.dict_keys[k];
+            let dec = self.decoder(g, col)?;
+            let Some(dict) = dec.dictionary() else {
+                continue;
+            };
+            let pass: Vec<bool> = dict
+                .iter()
+                .map(|e| wanted.iter().any(|w| w.as_slice() == *e))
+                .collect();
+            let (mut codes, mut nulls) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            dec.next_nulls(n, &mut nulls);
+            dec.next_codes(n, &mut codes);
+            let ok = |i: u32| !nulls[i as usize] && pass[codes[i as usize] as usize];
+            sel = Some(match sel {
+                Some(v) => v.into_iter().filter(|&i| ok(i)).collect(),
+                None => (0..n as u32).filter(|&i| ok(i)).collect(),
+            });
+            raws[col] = Some(Raw::Codes { codes, nulls });
+        }
+        let mut removed = visible_count - sel.as_ref().map_or(n, Vec::len);
+        if let Some(early) = &self.early {
+            if sel.as_ref().is_none_or(|v| !v.is_empty()) {
+                let rows = sel.as_ref().map_or(n, Vec::len);
+                let mut cols = Vec::with_capacity(early.columns.len());
+                for &c in &early.columns {
+                    cols.push(if c < self.attrs.len() {
+                        self.decode_raw(g, &mut raws, c, n)?;
+                        let raw = raws[c].take().expect("decoded above");
+                        self.materialize(g, raw, sel.as_deref(), c)
+                    } else {
+                        // A filter on the TID column (none are planned).
+                        self.tids(g, start, sel.as_deref(), n)
+                    });
+                }
+                let b = Batch::new(cols, rows);
+                let ok = early.expr.eval_qual(&b)?;
+                for (&c, v) in early.columns.iter().zip(b.columns) {
+                    if c < self.attrs.len() {
+                        raws[c] = Some(Raw::Selected(v));
+                    }
+                }
+                if ok.iter().any(|&b| !b) {
+                    // Narrow the selection, and the vectors that follow it.
+                    let positions: Vec<u32> =
+                        (0..rows as u32).filter(|&i| ok[i as usize]).collect();
+                    removed += rows - positions.len();
+                    for raw in raws.iter_mut().flatten() {
+                        if let Raw::Selected(v) = raw {
+                            *v = v.gather(&positions);
+                        }
+                    }
+                    sel = Some(match sel {
+                        Some(v) => positions.iter().map(|&p| v[p as usize]).collect(),
+                        None => positions,
+                    });
+                }
+            }
+        }
+        self.ctx.add_removed(self.id, removed as u64);
+        let out_rows = sel.as_ref().map_or(n, Vec::len);
+        let mut columns = Vec::with_capacity(self.attrs.len() + usize::from(self.with_tid));
+        if out_rows > 0 {
+            for c in 0..self.attrs.len() {
+                self.decode_raw(g, &mut raws, c, n)?;
+                let raw = raws[c].take().expect("decoded above");
+                columns.push(self.materialize(g, raw, sel.as_deref(), c));
+                // Decoded, so not to be skipped below.
+                raws[c] = Some(Raw::Used);
+            }
+            if self.with_tid {
+                columns.push(self.tids(g, start, sel.as_deref(), n));
+            }
+        }
+        // Columns no step needed pass over the batch.
+        for (d, raw) in g.decoders.iter_mut().zip(&raws) {
+            if let (Some(d), None) = (d, raw) {
+                d.skip(n);
+            }
+        }
+        g.pos += n;
+        Ok((out_rows > 0).then(|| Batch::new(columns, out_rows)))
+    }
+
+    /// Column `col` (of `raw`) for the rows `sel` (all without).
+    fn materialize(&self, g: &Group, raw: Raw, sel: Option<&[u32]>, col: usize) -> Vector {
+        match raw {
+            Raw::All(v) => match sel {
+                Some(idx) => v.gather(idx),
+                None => v,
+            },
+            Raw::Selected(v) => v,
+            Raw::Codes { codes, nulls } => {
+                let dec = g.decoders[col]
+                    .as_ref()
+                    .expect("a dictionary column's decoder");
+                let dict = dec.dictionary().expect("a dictionary segment");
+                let mut s = Strings::with_capacity(sel.map_or(codes.len(), <[u32]>::len), 0);
+                let mut flags = Vec::new();
+                let mut push = |i: usize| {
+                    s.push(dict[codes[i] as usize]);
+                    flags.push(nulls[i]);
+                };
+                match sel {
+                    Some(idx) => idx.iter().for_each(|&i| push(i as usize)),
+                    None => (0..codes.len()).for_each(push),
+                }
+                Vector::new(Data::Text(s), Some(flags))
+            }
+            Raw::Used => unreachable!("a column is materialized once"),
+        }
+    }
+
+    /// The row ids of `g`'s rows `start + i` for `i` in `sel` (all `n`
+    /// without), as a TID column.
+    fn tids(&self, g: &Group, start: usize, sel: Option<&[u32]>, n: usize) -> Vector {
+        let group = g.entry.first_block;
+        let tid = |i: u32| {
+            RowId {
+                group,
+                row: start as u32 + i,
+            }
+            .to_tid()
+            .to_u64() as i64
+        };
+        let tids = match sel {
+            Some(idx) => idx.iter().map(|&i| tid(i)).collect(),
+            None => (0..n as u32).map(tid).collect(),
+        };
+        Vector::new(Data::Int8(tids), None)
+    }
+
+    /// Records the scan's counts once every participant is done.
+    fn finish(&mut self) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        let (groups, skipped) = match &self.shared {
+            Some(s) => {
+                s.groups.fetch_add(self.groups, Ordering::Relaxed);
+                s.skipped.fetch_add(self.skipped, Ordering::Relaxed);
+                if s.finished.fetch_add(1, Ordering::AcqRel) + 1 != s.participants {
+                    return;
+                }
+                (
+                    s.groups.load(Ordering::Relaxed),
+                    s.skipped.load(Ordering::Relaxed),
+                )
+            }
+            None => (self.groups, self.skipped),
+        };
+        self.ctx.note(
+            self.id,
+            format!("Columnar: row groups {groups}, skipped {skipped}"),
+        );
+    }
+}
+
+impl Operator for ColumnarScan {
+    fn next(&mut self) -> Result<Option<Batch>> {
+        loop {
+            if let Some(mut g) = self.group.take() {
+                if g.pos < g.header.rows as usize {
+                    let b = self.read_batch(&mut g)?;
+                    self.group = Some(g);
+                    match b {
+                        Some(b) => return Ok(Some(b)),
+                        None => continue,
+                    }
+                }
+            }
+            if !self.groups_done {
+                match self.next_group()? {
+                    Some(g) => {
+                        self.group = Some(g);
+                        continue;
+                    }
+                    None => self.groups_done = true,
+                }
+            }
+            let b = self.delta.next()?;
+            if b.is_none() {
+                self.finish();
+            }
+            return Ok(b);
+        }
+    }
+}
