@@ -1466,6 +1466,30 @@ mod tests {
     }
 
     #[test]
+    fn bulk_writes_extend_the_segment_without_zeros_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = Wal::open(dir.path(), 0, 0, WalOptions::default()).unwrap();
+        let page = vec![5u8; 8192];
+        // A bulk load's WAL, written in one large (direct) write.
+        while wal.insert_lsn() < 3 * ALLOCATE_STEP + 100 {
+            wal.insert(RecordType::HeapPage, 4, None, true, &page)
+                .unwrap();
+        }
+        wal.flush_all().unwrap();
+        assert_eq!(wal.stats.allocations.load(Ordering::Relaxed), 0);
+        assert_eq!(seg_len(dir.path(), 0), wal.insert_lsn());
+        // A commit after it lands in allocated blocks again.
+        wal.insert(RecordType::Commit, 4, None, false, &[1])
+            .unwrap();
+        wal.flush_all().unwrap();
+        assert_eq!(wal.stats.allocations.load(Ordering::Relaxed), 1);
+        assert_eq!(seg_len(dir.path(), 0), 4 * ALLOCATE_STEP);
+        let (recs, end) = read_all(dir.path());
+        assert_eq!(end, wal.insert_lsn());
+        assert_eq!(recs.len() as u64, wal.stats.records.load(Ordering::Relaxed));
+    }
+
+    #[test]
     fn recycled_segments_end_the_log_where_new_wal_ends() {
         let dir = tempfile::tempdir().unwrap();
         let wal = Wal::open(dir.path(), 0, 0, WalOptions::default()).unwrap();
