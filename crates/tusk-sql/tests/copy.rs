@@ -335,6 +335,74 @@ fn unique_indexes() {
     assert_eq!(rows(&mut s, "select b from pk where a = 2"), ["y"]);
 }
 
+/// Loads large enough to index in sorted batches (see tusk-storage's
+/// `btree::batch`): keys in scrambled order, a second and a non-unique
+/// index, rows already stored; the first duplicate in input order is the
+/// one reported, wherever the batches cut.
+#[test]
+fn unique_indexes_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(
+        &mut s,
+        "create table big (a int primary key, b text unique, c int)",
+    );
+    rows(&mut s, "create index big_c on big (c)");
+    let line = |k: u64| format!("{k}\tv{k}\t{}\n", k % 7);
+    // 1..=20000 in a scrambled order, then 20001..=30000 ascending.
+    let scrambled: Vec<u64> = (0..20_000u64).map(|i| (i * 7919) % 20_000 + 1).collect();
+    let input: String = scrambled.iter().map(|&k| line(k)).collect();
+    assert_eq!(copy_in(&mut s, "copy big from stdin", &input), "COPY 20000");
+    let input: String = (20_001..=30_000).map(line).collect();
+    assert_eq!(copy_in(&mut s, "copy big from stdin", &input), "COPY 10000");
+    assert_eq!(
+        rows(
+            &mut s,
+            "select count(*), count(distinct a), sum(a), min(b), max(b) from big"
+        ),
+        ["30000|30000|450015000|v1|v9999"]
+    );
+    rows(&mut s, "set enable_seqscan = off");
+    for (sql, want) in [
+        ("select b from big where a = 17077", "v17077"),
+        ("select a from big where b = 'v29999'", "29999"),
+        ("select count(*) from big where c = 3", "4286"),
+        (
+            "select count(*) from big where a between 5000 and 25000",
+            "20001",
+        ),
+    ] {
+        assert_eq!(rows(&mut s, sql), [want], "{sql}");
+    }
+    // Duplicates of stored rows and of earlier rows of the same load, at
+    // lines 4000 and 2500 of a load of 6000 new keys: line 2500 is the
+    // first in input order.
+    let mut keys: Vec<u64> = (40_001..=46_000).collect();
+    keys[3999] = 12_345;
+    keys[2499] = keys[100];
+    let input: String = keys.iter().map(|&k| line(k)).collect();
+    let e = copy_error(&mut s, "copy big from stdin", input.as_bytes());
+    assert_eq!(
+        (e.1.as_str(), e.2.as_deref(), e.3.as_deref()),
+        (
+            "duplicate key value violates unique constraint \"big_pkey\"",
+            Some("Key (a)=(40101) already exists."),
+            Some("COPY big, line 2500")
+        )
+    );
+    keys[2499] = 2;
+    let input: String = keys.iter().map(|&k| line(k)).collect();
+    let e = copy_error(&mut s, "copy big from stdin", input.as_bytes());
+    assert_eq!(
+        (e.2.as_deref(), e.3.as_deref()),
+        (
+            Some("Key (a)=(2) already exists."),
+            Some("COPY big, line 2500")
+        )
+    );
+    assert_eq!(rows(&mut s, "select count(*) from big"), ["30000"]);
+}
+
 #[test]
 fn statement_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -447,8 +515,9 @@ fn files_and_restarts() {
 #[test]
 fn a_table_created_by_the_loading_transaction_is_not_logged() {
     use tusk_exec::copy::convert::Converter;
-    use tusk_exec::copy::load::{Loader, TableRules};
+    use tusk_exec::copy::load::Loader;
     use tusk_exec::copy::pipeline::{self, CopySource};
+    use tusk_exec::copy::prepare::TableRules;
     use tusk_exec::copy::reader::{CopyReader, ReaderOptions};
     use tusk_exec::copy::{CopyError, CopyOptions, Format};
     use tusk_storage::wal::{RecordType, WalReader};

@@ -94,6 +94,7 @@ pub mod uring;
 pub mod vacuum;
 pub mod visible;
 pub mod wal;
+mod waldirect;
 pub mod walwriter;
 pub mod xact;
 mod xidtree;

@@ -1,7 +1,17 @@
 //! Relation files: `base/<relfilenode>` in the data directory, a sequence of
 //! 8 kB blocks. The storage manager caches open files and each relation's
-//! length in blocks; blocks are added with [`Smgr::extend`], which writes a
-//! zero block so that the file length always covers every allocated block.
+//! length in blocks; blocks are added with [`Smgr::extend`], one at a
+//! time, and the file length always covers every block handed out.
+//!
+//! PostgreSQL writes a zero block to extend a file, so that running out of
+//! disk space shows up there rather than when the page is written back.
+//! tusk reserves the space instead, ahead of need (`fallocate` with
+//! `KEEP_SIZE`: up to 1 MB past the end, an eighth of the relation's size,
+//! see [`reserve_ahead`]), and extends the file's length by one block at a
+//! time: the new block reads as zeroes and nothing is copied into the page
+//! cache. A bulk load extends its table by every page it fills, so a write
+//! of 8 kB of zeroes per page cost it as much as a second copy of its data.
+//! Where the file system cannot reserve, the zero block is written.
 //!
 //! ## Forks
 //!
@@ -36,6 +46,9 @@ struct RelFile {
     /// on first use; `None` inside when the file system refuses `O_DIRECT`.
     direct: OnceLock<Option<File>>,
     nblocks: AtomicU32,
+    /// Blocks whose disk space is reserved (`fallocate` beyond the file's
+    /// length; see [`Smgr::extend`]); changed under `extend_lock`.
+    reserved: AtomicU32,
     /// Serialises extension so block numbers are handed out once.
     extend_lock: Mutex<()>,
 }
@@ -155,6 +168,7 @@ impl Smgr {
             file,
             direct: OnceLock::new(),
             nblocks: AtomicU32::new((len / PAGE_SIZE as u64) as u32),
+            reserved: AtomicU32::new((len / PAGE_SIZE as u64) as u32),
             extend_lock: Mutex::new(()),
         });
         files.insert(rel, rf.clone());
@@ -274,17 +288,46 @@ impl Smgr {
                 "cannot extend relation beyond 2^32 blocks".into(),
             ));
         }
-        static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
-        f.file
-            .write_all_at(&ZERO, block as u64 * PAGE_SIZE as u64)
-            .map_err(|e| {
-                StorageError::io(
-                    format!("could not extend file \"{}\"", self.path(rel).display()),
-                    e,
-                )
-            })?;
+        let offset = block as u64 * PAGE_SIZE as u64;
+        let fail = |e| {
+            StorageError::io(
+                format!("could not extend file \"{}\"", self.path(rel).display()),
+                e,
+            )
+        };
+        if self.reserve(&f, block) {
+            // The block's space is reserved: growing the file by it only
+            // changes its length (the new block reads as zeroes).
+            f.file.set_len(offset + PAGE_SIZE as u64).map_err(fail)?;
+        } else {
+            static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+            f.file.write_all_at(&ZERO, offset).map_err(fail)?;
+        }
         f.nblocks.store(block + 1, Ordering::Release);
         Ok(block)
+    }
+
+    /// Makes sure the disk space of block `block` (the next one) is
+    /// reserved, reserving [`reserve_ahead`] blocks from it when it is not;
+    /// false where the file system cannot reserve (no `fallocate`). The
+    /// caller holds the extension lock.
+    fn reserve(&self, f: &RelFile, block: u32) -> bool {
+        let reserved = f.reserved.load(Ordering::Relaxed);
+        if block < reserved {
+            return true;
+        }
+        let n = reserve_ahead(block);
+        let reserved = rustix::fs::fallocate(
+            &f.file,
+            rustix::fs::FallocateFlags::KEEP_SIZE,
+            block as u64 * PAGE_SIZE as u64,
+            n as u64 * PAGE_SIZE as u64,
+        );
+        if reserved.is_err() {
+            return false;
+        }
+        f.reserved.store(block + n, Ordering::Relaxed);
+        true
     }
 
     /// Reads block `block` into `buf`, verifying its checksum.
@@ -401,4 +444,11 @@ impl Smgr {
     pub fn base(&self) -> &Path {
         &self.base
     }
+}
+
+/// Blocks reserved at once from block `block` on: an eighth of the
+/// relation's length, at least one block and at most 128 (1 MB), so that
+/// small relations take no more disk than they use.
+fn reserve_ahead(block: u32) -> u32 {
+    (block / 8).clamp(1, 128)
 }

@@ -58,9 +58,15 @@
 //! [`WalStats`] counts commits, syncs and the commits that rode along
 //! (`commits_grouped`); `syncs / commits` is the flushes per commit.
 //!
-//! When the buffer passes `wal_buffers`, the inserting session writes it out
-//! (without a sync) if the writer lock is free, and keeps appending if a
-//! flush is under way; only at four times `wal_buffers` does it wait.
+//! Writes of at least 256 kB bypass the page cache where the file system
+//! allows it (`waldirect`).
+//!
+//! When the buffer passes `wal_buffers`, the WAL writer thread (see
+//! `walwriter`) is woken to write it out without a sync, and the inserting
+//! session keeps appending: a bulk load fills pages while the thread hands
+//! the previous megabytes to the kernel. Without a WAL writer (or while it
+//! has not caught up) the inserting session writes the buffer itself if
+//! the writer lock is free; only at four times `wal_buffers` does it wait.
 //!
 //! ## Preallocation
 //!
@@ -80,7 +86,10 @@
 //!   into place);
 //! * a checkpoint renames segments it no longer needs to future segment
 //!   numbers (up to [`MAX_SPARE_SEGMENTS`]) instead of deleting them;
-//! * a write that outruns all this allocates for itself, a step at a time.
+//! * a write that outruns all this allocates for itself, a step at a time;
+//!   except a write of at least `waldirect::DIRECT_MIN` bytes (a bulk
+//!   load's, written while it runs and synced once at its end), which
+//!   extends the file itself instead of having every byte written twice.
 //!
 //! Zeros and old records read as the end of the log (a zero length; an
 //! LSN field that is not the position). At startup the open segment is
@@ -91,12 +100,13 @@
 //! the page (WAL-before-data); a commit inserts a commit record and, with
 //! `synchronous_commit = on`, flushes it before reporting success.
 
+use crate::waldirect::{DirectWriter, DIRECT_MIN};
 use crate::StorageError;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// A position in the WAL.
 pub type Lsn = u64;
@@ -394,6 +404,8 @@ struct Writer {
     unsynced: bool,
     /// An empty buffer to swap with the inserter's.
     spare: Vec<u8>,
+    /// Large writes bypass the page cache (see `waldirect`).
+    direct: DirectWriter,
 }
 
 /// Settings of the WAL writer.
@@ -427,7 +439,31 @@ pub struct Wal {
     /// inserter lock, where page changes decide about their image.
     redo_lsn: AtomicU64,
     options: WalOptions,
+    /// Wakes the WAL writer thread (see [`Wal::wait_for_work`]).
+    signal: Mutex<Signal>,
+    wake: Condvar,
     pub stats: WalStats,
+}
+
+/// What the WAL writer thread is asked to do.
+#[derive(Debug, Default)]
+struct Signal {
+    /// A thread waits in [`Wal::wait_for_work`].
+    writer_running: bool,
+    /// The buffer passed `wal_buffers`.
+    write_behind: bool,
+    stop: bool,
+}
+
+/// Why [`Wal::wait_for_work`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// The buffer passed `wal_buffers`: write it out.
+    WriteBehind,
+    /// The delay passed: flush what is there.
+    Timeout,
+    /// [`Wal::stop_writer`] was called.
+    Stop,
 }
 
 /// Counters for benchmarks and tests.
@@ -515,13 +551,77 @@ impl Wal {
                 end,
                 unsynced: false,
                 spare: Vec::with_capacity(options.buffer_size + MAX_PAYLOAD + HEADER_SIZE),
+                direct: DirectWriter::new(),
             }),
             insert_lsn: AtomicU64::new(end),
             flushed_lsn: AtomicU64::new(end),
             redo_lsn: AtomicU64::new(redo),
             options,
+            signal: Mutex::new(Signal::default()),
+            wake: Condvar::new(),
             stats: WalStats::default(),
         })
+    }
+
+    /// The WAL writer thread's wait: returns when the buffer passed
+    /// `wal_buffers` since the last call, after `delay`, or when
+    /// [`Wal::stop_writer`] is called. While a thread waits here, inserting
+    /// sessions leave full buffers to it (see the module doc).
+    pub fn wait_for_work(&self, delay: std::time::Duration) -> Work {
+        let mut sig = self.signal.lock().unwrap_or_else(|e| e.into_inner());
+        sig.writer_running = true;
+        if !sig.write_behind && !sig.stop {
+            sig = self
+                .wake
+                .wait_timeout_while(sig, delay, |s| !s.write_behind && !s.stop)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if sig.stop {
+            sig.writer_running = false;
+            return Work::Stop;
+        }
+        if std::mem::take(&mut sig.write_behind) {
+            Work::WriteBehind
+        } else {
+            Work::Timeout
+        }
+    }
+
+    /// Ends the WAL writer thread's [`Wal::wait_for_work`].
+    pub fn stop_writer(&self) {
+        self.signal.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        self.wake.notify_all();
+    }
+
+    /// Writes the buffer out (without a sync) if it holds at least
+    /// `wal_buffers`: the WAL writer's answer to [`Work::WriteBehind`].
+    pub fn write_behind(&self) -> Result<(), StorageError> {
+        let len = self
+            .inserter
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .buf
+            .len();
+        if len < self.options.buffer_size {
+            return Ok(());
+        }
+        let w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        self.write_buffered(w, false)
+    }
+
+    /// Asks the WAL writer thread to write the buffer out; false when no
+    /// such thread runs.
+    fn kick_writer(&self) -> bool {
+        let mut sig = self.signal.lock().unwrap_or_else(|e| e.into_inner());
+        if !sig.writer_running || sig.stop {
+            return false;
+        }
+        if !sig.write_behind {
+            sig.write_behind = true;
+            self.wake.notify_one();
+        }
+        true
     }
 
     pub fn dir(&self) -> &Path {
@@ -633,9 +733,10 @@ impl Wal {
         lsn
     }
 
-    /// Hands a full buffer to the files: without waiting when a flush is
-    /// under way (it or the next one takes the bytes along), waiting once
-    /// the buffer has grown to four times `wal_buffers`.
+    /// Hands a full buffer to the files: to the WAL writer thread if one
+    /// runs, else without waiting when a flush is under way (it or the
+    /// next one takes the bytes along); waiting once the buffer has grown
+    /// to four times `wal_buffers`.
     fn after_insert(&self, ins: MutexGuard<'_, Inserter>) -> Result<(), StorageError> {
         let len = ins.buf.len();
         drop(ins);
@@ -644,6 +745,8 @@ impl Wal {
         }
         let w = if len >= 4 * self.options.buffer_size {
             self.writer.lock().unwrap_or_else(|e| e.into_inner())
+        } else if self.kick_writer() {
+            return Ok(());
         } else {
             match self.writer.try_lock() {
                 Ok(w) => w,
@@ -771,22 +874,29 @@ impl Wal {
                 w.file = Some((seg, file));
                 sync_dir(&self.dir);
             }
-            if w.allocated < off + n as u64 {
+            if w.allocated < off + n as u64 && n < DIRECT_MIN {
                 // Normally the WAL writer has allocated ahead (see
-                // `prepare_ahead`); a burst of WAL outran it.
+                // `prepare_ahead`); a burst of WAL outran it. A write as
+                // long as a direct one is a bulk load's, synced once at
+                // its end: it extends the file itself rather than writing
+                // every byte twice (zeros first).
                 self.allocate(w, off + n as u64)?;
             }
             let (_, f) = w.file.as_ref().expect("segment open");
-            f.write_all_at(&data[done..done + n], off).map_err(|e| {
-                StorageError::io(
-                    format!(
-                        "could not write to \"{}\"",
-                        segment_path(&self.dir, seg).display()
-                    ),
-                    e,
-                )
-            })?;
+            let path = segment_path(&self.dir, seg);
+            w.direct
+                .write(f, seg, &path, &data[done..done + n], off)
+                .map_err(|e| {
+                    StorageError::io(
+                        format!(
+                            "could not write to \"{}\"",
+                            segment_path(&self.dir, seg).display()
+                        ),
+                        e,
+                    )
+                })?;
             w.unsynced = true;
+            w.allocated = w.allocated.max(off + n as u64);
             done += n;
             pos += n as u64;
             w.end = pos;
@@ -1350,6 +1460,30 @@ mod tests {
         wal.prepare_ahead().unwrap();
         assert_eq!(seg_len(dir.path(), 1), SEGMENT_SIZE);
         assert_eq!(wal.stats.segments_created.load(Ordering::Relaxed), 1);
+        let (recs, end) = read_all(dir.path());
+        assert_eq!(end, wal.insert_lsn());
+        assert_eq!(recs.len() as u64, wal.stats.records.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn bulk_writes_extend_the_segment_without_zeros_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = Wal::open(dir.path(), 0, 0, WalOptions::default()).unwrap();
+        let page = vec![5u8; 8192];
+        // A bulk load's WAL, written in one large (direct) write.
+        while wal.insert_lsn() < 3 * ALLOCATE_STEP + 100 {
+            wal.insert(RecordType::HeapPage, 4, None, true, &page)
+                .unwrap();
+        }
+        wal.flush_all().unwrap();
+        assert_eq!(wal.stats.allocations.load(Ordering::Relaxed), 0);
+        assert_eq!(seg_len(dir.path(), 0), wal.insert_lsn());
+        // A commit after it lands in allocated blocks again.
+        wal.insert(RecordType::Commit, 4, None, false, &[1])
+            .unwrap();
+        wal.flush_all().unwrap();
+        assert_eq!(wal.stats.allocations.load(Ordering::Relaxed), 1);
+        assert_eq!(seg_len(dir.path(), 0), 4 * ALLOCATE_STEP);
         let (recs, end) = read_all(dir.path());
         assert_eq!(end, wal.insert_lsn());
         assert_eq!(recs.len() as u64, wal.stats.records.load(Ordering::Relaxed));

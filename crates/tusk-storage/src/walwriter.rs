@@ -1,4 +1,5 @@
-//! The WAL writer: a background thread that flushes the WAL every
+//! The WAL writer: a background thread that writes the WAL buffer out
+//! when it passes `wal_buffers`, and flushes the WAL every
 //! `wal_writer_delay` (200 ms) when there is something to flush.
 //!
 //! Transactions with `synchronous_commit = off` do not wait for their
@@ -9,46 +10,52 @@
 //! delay plus the flush), and a crash can lose only what was committed
 //! within that window — never part of a transaction.
 //!
-//! Each round it also allocates the WAL ahead of its end
+//! Writing full buffers here takes the `write` system calls (the kernel's
+//! copy into its page cache: a large part of a bulk load's cost, which logs
+//! every page it fills) off the sessions that insert the records; they
+//! wait only if this thread falls four buffers behind (see `wal`).
+//!
+//! Each round that writes nothing behind also allocates the WAL ahead of its end
 //! ([`Wal::prepare_ahead`], see "Preallocation" in `wal`), so that commits
 //! overwrite blocks that already exist and their `fdatasync` has no file
 //! metadata to write.
 
-use crate::wal::Wal;
-use std::sync::{Arc, Condvar, Mutex};
+use crate::wal::{Wal, Work};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// The running WAL writer.
 pub struct WalWriter {
-    stop: Arc<(Mutex<bool>, Condvar)>,
+    wal: Arc<Wal>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl WalWriter {
     pub fn start(wal: Arc<Wal>, delay: Duration) -> std::io::Result<WalWriter> {
-        let stop = Arc::new((Mutex::new(false), Condvar::new()));
-        let s = stop.clone();
+        let w = wal.clone();
         let thread = std::thread::Builder::new()
             .name("tusk walwriter".into())
             .spawn(move || loop {
-                let guard = s.0.lock().unwrap_or_else(|e| e.into_inner());
-                let (guard, _) =
-                    s.1.wait_timeout_while(guard, delay, |stopped| !*stopped)
-                        .unwrap_or_else(|e| e.into_inner());
-                if *guard {
-                    return;
+                // An error shows up again at the next synchronous flush or
+                // at the inserting session's own write.
+                match w.wait_for_work(delay) {
+                    Work::Stop => return,
+                    Work::WriteBehind => {
+                        let _ = w.write_behind();
+                    }
+                    Work::Timeout => {
+                        if w.insert_lsn() > w.flushed_lsn() {
+                            let _ = w.flush_all();
+                        }
+                        // Not while writing behind a bulk load: its large
+                        // writes extend the file themselves (see `wal`).
+                        let _ = w.prepare_ahead();
+                    }
                 }
-                drop(guard);
-                // Errors show up again at the next synchronous flush, or
-                // when a write has to allocate for itself.
-                if wal.insert_lsn() > wal.flushed_lsn() {
-                    let _ = wal.flush_all();
-                }
-                let _ = wal.prepare_ahead();
             })?;
         Ok(WalWriter {
-            stop,
+            wal,
             thread: Some(thread),
         })
     }
@@ -56,8 +63,7 @@ impl WalWriter {
 
 impl Drop for WalWriter {
     fn drop(&mut self) {
-        *self.stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.stop.1.notify_all();
+        self.wal.stop_writer();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -18,10 +18,16 @@
 //!    (integers, `numeric(p, s)`, dates, strings with their length limits,
 //!    and the type's input function for the rest), turn a column of fields
 //!    into a [`Vector`](crate::vector::Vector).
-//! 3. [`load::Loader`] lays the batch out as heap tuples column by column
-//!    and appends them with tusk-storage's `BulkInserter`, which installs
-//!    each full page with one WAL record (or none for a table created by the
-//!    running transaction); index entries are added per batch.
+//! 3. [`prepare::Preparer`] completes the batch (defaults, COPY's WHERE),
+//!    checks its constraints and lays it out as heap tuples column by
+//!    column, with each index's keys.
+//! 4. [`load::Loader`] appends the tuples with tusk-storage's
+//!    `BulkInserter`, which installs each full page with one WAL record (or
+//!    none for a table created by the running transaction); index entries
+//!    are added some pages at a time, in sorted batches.
+//!
+//! [`pipeline::run`] runs the steps on three threads: framing, converting
+//! and preparing, storing.
 //!
 //! ## Errors
 //!
@@ -44,6 +50,7 @@ pub mod columns;
 pub mod convert;
 pub mod load;
 pub mod pipeline;
+pub mod prepare;
 pub mod reader;
 pub mod writer;
 

@@ -1,25 +1,29 @@
-//! COPY FROM as a two-stage pipeline: reading and converting on one
-//! thread, checking and storing on the statement's.
+//! COPY FROM as a three-stage pipeline: reading, converting, storing.
 //!
-//! A load spends about half its time framing and converting fields and
-//! half laying out tuples and writing pages. The first half needs nothing
-//! of the database, so [`run`] moves it to a thread of its own:
+//! A load's work splits three ways, each about a third: framing records
+//! and fields; converting fields into column vectors and laying them out
+//! as tuples with their index keys; and storing tuples and index entries
+//! in pages. Only the last needs the database, so [`run`] gives each of
+//! the first two a thread of its own:
 //!
 //! ```text
-//!   reading thread                          statement thread
-//!   source.fill -> CopyReader::read_batch
-//!   -> Converter::convert  ==(Converted)==>  Loader::load (check, lay out, store)
-//!                          <==(RawBatch)===  (buffers handed back for reuse)
+//!   reading thread           converting thread              statement thread
+//!   source.fill
+//!   -> CopyReader::read_batch
+//!           ==(RawBatch)==>  Converter::convert
+//!                            -> Preparer::prepare ==(Prepared)==> Sink::store
+//!           <==(RawBatch)==                       <==(Prepared)==  (buffers handed
+//!                                                                   back for reuse)
 //! ```
 //!
-//! At most [`DEPTH`] converted batches wait between the two, so memory
-//! stays bounded whatever the input's size. Batches arrive in input order
-//! and an error travels in the same stream, after the batches before it:
-//! the loader stores every row before the first bad one and then reports
-//! it, so the error is PostgreSQL's first in row order, as with one thread.
-//! When the loader fails it drops its end of the channel; the reading
-//! thread's next send fails and it stops. Either way [`run`] returns only
-//! when both threads are done, so the source is not used after it.
+//! At most [`DEPTH`] batches wait between two stages, so memory stays
+//! bounded whatever the input's size. Batches arrive in input order and an
+//! error travels in the same stream, after the batches before it: the
+//! loader stores every row before the first bad one and then reports it,
+//! so the error is PostgreSQL's first in row order, as with one thread.
+//! When a later stage fails it drops its end of the channel; the stage
+//! before it stops at its next send. Either way [`run`] returns only when
+//! all three threads are done, so the source is not used after it.
 //!
 //! The statement thread checks the statement's interrupt (cancel,
 //! `statement_timeout`) before each batch it stores.
@@ -28,15 +32,16 @@
 //! which owns the source; the stored count comes from the loader through
 //! an atomic counter.
 
-use super::convert::{Converted, Converter};
-use super::load::Loader;
+use super::convert::Converter;
+use super::load::{Loader, Sink};
+use super::prepare::{Prepared, Preparer};
 use super::reader::{CopyReader, RawBatch};
 use super::CopyError;
 use crate::interrupt::Interrupt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
-/// Converted batches that may wait for the loader.
+/// Batches that may wait between two stages.
 pub const DEPTH: usize = 4;
 
 /// Where COPY FROM's input comes from (a file, a client's stream). Used
@@ -65,27 +70,36 @@ pub fn run(
     interrupt: &Interrupt,
 ) -> Result<u64, CopyError> {
     let stored = AtomicU64::new(0);
-    let (tx, rx) = sync_channel(DEPTH);
-    let (back_tx, back_rx) = channel();
+    let (raw_tx, raw_rx) = sync_channel(DEPTH);
+    let (raw_back_tx, raw_back_rx) = channel();
+    let (prep_tx, prep_rx) = sync_channel(DEPTH);
+    let (prep_back_tx, prep_back_rx) = channel();
+    let Loader { prep, sink } = loader;
+    let prep: &Preparer = prep;
     std::thread::scope(|scope| {
         let stored = &stored;
         std::thread::Builder::new()
             .name("tusk-copy-read".into())
             .spawn_scoped(scope, move || {
-                read(source, reader, converter, tx, back_rx, stored);
+                read(source, reader, raw_tx, raw_back_rx, stored);
             })
             .expect("spawning the COPY reading thread");
-        store(loader, rx, back_tx, stored, interrupt)
+        std::thread::Builder::new()
+            .name("tusk-copy-convert".into())
+            .spawn_scoped(scope, move || {
+                convert(converter, prep, raw_rx, raw_back_tx, prep_tx, prep_back_rx);
+            })
+            .expect("spawning the COPY converting thread");
+        store(sink, prep_rx, prep_back_tx, stored, interrupt)
     })
 }
 
-/// The reading thread: fills, frames and converts until the input ends,
-/// an error is sent, or the loader has gone.
+/// The reading thread: fills and frames until the input ends, an error is
+/// sent, or the converting thread has gone.
 fn read(
     source: &mut dyn CopySource,
     mut reader: CopyReader,
-    converter: &Converter,
-    tx: SyncSender<Result<Converted, CopyError>>,
+    tx: SyncSender<Result<RawBatch, CopyError>>,
     back: Receiver<RawBatch>,
     stored: &AtomicU64,
 ) {
@@ -113,7 +127,7 @@ fn read(
             if batch.rows() == 0 {
                 break;
             }
-            if tx.send(Ok(converter.convert(batch))).is_err() {
+            if tx.send(Ok(batch)).is_err() {
                 return;
             }
             source.progress(stored.load(Ordering::Relaxed), reader.bytes_in);
@@ -126,21 +140,50 @@ fn read(
     }
 }
 
+/// The converting thread: converts and prepares each batch in order until
+/// the stream ends, brings an error, or the statement thread has gone.
+fn convert(
+    converter: &Converter,
+    prep: &Preparer,
+    rx: Receiver<Result<RawBatch, CopyError>>,
+    raw_back: Sender<RawBatch>,
+    tx: SyncSender<Result<Prepared, CopyError>>,
+    back: Receiver<Prepared>,
+) {
+    for item in rx {
+        let raw = match item {
+            Ok(raw) => raw,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        let mut c = converter.convert(raw);
+        let mut out = back.try_recv().unwrap_or_default();
+        let prepared = prep.prepare(&mut c, &mut out);
+        let _ = raw_back.send(c.batch);
+        let stop = prepared.is_err();
+        if tx.send(prepared.map(|()| out)).is_err() || stop {
+            return;
+        }
+    }
+}
+
 /// The statement thread's side: stores batches in order until the stream
 /// ends (all stored) or brings an error.
 fn store(
-    loader: &mut Loader,
-    rx: Receiver<Result<Converted, CopyError>>,
-    back: Sender<RawBatch>,
+    sink: &mut Sink,
+    rx: Receiver<Result<Prepared, CopyError>>,
+    back: Sender<Prepared>,
     stored: &AtomicU64,
     interrupt: &Interrupt,
 ) -> Result<u64, CopyError> {
     for item in rx {
         interrupt.check()?;
-        let mut c = item?;
-        loader.load(&mut c)?;
-        stored.store(loader.rows, Ordering::Relaxed);
-        let _ = back.send(c.batch);
+        let p = item?;
+        sink.store(&p)?;
+        stored.store(sink.rows, Ordering::Relaxed);
+        let _ = back.send(p);
     }
-    Ok(loader.rows)
+    Ok(sink.rows)
 }

@@ -27,6 +27,7 @@
 //! columns, whose terminators cost more than PostgreSQL's 1-byte headers)
 //! gets the same error with tusk's size.
 
+use super::batch::BatchEntry;
 use super::build::{BuildOutcome, IndexBuild};
 use super::keyenc::{ColumnOrder, Datum, EncodedKey, KeyEncoder, KeyType};
 use super::node::MAX_KEY;
@@ -102,13 +103,18 @@ impl<'d> Index<'d> {
 
     /// The key of heap tuple `t` (a row of the table) into `out`.
     pub fn key_of_tuple(&self, t: &[u8], out: &mut EncodedKey) -> Result<(), StorageError> {
-        let last = self.def.columns.iter().map(|c| c.attno).max().unwrap_or(0);
-        let mut attrs = vec![Datum::Null; last + 1];
-        tuple::walk(t, &self.table_types, last, |i, a| attrs[i] = a.into());
-        let values: Vec<Datum<'_>> = self.def.columns.iter().map(|c| attrs[c.attno]).collect();
-        self.encoder
-            .encode_into(&values, out)
-            .map_err(|e| StorageError::Other(format!("index \"{}\": {e}", self.def.name)))
+        self.tuple_keys().encode(t, out)
+    }
+
+    /// What encodes this index's keys from heap tuples, apart from the
+    /// open index (a bulk load encodes keys on another thread).
+    pub fn tuple_keys(&self) -> TupleKeys {
+        TupleKeys {
+            index_name: self.def.name.clone(),
+            columns: self.def.columns.iter().map(|c| c.attno).collect(),
+            table_types: self.table_types.clone(),
+            encoder: self.encoder.clone(),
+        }
     }
 
     /// PostgreSQL's error for a key too large to index (the row at `tid`).
@@ -157,6 +163,50 @@ impl<'d> Index<'d> {
             self.tree.insert(&key.bytes, tid, w.xid()?)?;
             Ok(InsertOutcome::Inserted)
         }
+    }
+
+    /// Inserts the entries of one batch of a bulk load: `keys[i]` for the
+    /// row at `tids[i]`, rows in input order, on behalf of `w`. Returns
+    /// the positions of the entries it left out, in input order, for the
+    /// caller to insert one at a time with [`Index::insert`], which raises
+    /// the error or waits as the row-at-a-time path would: all of them
+    /// when a key is too large or two keys of a unique index are equal,
+    /// else those from the first whose unique check found a conflict or a
+    /// running writer (see `batch`).
+    pub fn insert_batch(
+        &self,
+        keys: &[EncodedKey],
+        tids: &[Tid],
+        w: &mut dyn IndexWriter,
+    ) -> Result<Vec<usize>, StorageError> {
+        assert_eq!(keys.len(), tids.len(), "one TID per key");
+        let all = || (0..keys.len()).collect();
+        if keys
+            .iter()
+            .zip(tids)
+            .any(|(k, &t)| self.check_size(k, t).is_err())
+        {
+            return Ok(all());
+        }
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        let entry = |i: usize| BatchEntry {
+            key: &keys[i].bytes,
+            has_null: keys[i].has_null,
+            tid: tids[i],
+        };
+        let sorted = |a: &BatchEntry<'_>, b: &BatchEntry<'_>| (a.key, a.tid) < (b.key, b.tid);
+        if !order.windows(2).all(|p| sorted(&entry(p[0]), &entry(p[1]))) {
+            order.sort_unstable_by(|&a, &b| {
+                (&keys[a].bytes, tids[a]).cmp(&(&keys[b].bytes, tids[b]))
+            });
+        }
+        let entries: Vec<BatchEntry<'_>> = order.iter().map(|&i| entry(i)).collect();
+        let done =
+            self.tree
+                .insert_sorted(self.db, self.def.table, &entries, self.def.unique(), w)?;
+        let mut rest = order.split_off(done);
+        rest.sort_unstable();
+        Ok(rest)
     }
 
     /// The live row whose key equals `key` (INSERT ... ON CONFLICT; see
@@ -209,6 +259,47 @@ impl<'d> Index<'d> {
             }
         }
         build.finish(&self.tree, self.def.unique(), xid)
+    }
+}
+
+/// Encodes one index's keys from heap tuples of its table (see
+/// [`Index::tuple_keys`]).
+#[derive(Debug, Clone)]
+pub struct TupleKeys {
+    index_name: String,
+    /// The key columns' attribute numbers, in key order.
+    columns: Vec<usize>,
+    table_types: Vec<DataType>,
+    encoder: KeyEncoder,
+}
+
+impl TupleKeys {
+    /// The key of heap tuple `t` into `out`.
+    pub fn encode(&self, t: &[u8], out: &mut EncodedKey) -> Result<(), StorageError> {
+        let last = self.columns.iter().copied().max().unwrap_or(0);
+        let mut attrs = [Datum::Null; 8];
+        let mut many = Vec::new();
+        let attrs: &mut [Datum<'_>] = if last < attrs.len() {
+            &mut attrs[..=last]
+        } else {
+            many.resize(last + 1, Datum::Null);
+            &mut many
+        };
+        tuple::walk(t, &self.table_types, last, |i, a| attrs[i] = a.into());
+        let mut keys = [Datum::Null; 8];
+        let mut more = Vec::new();
+        let values: &[Datum<'_>] = if self.columns.len() <= keys.len() {
+            for (k, &c) in keys.iter_mut().zip(&self.columns) {
+                *k = attrs[c];
+            }
+            &keys[..self.columns.len()]
+        } else {
+            more.extend(self.columns.iter().map(|&c| attrs[c]));
+            &more
+        };
+        self.encoder
+            .encode_into(values, out)
+            .map_err(|e| StorageError::Other(format!("index \"{}\": {e}", self.index_name)))
     }
 }
 

@@ -46,6 +46,13 @@ impl Btree<'_> {
 
     /// [`Btree::insert`] for a caller that holds the relation mutex.
     pub(super) fn insert_locked(&self, key: &[u8], tid: Tid, xid: Xid) -> Result<(), StorageError> {
+        self.check_key_len(key)?;
+        let d = self.descend(&Target::After(key, tid), false)?;
+        self.insert_at(d.leaf, d.stack, key, tid, 0, xid)
+    }
+
+    /// Refuses keys longer than [`node::MAX_KEY`].
+    pub(super) fn check_key_len(&self, key: &[u8]) -> Result<(), StorageError> {
         if key.len() > node::MAX_KEY {
             return Err(StorageError::Other(format!(
                 "index key of {} bytes exceeds the maximum of {} in index relation {}",
@@ -54,8 +61,38 @@ impl Btree<'_> {
                 self.rel
             )));
         }
-        let d = self.descend(&Target::After(key, tid), false)?;
-        self.insert_at(d.leaf, d.stack, key, tid, 0, xid)
+        Ok(())
+    }
+
+    /// Puts (`key`, `tid`, `child`) at position `pos` of page `p` (block
+    /// `block`, exclusively locked, with room for it) and logs it as a
+    /// `BtreeInsert` record.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn put_entry(
+        &self,
+        p: &mut [u8],
+        block: u32,
+        pos: usize,
+        key: &[u8],
+        tid: Tid,
+        child: u32,
+        xid: Xid,
+    ) -> Result<(), StorageError> {
+        node::insert(p, pos, key, tid, child);
+        let mut payload = [0u8; INSERT_HEADER + node::MAX_KEY];
+        payload[0..2].copy_from_slice(&(pos as u16).to_le_bytes());
+        payload[2..6].copy_from_slice(&tid.block.to_le_bytes());
+        payload[6..8].copy_from_slice(&tid.item.to_le_bytes());
+        payload[8..12].copy_from_slice(&child.to_le_bytes());
+        payload[INSERT_HEADER..INSERT_HEADER + key.len()].copy_from_slice(key);
+        log_page_change(
+            self.pool,
+            p,
+            RecordType::BtreeInsert,
+            xid,
+            self.block_ref(block),
+            &payload[..INSERT_HEADER + key.len()],
+        )
     }
 
     /// Inserts (`key`, `tid`) — with `child` on internal levels — into the
@@ -91,21 +128,7 @@ impl Btree<'_> {
                 pos = pos.max(1);
             }
             if node::fits(p, node::body_size(level, key.len())) {
-                node::insert(p, pos, key, tid, child);
-                let mut payload = Vec::with_capacity(INSERT_HEADER + key.len());
-                payload.extend_from_slice(&(pos as u16).to_le_bytes());
-                payload.extend_from_slice(&tid.block.to_le_bytes());
-                payload.extend_from_slice(&tid.item.to_le_bytes());
-                payload.extend_from_slice(&child.to_le_bytes());
-                payload.extend_from_slice(key);
-                return log_page_change(
-                    self.pool,
-                    p,
-                    RecordType::BtreeInsert,
-                    xid,
-                    self.block_ref(block),
-                    &payload,
-                );
+                return self.put_entry(p, block, pos, key, tid, child, xid);
             }
             let rightmost = node::right(p) == NO_BLOCK;
             let append = pos == node::count(p) && rightmost;

@@ -41,6 +41,8 @@
 //! * `node`: the page layout;
 //! * `search`: search targets and the descent;
 //! * `insert`: insertion, page splits, new roots;
+//! * `batch`: sorted batches of insertions (bulk loads), one descent per
+//!   leaf;
 //! * `scan`: range scans forward and backward ([`Cursor`]);
 //! * `sort`, `build`: bulk build (CREATE INDEX): the sort within
 //!   `maintenance_work_mem`, then the levels bottom up;
@@ -74,6 +76,7 @@
 //! cleans; it never removes pages. Lock order: index mutex, then index
 //! pages, then heap pages (a unique check reads the heap).
 
+mod batch;
 mod build;
 mod index;
 mod insert;
@@ -85,8 +88,9 @@ mod sort;
 mod unique;
 mod vacuum;
 
+pub use batch::BatchEntry;
 pub use build::{BuildOutcome, IndexBuild};
-pub use index::{describe_key, duplicate_key_error, unique_violation, Index};
+pub use index::{describe_key, duplicate_key_error, unique_violation, Index, TupleKeys};
 pub use keyenc::{ColumnOrder, Datum, Decimal, EncodedKey, KeyEncoder, KeyType};
 pub use node::{MAX_KEY, NO_BLOCK};
 pub use scan::{Cursor, Direction, ScanBounds};

@@ -122,7 +122,7 @@ pub enum InsertOutcome {
 }
 
 /// What the check found among the entries with an equal key.
-enum Check {
+pub(super) enum Check {
     Clear,
     Conflict(Tid),
     Wait(Xid),
@@ -233,7 +233,7 @@ impl Btree<'_> {
 
     /// Looks at the rows of every entry whose key is `key` (the caller
     /// holds the relation mutex); `skip` is the TID being inserted.
-    fn check(
+    pub(super) fn check(
         &self,
         db: &Database,
         heap_rel: u32,
