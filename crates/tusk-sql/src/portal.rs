@@ -59,9 +59,8 @@ use tusk_storage::{Catalog, DataType, SqlType};
 #[derive(Debug, Clone)]
 pub struct Statement {
     pub(crate) parsed: Arc<Parsed>,
-    /// A simple query's statement as the statement cache found it (see
-    /// `stmtcache`).
-    pub(crate) simple: Option<Arc<crate::stmtcache::Simple>>,
+    /// What the statement cache said about it (see `stmtcache`).
+    pub(crate) cache: Option<Arc<crate::stmtcache::Lookup>>,
 }
 
 /// A result column: its name and type (with its typmod).
@@ -248,7 +247,7 @@ impl Session {
             .into_iter()
             .map(|p| Statement {
                 parsed: Arc::new(p),
-                simple: None,
+                cache: None,
             })
             .collect())
     }
@@ -263,7 +262,12 @@ impl Session {
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Prepared> {
-        if let Some(p) = st.simple.as_deref().and_then(crate::stmtcache::Simple::hit) {
+        if let Some(crate::stmtcache::Lookup::Hit(p)) = st.cache.as_deref() {
+            // What `transactional` would have said (a cached plan is never
+            // transaction control).
+            if self.xact.block == crate::xact::Block::Failed {
+                return Err(crate::xact::aborted());
+            }
             return Ok(p.clone());
         }
         // Transaction control needs no plan and runs in a failed block too.
@@ -275,14 +279,11 @@ impl Session {
         }
         let mut prepared = None;
         self.transactional(true, &mut |s| {
-            prepared = Some(s.prepare_in_transaction(st, declared, infer)?);
-            if let Some(shape) = st
-                .simple
-                .as_deref()
-                .and_then(crate::stmtcache::Simple::miss)
-            {
-                s.remember_simple(shape);
+            let p = s.prepare_in_transaction(st, declared, infer)?;
+            if let Some(crate::stmtcache::Lookup::Miss { key, shape }) = st.cache.as_deref() {
+                s.remember(key, shape.as_ref(), &p);
             }
+            prepared = Some(p);
             Ok(())
         })?;
         Ok(prepared.expect("prepared above"))
