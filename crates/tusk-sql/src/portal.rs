@@ -355,10 +355,8 @@ impl Session {
     /// Result columns of a statement that is not planned ahead.
     fn utility_columns(&self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
         Ok(match st.parsed.as_ref() {
-            Parsed::RecoveryPrefetchStats => Some(
-                self.db
-                    .recovery_stats()
-                    .columns()
+            Parsed::StatView(view) => Some(
+                self.stat_view(*view)
                     .iter()
                     .map(|(n, _)| ResultColumn::text(n))
                     .collect(),
