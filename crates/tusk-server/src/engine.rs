@@ -7,7 +7,7 @@
 //! | protocol | engine |
 //! |---|---|
 //! | Query (several statements) | [`Engine::split_simple`], then [`Engine::prepare`] and [`Engine::start`] for each |
-//! | Parse | [`Engine::split`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
+//! | Parse | [`Engine::split_for_parse`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
 //! | Describe | [`Engine::param_types`], [`Engine::columns`] |
 //! | Bind | [`Engine::parameter_value`] for each value in text format |
 //! | Execute | [`Engine::start`] with the values, then [`Rows::next_batch`] until the row limit |
@@ -65,6 +65,15 @@ pub trait Engine {
     /// [`Engine::split`] for a Query message, whose statements the engine
     /// may find planned already (a cache of simple queries' plans).
     fn split_simple(&mut self, sql: &str) -> Result<Vec<Self::Statement>, SqlError> {
+        self.split(sql)
+    }
+    /// [`Engine::split`] for a Parse message with the parameter types the
+    /// client declared (the engine may find the statement planned already).
+    fn split_for_parse(
+        &mut self,
+        sql: &str,
+        _declared: &[Option<DataType>],
+    ) -> Result<Vec<Self::Statement>, SqlError> {
         self.split(sql)
     }
     /// Binds and plans `st`; `declared` are the parameter types the client
@@ -153,6 +162,14 @@ impl Engine for Session {
 
     fn split_simple(&mut self, sql: &str) -> Result<Vec<Statement>, SqlError> {
         Session::split_simple(self, sql)
+    }
+
+    fn split_for_parse(
+        &mut self,
+        sql: &str,
+        declared: &[Option<DataType>],
+    ) -> Result<Vec<Statement>, SqlError> {
+        Session::split_for_parse(self, sql, declared)
     }
 
     fn prepare(

@@ -443,17 +443,22 @@ impl<'a, E: Engine> Backend<'a, E> {
                 format!("prepared statement \"{name}\" already exists"),
             ));
         }
-        let mut statements = self.engine.split(query)?;
+        // A declared type tusk does not know fails after the text parsed.
+        let declared = types
+            .iter()
+            .map(|&oid| types::declared_type(oid))
+            .collect::<Result<Vec<_>, _>>();
+        let mut statements = match &declared {
+            Ok(d) => self.engine.split_for_parse(query, d)?,
+            Err(_) => self.engine.split(query)?,
+        };
         if statements.len() > 1 {
             return Err(Failure::error(
                 codes::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
             ));
         }
-        let declared = types
-            .iter()
-            .map(|&oid| types::declared_type(oid))
-            .collect::<Result<Vec<_>, _>>()?;
+        let declared = declared?;
         let prepared = match statements.pop() {
             Some(st) => {
                 self.engine.begin_statement();

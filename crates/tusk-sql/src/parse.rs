@@ -40,8 +40,9 @@ pub enum Parsed {
         tables: Vec<(String, Vec<String>)>,
     },
     Checkpoint,
-    /// `SELECT * FROM pg_stat_recovery_prefetch`.
-    RecoveryPrefetchStats,
+    /// `SELECT * FROM` one of the statistics views tusk computes from the
+    /// engine's counters.
+    StatView(StatView),
     /// A command string that is one COPY statement, read with PostgreSQL's
     /// grammar (`commands::copy::stmt`).
     Copy(Box<crate::commands::copy::CopyStatement>),
@@ -259,6 +260,17 @@ fn tokenizer_message(msg: &str) -> String {
     }
 }
 
+/// A statistics view read whole (`SELECT * FROM name`): one row of
+/// counters, each shown as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatView {
+    /// `pg_stat_recovery_prefetch`: the last recovery's prefetching.
+    RecoveryPrefetch,
+    /// `pg_stat_wal`: WAL records, writes and syncs since the server
+    /// started (see `tusk_storage::wal::WalStats`).
+    Wal,
+}
+
 /// Statements sqlparser does not know, recognised from the whole text.
 fn special(sql: &str) -> Option<Parsed> {
     let text = sql
@@ -272,8 +284,9 @@ fn special(sql: &str) -> Option<Parsed> {
     match words.as_slice() {
         ["checkpoint"] => return Some(Parsed::Checkpoint),
         ["select", "*", "from", "pg_stat_recovery_prefetch"] => {
-            return Some(Parsed::RecoveryPrefetchStats)
+            return Some(Parsed::StatView(StatView::RecoveryPrefetch))
         }
+        ["select", "*", "from", "pg_stat_wal"] => return Some(Parsed::StatView(StatView::Wal)),
         _ => {}
     }
     analyze(text).or_else(|| vacuum(text))

@@ -59,9 +59,8 @@ use tusk_storage::{Catalog, DataType, SqlType};
 #[derive(Debug, Clone)]
 pub struct Statement {
     pub(crate) parsed: Arc<Parsed>,
-    /// A simple query's statement as the statement cache found it (see
-    /// `stmtcache`).
-    pub(crate) simple: Option<Arc<crate::stmtcache::Simple>>,
+    /// What the statement cache said about it (see `stmtcache`).
+    pub(crate) cache: Option<Arc<crate::stmtcache::Lookup>>,
 }
 
 /// A result column: its name and type (with its typmod).
@@ -265,7 +264,7 @@ impl Session {
             .into_iter()
             .map(|p| Statement {
                 parsed: Arc::new(p),
-                simple: None,
+                cache: None,
             })
             .collect())
     }
@@ -280,7 +279,12 @@ impl Session {
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Prepared> {
-        if let Some(p) = st.simple.as_deref().and_then(crate::stmtcache::Simple::hit) {
+        if let Some(crate::stmtcache::Lookup::Hit(p)) = st.cache.as_deref() {
+            // What `transactional` would have said (a cached plan is never
+            // transaction control).
+            if self.xact.block == crate::xact::Block::Failed {
+                return Err(crate::xact::aborted());
+            }
             return Ok(p.clone());
         }
         // Literals are read with the session's settings and catalog (the
@@ -296,14 +300,11 @@ impl Session {
         }
         let mut prepared = None;
         self.transactional(true, &mut |s| {
-            prepared = Some(s.prepare_in_transaction(st, declared, infer)?);
-            if let Some(shape) = st
-                .simple
-                .as_deref()
-                .and_then(crate::stmtcache::Simple::miss)
-            {
-                s.remember_simple(shape);
+            let p = s.prepare_in_transaction(st, declared, infer)?;
+            if let Some(crate::stmtcache::Lookup::Miss { key, shape }) = st.cache.as_deref() {
+                s.remember(key, shape.as_ref(), &p);
             }
+            prepared = Some(p);
             Ok(())
         })?;
         Ok(prepared.expect("prepared above"))
@@ -380,10 +381,8 @@ impl Session {
     fn utility_columns(&self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
         Ok(match st.parsed.as_ref() {
             Parsed::Fetch(f) if !f.is_move => Some(self.cursor_columns(&f.cursor)?),
-            Parsed::RecoveryPrefetchStats => Some(
-                self.db
-                    .recovery_stats()
-                    .columns()
+            Parsed::StatView(view) => Some(
+                self.stat_view(*view)
                     .iter()
                     .map(|(n, _)| ResultColumn::text(n))
                     .collect(),

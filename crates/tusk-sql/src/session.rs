@@ -425,8 +425,8 @@ impl Session {
                 });
                 Ok(())
             }),
-            Parsed::RecoveryPrefetchStats => self.transactional(false, &mut |s| {
-                let cols = s.db.recovery_stats().columns();
+            Parsed::StatView(view) => self.transactional(false, &mut |s| {
+                let cols = s.stat_view(*view);
                 sink(QueryResult::Rows {
                     title: None,
                     columns: cols
@@ -440,6 +440,14 @@ impl Session {
                 });
                 Ok(())
             }),
+        }
+    }
+
+    /// A statistics view's columns with their values, in PostgreSQL's order.
+    pub(crate) fn stat_view(&self, view: crate::parse::StatView) -> Vec<(&'static str, String)> {
+        match view {
+            crate::parse::StatView::RecoveryPrefetch => self.db.recovery_stats().columns(),
+            crate::parse::StatView::Wal => self.db.wal.stat_columns(),
         }
     }
 
