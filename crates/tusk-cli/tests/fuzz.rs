@@ -8,9 +8,9 @@
 //!   default settings, and with `work_mem = 64kB` and parallel plans
 //!   forced); the outcomes must agree: the same rows as a multiset, or the
 //!   same first error line. Where the query keeps one of several equal
-//!   values (set operations, DISTINCT, GROUP BY), numerics compare at their
-//!   smallest scale: which of `0.00` and `0.0000` survives is the plan's
-//!   choice, in PostgreSQL as in tusk.
+//!   values (set operations, DISTINCT, GROUP BY, min, max), numerics
+//!   compare at their smallest scale: which of `0.00` and `0.0000`
+//!   survives is the plan's choice, in PostgreSQL as in tusk.
 //! * **Ternary logic partitioning:** for a query `SELECT ... FROM f WHERE p`,
 //!   tusk's `count(*)` of `f` must equal the sum of its counts where `p`,
 //!   where `NOT p` and where `p IS NULL`. This needs no reference system.
@@ -80,15 +80,25 @@ fn both_data_errors(pg: &Outcome, tusk: &Outcome) -> bool {
 }
 
 /// Whether the query collapses equal values into one (set operations,
-/// DISTINCT, GROUP BY). Among equal numerics of different display scale
-/// (`0.00` and `0.0000`) the one such a query keeps is not defined by SQL,
-/// and PostgreSQL's own choice changes with its plan: a hash keeps the
-/// first it meets, a sort whichever its quicksort leaves first.
+/// DISTINCT, GROUP BY, min and max). Among equal numerics of different
+/// display scale (`0.00` and `0.0000`) the one such a query keeps is not
+/// defined by SQL, and PostgreSQL's own choice changes with its plan: a
+/// hash keeps the first it meets, a sort whichever its quicksort leaves
+/// first, and min and max the last of equal values in the order the join
+/// below them happens to produce rows.
 fn collapses_equal_values(sql: &str) -> bool {
     let upper = sql.to_ascii_uppercase();
-    ["UNION", "INTERSECT", "EXCEPT", "DISTINCT", "GROUP BY"]
-        .iter()
-        .any(|k| upper.contains(k))
+    [
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "DISTINCT",
+        "GROUP BY",
+        "MIN(",
+        "MAX(",
+    ]
+    .iter()
+    .any(|k| upper.contains(k))
 }
 
 /// `o` with every field that is a decimal number written at its smallest
