@@ -106,3 +106,13 @@ select nullif(c, null) from fnz order by 1;
 select nullif(null::int, 1) is null;
 -- expect: error
 select nullif(1, c) * (-8 / c) from fnz;
+
+-- A JOIN's ON quals are tested before the WHERE clause's on the same
+-- scan, as PostgreSQL distributes them: the division never sees the rows
+-- the ON condition rejects.
+create table fqo (c2 numeric);
+insert into fqo values (null), (0.00), (-1.25), (0.5);
+create table fqp (c0 int);
+insert into fqp values (-4), (null);
+select count(*) from fqo a join fqp b on (a.c2 <> a.c2) where ((0.5 / a.c2) is null);
+select count(*) from fqp b join fqo a on (a.c2 > 0) where (1 / a.c2) > 1;

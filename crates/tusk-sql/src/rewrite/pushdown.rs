@@ -295,7 +295,24 @@ fn join(
         k => k,
     };
     let (mut to_left, mut to_right, mut above, mut new_on) = (vec![], vec![], vec![], vec![]);
-    // Conjuncts from above the join.
+    // The join's own condition first: PostgreSQL distributes a JOIN's ON
+    // quals before the WHERE clause above it, and a scan tests its quals in
+    // that order among equal costs (which decides whether a later qual's
+    // error is raised for a row an earlier one rejects).
+    for c in on {
+        let l = reads_only(&c, &lcols) && !expr_columns(&c).is_empty();
+        let r = reads_only(&c, &rcols) && !expr_columns(&c).is_empty();
+        match kind {
+            JoinKind::Inner | JoinKind::Semi if l => to_left.push(c),
+            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Left if r => {
+                to_right.push(c)
+            }
+            JoinKind::Right if l => to_left.push(c),
+            JoinKind::Inner if is_true(&c) => {}
+            _ => new_on.push(c),
+        }
+    }
+    // Then conjuncts from above the join.
     for c in cs {
         let l = reads_only(&c, &lcols);
         let r = reads_only(&c, &rcols);
@@ -314,20 +331,6 @@ fn join(
             }
             JoinKind::Right if r => to_right.push(c),
             _ => above.push(c),
-        }
-    }
-    // The join's own condition.
-    for c in on {
-        let l = reads_only(&c, &lcols) && !expr_columns(&c).is_empty();
-        let r = reads_only(&c, &rcols) && !expr_columns(&c).is_empty();
-        match kind {
-            JoinKind::Inner | JoinKind::Semi if l => to_left.push(c),
-            JoinKind::Inner | JoinKind::Semi | JoinKind::Anti | JoinKind::Left if r => {
-                to_right.push(c)
-            }
-            JoinKind::Right if l => to_left.push(c),
-            JoinKind::Inner if is_true(&c) => {}
-            _ => new_on.push(c),
         }
     }
     let left = push_conjuncts(left, to_left);
