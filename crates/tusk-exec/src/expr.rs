@@ -238,6 +238,28 @@ pub(crate) fn live(active: Option<&[bool]>, i: usize) -> bool {
     active.is_none_or(|m| m[i])
 }
 
+/// PostgreSQL's name of the LIKE operator [`Expr::Like`] stands for:
+/// `~~`, `!~~`, `~~*` or `!~~*`.
+pub fn like_operator(negated: bool, case_insensitive: bool) -> &'static str {
+    match (negated, case_insensitive) {
+        (false, false) => "~~",
+        (true, false) => "!~~",
+        (false, true) => "~~*",
+        (true, true) => "!~~*",
+    }
+}
+
+/// PostgreSQL's name of the regular-expression operator [`Expr::Regex`]
+/// stands for: `~`, `!~`, `~*` or `!~*`.
+pub fn regex_operator(negated: bool, case_insensitive: bool) -> &'static str {
+    match (negated, case_insensitive) {
+        (false, false) => "~",
+        (true, false) => "!~",
+        (false, true) => "~*",
+        (true, true) => "!~*",
+    }
+}
+
 impl Expr {
     /// A constant.
     pub fn constant(value: Value, ty: DataType) -> Expr {

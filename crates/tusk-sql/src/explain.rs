@@ -104,12 +104,7 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             negated,
             case_insensitive,
         } => {
-            let op = match (negated, case_insensitive) {
-                (false, false) => "~",
-                (true, false) => "!~",
-                (false, true) => "~*",
-                (true, true) => "!~*",
-            };
+            let op = tusk_exec::expr::regex_operator(*negated, *case_insensitive);
             format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
         }
         Expr::Case {
@@ -160,12 +155,7 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             negated,
             case_insensitive,
         } => {
-            let op = match (negated, case_insensitive) {
-                (false, false) => "~~",
-                (true, false) => "!~~",
-                (false, true) => "~~*",
-                (true, true) => "!~~*",
-            };
+            let op = tusk_exec::expr::like_operator(*negated, *case_insensitive);
             format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
         }
         Expr::Array { elems, .. } => format!("ARRAY[{}]", deparse_list(elems, names)),

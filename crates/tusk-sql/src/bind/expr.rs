@@ -280,12 +280,7 @@ impl Binder<'_> {
                     p = self.scalar_function("like_escape", vec![p, e])?;
                 }
                 let ci = matches!(e, A::Expr::ILike { .. });
-                let sym = match (negated, ci) {
-                    (false, false) => "~~",
-                    (true, false) => "!~~",
-                    (false, true) => "~~*",
-                    (true, true) => "!~~*",
-                };
+                let sym = tusk_exec::expr::like_operator(*negated, ci);
                 let (arg, pat, _) = self.operator(sym, x, p)?;
                 Ok(B::known(Expr::Like {
                     arg: Box::new(arg),

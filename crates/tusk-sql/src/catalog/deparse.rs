@@ -284,12 +284,7 @@ impl Deparser<'_> {
                 negated,
                 case_insensitive,
             } => {
-                let op = match (negated, case_insensitive) {
-                    (false, false) => "~~",
-                    (true, false) => "!~~",
-                    (false, true) => "~~*",
-                    (true, true) => "!~~*",
-                };
+                let op = tusk_exec::expr::like_operator(*negated, *case_insensitive);
                 self.binary(arg, op, pattern)
             }
             Expr::Regex {
@@ -298,12 +293,7 @@ impl Deparser<'_> {
                 negated,
                 case_insensitive,
             } => {
-                let op = match (negated, case_insensitive) {
-                    (false, false) => "~",
-                    (true, false) => "!~",
-                    (false, true) => "~*",
-                    (true, true) => "!~*",
-                };
+                let op = tusk_exec::expr::regex_operator(*negated, *case_insensitive);
                 self.binary(arg, op, pattern)
             }
             Expr::Cast { arg, to } => self.cast(arg, SqlType::of(*to)),
