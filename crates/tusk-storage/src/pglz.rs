@@ -332,6 +332,39 @@ mod tests {
         }
     }
 
+    /// Compressed sizes PostgreSQL 15 reports for the same values
+    /// (`pg_column_size` of a compressed inline datum is the compressed
+    /// bytes and 8 bytes of headers; `None`: PostgreSQL stored the value
+    /// uncompressed, pglz having given up).
+    #[test]
+    fn sizes_match_postgres() {
+        let join = |sep: &str, f: &dyn Fn(u64) -> u64, n: u64| {
+            (1..=n)
+                .map(|i| f(i).to_string())
+                .collect::<Vec<_>>()
+                .join(sep)
+                .into_bytes()
+        };
+        let cases: [(Vec<u8>, Option<usize>); 5] = [
+            // repeat('abcdefgh', 1000)
+            (b"abcdefgh".repeat(1000), Some(111)),
+            // repeat('the quick brown fox jumps over the lazy dog ', 100)
+            (
+                b"the quick brown fox jumps over the lazy dog ".repeat(100),
+                Some(107),
+            ),
+            // string_agg(i::text, ',' order by i), i in 1..2000
+            (join(",", &|i| i, 2000), None),
+            // string_agg((i*i % 1000)::text, ' ' order by i), i in 1..3000
+            (join(" ", &|i| i * i % 1000, 3000), Some(1284)),
+            // string_agg((i*7919 % 100003)::text, ';' order by i), i in 1..1500
+            (join(";", &|i| i * 7919 % 100_003, 1500), None),
+        ];
+        for (v, pg) in cases {
+            assert_eq!(round_trip(&v).map(|n| n + 8), pg, "{} bytes", v.len());
+        }
+    }
+
     #[test]
     fn corrupt_input_is_refused() {
         let mut c = Vec::new();
