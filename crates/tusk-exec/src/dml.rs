@@ -43,6 +43,7 @@ use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome};
 use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::heapam::serialization_failure;
+use tusk_storage::toast::Toaster;
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{
     Database, IndexDef, IsolationLevel, LatestOutcome, RowLockMode, RowWait, SqlType, TableDef,
@@ -82,6 +83,9 @@ pub(crate) struct RowWriter<'a> {
     pub(crate) indexes: Vec<Index<'a>>,
     key: EncodedKey,
     tb: TupleBuilder,
+    /// Toasts formed tuples before they are stored (see tusk-storage's
+    /// `toast`).
+    toaster: Toaster<'a>,
     padded: String,
 }
 
@@ -109,6 +113,7 @@ impl<'a> RowWriter<'a> {
             indexes,
             key: EncodedKey::default(),
             tb: TupleBuilder::new(),
+            toaster: Toaster::new(db, target.table.oid, target.table.column_types()),
             padded: String::new(),
         }
     }
@@ -171,6 +176,13 @@ impl<'a> RowWriter<'a> {
         self.tb.finish_cid(xid, cid)
     }
 
+    /// The formed tuple as it is to be stored by `txn`: toasted if it must
+    /// be, its out-of-line values written (see tusk-storage's `toast`).
+    pub(crate) fn formed_toasted(&mut self, txn: &mut Transaction) -> Result<&[u8]> {
+        let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
+        Ok(self.toaster.toast(self.tb.finish_cid(0, 0), xid, cid)?)
+    }
+
     /// The live row whose key equals the formed tuple's in one of the
     /// `arbiters` (index positions), checked in order, after waiting for
     /// writers still running (see `tusk_storage::btree`'s `unique`).
@@ -203,7 +215,7 @@ impl<'a> RowWriter<'a> {
         arbiters: &[usize],
     ) -> Result<Inserted> {
         let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
-        let t = self.tb.finish_cid(xid, cid);
+        let t = self.toaster.toast(self.tb.finish_cid(xid, cid), xid, cid)?;
         let tid = self.ins.insert(t)?;
         txn.count_inserts(self.table.oid, 1);
         for (i, index) in self.indexes.iter().enumerate() {
@@ -531,7 +543,8 @@ pub fn update(
                 };
                 w.form(src, r)?;
                 // heapam stamps the xid and command id.
-                let out = txn.update(rel, tid, w.formed(0, 0), kind, RowWait::Block)?;
+                let new_t = w.formed_toasted(txn)?;
+                let out = txn.update(rel, tid, new_t, kind, RowWait::Block)?;
                 if out.result == TmResult::Ok {
                     let new = out
                         .new_tid

@@ -439,7 +439,7 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
 
 /// The text attribute at the start of `b` and the bytes it takes.
 #[inline]
-fn text_attr(b: &[u8]) -> (Attr<'_>, usize) {
+pub fn text_attr(b: &[u8]) -> (Attr<'_>, usize) {
     let h = u16::from_le_bytes([b[0], b[1]]);
     if h < TEXT_TOASTED {
         let len = h as usize;

@@ -166,7 +166,7 @@ impl Preparer {
             }
             for (r, key) in keys.iter_mut().enumerate().take(rows.len) {
                 let t = &out.tuples[out.offsets[r]..out.offsets[r + 1]];
-                encoder.encode(t, key).map_err(|e| {
+                encoder.encode(None, t, key).map_err(|e| {
                     CopyError::new(e.into(), Some(line_context(&self.table.name, out.lines[r])))
                 })?;
             }
