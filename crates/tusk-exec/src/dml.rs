@@ -546,6 +546,7 @@ pub fn update(
                 let new_t = w.formed_toasted(txn)?;
                 let out = txn.update(rel, tid, new_t, kind, RowWait::Block)?;
                 if out.result == TmResult::Ok {
+                    delete_out_of_line(txn, target.table, tid)?;
                     let new = out
                         .new_tid
                         .ok_or_else(|| ExecError::new("update without a new version"))?;
@@ -601,6 +602,7 @@ pub fn delete(
             let outcome = loop {
                 let result = txn.delete(rel, tid, RowWait::Block)?;
                 if result == TmResult::Ok {
+                    delete_out_of_line(txn, table, tid)?;
                     break RowOutcome::Changed(again);
                 }
                 let mode = RowLockMode::Update;
@@ -645,4 +647,21 @@ fn check_length<'a>(s: &'a str, n: u32, ty: &str) -> Result<&'a str> {
             format!("value too long for type {ty}({n})"),
         ))
     }
+}
+
+/// Deletes, with `txn`, the out-of-line values' chunks of the row version
+/// at `tid` of `table`, which `txn` has just deleted or updated away (see
+/// tusk-storage's `toast`): they die, or come back on rollback, with it.
+fn delete_out_of_line(txn: &mut Transaction, table: &TableDef, tid: Tid) -> Result<()> {
+    let db = txn.database().clone();
+    let old = heap::read_tuple(&db.pool, table.oid, tid, |t| {
+        (tusk_storage::tuple::infomask(t) & tusk_storage::tuple::HAS_EXTERNAL != 0)
+            .then(|| t.to_vec())
+    })?
+    .flatten();
+    if let Some(t) = old {
+        let xid = txn.xid()?;
+        tusk_storage::toast::delete_external(&db, &t, &table.column_types(), xid)?;
+    }
+    Ok(())
 }
