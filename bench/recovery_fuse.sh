@@ -55,8 +55,10 @@ if ! command -v fusermount3 >/dev/null; then
     fi
 fi
 
-cargo build --release -q -p tusk-latencyfs -p tusk-storage \
-    --example recovery_bench --example uring_probe
+# Two builds: `--example` selects only examples in every package named
+# with it, so one command would leave out the file system's binary.
+cargo build --release -q -p tusk-latencyfs --bin tusk-latencyfs
+cargo build --release -q -p tusk-storage --example recovery_bench --example uring_probe
 
 work=${TUSK_FUSE_WORK:-${TMPDIR:-/tmp}/tusk-fuse-bench}
 backing=$work/backing

@@ -2310,6 +2310,10 @@ class PgbenchRun:
     sums: list | None = None
     size_before_kb: int | None = None
     size_after_kb: int | None = None
+    # group commit: WAL syncs (pg_stat_wal.wal_sync) during the measured run
+    # and the TPC-B transactions (each one commit) they served
+    wal_syncs: int | None = None
+    tpcb_transactions: int | None = None
     error: str | None = None
 
 
@@ -2419,8 +2423,29 @@ class PgbenchBench(Benchmark):
             raise RuntimeError(short_error(err or out or f"exit {rc}"))
         return out, self.log_latencies(tmp)
 
-    def measure(self, args, run: PgbenchRun, bin_dir: Path, conn: list, tmp: Path) -> None:
+    @staticmethod
+    def wal_syncs(bin_dir: Path, conn: list, timeout: float, settle: float) -> int:
+        """pg_stat_wal.wal_sync: WAL fsyncs so far (PostgreSQL: after `settle`
+        seconds, so that backends that just exited have reported theirs)."""
+        time.sleep(settle)
+        host, port, user = conn[1], conn[3], conn[5]
+        r = subprocess.run([str(bin_dir / "psql"), "-X", "-A", "-h", host, "-p", port, "-U", user,
+                            "-d", "postgres", "-c", "select * from pg_stat_wal"],
+                           capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(short_error(r.stderr))
+        lines = r.stdout.splitlines()
+        return int(dict(zip(lines[0].split("|"), lines[1].split("|")))["wal_sync"])
+
+    def measure(self, args, run: PgbenchRun, bin_dir: Path, conn: list, tmp: Path,
+                settle: float = 0.0) -> None:
+        """One measured run; TPC-B and mixed runs also count the WAL syncs
+        (pg_stat_wal) during it (`settle`: see `wal_syncs`)."""
+        syncs = None
+        if run.workload != "select":
+            syncs = lambda: self.wal_syncs(bin_dir, conn, args.timeout, settle)
         if run.workload == "mixed":
+            syncs0 = syncs()
             a_dir, b_dir = tmp / "select", tmp / "tpcb"
             for d in (a_dir, b_dir):
                 shutil.rmtree(d, ignore_errors=True)
@@ -2437,6 +2462,9 @@ class PgbenchBench(Benchmark):
             run.tpcb_p99_ms = percentile(lat_b, 0.99)
             failed_b = FAILED_RE.search(out_b)
             run.failed = int(failed_b.group(1)) if failed_b else None
+            run.wal_syncs = syncs() - syncs0
+            txn_b = TXN_RE.search(out_b)
+            run.tpcb_transactions = int(txn_b.group(1)) if txn_b else None
         else:
             extra = ["-S"] if run.workload == "select" else []
             seconds = args.tpcb_duration if run.workload == "tpcb" else args.duration
@@ -2444,10 +2472,15 @@ class PgbenchBench(Benchmark):
                 p = self.pgbench(args, bin_dir, conn, run.mode, args.warmup, extra,
                                  args.clients, args.jobs, None)
                 self.finish(p, args.warmup + args.timeout)
+            syncs0 = syncs() if syncs else None
             out, lat = self.one(args, bin_dir, conn, run.mode, seconds, extra, args.clients,
                                 args.jobs, tmp)
             failed = FAILED_RE.search(out)
             run.failed = int(failed.group(1)) if failed else None
+            if syncs:
+                run.wal_syncs = syncs() - syncs0
+                txn = TXN_RE.search(out)
+                run.tpcb_transactions = int(txn.group(1)) if txn else None
         run.tps = float(TPS_RE.search(out).group(1))
         run.latency_ms = statistics.mean(lat) if lat else None
         run.p99_ms = percentile(lat, 0.99)
@@ -2592,7 +2625,7 @@ class PgbenchBench(Benchmark):
                                 "postgres"]
                         if workload != "select":
                             run.size_before_kb = self.pg_size_kb(bin_dir, conn, args.timeout)
-                        self.measure(args, run, bin_dir, conn, tmp)
+                        self.measure(args, run, bin_dir, conn, tmp, settle=1.0)
                         if workload != "select":
                             self.check(bin_dir, conn, run, args.timeout)
                             run.size_after_kb = self.pg_size_kb(bin_dir, conn, args.timeout)
@@ -2644,8 +2677,9 @@ class PgbenchBench(Benchmark):
                f"mixed runs last {args.duration} s, TPC-B runs {args.tpcb_duration} s. Latency: "
                "average and p99 of every transaction in pgbench's `-l` log.", "",
                "| workload | mode | system | tps (median) | tps (all rounds) | latency avg (ms) "
-               "| p99 (ms) | failed | × PostgreSQL | consistent | size before → after |",
-               "|---|---|---|---|---|---|---|---|---|---|---|"]
+               "| p99 (ms) | failed | × PostgreSQL | consistent | size before → after "
+               "| WAL syncs per TPC-B commit |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for workload in args.workloads:
             for mode in args.modes:
                 pg = [r.tps for r in runs if (r.workload, r.mode, r.system) == (workload, mode, "postgres")
@@ -2659,7 +2693,7 @@ class PgbenchBench(Benchmark):
                     if not ok:
                         bad = next((r.error for r in mine), "not run")
                         out.append(f"| {workload} | {mode} | {system} | — | — | — | — | — | "
-                                   f"failed: {bad} | — | — |")
+                                   f"failed: {bad} | — | — | — |")
                         continue
                     tps = statistics.median(r.tps for r in ok)
                     lats = [r.latency_ms for r in ok if r.latency_ms is not None]
@@ -2670,6 +2704,11 @@ class PgbenchBench(Benchmark):
                         "yes" if last.consistent else f"NO {last.sums}")
                     size = "—" if last.size_before_kb is None else (
                         f"{fmt_kb(last.size_before_kb)} → {fmt_kb(last.size_after_kb or 0)}")
+                    synced = [r for r in ok if r.wal_syncs is not None and r.tpcb_transactions]
+                    per_commit = "—" if not synced else (
+                        f"{sum(r.wal_syncs for r in synced) / sum(r.tpcb_transactions for r in synced):.3f}"
+                        f" ({sum(r.wal_syncs for r in synced):,} / "
+                        f"{sum(r.tpcb_transactions for r in synced):,})")
                     label = system
                     tps_text = f"{tps:,.0f}"
                     if workload == "mixed":
@@ -2681,7 +2720,8 @@ class PgbenchBench(Benchmark):
                         f"{', '.join(f'{r.tps:,.0f}' for r in ok)} | "
                         f"{fmt_num(statistics.median(lats) if lats else None)} | "
                         f"{fmt_num(statistics.median(p99s) if p99s else None)} | "
-                        f"{sum(r.failed or 0 for r in ok)} | {ratio} | {consistent} | {size} |")
+                        f"{sum(r.failed or 0 for r in ok)} | {ratio} | {consistent} | {size} "
+                        f"| {per_commit} |")
         out += ["", "## Setup", "",
                 f"Both systems: `pgbench -i -s {args.scale}` (tusk: load "
                 f"{meta.get('tusk_load_s', 0):.1f} s; PostgreSQL: {meta.get('postgres_load_s', 0):.1f} s).",
@@ -2693,7 +2733,11 @@ class PgbenchBench(Benchmark):
                 "- pgbench reaches both through "
                 + ("a Unix-domain socket" if args.transport == "socket" else "TCP on 127.0.0.1"),
                 "- size: PostgreSQL's pg_total_relation_size of the pgbench tables; tusk's relation "
-                "files (tables and indexes) after its shutdown checkpoint"]
+                "files (tables and indexes) after its shutdown checkpoint",
+                "- WAL syncs per TPC-B commit: `pg_stat_wal.wal_sync` before and after the measured "
+                "run (every fsync of the WAL: commits, page writes, checkpoints; PostgreSQL read 1 s "
+                "after pgbench exits, once its backends have reported) over the TPC-B transactions "
+                "pgbench completed; below 1 means commits shared flushes (group commit)"]
         return "\n".join(out) + "\n"
 
 

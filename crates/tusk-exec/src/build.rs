@@ -41,6 +41,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
         NodeKind::IndexScan { .. } => Box::new(indexscan::IndexScan::new(plan, ctx)?),
         NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
+        NodeKind::SystemScan { .. } => Box::new(crate::systemscan::SystemScan::new(plan, ctx)),
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))
         }

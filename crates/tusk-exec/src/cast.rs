@@ -55,8 +55,17 @@ pub fn cast_context(from: DataType, to: DataType) -> Option<CastContext> {
     if from == to {
         return Some(Implicit);
     }
+    // `"char"` and integers convert by character code, only explicitly.
+    if matches!((from, to), (Int4, Char) | (Char, Int4)) {
+        return Some(Explicit);
+    }
     if from.is_string() && to.is_string() {
         return Some(Implicit);
+    }
+    if let (Some(f), Some(t)) = (from.element(), to.element()) {
+        // Arrays convert element by element (the vector types are arrays
+        // of their element type).
+        return cast_context(f, t);
     }
     if to.is_string() {
         return Some(Assignment);
@@ -81,20 +90,30 @@ pub fn cast_context(from: DataType, to: DataType) -> Option<CastContext> {
         (TimestampTz, Date | Time | Timestamp) => Assignment,
         (Time, Interval) => Implicit,
         (Interval, Time) => Assignment,
+        // Object identifiers: integers become oids implicitly, oids and
+        // the reg types are one another's binary-coercible forms.
+        (Int2 | Int4 | Int8, t) if t.is_oid() => Implicit,
+        (f, Int8 | Int4) if f.is_oid() => Assignment,
+        (Oid, t) | (t, Oid) if t.is_oid() => Implicit,
         _ => return None,
     })
 }
 
-/// `pg_type.typcategory`: `B`oolean, `N`umeric, `S`tring, `D`ate/time,
-/// `T`imespan.
+/// `pg_type.typcategory`: `B`oolean, `N`umeric (with `oid` and the reg
+/// types), `S`tring (with `name`), `D`ate/time, `T`imespan, `A`rray, `U`ser
+/// (`xid`), `Z` internal (`"char"`, `pg_node_tree`).
 pub fn type_category(ty: DataType) -> char {
     use DataType::*;
     match ty {
         Bool => 'B',
         Int2 | Int4 | Int8 | Float4 | Float8 | Numeric => 'N',
-        Text | Varchar | Bpchar => 'S',
+        t if t.is_oid() => 'N',
+        Text | Varchar | Bpchar | Name => 'S',
         Date | Time | Timestamp | TimestampTz => 'D',
         Interval => 'T',
+        Xid => 'U',
+        Char | NodeTree => 'Z',
+        _ => 'A',
     }
 }
 
@@ -104,6 +123,7 @@ pub fn is_preferred(ty: DataType) -> bool {
         ty,
         DataType::Bool
             | DataType::Float8
+            | DataType::Oid
             | DataType::Text
             | DataType::TimestampTz
             | DataType::Interval
@@ -226,7 +246,45 @@ pub fn output(v: &Value, s: &Settings) -> Option<String> {
         Value::Timestamp(t) => dtf::format_timestamp_in(*t, s),
         Value::TimestampTz(t) => dtf::format_timestamptz_in(*t, s),
         Value::Interval(iv) => format_interval_style(*iv, s.interval_style),
+        Value::Oid { ty, oid } if *ty == DataType::Oid || *ty == DataType::Xid => oid.to_string(),
+        Value::Oid { ty, oid } => crate::session::reg_output(*ty, *oid),
+        Value::Array(a) => crate::array::format_array(a, &mut |v| output(v, s).unwrap_or_default()),
     })
+}
+
+/// Reads an `oid` (or `xid`): an unsigned 32-bit number; like PostgreSQL's
+/// `oidin`, a negative one wraps around (`-1` is 4294967295).
+pub fn parse_oid(t: &str) -> Result<u32> {
+    let s = t.trim();
+    let bad = || {
+        ExecError::coded(
+            crate::error::sqlstate::INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type oid: \"{t}\""),
+        )
+    };
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n: u64 = digits.parse().map_err(|_| out_of_range_oid(t))?;
+    if n > u32::MAX as u64 {
+        return Err(out_of_range_oid(t));
+    }
+    Ok(if neg {
+        (n as u32).wrapping_neg()
+    } else {
+        n as u32
+    })
+}
+
+fn out_of_range_oid(t: &str) -> ExecError {
+    ExecError::coded(
+        crate::error::sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("value \"{t}\" is out of range for type oid"),
+    )
 }
 
 /// Reads text as a value of `to` (the type's input function).
@@ -249,7 +307,39 @@ pub fn from_text(t: &str, to: DataType, env: &CastEnv) -> Result<Value> {
         T::Interval => {
             Value::Interval(tusk_types::interval::parse_interval(t, Default::default())?)
         }
+        T::Oid | T::Xid => Value::Oid {
+            ty: to,
+            oid: parse_oid(t)?,
+        },
+        T::RegClass | T::RegType | T::RegProc | T::RegNamespace | T::RegRole => Value::Oid {
+            ty: to,
+            oid: crate::session::reg_input(to, t)?,
+        },
+        T::Name => Value::Text(truncate_name(t)),
+        T::Char => Value::Text(first_char(t)),
+        T::NodeTree => Value::Text(t.to_string()),
+        T::Int2Vector | T::OidVector | T::Array(_) => {
+            let element = to.element().expect("an array type");
+            Value::Array(Box::new(crate::array::parse_array(t, to, &mut |s| {
+                from_text(s, element, env)
+            })?))
+        }
     })
+}
+
+/// A `name`: at most 63 bytes, cut at a character boundary.
+pub fn truncate_name(t: &str) -> String {
+    let mut end = t.len().min(63);
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    t[..end].to_string()
+}
+
+/// A `"char"`: the first character (PostgreSQL keeps the first byte; tusk's
+/// strings are UTF-8, so a multibyte character stays whole).
+fn first_char(t: &str) -> String {
+    t.chars().next().map(String::from).unwrap_or_default()
 }
 
 /// Casts one value with the default settings (UTC, ISO), inferring the
@@ -271,11 +361,59 @@ pub fn cast_value_in(v: &Value, from: DataType, to: DataType, env: &CastEnv) -> 
     if v.is_null() {
         return Ok(V::Null);
     }
-    if to.is_string() {
-        return Ok(V::Text(to_text(v, from, env.settings).expect("not NULL")));
+    if to.is_string() && !(from == T::Int4 && to == T::Char) {
+        let text = to_text(v, from, env.settings).expect("not NULL");
+        return Ok(V::Text(match to {
+            T::Char => first_char(&text),
+            T::Name => truncate_name(&text),
+            _ => text,
+        }));
     }
     if let V::Text(t) = v {
+        if from == T::Char && to == T::Int4 {
+            return Ok(V::Int4(t.bytes().next().map_or(0, |b| b as i8 as i32)));
+        }
         return from_text(t, to, env);
+    }
+    if let V::Array(a) = v {
+        let element = to.element().ok_or_else(|| no_cast(from, to))?;
+        let items = a
+            .items
+            .iter()
+            .map(|x| cast_value_in(x, a.element(), element, env))
+            .collect::<Result<Vec<_>>>()?;
+        let lower = if to.array_of().is_none() { 0 } else { a.lower };
+        return Ok(V::Array(Box::new(crate::array::ArrayValue {
+            ty: to,
+            lower,
+            items,
+        })));
+    }
+    if let V::Oid { oid, .. } = v {
+        return Ok(match to {
+            T::Int8 => V::Int8(*oid as i64),
+            // Binary-coercible: an oid above 2^31 reads as a negative integer.
+            T::Int4 => V::Int4(*oid as i32),
+            t if t.is_oid() => V::Oid { ty: t, oid: *oid },
+            _ => return Err(no_cast(from, to)),
+        });
+    }
+    if to.is_oid() {
+        let oid = match v {
+            V::Int2(x) => *x as i32 as u32,
+            V::Int4(x) => *x as u32,
+            V::Int8(x) => u32::try_from(*x).map_err(|_| {
+                ExecError::coded(
+                    crate::error::sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                    "OID out of range",
+                )
+            })?,
+            _ => return Err(no_cast(from, to)),
+        };
+        return Ok(V::Oid { ty: to, oid });
+    }
+    if let (V::Int4(x), T::Char) = (v, to) {
+        return Ok(V::Text(char::from(*x as u8).to_string()));
     }
     let int = |x: i64| -> Result<Value> {
         Ok(match to {
@@ -501,7 +639,17 @@ fn kernel(
     let i32r = |x: i64| i32::try_from(x).map_err(|_| out_of_range("integer"));
     Ok(Some(match (&v.data, from, to) {
         (_, f, t) if f == t => v.data.clone(),
-        (Data::Text(_), f, t) if f.is_string() && t.is_string() && f != T::Bpchar => v.data.clone(),
+        (Data::Text(_), f, t)
+            if f.is_string()
+                && t.is_string()
+                && f != T::Bpchar
+                && !matches!(t, T::Char | T::Name) =>
+        {
+            v.data.clone()
+        }
+        // Binary-coercible: the same 64-bit integers.
+        (Data::Int8(_), f, t) if f.is_oid() && t.is_oid() => v.data.clone(),
+        (Data::Int8(_), f, T::Int8) if f.is_oid() => v.data.clone(),
         (Data::Int2(a), T::Int2, T::Int4) => Data::Int4(a.iter().map(|&x| x as i32).collect()),
         (Data::Int2(a), T::Int2, T::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),
         (Data::Int4(a), T::Int4, T::Int8) => Data::Int8(a.iter().map(|&x| x as i64).collect()),

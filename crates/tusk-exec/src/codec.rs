@@ -4,8 +4,8 @@
 //! encode each fixed-width element type the same way: little endian,
 //! unaligned, `WIDTH` bytes. One trait serves every element type, so the
 //! row encoders are written once, generically, instead of once per type.
-//! `numeric` is not here: its values have no fixed width (see
-//! `Numeric::encode`).
+//! `numeric` and arrays have no fixed width: [`VarCodec`] encodes them
+//! with a length of their own (`Numeric::encode`, the array module).
 
 use tusk_types::Interval;
 
@@ -61,6 +61,28 @@ impl FixedCodec for Interval {
             i32::from_le_bytes(b[8..12].try_into().unwrap()),
             i64::from_le_bytes(b[..8].try_into().unwrap()),
         )
+    }
+}
+
+/// A value type without a fixed width: it writes its own length.
+pub trait VarCodec: Sized {
+    /// Appends the value's encoding to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+    /// Reads a value from the start of `b`; returns it and the bytes used.
+    fn decode(b: &[u8]) -> (Self, usize);
+    /// A value for a NULL slot.
+    fn placeholder() -> Self;
+}
+
+impl VarCodec for tusk_types::Numeric {
+    fn encode(&self, out: &mut Vec<u8>) {
+        tusk_types::Numeric::encode(self, out)
+    }
+    fn decode(b: &[u8]) -> (Self, usize) {
+        tusk_types::Numeric::decode(b)
+    }
+    fn placeholder() -> Self {
+        tusk_types::Numeric::zero()
     }
 }
 

@@ -138,6 +138,13 @@ impl<'a> RowWriter<'a> {
                 Data::Float4(d) => tb.push_f32(d[row]),
                 Data::Float8(d) => tb.push_f64(d[row]),
                 Data::Interval(d) => tb.push_interval(d[row].micros, d[row].days, d[row].months),
+                // The binder refuses array columns (`DataType::is_storable`).
+                Data::Array(_) => {
+                    return Err(ExecError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "arrays cannot be stored in a table",
+                    ))
+                }
                 Data::Numeric(d) => {
                     match d[row].to_storage_parts() {
                         Some((unscaled, scale)) => tb.push_numeric(unscaled, scale),

@@ -17,11 +17,16 @@
 //! environment, [`with`] uses PostgreSQL's defaults with `TimeZone = UTC`
 //! and `now` at the epoch 2000-01-01, as `CastEnv::default()` does.
 //!
+//! The environment also carries the session's [`SessionState`]: what
+//! session-dependent functions and the reg types ask of the session (see
+//! `session`).
+//!
 //! Installing is a pointer comparison when the same environment is already
 //! in place (the common case: every operator of a statement shares one), so
 //! the per-batch cost is a thread-local read.
 
 use crate::cast::CastEnv;
+use crate::session::SessionState;
 use std::cell::RefCell;
 use std::sync::Arc;
 use tusk_types::Settings;
@@ -35,6 +40,8 @@ pub struct SessionEnv {
     pub now: i64,
     /// The statement's start (`statement_timestamp()`).
     pub statement: i64,
+    /// The session's answers to settings and catalog questions.
+    pub session: Option<Arc<dyn SessionState>>,
 }
 
 impl SessionEnv {
@@ -81,6 +88,11 @@ pub fn enter(env: &Arc<SessionEnv>) -> EnvGuard {
 /// The running statement's start times: (transaction, statement).
 pub fn start_times() -> (i64, i64) {
     CURRENT.with(|c| c.borrow().as_ref().map_or((0, 0), |e| (e.now, e.statement)))
+}
+
+/// The session state of the running statement, if one is installed.
+pub fn session_state() -> Option<Arc<dyn SessionState>> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|e| e.session.clone()))
 }
 
 /// Calls `f` with the cast environment of the running statement.

@@ -50,6 +50,7 @@
 //! PostgreSQL plans it: [`Expr::fold`]); functions are in [`crate::func`].
 
 mod arith;
+mod arrays;
 mod compare;
 mod cond;
 mod datetime_arith;
@@ -208,6 +209,27 @@ pub enum Expr {
         args: Vec<Expr>,
         ty: DataType,
     },
+    /// `ARRAY[elems]`: an array of type `ty` whose elements (of its element
+    /// type) are the expressions' values.
+    Array {
+        elems: Vec<Expr>,
+        ty: DataType,
+    },
+    /// `array[index]`: the element of type `ty` at an integer subscript,
+    /// NULL outside the array.
+    Subscript {
+        array: Box<Expr>,
+        index: Box<Expr>,
+        ty: DataType,
+    },
+    /// `arg op ANY (array)`, or `ALL` with `all`; `arg` has the array's
+    /// element type (see `arrays`).
+    AnyArray {
+        arg: Box<Expr>,
+        array: Box<Expr>,
+        op: CmpOp,
+        all: bool,
+    },
 }
 
 /// Whether row `i` is active under `active`.
@@ -334,7 +356,9 @@ impl Expr {
                 | Expr::Arith { ty, .. }
                 | Expr::Neg { ty, .. }
                 | Expr::Case { ty, .. }
-                | Expr::Call { ty, .. } => *ty,
+                | Expr::Call { ty, .. }
+                | Expr::Array { ty, .. }
+                | Expr::Subscript { ty, .. } => *ty,
                 Expr::Cast { to, .. } => *to,
                 Expr::Typmod { ty, .. } => ty.data_type(),
                 Expr::Concat(_) | Expr::BpcharToText(_) => DataType::Text,
@@ -355,7 +379,8 @@ impl Expr {
                 | Expr::BoolTest { .. }
                 | Expr::Like { .. }
                 | Expr::Regex { .. }
-                | Expr::InList { .. } => DataType::Bool,
+                | Expr::InList { .. }
+                | Expr::AnyArray { .. } => DataType::Bool,
             };
         }
     }
@@ -380,6 +405,16 @@ impl Expr {
                 arg: left,
                 pattern: right,
                 ..
+            }
+            | Expr::Subscript {
+                array: left,
+                index: right,
+                ..
+            }
+            | Expr::AnyArray {
+                arg: left,
+                array: right,
+                ..
             } => {
                 f(left);
                 f(right);
@@ -389,7 +424,8 @@ impl Expr {
             | Expr::Concat(v)
             | Expr::Coalesce(v)
             | Expr::MinMax { args: v, .. }
-            | Expr::Call { args: v, .. } => v.iter().for_each(f),
+            | Expr::Call { args: v, .. }
+            | Expr::Array { elems: v, .. } => v.iter().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
             | Expr::IsNull { arg, .. }
@@ -443,6 +479,16 @@ impl Expr {
                 arg: left,
                 pattern: right,
                 ..
+            }
+            | Expr::Subscript {
+                array: left,
+                index: right,
+                ..
+            }
+            | Expr::AnyArray {
+                arg: left,
+                array: right,
+                ..
             } => {
                 f(left);
                 f(right);
@@ -452,7 +498,8 @@ impl Expr {
             | Expr::Concat(v)
             | Expr::Coalesce(v)
             | Expr::MinMax { args: v, .. }
-            | Expr::Call { args: v, .. } => v.iter_mut().for_each(f),
+            | Expr::Call { args: v, .. }
+            | Expr::Array { elems: v, .. } => v.iter_mut().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
             | Expr::IsNull { arg, .. }
@@ -550,6 +597,7 @@ impl Expr {
         self.visit(|e| match e {
             Expr::Column { .. } | Expr::Param { .. } => constant = false,
             Expr::Call { func, .. } if func.volatile() || func.stable() => constant = false,
+            Expr::Cast { arg, to } if cast_reads_catalog(arg.data_type(), *to) => constant = false,
             _ => {}
         });
         constant
@@ -737,8 +785,29 @@ impl Expr {
                 let types: Vec<DataType> = args.iter().map(Expr::data_type).collect();
                 func.eval(&vs, &types, *ty, n, active)
             }
+            Expr::Array { elems, ty } => arrays::eval_constructor(elems, *ty, batch, active),
+            Expr::Subscript { array, index, ty } => {
+                arrays::eval_subscript(array, index, *ty, batch, active)
+            }
+            Expr::AnyArray {
+                arg,
+                array,
+                op,
+                all,
+            } => arrays::eval_any(arg, array, *op, *all, batch, active),
         }
     }
+}
+
+/// Whether a cast from `from` to `to` looks names up in the catalog (a
+/// reg type read from or printed as text): a stable operation, never
+/// folded into a plan.
+pub fn cast_reads_catalog(from: DataType, to: DataType) -> bool {
+    let reg = |t: DataType| {
+        let t = t.element().unwrap_or(t);
+        t.is_oid() && t != DataType::Oid
+    };
+    (reg(from) && to.is_string()) || (reg(to) && from.is_string())
 }
 
 /// Evaluates each expression over `batch`.

@@ -78,6 +78,22 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
                 out.extend_from_slice(&(s.len() as u32).to_le_bytes());
                 out.extend_from_slice(s);
             }
+            // Arrays equal as PostgreSQL's `array_eq`: same bounds, equal
+            // elements, NULL elements equal to each other.
+            Data::Array(d) => {
+                let a = &d[i];
+                out.extend_from_slice(&a.lower.to_le_bytes());
+                out.extend_from_slice(&(a.items.len() as u32).to_le_bytes());
+                let elems = crate::array::element_vector(a);
+                for j in 0..a.items.len() {
+                    if elems.is_null(j) {
+                        out.push(0);
+                    } else {
+                        out.push(1);
+                        encode_row(std::slice::from_ref(&elems), j, out);
+                    }
+                }
+            }
         }
     }
     true

@@ -25,6 +25,7 @@
 pub mod aggregate;
 pub mod analyze;
 pub mod append;
+pub mod array;
 pub mod build;
 pub mod cast;
 pub mod codec;
@@ -60,12 +61,14 @@ pub mod result;
 pub mod rowstore;
 pub mod scan;
 pub mod series;
+pub mod session;
 pub mod setop;
 pub mod sort;
 pub mod sortkey;
 pub mod spill;
 pub mod stack;
 pub mod subplan;
+pub mod systemscan;
 #[cfg(test)]
 mod testing;
 pub mod text;

@@ -38,6 +38,8 @@ pub enum AggFunc {
     StringAgg,
     BitAnd,
     BitOr,
+    /// `array_agg(value)`: every value (NULLs too) in input order.
+    ArrayAgg,
 }
 
 impl AggFunc {
@@ -60,6 +62,7 @@ impl AggFunc {
             AggFunc::StringAgg => "string_agg",
             AggFunc::BitAnd => "bit_and",
             AggFunc::BitOr => "bit_or",
+            AggFunc::ArrayAgg => "array_agg",
         }
     }
 
@@ -241,6 +244,15 @@ pub enum NodeKind {
         alias: String,
         args: Vec<Expr>,
         ty: DataType,
+        filter: Option<Expr>,
+    },
+    /// The rows of system relation `relation` (`pg_class`), every column
+    /// of it, computed by `source` (see `systemscan`). EXPLAIN: `Seq Scan on
+    /// relation alias`.
+    SystemScan {
+        relation: String,
+        alias: String,
+        source: crate::systemscan::SystemSource,
         filter: Option<Expr>,
     },
     /// Literal rows (`VALUES`, or `SELECT` without `FROM`).
@@ -758,7 +770,9 @@ impl Plan {
             ks.iter_mut().for_each(|k| f(&mut k.expr))
         };
         match &mut self.kind {
-            NodeKind::SeqScan { filter, .. } => filter.iter_mut().for_each(&mut *f),
+            NodeKind::SeqScan { filter, .. } | NodeKind::SystemScan { filter, .. } => {
+                filter.iter_mut().for_each(&mut *f)
+            }
             NodeKind::IndexScan {
                 keys: index_keys,
                 filter,

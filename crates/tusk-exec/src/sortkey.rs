@@ -159,6 +159,22 @@ pub fn encode_value(v: &Vector, row: usize, o: KeyOrder, out: &mut Vec<u8>, scra
             }
             out.extend_from_slice(&[0, 0]);
         }
+        // Element by element (NULL elements last), then an end marker
+        // below every element's, so a prefix sorts first (`array_cmp`).
+        Data::Array(d) => {
+            let a = &d[row];
+            let elems = crate::array::element_vector(a);
+            let element = KeyOrder {
+                ty: a.element(),
+                desc: false,
+                nulls_first: false,
+            };
+            for j in 0..a.items.len() {
+                encode_value(&elems, j, element, out, scratch);
+            }
+            out.push(0x00);
+            out.extend_from_slice(&((a.lower as u32) ^ 0x8000_0000).to_be_bytes());
+        }
     }
     if o.desc {
         for b in &mut out[start..] {

@@ -20,9 +20,8 @@
 //! Every byte written or read is added to the statement's [`SpillStats`],
 //! which also enforces `temp_file_limit`.
 
-use crate::codec::{self, FixedCodec};
+use crate::codec::{self, FixedCodec, VarCodec};
 use crate::error::{ExecError, Result};
-use crate::numeric::Numeric;
 use crate::vector::{with_fixed, Batch, Data, Vector};
 use std::cell::Cell;
 use std::fs::File;
@@ -389,7 +388,7 @@ pub fn encode_row(buf: &mut Vec<u8>, batch: &Batch, row: usize) {
             buf[bitmap_at + c / 8] |= 1 << (c % 8);
             continue;
         }
-        with_fixed!(&col.data, d => codec::push(buf, d[row]), d => d[row].encode(buf), d => {
+        with_fixed!(&col.data, d => codec::push(buf, d[row]), d => VarCodec::encode(&d[row], buf), d => {
             let s = d.get(row);
             buf.extend_from_slice(&(s.len() as u32).to_le_bytes());
             buf.extend_from_slice(s);
@@ -447,9 +446,9 @@ pub fn decode_row(row: &[u8], cols: &mut [Vector]) {
             }
         }, d => {
             if null {
-                d.push(Numeric::zero());
+                d.push(VarCodec::placeholder());
             } else {
-                let (v, used) = Numeric::decode(&row[p..]);
+                let (v, used) = VarCodec::decode(&row[p..]);
                 d.push(v);
                 p += used;
             }

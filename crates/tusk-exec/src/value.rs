@@ -1,5 +1,6 @@
 //! Single SQL values (constants, rows of small results) and their text form.
 
+use crate::array::ArrayValue;
 use crate::numeric::Numeric;
 use tusk_storage::DataType;
 use tusk_types::{datetime, float, interval, Interval};
@@ -24,6 +25,13 @@ pub enum Value {
     /// Microseconds since 2000-01-01 00:00 UTC.
     TimestampTz(i64),
     Interval(Interval),
+    /// An `oid`, reg type (`regclass`, ...) or `xid` value: `ty` says which.
+    Oid {
+        ty: DataType,
+        oid: u32,
+    },
+    /// An array (its type is in the value).
+    Array(Box<ArrayValue>),
 }
 
 impl Value {
@@ -49,11 +57,14 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp,
             Value::TimestampTz(_) => DataType::TimestampTz,
             Value::Interval(_) => DataType::Interval,
+            Value::Oid { ty, .. } => *ty,
+            Value::Array(a) => a.ty,
         })
     }
 
     /// PostgreSQL's output form (`t`/`f` for booleans); `None` for NULL.
-    /// `timestamptz` prints in UTC.
+    /// `timestamptz` prints in UTC; reg types print their oid (their
+    /// names are the session's: see `cast::output`).
     pub fn to_text(&self) -> Option<String> {
         Some(match self {
             Value::Null => return None,
@@ -70,6 +81,10 @@ impl Value {
             Value::Timestamp(t) => datetime::format_timestamp(*t, None),
             Value::TimestampTz(t) => datetime::format_timestamp(*t, Some(0)),
             Value::Interval(iv) => interval::format_interval(*iv),
+            Value::Oid { oid, .. } => oid.to_string(),
+            Value::Array(a) => {
+                crate::array::format_array(a, &mut |v| v.to_text().unwrap_or_default())
+            }
         })
     }
 }

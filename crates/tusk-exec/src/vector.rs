@@ -7,6 +7,8 @@
 //! not one per row. Operators dispatch on the vector's type once per batch and
 //! then run a tight loop over the array.
 
+use crate::array::ArrayValue;
+use crate::codec::VarCodec;
 use crate::numeric::Numeric;
 use crate::value::Value;
 use tusk_storage::DataType;
@@ -92,12 +94,15 @@ pub enum Data {
     Numeric(Vec<Numeric>),
     Interval(Vec<Interval>),
     Text(Strings),
+    /// Arrays (and `int2vector` / `oidvector`), one value per row.
+    Array(Vec<ArrayValue>),
 }
 
 /// Runs `$body` with `$v` bound to the typed array of every fixed-width
 /// variant of `$data` (by `$pat` binding mode), and `$text` for strings.
-/// The four-armed form sends `numeric` (whose values may own heap memory,
-/// so are `Clone` but not `Copy`) to its own arm `$num` instead.
+/// The four-armed form sends `numeric` and arrays (whose values may own
+/// heap memory, so are `Clone` but not `Copy`) to their own arm `$num`
+/// instead.
 macro_rules! with_fixed {
     ($data:expr, $v:ident => $body:expr, $s:ident => $text:expr) => {
         with_fixed!($data, $v => $body, $v => $body, $s => $text)
@@ -111,6 +116,7 @@ macro_rules! with_fixed {
             Data::Float4($v) => $body,
             Data::Float8($v) => $body,
             Data::Numeric($n) => $num,
+            Data::Array($n) => $num,
             Data::Interval($v) => $body,
             Data::Text($s) => $text,
         }
@@ -134,6 +140,7 @@ macro_rules! map_fixed {
             Data::Float4($v) => Data::Float4($make),
             Data::Float8($v) => Data::Float8($make),
             Data::Numeric($n) => Data::Numeric($num),
+            Data::Array($n) => Data::Array($num),
             Data::Interval($v) => Data::Interval($make),
             Data::Text($s) => Data::Text($text),
         }
@@ -152,6 +159,7 @@ pub enum Physical {
     Numeric,
     Interval,
     Text,
+    Array,
 }
 
 /// The in-memory representation of SQL type `ty`.
@@ -167,7 +175,20 @@ pub fn physical(ty: DataType) -> Physical {
         DataType::Float8 => Physical::Float8,
         DataType::Numeric => Physical::Numeric,
         DataType::Interval => Physical::Interval,
-        DataType::Text | DataType::Varchar | DataType::Bpchar => Physical::Text,
+        DataType::Oid
+        | DataType::RegClass
+        | DataType::RegType
+        | DataType::RegProc
+        | DataType::RegNamespace
+        | DataType::RegRole
+        | DataType::Xid => Physical::Int8,
+        DataType::Text
+        | DataType::Varchar
+        | DataType::Bpchar
+        | DataType::Name
+        | DataType::Char
+        | DataType::NodeTree => Physical::Text,
+        DataType::Int2Vector | DataType::OidVector | DataType::Array(_) => Physical::Array,
     }
 }
 
@@ -183,6 +204,7 @@ impl Data {
             Physical::Numeric => Data::Numeric(Vec::with_capacity(n)),
             Physical::Interval => Data::Interval(Vec::with_capacity(n)),
             Physical::Text => Data::Text(Strings::with_capacity(n, n * 8)),
+            Physical::Array => Data::Array(Vec::with_capacity(n)),
         }
     }
 
@@ -204,6 +226,7 @@ impl Data {
                 }
                 Data::Text(s)
             }
+            Physical::Array => Data::Array(vec![VarCodec::placeholder(); n]),
         }
     }
 
@@ -218,6 +241,7 @@ impl Data {
             Data::Numeric(_) => Physical::Numeric,
             Data::Interval(_) => Physical::Interval,
             Data::Text(_) => Physical::Text,
+            Data::Array(_) => Physical::Array,
         }
     }
 
@@ -247,6 +271,7 @@ impl Data {
             Data::Numeric(d) => d.push(Numeric::from_i64(0)),
             Data::Interval(d) => d.push(Interval::default()),
             Data::Text(d) => d.push(b""),
+            Data::Array(d) => d.push(VarCodec::placeholder()),
         }
     }
 }
@@ -333,12 +358,17 @@ impl Vector {
             (Data::Int8(v), DataType::Time) => Value::Time(v[i]),
             (Data::Int8(v), DataType::Timestamp) => Value::Timestamp(v[i]),
             (Data::Int8(v), DataType::TimestampTz) => Value::TimestampTz(v[i]),
+            (Data::Int8(v), t) if t.is_oid() || t == DataType::Xid => Value::Oid {
+                ty: t,
+                oid: v[i] as u32,
+            },
             (Data::Int8(v), _) => Value::Int8(v[i]),
             (Data::Float4(v), _) => Value::Float4(v[i]),
             (Data::Float8(v), _) => Value::Float8(v[i]),
             (Data::Numeric(v), _) => Value::Numeric(v[i].clone()),
             (Data::Interval(v), _) => Value::Interval(v[i]),
             (Data::Text(v), _) => Value::Text(v.get_str(i).to_string()),
+            (Data::Array(v), _) => Value::Array(Box::new(v[i].clone())),
         }
     }
 
@@ -369,6 +399,8 @@ impl Vector {
             (Data::Numeric(d), Value::Numeric(x)) => d.push(x.clone()),
             (Data::Interval(d), Value::Interval(x)) => d.push(*x),
             (Data::Text(d), Value::Text(x)) => d.push(x.as_bytes()),
+            (Data::Int8(d), Value::Oid { oid, .. }) => d.push(*oid as i64),
+            (Data::Array(d), Value::Array(x)) => d.push((**x).clone()),
             (d, _) => {
                 debug_assert!(null, "push_value of {v:?} into {:?}", d.physical());
                 d.push_default()
@@ -406,6 +438,7 @@ impl Vector {
             (Data::Numeric(d), Data::Numeric(s)) => d.push(s[i].clone()),
             (Data::Interval(d), Data::Interval(s)) => d.push(s[i]),
             (Data::Text(d), Data::Text(s)) => d.push(s.get(i)),
+            (Data::Array(d), Data::Array(s)) => d.push(s[i].clone()),
             _ => panic!("push_from between vectors of different types"),
         }
         self.push_null_flag(n, other.is_null(i));
@@ -442,6 +475,7 @@ impl Vector {
             (Data::Float8(d), Data::Float8(s)) => d.extend_from_slice(s),
             (Data::Numeric(d), Data::Numeric(s)) => d.extend_from_slice(s),
             (Data::Interval(d), Data::Interval(s)) => d.extend_from_slice(s),
+            (Data::Array(d), Data::Array(s)) => d.extend_from_slice(s),
             (Data::Text(d), Data::Text(s)) => {
                 for x in s.iter() {
                     d.push(x);

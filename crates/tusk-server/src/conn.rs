@@ -89,6 +89,15 @@ pub enum Transport {
 }
 
 impl Transport {
+    /// The client's address: `None` on a Unix-domain socket.
+    pub fn peer_addr(&self) -> Option<std::net::SocketAddr> {
+        match self {
+            Transport::Plain(Stream::Tcp(s)) => s.peer_addr().ok(),
+            Transport::Plain(Stream::Unix(_)) => None,
+            Transport::Tls(s) => s.get_ref().peer_addr().ok(),
+        }
+    }
+
     pub fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
             Transport::Plain(s) => s.set_read_timeout(t),

@@ -7,7 +7,7 @@
 //! | protocol | engine |
 //! |---|---|
 //! | Query (several statements) | [`Engine::split_simple`], then [`Engine::prepare`] and [`Engine::start`] for each |
-//! | Parse | [`Engine::split`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
+//! | Parse | [`Engine::split_for_parse`] (exactly one statement), [`Engine::prepare`]: bound and planned once, `$n` typed |
 //! | Describe | [`Engine::param_types`], [`Engine::columns`] |
 //! | Bind | [`Engine::parameter_value`] for each value in text format |
 //! | Execute | [`Engine::start`] with the values, then [`Rows::next_batch`] until the row limit |
@@ -33,6 +33,11 @@ pub trait Rows {
     fn next_batch(&mut self) -> Result<Option<Batch>, SqlError>;
     /// The CommandComplete tag after `rows` rows.
     fn command_tag(&self, rows: u64) -> String;
+    /// Whether every column goes in binary format unless the client chose
+    /// formats (a BINARY cursor's FETCH).
+    fn binary(&self) -> bool {
+        false
+    }
 }
 
 /// The result of starting a statement.
@@ -62,6 +67,15 @@ pub trait Engine {
     fn split_simple(&mut self, sql: &str) -> Result<Vec<Self::Statement>, SqlError> {
         self.split(sql)
     }
+    /// [`Engine::split`] for a Parse message with the parameter types the
+    /// client declared (the engine may find the statement planned already).
+    fn split_for_parse(
+        &mut self,
+        sql: &str,
+        _declared: &[Option<DataType>],
+    ) -> Result<Vec<Self::Statement>, SqlError> {
+        self.split(sql)
+    }
     /// Binds and plans `st`; `declared` are the parameter types the client
     /// gave (`None`: to be inferred, which `infer` allows).
     fn prepare(
@@ -73,6 +87,12 @@ pub trait Engine {
     fn param_types(&self, p: &Self::Prepared) -> Vec<DataType>;
     /// Result columns; `None` when the statement returns no rows.
     fn columns(&self, p: &Self::Prepared) -> Option<Vec<ResultColumn>>;
+    /// The columns of the SQL cursor (DECLARE) called `name` and whether it
+    /// is BINARY; `None` if there is none. Cursors and the protocol's
+    /// portals share one namespace, as in PostgreSQL.
+    fn cursor_columns(&self, _name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        None
+    }
     /// A parameter value of type `ty` from its text form.
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError>;
     /// For DEALLOCATE, which the protocol layer runs itself: `Some(None)`
@@ -125,6 +145,10 @@ impl Rows for RowStream {
     fn command_tag(&self, rows: u64) -> String {
         RowStream::command_tag(self, rows)
     }
+
+    fn binary(&self) -> bool {
+        RowStream::binary(self)
+    }
 }
 
 impl Engine for Session {
@@ -138,6 +162,14 @@ impl Engine for Session {
 
     fn split_simple(&mut self, sql: &str) -> Result<Vec<Statement>, SqlError> {
         Session::split_simple(self, sql)
+    }
+
+    fn split_for_parse(
+        &mut self,
+        sql: &str,
+        declared: &[Option<DataType>],
+    ) -> Result<Vec<Statement>, SqlError> {
+        Session::split_for_parse(self, sql, declared)
     }
 
     fn prepare(
@@ -155,6 +187,10 @@ impl Engine for Session {
 
     fn columns(&self, p: &Prepared) -> Option<Vec<ResultColumn>> {
         p.columns().map(<[ResultColumn]>::to_vec)
+    }
+
+    fn cursor_columns(&self, name: &str) -> Option<(Vec<ResultColumn>, bool)> {
+        Session::describe_cursor(self, name)
     }
 
     fn parameter_value(&self, ty: DataType, text: &str) -> Result<Value, SqlError> {

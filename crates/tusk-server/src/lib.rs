@@ -56,6 +56,7 @@
 //! Parse makes the plan be made again. RowDescription reports each
 //! column's type OID and typmod (`varchar(10)`, `numeric(8,2)`).
 //!
+pub mod activity;
 pub mod config;
 pub mod conn;
 pub mod copy;

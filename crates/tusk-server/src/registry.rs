@@ -19,6 +19,7 @@
 //! client that reads nothing cannot hold up the shutdown) before the
 //! database is closed with its shutdown checkpoint.
 
+use crate::activity::Activity;
 use crate::conn::Stream;
 use std::collections::HashMap;
 use std::net::Shutdown;
@@ -29,6 +30,7 @@ use tusk_exec::Interrupt;
 struct Backend {
     secret: i32,
     interrupt: Interrupt,
+    activity: Arc<Activity>,
 }
 
 #[derive(Default)]
@@ -53,6 +55,8 @@ pub struct Admission {
     registry: Arc<Registry>,
     pub pid: i32,
     pub secret: i32,
+    /// What `pg_stat_activity` shows of the session.
+    pub activity: Arc<Activity>,
 }
 
 /// A connection thread's presence, counted until dropped.
@@ -114,11 +118,20 @@ impl Registry {
         if self.is_shutting_down() {
             interrupt.terminate();
         }
-        st.backends.insert(pid, Backend { secret, interrupt });
+        let activity = Arc::new(Activity::new(pid));
+        st.backends.insert(
+            pid,
+            Backend {
+                secret,
+                interrupt,
+                activity: activity.clone(),
+            },
+        );
         Some(Admission {
             registry: self.clone(),
             pid,
             secret,
+            activity,
         })
     }
 
@@ -177,6 +190,19 @@ impl Registry {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+}
+
+/// `pg_stat_activity`: every admitted session, by pid.
+impl tusk_sql::ActivitySource for Registry {
+    fn sessions(&self) -> Vec<tusk_sql::SessionActivity> {
+        let activities: Vec<Arc<Activity>> = {
+            let st = self.lock();
+            st.backends.values().map(|b| b.activity.clone()).collect()
+        };
+        let mut out: Vec<_> = activities.iter().map(|a| a.snapshot()).collect();
+        out.sort_by_key(|a| a.pid);
+        out
     }
 }
 

@@ -4,10 +4,12 @@
 //! `DATADIR/pg_authid` holds one line per role:
 //!
 //! ```text
-//! name <TAB> login|nologin <TAB> SCRAM-SHA-256$4096:salt$StoredKey:ServerKey
+//! name <TAB> login|nologin <TAB> SCRAM-SHA-256$4096:salt$StoredKey:ServerKey <TAB> oid
 //! ```
 //!
-//! The third field is empty for a role without a password. The verifier is
+//! The third field is empty for a role without a password. The fourth is
+//! the role's oid (`pg_roles.oid`), from 16384 up; a file written before
+//! roles had oids gets them at load, in name order. The verifier is
 //! PostgreSQL's own format (`pg_authid.rolpassword`), base64 fields, 4096
 //! iterations, 16 random bytes of salt: from it the server can check a
 //! client's SCRAM proof, but nobody can recover the password, and the file
@@ -42,7 +44,12 @@ pub struct Role {
     pub login: bool,
     /// PostgreSQL's SCRAM-SHA-256 verifier, if the role has a password.
     pub verifier: Option<String>,
+    /// `pg_roles.oid`.
+    pub oid: u32,
 }
+
+/// The first oid a role gets (PostgreSQL's first user object oid).
+const FIRST_ROLE_OID: u32 = 16384;
 
 /// The roles of a data directory.
 #[derive(Debug)]
@@ -70,26 +77,38 @@ impl RoleFile {
                         continue;
                     }
                     let mut f = line.split('\t');
-                    let (Some(name), Some(login), Some(verifier), None) =
-                        (f.next(), f.next(), f.next(), f.next())
-                    else {
-                        return Err(SqlError::new(format!(
+                    let invalid = || {
+                        SqlError::new(format!(
                             "invalid line {} in role file \"{}\"",
                             i + 1,
                             path.display()
-                        )));
+                        ))
+                    };
+                    let (Some(name), Some(login), Some(verifier), oid, None) =
+                        (f.next(), f.next(), f.next(), f.next(), f.next())
+                    else {
+                        return Err(invalid());
+                    };
+                    let oid = match oid {
+                        Some(o) => o.parse().map_err(|_| invalid())?,
+                        None => 0,
                     };
                     roles.insert(
                         name.to_string(),
                         Role {
                             login: login == "login",
                             verifier: (!verifier.is_empty()).then(|| verifier.to_string()),
+                            oid,
                         },
                     );
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io_error("read", &path, e)),
+        }
+        let first = next_oid(&roles);
+        for (oid, r) in (first..).zip(roles.values_mut().filter(|r| r.oid == 0)) {
+            r.oid = oid;
         }
         Ok(RoleFile {
             path,
@@ -111,9 +130,10 @@ impl RoleFile {
         );
         for (name, r) in roles {
             text.push_str(&format!(
-                "{name}\t{}\t{}\n",
+                "{name}\t{}\t{}\t{}\n",
                 if r.login { "login" } else { "nologin" },
-                r.verifier.as_deref().unwrap_or("")
+                r.verifier.as_deref().unwrap_or(""),
+                r.oid
             ));
         }
         let tmp = self.path.with_extension("tmp");
@@ -151,6 +171,16 @@ impl RoleFile {
     }
 }
 
+/// The oid after every role's.
+fn next_oid(roles: &BTreeMap<String, Role>) -> u32 {
+    roles
+        .values()
+        .map(|r| r.oid + 1)
+        .max()
+        .unwrap_or(FIRST_ROLE_OID)
+        .max(FIRST_ROLE_OID)
+}
+
 fn apply(role: &mut Role, change: &RoleChange) -> Result<(), SqlError> {
     if let Some(login) = change.login {
         role.login = login;
@@ -162,6 +192,20 @@ fn apply(role: &mut Role, change: &RoleChange) -> Result<(), SqlError> {
 }
 
 impl RoleStore for RoleFile {
+    fn list(&self) -> Vec<tusk_sql::RoleInfo> {
+        self.roles
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(name, r)| tusk_sql::RoleInfo {
+                name: name.clone(),
+                oid: r.oid,
+                login: r.login,
+                password: r.verifier.is_some(),
+            })
+            .collect()
+    }
+
     fn create(&self, name: &str, change: &RoleChange) -> Result<(), SqlError> {
         self.update(|roles| {
             if roles.contains_key(name) {
@@ -173,6 +217,7 @@ impl RoleStore for RoleFile {
             let mut role = Role {
                 login: false,
                 verifier: None,
+                oid: next_oid(roles),
             };
             apply(&mut role, change)?;
             roles.insert(name.to_string(), role);
@@ -350,7 +395,8 @@ mod tests {
         let text = std::fs::read_to_string(dir.path().join("pg_authid")).unwrap();
         assert!(!text.contains("wonderland"));
         assert!(text.contains("alice\tlogin\tSCRAM-SHA-256$4096:"));
-        assert!(text.contains("bob\tnologin\t\n"));
+        assert!(text.contains("bob\tnologin\t\t16385\n"), "{text}");
+        assert_eq!(f.get("alice").unwrap().oid, 16384);
         let again = RoleFile::open(dir.path()).unwrap();
         assert_eq!(again.get("alice"), f.get("alice"));
         f.alter("bob", &with(Some(true), Some("x"))).unwrap();

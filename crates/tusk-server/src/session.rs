@@ -31,6 +31,7 @@
 //! work rolled back), after a FATAL error (a framing violation), and at
 //! shutdown, when the session's interrupt is terminated.
 
+use crate::activity::Activity;
 use crate::conn::{Conn, ReadError};
 use crate::copy::WireCopy;
 use crate::engine::{Engine, Outcome, Rows};
@@ -48,6 +49,7 @@ use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use tusk_exec::{Batch, Value};
 use tusk_sql::portal::{ResultColumn, TransactionStatus as Txn};
 
@@ -77,6 +79,8 @@ enum PortalState<R> {
 
 struct Portal<P, R> {
     prepared: Shared<P>,
+    /// The statement's text (`pg_stat_activity.query`).
+    query: Rc<str>,
     params: Vec<Value>,
     result_formats: Vec<i16>,
     state: PortalState<R>,
@@ -95,7 +99,11 @@ pub struct Backend<'a, E: Engine> {
     conn: &'a mut Conn,
     engine: &'a mut E,
     statements: HashMap<String, Shared<E::Prepared>>,
+    /// The text of each prepared statement.
+    queries: HashMap<String, Rc<str>>,
     portals: HashMap<String, Portal<E::Prepared, E::Rows>>,
+    /// What `pg_stat_activity` shows of this session.
+    activity: Option<Arc<Activity>>,
     ignore_till_sync: bool,
     /// ParameterStatus values the client has.
     reported: Vec<(&'static str, String)>,
@@ -171,9 +179,36 @@ impl<'a, E: Engine> Backend<'a, E> {
             conn,
             engine,
             statements: HashMap::new(),
+            queries: HashMap::new(),
             portals: HashMap::new(),
+            activity: None,
             ignore_till_sync: false,
             reported,
+        }
+    }
+
+    /// Keeps `activity` up to date with what the session does.
+    pub fn with_activity(mut self, activity: Arc<Activity>) -> Backend<'a, E> {
+        activity.set_identity(
+            &self.reported_value("session_authorization"),
+            &self.reported_value("application_name"),
+        );
+        self.activity = Some(activity);
+        self
+    }
+
+    fn reported_value(&self, name: &str) -> String {
+        self.reported
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+
+    /// A statement starts (`pg_stat_activity`).
+    fn activity_start(&self, query: &str) {
+        if let Some(a) = &self.activity {
+            a.start(query, self.engine.transaction_status() != Txn::Idle);
         }
     }
 
@@ -200,10 +235,23 @@ impl<'a, E: Engine> Backend<'a, E> {
             }
         }
         self.reported = now;
+        if let Some(a) = &self.activity {
+            a.set_identity(
+                &self.reported_value("session_authorization"),
+                &self.reported_value("application_name"),
+            );
+        }
     }
 
     fn ready_for_query(&mut self) -> Step<()> {
         let status = self.engine.transaction_status();
+        if let Some(a) = &self.activity {
+            a.idle(match status {
+                Txn::Idle => "idle",
+                Txn::InBlock => "idle in transaction",
+                Txn::Failed => "idle in transaction (aborted)",
+            });
+        }
         self.conn.send(ReadyForQuery::new(txn_status(status)));
         self.flush()
     }
@@ -288,6 +336,7 @@ impl<'a, E: Engine> Backend<'a, E> {
                 Message::Close { kind, name } => {
                     if kind == b'S' {
                         self.statements.remove(&name);
+                        self.queries.remove(&name);
                     } else {
                         self.portals.remove(&name);
                     }
@@ -326,6 +375,8 @@ impl<'a, E: Engine> Backend<'a, E> {
     /// A Query message: every statement, then ReadyForQuery.
     fn simple_query(&mut self, sql: &str) -> Step<()> {
         self.statements.remove("");
+        self.queries.remove("");
+        self.activity_start(sql);
         self.portals.remove("");
         let statements = match self.engine.split_simple(sql) {
             Ok(s) => s,
@@ -371,6 +422,7 @@ impl<'a, E: Engine> Backend<'a, E> {
         };
         let mut portal = Portal {
             prepared: Some(Rc::new(RefCell::new(prepared))),
+            query: Rc::from(""),
             params: Vec::new(),
             result_formats: Vec::new(),
             state: PortalState::Ready,
@@ -391,17 +443,22 @@ impl<'a, E: Engine> Backend<'a, E> {
                 format!("prepared statement \"{name}\" already exists"),
             ));
         }
-        let mut statements = self.engine.split(query)?;
+        // A declared type tusk does not know fails after the text parsed.
+        let declared = types
+            .iter()
+            .map(|&oid| types::declared_type(oid))
+            .collect::<Result<Vec<_>, _>>();
+        let mut statements = match &declared {
+            Ok(d) => self.engine.split_for_parse(query, d)?,
+            Err(_) => self.engine.split(query)?,
+        };
         if statements.len() > 1 {
             return Err(Failure::error(
                 codes::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
             ));
         }
-        let declared = types
-            .iter()
-            .map(|&oid| types::declared_type(oid))
-            .collect::<Result<Vec<_>, _>>()?;
+        let declared = declared?;
         let prepared = match statements.pop() {
             Some(st) => {
                 self.engine.begin_statement();
@@ -411,6 +468,7 @@ impl<'a, E: Engine> Backend<'a, E> {
             }
             None => None,
         };
+        self.queries.insert(name.clone(), Rc::from(query));
         self.statements.insert(name, prepared);
         Ok(())
     }
@@ -491,6 +549,11 @@ impl<'a, E: Engine> Backend<'a, E> {
             portal,
             Portal {
                 prepared,
+                query: self
+                    .queries
+                    .get(statement)
+                    .cloned()
+                    .unwrap_or_else(|| Rc::from("")),
                 params: values,
                 result_formats,
                 state: PortalState::Ready,
@@ -528,6 +591,12 @@ impl<'a, E: Engine> Backend<'a, E> {
             return Ok(Ok(()));
         }
         let Some(portal) = self.portals.get(name) else {
+            // A SQL cursor is a portal too.
+            if let Some((columns, binary)) = self.engine.cursor_columns(name) {
+                let formats: &[i16] = if binary { &[1] } else { &[] };
+                self.conn.send(row_description(&columns, formats));
+                return Ok(Ok(()));
+            }
             return Ok(Err(Failure::error(
                 codes::INVALID_CURSOR_NAME,
                 format!("portal \"{name}\" does not exist"),
@@ -561,6 +630,7 @@ impl<'a, E: Engine> Backend<'a, E> {
                 format!("portal \"{name}\" does not exist"),
             )));
         };
+        self.activity_start(&portal.query);
         self.engine.begin_statement();
         let limit = if max_rows <= 0 { 0 } else { max_rows as u64 };
         let r = self.run_portal(&mut portal, limit, false);
@@ -578,9 +648,12 @@ impl<'a, E: Engine> Backend<'a, E> {
         match target {
             None => {
                 self.statements.clear();
+                self.queries.clear();
                 Ok("DEALLOCATE ALL".into())
             }
-            Some(name) => match self.statements.remove(&name) {
+            Some(name) => match self.statements.remove(&name).inspect(|_| {
+                self.queries.remove(&name);
+            }) {
                 Some(_) => Ok("DEALLOCATE".into()),
                 None => Err(Failure::error(
                     codes::UNDEFINED_PSTATEMENT,
@@ -659,7 +732,8 @@ impl<'a, E: Engine> Backend<'a, E> {
             if describe {
                 match &portal.state {
                     PortalState::Streaming { rows, .. } => {
-                        let d = row_description(rows.columns(), &[]);
+                        let formats: &[i16] = if rows.binary() { &[1] } else { &[] };
+                        let d = row_description(rows.columns(), formats);
                         self.conn.send(d)
                     }
                     PortalState::Buffered { columns, .. } => {
@@ -714,7 +788,10 @@ impl<'a, E: Engine> Backend<'a, E> {
                 if let Err(f) = check_formats(&formats, Some(ncols)) {
                     return Ok(Err(f));
                 }
-                let binary: Vec<bool> = (0..ncols).map(|i| format_of(&formats, i) == 1).collect();
+                let forced = formats.is_empty() && rows.binary();
+                let binary: Vec<bool> = (0..ncols)
+                    .map(|i| forced || format_of(&formats, i) == 1)
+                    .collect();
                 let mut sent = 0u64;
                 loop {
                     let (batch, from) = match pending.take() {

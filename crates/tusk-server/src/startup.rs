@@ -237,6 +237,12 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         }
     };
     session.set_role_store(shared.roles.clone());
+    session.set_activity_source(shared.registry.clone());
+    session.set_database_name(
+        &get("database")
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| user.clone()),
+    );
     let Some(admission) = shared.registry.admit(Engine::interrupt(&session)) else {
         return refuse(
             conn,
@@ -281,7 +287,8 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
             );
         }
     }
-    let mut backend = Backend::new(conn, &mut session);
+    admission.activity.set_client(conn.io.peer_addr());
+    let mut backend = Backend::new(conn, &mut session).with_activity(admission.activity.clone());
     if backend.greet(admission.pid, admission.secret) {
         backend.run();
     }

@@ -29,11 +29,7 @@ pub const UNKNOWN: u32 = 705;
 
 /// The `typlen` RowDescription reports for a type.
 pub fn type_len(t: DataType) -> i16 {
-    match t {
-        // Variable length in PostgreSQL (tusk stores it in 18 bytes).
-        DataType::Numeric => -1,
-        t => t.fixed_width().map_or(-1, |n| n as i16),
-    }
+    t.pg_typlen()
 }
 
 /// The OID and typmod of a result column's type.
@@ -115,7 +111,75 @@ fn binary_value(ty: DataType, b: &[u8]) -> Option<Value> {
                 i64::from_be_bytes(be(&b[0..8])?),
             ))
         }
+        t if t.is_oid() || t == DataType::Xid => Value::Oid {
+            ty: t,
+            oid: u32::from_be_bytes(be(b)?),
+        },
+        DataType::Name | DataType::Char | DataType::NodeTree => {
+            Value::Text(std::str::from_utf8(b).ok()?.to_string())
+        }
+        t => array_from_binary(t, b)?,
     })
+}
+
+/// An array from PostgreSQL's binary format (`array_recv`): dimensions,
+/// a NULL flag, the element type, each dimension's size and lower bound,
+/// then each element's length (-1 for NULL) and bytes. One dimension (or
+/// none, for an empty array) only.
+fn array_from_binary(ty: DataType, b: &[u8]) -> Option<Value> {
+    let element = ty.element()?;
+    let int = |at: usize| -> Option<i32> {
+        Some(i32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    };
+    let ndim = int(0)?;
+    let elem_oid = int(8)? as u32;
+    if elem_oid != element.oid() {
+        return None;
+    }
+    let mut a = tusk_exec::array::ArrayValue::new(ty, Vec::new());
+    if ndim == 0 {
+        return (b.len() == 12).then_some(Value::Array(Box::new(a)));
+    }
+    if ndim != 1 {
+        return None;
+    }
+    let n = usize::try_from(int(12)?).ok()?;
+    a.lower = int(16)?;
+    let mut at = 20;
+    for _ in 0..n {
+        let len = int(at)?;
+        at += 4;
+        if len < 0 {
+            a.items.push(Value::Null);
+            continue;
+        }
+        let bytes = b.get(at..at + len as usize)?;
+        a.items.push(binary_value(element, bytes)?);
+        at += len as usize;
+    }
+    (at == b.len()).then_some(Value::Array(Box::new(a)))
+}
+
+/// Appends an array in PostgreSQL's binary format (`array_send`).
+fn array_to_binary(out: &mut Vec<u8>, a: &tusk_exec::array::ArrayValue, settings: &Settings) {
+    let element = a.element();
+    let has_null = a.items.iter().any(Value::is_null);
+    let ndim: i32 = if a.items.is_empty() { 0 } else { 1 };
+    out.extend_from_slice(&ndim.to_be_bytes());
+    out.extend_from_slice(&i32::from(has_null).to_be_bytes());
+    out.extend_from_slice(&element.oid().to_be_bytes());
+    if ndim == 1 {
+        out.extend_from_slice(&(a.items.len() as i32).to_be_bytes());
+        out.extend_from_slice(&a.lower.to_be_bytes());
+    }
+    let elems = tusk_exec::array::element_vector(a);
+    for i in 0..a.items.len() {
+        if elems.is_null(i) {
+            out.extend_from_slice(&(-1i32).to_be_bytes());
+        } else {
+            put_value(out, &elems, element, i, true, settings);
+        }
+    }
 }
 
 const NUMERIC_NEG: u16 = 0x4000;
@@ -283,6 +347,11 @@ fn put_value(
         (Data::Bool(d), false) => out.push(if d[row] { b't' } else { b'f' }),
         (Data::Text(d), _) => out.extend_from_slice(d.get(row)),
         (Data::Bool(d), true) => out.push(d[row] as u8),
+        // oid, the reg types and xid are 4 bytes on the wire.
+        (Data::Int8(d), true) if ty.is_oid() || ty == DataType::Xid => {
+            out.extend_from_slice(&(d[row] as u32).to_be_bytes())
+        }
+        (Data::Array(d), true) => array_to_binary(out, &d[row], settings),
         (Data::Int2(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
         // date is an Int4 vector; time and the timestamps Int8 vectors.
         (Data::Int4(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),

@@ -9,23 +9,8 @@
 
 mod common;
 
-use common::wire::{self, tags, Client};
-use common::TestServer;
-use std::net::SocketAddr;
-
-/// Runs `scenario` against tusk, and against PostgreSQL if asked to.
-fn both(scenario: fn(SocketAddr)) {
-    let server = TestServer::start(&[]);
-    scenario(server.addr);
-    if let Ok(pg) = std::env::var("TUSK_TEST_PG_ADDR") {
-        scenario(pg.parse().unwrap());
-    }
-    server.stop().unwrap();
-}
-
-fn client(addr: SocketAddr) -> Client {
-    Client::connect(addr, "tusk", None).unwrap()
-}
+use common::wire::{self, tags};
+use common::{both, client, TestServer};
 
 #[test]
 fn startup_reports_settings_and_key() {

@@ -168,6 +168,22 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             };
             format!("({} {op} {})", deparse(arg, names), deparse(pattern, names))
         }
+        Expr::Array { elems, .. } => format!("ARRAY[{}]", deparse_list(elems, names)),
+        Expr::Subscript { array, index, .. } => {
+            format!("({})[{}]", deparse(array, names), deparse(index, names))
+        }
+        Expr::AnyArray {
+            arg,
+            array,
+            op,
+            all,
+        } => format!(
+            "({} {} {} ({}))",
+            deparse(arg, names),
+            op.symbol(),
+            if *all { "ALL" } else { "ANY" },
+            deparse(array, names)
+        ),
     }
 }
 
@@ -426,6 +442,23 @@ impl Renderer<'_> {
         let detail = " ".repeat(if depth == 0 { shift + 2 } else { indent + 6 });
         let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
         let (title, mut details): (String, Vec<String>) = match &p.kind {
+            NodeKind::SystemScan {
+                relation,
+                alias,
+                filter,
+                ..
+            } => {
+                let name = if alias == relation {
+                    quote_ident(relation)
+                } else {
+                    format!("{} {}", quote_ident(relation), quote_ident(alias))
+                };
+                let mut d = vec![];
+                if let Some(f) = filter {
+                    d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
+                }
+                (format!("Seq Scan on {name}"), d)
+            }
             NodeKind::SeqScan {
                 table,
                 alias,

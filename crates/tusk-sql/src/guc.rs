@@ -579,6 +579,71 @@ fn parse_kb(v: &str) -> Option<i64> {
     i64::try_from(bytes / 1024).ok()
 }
 
+/// One setting as `pg_settings` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingDescription {
+    pub name: String,
+    /// The value in the setting's base unit (`4096` for `work_mem = 4MB`).
+    pub setting: String,
+    pub unit: Option<String>,
+    pub category: &'static str,
+    pub description: String,
+    /// `user` (SET changes it) or `postmaster` (fixed at startup).
+    pub context: &'static str,
+    pub vartype: &'static str,
+    /// `default`, `configuration file` (tusk.conf) or `session`.
+    pub source: &'static str,
+    pub min: Option<String>,
+    pub max: Option<String>,
+    pub enumvals: Option<Vec<&'static str>>,
+    pub boot: String,
+    pub reset: String,
+}
+
+/// PostgreSQL's category of a setting (`pg_settings.category`).
+fn category(name: &str) -> &'static str {
+    match name {
+        "work_mem"
+        | "hash_mem_multiplier"
+        | "maintenance_work_mem"
+        | "shared_buffers"
+        | "huge_pages"
+        | "min_dynamic_shared_memory"
+        | "huge_pages_status" => "Resource Usage / Memory",
+        "temp_file_limit" => "Resource Usage / Disk",
+        "max_parallel_workers_per_gather" | "maintenance_io_concurrency" => {
+            "Resource Usage / Asynchronous Behavior"
+        }
+        "min_parallel_table_scan_size" => "Query Tuning / Planner Cost Constants",
+        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" => {
+            "Query Tuning / Planner Method Configuration"
+        }
+        "synchronous_commit" | "full_page_writes" | "wal_buffers" => "Write-Ahead Log / Settings",
+        "max_wal_size" | "checkpoint_timeout" => "Write-Ahead Log / Checkpoints",
+        "recovery_prefetch" | "wal_decode_buffer_size" => "Write-Ahead Log / Recovery",
+        "deadlock_timeout" => "Lock Management",
+        "statement_timeout"
+        | "lock_timeout"
+        | "default_transaction_isolation"
+        | "search_path"
+        | "default_transaction_read_only" => "Client Connection Defaults / Statement Behavior",
+        "TimeZone" | "DateStyle" | "IntervalStyle" | "extra_float_digits" | "client_encoding" => {
+            "Client Connection Defaults / Locale and Formatting"
+        }
+        "application_name" => "Reporting and Logging / What to Log",
+        "standard_conforming_strings" => {
+            "Version and Platform Compatibility / Previous PostgreSQL Versions"
+        }
+        "listen_addresses" | "port" | "max_connections" => {
+            "Connections and Authentication / Connection Settings"
+        }
+        "auth_method" => "Connections and Authentication / Authentication",
+        "ssl" => "Connections and Authentication / SSL",
+        n if n.starts_with("tusk.") => "Customized Options",
+        _ => "Preset Options",
+    }
+}
+
 /// A session's settings.
 #[derive(Debug, Clone)]
 pub struct Gucs {
@@ -754,6 +819,79 @@ impl Gucs {
                     self.values[d.name].clone(),
                     d.description.to_string(),
                 )
+            })
+            .collect()
+    }
+
+    /// Every setting as `pg_settings` describes it.
+    pub fn describe(&self) -> Vec<SettingDescription> {
+        DEFS.iter()
+            .map(|d| {
+                let value = &self.values[d.name];
+                let default = &self.defaults[d.name];
+                let base = |v: &str| match d.kind {
+                    Kind::MemoryKb { .. } => {
+                        parse_kb(v).map_or_else(|| v.to_string(), |k| k.to_string())
+                    }
+                    Kind::DurationMs { .. } => {
+                        cs::parse_ms(v).map_or_else(|| v.to_string(), |m| m.to_string())
+                    }
+                    _ => v.to_string(),
+                };
+                let (vartype, unit, min, max, enumvals) = match d.kind {
+                    Kind::MemoryKb { min, max } => (
+                        "integer",
+                        Some("kB"),
+                        Some(min.to_string()),
+                        Some(max.to_string()),
+                        None,
+                    ),
+                    Kind::DurationMs { min, max } => (
+                        "integer",
+                        Some("ms"),
+                        Some(min.to_string()),
+                        Some(max.to_string()),
+                        None,
+                    ),
+                    Kind::Int { min, max } => (
+                        "integer",
+                        None,
+                        Some(min.to_string()),
+                        Some(max.to_string()),
+                        None,
+                    ),
+                    Kind::Real { min, max } => (
+                        "real",
+                        None,
+                        Some(format!("{min}")),
+                        Some(format!("{max}")),
+                        None,
+                    ),
+                    Kind::Enum(options) => ("enum", None, None, None, Some(options.to_vec())),
+                    Kind::Bool => ("bool", None, None, None, None),
+                    Kind::Startup | Kind::Custom(_) => ("string", None, None, None, None),
+                };
+                SettingDescription {
+                    name: d.name.to_string(),
+                    setting: base(value),
+                    unit: unit.map(str::to_string),
+                    category: category(d.name),
+                    description: d.description.to_string(),
+                    context: if d.read_only { "postmaster" } else { "user" },
+                    vartype,
+                    source: if value != default {
+                        "session"
+                    } else if default != d.default {
+                        "configuration file"
+                    } else {
+                        "default"
+                    },
+                    min,
+                    max,
+                    enumvals,
+                    boot: base(d.default),
+                    reset: base(default),
+                }
             })
             .collect()
     }

@@ -26,6 +26,7 @@
 
 mod autoparam;
 pub mod bind;
+pub mod catalog;
 pub mod client_settings;
 mod commands;
 pub mod error;
@@ -43,8 +44,9 @@ mod stmtcache;
 pub mod types;
 pub mod xact;
 
+pub use catalog::{ActivitySource, SessionActivity, SessionInfo};
 pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient};
-pub use commands::role::{RoleChange, RoleStore};
+pub use commands::role::{RoleChange, RoleInfo, RoleStore};
 pub use error::{sqlstate, SqlError};
 pub use session::{
     on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, QueryResult, Session,

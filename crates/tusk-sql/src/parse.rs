@@ -40,11 +40,15 @@ pub enum Parsed {
         tables: Vec<(String, Vec<String>)>,
     },
     Checkpoint,
-    /// `SELECT * FROM pg_stat_recovery_prefetch`.
-    RecoveryPrefetchStats,
+    /// `SELECT * FROM` one of the statistics views tusk computes from the
+    /// engine's counters.
+    StatView(StatView),
     /// A command string that is one COPY statement, read with PostgreSQL's
     /// grammar (`commands::copy::stmt`).
     Copy(Box<crate::commands::copy::CopyStatement>),
+    /// `FETCH` or `MOVE`, read with PostgreSQL's grammar
+    /// (`commands::cursor::grammar`).
+    Fetch(crate::commands::cursor::FetchStatement),
 }
 
 /// Parses one or more statements separated by `;`.
@@ -55,7 +59,42 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     if let Some(c) = crate::commands::copy::parse_statement(sql) {
         return Ok(vec![Parsed::Copy(Box::new(c?))]);
     }
-    let mut tokens = lex(sql)?;
+    let tokens = lex(sql)?;
+    // FETCH and MOVE are read here; the statements between them by
+    // sqlparser.
+    let mut out = Vec::new();
+    let mut chunk: Vec<TokenWithSpan> = Vec::new();
+    for t in tokens {
+        let end = matches!(t.token, Token::SemiColon | Token::EOF);
+        chunk.push(t);
+        if end {
+            statements(sql, std::mem::take(&mut chunk), &mut out)?;
+        }
+    }
+    if !chunk.is_empty() {
+        statements(sql, chunk, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The statements of `tokens` (up to and including a semicolon).
+fn statements(
+    sql: &str,
+    mut tokens: Vec<TokenWithSpan>,
+    out: &mut Vec<Parsed>,
+) -> Result<(), SqlError> {
+    let body: Vec<TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::SemiColon | Token::EOF))
+        .cloned()
+        .collect();
+    if let Some(f) = crate::commands::cursor::grammar::parse(&body) {
+        out.push(Parsed::Fetch(f?));
+        return Ok(());
+    }
+    if body.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
+        return Ok(());
+    }
     let strengths = row_lock_strengths(&mut tokens);
     let access_methods = table_am::take_clauses(&mut tokens);
     let mut stmts = Parser::new(&PostgreSqlDialect {})
@@ -70,18 +109,15 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     let counts: Vec<usize> = stmts.iter().map(lock_clause_count).collect();
     let matched = counts.iter().sum::<usize>() == strengths.len();
     let mut next = strengths.into_iter();
-    Ok(stmts
-        .into_iter()
-        .zip(counts)
-        .map(|(s, n)| {
-            let mine = if matched {
-                next.by_ref().take(n).collect()
-            } else {
-                Vec::new()
-            };
-            Parsed::Sql(Box::new(s), mine)
-        })
-        .collect())
+    out.extend(stmts.into_iter().zip(counts).map(|(s, n)| {
+        let mine = if matched {
+            next.by_ref().take(n).collect()
+        } else {
+            Vec::new()
+        };
+        Parsed::Sql(Box::new(s), mine)
+    }));
+    Ok(())
 }
 
 /// The row-locking clauses of a statement, in the order sqlparser's
@@ -224,6 +260,17 @@ fn tokenizer_message(msg: &str) -> String {
     }
 }
 
+/// A statistics view read whole (`SELECT * FROM name`): one row of
+/// counters, each shown as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatView {
+    /// `pg_stat_recovery_prefetch`: the last recovery's prefetching.
+    RecoveryPrefetch,
+    /// `pg_stat_wal`: WAL records, writes and syncs since the server
+    /// started (see `tusk_storage::wal::WalStats`).
+    Wal,
+}
+
 /// Statements sqlparser does not know, recognised from the whole text.
 fn special(sql: &str) -> Option<Parsed> {
     let text = sql
@@ -237,8 +284,9 @@ fn special(sql: &str) -> Option<Parsed> {
     match words.as_slice() {
         ["checkpoint"] => return Some(Parsed::Checkpoint),
         ["select", "*", "from", "pg_stat_recovery_prefetch"] => {
-            return Some(Parsed::RecoveryPrefetchStats)
+            return Some(Parsed::StatView(StatView::RecoveryPrefetch))
         }
+        ["select", "*", "from", "pg_stat_wal"] => return Some(Parsed::StatView(StatView::Wal)),
         _ => {}
     }
     analyze(text).or_else(|| vacuum(text))

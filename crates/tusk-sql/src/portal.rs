@@ -59,9 +59,8 @@ use tusk_storage::{Catalog, DataType, SqlType};
 #[derive(Debug, Clone)]
 pub struct Statement {
     pub(crate) parsed: Arc<Parsed>,
-    /// A simple query's statement as the statement cache found it (see
-    /// `stmtcache`).
-    pub(crate) simple: Option<Arc<crate::stmtcache::Simple>>,
+    /// What the statement cache said about it (see `stmtcache`).
+    pub(crate) cache: Option<Arc<crate::stmtcache::Lookup>>,
 }
 
 /// A result column: its name and type (with its typmod).
@@ -92,6 +91,9 @@ pub use crate::xact::TransactionStatus;
 pub(crate) enum Plan {
     Query(Box<PlannedQuery>),
     Change(Box<PlannedChange>),
+    /// `DECLARE ... CURSOR FOR query`: the query's plan (its parameters
+    /// are the statement's).
+    Declare(Box<PlannedQuery>, Box<A::Declare>),
 }
 
 #[derive(Debug, Clone)]
@@ -152,6 +154,8 @@ enum Source {
     Executor(Box<dyn Operator>),
     /// Rows computed already (RETURNING), handed out once.
     Computed(Option<Batch>),
+    /// A FETCH's rows, pulled from its cursor.
+    Cursor(crate::commands::cursor::Fetching),
 }
 
 /// A running statement's rows, pulled batch by batch.
@@ -159,8 +163,11 @@ pub struct RowStream {
     source: Source,
     columns: Vec<ResultColumn>,
     types: Vec<DataType>,
-    /// The command tag of a data change; a query's is `SELECT n`.
+    /// The command tag of a data change or FETCH; a query's is `SELECT
+    /// n`.
     tag: Option<String>,
+    /// Every column goes in binary format (a BINARY cursor's FETCH).
+    binary: bool,
     done: bool,
 }
 
@@ -177,10 +184,17 @@ impl RowStream {
     /// The command tag once `rows` rows have been sent: `SELECT rows` for a
     /// query, the change's own (`INSERT 0 3`) for RETURNING.
     pub fn command_tag(&self, rows: u64) -> String {
-        match &self.tag {
-            Some(t) => t.clone(),
-            None => format!("SELECT {rows}"),
+        match (&self.tag, &self.source) {
+            (_, Source::Cursor(_)) => format!("FETCH {rows}"),
+            (Some(t), _) => t.clone(),
+            (None, _) => format!("SELECT {rows}"),
         }
+    }
+
+    /// Whether the rows must go in binary format whatever the client asked
+    /// (a BINARY cursor's FETCH in the simple query protocol).
+    pub fn binary(&self) -> bool {
+        self.binary
     }
 
     /// The next batch of rows, `None` once the statement is done. Fails
@@ -192,6 +206,7 @@ impl RowStream {
         let next = match &mut self.source {
             Source::Executor(op) => op.next().map_err(SqlError::from),
             Source::Computed(b) => Ok(b.take()),
+            Source::Cursor(f) => f.next_batch(),
         };
         if !matches!(next, Ok(Some(_))) {
             self.done = true;
@@ -244,11 +259,12 @@ impl Statement {
 impl Session {
     /// Splits `sql` into its statements (none for an empty string).
     pub fn split(&self, sql: &str) -> Result<Vec<Statement>> {
+        self.info.set_query(sql);
         Ok(parse(sql)?
             .into_iter()
             .map(|p| Statement {
                 parsed: Arc::new(p),
-                simple: None,
+                cache: None,
             })
             .collect())
     }
@@ -263,9 +279,18 @@ impl Session {
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Prepared> {
-        if let Some(p) = st.simple.as_deref().and_then(crate::stmtcache::Simple::hit) {
+        if let Some(crate::stmtcache::Lookup::Hit(p)) = st.cache.as_deref() {
+            // What `transactional` would have said (a cached plan is never
+            // transaction control).
+            if self.xact.block == crate::xact::Block::Failed {
+                return Err(crate::xact::aborted());
+            }
             return Ok(p.clone());
         }
+        // Literals are read with the session's settings and catalog (the
+        // reg types) while binding.
+        let env = self.env.clone();
+        let _env = tusk_exec::env::enter(&env);
         // Transaction control needs no plan and runs in a failed block too.
         if st
             .sql()
@@ -275,14 +300,11 @@ impl Session {
         }
         let mut prepared = None;
         self.transactional(true, &mut |s| {
-            prepared = Some(s.prepare_in_transaction(st, declared, infer)?);
-            if let Some(shape) = st
-                .simple
-                .as_deref()
-                .and_then(crate::stmtcache::Simple::miss)
-            {
-                s.remember_simple(shape);
+            let p = s.prepare_in_transaction(st, declared, infer)?;
+            if let Some(crate::stmtcache::Lookup::Miss { key, shape }) = st.cache.as_deref() {
+                s.remember(key, shape.as_ref(), &p);
             }
+            prepared = Some(p);
             Ok(())
         })?;
         Ok(prepared.expect("prepared above"))
@@ -315,6 +337,10 @@ impl Session {
             Some(A::Statement::Delete(d)) => {
                 Some(Plan::Change(Box::new(self.plan_delete(d, &settings)?)))
             }
+            Some(A::Statement::Declare { stmts }) if stmts.len() == 1 => Some(Plan::Declare(
+                Box::new(self.plan_declared(&stmts[0], &settings)?),
+                Box::new(stmts[0].clone()),
+            )),
             _ => None,
         };
         let Some(mut plan) = plan else {
@@ -354,10 +380,9 @@ impl Session {
     /// Result columns of a statement that is not planned ahead.
     fn utility_columns(&self, st: &Statement) -> Result<Option<Vec<ResultColumn>>> {
         Ok(match st.parsed.as_ref() {
-            Parsed::RecoveryPrefetchStats => Some(
-                self.db
-                    .recovery_stats()
-                    .columns()
+            Parsed::Fetch(f) if !f.is_move => Some(self.cursor_columns(&f.cursor)?),
+            Parsed::StatView(view) => Some(
+                self.stat_view(*view)
                     .iter()
                     .map(|(n, _)| ResultColumn::text(n))
                     .collect(),
@@ -477,6 +502,11 @@ impl Session {
         }
         let env = self.env.clone();
         let _env = tusk_exec::env::enter(&env);
+        if let Parsed::Fetch(f) = p.statement.parsed.as_ref() {
+            if !f.is_move {
+                return self.start_fetch_rows(f);
+            }
+        }
         if p.generic.is_none() {
             return self.run_utility(&p.statement, notice, copy);
         }
@@ -489,9 +519,43 @@ impl Session {
         Ok(started.expect("started above"))
     }
 
+    /// A FETCH: its rows stream from the cursor as they are pulled.
+    fn start_fetch_rows(&mut self, f: &crate::commands::cursor::FetchStatement) -> Result<Started> {
+        let mut started = None;
+        self.transactional(true, &mut |s| {
+            let (columns, binary) = (s.cursor_columns(&f.cursor)?, s.cursor_shape(&f.cursor)?);
+            let (fetching, _) = s.start_fetch(f)?;
+            started = Some(Started::Rows(RowStream {
+                source: Source::Cursor(fetching),
+                columns,
+                types: binary.0,
+                tag: None,
+                binary: binary.1,
+                done: false,
+            }));
+            Ok(())
+        })?;
+        Ok(started.expect("started above"))
+    }
+
     /// Runs a planned statement in the session's transaction.
     fn start_planned(&mut self, p: &Prepared, values: &[Value]) -> Result<Started> {
         match p.generic.as_ref().map(|g| &*g.plan) {
+            Some(Plan::Declare(q, d)) => {
+                let mut q = (**q).clone();
+                if !values.is_empty() {
+                    params::for_each_statement_expr(&mut q.stmt, &mut |e| {
+                        params::substitute(e, values)
+                    });
+                }
+                self.lock_planned(&q)?;
+                let (name, options) = crate::commands::cursor::declare_options(d)?;
+                let tag = match self.open_cursor(&name, options, &d.to_string(), q)? {
+                    QueryResult::Command { tag } => tag,
+                    _ => String::new(),
+                };
+                Ok(Started::Command { tag })
+            }
             Some(Plan::Query(q)) => {
                 let mut stmt = q.stmt.clone();
                 if !values.is_empty() {
@@ -508,6 +572,7 @@ impl Session {
                     columns: p.columns.as_deref().unwrap_or_default().to_vec(),
                     types: q.types.clone(),
                     tag: None,
+                    binary: false,
                     done: false,
                 }))
             }
@@ -544,6 +609,7 @@ impl Session {
                         columns: p.columns.as_deref().unwrap_or_default().to_vec(),
                         types: r.types,
                         tag: Some(tag),
+                        binary: false,
                         done: false,
                     }),
                     _ => Started::Command { tag },
@@ -615,7 +681,7 @@ impl Plan {
     /// The relations the plan reads or changes.
     pub(crate) fn relations(&self) -> Vec<u32> {
         let (q, target) = match self {
-            Plan::Query(q) => (&**q, None),
+            Plan::Query(q) | Plan::Declare(q, _) => (&**q, None),
             Plan::Change(c) => (&c.rows, Some(c.table.oid)),
         };
         target
@@ -629,7 +695,7 @@ impl Plan {
     fn parameters(&mut self) -> (Vec<Option<DataType>>, Vec<(usize, DataType)>) {
         let mut used = Vec::new();
         let (q, returning) = match self {
-            Plan::Query(q) => (&mut **q, None),
+            Plan::Query(q) | Plan::Declare(q, _) => (&mut **q, None),
             Plan::Change(c) => (&mut c.rows, c.returning.as_ref()),
         };
         params::for_each_statement_expr(&mut q.stmt, &mut |e| params::occurrences(e, &mut used));
@@ -641,6 +707,7 @@ impl Plan {
 
     fn columns(&self) -> Option<Vec<ResultColumn>> {
         match self {
+            Plan::Declare(..) => None,
             Plan::Query(q) => Some(
                 q.names
                     .iter()

@@ -177,6 +177,11 @@ pub struct Session {
     pub(crate) env: Arc<SessionEnv>,
     /// Where CREATE/ALTER/DROP ROLE keep roles (`commands::role`).
     pub(crate) roles: Option<Arc<dyn crate::commands::role::RoleStore>>,
+    /// What the executor asks of the session (settings, catalog, user:
+    /// see `catalog::info`), installed in `env`.
+    pub(crate) info: Arc<crate::catalog::SessionInfo>,
+    /// Open cursors (`commands::cursor`).
+    pub(crate) cursors: crate::commands::cursor::Cursors,
     /// Plans of simple queries, by shape (`stmtcache`).
     pub(crate) stmt_cache: crate::stmtcache::StmtCache,
 }
@@ -203,13 +208,21 @@ impl Session {
             ("huge_pages_status", db.pool.huge_pages_status().to_string()),
         ];
         let gucs = guc::Gucs::new(db.settings(), &fixed).map_err(guc::error)?;
+        let xact = SessionXact::new();
+        let info = Arc::new(crate::catalog::SessionInfo::new(
+            db.clone(),
+            gucs.clone(),
+            xact.pid,
+        ));
         let mut session = Session {
             db,
             gucs,
             interrupt: Interrupt::new(),
             env: Arc::default(),
             roles: None,
-            xact: SessionXact::new(),
+            xact,
+            info,
+            cursors: Default::default(),
             stmt_cache: Default::default(),
         };
         session.sync_env()?;
@@ -230,12 +243,48 @@ impl Session {
             .set_interval_style(&value("IntervalStyle"))
             .map_err(fail)?;
         settings.extra_float_digits = value("extra_float_digits").parse().unwrap_or(1);
+        self.info.set_settings(&self.gucs);
+        let info: Arc<dyn tusk_exec::session::SessionState> = self.info.clone();
         self.env = Arc::new(SessionEnv {
             settings,
             now: self.env.now,
             statement: self.env.statement,
+            session: Some(info),
         });
         Ok(())
+    }
+
+    /// Names the database the client connected to (`current_database()`,
+    /// `pg_database`): a data directory is one database, which answers to
+    /// any name.
+    pub fn set_database_name(&mut self, name: &str) {
+        self.info.set_database_name(name);
+    }
+
+    /// Where `pg_stat_activity` finds the server's sessions.
+    pub fn set_activity_source(&mut self, source: Arc<dyn crate::catalog::ActivitySource>) {
+        self.info.set_activity_source(source);
+    }
+
+    /// Applies the `set_config` calls of the statement that just ended
+    /// (see `catalog::info`): as SET or SET LOCAL would, unless the
+    /// statement failed; either way the executor's copy of the settings is
+    /// the session's again.
+    fn apply_setting_changes(&mut self) {
+        let changes = self.info.take_setting_changes();
+        if changes.is_empty() {
+            return;
+        }
+        if !self.xact.statement_failed {
+            for c in changes {
+                let local = c.local && self.xact.block != crate::xact::Block::None;
+                let _ = self.change_settings(local, &|g| match &c.value {
+                    Some(v) => g.set(&c.name, v),
+                    None => g.reset(&c.name),
+                });
+            }
+        }
+        let _ = self.sync_env();
     }
 
     /// The client settings values are read and printed with.
@@ -256,6 +305,7 @@ impl Session {
     /// the first of a string's implicit block): what `now()` and `'now'`
     /// mean for the whole transaction.
     pub fn begin_statement(&mut self) {
+        self.xact.statement_failed = false;
         self.interrupt
             .start_statement(self.gucs.statement_timeout());
         let now = tusk_exec::func::datetime::clock_now();
@@ -268,9 +318,11 @@ impl Session {
         }
     }
 
-    /// Ends a statement: disarms `statement_timeout`.
-    pub fn end_statement(&self) {
+    /// Ends a statement: disarms `statement_timeout` and applies its
+    /// `set_config` calls.
+    pub fn end_statement(&mut self) {
         self.interrupt.end_statement();
+        self.apply_setting_changes();
     }
 
     pub fn database(&self) -> &Arc<Database> {
@@ -293,6 +345,7 @@ impl Session {
     }
 
     fn execute_collect(&mut self, sql: &str, out: &mut Vec<QueryResult>) -> Result<()> {
+        self.info.set_query(sql);
         let stmts = match parse(sql) {
             Ok(s) => s,
             Err(e) => {
@@ -357,6 +410,11 @@ impl Session {
             } => self.transactional(false, &mut |s| {
                 s.vacuum(*verbose, *analyze, tables.clone(), sink)
             }),
+            Parsed::Fetch(f) => self.transactional(true, &mut |s| {
+                let r = s.fetch(f)?;
+                sink(r);
+                Ok(())
+            }),
             Parsed::Analyze { verbose, tables } => {
                 self.transactional(true, &mut |s| s.analyze(*verbose, tables, sink))
             }
@@ -367,8 +425,8 @@ impl Session {
                 });
                 Ok(())
             }),
-            Parsed::RecoveryPrefetchStats => self.transactional(false, &mut |s| {
-                let cols = s.db.recovery_stats().columns();
+            Parsed::StatView(view) => self.transactional(false, &mut |s| {
+                let cols = s.stat_view(*view);
                 sink(QueryResult::Rows {
                     title: None,
                     columns: cols
@@ -382,6 +440,14 @@ impl Session {
                 });
                 Ok(())
             }),
+        }
+    }
+
+    /// A statistics view's columns with their values, in PostgreSQL's order.
+    pub(crate) fn stat_view(&self, view: crate::parse::StatView) -> Vec<(&'static str, String)> {
+        match view {
+            crate::parse::StatView::RecoveryPrefetch => self.db.recovery_stats().columns(),
+            crate::parse::StatView::Wal => self.db.wal.stat_columns(),
         }
     }
 

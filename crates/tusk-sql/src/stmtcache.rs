@@ -1,6 +1,8 @@
-//! The session's statement cache: plans of simple queries kept by their
-//! shape, so that a client sending the same statement again and again as
-//! text (pgbench's default mode, most ORMs without server-side prepare)
+//! The session's statement cache: plans kept by the text they were made
+//! from, so that a client sending the same statement again and again —
+//! as text (pgbench's default mode, most ORMs without server-side
+//! prepare), or as a Parse of the unnamed statement before each execution
+//! (the extended protocol as libpq's `PQexecParams` and JDBC use it) —
 //! skips parsing, binding and planning, as a prepared statement does.
 //!
 //! ## How a simple query uses it
@@ -8,15 +10,25 @@
 //! [`Session::split_simple`] takes the query's shape (`autoparam`: the
 //! text with its parameterizable numeric literals taken out). If the cache
 //! holds a valid plan for that shape, the statement comes back with it and
-//! the literals' values ([`Simple::Hit`]); `Session::prepare` hands that
+//! the literals' values ([`Lookup::Hit`]); `Session::prepare` hands that
 //! plan out without a transaction, and `Session::start` runs it with the
 //! values, as Bind and Execute run a prepared statement. Otherwise the
-//! statement is parsed, bound and planned as always ([`Simple::Miss`]),
+//! statement is parsed, bound and planned as always ([`Lookup::Miss`]),
 //! and `Session::prepare` also prepares the shape's parameterized text
-//! with the literals' types ([`Session::remember_simple`]) and keeps it.
-//! A shape whose parameterized text does not make a plan taking exactly
-//! those parameters (a utility statement, `SELECT ... FOR UPDATE`, a type
-//! error) is remembered as not cacheable.
+//! with the literals' types ([`Session::remember`]) and keeps it. A shape
+//! whose parameterized text does not make a plan taking exactly those
+//! parameters (a utility statement, `SELECT ... FOR UPDATE`, a type error)
+//! is remembered as not cacheable, and so is a `DECLARE ... CURSOR` (whose
+//! text the cursor keeps).
+//!
+//! ## How a Parse uses it
+//!
+//! [`Session::split_for_parse`] looks up the statement's text with the
+//! parameter types the client declared. A hit is the plan an earlier Parse
+//! of the same text made (its parameter types inferred as they were then);
+//! a miss is parsed and prepared as always and its plan kept. What the
+//! client names the statement does not matter: a named prepared statement
+//! holds its own plan either way.
 //!
 //! So the first run of every statement is planned from its own text, with
 //! its own messages and error positions; later runs of the same shape
@@ -62,29 +74,15 @@ pub(crate) const MAX_ENTRIES: usize = 512;
 /// estimate for never-vacuumed small tables).
 const SMALL_TABLE_PAGES: u32 = 10;
 
-/// What the cache said about a simple query's statement.
+/// What the cache said about a statement.
 #[derive(Debug)]
-pub(crate) enum Simple {
-    /// A valid plan, with the literals' values to run it with.
+pub(crate) enum Lookup {
+    /// A valid plan (with a simple query's literals' values to run it with).
     Hit(Prepared),
-    /// Not cached yet: prepare the shape too.
-    Miss(Shape),
-}
-
-impl Simple {
-    pub(crate) fn hit(&self) -> Option<&Prepared> {
-        match self {
-            Simple::Hit(p) => Some(p),
-            Simple::Miss(_) => None,
-        }
-    }
-
-    pub(crate) fn miss(&self) -> Option<&Shape> {
-        match self {
-            Simple::Miss(s) => Some(s),
-            Simple::Hit(_) => None,
-        }
-    }
+    /// Not cached yet: keep the plan under `key` once the statement is
+    /// prepared — of `shape`'s parameterized text for a simple query, the
+    /// statement's own for a Parse.
+    Miss { key: String, shape: Option<Shape> },
 }
 
 /// The cache (see the module doc).
@@ -130,13 +128,46 @@ impl Session {
         let Some(shape) = shape.flatten() else {
             return self.split(sql);
         };
+        let key = shape.key.clone();
+        self.split_cached(sql, key, Some(shape))
+    }
+
+    /// Splits a Parse message's query string, as [`Session::split`] does,
+    /// consulting the statement cache for the text with the parameter
+    /// types the client declared (see the module doc).
+    pub fn split_for_parse(
+        &mut self,
+        sql: &str,
+        declared: &[Option<DataType>],
+    ) -> Result<Vec<Statement>> {
+        if !self.gucs.statement_cache() {
+            return self.split(sql);
+        }
+        // \u{1} cannot start a simple query's shape (a keyword does).
+        let mut key = String::from("\u{1}");
+        for t in declared {
+            key.push_str(t.map_or("?", |t| t.display_name()));
+            key.push('\u{1}');
+        }
+        key.push_str(sql);
+        self.split_cached(sql, key, None)
+    }
+
+    /// The statement cached under `key`, if valid; else `sql`'s
+    /// statements, a single one marked to be kept under `key`.
+    fn split_cached(
+        &mut self,
+        sql: &str,
+        key: String,
+        shape: Option<Shape>,
+    ) -> Result<Vec<Statement>> {
         let gucs = self.gucs.generation();
         let catalog = self.catalog_view();
         if !Arc::ptr_eq(&catalog, &self.db.catalog_snapshot()) {
             // The transaction's own DDL: its plans are good for it alone.
             return self.split(sql);
         }
-        match self.stmt_cache.entries.get(&shape.key) {
+        match self.stmt_cache.entries.get(&key) {
             Some(Slot::NotCacheable) => return self.split(sql),
             Some(Slot::Ready(e)) => {
                 let valid = e.gucs == gucs
@@ -149,25 +180,33 @@ impl Session {
                 if valid {
                     self.stmt_cache.hits += 1;
                     let mut prepared = e.prepared.clone();
-                    prepared.literals = shape.values.into_iter().map(|(v, _)| v).collect();
+                    if let Some(shape) = shape {
+                        prepared.literals = shape.values.into_iter().map(|(v, _)| v).collect();
+                    }
                     let parsed = prepared.statement.parsed.clone();
-                    return Ok(vec![Statement::cached(parsed, Simple::Hit(prepared))]);
+                    return Ok(vec![Statement::cached(parsed, Lookup::Hit(prepared))]);
                 }
-                self.stmt_cache.entries.remove(&shape.key);
+                self.stmt_cache.entries.remove(&key);
             }
             None => {}
         }
         let mut statements = self.split(sql)?;
         if let [st] = statements.as_mut_slice() {
-            st.simple = Some(Arc::new(Simple::Miss(shape)));
+            st.cache = Some(Arc::new(Lookup::Miss { key, shape }));
         }
         Ok(statements)
     }
 
-    /// Prepares `shape`'s parameterized text in the session's transaction
-    /// and keeps the plan (or that there is none) for the shape.
-    pub(crate) fn remember_simple(&mut self, shape: &Shape) {
-        let slot = match self.prepare_shape(shape) {
+    /// Keeps a plan under `key` (in the session's transaction, just after
+    /// `prepared` was made from the statement's text): for a simple query,
+    /// one prepared from `shape`'s parameterized text; for a Parse,
+    /// `prepared` itself. A statement without one is remembered as such.
+    pub(crate) fn remember(&mut self, key: &str, shape: Option<&Shape>, prepared: &Prepared) {
+        let entry = match shape {
+            Some(shape) => self.prepare_shape(shape),
+            None => self.entry(prepared.clone()),
+        };
+        let slot = match entry {
             Ok(Some(entry)) => Slot::Ready(entry),
             Ok(None) | Err(_) => Slot::NotCacheable,
         };
@@ -175,7 +214,7 @@ impl Session {
         if entries.len() >= MAX_ENTRIES {
             entries.clear();
         }
-        entries.insert(shape.key.clone(), slot);
+        entries.insert(key.to_string(), slot);
     }
 
     fn prepare_shape(&mut self, shape: &Shape) -> Result<Option<Entry>> {
@@ -187,10 +226,21 @@ impl Session {
         let types: Vec<DataType> = shape.values.iter().map(|(_, t)| *t).collect();
         let declared: Vec<Option<DataType>> = types.iter().map(|&t| Some(t)).collect();
         let prepared = self.prepare_in_transaction(&st, &declared, false)?;
+        let all_used = prepared.generic.as_ref().is_some_and(|g| g.all_params_used);
+        if prepared.param_types() != types.as_slice() || !all_used {
+            return Ok(None);
+        }
+        self.entry(prepared)
+    }
+
+    /// An entry for `prepared`, if it has a plan, as of now.
+    fn entry(&mut self, prepared: Prepared) -> Result<Option<Entry>> {
         let Some(generic) = &prepared.generic else {
             return Ok(None);
         };
-        if prepared.param_types() != types.as_slice() || !generic.all_params_used {
+        // A cursor keeps its DECLARE's text (`pg_cursors.statement`), which
+        // must be the client's, not the parameterized shape's.
+        if matches!(*generic.plan, crate::portal::Plan::Declare(..)) {
             return Ok(None);
         }
         let mut sizes = Vec::new();
@@ -207,10 +257,10 @@ impl Session {
 }
 
 impl Statement {
-    fn cached(parsed: Arc<crate::parse::Parsed>, simple: Simple) -> Statement {
+    fn cached(parsed: Arc<crate::parse::Parsed>, lookup: Lookup) -> Statement {
         Statement {
             parsed,
-            simple: Some(Arc::new(simple)),
+            cache: Some(Arc::new(lookup)),
         }
     }
 }
@@ -376,6 +426,45 @@ mod tests {
         assert_eq!(hits(&s), 4);
         simple(&mut s, "select * from t where a = 12");
         assert_eq!(hits(&s), 5);
+    }
+
+    #[test]
+    fn parse_messages_of_the_same_text_share_a_plan() {
+        let (_d, mut s) = session();
+        let sql = "select b from t where a = $1";
+        let run = |s: &mut Session, declared: &[Option<tusk_storage::DataType>], a: i32| {
+            let st = s.split_for_parse(sql, declared).unwrap().remove(0);
+            let mut p = s.prepare(&st, declared, true).unwrap();
+            assert_eq!(p.param_types(), [tusk_storage::DataType::Int4]);
+            s.begin_statement();
+            let Started::Rows(mut rows) = s
+                .start(&mut p, &[tusk_exec::Value::Int4(a)], &mut |_, _| {})
+                .unwrap()
+            else {
+                panic!("rows expected")
+            };
+            let b = rows.next_batch().unwrap().unwrap();
+            s.end_statement();
+            crate::render_rows(&b, rows.types(), s.settings())[0][0]
+                .clone()
+                .unwrap()
+        };
+        assert_eq!(run(&mut s, &[], 4), "40");
+        assert_eq!(run(&mut s, &[], 5), "50");
+        assert_eq!(hits(&s), 1);
+        // Declared types are part of the key.
+        assert_eq!(run(&mut s, &[Some(tusk_storage::DataType::Int4)], 6), "60");
+        assert_eq!(hits(&s), 1);
+        assert_eq!(run(&mut s, &[Some(tusk_storage::DataType::Int4)], 7), "70");
+        assert_eq!(hits(&s), 2);
+        // In a failed block, a hit fails as a Parse would.
+        simple(&mut s, "begin");
+        assert!(s.split_simple("select 1/0").is_ok());
+        let st = s.split_simple("select 1/0").unwrap().remove(0);
+        assert!(s.prepare(&st, &[], false).is_err());
+        let st = s.split_for_parse(sql, &[]).unwrap().remove(0);
+        assert_eq!(s.prepare(&st, &[], true).unwrap_err().code, "25P02");
+        assert_eq!(hits(&s), 3);
     }
 
     #[test]

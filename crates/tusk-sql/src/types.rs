@@ -125,6 +125,23 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
             fields,
             precision: p,
         } => interval(fields.as_ref(), *p)?,
+        D::Regclass => SqlType::Plain(DataType::RegClass),
+        // `t[]`, `t[n]`, `t ARRAY`: one-dimensional arrays of `t` (the
+        // size is not enforced, as in PostgreSQL).
+        D::Array(
+            A::ArrayElemTypeDef::SquareBracket(inner, _) | A::ArrayElemTypeDef::Qualified(inner, _),
+        ) => {
+            let element = sql_type(inner)?.data_type();
+            SqlType::Plain(element.array_of().ok_or_else(|| {
+                SqlError::coded(
+                    sqlstate::UNDEFINED_OBJECT,
+                    format!(
+                        "could not find array type for data type {}",
+                        element.display_name()
+                    ),
+                )
+            })?)
+        }
         D::Custom(name, mods) => {
             let q = object_name(name)?;
             if q.schema.as_deref().is_some_and(|s| s != "pg_catalog") {
@@ -190,6 +207,37 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
             return Err(undefined(&name));
         }
     })
+}
+
+/// The type a name reads as (`regtype` input): `integer`, `int4`,
+/// `character varying(10)`, `text[]`, `pg_catalog.name`.
+pub fn type_by_name(text: &str) -> Result<SqlType> {
+    let parsed = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| {
+            let t = p.parse_data_type()?;
+            p.expect_token(&sqlparser::tokenizer::Token::EOF)?;
+            Ok(t)
+        });
+    match parsed {
+        Ok(t) => sql_type(&t),
+        Err(_) => Err(undefined(text.trim())),
+    }
+}
+
+/// Refuses a table column of a type tuples do not store (the catalog
+/// types and arrays: they appear in queries only).
+pub fn check_storable(ty: SqlType, column: &str) -> Result<()> {
+    if ty.data_type().is_storable() {
+        return Ok(());
+    }
+    Err(SqlError::coded(
+        sqlstate::FEATURE_NOT_SUPPORTED,
+        format!(
+            "column \"{column}\" has type {}, which tables cannot store yet",
+            ty.display_name()
+        ),
+    ))
 }
 
 fn undefined(name: &str) -> SqlError {

@@ -207,6 +207,8 @@ pub(crate) struct SessionXact {
     /// An implicit block opened before its first statement began: that
     /// statement fixes the transaction's start time.
     pub(crate) block_fresh: bool,
+    /// The running statement failed (its `set_config` calls are void).
+    pub(crate) statement_failed: bool,
 }
 
 impl SessionXact {
@@ -226,6 +228,7 @@ impl SessionXact {
             catalog_at_start: None,
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             block_fresh: false,
+            statement_failed: false,
         }
     }
 }
@@ -249,6 +252,7 @@ impl Session {
     /// begun from now on.
     pub fn set_pid(&mut self, pid: i32) {
         self.xact.pid = pid;
+        self.info.set_pid(pid);
     }
 
     /// How this session's lock waits behave: `lock_timeout`,
@@ -296,9 +300,12 @@ impl Session {
         Ok(snap)
     }
 
-    /// The catalog as the session's transaction sees it.
+    /// The catalog as the session's transaction sees it (also what the
+    /// session's catalog functions read from now on).
     pub(crate) fn catalog(&mut self) -> Result<Arc<Catalog>> {
-        Ok(self.txn()?.catalog())
+        let c = self.txn()?.catalog();
+        self.info.set_catalog(&c);
+        Ok(c)
     }
 
     /// The catalog for a look that needs no transaction (`\d`): the
@@ -350,12 +357,19 @@ impl Session {
         Ok(())
     }
 
-    /// Ends the session's transaction, committing or rolling back.
+    /// Ends the session's transaction, committing or rolling back. Held
+    /// cursors compute their rows first (see `commands::cursor`); if that
+    /// fails, the transaction rolls back.
     pub(crate) fn end_transaction(&mut self, commit: bool) -> Result<()> {
+        let held = self.cursors_at_transaction_end(commit);
         self.xact.snapshot_taken = false;
         let Some(mut txn) = self.xact.txn.take() else {
-            return Ok(());
+            return held;
         };
+        if let Err(e) = held {
+            txn.rollback();
+            return Err(e);
+        }
         if commit {
             txn.set_synchronous_commit(Some(self.gucs.synchronous_commit()));
             txn.commit()?;
@@ -494,6 +508,7 @@ impl Session {
     /// so that sessions waiting for it go on), else the innermost savepoint
     /// level (which a ROLLBACK TO then opens again).
     pub(crate) fn fail_statement(&mut self) {
+        self.xact.statement_failed = true;
         match self.xact.block {
             Block::None => {
                 let _ = self.end_transaction(false);

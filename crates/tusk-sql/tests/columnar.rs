@@ -53,6 +53,15 @@ fn default_table_access_method_chooses_the_storage() {
     assert_eq!(am(&mut s, "c"), "columnar");
     assert_eq!(am(&mut s, "h"), "heap");
     assert_eq!(am(&mut s, "h2"), "heap");
+    // pg_class.relam names it, as psql's `\d+` and `\dA` read it.
+    assert_eq!(
+        rows(
+            &mut s,
+            "select c.relname, a.amname, a.amtype from pg_class c join pg_am a on a.oid = c.relam \
+             where c.relname in ('c', 'h', 'h2') order by 1"
+        ),
+        ["c|columnar|t", "h|heap|t", "h2|heap|t"]
+    );
     // tusk.conf sets the default too.
     drop(s);
     let mut s = session(dir.path(), "default_table_access_method = columnar\n");

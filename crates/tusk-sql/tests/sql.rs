@@ -526,3 +526,27 @@ fn interval_leading_field_precision_is_accepted() {
         "syntax error at or near \"(\""
     );
 }
+
+/// `pg_stat_wal` shows the WAL's counters in PostgreSQL's columns: records,
+/// bytes and a sync for each committed transaction.
+#[test]
+fn pg_stat_wal_counts_records_bytes_and_syncs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    let read = |s: &mut Session| -> Vec<u64> {
+        rows(s, "select * from pg_stat_wal")[0]
+            .split('|')
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let before = read(&mut s);
+    assert_eq!(before.len(), 8);
+    rows(&mut s, "create table t (a int)");
+    rows(&mut s, "insert into t values (1)");
+    rows(&mut s, "insert into t values (2)");
+    let after = read(&mut s);
+    assert!(after[0] > before[0], "wal_records {before:?} {after:?}");
+    assert!(after[2] > before[2], "wal_bytes {before:?} {after:?}");
+    assert!(after[5] >= before[5] + 3, "wal_sync {before:?} {after:?}");
+    assert_eq!(after[6..], [0, 0], "no I/O timing");
+}

@@ -51,367 +51,11 @@
 //! `CreateIndex` record. Tables and indexes share one name space, as
 //! PostgreSQL's relations do; dropping a table drops its indexes.
 
+pub use crate::datatype::{DataType, ElementType, IntervalMod, SqlType, STORABLE_TYPES};
 use crate::StorageError;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// The type of a column or value: one of PostgreSQL's built-in types, without
-/// its modifier (see [`SqlType`] for that).
-///
-/// Several types share one in-memory representation (`physical` in
-/// tusk-exec's vectors): `date` is a 32-bit day number, `time`, `timestamp`
-/// and `timestamptz` are 64-bit microsecond counts, `varchar` and `bpchar`
-/// are strings like `text`. Dates and timestamps count from 2000-01-01, as
-/// PostgreSQL's do, so that the binary wire format is the stored value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DataType {
-    Bool,
-    Int2,
-    Int4,
-    Int8,
-    Float4,
-    Float8,
-    Numeric,
-    Text,
-    /// `character varying`: text with an optional length limit.
-    Varchar,
-    /// `character(n)`: blank-padded; trailing blanks do not count in comparisons.
-    Bpchar,
-    Date,
-    Time,
-    Timestamp,
-    TimestampTz,
-    Interval,
-}
-
-/// A column's SQL type: the type plus its modifier (length, precision).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SqlType {
-    Bool,
-    Int2,
-    Int4,
-    Int8,
-    Float4,
-    Float8,
-    /// `numeric` or `numeric(precision, scale)`.
-    Numeric(Option<(u16, i16)>),
-    Text,
-    Varchar(Option<u32>),
-    Char(u32),
-    Date,
-    /// `time[(p)]`: fractional digits of seconds kept (0..=6).
-    Time(Option<u8>),
-    /// `timestamp[(p)]`.
-    Timestamp(Option<u8>),
-    /// `timestamptz[(p)]`.
-    TimestampTz(Option<u8>),
-    /// `interval [fields] [(p)]`.
-    Interval(Option<IntervalMod>),
-}
-
-/// An `interval` column's modifier: the fields it keeps, as bits from
-/// `YEAR` (1) to `SECOND` (32) with 63 for all of them (tusk-types'
-/// `interval::parse::fields`), and the fractional digits of seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct IntervalMod {
-    pub fields: u8,
-    pub precision: Option<u8>,
-}
-
-impl IntervalMod {
-    const ALL: u8 = 63;
-
-    /// The fields' qualifier as PostgreSQL prints it (` day to second`),
-    /// empty for all fields.
-    pub fn qualifier(self) -> &'static str {
-        match self.fields {
-            1 => " year",
-            2 => " month",
-            4 => " day",
-            8 => " hour",
-            16 => " minute",
-            32 => " second",
-            3 => " year to month",
-            12 => " day to hour",
-            28 => " day to minute",
-            60 => " day to second",
-            24 => " hour to minute",
-            56 => " hour to second",
-            48 => " minute to second",
-            _ => "",
-        }
-    }
-
-    /// PostgreSQL's `INTERVAL_TYPMOD(precision, range)`.
-    fn pg_typmod(self) -> i32 {
-        const PG_BITS: [i32; 6] = [1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12];
-        let range = if self.fields == Self::ALL {
-            0x7fff
-        } else {
-            (0..6)
-                .filter(|b| self.fields & (1 << b) != 0)
-                .map(|b| PG_BITS[b])
-                .sum()
-        };
-        (range << 16) | self.precision.map_or(0xffff, i32::from)
-    }
-}
-
-impl SqlType {
-    pub fn data_type(self) -> DataType {
-        match self {
-            SqlType::Bool => DataType::Bool,
-            SqlType::Int2 => DataType::Int2,
-            SqlType::Int4 => DataType::Int4,
-            SqlType::Int8 => DataType::Int8,
-            SqlType::Float4 => DataType::Float4,
-            SqlType::Float8 => DataType::Float8,
-            SqlType::Numeric(_) => DataType::Numeric,
-            SqlType::Text => DataType::Text,
-            SqlType::Varchar(_) => DataType::Varchar,
-            SqlType::Char(_) => DataType::Bpchar,
-            SqlType::Date => DataType::Date,
-            SqlType::Time(_) => DataType::Time,
-            SqlType::Timestamp(_) => DataType::Timestamp,
-            SqlType::TimestampTz(_) => DataType::TimestampTz,
-            SqlType::Interval(_) => DataType::Interval,
-        }
-    }
-
-    /// The type without a modifier.
-    pub fn of(ty: DataType) -> SqlType {
-        match ty {
-            DataType::Bool => SqlType::Bool,
-            DataType::Int2 => SqlType::Int2,
-            DataType::Int4 => SqlType::Int4,
-            DataType::Int8 => SqlType::Int8,
-            DataType::Float4 => SqlType::Float4,
-            DataType::Float8 => SqlType::Float8,
-            DataType::Numeric => SqlType::Numeric(None),
-            DataType::Text => SqlType::Text,
-            DataType::Varchar => SqlType::Varchar(None),
-            // `bpchar` without a length: PostgreSQL's typmod -1.
-            DataType::Bpchar => SqlType::Char(0),
-            DataType::Date => SqlType::Date,
-            DataType::Time => SqlType::Time(None),
-            DataType::Timestamp => SqlType::Timestamp(None),
-            DataType::TimestampTz => SqlType::TimestampTz(None),
-            DataType::Interval => SqlType::Interval(None),
-        }
-    }
-
-    /// PostgreSQL's `atttypmod`: -1 without a modifier, the length plus 4
-    /// for `varchar(n)`/`char(n)`, `((p << 16) | s) + 4` for `numeric(p, s)`,
-    /// the precision for `time(p)` and `timestamp(p)`, `(range << 16) | p`
-    /// for intervals.
-    pub fn typmod(self) -> i32 {
-        match self {
-            SqlType::Varchar(Some(n)) => n as i32 + 4,
-            SqlType::Char(n) if n > 0 => n as i32 + 4,
-            SqlType::Numeric(Some((p, s))) => (((p as i32) << 16) | (s as i32 & 0xffff)) + 4,
-            SqlType::Time(Some(p))
-            | SqlType::Timestamp(Some(p))
-            | SqlType::TimestampTz(Some(p)) => p as i32,
-            SqlType::Interval(Some(m)) => m.pg_typmod(),
-            _ => -1,
-        }
-    }
-
-    /// The name PostgreSQL prints (`format_type`).
-    pub fn display_name(self) -> String {
-        match self {
-            SqlType::Varchar(Some(n)) => format!("character varying({n})"),
-            SqlType::Char(0) => "bpchar".into(),
-            SqlType::Char(n) => format!("character({n})"),
-            SqlType::Numeric(Some((p, s))) => format!("numeric({p},{s})"),
-            SqlType::Time(Some(p)) => format!("time({p}) without time zone"),
-            SqlType::Timestamp(Some(p)) => format!("timestamp({p}) without time zone"),
-            SqlType::TimestampTz(Some(p)) => format!("timestamp({p}) with time zone"),
-            SqlType::Interval(Some(m)) => match m.precision {
-                Some(p) => format!("interval{}({p})", m.qualifier()),
-                None => format!("interval{}", m.qualifier()),
-            },
-            other => other.data_type().display_name().into(),
-        }
-    }
-
-    fn encode(self) -> String {
-        match self {
-            SqlType::Varchar(Some(n)) => format!("varchar:{n}"),
-            SqlType::Char(n) => format!("char:{n}"),
-            SqlType::Numeric(Some((p, s))) => format!("numeric:{p}:{s}"),
-            SqlType::Time(Some(p)) => format!("time:{p}"),
-            SqlType::Timestamp(Some(p)) => format!("timestamp:{p}"),
-            SqlType::TimestampTz(Some(p)) => format!("timestamptz:{p}"),
-            SqlType::Interval(Some(m)) => {
-                format!(
-                    "interval:{}:{}",
-                    m.fields,
-                    m.precision.map_or(-1, i32::from)
-                )
-            }
-            other => other.data_type().type_name().into(),
-        }
-    }
-
-    fn decode(s: &str) -> Option<SqlType> {
-        if let Some(ty) = DataType::from_type_name(s) {
-            return Some(SqlType::of(ty));
-        }
-        let mut parts = s.split(':');
-        let kind = parts.next()?;
-        let n: u32 = parts.next()?.parse().ok()?;
-        let t = match kind {
-            "varchar" => SqlType::Varchar(Some(n)),
-            "char" => SqlType::Char(n),
-            "numeric" => {
-                SqlType::Numeric(Some((u16::try_from(n).ok()?, parts.next()?.parse().ok()?)))
-            }
-            "time" => SqlType::Time(Some(u8::try_from(n).ok()?)),
-            "timestamp" => SqlType::Timestamp(Some(u8::try_from(n).ok()?)),
-            "timestamptz" => SqlType::TimestampTz(Some(u8::try_from(n).ok()?)),
-            "interval" => {
-                let p: i32 = parts.next()?.parse().ok()?;
-                SqlType::Interval(Some(IntervalMod {
-                    fields: u8::try_from(n).ok()?,
-                    precision: u8::try_from(p).ok(),
-                }))
-            }
-            _ => return None,
-        };
-        parts.next().is_none().then_some(t)
-    }
-}
-
-/// Every type, for tables that map names and numbers onto it.
-pub const ALL_TYPES: [DataType; 15] = [
-    DataType::Bool,
-    DataType::Int2,
-    DataType::Int4,
-    DataType::Int8,
-    DataType::Float4,
-    DataType::Float8,
-    DataType::Numeric,
-    DataType::Text,
-    DataType::Varchar,
-    DataType::Bpchar,
-    DataType::Date,
-    DataType::Time,
-    DataType::Timestamp,
-    DataType::TimestampTz,
-    DataType::Interval,
-];
-
-impl DataType {
-    /// The name PostgreSQL prints for the type (`format_type` without a modifier).
-    pub fn display_name(self) -> &'static str {
-        match self {
-            DataType::Bool => "boolean",
-            DataType::Int2 => "smallint",
-            DataType::Int4 => "integer",
-            DataType::Int8 => "bigint",
-            DataType::Float4 => "real",
-            DataType::Float8 => "double precision",
-            DataType::Numeric => "numeric",
-            DataType::Text => "text",
-            DataType::Varchar => "character varying",
-            DataType::Bpchar => "character",
-            DataType::Date => "date",
-            DataType::Time => "time without time zone",
-            DataType::Timestamp => "timestamp without time zone",
-            DataType::TimestampTz => "timestamp with time zone",
-            DataType::Interval => "interval",
-        }
-    }
-
-    /// The internal name (`pg_type.typname`), also the catalog file's spelling.
-    pub fn type_name(self) -> &'static str {
-        match self {
-            DataType::Bool => "bool",
-            DataType::Int2 => "int2",
-            DataType::Int4 => "int4",
-            DataType::Int8 => "int8",
-            DataType::Float4 => "float4",
-            DataType::Float8 => "float8",
-            DataType::Numeric => "numeric",
-            DataType::Text => "text",
-            DataType::Varchar => "varchar",
-            DataType::Bpchar => "bpchar",
-            DataType::Date => "date",
-            DataType::Time => "time",
-            DataType::Timestamp => "timestamp",
-            DataType::TimestampTz => "timestamptz",
-            DataType::Interval => "interval",
-        }
-    }
-
-    /// Inverse of [`DataType::type_name`].
-    pub fn from_type_name(name: &str) -> Option<DataType> {
-        ALL_TYPES.into_iter().find(|t| t.type_name() == name)
-    }
-
-    /// PostgreSQL's type oid (`pg_type.oid`), as the wire protocol sends it.
-    pub fn oid(self) -> u32 {
-        match self {
-            DataType::Bool => 16,
-            DataType::Int2 => 21,
-            DataType::Int4 => 23,
-            DataType::Int8 => 20,
-            DataType::Float4 => 700,
-            DataType::Float8 => 701,
-            DataType::Numeric => 1700,
-            DataType::Text => 25,
-            DataType::Varchar => 1043,
-            DataType::Bpchar => 1042,
-            DataType::Date => 1082,
-            DataType::Time => 1083,
-            DataType::Timestamp => 1114,
-            DataType::TimestampTz => 1184,
-            DataType::Interval => 1186,
-        }
-    }
-
-    /// Inverse of [`DataType::oid`].
-    pub fn from_oid(oid: u32) -> Option<DataType> {
-        ALL_TYPES.into_iter().find(|t| t.oid() == oid)
-    }
-
-    /// Bytes a value of the type takes in a tuple; `None` when variable.
-    pub fn fixed_width(self) -> Option<usize> {
-        Some(match self {
-            DataType::Bool => 1,
-            DataType::Int2 => 2,
-            DataType::Int4 | DataType::Float4 | DataType::Date => 4,
-            DataType::Int8
-            | DataType::Float8
-            | DataType::Time
-            | DataType::Timestamp
-            | DataType::TimestampTz => 8,
-            DataType::Interval => 16,
-            DataType::Numeric => 18,
-            DataType::Text | DataType::Varchar | DataType::Bpchar => return None,
-        })
-    }
-
-    /// Whether values are strings (`text`, `varchar`, `bpchar`).
-    pub fn is_string(self) -> bool {
-        matches!(self, DataType::Text | DataType::Varchar | DataType::Bpchar)
-    }
-
-    /// Whether psql right-aligns the type's values (PostgreSQL's numeric category).
-    pub fn is_numeric(self) -> bool {
-        matches!(
-            self,
-            DataType::Int2
-                | DataType::Int4
-                | DataType::Int8
-                | DataType::Float4
-                | DataType::Float8
-                | DataType::Numeric
-        )
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDef {
@@ -435,11 +79,13 @@ impl ColumnDef {
 }
 
 /// A CHECK constraint: its name and its condition as SQL text over the
-/// table's columns.
+/// table's columns, and its oid (`pg_constraint.oid`; allocated from the
+/// relations' counter, so no relation or other constraint has it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckDef {
     pub name: String,
     pub expr: String,
+    pub oid: u32,
 }
 
 /// How a table stores its rows (PostgreSQL's table access methods,
@@ -783,11 +429,21 @@ fn parse(
             }
             Some("check") => {
                 let rest = line["check ".len().min(line.len())..].to_string();
-                let (name, expr) = rest.split_once('\t').ok_or_else(|| corrupt(line))?;
+                let mut fields = rest.split('\t');
+                let (Some(name), Some(expr)) = (fields.next(), fields.next()) else {
+                    return Err(corrupt(line));
+                };
+                // Catalogs written before constraints had oids get one at
+                // load (`Catalog::open`).
+                let oid = match fields.next() {
+                    Some(o) => o.parse().map_err(|_| corrupt(line))?,
+                    None => 0,
+                };
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
                 t.checks.push(CheckDef {
                     name: unescape(name).ok_or_else(|| corrupt(line))?,
                     expr: unescape(expr).ok_or_else(|| corrupt(line))?,
+                    oid,
                 });
             }
             Some("am") => {
@@ -858,7 +514,12 @@ pub fn encode_table(t: &TableDef) -> String {
         }
     }
     for c in &t.checks {
-        text.push_str(&format!("check {}\t{}\n", escape(&c.name), escape(&c.expr)));
+        text.push_str(&format!(
+            "check {}\t{}\t{}\n",
+            escape(&c.name),
+            escape(&c.expr),
+            c.oid
+        ));
     }
     if let Some(v) = &t.view {
         text.push_str(&format!("view {}\n", escape(v)));
@@ -973,6 +634,15 @@ impl Catalog {
         };
         let text = verified_text(path, &bytes)?;
         parse(text, &mut cat.next_oid, &mut cat.tables, &mut cat.indexes)?;
+        // CHECK constraints of an older catalog have no oid yet: they get
+        // the next ones, the same at every load until the next save keeps
+        // them.
+        for t in cat.tables.values_mut() {
+            for c in t.checks.iter_mut().filter(|c| c.oid == 0) {
+                c.oid = cat.next_oid;
+                cat.next_oid += 1;
+            }
+        }
         Ok(cat)
     }
 
@@ -1238,6 +908,7 @@ mod damage_tests {
         t.checks.push(CheckDef {
             name: "t_a_check".into(),
             expr: "a > 0".into(),
+            oid: FIRST_USER_OID + 3,
         });
         cat.add_table(t).unwrap();
         let mut v = TableDef::new(

@@ -74,6 +74,7 @@ pub mod catalog;
 pub mod clog;
 pub mod columnar;
 mod commit;
+pub mod datatype;
 pub mod fsm;
 pub mod heap;
 pub mod heapam;
@@ -108,8 +109,12 @@ use std::time::{Duration, Instant};
 
 pub use bufmgr::BufferPool;
 pub use catalog::{
-    AccessMethod, Catalog, CheckDef, ColumnDef, DataType, DdlChange, IndexColumn, IndexDef,
-    IndexKind, IntervalMod, SqlType, TableDef,
+    AccessMethod, Catalog, CheckDef, ColumnDef, DdlChange, IndexColumn, IndexDef, IndexKind,
+    TableDef,
+};
+pub use datatype::{
+    DataType, ElementType, IntervalMod, SqlType, CHAR_ARRAY, FLOAT4_ARRAY, INT2_ARRAY, NAME_ARRAY,
+    OID_ARRAY, REGTYPE_ARRAY, TEXT_ARRAY,
 };
 pub use heap::Tid;
 pub use heapam::{LatestOutcome, RowWait, TmResult, UpdateKind, UpdateOutcome};

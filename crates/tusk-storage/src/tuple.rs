@@ -434,6 +434,7 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
             u16::from_le_bytes([b[16], b[17]]),
         ),
         DataType::Text | DataType::Varchar | DataType::Bpchar => text_attr(b).0,
+        other => unreachable!("tuples store no values of type {other:?}"),
     }
 }
 

@@ -442,6 +442,8 @@ pub struct Wal {
     /// Wakes the WAL writer thread (see [`Wal::wait_for_work`]).
     signal: Mutex<Signal>,
     wake: Condvar,
+    /// The end of the WAL when it was opened: `wal_bytes` counts from here.
+    opened_at: Lsn,
     pub stats: WalStats,
 }
 
@@ -480,6 +482,9 @@ pub struct WalStats {
     pub commits_grouped: AtomicU64,
     /// Writes of the WAL buffer to the files.
     pub writes: AtomicU64,
+    /// Of those, the ones an inserting session made because the buffer
+    /// had passed `wal_buffers`.
+    pub buffers_full: AtomicU64,
     /// Preallocation steps ([`ALLOCATE_STEP`] of zeros written).
     pub allocations: AtomicU64,
     /// Segments created ahead, zero-filled, by the WAL writer.
@@ -556,6 +561,7 @@ impl Wal {
             insert_lsn: AtomicU64::new(end),
             flushed_lsn: AtomicU64::new(end),
             redo_lsn: AtomicU64::new(redo),
+            opened_at: end,
             options,
             signal: Mutex::new(Signal::default()),
             wake: Condvar::new(),
@@ -633,6 +639,28 @@ impl Wal {
     }
 
     /// End of the inserted WAL.
+    /// `pg_stat_wal`'s columns and values, counted since the WAL was
+    /// opened (server start; the counters are not kept across restarts,
+    /// and there is no `stats_reset`). tusk does not time its writes and
+    /// syncs (PostgreSQL's `track_wal_io_timing = off`): the times are 0.
+    pub fn stat_columns(&self) -> Vec<(&'static str, String)> {
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed).to_string();
+        let s = &self.stats;
+        vec![
+            ("wal_records", n(&s.records)),
+            ("wal_fpi", n(&s.fpis)),
+            (
+                "wal_bytes",
+                (self.insert_lsn() - self.opened_at).to_string(),
+            ),
+            ("wal_buffers_full", n(&s.buffers_full)),
+            ("wal_write", n(&s.writes)),
+            ("wal_sync", n(&s.syncs)),
+            ("wal_write_time", "0".into()),
+            ("wal_sync_time", "0".into()),
+        ]
+    }
+
     pub fn insert_lsn(&self) -> Lsn {
         self.insert_lsn.load(Ordering::Acquire)
     }
@@ -754,6 +782,7 @@ impl Wal {
                 Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
+        self.stats.buffers_full.fetch_add(1, Ordering::Relaxed);
         self.write_buffered(w, false).map(|_| ())
     }
 

@@ -563,6 +563,12 @@ impl Transaction {
         self.create_relation(TableDef::new(0, name, columns))
     }
 
+    /// A new oid for a catalog object that is not a relation (a CHECK
+    /// constraint), from the relations' counter.
+    pub fn allocate_oid(&mut self) -> Result<u32, StorageError> {
+        self.db.catalog_mut().allocate_oid()
+    }
+
     /// CREATE TABLE or CREATE VIEW from a whole definition (columns, CHECK
     /// constraints, a view's query); `def.oid` is assigned here. A table
     /// gets an empty file as [`Transaction::create_table`] describes; a view

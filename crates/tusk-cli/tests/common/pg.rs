@@ -23,6 +23,8 @@ pub struct PgCluster {
     data: PathBuf,
     socket_dir: PathBuf,
     port: u16,
+    /// The bootstrap superuser (`initdb -U`), whom psql connects as.
+    user: String,
     /// Run `initdb`/`pg_ctl` through `su postgres` (we are root).
     via_su: bool,
     started: bool,
@@ -34,6 +36,11 @@ impl PgCluster {
     /// Creates and starts a cluster, or says why this machine cannot (`Err`
     /// means: skip the test).
     pub fn start() -> Result<PgCluster, String> {
+        PgCluster::start_as("postgres")
+    }
+
+    /// [`PgCluster::start`] with `user` as the bootstrap superuser.
+    pub fn start_as(user: &str) -> Result<PgCluster, String> {
         let bin = PathBuf::from(
             std::env::var("TUSK_PG_BIN").unwrap_or_else(|_| DEFAULT_PG_BIN.to_string()),
         );
@@ -83,6 +90,7 @@ impl PgCluster {
             data: root.path().join("data"),
             socket_dir: root.path().to_path_buf(),
             port: 40000 + (std::process::id() % 20000) as u16,
+            user: user.to_string(),
             via_su,
             started: false,
             root,
@@ -94,13 +102,14 @@ impl PgCluster {
 
     fn init_and_start(&mut self) -> Result<(), String> {
         let data = self.data.to_string_lossy().into_owned();
+        let user = self.user.clone();
         self.as_server_user(
             &[
                 "initdb",
                 "-D",
                 &data,
                 "-U",
-                "postgres",
+                &user,
                 "-A",
                 "trust",
                 "-E",
@@ -171,8 +180,32 @@ impl PgCluster {
         }
         cmd.args(["-X", "-A", "-t", "-q", "-h"])
             .arg(&self.socket_dir)
-            .args(["-p", &self.port.to_string(), "-U", "postgres", "-d", db]);
+            .args(["-p", &self.port.to_string(), "-U", &self.user, "-d", db]);
         cmd
+    }
+
+    /// psql on database `db` with no output options: what a user sees.
+    pub fn plain_psql(&self, db: &str) -> Command {
+        let mut cmd = Command::new(self.bin.join("psql"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("PG") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.args(["-X", "-h"]).arg(&self.socket_dir).args([
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            &self.user,
+            "-d",
+            db,
+        ]);
+        cmd
+    }
+
+    /// The directory of PostgreSQL's programs.
+    pub fn bin(&self) -> &std::path::Path {
+        &self.bin
     }
 
     pub fn create_database(&self, db: &str) -> Result<(), String> {

@@ -78,3 +78,31 @@ reset max_parallel_workers_per_gather;
 -- conjuncts after it are not evaluated for it.
 select c1 from fq a where a.c0 and (a.c2 / a.c2) >= 0;
 select c1 from fq a join fz b on a.c0 where (a.c2 / a.c2) between case when a.c0 then a.c2 else a.c2 end and (a.c2 / a.c2);
+
+-- A constant on the left of a comparison with a cast column keeps its
+-- meaning when the planner looks for a date-against-timestamp rewrite
+-- (found by the fuzzer: the operator was flipped without the operands).
+create table fdt (n int, ts timestamp, d date);
+insert into fdt values (2, '2000-01-01 00:00', '2000-01-01'), (4, '-infinity', '-infinity'),
+  (-5, '1999-12-31 23:59:59.5', '2024-02-29'), (null, null, null), (7, '2030-05-01 12:00', 'infinity');
+select count(*) from fdt where date '2024-02-29' < ts::date;
+select count(*) from fdt where date '2024-02-29' >= ts::date;
+select count(*) from fdt where -1.25 >= n::numeric;
+select count(*) from fdt where -1.25 < n::numeric;
+select n from fdt where 3 between n::numeric and 10 order by n;
+select n from fdt where timestamp '2000-01-01 12:00' < d::timestamp order by n;
+select n from fdt where timestamp '2000-01-01 12:00' >= d::timestamp order by n;
+select n from fdt where timestamp '2000-01-01 00:00' <= d::timestamp order by n;
+select n from fdt where timestamp '2000-01-01 00:00' > d::timestamp order by n;
+select n from fdt where d::timestamp < timestamp '2024-02-29 00:00:01' order by n;
+
+-- NULLIF with a NULL argument is its first argument when planning: a
+-- strict operator over NULLIF(NULL, x) is NULL without evaluating the
+-- rest (no division by zero), as PostgreSQL folds it.
+create table fnz (b boolean, c bigint);
+insert into fnz values (true, 0), (true, 2), (false, null);
+select nullif(null, c) * (-8 / c) from fnz;
+select nullif(c, null) from fnz order by 1;
+select nullif(null::int, 1) is null;
+-- expect: error
+select nullif(1, c) * (-8 / c) from fnz;

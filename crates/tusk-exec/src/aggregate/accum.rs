@@ -21,6 +21,7 @@
 //! | `Bool` | bool_and/bool_or/every | `Option<bool>` | value |
 //! | `StringAgg` | string_agg | the bytes so far and the length of the first delimiter | — |
 //! | `Bits` | bit_and/bit_or | `Option<i64>` | value |
+//! | `ArrayAgg` | array_agg | the values so far (NULLs too) | — |
 //!
 //! Partial states travel between a Partial and a Finalize aggregate as
 //! columns ([`crate::aggregate::funcs::partial_types`]); [`Acc::state`] writes
@@ -151,6 +152,12 @@ pub enum Acc {
         val: Vec<Option<i64>>,
         and: bool,
         ty: DataType,
+    },
+    ArrayAgg {
+        val: Vec<Option<Vec<Value>>>,
+        /// The element type.
+        ty: DataType,
+        bytes: usize,
     },
 }
 
@@ -431,6 +438,11 @@ impl Acc {
                 and: call.func == AggFunc::BitAnd,
                 ty,
             },
+            AggFunc::ArrayAgg => Acc::ArrayAgg {
+                val: vec![],
+                ty,
+                bytes: 0,
+            },
             // Every function is matched above; statistics of other types
             // were refused by the binder.
             _ => Acc::Count(vec![]),
@@ -472,6 +484,7 @@ impl Acc {
             Acc::Bool { val, .. } => val.resize(groups, None),
             Acc::StringAgg { val, .. } => val.resize(groups, None),
             Acc::Bits { val, .. } => val.resize(groups, None),
+            Acc::ArrayAgg { val, .. } => val.resize(groups, None),
         }
     }
 
@@ -479,7 +492,10 @@ impl Acc {
     pub fn reset(&mut self) {
         let n = self.groups();
         self.grow(0);
-        if let Acc::MinMaxKeyed { bytes, .. } | Acc::StringAgg { bytes, .. } = self {
+        if let Acc::MinMaxKeyed { bytes, .. }
+        | Acc::StringAgg { bytes, .. }
+        | Acc::ArrayAgg { bytes, .. } = self
+        {
             *bytes = 0;
         }
         self.grow(n);
@@ -499,6 +515,7 @@ impl Acc {
             Acc::Bool { val, .. } => val.len(),
             Acc::StringAgg { val, .. } => val.len(),
             Acc::Bits { val, .. } => val.len(),
+            Acc::ArrayAgg { val, .. } => val.len(),
         }
     }
 
@@ -518,13 +535,16 @@ impl Acc {
             Acc::MinMaxKeyed { .. } => std::mem::size_of::<Option<(Box<[u8]>, Value)>>(),
             Acc::Bool { .. } => 1,
             Acc::StringAgg { .. } => std::mem::size_of::<Option<(Vec<u8>, usize)>>(),
+            Acc::ArrayAgg { .. } => std::mem::size_of::<Option<Vec<Value>>>(),
         }
     }
 
     /// Bytes held beyond the fixed part (strings).
     pub fn extra_bytes(&self) -> usize {
         match self {
-            Acc::MinMaxKeyed { bytes, .. } | Acc::StringAgg { bytes, .. } => *bytes,
+            Acc::MinMaxKeyed { bytes, .. }
+            | Acc::StringAgg { bytes, .. }
+            | Acc::ArrayAgg { bytes, .. } => *bytes,
             _ => 0,
         }
     }
@@ -769,6 +789,19 @@ impl Acc {
                     *bytes += buf.len() - before;
                 }
             }
+            Acc::ArrayAgg { val, ty, bytes } => {
+                let a = a.unwrap();
+                for &i in rows {
+                    let (k, i) = (g(i as usize), i as usize);
+                    let v = a.value_as(i, *ty);
+                    *bytes += std::mem::size_of::<Value>()
+                        + match &v {
+                            Value::Text(s) => s.len(),
+                            _ => 0,
+                        };
+                    val[k].get_or_insert_with(Vec::new).push(v);
+                }
+            }
             Acc::Bits { val, and, .. } => {
                 let a = a.unwrap();
                 for &i in rows {
@@ -838,6 +871,12 @@ impl Acc {
                 }
             },
             Acc::Bits { val, ty, .. } => val[k].map_or(Value::Null, |v| int_value(*ty, v)),
+            Acc::ArrayAgg { val, .. } => match &val[k] {
+                None => Value::Null,
+                Some(items) => {
+                    Value::Array(Box::new(crate::array::ArrayValue::new(ty, items.clone())))
+                }
+            },
         })
     }
 
@@ -867,8 +906,10 @@ impl Acc {
                 Value::Text(sxx[k].to_text()),
             ],
             Acc::Interval { sum, n, .. } => vec![Value::Int8(n[k]), Value::Interval(sum[k])],
-            Acc::StringAgg { .. } => {
-                return Err(ExecError::new("string_agg has no partial form"));
+            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } => {
+                return Err(ExecError::new(
+                    "string_agg and array_agg have no partial form",
+                ));
             }
         })
     }
@@ -965,8 +1006,10 @@ impl Acc {
                 let groups = [k as u32];
                 self.update_rows(&call, &[&v], &[0], Some(&groups))?;
             }
-            Acc::StringAgg { .. } => {
-                return Err(ExecError::new("string_agg has no partial form"));
+            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } => {
+                return Err(ExecError::new(
+                    "string_agg and array_agg have no partial form",
+                ));
             }
         }
         Ok(())

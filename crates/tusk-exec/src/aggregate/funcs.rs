@@ -56,6 +56,7 @@ pub fn result_type(func: AggFunc, arg: Option<DataType>) -> DataType {
         },
         AggFunc::StringAgg => T::Text,
         AggFunc::BitAnd | AggFunc::BitOr => arg,
+        AggFunc::ArrayAgg => arg.array_of().unwrap_or(T::Text),
     }
 }
 
@@ -108,7 +109,9 @@ pub fn partial_types(call: &AggCall) -> Vec<DataType> {
 /// combine function for `string_agg`, and never splits aggregates with
 /// DISTINCT or ORDER BY inputs.
 pub fn supports_partial(call: &AggCall) -> bool {
-    !call.distinct && call.order_by.is_empty() && call.func != AggFunc::StringAgg
+    !call.distinct
+        && call.order_by.is_empty()
+        && !matches!(call.func, AggFunc::StringAgg | AggFunc::ArrayAgg)
 }
 
 /// How many leading arguments make a row skip when NULL: all of them for
@@ -117,6 +120,7 @@ pub fn supports_partial(call: &AggCall) -> bool {
 pub fn strict_args(call: &AggCall) -> usize {
     match call.func {
         AggFunc::StringAgg => 1,
+        AggFunc::ArrayAgg => 0,
         _ => call.args.len(),
     }
 }

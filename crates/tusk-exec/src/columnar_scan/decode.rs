@@ -33,6 +33,8 @@ pub(super) fn decode(dec: &mut ColumnDecoder, n: usize, ty: DataType) -> Vector 
             dec.next_strings(n, |b| s.push(b));
             *d = s;
         }
+        // Tables store only tusk_storage's STORABLE_TYPES, never arrays.
+        Data::Array(_) => unreachable!("a table column of type {ty:?}"),
     }
     v.nulls = nulls;
     v

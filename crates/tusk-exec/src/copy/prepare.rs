@@ -394,6 +394,7 @@ pub fn layout_tuples(
                     cursor[r] += 2 + len;
                 }
             }
+            Data::Array(_) => unreachable!("COPY loads only the types tables store"),
         }
     }
 }

@@ -61,6 +61,11 @@ impl CmpOp {
     }
 }
 
+/// `u * 10^digits`, if it fits in 128 bits.
+fn rescale(u: i128, digits: u16) -> Option<i128> {
+    10i128.checked_pow(u32::from(digits))?.checked_mul(u)
+}
+
 /// `s` without its trailing blanks (how `bpchar` compares and converts).
 #[inline]
 pub(crate) fn strip_blanks(s: &[u8]) -> &[u8] {
@@ -115,15 +120,30 @@ fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vecto
         ) => against(op, a, *x),
         (Data::Int2(a), Value::Int2(x)) => against(op, a, *x),
         (Data::Numeric(a), Value::Numeric(x)) => match x.as_small() {
-            // Values of the constant's scale compare by their unscaled
-            // integers (a decimal(p, s) column against a literal of scale s).
-            Some((cu, cs)) => a
-                .iter()
-                .map(|v| match v.as_small() {
-                    Some((u, s)) if s == cs => op.test(u.cmp(&cu)),
-                    _ => op.test(v.cmp(x)),
-                })
-                .collect(),
+            // Values compare by their unscaled integers brought to the
+            // larger of the two scales (a decimal(15, 2) column against the
+            // literal 24 compares 2400 with each value's unscaled integer).
+            Some((cu, cs)) => {
+                let mut at = (cs, Some(cu));
+                a.iter()
+                    .map(|v| match v.as_small() {
+                        Some((u, s)) if s >= cs => {
+                            if at.0 != s {
+                                at = (s, rescale(cu, s - cs));
+                            }
+                            match at.1 {
+                                Some(c) => op.test(u.cmp(&c)),
+                                None => op.test(v.cmp(x)),
+                            }
+                        }
+                        Some((u, s)) => match rescale(u, cs - s) {
+                            Some(u) => op.test(u.cmp(&cu)),
+                            None => op.test(v.cmp(x)),
+                        },
+                        None => op.test(v.cmp(x)),
+                    })
+                    .collect()
+            }
             None => a.iter().map(|v| op.test(v.cmp(x))).collect(),
         },
         (Data::Text(a), Value::Text(x)) if bpchar => {
@@ -200,6 +220,7 @@ pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result
         (Data::Text(a), Data::Text(b)) => (0..a.len())
             .map(|i| op.test(a.get(i).cmp(b.get(i))))
             .collect(),
+        (Data::Array(a), Data::Array(b)) => cmp_slices(op, a, b),
         _ => return Err(mismatch()),
     };
     Ok(Vector::new(Data::Bool(out), or_nulls(l, r)))
@@ -225,6 +246,7 @@ pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool)
             strip_blanks(x.get(i)).cmp(strip_blanks(y.get(j)))
         }
         (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Array(x), Data::Array(y)) => x[i].cmp(&y[j]),
         _ => panic!("cmp_rows over vectors of different representations"),
     }
 }

@@ -107,15 +107,13 @@ fn date_against_timestamp(e: Expr) -> Expr {
     let Expr::Cmp { op, left, right } = e else {
         return e;
     };
-    let (cast_left, op) = match (left.as_ref(), right.as_ref()) {
-        (Expr::Cast { .. }, Expr::Const { .. }) => (true, op),
-        (Expr::Const { .. }, Expr::Cast { .. }) => (false, op.commuted()),
+    // With the constant on the left, the operator is read as if the
+    // operands were swapped (`T > cast` is `cast < T`); anything left
+    // unchanged keeps the original operator and order.
+    let (cast, konst, as_cast_op) = match (left.as_ref(), right.as_ref()) {
+        (Expr::Cast { .. }, Expr::Const { .. }) => (&left, &right, op),
+        (Expr::Const { .. }, Expr::Cast { .. }) => (&right, &left, op.commuted()),
         _ => return Expr::Cmp { op, left, right },
-    };
-    let (cast, konst) = if cast_left {
-        (&left, &right)
-    } else {
-        (&right, &left)
     };
     let (
         Expr::Cast {
@@ -135,7 +133,7 @@ fn date_against_timestamp(e: Expr) -> Expr {
     }
     let floor = t.div_euclid(USECS_PER_DAY);
     let ceil = floor + i64::from(t.rem_euclid(USECS_PER_DAY) != 0);
-    let day = match op {
+    let day = match as_cast_op {
         CmpOp::Lt | CmpOp::Ge => ceil,
         CmpOp::Le | CmpOp::Gt => floor,
         _ => return Expr::Cmp { op, left, right },
@@ -147,7 +145,7 @@ fn date_against_timestamp(e: Expr) -> Expr {
         return Expr::Cmp { op, left, right };
     }
     Expr::Cmp {
-        op,
+        op: as_cast_op,
         left: arg.clone(),
         right: Box::new(Expr::Const {
             value: Value::Date(day),
@@ -207,7 +205,11 @@ impl Expr {
             }
             Expr::Cast { arg, to } => {
                 let arg = fold_box(arg)?;
-                let (c, n) = (is_const(&arg), is_null_const(&arg));
+                // A reg type's name lookup is stable (it reads the catalog):
+                // not folded into a plan that may run in a later
+                // transaction.
+                let stable = super::cast_reads_catalog(arg.data_type(), to);
+                let (c, n) = (is_const(&arg) && !stable, is_null_const(&arg));
                 strict_node(Expr::Cast { arg, to }, c, n)
             }
             Expr::IsNull { arg, negated } => {
@@ -294,6 +296,12 @@ impl Expr {
             }
             Expr::NullIf { left, right } => {
                 let (left, right) = (fold_box(left)?, fold_box(right)?);
+                // A NULL argument is never equal to the other: the result
+                // is the first argument (PostgreSQL folds it so too, which
+                // decides whether errors beside it are raised at all).
+                if is_null_const(&left) || is_null_const(&right) {
+                    return Ok(*left);
+                }
                 let c = is_const(&left) && is_const(&right);
                 let e = Expr::NullIf { left, right };
                 if c {
@@ -364,6 +372,42 @@ impl Expr {
                 let n = func.strict() && args.iter().any(is_null_const);
                 let c = !func.volatile() && !func.stable() && args.iter().all(is_const);
                 strict_node(Expr::Call { func, args, ty }, c, n)
+            }
+            Expr::Array { elems, ty } => {
+                let elems = fold_all(elems)?;
+                let c = elems.iter().all(is_const);
+                let e = Expr::Array { elems, ty };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
+            Expr::Subscript { array, index, ty } => {
+                let (array, index) = (fold_box(array)?, fold_box(index)?);
+                let c = is_const(&array) && is_const(&index);
+                let n = is_null_const(&array) || is_null_const(&index);
+                strict_node(Expr::Subscript { array, index, ty }, c, n)
+            }
+            Expr::AnyArray {
+                arg,
+                array,
+                op,
+                all,
+            } => {
+                let (arg, array) = (fold_box(arg)?, fold_box(array)?);
+                let c = is_const(&arg) && is_const(&array);
+                let e = Expr::AnyArray {
+                    arg,
+                    array,
+                    op,
+                    all,
+                };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
             }
         }
     }

@@ -131,17 +131,61 @@ pub(super) fn true_rows(v: &Vector) -> Result<Vec<bool>> {
 /// The rows for which every term is true, as PostgreSQL's ExecQual reads
 /// a qual list: each term is evaluated only for the rows every earlier term
 /// kept, and false and NULL both reject.
+///
+/// Once fewer than a quarter of the rows are left, the batch is narrowed to
+/// them (the columns the remaining terms read are gathered, the others left
+/// empty) and the remaining terms are evaluated on that: most kernels
+/// compute every row and only mask the result, so without it a selective
+/// first term would spare the later ones no work.
 pub(super) fn eval_qual_list(terms: &[Expr], batch: &Batch) -> Result<Vec<bool>> {
     let mut keep = vec![true; batch.len];
+    let mut left = batch.len;
     for (k, term) in terms.iter().enumerate() {
-        if k > 0 && !keep.contains(&true) {
+        if left == 0 {
             break;
+        }
+        if k > 0 && left * 4 < batch.len {
+            let idx: Vec<u32> = (0..batch.len as u32)
+                .filter(|&i| keep[i as usize])
+                .collect();
+            let narrow = gather_read(&terms[k..], batch, &idx);
+            let passed = eval_qual_list(&terms[k..], &narrow)?;
+            keep.iter_mut().for_each(|x| *x = false);
+            for (&i, p) in idx.iter().zip(passed) {
+                keep[i as usize] = p;
+            }
+            return Ok(keep);
         }
         let v = term.eval_active(batch, (k > 0).then_some(keep.as_slice()))?;
         let t = true_rows(&v)?;
+        left = 0;
         for (kept, passed) in keep.iter_mut().zip(t) {
             *kept &= passed;
+            left += *kept as usize;
         }
     }
     Ok(keep)
+}
+
+/// The rows `idx` of the columns of `batch` that `terms` read; the other
+/// columns are left empty (nothing reads them).
+fn gather_read(terms: &[Expr], batch: &Batch, idx: &[u32]) -> Batch {
+    let mut read = Vec::new();
+    for t in terms {
+        t.columns(&mut read);
+    }
+    let mut wanted = vec![false; batch.columns.len()];
+    for c in read {
+        wanted[c] = true;
+    }
+    let columns = batch
+        .columns
+        .iter()
+        .zip(wanted)
+        .map(|(c, w)| if w { c.gather(idx) } else { c.gather(&[]) })
+        .collect();
+    Batch {
+        columns,
+        len: idx.len(),
+    }
 }

@@ -19,8 +19,32 @@ use tusk_storage::DataType;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Param {
     T(DataType),
-    /// PostgreSQL's `"any"` / `anyelement`: any type.
+    /// PostgreSQL's `"any"`: any type, each argument its own.
     Any,
+    /// `anyarray`: any array type; with `anyelement` in the same call, the
+    /// array of that element type.
+    AnyArray,
+    /// `anyelement`: any type, the same for every `anyelement` of the call
+    /// (and the element type of its `anyarray`).
+    AnyElement,
+}
+
+impl Param {
+    /// Whether the parameter is `anyarray` or `anyelement`.
+    pub fn is_polymorphic(self) -> bool {
+        matches!(self, Param::AnyArray | Param::AnyElement)
+    }
+}
+
+/// A polymorphic result type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poly {
+    /// `ret` as written.
+    No,
+    /// `anyarray`: the array of the call's element type.
+    Array,
+    /// `anyelement`: the call's element type.
+    Element,
 }
 
 /// One overload.
@@ -30,7 +54,9 @@ pub struct Proc {
     pub params: &'static [Param],
     /// The last parameter repeats (`VARIADIC "any"`).
     pub variadic: bool,
+    /// The result type (unless `poly` says it is polymorphic).
     pub ret: DataType,
+    pub poly: Poly,
     pub func: Func,
 }
 
@@ -50,22 +76,51 @@ const TS: Param = Param::T(D::Timestamp);
 const TSTZ: Param = Param::T(D::TimestampTz);
 const IV: Param = Param::T(D::Interval);
 
-const fn p(name: &'static str, params: &'static [Param], ret: DataType, func: Func) -> Proc {
+pub(crate) const fn p(
+    name: &'static str,
+    params: &'static [Param],
+    ret: DataType,
+    func: Func,
+) -> Proc {
     Proc {
         name,
         params,
         variadic: false,
         ret,
+        poly: Poly::No,
         func,
     }
 }
 
-const fn variadic(name: &'static str, params: &'static [Param], ret: DataType, func: Func) -> Proc {
+pub(crate) const fn variadic(
+    name: &'static str,
+    params: &'static [Param],
+    ret: DataType,
+    func: Func,
+) -> Proc {
     Proc {
         name,
         params,
         variadic: true,
         ret,
+        poly: Poly::No,
+        func,
+    }
+}
+
+/// An overload with a polymorphic result.
+pub(crate) const fn poly(
+    name: &'static str,
+    params: &'static [Param],
+    poly: Poly,
+    func: Func,
+) -> Proc {
+    Proc {
+        name,
+        params,
+        variadic: false,
+        ret: DataType::Text,
+        poly,
         func,
     }
 }
@@ -339,9 +394,18 @@ pub static PROCS: &[Proc] = &[
     p("timezone", &[IV, TSTZ], D::Timestamp, Func::Timezone),
 ];
 
+/// Every overload: this table's, then the array and system functions' of
+/// their own modules.
+pub fn all_procs() -> impl Iterator<Item = &'static Proc> {
+    PROCS
+        .iter()
+        .chain(super::arrays::ARRAY_PROCS)
+        .chain(super::system::SYSTEM_PROCS)
+}
+
 /// The overloads named `name`.
 pub fn procs_named(name: &str) -> impl Iterator<Item = &'static Proc> + '_ {
-    PROCS.iter().filter(move |p| p.name == name)
+    all_procs().filter(move |p| p.name == name)
 }
 
 /// One binary operator overload (PostgreSQL's `pg_operator`): the operand
@@ -403,6 +467,9 @@ macro_rules! cmp_ops {
             Oper { name: $name, left: D::Timestamp, right: D::Timestamp, ret: D::Bool },
             Oper { name: $name, left: D::TimestampTz, right: D::TimestampTz, ret: D::Bool },
             Oper { name: $name, left: D::Interval, right: D::Interval, ret: D::Bool },
+            Oper { name: $name, left: D::Oid, right: D::Oid, ret: D::Bool },
+            Oper { name: $name, left: D::Name, right: D::Name, ret: D::Bool },
+            Oper { name: $name, left: D::Char, right: D::Char, ret: D::Bool },
         )*]
     };
 }
@@ -418,6 +485,7 @@ macro_rules! opers {
 const OTHER: &[Oper] = opers![
     "%" Int2 Int2 Int2, "%" Int4 Int4 Int4, "%" Int8 Int8 Int8, "%" Numeric Numeric Numeric,
     "||" Text Text Text,
+    "=" Xid Xid Bool, "<>" Xid Xid Bool,
     // Pattern matching: `~~` is LIKE, `~~*` ILIKE, `~` and `~*` regular
     // expressions, `!` their negations.
     "~" Text Text Bool, "~*" Text Text Bool, "!~" Text Text Bool, "!~*" Text Text Bool,

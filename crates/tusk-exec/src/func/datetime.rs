@@ -35,8 +35,13 @@ use tusk_types::{Interval, Numeric};
 
 /// The current time as a `timestamptz` (microseconds since 2000-01-01 UTC).
 pub fn clock_now() -> i64 {
+    system_time_to_timestamptz(std::time::SystemTime::now())
+}
+
+/// A point in time as a `timestamptz` (microseconds since 2000-01-01 UTC).
+pub fn system_time_to_timestamptz(t: std::time::SystemTime) -> i64 {
     const UNIX_TO_2000_MICROS: i64 = 946_684_800 * 1_000_000;
-    let since_unix = std::time::SystemTime::now()
+    let since_unix = t
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as i64);
     since_unix - UNIX_TO_2000_MICROS
@@ -158,7 +163,7 @@ fn one(f: Func, a: &[Value], ty: DataType, env: &CastEnv, clock: Clock) -> Resul
     use Value as V;
     let zone = &env.settings.time_zone;
     Ok(match (f, a) {
-        (Func::Now, []) => V::TimestampTz(clock.xact),
+        (Func::Now | Func::CurrentTimestamp, []) => V::TimestampTz(clock.xact),
         (Func::StatementTimestamp, []) => V::TimestampTz(clock.stmt),
         (Func::ClockTimestamp, []) => V::TimestampTz(clock_now()),
         (Func::CurrentDate, []) => V::Date(dt::timestamp_to_date(local(clock.xact, zone)?)?),

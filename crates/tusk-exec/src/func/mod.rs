@@ -48,6 +48,7 @@
 //! arbitrary-precision numeric type), [`datetime`] (the clock, `extract`,
 //! `date_trunc`, `to_char` and the other date/time functions).
 
+pub mod arrays;
 pub mod catalog;
 pub mod datetime;
 pub mod format;
@@ -60,6 +61,7 @@ pub mod regex;
 pub mod regexp;
 pub mod resolve;
 pub mod string;
+pub mod system;
 pub mod types;
 
 pub use catalog::Proc;
@@ -67,6 +69,7 @@ pub use resolve::{common_type, resolve, resolve_operator, ArgType, Resolved};
 
 use crate::error::Result;
 use crate::expr::{any_null, live};
+use crate::value::Value;
 use crate::vector::Vector;
 use tusk_storage::DataType;
 
@@ -160,6 +163,7 @@ funcs! {
     LikeEscape => "like_escape",
     SimilarToEscape => "similar_to_escape",
     Now => "now",
+    CurrentTimestamp => "current_timestamp",
     StatementTimestamp => "statement_timestamp",
     ClockTimestamp => "clock_timestamp",
     CurrentDate => "current_date",
@@ -184,6 +188,55 @@ funcs! {
     IsFinite => "isfinite",
     Timezone => "timezone",
     Overlaps => "overlaps",
+    ArrayToString => "array_to_string",
+    ArrayUpper => "array_upper",
+    ArrayLower => "array_lower",
+    ArrayLength => "array_length",
+    Cardinality => "cardinality",
+    ArrayNdims => "array_ndims",
+    ArrayDims => "array_dims",
+    ArrayPosition => "array_position",
+    ArrayAppend => "array_append",
+    ArrayPrepend => "array_prepend",
+    ArrayCat => "array_cat",
+    ArrayRemove => "array_remove",
+    StringToArray => "string_to_array",
+    FormatType => "format_type",
+    PgSizePretty => "pg_size_pretty",
+    PgEncodingToChar => "pg_encoding_to_char",
+    PgTypeof => "pg_typeof",
+    Version => "version",
+    CurrentDatabase => "current_database",
+    CurrentSchema => "current_schema",
+    CurrentSchemas => "current_schemas",
+    CurrentUser => "current_user",
+    SessionUser => "session_user",
+    PgBackendPid => "pg_backend_pid",
+    PgPostmasterStartTime => "pg_postmaster_start_time",
+    PgIsInRecovery => "pg_is_in_recovery",
+    TxidCurrent => "txid_current",
+    CurrentSetting => "current_setting",
+    SetConfig => "set_config",
+    HasTablePrivilege => "has_table_privilege",
+    HasSchemaPrivilege => "has_schema_privilege",
+    HasDatabasePrivilege => "has_database_privilege",
+    PgHasRole => "pg_has_role",
+    PgTableIsVisible => "pg_table_is_visible",
+    PgTypeIsVisible => "pg_type_is_visible",
+    PgFunctionIsVisible => "pg_function_is_visible",
+    PgGetUserById => "pg_get_userbyid",
+    PgGetIndexdef => "pg_get_indexdef",
+    PgGetConstraintdef => "pg_get_constraintdef",
+    PgGetExpr => "pg_get_expr",
+    PgGetViewdef => "pg_get_viewdef",
+    PgGetStatisticsobjdefColumns => "pg_get_statisticsobjdef_columns",
+    PgGetSerialSequence => "pg_get_serial_sequence",
+    PgRelationIsPublishable => "pg_relation_is_publishable",
+    ObjDescription => "obj_description",
+    PgRelationSize => "pg_relation_size",
+    PgTableSize => "pg_table_size",
+    PgIndexesSize => "pg_indexes_size",
+    PgTotalRelationSize => "pg_total_relation_size",
 }
 
 impl Func {
@@ -191,14 +244,77 @@ impl Func {
     pub fn strict(self) -> bool {
         !matches!(
             self,
-            Func::Concat | Func::ConcatWs | Func::Format | Func::QuoteNullable | Func::Overlaps
+            Func::Concat
+                | Func::ConcatWs
+                | Func::Format
+                | Func::QuoteNullable
+                | Func::Overlaps
+                | Func::ArrayToString
+                | Func::ArrayPosition
+                | Func::ArrayAppend
+                | Func::ArrayPrepend
+                | Func::ArrayCat
+                | Func::ArrayRemove
+                | Func::StringToArray
+                | Func::FormatType
+                | Func::PgTypeof
+                | Func::SetConfig
         )
     }
 
     /// Whether two calls with the same arguments may differ (PostgreSQL's
     /// `provolatile = 'v'`): such calls are never folded or cached.
     pub fn volatile(self) -> bool {
-        matches!(self, Func::Random | Func::SetSeed | Func::ClockTimestamp)
+        matches!(
+            self,
+            Func::Random
+                | Func::SetSeed
+                | Func::ClockTimestamp
+                | Func::SetConfig
+                | Func::TxidCurrent
+        )
+    }
+
+    /// Whether the session computes the call (see [`crate::session`]):
+    /// functions of the session's settings, user and catalog. They are
+    /// stable (never folded into a plan).
+    pub fn session(self) -> bool {
+        use Func::*;
+        matches!(
+            self,
+            Version
+                | CurrentDatabase
+                | CurrentSchema
+                | CurrentSchemas
+                | CurrentUser
+                | SessionUser
+                | PgBackendPid
+                | PgPostmasterStartTime
+                | PgIsInRecovery
+                | TxidCurrent
+                | CurrentSetting
+                | SetConfig
+                | HasTablePrivilege
+                | HasSchemaPrivilege
+                | HasDatabasePrivilege
+                | PgHasRole
+                | PgTableIsVisible
+                | PgTypeIsVisible
+                | PgFunctionIsVisible
+                | PgGetUserById
+                | PgGetIndexdef
+                | PgGetConstraintdef
+                | PgGetExpr
+                | PgGetViewdef
+                | PgGetStatisticsobjdefColumns
+                | PgGetSerialSequence
+                | PgRelationIsPublishable
+                | ObjDescription
+                | PgRelationSize
+                | PgTableSize
+                | PgIndexesSize
+                | PgTotalRelationSize
+        )
     }
 
     /// Whether the result depends on when it is computed, though not within
@@ -209,12 +325,13 @@ impl Func {
         matches!(
             self,
             Func::Now
+                | Func::CurrentTimestamp
                 | Func::StatementTimestamp
                 | Func::CurrentDate
                 | Func::LocalTimestamp
                 | Func::LocalTime
                 | Func::Age
-        )
+        ) || (self.session() && !self.volatile())
     }
 
     /// Evaluates over `n` rows: `args` hold the evaluated arguments, of
@@ -278,6 +395,7 @@ impl Func {
             | Func::LikeEscape
             | Func::SimilarToEscape => regexp::eval(self, &call),
             Func::Now
+            | Func::CurrentTimestamp
             | Func::StatementTimestamp
             | Func::ClockTimestamp
             | Func::CurrentDate
@@ -302,6 +420,23 @@ impl Func {
             | Func::IsFinite
             | Func::Timezone
             | Func::Overlaps => datetime::eval(self, &call),
+            Func::ArrayToString
+            | Func::ArrayUpper
+            | Func::ArrayLower
+            | Func::ArrayLength
+            | Func::Cardinality
+            | Func::ArrayNdims
+            | Func::ArrayDims
+            | Func::ArrayPosition
+            | Func::ArrayAppend
+            | Func::ArrayPrepend
+            | Func::ArrayCat
+            | Func::ArrayRemove
+            | Func::StringToArray => arrays::eval(self, &call),
+            Func::FormatType | Func::PgSizePretty | Func::PgEncodingToChar | Func::PgTypeof => {
+                system::eval(self, &call)
+            }
+            f if f.session() => crate::session::eval(f, &call),
             _ => math::eval(self, &call),
         }
     }
@@ -326,6 +461,24 @@ impl Call<'_> {
     pub fn computes(&self, i: usize) -> bool {
         live(self.active, i) && !self.nulls.as_ref().is_some_and(|m| m[i])
     }
+}
+
+/// Evaluates a function a row at a time: `f` gets each computed row's
+/// arguments as values (of their argument types) and returns the result
+/// (of the call's type); other rows are NULL.
+pub(crate) fn eval_rows(c: &Call, mut f: impl FnMut(&[Value]) -> Result<Value>) -> Result<Vector> {
+    let mut out = Vector::with_capacity(c.ty, c.n);
+    let mut args = Vec::with_capacity(c.args.len());
+    for i in 0..c.n {
+        if !c.computes(i) {
+            out.push_value(&Value::Null);
+            continue;
+        }
+        args.clear();
+        args.extend(c.args.iter().zip(c.types).map(|(a, &t)| a.value_as(i, t)));
+        out.push_value(&f(&args)?);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

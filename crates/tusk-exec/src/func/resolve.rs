@@ -23,7 +23,7 @@
 //! operand beside a known one is taken to be of the known type when that
 //! makes an exact match (`x = '1'`).
 
-use super::catalog::{opers_named, procs_named, Param};
+use super::catalog::{opers_named, procs_named, Param, Poly};
 use super::types::{category, implicit_cast, is_preferred, Category};
 use super::Func;
 use crate::error::{sqlstate, ExecError, Result};
@@ -64,21 +64,43 @@ pub struct Resolved {
 struct Cand {
     params: Vec<Param>,
     ret: DataType,
+    poly: Poly,
     func: Option<Func>,
 }
 
 fn param_category(p: Param) -> (Category, bool) {
     match p {
         Param::T(t) => (category(t), is_preferred(t)),
-        Param::Any => (Category::Pseudo, false),
+        Param::Any | Param::AnyArray | Param::AnyElement => (Category::Pseudo, false),
     }
 }
 
 fn can_coerce(a: ArgType, p: Param) -> bool {
     match (a, p) {
-        (_, Param::Any) | (ArgType::Unknown, _) => true,
+        (_, Param::Any | Param::AnyElement) | (ArgType::Unknown, _) => true,
+        (ArgType::Known(t), Param::AnyArray) => t.is_array(),
         (ArgType::Known(t), Param::T(pt)) => implicit_cast(t, pt),
     }
+}
+
+/// The element type a call binds its `anyarray` / `anyelement`
+/// parameters to: `Ok(None)` when only unknowns meet them, `Err` when the
+/// known arguments disagree (PostgreSQL requires them to match exactly).
+fn poly_element(args: &[ArgType], params: &[Param]) -> std::result::Result<Option<DataType>, ()> {
+    let mut element = None;
+    for (a, p) in args.iter().zip(params) {
+        let t = match (a, p) {
+            (ArgType::Known(t), Param::AnyArray) => t.element().ok_or(())?,
+            (ArgType::Known(t), Param::AnyElement) => *t,
+            _ => continue,
+        };
+        match element {
+            None => element = Some(t),
+            Some(e) if e == t => {}
+            Some(_) => return Err(()),
+        }
+    }
+    Ok(element)
 }
 
 fn exact(a: ArgType, p: Param) -> bool {
@@ -151,6 +173,7 @@ fn select_candidate(args: &[ArgType], mut cands: Vec<Cand>) -> Option<Cand> {
             .map(|c| Cand {
                 params: c.params.clone(),
                 ret: c.ret,
+                poly: c.poly,
                 func: c.func,
             })
             .collect();
@@ -182,21 +205,34 @@ fn select_candidate(args: &[ArgType], mut cands: Vec<Cand>) -> Option<Cand> {
     None
 }
 
-/// The types the arguments take for candidate `c`.
+/// The types the arguments take for candidate `c`. Polymorphic
+/// parameters take the call's element type (`text` if only unknowns meet
+/// them: [`resolve`] refuses that case first).
 fn finish(args: &[ArgType], c: Cand) -> Resolved {
+    let element = poly_element(args, &c.params)
+        .ok()
+        .flatten()
+        .unwrap_or(DataType::Text);
+    let array = element.array_of().unwrap_or(DataType::Text);
     let arg_types = args
         .iter()
         .zip(&c.params)
         .map(|(a, p)| match (a, p) {
             (_, Param::T(t)) => *t,
-            (ArgType::Known(t), Param::Any) => *t,
+            (ArgType::Known(t), Param::Any | Param::AnyArray) => *t,
             (ArgType::Unknown, Param::Any) => DataType::Text,
+            (ArgType::Unknown, Param::AnyArray) => array,
+            (_, Param::AnyElement) => element,
         })
         .collect();
     Resolved {
         func: c.func,
         arg_types,
-        ret: c.ret,
+        ret: match c.poly {
+            Poly::No => c.ret,
+            Poly::Array => array,
+            Poly::Element => element,
+        },
     }
 }
 
@@ -212,7 +248,10 @@ fn choose(args: &[ArgType], cands: Vec<Cand>) -> std::result::Result<Resolved, b
     }
     let mut fit: Vec<Cand> = cands
         .into_iter()
-        .filter(|c| args.iter().zip(&c.params).all(|(a, p)| can_coerce(*a, *p)))
+        .filter(|c| {
+            args.iter().zip(&c.params).all(|(a, p)| can_coerce(*a, *p))
+                && poly_element(args, &c.params).is_ok()
+        })
         .collect();
     match fit.len() {
         0 => Err(true),
@@ -248,10 +287,22 @@ pub fn resolve(name: &str, args: &[ArgType]) -> Result<Resolved> {
             Some(Cand {
                 params,
                 ret: p.ret,
+                poly: p.poly,
                 func: Some(p.func),
             })
         })
         .collect();
+    // Polymorphic parameters met only by unknowns have no type to take.
+    let undetermined = |c: &Cand| {
+        c.params.iter().any(|p| p.is_polymorphic())
+            && matches!(poly_element(args, &c.params), Ok(None))
+    };
+    if !cands.is_empty() && cands.iter().all(undetermined) {
+        return Err(ExecError::coded(
+            sqlstate::DATATYPE_MISMATCH,
+            "could not determine polymorphic type because input has type unknown",
+        ));
+    }
     choose(args, cands).map_err(|missing| {
         let sig = format!("{name}({})", arg_list(args));
         if missing {
@@ -296,6 +347,9 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
              You might need to add explicit type casts.",
         )
     };
+    if let Some(r) = array_operator(op, left, right) {
+        return r.ok_or_else(not_found);
+    }
     if op == "||" {
         // textcat, anytextcat, textanycat: one side must be a string.
         let stringy = |a: ArgType| {
@@ -315,6 +369,7 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
             .map(|o| Cand {
                 params: vec![Param::T(o.left), Param::T(o.right)],
                 ret: o.ret,
+                poly: Poly::No,
                 func: None,
             })
             .collect::<Vec<_>>()
@@ -373,6 +428,77 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
             None => vec![l, r],
         },
         ret: chosen.ret,
+    })
+}
+
+/// The array operators (`anyarray`): comparisons between arrays of one
+/// type, and `||` joining two arrays (`array_cat`) or an array and an
+/// element (`array_append`, `array_prepend`). `None` when neither operand
+/// is an array; `Some(None)` when no operator fits.
+fn array_operator(op: &str, left: ArgType, right: ArgType) -> Option<Option<Resolved>> {
+    let array = |a: ArgType| match a {
+        ArgType::Known(t) if t.is_array() => Some(t),
+        _ => None,
+    };
+    let (la, ra) = (array(left), array(right));
+    if la.is_none() && ra.is_none() {
+        return None;
+    }
+    let known = |a: ArgType| match a {
+        ArgType::Known(t) => Some(t),
+        ArgType::Unknown => None,
+    };
+    let same = |t: DataType| {
+        Some(Resolved {
+            func: None,
+            arg_types: vec![t, t],
+            ret: DataType::Bool,
+        })
+    };
+    Some(match op {
+        "=" | "<>" | "<" | "<=" | ">" | ">=" => match (la, ra) {
+            (Some(l), Some(r)) if l == r => same(l),
+            (Some(t), None) if known(right).is_none() => same(t),
+            (None, Some(t)) if known(left).is_none() => same(t),
+            _ => None,
+        },
+        "||" => {
+            let elem_fits = |a: ArgType, e: DataType| match a {
+                ArgType::Unknown => true,
+                ArgType::Known(t) => implicit_cast(t, e),
+            };
+            let call = |func: Func, l: DataType, r: DataType, ret: DataType| Resolved {
+                func: Some(func),
+                arg_types: vec![l, r],
+                ret,
+            };
+            match (la, ra) {
+                (Some(l), Some(r)) if l.element() == r.element() => {
+                    let t = l.element()?.array_of()?;
+                    Some(call(Func::ArrayCat, t, t, t))
+                }
+                (Some(t), None) if known(right).is_none() => {
+                    let t = t.element()?.array_of()?;
+                    Some(call(Func::ArrayCat, t, t, t))
+                }
+                (None, Some(t)) if known(left).is_none() => {
+                    let t = t.element()?.array_of()?;
+                    Some(call(Func::ArrayCat, t, t, t))
+                }
+                (Some(t), None) if elem_fits(right, t.element()?) => {
+                    let e = t.element()?;
+                    let t = e.array_of()?;
+                    Some(call(Func::ArrayAppend, t, e, t))
+                }
+                (None, Some(t)) if elem_fits(left, t.element()?) => {
+                    let e = t.element()?;
+                    let t = e.array_of()?;
+                    Some(call(Func::ArrayPrepend, e, t, t))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     })
 }
 

@@ -1,5 +1,6 @@
 """psycopg 3 against a tusk server: parameters, types, prepared statements,
-binary results, errors with SQLSTATEs, cancel and settings.
+binary results, errors with SQLSTATEs, cancel, settings, and server-side
+cursors in psycopg's default transactions.
 
 Usage: psycopg_check.py CONNINFO. Prints "ok" and exits 0 when every check
 passes; an assertion error otherwise.
@@ -15,8 +16,8 @@ from psycopg import errors, sql
 
 conninfo = sys.argv[1]
 
-# tusk runs each statement as its own transaction (no BEGIN yet), so
-# sessions use autocommit.
+# Most checks run in autocommit mode; the server-side cursor below uses
+# psycopg's default, a transaction that BEGIN opens.
 with psycopg.connect(conninfo, autocommit=True) as conn:
     assert conn.info.server_version == 150000, conn.info.server_version
     assert conn.info.parameter_status("client_encoding") == "UTF8"
@@ -139,6 +140,20 @@ with psycopg.connect(conninfo, autocommit=True) as conn:
     cur.execute("show search_path")
     assert cur.fetchone() == ('"Some Schema"',)
     cur.execute("drop table pc")
+
+# psycopg's default transactions (BEGIN ... COMMIT) and a server-side
+# cursor: DECLARE with a parameter through the extended protocol, Describe
+# of the cursor's portal, FETCH FORWARD n, MOVE (scroll), CLOSE.
+with psycopg.connect(conninfo) as conn:
+    with conn.cursor(name="sc") as cur:
+        cur.execute("select g, g * 2 from generate_series(1, 1000) g where g > %s", (10,))
+        assert [d.name for d in cur.description] == ["g", "?column?"], cur.description
+        assert cur.fetchmany(3) == [(11, 22), (12, 24), (13, 26)]
+        cur.scroll(2)
+        assert cur.fetchone() == (16, 32)
+        assert len(cur.fetchall()) == 984
+    assert conn.execute("select count(*) from pg_cursors").fetchone() == (0,)
+    conn.commit()
 
 # Settings from the connection string.
 with psycopg.connect(conninfo, autocommit=True, options="-c statement_timeout=100") as conn:

@@ -141,3 +141,19 @@ pub fn psql(
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Runs `scenario` against tusk, and against PostgreSQL too when
+/// `TUSK_TEST_PG_ADDR` gives one's address.
+pub fn both(scenario: fn(SocketAddr)) {
+    let server = TestServer::start(&[]);
+    scenario(server.addr);
+    if let Ok(pg) = std::env::var("TUSK_TEST_PG_ADDR") {
+        scenario(pg.parse().unwrap());
+    }
+    server.stop().unwrap();
+}
+
+/// A wire-protocol client connected as `tusk`.
+pub fn client(addr: SocketAddr) -> wire::Client {
+    wire::Client::connect(addr, "tusk", None).unwrap()
+}

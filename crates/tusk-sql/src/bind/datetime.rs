@@ -27,7 +27,11 @@ use tusk_types::interval::{parse_interval, IntervalTypmod};
 /// The SQL value functions over the clock, by name.
 fn value_function(name: &str) -> Option<(Func, DataType, &'static str)> {
     Some(match name {
-        "current_timestamp" => (Func::Now, DataType::TimestampTz, "TIMESTAMP WITH TIME ZONE"),
+        "current_timestamp" => (
+            Func::CurrentTimestamp,
+            DataType::TimestampTz,
+            "TIMESTAMP WITH TIME ZONE",
+        ),
         "current_date" => (Func::CurrentDate, DataType::Date, ""),
         "localtimestamp" => (Func::LocalTimestamp, DataType::Timestamp, "TIMESTAMP"),
         "localtime" => (Func::LocalTime, DataType::Time, "TIME"),

@@ -225,10 +225,7 @@ impl Binder<'_> {
                         };
                         self.any_all(left, q, op, any, ctx)
                     }
-                    _ => err(
-                        sqlstate::FEATURE_NOT_SUPPORTED,
-                        "ANY/ALL over arrays is not supported (arrays are not implemented)",
-                    ),
+                    array => self.any_array(left, op, array, !any, ctx),
                 }
             }
             A::Expr::Exists { subquery, negated } => {
@@ -326,7 +323,14 @@ impl Binder<'_> {
                 Ok(B::known(self.explicit_cast(b, to)?))
             }
             A::Expr::Collate { expr, collation } => {
-                let name = collation.to_string().trim_matches('"').to_string();
+                let q = crate::names::object_name(collation)?;
+                if q.schema.as_deref().is_some_and(|s| s != "pg_catalog") {
+                    return err(
+                        sqlstate::UNDEFINED_OBJECT,
+                        format!("collation \"{collation}\" for encoding \"UTF8\" does not exist"),
+                    );
+                }
+                let name = q.name;
                 if !matches!(name.as_str(), "C" | "POSIX" | "default" | "ucs_basic") {
                     return err(
                         sqlstate::UNDEFINED_OBJECT,
@@ -339,7 +343,18 @@ impl Binder<'_> {
                 sqlstate::FEATURE_NOT_SUPPORTED,
                 "row constructors are not supported here",
             ),
-            A::Expr::Function(f) => self.function(f, ctx),
+            A::Expr::Function(f) => match &f.args {
+                A::FunctionArguments::Subquery(q)
+                    if f.name.to_string().eq_ignore_ascii_case("array") =>
+                {
+                    self.array_subquery(q, ctx)
+                }
+                _ => self.function(f, ctx),
+            },
+            A::Expr::Array(a) => self.array_constructor(&a.elem, ctx),
+            A::Expr::CompoundFieldAccess { root, access_chain } => {
+                self.subscript(root, access_chain, ctx)
+            }
             _ => self.special_form(e, ctx),
         }
     }
@@ -492,8 +507,14 @@ impl Binder<'_> {
                 }))
             }
             O::StringConcat => {
-                let (le, re, _) = self.operator("||", l, r)?;
-                Ok(B::known(Expr::concat(le, re)))
+                let res = tusk_exec::func::resolve_operator("||", l.arg_type(), r.arg_type())?;
+                let le = self.to_type(l, res.arg_types[0])?;
+                let re = self.to_type(r, res.arg_types[1])?;
+                Ok(B::known(match res.func {
+                    // Arrays: array_cat, array_append, array_prepend.
+                    Some(f) => Expr::call(f, vec![le, re], res.ret),
+                    None => Expr::concat(le, re),
+                }))
             }
             O::PGRegexMatch | O::PGRegexIMatch | O::PGRegexNotMatch | O::PGRegexNotIMatch => {
                 let (sym, negated, ci) = match op {
@@ -526,6 +547,27 @@ impl Binder<'_> {
                 }))
             }
             O::PGExp => self.scalar_function("power", vec![l, r]),
+            // `OPERATOR(pg_catalog.~)`: the built-in operator of that name.
+            O::PGCustomBinaryOperator(parts) => {
+                let (schema, name) = match parts.as_slice() {
+                    [name] => (None, name.as_str()),
+                    [schema, name] => (Some(schema.as_str()), name.as_str()),
+                    _ => (Some(""), ""),
+                };
+                let builtin = builtin_operator(name)
+                    .filter(|_| schema.is_none_or(|s| s.eq_ignore_ascii_case("pg_catalog")));
+                match builtin {
+                    Some(op) => self.binary(l, &op, r),
+                    None => err(
+                        sqlstate::UNDEFINED_FUNCTION,
+                        format!(
+                            "operator does not exist: {} {op} {}",
+                            l.type_name(),
+                            r.type_name()
+                        ),
+                    ),
+                }
+            }
             other => err(
                 sqlstate::UNDEFINED_FUNCTION,
                 format!(
@@ -692,6 +734,36 @@ impl ExprCtx {
             &mut self.applies
         }
     }
+}
+
+/// The built-in binary operator spelled `name` (what `OPERATOR(name)`
+/// names).
+fn builtin_operator(name: &str) -> Option<A::BinaryOperator> {
+    use A::BinaryOperator as O;
+    Some(match name {
+        "+" => O::Plus,
+        "-" => O::Minus,
+        "*" => O::Multiply,
+        "/" => O::Divide,
+        "%" => O::Modulo,
+        "^" => O::PGExp,
+        "=" => O::Eq,
+        "<>" | "!=" => O::NotEq,
+        "<" => O::Lt,
+        "<=" => O::LtEq,
+        ">" => O::Gt,
+        ">=" => O::GtEq,
+        "||" => O::StringConcat,
+        "~" => O::PGRegexMatch,
+        "~*" => O::PGRegexIMatch,
+        "!~" => O::PGRegexNotMatch,
+        "!~*" => O::PGRegexNotIMatch,
+        "~~" => O::PGLikeMatch,
+        "~~*" => O::PGILikeMatch,
+        "!~~" => O::PGNotLikeMatch,
+        "!~~*" => O::PGNotILikeMatch,
+        _ => return None,
+    })
 }
 
 pub(crate) fn cmp_op(op: &A::BinaryOperator) -> Option<CmpOp> {

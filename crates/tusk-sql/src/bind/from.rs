@@ -536,6 +536,21 @@ impl Binder<'_> {
         alias: Option<String>,
         alias_cols: Vec<String>,
     ) -> Result<FromItem> {
+        // pg_catalog comes first in every search path.
+        let q = object_name(name)?;
+        if let Some(def) = crate::catalog::lookup(q.schema.as_deref(), &q.name) {
+            return self.system_relation(def, alias, alias_cols);
+        }
+        if let Some(s) = q
+            .schema
+            .as_deref()
+            .filter(|s| crate::catalog::is_system_schema(s))
+        {
+            return err(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{s}.{}\" does not exist", q.name),
+            );
+        }
         let relname = crate::names::user_relation_name(name)?;
         let table = match self.catalog.table(&relname) {
             Some(t) => t.clone(),
@@ -585,6 +600,41 @@ impl Binder<'_> {
                 alias,
                 cols: ids.clone(),
                 tid: None,
+            },
+            rels,
+            star: ids,
+        })
+    }
+
+    /// A system relation (`pg_catalog.pg_class`): a scan of its computed
+    /// rows.
+    fn system_relation(
+        &mut self,
+        def: &'static crate::catalog::RelationDef,
+        alias: Option<String>,
+        alias_cols: Vec<String>,
+    ) -> Result<FromItem> {
+        let alias = alias.unwrap_or_else(|| def.name.to_string());
+        let names: Vec<String> = def.columns.iter().map(|(n, _)| n.to_string()).collect();
+        let names = self.rename(&alias, &names, &alias_cols)?;
+        let mut cols = Vec::with_capacity(names.len());
+        let mut ids = Vec::with_capacity(names.len());
+        for ((_, ty), n) in def.columns.iter().zip(names) {
+            let id = self.column(&n, *ty, Some(&alias));
+            ids.push(id);
+            cols.push(ScopeCol {
+                name: n,
+                id,
+                hidden: false,
+            });
+        }
+        let rels = self.push_rel(&alias, cols)?;
+        Ok(FromItem {
+            plan: Logical::TableFunc {
+                func: TableFunction::System(def),
+                args: vec![],
+                alias,
+                cols: ids.clone(),
             },
             rels,
             star: ids,

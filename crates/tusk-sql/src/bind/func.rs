@@ -37,6 +37,7 @@ pub fn aggregate_func(name: &str) -> Option<AggFunc> {
         "string_agg" => AggFunc::StringAgg,
         "bit_and" => AggFunc::BitAnd,
         "bit_or" => AggFunc::BitOr,
+        "array_agg" => AggFunc::ArrayAgg,
         _ => return None,
     })
 }
@@ -58,6 +59,8 @@ pub fn agg_result_type(f: AggFunc, arg: Option<DataType>) -> Option<DataType> {
         ) => true,
         (F::StringAgg, Some(Text | Varchar | Bpchar)) => true,
         (F::BitAnd | F::BitOr, Some(Int2 | Int4 | Int8)) => true,
+        // array_agg(anyarray) builds multidimensional arrays, which tusk lacks.
+        (F::ArrayAgg, Some(t)) => t.array_of().is_some(),
         _ => false,
     };
     exists.then(|| tusk_exec::aggregate::funcs::result_type(f, arg))
@@ -83,6 +86,10 @@ fn agg_arg_type(name: &str, f: AggFunc, b: &B) -> Result<DataType> {
                 Ok(DataType::Float8)
             }
             F::CountStar | F::Count | F::Min | F::Max | F::StringAgg => Ok(DataType::Text),
+            F::ArrayAgg => Err(SqlError::coded(
+                sqlstate::DATATYPE_MISMATCH,
+                "could not determine polymorphic type because input has type unknown",
+            )),
         };
     }
     Ok(match (f, b.ty()) {

@@ -36,6 +36,7 @@
 //! PostgreSQL's `variable_coerce_param_hook`); [`Binder::params`] records
 //! it, so that later uses of the same parameter see the type.
 
+mod arrays;
 mod conflict;
 mod datetime;
 mod dml;

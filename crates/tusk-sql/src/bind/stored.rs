@@ -24,6 +24,53 @@ impl Binder<'_> {
     /// A CHECK condition over `columns` (of table `table`), as an
     /// expression over their positions.
     pub fn bind_check(&mut self, table: &str, columns: &[ColumnDef], e: &A::Expr) -> Result<Expr> {
+        let p = self.over_columns(table, columns, |b| {
+            let mut ctx = ExprCtx::new("check constraints");
+            let p = b.predicate(e, &mut ctx, "CHECK")?;
+            if !ctx.applies.is_empty() {
+                return err(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "cannot use subquery in check constraint",
+                );
+            }
+            Ok(p)
+        })?;
+        crate::rewrite::fold::fold(p)
+    }
+
+    /// A stored expression (a CHECK, or a DEFAULT with its column's type
+    /// cast) over `columns` of `table`, unfolded, as PostgreSQL keeps its
+    /// expression trees (for printing them: `catalog::deparse`).
+    pub fn bind_stored_expr(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        e: &A::Expr,
+    ) -> Result<Expr> {
+        self.over_columns(table, columns, |b| {
+            let mut ctx = ExprCtx::new("stored expressions");
+            let v = b.expr(e, &mut ctx)?;
+            if !ctx.applies.is_empty() {
+                return err(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "cannot use subquery in stored expression",
+                );
+            }
+            if v.unknown {
+                return b.convert_unknown(v.e, tusk_storage::DataType::Text);
+            }
+            Ok(v.e)
+        })
+    }
+
+    /// Runs `f` with `columns` (of `table`) in scope and maps their
+    /// references in its result to column positions.
+    fn over_columns(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        f: impl FnOnce(&mut Self) -> Result<Expr>,
+    ) -> Result<Expr> {
         let mut ids: Vec<ColumnId> = Vec::with_capacity(columns.len());
         let mut scope_cols = Vec::new();
         for c in columns {
@@ -42,20 +89,9 @@ impl Binder<'_> {
             }],
             ..Default::default()
         });
-        let r = (|| -> Result<Expr> {
-            let mut ctx = ExprCtx::new("check constraints");
-            let p = self.predicate(e, &mut ctx, "CHECK")?;
-            if !ctx.applies.is_empty() {
-                return err(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "cannot use subquery in check constraint",
-                );
-            }
-            Ok(p)
-        })();
+        let r = f(self);
         self.scopes.pop();
-        let p = crate::rewrite::fold::fold(r?)?;
-        Ok(crate::logical::exprs::replace_columns(p, &|c| {
+        Ok(crate::logical::exprs::replace_columns(r?, &|c| {
             ids.iter().position(|&x| x == c).map(|i| Expr::Column {
                 index: i,
                 ty: columns[i].ty.data_type(),

@@ -76,8 +76,11 @@ pub(super) struct ColumnElement {
 
 /// Reads a column definition and its options.
 pub(super) fn column_element(c: &A::ColumnDef) -> Result<ColumnElement> {
+    let name = ident(&c.name)?;
+    let ty = sql_type(&c.data_type)?;
+    crate::types::check_storable(ty, &name)?;
     let mut el = ColumnElement {
-        column: ColumnDef::new(ident(&c.name)?, sql_type(&c.data_type)?, false),
+        column: ColumnDef::new(name, ty, false),
         checks: Vec::new(),
         keys: Vec::new(),
     };
@@ -194,6 +197,9 @@ impl Session {
                     .zip(&pq.types)
                     .map(|(n, t)| ColumnDef::new(n.clone(), SqlType::of(*t), false))
                     .collect();
+                for c in &cols {
+                    crate::types::check_storable(c.ty, &c.name)?;
+                }
                 (cols, Vec::new(), Vec::new(), Some(pq))
             }
             None => {
@@ -326,6 +332,7 @@ impl Session {
             checks.push(CheckDef {
                 name,
                 expr: e.to_string(),
+                oid: self.txn()?.allocate_oid()?,
             });
         }
         Ok((cols, checks, keys))

@@ -5,11 +5,13 @@
 //! TRUNCATE (`truncate`), CREATE TABLE's storage parameters (`reloptions`),
 //! settings and maintenance (`utility`), ANALYZE (`analyze`), roles (`role`), COPY (`copy/`,
 //! which also has its own entry point for the COPY client,
-//! `Session::execute_copy`). This module only dispatches.
+//! `Session::execute_copy`), cursors (`cursor/`). This module only
+//! dispatches.
 
 mod alter;
 mod analyze;
 pub(crate) mod copy;
+pub(crate) mod cursor;
 mod ddl;
 pub(crate) mod dml;
 mod index;
@@ -109,6 +111,8 @@ impl Session {
                 return self.vacuum(false, false, tables.into_iter().collect(), sink);
             }
             A::Statement::Lock(l) => self.lock_table(l)?,
+            A::Statement::Declare { stmts } if stmts.len() == 1 => self.declare(&stmts[0])?,
+            A::Statement::Close { cursor } => self.close_cursor(cursor)?,
             A::Statement::Truncate(t) => self.truncate(t)?,
             other => {
                 return Err(SqlError::coded(

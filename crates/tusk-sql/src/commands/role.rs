@@ -25,8 +25,19 @@ pub struct RoleChange {
     pub password: Option<Option<String>>,
 }
 
+/// A role as the catalogs list it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleInfo {
+    pub name: String,
+    pub oid: u32,
+    pub login: bool,
+    pub password: bool,
+}
+
 /// Where roles live.
 pub trait RoleStore: Send + Sync {
+    /// Every role, in name order.
+    fn list(&self) -> Vec<RoleInfo>;
     /// Creates role `name`; fails if it exists.
     fn create(&self, name: &str, change: &RoleChange) -> Result<()>;
     /// Changes role `name`; fails if it does not exist.
@@ -92,6 +103,7 @@ fn password(p: &A::Password, sink: &mut dyn FnMut(QueryResult)) -> Result<Option
 impl Session {
     /// Gives the session the store that role statements change.
     pub fn set_role_store(&mut self, store: Arc<dyn RoleStore>) {
+        self.info.set_role_store(store.clone());
         self.roles = Some(store);
     }
 

@@ -124,6 +124,9 @@ impl Columns {
 pub enum TableFunction {
     /// `generate_series(start, stop [, step])` over integers or numerics.
     GenerateSeries,
+    /// A system relation (`pg_class`), whose rows are computed (see
+    /// `catalog`); no arguments.
+    System(&'static crate::catalog::RelationDef),
 }
 
 /// What a subquery in an expression computes for each outer row.

@@ -119,6 +119,21 @@ pub fn eval_cost(e: &Expr) -> f64 {
         Expr::MinMax { args, .. } => 1.0 + sum(args),
         Expr::InList { arg, list, .. } => eval_cost(arg) + 0.5 * list.len() as f64 + sum(list),
         Expr::Call { args, .. } => 1.0 + sum(args),
+        Expr::Array { elems, .. } => sum(elems),
+        Expr::Subscript { array, index, .. } => 1.0 + eval_cost(array) + eval_cost(index),
+        // PostgreSQL's estimate: the operator runs on half the elements (of
+        // a constant array, else of an array of 10).
+        Expr::AnyArray { arg, array, .. } => {
+            let n = match array.as_ref() {
+                Expr::Const {
+                    value: tusk_exec::Value::Array(a),
+                    ..
+                } => a.items.len(),
+                Expr::Array { elems, .. } => elems.len(),
+                _ => 10,
+            };
+            0.5 * n as f64 + eval_cost(arg) + eval_cost(array)
+        }
     }
 }
 

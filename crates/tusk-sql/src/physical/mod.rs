@@ -951,7 +951,7 @@ impl<'a> Planner<'a> {
     /// A table function's scan.
     pub(crate) fn function_scan(&self, l: &Logical, filter: Option<Expr>) -> Result<Phys> {
         let Logical::TableFunc {
-            func: TableFunction::GenerateSeries,
+            func,
             args,
             alias,
             cols,
@@ -959,6 +959,24 @@ impl<'a> Planner<'a> {
         else {
             unreachable!("a table function")
         };
+        if let TableFunction::System(def) = func {
+            let rows = crate::catalog::estimated_rows(def, &self.catalog);
+            let source = crate::catalog::SystemScanSource {
+                def,
+                catalog: self.catalog.clone(),
+            };
+            return Ok(self.node(
+                NodeKind::SystemScan {
+                    relation: def.name.to_string(),
+                    alias: alias.clone(),
+                    source: tusk_exec::systemscan::SystemSource(std::sync::Arc::new(source)),
+                    filter,
+                },
+                vec![],
+                cols.clone(),
+                flat(rows, rows * CPU_TUPLE_COST, 0),
+            ));
+        }
         let args = args
             .iter()
             .map(|a| self.remap(a, &[]))

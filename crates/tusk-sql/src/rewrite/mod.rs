@@ -6,8 +6,10 @@
 //!    also decides which errors a statement raises at plan time);
 //! 2. `orfactor`: conjuncts common to every arm of an OR move out of it,
 //!    so that a join condition written in each arm becomes a join key;
-//! 3. `decorrelate`: subqueries in expressions become joins where they can;
-//! 4. `pushdown`: filters move toward the scans, and outer joins that a
+//! 3. `orsplit`: an OR over several relations of an inner join implies an
+//!    OR over each relation's own conjuncts, added for the scans;
+//! 4. `decorrelate`: subqueries in expressions become joins where they can;
+//! 5. `pushdown`: filters move toward the scans, and outer joins that a
 //!    filter makes inner become inner.
 //!
 //! Each pass takes a valid plan and returns one that computes the same
@@ -17,6 +19,7 @@
 pub mod decorrelate;
 pub mod fold;
 pub mod orfactor;
+pub mod orsplit;
 pub mod pushdown;
 
 use crate::error::SqlError;
@@ -27,6 +30,7 @@ pub fn rewrite(mut plan: Logical, cols: &mut Columns) -> Result<Logical, SqlErro
     decorrelate::simplify_exists(&mut plan);
     fold::fold_plan(&mut plan)?;
     orfactor::factor_ors(&mut plan);
+    orsplit::derive_restrictions(&mut plan);
     let plan = decorrelate::decorrelate(plan, cols);
     Ok(pushdown::push_down(plan))
 }

@@ -41,7 +41,8 @@ pub fn factor_ors(plan: &mut Logical) {
     }
 }
 
-fn true_const() -> Expr {
+/// The constant `true`, what a predicate is while it is being rewritten.
+pub(super) fn true_const() -> Expr {
     Expr::Const {
         value: tusk_exec::Value::Bool(true),
         ty: tusk_storage::DataType::Bool,

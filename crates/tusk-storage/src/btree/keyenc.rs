@@ -107,6 +107,7 @@ impl KeyType {
             SqlType::Timestamp(_) => KeyType::Timestamp,
             SqlType::TimestampTz(_) => KeyType::TimestampTz,
             SqlType::Interval(_) => KeyType::Interval,
+            SqlType::Plain(t) => unreachable!("indexes are built on stored types, not {t:?}"),
         }
     }
 

@@ -467,6 +467,7 @@ impl Session {
             let check = CheckDef {
                 name,
                 expr: e.to_string(),
+                oid: self.txn()?.allocate_oid()?,
             };
             def.checks.push(check.clone());
             added.push(check);
@@ -745,6 +746,7 @@ impl Session {
                 data_type, using, ..
             } => {
                 let ty = sql_type(data_type)?;
+                crate::types::check_storable(ty, &def.columns[at].name)?;
                 def.columns[at].ty = ty;
                 if let Some(d) = &def.columns[at].default {
                     let catalog = self.catalog()?;

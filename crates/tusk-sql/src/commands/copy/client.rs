@@ -129,6 +129,7 @@ impl Session {
         sink: &mut (dyn FnMut(QueryResult) + Send),
         client: &mut dyn CopyClient,
     ) -> Result<()> {
+        self.info.set_query(sql);
         on_statement_stack(|| {
             // As `Session::execute` runs a string: one transaction for
             // several statements, each statement bracketed.
