@@ -297,6 +297,53 @@ fn read_chunks(db: &Database, p: &Pointer, out: &mut Vec<u8>) -> Result<(), Stor
     Ok(())
 }
 
+/// Tuple `t` (a row of a table whose columns have `types`) with every
+/// toasted value read back inline (in the wide form when long), for the
+/// one-row paths that deform a stored tuple without a scan: unique
+/// violations' keys, rechecks, ON CONFLICT's existing row. The header's
+/// transaction fields are `t`'s; `t` itself when nothing is toasted.
+pub fn detoast_tuple<'t>(
+    db: &Database,
+    t: &'t [u8],
+    types: &[DataType],
+) -> Result<std::borrow::Cow<'t, [u8]>, StorageError> {
+    use std::borrow::Cow;
+    let Some(last) = types.len().checked_sub(1) else {
+        return Ok(Cow::Borrowed(t));
+    };
+    let mut toasted = false;
+    tuple::walk(t, types, last, |_, a| {
+        toasted |= matches!(a, Attr::Toasted(_))
+    });
+    if !toasted {
+        return Ok(Cow::Borrowed(t));
+    }
+    let mut tb = TupleBuilder::new();
+    let mut value = Vec::new();
+    let mut failed = None;
+    tb.begin();
+    tuple::walk_raw(t, types, last, |_, a, raw| match a {
+        Attr::Null => tb.push_null(),
+        Attr::Toasted(form) => {
+            value.clear();
+            if let Err(e) = detoast(db, form, &mut value) {
+                failed.get_or_insert(e);
+            }
+            tb.push_text(&value);
+        }
+        _ => tb.push_stored(raw),
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut out = tb.finish_cid(tuple::xmin(t), tuple::cmin(t)).to_vec();
+    tuple::set_xmax(&mut out, tuple::xmax(t));
+    tuple::set_cmax(&mut out, tuple::cmax(t));
+    let (block, item) = tuple::ctid(t);
+    tuple::set_ctid(&mut out, block, item);
+    Ok(Cow::Owned(out))
+}
+
 /// Deletes, as `xid`, the chunks of every out-of-line value of tuple `t`
 /// (a row of a table whose columns have `types`) that is being deleted or
 /// updated away (see the module doc). Nothing to do unless the tuple has
@@ -350,7 +397,9 @@ fn pg_fixed(ty: DataType) -> Option<PgSize> {
         | DataType::Timestamp
         | DataType::TimestampTz => (8, 8),
         DataType::Interval => (16, 8),
-        DataType::Numeric | DataType::Text | DataType::Varchar | DataType::Bpchar => return None,
+        // Varlenas (sized by their value), and the catalog types, which
+        // tables never store.
+        _ => return None,
     };
     Some(PgSize { len, align })
 }
