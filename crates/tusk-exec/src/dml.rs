@@ -578,6 +578,10 @@ pub fn update(
                     }
                     break RowOutcome::Changed(again);
                 }
+                // The version was not written: the values it moved out of
+                // line would outlive every row (see tusk-storage's `toast`).
+                let (db, xid) = (txn.database().clone(), txn.xid()?);
+                toast::delete_external(&db, new_t, &target.table.column_types(), xid)?;
                 match after_conflict(txn, rel, tid, out.result, mode, recheck, target.table)? {
                     Some((newest, row)) => {
                         w.check(&row)?;
