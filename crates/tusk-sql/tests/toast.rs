@@ -6,24 +6,12 @@
 mod common;
 
 use common::{rows, run, session_with};
-use tusk_sql::{BufferCopyClient, QueryResult, Session};
+use tusk_sql::Session;
 
 /// Runs COPY `sql` with `input` as its STDIN data; the command tag and
 /// what it wrote to STDOUT.
 fn copy(s: &mut Session, sql: &str, input: &[u8]) -> (String, Vec<u8>) {
-    let mut client = BufferCopyClient::new(input);
-    let mut tag = String::new();
-    s.execute_copy(
-        sql,
-        &mut |r| {
-            if let QueryResult::Command { tag: t } = r {
-                tag = t;
-            }
-        },
-        &mut client,
-    )
-    .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    (tag, client.output)
+    common::copy(s, sql, input).unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
 fn session(dir: &std::path::Path) -> tusk_sql::Session {
