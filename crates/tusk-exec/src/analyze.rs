@@ -138,7 +138,7 @@ pub fn sample_table(
         }
     }
     reservoir.sort_unstable();
-    let deform = Deformer::new(table_types, columns, false);
+    let deform = Deformer::new(table_types, columns, false).detoasting(db.clone());
     let mut cols = deform.columns(reservoir.len());
     let mut chosen: Vec<VisibleItem> = Vec::new();
     let mut at = 0;
@@ -164,6 +164,9 @@ pub fn sample_table(
             },
         )?;
         at += run;
+    }
+    if let Some(e) = deform.take_error() {
+        return Err(e.into());
     }
     let len = cols.first().map_or(0, Vector::len);
     let total_rows = if blocks.is_empty() {

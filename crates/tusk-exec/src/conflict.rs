@@ -30,7 +30,7 @@
 //! transaction's snapshot does not see.
 
 use crate::deform::Deformer;
-use crate::dml::{Inserted, RowWriter, Target, Written};
+use crate::dml::{delete_out_of_line, Inserted, RowWriter, Target, Written};
 use crate::error::{sqlstate, ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::Operator;
@@ -38,6 +38,7 @@ use crate::vector::{Batch, Data};
 use tusk_storage::btree::EncodedKey;
 use tusk_storage::heap::{self, Tid};
 use tusk_storage::heapam::serialization_failure;
+use tusk_storage::toast;
 use tusk_storage::{
     IsolationLevel, RowLockMode, RowWait, TableDef, TmResult, Transaction, UpdateKind,
 };
@@ -123,13 +124,15 @@ pub fn insert_on_conflict(
                 w.check(&new)?;
                 w.form(&new, 0)?;
                 let kind = update_kind(&mut w, &old)?;
-                let out = txn.update(table.oid, existing, w.formed(0, 0), kind, RowWait::Block)?;
+                let new_t = w.formed_toasted(txn)?;
+                let out = txn.update(table.oid, existing, new_t, kind, RowWait::Block)?;
                 if out.result != TmResult::Ok {
                     return Err(ExecError::new(format!(
                         "a row locked for ON CONFLICT DO UPDATE could not be updated: {:?}",
                         out.result
                     )));
                 }
+                delete_out_of_line(txn, table, existing)?;
                 if !out.hot {
                     let new_tid = out
                         .new_tid
@@ -223,11 +226,10 @@ fn updated_row(
     filter: &Option<Expr>,
 ) -> Result<Option<(Vec<u8>, Batch)>> {
     let mut cols = deform.columns(1);
-    let old = heap::read_tuple(&db.pool, table.oid, existing, |t| {
-        deform.push(&mut cols, t, existing);
-        t.to_vec()
-    })?
-    .ok_or_else(|| ExecError::new("the conflicting row vanished"))?;
+    let old = heap::read_tuple(&db.pool, table.oid, existing, |t| t.to_vec())?
+        .ok_or_else(|| ExecError::new("the conflicting row vanished"))?;
+    let plain = toast::detoast_tuple(db, &old, &table.column_types())?;
+    deform.push(&mut cols, &plain, existing);
     let mut excluded = deform.columns(1);
     for (dst, src) in excluded.iter_mut().zip(&b.columns) {
         dst.push_from(src, row);

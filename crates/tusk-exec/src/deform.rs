@@ -21,13 +21,20 @@
 //! A damaged tuple too short for its attributes reads as zeros or empty
 //! strings rather than out of bounds (the page passed its checksum, so this
 //! is never expected).
+//!
+//! A toasted text value (compressed, or stored out of line in the table's
+//! TOAST fork, see tusk-storage's `toast`) is detoasted on the way, through
+//! the database given to [`Deformer::detoasting`]; a failure to read it is
+//! kept for [`Deformer::take_error`], the value reading as empty meanwhile.
 
 use crate::numeric::Numeric;
 use crate::vector::{Data, Vector};
+use std::cell::RefCell;
+use std::sync::Arc;
 use tusk_storage::heap::{Tid, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
 use tusk_storage::visible::attrs;
-use tusk_storage::DataType;
+use tusk_storage::{toast, DataType, Database, StorageError};
 
 /// One step of the offset program over a NULL-free tuple.
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +64,12 @@ pub(crate) struct Deformer {
     taken: Vec<(DataType, usize)>,
     out_types: Vec<DataType>,
     with_tid: bool,
+    /// Where toasted values are read (see the module doc).
+    db: Option<Arc<Database>>,
+    /// The first toasted value that could not be read.
+    error: RefCell<Option<StorageError>>,
+    /// A detoasted value.
+    scratch: RefCell<Vec<u8>>,
 }
 
 impl Deformer {
@@ -104,7 +117,43 @@ impl Deformer {
             taken,
             out_types,
             with_tid,
+            db: None,
+            error: RefCell::new(None),
+            scratch: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The deformer, reading toasted values through `db`.
+    pub(crate) fn detoasting(mut self, db: Arc<Database>) -> Deformer {
+        self.db = Some(db);
+        self
+    }
+
+    /// The error of a toasted value that could not be read, if any.
+    pub(crate) fn take_error(&self) -> Option<StorageError> {
+        self.error.borrow_mut().take()
+    }
+
+    /// Appends toasted value `form` to text column `v`, detoasted.
+    fn push_toasted(&self, v: &mut Vector, form: &[u8]) {
+        let before = v.len();
+        let mut buf = self.scratch.borrow_mut();
+        buf.clear();
+        let read = match &self.db {
+            Some(db) => toast::detoast(db, form, &mut buf),
+            None => Err(StorageError::Other(
+                "a toasted value read without its database".into(),
+            )),
+        };
+        if let Err(e) = read {
+            buf.clear();
+            self.error.borrow_mut().get_or_insert(e);
+        }
+        match &mut v.data {
+            Data::Text(d) => d.push(&buf),
+            d => d.push_default(),
+        }
+        v.push_null_flag(before, false);
     }
 
     pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
@@ -173,14 +222,14 @@ impl Deformer {
                 match *step {
                     Step::Skip(n) => pos += n,
                     Step::SkipText => match text_len(t, pos) {
-                        Some(n) => pos += 2 + n,
+                        Some(n) => pos += n,
                         None => break,
                     },
                     Step::Take { width } => {
                         let len = match width {
                             Some(w) => w,
                             None => match text_len(t, pos) {
-                                Some(n) => 2 + n,
+                                Some(n) => n,
                                 None => break,
                             },
                         };
@@ -197,16 +246,16 @@ impl Deformer {
         for (j, &(ty, o)) in self.taken.iter().enumerate() {
             let v = &mut cols[o];
             let at = |i: usize| offsets[i * k + j];
-            if let Data::Text(s) = &mut v.data {
+            if matches!(v.data, Data::Text(_)) {
                 for (i, it) in items.iter().enumerate() {
                     let t = it.tuple(page);
-                    match at(i) {
-                        u32::MAX => s.push(b""),
-                        p => {
-                            let p = p as usize;
-                            let n = text_len(t, p).unwrap_or(0);
-                            s.push(&t[p + 2..p + 2 + n]);
-                        }
+                    let a = match at(i) {
+                        u32::MAX => Attr::Text(b""),
+                        p => tuple::text_attr(&t[p as usize..]).0,
+                    };
+                    match a {
+                        Attr::Toasted(form) => self.push_toasted(v, form),
+                        a => push_attr_data(&mut v.data, a),
                     }
                 }
             } else {
@@ -244,7 +293,10 @@ impl Deformer {
                 let out_of_att = &self.out_of_att;
                 tuple::walk(t, &self.table_types, last, |att, a| {
                     if let Some(o) = out_of_att[att] {
-                        push_attr(&mut cols[o], a);
+                        match a {
+                            Attr::Toasted(form) => self.push_toasted(&mut cols[o], form),
+                            a => push_attr(&mut cols[o], a),
+                        }
                     }
                 });
             }
@@ -264,13 +316,22 @@ impl Deformer {
     }
 }
 
-/// The length of the string stored at `pos` of tuple `t`, if the tuple
+/// The bytes the string stored at `pos` of tuple `t` takes, header
+/// included (any of its forms, see tusk-storage's `tuple`), if the tuple
 /// holds all of it.
 #[inline]
 fn text_len(t: &[u8], pos: usize) -> Option<usize> {
     let b = t.get(pos..pos + 2)?;
-    let n = u16::from_le_bytes([b[0], b[1]]) as usize;
-    (pos + 2 + n <= t.len()).then_some(n)
+    let h = u16::from_le_bytes([b[0], b[1]]);
+    let n = if h < tuple::TEXT_TOASTED {
+        2 + h as usize
+    } else if h == tuple::TEXT_WIDE {
+        let w = t.get(pos + 2..pos + 6)?;
+        6 + u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize
+    } else {
+        2 + (h & !tuple::TEXT_TOASTED) as usize
+    };
+    (pos + n <= t.len()).then_some(n)
 }
 
 /// Fills column `v` (of type `ty`) from the attribute at byte `off` of each

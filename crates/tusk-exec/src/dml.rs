@@ -43,6 +43,7 @@ use tusk_storage::btree::{describe_key, EncodedKey, Index, InsertOutcome};
 use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::{self, HeapInserter, Tid};
 use tusk_storage::heapam::serialization_failure;
+use tusk_storage::toast::{self, Toaster};
 use tusk_storage::tuple::TupleBuilder;
 use tusk_storage::{
     Database, IndexDef, IsolationLevel, LatestOutcome, RowLockMode, RowWait, SqlType, TableDef,
@@ -82,6 +83,9 @@ pub(crate) struct RowWriter<'a> {
     pub(crate) indexes: Vec<Index<'a>>,
     key: EncodedKey,
     tb: TupleBuilder,
+    /// Toasts formed tuples before they are stored (see tusk-storage's
+    /// `toast`).
+    toaster: Toaster<'a>,
     padded: String,
 }
 
@@ -109,6 +113,7 @@ impl<'a> RowWriter<'a> {
             indexes,
             key: EncodedKey::default(),
             tb: TupleBuilder::new(),
+            toaster: Toaster::new(db, target.table.oid, target.table.column_types()),
             padded: String::new(),
         }
     }
@@ -178,6 +183,13 @@ impl<'a> RowWriter<'a> {
         self.tb.finish_cid(xid, cid)
     }
 
+    /// The formed tuple as it is to be stored by `txn`: toasted if it must
+    /// be, its out-of-line values written (see tusk-storage's `toast`).
+    pub(crate) fn formed_toasted(&mut self, txn: &mut Transaction) -> Result<&[u8]> {
+        let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
+        Ok(self.toaster.toast(self.tb.finish_cid(0, 0), xid, cid)?)
+    }
+
     /// The live row whose key equals the formed tuple's in one of the
     /// `arbiters` (index positions), checked in order, after waiting for
     /// writers still running (see `tusk_storage::btree`'s `unique`).
@@ -210,7 +222,7 @@ impl<'a> RowWriter<'a> {
         arbiters: &[usize],
     ) -> Result<Inserted> {
         let (xid, cid) = (txn.xid()?, txn.command_id_for_write());
-        let t = self.tb.finish_cid(xid, cid);
+        let t = self.toaster.toast(self.tb.finish_cid(xid, cid), xid, cid)?;
         let tid = self.ins.insert(t)?;
         txn.count_inserts(self.table.oid, 1);
         for (i, index) in self.indexes.iter().enumerate() {
@@ -221,9 +233,12 @@ impl<'a> RowWriter<'a> {
                     // own transaction takes it back (PostgreSQL's
                     // speculative insertion aborts it the same way).
                     heap::delete(&self.db.pool, self.table.oid, tid, xid)?;
+                    // Its out-of-line values die with it.
+                    let types = self.table.column_types();
+                    toast::delete_external(self.db, t, &types, xid)?;
                     return Ok(Inserted::Conflict);
                 }
-                return Err(unique_violation(self.table, index.def(), t));
+                return Err(unique_violation(self.db, self.table, index.def(), t));
             }
         }
         Ok(Inserted::Row)
@@ -236,7 +251,7 @@ impl<'a> RowWriter<'a> {
         for index in &self.indexes {
             index.key_of_tuple(t, &mut self.key)?;
             if let InsertOutcome::Conflict { .. } = index.insert(&self.key, tid, txn)? {
-                return Err(unique_violation(self.table, index.def(), t));
+                return Err(unique_violation(self.db, self.table, index.def(), t));
             }
         }
         Ok(())
@@ -310,7 +325,12 @@ const FAILING_ROW_VALUE_BYTES: usize = 64;
 
 /// `duplicate key value violates unique constraint "name"` (23505), with
 /// the key of `t` (the new row) in the DETAIL.
-pub(crate) fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> ExecError {
+pub(crate) fn unique_violation(
+    db: &Database,
+    table: &TableDef,
+    def: &IndexDef,
+    t: &[u8],
+) -> ExecError {
     ExecError::coded(
         sqlstate::UNIQUE_VIOLATION,
         format!(
@@ -318,17 +338,23 @@ pub(crate) fn unique_violation(table: &TableDef, def: &IndexDef, t: &[u8]) -> Ex
             def.name
         ),
     )
-    .with_detail(format!("Key {} already exists.", tuple_key(table, def, t)))
+    .with_detail(format!(
+        "Key {} already exists.",
+        tuple_key(db, table, def, t)
+    ))
 }
 
 /// `(a, b)=(1, x)`: the key of index `def` in heap tuple `t` of `table`,
 /// as PostgreSQL's DETAIL lines print it (values as stored, through their
-/// output functions; `null` for NULL).
-pub fn tuple_key(table: &TableDef, def: &IndexDef, t: &[u8]) -> String {
+/// output functions, toasted ones read back through `db`; `null` for NULL).
+pub fn tuple_key(db: &Database, table: &TableDef, def: &IndexDef, t: &[u8]) -> String {
     let all: Vec<usize> = (0..table.columns.len()).collect();
-    let deform = Deformer::new(&table.column_types(), &all, false);
+    let types = table.column_types();
+    // A value that cannot be read back prints as empty: this is a message.
+    let t = toast::detoast_tuple(db, t, &types).unwrap_or(std::borrow::Cow::Borrowed(t));
+    let deform = Deformer::new(&types, &all, false);
     let mut cols = deform.columns(1);
-    deform.push(&mut cols, t, Tid { block: 0, item: 0 });
+    deform.push(&mut cols, &t, Tid { block: 0, item: 0 });
     let names: Vec<&str> = def
         .columns
         .iter()
@@ -351,7 +377,7 @@ pub fn tuple_key(table: &TableDef, def: &IndexDef, t: &[u8]) -> String {
 /// The key of index `def` in the row at `tid` of `table` (see
 /// [`tuple_key`]), whatever the row's visibility.
 pub fn row_key(db: &Database, table: &TableDef, def: &IndexDef, tid: Tid) -> Result<String> {
-    heap::read_tuple(&db.pool, table.oid, tid, |t| tuple_key(table, def, t))?
+    heap::read_tuple(&db.pool, table.oid, tid, |t| tuple_key(db, table, def, t))?
         .ok_or_else(|| ExecError::new(format!("no row at ({},{})", tid.block, tid.item)))
 }
 
@@ -400,13 +426,15 @@ impl Written {
 
 /// A heap tuple as a one-row batch: every column of `table` in order,
 /// then the TID (Int8) — the shape of a target row for [`Recheck`].
-pub fn tuple_batch(table: &TableDef, t: &[u8], tid: Tid) -> Batch {
+/// Toasted values are read back through `db`.
+pub fn tuple_batch(db: &Database, table: &TableDef, t: &[u8], tid: Tid) -> Result<Batch> {
     let types = table.column_types();
+    let t = toast::detoast_tuple(db, t, &types)?;
     let all: Vec<usize> = (0..types.len()).collect();
     let deform = Deformer::new(&types, &all, true);
     let mut cols = deform.columns(1);
-    deform.push(&mut cols, t, tid);
-    Batch::new(cols, 1)
+    deform.push(&mut cols, &t, tid);
+    Ok(Batch::new(cols, 1))
 }
 
 /// Inserts every row of `input` (columns already of the table's types, in
@@ -488,7 +516,7 @@ fn after_conflict(
         TmResult::Updated { .. } if rr => Err(serialization_failure(false).into()),
         TmResult::Updated { .. } => match txn.lock_latest(rel, tid, mode, RowWait::Block)? {
             LatestOutcome::Locked { tid, tuple } => Ok(recheck
-                .recheck(tuple_batch(table, &tuple, tid))?
+                .recheck(tuple_batch(txn.database(), table, &tuple, tid)?)?
                 .map(|row| (tid, row))),
             _ => Ok(None),
         },
@@ -538,8 +566,10 @@ pub fn update(
                 };
                 w.form(src, r)?;
                 // heapam stamps the xid and command id.
-                let out = txn.update(rel, tid, w.formed(0, 0), kind, RowWait::Block)?;
+                let new_t = w.formed_toasted(txn)?;
+                let out = txn.update(rel, tid, new_t, kind, RowWait::Block)?;
                 if out.result == TmResult::Ok {
+                    delete_out_of_line(txn, target.table, tid)?;
                     let new = out
                         .new_tid
                         .ok_or_else(|| ExecError::new("update without a new version"))?;
@@ -548,6 +578,10 @@ pub fn update(
                     }
                     break RowOutcome::Changed(again);
                 }
+                // The version was not written: the values it moved out of
+                // line would outlive every row (see tusk-storage's `toast`).
+                let (db, xid) = (txn.database().clone(), txn.xid()?);
+                toast::delete_external(&db, new_t, &target.table.column_types(), xid)?;
                 match after_conflict(txn, rel, tid, out.result, mode, recheck, target.table)? {
                     Some((newest, row)) => {
                         w.check(&row)?;
@@ -595,6 +629,7 @@ pub fn delete(
             let outcome = loop {
                 let result = txn.delete(rel, tid, RowWait::Block)?;
                 if result == TmResult::Ok {
+                    delete_out_of_line(txn, table, tid)?;
                     break RowOutcome::Changed(again);
                 }
                 let mode = RowLockMode::Update;
@@ -639,4 +674,25 @@ fn check_length<'a>(s: &'a str, n: u32, ty: &str) -> Result<&'a str> {
             format!("value too long for type {ty}({n})"),
         ))
     }
+}
+
+/// Deletes, with `txn`, the out-of-line values' chunks of the row version
+/// at `tid` of `table`, which `txn` has just deleted or updated away (see
+/// tusk-storage's `toast`): they die, or come back on rollback, with it.
+pub(crate) fn delete_out_of_line(txn: &mut Transaction, table: &TableDef, tid: Tid) -> Result<()> {
+    if table.is_columnar() {
+        // Columnar rows are not toasted; their TIDs name no heap item.
+        return Ok(());
+    }
+    let db = txn.database().clone();
+    let old = heap::read_tuple(&db.pool, table.oid, tid, |t| {
+        (tusk_storage::tuple::infomask(t) & tusk_storage::tuple::HAS_EXTERNAL != 0)
+            .then(|| t.to_vec())
+    })?
+    .flatten();
+    if let Some(t) = old {
+        let xid = txn.xid()?;
+        toast::delete_external(&db, &t, &table.column_types(), xid)?;
+    }
+    Ok(())
 }

@@ -76,7 +76,7 @@ impl IndexScan {
         Ok(IndexScan {
             db: ctx.db.clone(),
             oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid),
+            deform: Deformer::new(table_types, columns, *with_tid).detoasting(ctx.db.clone()),
             snapshot: ctx.snapshot.clone(),
             cursor,
             tids: Vec::with_capacity(BATCH_SIZE),
@@ -102,6 +102,9 @@ impl IndexScan {
             rows += 1;
             deform.push(&mut cols, t, tid);
         })?;
+        if let Some(e) = self.deform.take_error() {
+            return Err(e.into());
+        }
         Ok(Some(Batch::new(cols, rows)))
     }
 }

@@ -100,7 +100,7 @@ impl SeqScan {
         Ok(SeqScan {
             db: ctx.db.clone(),
             oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid),
+            deform: Deformer::new(table_types, columns, *with_tid).detoasting(ctx.db.clone()),
             snapshot: ctx.snapshot.clone(),
             items: Vec::new(),
             next_block: 0,
@@ -153,6 +153,9 @@ impl SeqScan {
                     deform.push_page(&mut cols, page, items, dense, block);
                 },
             )?;
+        }
+        if let Some(e) = self.deform.take_error() {
+            return Err(e.into());
         }
         Ok(any.then(|| Batch::new(cols, rows)))
     }

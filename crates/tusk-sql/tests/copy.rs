@@ -5,28 +5,11 @@
 
 mod common;
 
-use common::{error, rows, session_with};
-use tusk_sql::{BufferCopyClient, QueryResult, Session, SqlError};
+use common::{copy, error, rows, session_with};
+use tusk_sql::Session;
 
 fn session(dir: &std::path::Path) -> Session {
     session_with(dir, "shared_buffers = 1MB\nhuge_pages = off\n")
-}
-
-/// Runs `sql` with `input` as its COPY FROM STDIN data; the last command
-/// tag and what COPY TO STDOUT wrote.
-fn copy(s: &mut Session, sql: &str, input: &[u8]) -> Result<(String, Vec<u8>), SqlError> {
-    let mut client = BufferCopyClient::new(input);
-    let mut tag = String::new();
-    s.execute_copy(
-        sql,
-        &mut |r| {
-            if let QueryResult::Command { tag: t } = r {
-                tag = t;
-            }
-        },
-        &mut client,
-    )?;
-    Ok((tag, client.output))
 }
 
 fn copy_in(s: &mut Session, sql: &str, input: &str) -> String {

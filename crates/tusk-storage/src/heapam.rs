@@ -461,7 +461,7 @@ impl Transaction {
                 tuple::XmaxState {
                     xmax: INVALID_XID,
                     cmax: 0,
-                    infomask: tuple::infomask(new) & tuple::HAS_NULLS,
+                    infomask: tuple::infomask(new) & (tuple::HAS_NULLS | tuple::HAS_EXTERNAL),
                     ctid: (0, 0),
                 }
                 .apply(&mut new_t);
@@ -594,7 +594,7 @@ impl Transaction {
         XmaxState {
             xmax: INVALID_XID,
             cmax: 0,
-            infomask: tuple::infomask(new) & tuple::HAS_NULLS,
+            infomask: tuple::infomask(new) & (tuple::HAS_NULLS | tuple::HAS_EXTERNAL),
             ctid: (0, 0),
         }
         .apply(&mut new_t);

@@ -86,6 +86,9 @@ pub enum Fork {
     ColumnarMeta = 1,
     /// A columnar table's row group pages (`columnar::rowgroup`).
     ColumnarData = 2,
+    /// A heap table's TOAST relation: the chunks of its values stored out
+    /// of line (see `toast`), created by the first such value.
+    Toast = 3,
 }
 
 /// Bits of a relation file number below the fork bits.
@@ -96,7 +99,7 @@ const FORK_SHIFT: u32 = 30;
 pub const MAX_OID: u32 = (1 << FORK_SHIFT) - 1;
 
 /// Every fork other than the main one.
-const OTHER_FORKS: [Fork; 2] = [Fork::ColumnarMeta, Fork::ColumnarData];
+const OTHER_FORKS: [Fork; 3] = [Fork::ColumnarMeta, Fork::ColumnarData, Fork::Toast];
 
 /// The file number of fork `fork` of relation `oid`.
 #[inline]
@@ -115,7 +118,8 @@ pub fn fork_of(rel: u32) -> Fork {
     match rel >> FORK_SHIFT {
         0 => Fork::Main,
         1 => Fork::ColumnarMeta,
-        _ => Fork::ColumnarData,
+        2 => Fork::ColumnarData,
+        _ => Fork::Toast,
     }
 }
 
@@ -142,6 +146,7 @@ impl Smgr {
             Fork::Main => oid.to_string(),
             Fork::ColumnarMeta => format!("{oid}_colmeta"),
             Fork::ColumnarData => format!("{oid}_coldata"),
+            Fork::Toast => format!("{oid}_toast"),
         })
     }
 
@@ -188,12 +193,22 @@ impl Smgr {
         Ok(())
     }
 
-    /// Creates an empty relation file unless it exists (WAL redo).
+    /// Creates an empty relation file unless it exists (WAL redo, and a
+    /// table's TOAST fork, which its first out-of-line value creates; two
+    /// sessions may race to do so).
     pub fn create_if_missing(&self, rel: u32) -> Result<(), StorageError> {
         if self.exists(rel) {
             return Ok(());
         }
-        self.create(rel)
+        let path = self.path(rel);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(StorageError::io(
+                format!("could not create file \"{}\"", path.display()),
+                e,
+            )),
+        }
     }
 
     /// Whether the relation file exists.

@@ -16,8 +16,25 @@
 //! The null bitmap (one bit per attribute, set = NULL) is present only when
 //! `infomask & HAS_NULLS`. NULL attributes take no bytes. Attribute encodings, all
 //! little endian and unaligned: `boolean` 1 byte, `integer` 4, `bigint` 8,
-//! `numeric` 16-byte unscaled value + 2-byte scale, text types a 2-byte length
-//! and the UTF-8 bytes (a tuple must fit in a page; there is no TOAST).
+//! `numeric` 16-byte unscaled value + 2-byte scale, text types a 2-byte
+//! header and their bytes.
+//!
+//! ## Text values of any size
+//!
+//! A text value's 2-byte header `h` says which form follows (see `toast`
+//! for the forms and when each is chosen):
+//!
+//! * `h < 0x8000`: the value, `h` bytes, inline;
+//! * `0x8000 <= h < 0xFFFF`: a *toasted* value, `h & 0x7FFF` bytes that
+//!   start with a kind byte: compressed inline, or a pointer to the value's
+//!   chunks in the table's TOAST relation ([`Attr::Toasted`]);
+//! * `h == 0xFFFF`: a 4-byte length and the value, of any size. Only a
+//!   tuple being built has this form ([`TupleBuilder`] writes it for values
+//!   of 32 kB and more); `toast` replaces it before the tuple is stored, so
+//!   no page ever holds it.
+//!
+//! [`HAS_EXTERNAL`] marks a tuple with a pointer to TOAST chunks, whose
+//! deletion must delete the chunks too.
 //!
 //! ## The xmax bits
 //!
@@ -64,6 +81,12 @@ pub const SHARE_LOCKED: u16 = 0x0010;
 pub const HOT_UPDATED: u16 = 0x0020;
 /// Infomask: this version has no index entries (a HOT update made it).
 pub const HEAP_ONLY: u16 = 0x0040;
+/// Infomask: some attribute points to chunks in the TOAST relation.
+pub const HAS_EXTERNAL: u16 = 0x0080;
+/// A text header: the value is toasted (see the module doc).
+pub const TEXT_TOASTED: u16 = 0x8000;
+/// A text header: a 4-byte length follows (tuples being built only).
+pub const TEXT_WIDE: u16 = 0xFFFF;
 /// The bits that describe `xmax`; cleared when `xmax` is replaced.
 pub const XMAX_BITS: u16 = XMAX_LOCK_ONLY | XMAX_KEYS_UPDATED | XMAX_IS_UPDATE | HOT_UPDATED;
 
@@ -196,6 +219,10 @@ pub struct TupleBuilder {
     data: Vec<u8>,
     natts: usize,
     any_null: bool,
+    /// A value has the wide form (see the module doc).
+    wide: bool,
+    /// A value points to TOAST chunks.
+    external: bool,
     out: Vec<u8>,
 }
 
@@ -209,6 +236,8 @@ impl TupleBuilder {
         self.data.clear();
         self.natts = 0;
         self.any_null = false;
+        self.wide = false;
+        self.external = false;
     }
 
     fn next_att(&mut self, null: bool) {
@@ -262,9 +291,51 @@ impl TupleBuilder {
     }
     pub fn push_text(&mut self, v: &[u8]) {
         self.next_att(false);
-        let len = v.len().min(u16::MAX as usize) as u16;
-        self.data.extend_from_slice(&len.to_le_bytes());
-        self.data.extend_from_slice(&v[..len as usize]);
+        if v.len() < TEXT_TOASTED as usize {
+            self.data.extend_from_slice(&(v.len() as u16).to_le_bytes());
+        } else {
+            self.wide = true;
+            self.data.extend_from_slice(&TEXT_WIDE.to_le_bytes());
+            self.data.extend_from_slice(&(v.len() as u32).to_le_bytes());
+        }
+        self.data.extend_from_slice(v);
+    }
+
+    /// Adds a toasted text value: `form` starts with its kind byte (see
+    /// `toast`); `external` when it points to TOAST chunks.
+    pub fn push_toasted(&mut self, form: &[u8], external: bool) {
+        self.next_att(false);
+        debug_assert!(form.len() < (TEXT_WIDE & !TEXT_TOASTED) as usize);
+        self.data
+            .extend_from_slice(&(TEXT_TOASTED | form.len() as u16).to_le_bytes());
+        self.data.extend_from_slice(form);
+        self.external |= external;
+    }
+
+    /// Adds an attribute exactly as another tuple stores it (`bytes`,
+    /// header included, as [`walk_raw`] hands it out).
+    pub fn push_stored(&mut self, bytes: &[u8]) {
+        self.next_att(false);
+        if bytes.len() >= 2 && u16::from_le_bytes([bytes[0], bytes[1]]) == TEXT_WIDE {
+            self.wide = true;
+        }
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Bytes of the tuple [`TupleBuilder::finish`] would make.
+    pub fn len(&self) -> usize {
+        TUPLE_HEADER_SIZE + if self.any_null { self.nulls.len() } else { 0 } + self.data.len()
+    }
+
+    /// Whether no attribute was added since [`TupleBuilder::begin`].
+    pub fn is_empty(&self) -> bool {
+        self.natts == 0
+    }
+
+    /// Whether some value has the wide form: the tuple must go through
+    /// `toast` before it can be stored.
+    pub fn has_wide(&self) -> bool {
+        self.wide
     }
 
     /// Finishes the tuple with the inserting transaction's xid (command
@@ -281,7 +352,8 @@ impl TupleBuilder {
         self.out.extend_from_slice(&0u32.to_le_bytes());
         self.out
             .extend_from_slice(&(self.natts as u16).to_le_bytes());
-        let flags = if self.any_null { HAS_NULLS } else { 0 };
+        let flags = if self.any_null { HAS_NULLS } else { 0 }
+            | if self.external { HAS_EXTERNAL } else { 0 };
         self.out.extend_from_slice(&flags.to_le_bytes());
         self.out.extend_from_slice(&cmin.to_le_bytes());
         self.out.extend_from_slice(&[0; 12]);
@@ -338,6 +410,8 @@ pub enum Attr<'a> {
     /// Microseconds, days, months.
     Interval(i64, i32, i32),
     Text(&'a [u8]),
+    /// A toasted text value: its form, from the kind byte on (see `toast`).
+    Toasted(&'a [u8]),
 }
 
 /// Decodes the fixed-width attribute of type `ty` at the start of `b`.
@@ -359,11 +433,24 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
             i128::from_le_bytes(b[0..16].try_into().unwrap()),
             u16::from_le_bytes([b[16], b[17]]),
         ),
-        DataType::Text | DataType::Varchar | DataType::Bpchar => {
-            let len = u16::from_le_bytes([b[0], b[1]]) as usize;
-            Attr::Text(&b[2..2 + len])
-        }
+        DataType::Text | DataType::Varchar | DataType::Bpchar => text_attr(b).0,
         other => unreachable!("tuples store no values of type {other:?}"),
+    }
+}
+
+/// The text attribute at the start of `b` and the bytes it takes.
+#[inline]
+pub fn text_attr(b: &[u8]) -> (Attr<'_>, usize) {
+    let h = u16::from_le_bytes([b[0], b[1]]);
+    if h < TEXT_TOASTED {
+        let len = h as usize;
+        (Attr::Text(&b[2..2 + len]), 2 + len)
+    } else if h == TEXT_WIDE {
+        let len = u32::from_le_bytes(b[2..6].try_into().unwrap()) as usize;
+        (Attr::Text(&b[6..6 + len]), 6 + len)
+    } else {
+        let len = (h & !TEXT_TOASTED) as usize;
+        (Attr::Toasted(&b[2..2 + len]), 2 + len)
     }
 }
 
@@ -371,6 +458,18 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
 /// including attribute `last`, calling `f(attno, attr)` for each.
 #[inline]
 pub fn walk<'t>(t: &'t [u8], types: &[DataType], last: usize, mut f: impl FnMut(usize, Attr<'t>)) {
+    walk_raw(t, types, last, |attno, a, _| f(attno, a));
+}
+
+/// [`walk`], also handing out each attribute's stored bytes (header
+/// included; empty for NULL).
+#[inline]
+pub fn walk_raw<'t>(
+    t: &'t [u8],
+    types: &[DataType],
+    last: usize,
+    mut f: impl FnMut(usize, Attr<'t>, &'t [u8]),
+) {
     let natts = u16::from_le_bytes([t[8], t[9]]) as usize;
     let flags = u16::from_le_bytes([t[10], t[11]]);
     let mut pos = TUPLE_HEADER_SIZE;
@@ -383,15 +482,15 @@ pub fn walk<'t>(t: &'t [u8], types: &[DataType], last: usize, mut f: impl FnMut(
     };
     for (attno, ty) in types.iter().enumerate().take(last + 1) {
         if attno >= natts || bitmap.is_some_and(|b| b[attno / 8] & (1 << (attno % 8)) != 0) {
-            f(attno, Attr::Null);
+            f(attno, Attr::Null, &[]);
             continue;
         }
-        let a = fixed_attr(&t[pos..], *ty);
-        pos += match a {
-            Attr::Text(b) => 2 + b.len(),
-            _ => ty.fixed_width().unwrap_or(0),
+        let (a, len) = match ty.fixed_width() {
+            Some(w) => (fixed_attr(&t[pos..], *ty), w),
+            None => text_attr(&t[pos..]),
         };
-        f(attno, a);
+        f(attno, a, &t[pos..pos + len]);
+        pos += len;
     }
 }
 

@@ -107,7 +107,8 @@ pub fn vacuum_table(
 }
 
 /// [`vacuum_table`], for autovacuum when `auto` (it stamps
-/// `last_autovacuum` rather than `last_vacuum`). A columnar table's
+/// `last_autovacuum` rather than `last_vacuum`). A table's TOAST relation
+/// is vacuumed with it, as PostgreSQL does; a columnar table's
 /// metadata heap is vacuumed too (its row groups are rewritten by
 /// `columnar::vacuum::compact`, which VACUUM runs on top of this).
 pub fn vacuum_table_as(
@@ -126,6 +127,13 @@ pub fn vacuum_table_as(
             Vec::new(),
         );
         vacuum_heap(db, &meta, &[], xid, maintenance_work_mem)?;
+    }
+    // The TOAST relation's chunks die with their rows (see `toast`); it
+    // has no index, so its dead chunks go in one pass.
+    let toast = crate::toast::toast_rel(table.oid);
+    if !table.is_columnar() && db.smgr.exists(toast) {
+        let chunks = TableDef::new(toast, format!("pg_toast_{}", table.oid), Vec::new());
+        vacuum_heap(db, &chunks, &[], xid, maintenance_work_mem)?;
     }
     db.stats.vacuumed(
         table.oid,

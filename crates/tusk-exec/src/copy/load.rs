@@ -6,7 +6,9 @@
 //! converting thread and the second on the statement's.
 //!
 //! [`Sink::store`] appends a prepared batch's tuples with tusk-storage's
-//! [`BulkInserter`], a page at a time (one WAL record per page, none for a
+//! [`BulkInserter`] (toasted first when too long, see tusk-storage's
+//! `toast`: long values compressed or moved to the TOAST relation, row at
+//! a time, as PostgreSQL's COPY does), a page at a time (one WAL record per page, none for a
 //! table the transaction created); a columnar table's [`ColumnarWriter`]
 //! takes them instead and makes row groups of them (see
 //! `tusk_storage::columnar`). A row's index entries wait until its
@@ -25,6 +27,7 @@ use tusk_storage::btree::{EncodedKey, Index, IndexWriter, InsertOutcome};
 use tusk_storage::bulk::BulkInserter;
 use tusk_storage::columnar::ColumnarWriter;
 use tusk_storage::heap::Tid;
+use tusk_storage::toast::Toaster;
 use tusk_storage::{page, Database, IndexDef, TableDef, Xid};
 
 /// Rows whose index entries wait for a batch: they go in once their
@@ -40,6 +43,11 @@ pub struct Loader<'a> {
 /// The storing side of a load.
 pub struct Sink<'a> {
     db: &'a Database,
+    /// Shrinks tuples too long for a page before they are stored (see
+    /// tusk-storage's `toast`), as the loading transaction and command.
+    toaster: Toaster<'a>,
+    xid: Xid,
+    cid: u32,
     table: TableDef,
     store: Store<'a>,
     /// Whether the table's pages are WAL-logged.
@@ -86,6 +94,9 @@ impl<'a> Loader<'a> {
             prep: Preparer::new(table.clone(), rules, (xid, cid), keys),
             sink: Sink {
                 db,
+                toaster: Toaster::new(db, table.oid, table.column_types()),
+                xid,
+                cid,
                 logged: db.pool.wal_for(table.oid).is_some(),
                 store: if table.is_columnar() {
                     Store::Columnar(Some(ColumnarWriter::new(db, &table, xid, cid)))
@@ -136,7 +147,8 @@ impl Sink<'_> {
                 unreachable!("a heap table's sink")
             };
             let pages = bulk.pages;
-            let tid = bulk.insert(p.tuple(r))?;
+            let t = self.toaster.toast(p.tuple(r), self.xid, self.cid)?;
+            let tid = bulk.insert(t)?;
             if self.indexes.is_empty() {
                 continue;
             }
@@ -190,7 +202,7 @@ impl Sink<'_> {
                     .map_err(fail_at(line))?;
                 if let InsertOutcome::Conflict { .. } = outcome {
                     let t = stored_tuple(self.db, table.oid, tid).map_err(fail_at(line))?;
-                    let e = unique_violation(table, index.def(), &t);
+                    let e = unique_violation(self.db, table, index.def(), &t);
                     return Err(CopyError::new(e, Some(line_context(&table.name, line))));
                 }
             }

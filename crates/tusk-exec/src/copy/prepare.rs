@@ -17,7 +17,9 @@
 //!    first pass sizes every row (header, null bitmap, attributes), a second
 //!    writes the headers, then each column writes its values at every
 //!    row's cursor — one tight loop per column and type, no per-row
-//!    dispatch. The bytes are exactly what [`TupleBuilder`] makes.
+//!    dispatch. The bytes are exactly what [`TupleBuilder`] makes, a long
+//!    text value in its wide form: the sink toasts such tuples (see
+//!    `copy::load`).
 //! 4. **Keys.** Each index's key of every row, encoded from its tuple
 //!    (tusk-storage's [`TupleKeys`]).
 //!
@@ -32,7 +34,7 @@ use crate::error::{sqlstate, ExecError};
 use crate::expr::Expr;
 use crate::vector::{Batch, Data, Vector};
 use tusk_storage::btree::{EncodedKey, TupleKeys};
-use tusk_storage::tuple::{HAS_NULLS, TUPLE_HEADER_SIZE};
+use tusk_storage::tuple::{HAS_NULLS, TEXT_TOASTED, TEXT_WIDE, TUPLE_HEADER_SIZE};
 use tusk_storage::{DataType, TableDef, Xid};
 
 /// What a load applies besides the column types: the defaults of the
@@ -166,7 +168,7 @@ impl Preparer {
             }
             for (r, key) in keys.iter_mut().enumerate().take(rows.len) {
                 let t = &out.tuples[out.offsets[r]..out.offsets[r + 1]];
-                encoder.encode(t, key).map_err(|e| {
+                encoder.encode(None, t, key).map_err(|e| {
                     CopyError::new(e.into(), Some(line_context(&self.table.name, out.lines[r])))
                 })?;
             }
@@ -300,7 +302,7 @@ pub fn layout_tuples(
             (Data::Text(s), _) => {
                 for (r, sz) in size.iter_mut().enumerate() {
                     if !null(r) {
-                        *sz += 2 + s.get(r).len().min(u16::MAX as usize);
+                        *sz += text_size(s.get(r).len());
                     }
                 }
             }
@@ -387,15 +389,33 @@ pub fn layout_tuples(
                         continue;
                     }
                     let v = s.get(r);
-                    let len = v.len().min(u16::MAX as usize);
-                    let at = cursor[r];
-                    out[at..at + 2].copy_from_slice(&(len as u16).to_le_bytes());
-                    out[at + 2..at + 2 + len].copy_from_slice(&v[..len]);
-                    cursor[r] += 2 + len;
+                    let mut at = cursor[r];
+                    if v.len() < TEXT_TOASTED as usize {
+                        out[at..at + 2].copy_from_slice(&(v.len() as u16).to_le_bytes());
+                        at += 2;
+                    } else {
+                        // The wide form: the sink toasts the tuple.
+                        out[at..at + 2].copy_from_slice(&TEXT_WIDE.to_le_bytes());
+                        out[at + 2..at + 6].copy_from_slice(&(v.len() as u32).to_le_bytes());
+                        at += 6;
+                    }
+                    out[at..at + v.len()].copy_from_slice(v);
+                    cursor[r] = at + v.len();
                 }
             }
             Data::Array(_) => unreachable!("COPY loads only the types tables store"),
         }
+    }
+}
+
+/// Bytes a text value of `len` bytes takes in a tuple being built: the
+/// short form's 2-byte header, or the wide form's 6 (see tusk-storage's
+/// `tuple`).
+fn text_size(len: usize) -> usize {
+    if len < TEXT_TOASTED as usize {
+        2 + len
+    } else {
+        6 + len
     }
 }
 
@@ -410,7 +430,8 @@ mod tests {
     #[test]
     fn layout_matches_the_tuple_builder() {
         let mut text = Strings::new();
-        for s in ["abc", "", "héllo"] {
+        let long = "x".repeat(40_000);
+        for s in ["abc", "", &long] {
             text.push(s.as_bytes());
         }
         let vectors = vec![

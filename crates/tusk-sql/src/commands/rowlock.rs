@@ -368,7 +368,8 @@ impl Session {
             TmResult::Invisible => Err(SqlError::new("attempted to lock invisible tuple")),
             TmResult::Updated { .. } => match txn.lock_latest(rel, tid, t.mode, t.wait)? {
                 LatestOutcome::Locked { tid, tuple } => {
-                    let newest = tusk_exec::dml::tuple_batch(&t.table, &tuple, tid);
+                    let newest =
+                        tusk_exec::dml::tuple_batch(txn.database(), &t.table, &tuple, tid)?;
                     let rows = recheck.run(t.tid, &t.table, &newest)?;
                     // The result row for the new version that joins the
                     // same rows of the other relations.

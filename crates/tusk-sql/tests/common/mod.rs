@@ -3,7 +3,7 @@
 //! as text lines.
 #![allow(dead_code)] // each test binary uses its own subset
 
-use tusk_sql::{QueryResult, Session};
+use tusk_sql::{BufferCopyClient, QueryResult, Session, SqlError};
 
 /// A session on `dir` (created if needed) whose `tusk.conf` is `conf`.
 pub fn session_with(dir: &std::path::Path, conf: &str) -> Session {
@@ -48,4 +48,21 @@ pub fn error(s: &mut Session, sql: &str) -> String {
         Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
         Err(e) => e.message,
     }
+}
+
+/// Runs `sql` with `input` as its COPY FROM STDIN data; the last command
+/// tag and what COPY TO STDOUT wrote.
+pub fn copy(s: &mut Session, sql: &str, input: &[u8]) -> Result<(String, Vec<u8>), SqlError> {
+    let mut client = BufferCopyClient::new(input);
+    let mut tag = String::new();
+    s.execute_copy(
+        sql,
+        &mut |r| {
+            if let QueryResult::Command { tag: t } = r {
+                tag = t;
+            }
+        },
+        &mut client,
+    )?;
+    Ok((tag, client.output))
 }

@@ -37,7 +37,8 @@ use super::Btree;
 use crate::catalog::{DataType, IndexDef, TableDef};
 use crate::heap::{self, Tid, Visibility};
 use crate::snapshot::Snapshot;
-use crate::tuple;
+use crate::toast;
+use crate::tuple::{self, Attr};
 use crate::txn::Xid;
 use crate::{Database, ErrorReport, StorageError};
 
@@ -103,7 +104,7 @@ impl<'d> Index<'d> {
 
     /// The key of heap tuple `t` (a row of the table) into `out`.
     pub fn key_of_tuple(&self, t: &[u8], out: &mut EncodedKey) -> Result<(), StorageError> {
-        self.tuple_keys().encode(t, out)
+        self.tuple_keys().encode(Some(self.db), t, out)
     }
 
     /// What encodes this index's keys from heap tuples, apart from the
@@ -274,31 +275,39 @@ pub struct TupleKeys {
 }
 
 impl TupleKeys {
-    /// The key of heap tuple `t` into `out`.
-    pub fn encode(&self, t: &[u8], out: &mut EncodedKey) -> Result<(), StorageError> {
+    /// The key of heap tuple `t` into `out`. A toasted value is read
+    /// through `db` (a tuple being built has none).
+    pub fn encode(
+        &self,
+        db: Option<&Database>,
+        t: &[u8],
+        out: &mut EncodedKey,
+    ) -> Result<(), StorageError> {
         let last = self.columns.iter().copied().max().unwrap_or(0);
-        let mut attrs = [Datum::Null; 8];
-        let mut many = Vec::new();
-        let attrs: &mut [Datum<'_>] = if last < attrs.len() {
-            &mut attrs[..=last]
-        } else {
-            many.resize(last + 1, Datum::Null);
-            &mut many
-        };
-        tuple::walk(t, &self.table_types, last, |i, a| attrs[i] = a.into());
-        let mut keys = [Datum::Null; 8];
-        let mut more = Vec::new();
-        let values: &[Datum<'_>] = if self.columns.len() <= keys.len() {
-            for (k, &c) in keys.iter_mut().zip(&self.columns) {
-                *k = attrs[c];
+        let mut attrs = vec![Attr::Null; last + 1];
+        tuple::walk(t, &self.table_types, last, |i, a| attrs[i] = a);
+        let mut detoasted: Vec<Vec<u8>> = Vec::new();
+        for &c in &self.columns {
+            if let Attr::Toasted(form) = attrs[c] {
+                let db = db.ok_or_else(|| {
+                    StorageError::Other("a toasted value needs its database".into())
+                })?;
+                let mut v = Vec::new();
+                toast::detoast(db, form, &mut v)?;
+                detoasted.push(v);
             }
-            &keys[..self.columns.len()]
-        } else {
-            more.extend(self.columns.iter().map(|&c| attrs[c]));
-            &more
-        };
+        }
+        let mut next = detoasted.iter();
+        let values: Vec<Datum<'_>> = self
+            .columns
+            .iter()
+            .map(|&c| match Datum::of_attr(attrs[c]) {
+                Some(d) => d,
+                None => Datum::Text(next.next().expect("detoasted above")),
+            })
+            .collect();
         self.encoder
-            .encode_into(values, out)
+            .encode_into(&values, out)
             .map_err(|e| StorageError::Other(format!("index \"{}\": {e}", self.index_name)))
     }
 }

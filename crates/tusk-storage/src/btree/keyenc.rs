@@ -190,10 +190,12 @@ pub enum Datum<'a> {
     Interval(i64, i32, i32),
 }
 
-impl<'a> From<crate::tuple::Attr<'a>> for Datum<'a> {
-    fn from(a: crate::tuple::Attr<'a>) -> Datum<'a> {
+impl<'a> Datum<'a> {
+    /// The value of a stored attribute; `None` for a toasted one, which
+    /// must be detoasted first (see `toast`).
+    pub fn of_attr(a: crate::tuple::Attr<'a>) -> Option<Datum<'a>> {
         use crate::tuple::Attr;
-        match a {
+        Some(match a {
             Attr::Null => Datum::Null,
             Attr::Bool(b) => Datum::Bool(b),
             Attr::Int2(v) => Datum::Int2(v),
@@ -208,7 +210,8 @@ impl<'a> From<crate::tuple::Attr<'a>> for Datum<'a> {
             Attr::Numeric(u, s) => Datum::Numeric(u, s),
             Attr::Interval(us, d, m) => Datum::Interval(us, d, m),
             Attr::Text(t) => Datum::Text(t),
-        }
+            Attr::Toasted(_) => return None,
+        })
     }
 }
 
@@ -524,6 +527,17 @@ fn pg_attr_size(ty: KeyType, v: &Datum<'_>) -> Option<AttrSize> {
         }
         _ => 2,
     }))
+}
+
+/// Payload bytes of PostgreSQL's numeric datum for tusk's 128-bit form
+/// (unscaled value, scale; NaN and the infinities as their marker scales).
+pub(crate) fn pg_numeric_size(unscaled: i128, scale: u16) -> usize {
+    if scale > u16::MAX - 3 {
+        return 2;
+    }
+    let mut buf = [0u8; 40];
+    let digits = decimal_digits(unscaled.unsigned_abs(), &mut buf);
+    pg_numeric_payload(digits, digits.len() as i32 - scale as i32, scale as i32)
 }
 
 /// Payload bytes of PostgreSQL's numeric for `0.digits × 10^exponent` with
