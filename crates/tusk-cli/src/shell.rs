@@ -349,13 +349,13 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
                 if std::mem::take(&mut o.copied_out) && matches!(r, QueryResult::Command { .. }) {
                     return;
                 }
-                if let QueryResult::Notice { level, message } = &r {
+                if let QueryResult::Notice(n) = &r {
                     if o.error.is_none() {
                         if let Err(e) = o.out.flush() {
                             *o.error = Some(e);
                         }
                     }
-                    eprintln!("{locus}{level}:  {message}");
+                    eprint!("{locus}{}", notice_text(n));
                     return;
                 }
                 if o.error.is_none() {
@@ -704,6 +704,15 @@ fn invalid_utf8_message(bad: &[u8]) -> String {
     )
 }
 
+/// A notice as psql prints it: `LEVEL:  message`, then `DETAIL:  detail`.
+fn notice_text(n: &tusk_sql::Notice) -> String {
+    let mut text = format!("{}:  {}\n", n.level, n.message);
+    if let Some(detail) = &n.detail {
+        text.push_str(&format!("DETAIL:  {detail}\n"));
+    }
+    text
+}
+
 /// Prints one result: a table (with `(N rows)` if `row_count` is set and
 /// the table has no footers of its own) or a command tag (unless quiet).
 pub fn print_result(
@@ -727,9 +736,9 @@ pub fn print_result(
             };
             print_table(out, &table, &settings.print)
         }
-        QueryResult::Notice { level, message } => {
+        QueryResult::Notice(n) => {
             // psql prints server messages on stderr, whatever the output.
-            eprintln!("{level}:  {message}");
+            eprint!("{}", notice_text(n));
             Ok(())
         }
         QueryResult::Command { tag } => {

@@ -339,3 +339,35 @@ fn thousands_of_nested_parentheses() {
         text(&out.stderr)
     );
 }
+
+/// A NOTICE's DETAIL follows it on stderr, as psql prints it: here the
+/// views `DROP ... CASCADE` takes along (text as PostgreSQL 15 prints it).
+#[test]
+fn notices_print_their_detail() {
+    let Some(dir) = engine_dir() else { return };
+    let out = run(
+        dir.path(),
+        &[
+            "-c",
+            "create table t (x int, y int); create view v1 as select * from t; \
+             create view v2 as select x from v1; create view w as select y from t",
+            "-c",
+            "alter table t drop column y",
+            "-c",
+            "alter table t drop column y cascade",
+        ],
+        "",
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ERROR:  cannot drop column y of table t because other objects depend on it\n\
+         DETAIL:  view v1 depends on column y of table t\n\
+         view v2 depends on view v1\n\
+         view w depends on column y of table t\n\
+         HINT:  Use DROP ... CASCADE to drop the dependent objects too.\n\
+         NOTICE:  drop cascades to 3 other objects\n\
+         DETAIL:  drop cascades to view v1\n\
+         drop cascades to view v2\n\
+         drop cascades to view w\n"
+    );
+}

@@ -251,15 +251,23 @@ impl Conn {
         self.send(pgwire::messages::response::ErrorResponse::new(f.fields()));
     }
 
-    /// Queues a NoticeResponse at `level` (NOTICE, INFO, WARNING).
-    pub fn send_notice(&mut self, level: &str, message: &str) {
-        let code = if level == "WARNING" { "01000" } else { "00000" };
-        self.send(pgwire::messages::response::NoticeResponse::new(vec![
-            (b'S', level.to_string()),
-            (b'V', level.to_string()),
+    /// Queues a NoticeResponse (NOTICE, INFO, WARNING).
+    pub fn send_notice(&mut self, n: &tusk_sql::Notice) {
+        let code = if n.level == "WARNING" {
+            "01000"
+        } else {
+            "00000"
+        };
+        let mut fields = vec![
+            (b'S', n.level.to_string()),
+            (b'V', n.level.to_string()),
             (b'C', code.to_string()),
-            (b'M', message.to_string()),
-        ]));
+            (b'M', n.message.clone()),
+        ];
+        if let Some(detail) = &n.detail {
+            fields.push((b'D', detail.clone()));
+        }
+        self.send(pgwire::messages::response::NoticeResponse::new(fields));
     }
 
     /// Writes all queued output.

@@ -104,7 +104,7 @@ pub trait Engine {
         &mut self,
         p: &mut Self::Prepared,
         params: &[Value],
-        notice: &mut dyn FnMut(&'static str, String),
+        notice: &mut dyn FnMut(tusk_sql::Notice),
         copy: &mut dyn CopyClient,
     ) -> Result<Outcome<Self::Rows>, SqlError>;
     /// Brackets work for `statement_timeout` and cancels.
@@ -205,7 +205,7 @@ impl Engine for Session {
         &mut self,
         p: &mut Prepared,
         params: &[Value],
-        notice: &mut dyn FnMut(&'static str, String),
+        notice: &mut dyn FnMut(tusk_sql::Notice),
         copy: &mut dyn CopyClient,
     ) -> Result<Outcome<RowStream>, SqlError> {
         Ok(

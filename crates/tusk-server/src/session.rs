@@ -681,14 +681,14 @@ impl<'a, E: Engine> Backend<'a, E> {
         let outcome = self.engine.start(
             &mut prepared.borrow_mut(),
             &portal.params,
-            &mut |level, message| notices.push((level, message)),
+            &mut |n| notices.push(n),
             &mut copy,
         );
         if outcome.is_ok() {
             copy.finish();
         }
-        for (level, message) in &notices {
-            self.conn.send_notice(level, message);
+        for n in &notices {
+            self.conn.send_notice(n);
         }
         if !notices.is_empty() {
             let _ = self.conn.flush();

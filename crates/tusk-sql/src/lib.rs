@@ -49,6 +49,7 @@ pub use commands::copy::{BufferCopyClient, CopyClient, CopyStream, NoCopyClient}
 pub use commands::role::{RoleChange, RoleInfo, RoleStore};
 pub use error::{sqlstate, SqlError};
 pub use session::{
-    on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, QueryResult, Session,
+    on_statement_stack, render_rows, spawn_statement_thread, ColumnHeader, Notice, QueryResult,
+    Session,
 };
 pub use xact::TransactionStatus;

@@ -445,13 +445,13 @@ impl Session {
 
     /// Runs `p` with parameter values `values` (one per parameter, of its
     /// type). A query starts and hands back its stream; anything else runs
-    /// to completion. NOTICE and INFO messages go to `notice` (level,
-    /// message) before the result.
+    /// to completion. NOTICE and INFO messages go to `notice` before the
+    /// result.
     pub fn start(
         &mut self,
         p: &mut Prepared,
         values: &[Value],
-        notice: &mut dyn FnMut(&'static str, String),
+        notice: &mut dyn FnMut(crate::Notice),
     ) -> Result<Started> {
         self.start_with_copy(p, values, notice, &mut crate::NoCopyClient)
     }
@@ -462,7 +462,7 @@ impl Session {
         &mut self,
         p: &mut Prepared,
         values: &[Value],
-        notice: &mut dyn FnMut(&'static str, String),
+        notice: &mut dyn FnMut(crate::Notice),
         copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
         // A simple query's literals, made parameters by the statement cache.
@@ -631,13 +631,13 @@ impl Session {
     fn run_utility(
         &mut self,
         st: &Statement,
-        notice: &mut dyn FnMut(&'static str, String),
+        notice: &mut dyn FnMut(crate::Notice),
         copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
         let mut rows = None;
         let mut tag = None;
         let mut sink = |r| match r {
-            QueryResult::Notice { level, message } => notice(level, message),
+            QueryResult::Notice(n) => notice(n),
             QueryResult::Rows {
                 columns, rows: r, ..
             } => rows = Some((columns, r)),

@@ -109,11 +109,19 @@ pub enum QueryResult {
     /// A command tag such as `CREATE TABLE`, `INSERT 0 5`, `DELETE 3`, `SET`.
     Command { tag: String },
     /// A message to the client before the statement's result, such as
-    /// VACUUM VERBOSE's; psql prints `LEVEL:  message` on stderr.
-    Notice {
-        level: &'static str,
-        message: String,
-    },
+    /// VACUUM VERBOSE's.
+    Notice(Notice),
+}
+
+/// A NOTICE, INFO or WARNING sent ahead of a statement's result; psql
+/// prints `LEVEL:  message` on stderr, then `DETAIL:  detail` if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub level: &'static str,
+    pub message: String,
+    /// PostgreSQL's errdetail, such as the list of objects that `DROP
+    /// ... CASCADE` drops beside the one named.
+    pub detail: Option<String>,
 }
 
 pub(crate) fn header(name: &str, ty: DataType) -> ColumnHeader {

@@ -288,7 +288,7 @@ mod tests {
         for st in s.split_simple(sql).unwrap() {
             s.begin_statement();
             let mut p = s.prepare(&st, &[], false).unwrap();
-            out = match s.start(&mut p, &[], &mut |_, _| {}).unwrap() {
+            out = match s.start(&mut p, &[], &mut |_| {}).unwrap() {
                 Started::Rows(mut stream) => {
                     let mut rows = Vec::new();
                     while let Some(b) = stream.next_batch().unwrap() {
@@ -438,7 +438,7 @@ mod tests {
             assert_eq!(p.param_types(), [tusk_storage::DataType::Int4]);
             s.begin_statement();
             let Started::Rows(mut rows) = s
-                .start(&mut p, &[tusk_exec::Value::Int4(a)], &mut |_, _| {})
+                .start(&mut p, &[tusk_exec::Value::Int4(a)], &mut |_| {})
                 .unwrap()
             else {
                 panic!("rows expected")

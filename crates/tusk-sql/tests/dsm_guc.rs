@@ -6,7 +6,7 @@ fn show(s: &mut Session, name: &str) -> String {
     match s.query(&format!("show {name}")).unwrap().pop().unwrap() {
         QueryResult::Rows { rows, .. } => rows[0][0].clone().unwrap_or_default(),
         QueryResult::Command { tag } => tag,
-        QueryResult::Notice { message, .. } => message,
+        QueryResult::Notice(n) => n.message,
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use tusk_sql::{QueryResult, Session, TransactionStatus};
+use tusk_sql::{Session, TransactionStatus};
 
 fn session(dir: &std::path::Path) -> Session {
     common::session_with(dir, "shared_buffers = 1MB\nhuge_pages = off\n")
@@ -18,10 +18,7 @@ fn transcript(s: &mut Session, sql: &str) -> String {
     let r = s.execute(sql, &mut |r| out.push(r));
     let mut lines = Vec::new();
     for r in out {
-        match r {
-            QueryResult::Notice { level, message } => lines.push(format!("{level}:  {message}")),
-            other => lines.extend(common::lines(other)),
-        }
+        lines.extend(common::lines(r));
     }
     if let Err(e) = r {
         lines.push(format!("ERROR:  {} ({})", e.message, e.code));

@@ -73,3 +73,24 @@ alter table ve rename column v to w;
 select * from ve_v;
 drop view ve_v;
 drop table ve;
+
+-- DROP COLUMN ... CASCADE also drops the views over the views that used
+-- the column, and leaves the views that did not use it.
+create table vd (x int, y int);
+insert into vd values (1, 2), (null, 3);
+create view vd_all as select * from vd;
+create view vd_over as select x from vd_all;
+create view vd_y as select y from vd;
+create view vd_x as select x from vd;
+-- expect: error
+alter table vd drop column y;
+select * from vd_over;
+alter table vd drop column y cascade;
+-- expect: error
+select * from vd_over;
+-- expect: error
+select * from vd_all;
+-- expect: error
+select * from vd_y;
+select * from vd_x;
+drop table vd cascade;

@@ -10,7 +10,7 @@
 //! and refused (as PostgreSQL's `WARNING ... skipping`) when named.
 
 use crate::error::{sqlstate, SqlError};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use std::sync::Arc;
 use tusk_exec::analyze::{
     column_statistics, sample_rows_for, sample_table, DEFAULT_STATISTICS_TARGET,
@@ -117,12 +117,13 @@ impl Session {
                 )
             })?;
             if t.is_view() {
-                sink(QueryResult::Notice {
+                sink(QueryResult::Notice(Notice {
                     level: "WARNING",
                     message: format!(
                         "skipping \"{name}\" --- cannot analyze non-tables or special system tables"
                     ),
-                });
+                    detail: None,
+                }));
                 continue;
             }
             let mut attrs = Vec::new();
@@ -147,10 +148,11 @@ impl Session {
             self.lock_relation(table.oid, LockMode::ShareUpdateExclusive, &table.name)?;
             let snapshot = self.snapshot()?;
             if verbose {
-                sink(QueryResult::Notice {
+                sink(QueryResult::Notice(Notice {
                     level: "INFO",
                     message: format!("analyzing \"public.{}\"", table.name),
-                });
+                    detail: None,
+                }));
             }
             analyze_and_store(&self.db, &snapshot, &table, cols.as_deref())?;
             self.db.stats.analyzed(table.oid, false);

@@ -4,7 +4,7 @@ use super::index::{constraint_order, ConstraintSpec};
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
 use tusk_storage::{AccessMethod, CheckDef, ColumnDef, LockMode, SqlType, TableDef};
@@ -419,10 +419,11 @@ impl Session {
                         )
                         .with_hint("Use DROP INDEX to remove an index."))
                     }
-                    None if if_exists => sink(QueryResult::Notice {
+                    None if if_exists => sink(QueryResult::Notice(Notice {
                         level: "NOTICE",
                         message: format!("{what} \"{name}\" does not exist, skipping"),
-                    }),
+                        detail: None,
+                    })),
                     None => {
                         return Err(SqlError::coded(
                             sqlstate::UNDEFINED_TABLE,
@@ -490,17 +491,33 @@ impl Session {
                 .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
             }
         }
-        match lines.as_slice() {
-            [] => {}
-            [(v, _)] => sink(QueryResult::Notice {
-                level: "NOTICE",
-                message: format!("drop cascades to view {v}"),
-            }),
-            many => sink(QueryResult::Notice {
-                level: "NOTICE",
-                message: format!("drop cascades to {} other objects", many.len()),
-            }),
+        let dropped: Vec<&str> = lines.iter().map(|(v, _)| v.as_str()).collect();
+        if let Some(n) = cascade_notice(&dropped) {
+            sink(QueryResult::Notice(n));
         }
         Ok(more)
     }
+}
+
+/// PostgreSQL's NOTICE for the views a `DROP ... CASCADE` drops beside
+/// the object named: the one view, or a count with every view in DETAIL.
+pub(crate) fn cascade_notice(views: &[&str]) -> Option<Notice> {
+    let (message, detail) = match views {
+        [] => return None,
+        [v] => (format!("drop cascades to view {v}"), None),
+        many => (
+            format!("drop cascades to {} other objects", many.len()),
+            Some(
+                many.iter()
+                    .map(|v| format!("drop cascades to view {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        ),
+    };
+    Some(Notice {
+        level: "NOTICE",
+        message,
+        detail,
+    })
 }

@@ -24,7 +24,7 @@
 
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name, MAX_IDENTIFIER_BYTES};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use sqlparser::ast as A;
 use tusk_storage::btree::{BuildOutcome, Index};
 use tusk_storage::{IndexColumn, IndexDef, IndexKind, LockMode, TableDef};
@@ -326,10 +326,11 @@ impl Session {
                 let n = user_relation_name(n)?;
                 if self.catalog()?.relation_exists(&n) {
                     if ci.if_not_exists {
-                        sink(QueryResult::Notice {
+                        sink(QueryResult::Notice(Notice {
                             level: "NOTICE",
                             message: format!("relation \"{n}\" already exists, skipping"),
-                        });
+                            detail: None,
+                        }));
                         return Ok(QueryResult::Command {
                             tag: "CREATE INDEX".into(),
                         });

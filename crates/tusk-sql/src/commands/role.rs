@@ -13,7 +13,7 @@
 //! role can do everything.
 
 use crate::error::{sqlstate, SqlError};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use sqlparser::ast as A;
 use std::sync::Arc;
 
@@ -66,10 +66,11 @@ fn role_name(n: &A::ObjectName) -> Result<String> {
 
 /// Sends a NOTICE to the client.
 fn notice(sink: &mut dyn FnMut(QueryResult), message: impl Into<String>) {
-    sink(QueryResult::Notice {
+    sink(QueryResult::Notice(Notice {
         level: "NOTICE",
         message: message.into(),
-    });
+        detail: None,
+    }));
 }
 
 fn password(p: &A::Password, sink: &mut dyn FnMut(QueryResult)) -> Result<Option<String>> {

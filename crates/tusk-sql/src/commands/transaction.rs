@@ -13,7 +13,7 @@
 
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use crate::xact::{
     aborted, serializable_refused, Block, Isolation, ACTIVE_SQL_TRANSACTION,
     NO_ACTIVE_SQL_TRANSACTION,
@@ -40,10 +40,11 @@ fn command(tag: &str) -> QueryResult {
 }
 
 fn warning(message: &str) -> QueryResult {
-    QueryResult::Notice {
+    QueryResult::Notice(Notice {
         level: "WARNING",
         message: message.into(),
-    }
+        detail: None,
+    })
 }
 
 /// `SAVEPOINT can only be used in transaction blocks` (25P01).

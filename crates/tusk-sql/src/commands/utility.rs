@@ -2,7 +2,7 @@
 
 use crate::error::{sqlstate, SqlError};
 use crate::names::ident;
-use crate::session::{ColumnHeader, QueryResult, Result, Session};
+use crate::session::{ColumnHeader, Notice, QueryResult, Result, Session};
 use sqlparser::ast as A;
 use tusk_storage::{LockMode, TableDef};
 
@@ -75,10 +75,11 @@ impl Session {
         let local = matches!(scope, Some(A::ContextModifier::Local));
         if local && self.xact.block == crate::xact::Block::None {
             // Its transaction ends with the statement: nothing to change.
-            sink(QueryResult::Notice {
+            sink(QueryResult::Notice(Notice {
                 level: "WARNING",
                 message: "SET LOCAL can only be used in transaction blocks".into(),
-            });
+                detail: None,
+            }));
             return Ok(QueryResult::Command { tag: "SET".into() });
         }
         if matches!(
@@ -387,10 +388,11 @@ impl Session {
                     ));
                 }
                 for message in messages {
-                    sink(QueryResult::Notice {
+                    sink(QueryResult::Notice(Notice {
                         level: "INFO",
                         message,
-                    });
+                        detail: None,
+                    }));
                 }
             }
         }

@@ -16,7 +16,7 @@ fn prepare(s: &mut Session, sql: &str, declared: &[Option<DataType>]) -> Result<
 /// Runs a prepared statement and returns its rows as text.
 fn rows(s: &mut Session, p: &mut Prepared, values: &[Value]) -> Result<Vec<Vec<Option<String>>>> {
     s.begin_statement();
-    let r = match s.start(p, values, &mut |_, _| {})? {
+    let r = match s.start(p, values, &mut |_| {})? {
         Started::Rows(mut stream) => {
             let mut out = Vec::new();
             while let Some(b) = stream.next_batch()? {
@@ -53,7 +53,7 @@ fn statements_parameters_and_streams() {
     assert_eq!(stmts.len(), 2);
     for st in &stmts {
         let mut p = s.prepare(st, &[], false).unwrap();
-        let Started::Command { tag } = s.start(&mut p, &[], &mut |_, _| {}).unwrap() else {
+        let Started::Command { tag } = s.start(&mut p, &[], &mut |_| {}).unwrap() else {
             panic!("expected a command")
         };
         assert!(tag == "CREATE TABLE" || tag == "INSERT 0 5000", "{tag}");
@@ -75,7 +75,7 @@ fn statements_parameters_and_streams() {
     // The same plan again, with other values.
     let values = [Value::Int4(4998), Value::Text("x".into())];
     assert_eq!(one(&mut s, &mut q, &values), ["4999", "5000"]);
-    assert!(s.start(&mut q, &[], &mut |_, _| {}).is_err());
+    assert!(s.start(&mut q, &[], &mut |_| {}).is_err());
     let e = rows(&mut s, &mut q, &[Value::Text("1".into()), Value::Null]).unwrap_err();
     assert_eq!(e.code, "42804");
 }
@@ -231,7 +231,9 @@ fn notices_and_rendered_results() {
     let mut notices = Vec::new();
     let mut p = prepare(&mut s, "drop table if exists nope", &[]).unwrap();
     let Started::Command { tag } = s
-        .start(&mut p, &[], &mut |l, m| notices.push(format!("{l}: {m}")))
+        .start(&mut p, &[], &mut |n| {
+            notices.push(format!("{}: {}", n.level, n.message))
+        })
         .unwrap()
     else {
         panic!("expected a command")
@@ -240,7 +242,7 @@ fn notices_and_rendered_results() {
     assert_eq!(notices, ["NOTICE: table \"nope\" does not exist, skipping"]);
     let mut p = prepare(&mut s, "show timezone", &[]).unwrap();
     assert_eq!(p.columns().unwrap()[0].name, "TimeZone");
-    let Started::Rendered { rows, tag, .. } = s.start(&mut p, &[], &mut |_, _| {}).unwrap() else {
+    let Started::Rendered { rows, tag, .. } = s.start(&mut p, &[], &mut |_| {}).unwrap() else {
         panic!("expected rows")
     };
     assert_eq!(tag, "SHOW");
@@ -282,7 +284,7 @@ fn interrupt_stops_a_stream() {
     )
     .unwrap();
     s.begin_statement();
-    let Started::Rows(mut rows) = s.start(&mut p, &[], &mut |_, _| {}).unwrap() else {
+    let Started::Rows(mut rows) = s.start(&mut p, &[], &mut |_| {}).unwrap() else {
         panic!("expected rows")
     };
     s.interrupt().cancel();

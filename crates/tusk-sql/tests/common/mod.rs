@@ -26,7 +26,11 @@ pub fn lines(r: QueryResult) -> Vec<String> {
             })
             .collect(),
         QueryResult::Command { tag } => vec![tag],
-        QueryResult::Notice { level, message } => vec![format!("{level}:  {message}")],
+        QueryResult::Notice(n) => {
+            let mut lines = vec![format!("{}:  {}", n.level, n.message)];
+            lines.extend(n.detail.map(|d| format!("DETAIL:  {d}")));
+            lines
+        }
     }
 }
 

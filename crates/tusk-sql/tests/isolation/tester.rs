@@ -229,9 +229,10 @@ impl Tester {
                     }
                 }
                 QueryResult::Command { .. } => {}
-                QueryResult::Notice { level, message } => {
+                QueryResult::Notice(n) => {
+                    let level = n.level;
                     // VACUUM VERBOSE: only the tuple counts are stable.
-                    for line in message.lines() {
+                    for line in n.message.lines() {
                         if level != "INFO" || line.starts_with("tuples:") {
                             self.transcript.push_str(&format!("{level}:  {line}\n"));
                         }

@@ -48,7 +48,7 @@ use super::view_text::{views_after_rename, Rename};
 use crate::bind::{BindSettings, Binder};
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
-use crate::session::{QueryResult, Result, Session};
+use crate::session::{Notice, QueryResult, Result, Session};
 use crate::types::sql_type;
 use rewrite::Source;
 use sqlparser::ast as A;
@@ -60,10 +60,11 @@ fn command(tag: &str) -> QueryResult {
 }
 
 fn notice(message: String) -> QueryResult {
-    QueryResult::Notice {
+    QueryResult::Notice(Notice {
         level: "NOTICE",
         message,
-    }
+        detail: None,
+    })
 }
 
 /// `column "c" of relation "t" does not exist` (42703).
@@ -235,9 +236,10 @@ impl Session {
                     let table = self.table_now(oid)?;
                     let name = ident(c)?;
                     let before = oid;
+                    let catalog_before = self.catalog()?;
                     oid = self.drop_column(table.clone(), &name, *if_exists, sink)?;
                     if oid != before {
-                        self.check_views(&table, &name, cascade, sink)?;
+                        self.check_views(&catalog_before, &table, &name, cascade, sink)?;
                     }
                 }
                 Ok(oid)
@@ -314,11 +316,14 @@ impl Session {
     }
 
     /// After column `column` of `table` was dropped: the views whose query
-    /// no longer binds to the columns they were made with depended on it.
+    /// no longer binds to the columns they were made with depended on it,
+    /// and so do the views over those (found in `catalog_before`, the
+    /// catalog from before the drop, where the broken views still bind).
     /// Without `cascade` that is PostgreSQL's 2BP01; with it they are
     /// dropped too.
     fn check_views(
         &mut self,
+        catalog_before: &tusk_storage::Catalog,
         table: &TableDef,
         column: &str,
         cascade: bool,
@@ -353,18 +358,29 @@ impl Session {
                 broken.push(v.clone());
             }
         }
-        let Some(first) = broken.first() else {
+        if broken.is_empty() {
             return Ok(());
-        };
+        }
+        // Each broken view, then the views that depend on it, depth first,
+        // as PostgreSQL lists them: (view, what it depends on).
+        let mut dependents: Vec<(TableDef, String)> = Vec::new();
+        for v in broken {
+            if dependents.iter().any(|(d, _)| d.oid == v.oid) {
+                continue;
+            }
+            let through = super::view_text::dependent_views(catalog_before, v.oid);
+            dependents.push((v, format!("column {column} of table {}", table.name)));
+            for (d, on) in through {
+                if !dependents.iter().any(|(e, _)| e.oid == d.oid) {
+                    let on_name = catalog.table_by_oid(on).map_or("", |t| t.name.as_str());
+                    dependents.push((d, format!("view {on_name}")));
+                }
+            }
+        }
         if !cascade {
-            let detail: Vec<String> = broken
+            let detail: Vec<String> = dependents
                 .iter()
-                .map(|v| {
-                    format!(
-                        "view {} depends on column {column} of table {}",
-                        v.name, table.name
-                    )
-                })
+                .map(|(v, on)| format!("view {} depends on {on}", v.name))
                 .collect();
             return Err(SqlError::coded(
                 sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
@@ -376,12 +392,11 @@ impl Session {
             .with_detail(detail.join("\n"))
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
-        sink(notice(if broken.len() == 1 {
-            format!("drop cascades to view {}", first.name)
-        } else {
-            format!("drop cascades to {} other objects", broken.len())
-        }));
-        for v in broken {
+        let names: Vec<&str> = dependents.iter().map(|(v, _)| v.name.as_str()).collect();
+        if let Some(n) = super::ddl::cascade_notice(&names) {
+            sink(QueryResult::Notice(n));
+        }
+        for (v, _) in dependents {
             self.txn()?.drop_relation(v.oid, &v.name)?;
         }
         Ok(())
