@@ -464,7 +464,7 @@ class RecoveryTpcbBench(Benchmark):
         markdown = self.markdown(args, replays, meta)
         print(markdown)
         data = {"benchmark": self.name, "args": {k: v for k, v in vars(args).items()
-                                                 if isinstance(v, (int, float, str, list))},
+                                                 if v is None or isinstance(v, (int, float, str, list))},
                 "meta": meta, "replays": [vars(r) for r in replays]}
         written = write_outputs(self.name, markdown, data, None)
         log("bench: wrote " + ", ".join(written))
@@ -547,16 +547,16 @@ class RecoveryTpcbBench(Benchmark):
                + ".", "",
                "| system | recovery_prefetch | replays | redo min (s) | redo median (s) "
                "| start → ready min (s) | median (s) | records (median) | WAL MB (median) "
-               "| records/s (median) | off ÷ on (redo medians) | consistent | load avg at start "
+               "| records/s (median) | off ÷ on, same crash: median (each) | consistent | load avg at start "
                "of replays |",
                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for system in args.systems:
-            medians = {}
-            for pf in ("on", "off"):
-                ok = [r for r in replays if (r.system, r.prefetch) == (system, pf)
-                      and r.redo_s is not None]
-                if ok:
-                    medians[pf] = med(r.redo_s for r in ok)
+            # off ÷ on of the same crash (the same WAL), per round.
+            by_round: dict = {}
+            for r in replays:
+                if r.system == system and r.redo_s:
+                    by_round.setdefault(r.round, {})[r.prefetch] = r.redo_s
+            paired = [t["off"] / t["on"] for _, t in sorted(by_round.items()) if len(t) == 2]
             for pf in ("on", "off"):
                 mine = [r for r in replays if (r.system, r.prefetch) == (system, pf)]
                 ok = [r for r in mine if r.redo_s is not None]
@@ -566,8 +566,8 @@ class RecoveryTpcbBench(Benchmark):
                     continue
                 recs = [r.records for r in ok if r.records]
                 rate = [r.records / r.redo_s for r in ok if r.records and r.redo_s]
-                ratio = (f"{medians['off'] / medians['on']:.2f}×"
-                         if pf == "on" and len(medians) == 2 and medians["on"] else "")
+                ratio = (f"{med(paired):.2f}× ({', '.join(f'{x:.2f}' for x in paired)})"
+                         if pf == "on" and paired else "")
                 cons = "yes" if all(r.consistent for r in ok) else "NO " + "; ".join(
                     str(r.sums) for r in ok if not r.consistent)
                 failed = len(mine) - len(ok)
