@@ -10,6 +10,8 @@
     python3 bench/run.py tpch [--sf 1] [--queries 1,3,6] [--runs 3] [--threads 1,2] [--am heap|columnar]
                               (see bench/tpch/bench.py)
     python3 bench/run.py scan [--rows 10000000] [--runs 5] [--threads 1,2] (see bench/scan/bench.py)
+    python3 bench/run.py recovery-tpcb [--duration 60] [--rounds 3] [--systems tusk,postgres]
+                                       (see bench/recovery_tpcb/bench.py)
 
 The script bootstraps itself: it creates (or refreshes, when
 bench/requirements.txt changed) the virtual environment bench/.venv and
@@ -20,7 +22,8 @@ and a PNG chart to bench/results/ (timestamped, plus a `*-latest.*` copy).
 
 Each benchmark is a subcommand (a `Benchmark` subclass registered in
 BENCHMARKS): `join`, `spill`, `copy`, `vacuum`, `pgbench`, `tpch` (in
-bench/tpch/) and `scan` (bench/scan/) (`vacuum`, `pgbench` and `scan` need no venv:
+bench/tpch/), `scan` (bench/scan/) and `recovery-tpcb` (bench/recovery_tpcb/)
+(`vacuum`, `pgbench`, `scan` and `recovery-tpcb` need no venv:
 they drive the systems through their command-line clients, psql and tusk). The machinery they share lives at module
 level: the venv bootstrap, `PgCluster`, `Tusk`, the worker subprocesses for the
 in-process engines, and the report writer.
@@ -2752,9 +2755,10 @@ sys.modules.setdefault("run", sys.modules[__name__])
 sys.path.insert(0, str(BENCH_DIR))
 from tpch.bench import TpchBench  # noqa: E402 - needs the alias above
 from scan.bench import ScanBench  # noqa: E402 - needs the alias above
+from recovery_tpcb.bench import RecoveryTpcbBench  # noqa: E402 - needs the alias above
 
 BENCHMARKS = {b.name: b for b in [JoinBench(), SpillBench(), VacuumBench(), PgbenchBench(),
-                                  CopyBench(), TpchBench(), ScanBench()]}
+                                  CopyBench(), TpchBench(), ScanBench(), RecoveryTpcbBench()]}
 
 
 def main() -> int:

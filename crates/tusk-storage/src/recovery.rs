@@ -120,7 +120,8 @@
 //!   submitted in batches of a quarter of the depth, and reads into buffers
 //!   never pin more than a quarter of the pool. The pool's pages are
 //!   registered with the ring as one fixed buffer (pools up to
-//!   `MAX_REGISTERED_POOL`, 1 GiB), so the kernel does not pin the destination
+//!   `MAX_REGISTERED_POOL`, 16 MiB: registering faults in and pins every
+//!   page, which costs seconds for a 1 GiB pool), so the kernel does not pin the destination
 //!   page on every read, and the ring posts completions cooperatively (see
 //!   [`crate::uring`]): a read costs the redo thread about 4 µs of CPU
 //!   (submission, device notification, completion, checksum), which on a
@@ -361,12 +362,16 @@ struct UringReads<'a> {
     direct_reads: u64,
 }
 
-/// Largest buffer pool whose pages recovery registers with its ring (the
-/// kernel's limit for one fixed buffer). Registering pins every page of the
-/// pool, faulting in those never used yet — cheap next to the reads for a
-/// pool this size, but for a larger one a short recovery would pay for
-/// pages it never touches, so such pools read into unregistered memory.
-const MAX_REGISTERED_POOL: usize = 1 << 30;
+/// Largest buffer pool whose pages recovery registers with its ring.
+/// Registering pins every page of the pool, faulting in those never used
+/// yet, and that is paid before the first read: on this project's 2-core VM
+/// registering a 1 GB pool took about 4 s and a 128 MB one about 0.25 s,
+/// while replaying a 60 s pgbench TPC-B crash at scale 1 took 0.1 s without
+/// prefetching (`bench/run.py recovery-tpcb`). What it saves is the
+/// kernel's pin of one destination page per read, well under the 4 µs a read
+/// costs, so only a small pool, which replay fills anyway, is worth
+/// registering; larger ones read into unregistered memory.
+const MAX_REGISTERED_POOL: usize = 16 << 20;
 
 impl<'a> UringReads<'a> {
     fn new(mut ring: Ring, pool: &'a BufferPool, smgr: &'a Smgr, direct: bool) -> Self {
