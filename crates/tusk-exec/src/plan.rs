@@ -909,6 +909,50 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Whether the plan could run backward without materialising its rows,
+    /// by PostgreSQL's rule (`ExecSupportsBackwardScan`): scans, sorts,
+    /// CTE scans and literal rows can; joins, aggregation, window functions,
+    /// set operations, parallel plans and a `SELECT` without `FROM` (one
+    /// row: PostgreSQL's Result) cannot; projections, filters, limits and
+    /// subplan columns follow their input, an Append all of its. A cursor
+    /// declared without SCROLL or NO SCROLL is scrollable when this holds,
+    /// as in PostgreSQL.
+    pub fn supports_backward_scan(&self) -> bool {
+        let child = |i: usize| {
+            self.children
+                .get(i)
+                .is_some_and(Plan::supports_backward_scan)
+        };
+        match &self.kind {
+            NodeKind::SeqScan { parallel, .. } => !parallel,
+            NodeKind::IndexScan { .. }
+            | NodeKind::FunctionScan { .. }
+            | NodeKind::SystemScan { .. }
+            | NodeKind::CteScan { .. }
+            | NodeKind::Sort { .. } => true,
+            NodeKind::Values { rows } => rows.len() > 1,
+            NodeKind::Project { .. }
+            | NodeKind::Filter { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::SubPlans { .. }
+            | NodeKind::Result { .. } => child(0),
+            NodeKind::Append => self.children.iter().all(Plan::supports_backward_scan),
+            NodeKind::HashJoin { .. }
+            | NodeKind::Hash
+            | NodeKind::Aggregate { .. }
+            | NodeKind::Gather { .. }
+            | NodeKind::NestedLoop { .. }
+            | NodeKind::LateralLoop { .. }
+            | NodeKind::Unique { .. }
+            | NodeKind::SetOp { .. }
+            | NodeKind::WindowAgg { .. }
+            | NodeKind::RecursiveUnion { .. }
+            | NodeKind::WorkTableScan { .. } => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

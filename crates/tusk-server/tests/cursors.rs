@@ -191,3 +191,53 @@ fn cursor_rows_stream() {
     assert_eq!(tags(&m), "CCZ");
     server.stop().unwrap();
 }
+
+#[test]
+fn scroll_cursors_go_back_with_postgres_counts() {
+    both(|addr| {
+        let mut c = client(addr);
+        c.query("drop table if exists wire_s; create table wire_s (a int)");
+        c.query("insert into wire_s select g from generate_series(1, 3000) g");
+        c.query("begin; declare s scroll cursor for select a from wire_s order by a");
+        let m = c.query("fetch last from s");
+        assert_eq!(ints(&m), ["3000"]);
+        assert_eq!(m[2].tag_text(), "FETCH 1");
+        let m = c.query("fetch backward 3 from s");
+        assert_eq!(ints(&m), ["2999", "2998", "2997"]);
+        assert_eq!(m[4].tag_text(), "FETCH 3");
+        let m = c.query("move backward all in s");
+        assert_eq!(m[0].tag_text(), "MOVE 2996");
+        let m = c.query("fetch prior from s");
+        assert_eq!(tags(&m), "TCZ");
+        assert_eq!(m[1].tag_text(), "FETCH 0");
+        let m = c.query("move absolute -1 in s");
+        assert_eq!(m[0].tag_text(), "MOVE 1");
+        let m = c.query("move forward all in s");
+        assert_eq!(m[0].tag_text(), "MOVE 0");
+        // A FETCH through the extended protocol, suspended by a row limit
+        // and resumed, going backward.
+        c.parse("", "FETCH BACKWARD 5 FROM s", &[]);
+        c.bind("", "", &[], &[], &[]);
+        c.execute("", 2);
+        c.execute("", 0);
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!(ints(&m), ["3000", "2999", "2998", "2997", "2996"]);
+        assert_eq!(tags(&m), "12DDsDDDCZ");
+        let m = c.query("fetch relative 0 from s");
+        assert_eq!(ints(&m), ["2996"]);
+        c.query("commit");
+        // A cursor PostgreSQL does not scroll (an aggregate) refuses.
+        c.query("begin; declare g cursor for select a % 3, count(*) from wire_s group by 1");
+        c.query("fetch 1 from g");
+        let m = c.query("fetch prior from g");
+        let e = wire::error(&m);
+        assert_eq!(e.code(), "55000");
+        assert_eq!(
+            e.fields()[&b'H'],
+            "Declare it with SCROLL option to enable backward scan."
+        );
+        c.query("rollback");
+        c.query("drop table wire_s");
+    });
+}

@@ -230,5 +230,23 @@ fn clients_vanishing_mid_statement() {
     still_serving(&mut other);
     let rows = other.rows("select count(*) from gone");
     assert!(rows[0][0].is_some());
+    // An open transaction of a vanished client is rolled back: its rows
+    // never appear and its row locks are released.
+    other.query("create table left_open (a int primary key, b int)");
+    other.query("insert into left_open values (1, 0)");
+    let mut c = server.connect();
+    c.query("begin; insert into left_open values (2, 0); update left_open set b = 1 where a = 1");
+    c.stream.shutdown(std::net::Shutdown::Both).unwrap();
+    drop(c);
+    still_serving(&mut other);
+    // A lock never released fails the test instead of hanging it.
+    other.query("set lock_timeout = '20s'");
+    let m = other.query("update left_open set b = 2 where a = 1");
+    assert_eq!(m[0].tag_text(), "UPDATE 1");
+    let rows = other.rows("select a, b from left_open order by a");
+    assert_eq!(
+        rows,
+        vec![vec![Some("1".to_string()), Some("2".to_string())]]
+    );
     server.stop().unwrap();
 }

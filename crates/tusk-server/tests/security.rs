@@ -115,6 +115,24 @@ fn passwords_are_checked_with_scram() {
         "{err}"
     );
     assert!(ok("bob", "builder").is_none_or(|o| !o.status.success()));
+    // ALTER ROLE ... PASSWORD replaces the verifier: the new password
+    // logs in, the old one gets 28P01, and neither is on disk.
+    let out = psql(
+        &server,
+        "carol",
+        &[("PGPASSWORD", "sEcReT-42")],
+        &["-c", "alter role carol password 'n3w-Pa55'"],
+    )
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok("carol", "n3w-Pa55").unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ok("carol", "sEcReT-42").unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("password authentication failed"));
+    let file = std::fs::read_to_string(server.dir.path().join("pg_authid")).unwrap();
+    assert!(!file.contains("n3w-Pa55") && !file.contains("sEcReT-42"));
+    assert!(file.contains("carol\tlogin\tSCRAM-SHA-256$4096:"));
     server.stop().unwrap();
 }
 

@@ -533,6 +533,34 @@ impl Session {
         binder: Binder<'_>,
         bq: BoundQuery,
     ) -> Result<PlannedQuery> {
+        let settings = self.planner_settings();
+        self.plan_bound_with(binder, bq, settings)
+    }
+
+    /// Plans a cursor's query: without parallel workers, as PostgreSQL
+    /// plans DECLARE CURSOR (its rows are fetched a few at a time, and a
+    /// parallel plan could not go backward).
+    pub(crate) fn plan_cursor_query(
+        &mut self,
+        q: &sqlparser::ast::Query,
+        settings: &BindSettings,
+    ) -> Result<PlannedQuery> {
+        let catalog = self.catalog()?;
+        let mut binder = Binder::new(&catalog, settings);
+        let bq = binder.bind_query(q)?;
+        let planner = PlannerSettings {
+            workers: 0,
+            ..self.planner_settings()
+        };
+        self.plan_bound_with(binder, bq, planner)
+    }
+
+    fn plan_bound_with(
+        &mut self,
+        binder: Binder<'_>,
+        bq: BoundQuery,
+        planner: PlannerSettings,
+    ) -> Result<PlannedQuery> {
         self.lock_reads(&bq.plan, &binder.ctes)?;
         let catalog = self.catalog()?;
         let Binder {
@@ -549,7 +577,7 @@ impl Session {
             cte_refs,
             params: params.into_inner(),
         };
-        plan_logical(&self.db, catalog, self.planner_settings(), bound)
+        plan_logical(&self.db, catalog, planner, bound)
     }
 
     /// Runs a planned query to completion.

@@ -1,7 +1,6 @@
 -- Cursors: DECLARE, FETCH, MOVE, CLOSE in transaction blocks, WITH HOLD
--- cursors across commits, and PostgreSQL's errors. Cursors scan forward
--- only (as PostgreSQL's NO SCROLL cursors), so no statement here goes back
--- on a cursor that PostgreSQL could scroll.
+-- cursors across commits, and PostgreSQL's errors, going forward (SCROLL
+-- cursors and going back: 33_scroll_cursors.sql).
 
 create table cur_t as select g as id, g * 2 as v, 'row ' || g as t from generate_series(1, 10) g;
 

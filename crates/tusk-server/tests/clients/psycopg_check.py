@@ -155,6 +155,40 @@ with psycopg.connect(conninfo) as conn:
     assert conn.execute("select count(*) from pg_cursors").fetchone() == (0,)
     conn.commit()
 
+# Scrollable server-side cursors: DECLARE ... SCROLL CURSOR, scroll()
+# back and to absolute positions (MOVE), NULLs, a result larger than a
+# batch; a NO SCROLL cursor refuses to go back with 55000.
+with psycopg.connect(conninfo) as conn:
+    with conn.cursor(name="ss", scrollable=True) as cur:
+        cur.execute(
+            "select g, case when g %% 5 = 0 then null else g end from generate_series(1, %s) g order by g",
+            (3000,),
+        )
+        assert cur.fetchmany(4) == [(1, 1), (2, 2), (3, 3), (4, 4)]
+        cur.scroll(-3)
+        assert cur.fetchone() == (2, 2)
+        cur.scroll(2999, mode="absolute")
+        assert cur.fetchall() == [(3000, None)]
+        cur.scroll(0, mode="absolute")
+        assert cur.fetchone() == (1, 1)
+        cur.scroll(4, mode="absolute")
+        assert cur.fetchone() == (5, None)
+        cur.scroll(-5)
+        assert len(cur.fetchall()) == 3000
+    assert conn.execute(
+        "select count(*) from pg_cursors where is_scrollable"
+    ).fetchone() == (0,)
+    with conn.cursor(name="ns", scrollable=False) as cur:
+        cur.execute("select g from generate_series(1, 10) g")
+        assert cur.fetchmany(3) == [(1,), (2,), (3,)]
+        try:
+            cur.scroll(-1)
+        except errors.ObjectNotInPrerequisiteState as e:
+            assert e.sqlstate == "55000" and "scan forward" in str(e), e
+        else:
+            raise AssertionError("a NO SCROLL cursor went back")
+    conn.rollback()
+
 # Settings from the connection string.
 with psycopg.connect(conninfo, autocommit=True, options="-c statement_timeout=100") as conn:
     try:

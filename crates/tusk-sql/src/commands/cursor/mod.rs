@@ -8,18 +8,24 @@
 //! ALL`, `FETCH ABSOLUTE 5`, ...) with the command tag `FETCH n`; `MOVE`
 //! skips them (`MOVE n`); `CLOSE` drops one cursor or all of them.
 //!
-//! Cursors only scan forward, as PostgreSQL's NO SCROLL cursors: a fetch
-//! that would go back (`PRIOR`, `BACKWARD`, `FIRST` once past the first
-//! row, `ABSOLUTE` to an earlier row, `LAST`, `RELATIVE 0` after a fetch)
-//! fails with PostgreSQL's `cursor can only scan forward` (55000);
-//! `DECLARE ... SCROLL` is refused (0A000).
+//! **Scrolling.** `DECLARE c SCROLL CURSOR` may go backward (`PRIOR`,
+//! `BACKWARD n`, `FIRST`, `LAST`, `ABSOLUTE n`, `RELATIVE -n`, ...): its
+//! rows go to a store within `work_mem` as they are read (`stream`). NO
+//! SCROLL cursors only go forward. Without either, a cursor is scrollable
+//! when its plan could run backward by PostgreSQL's rule
+//! (`Plan::supports_backward_scan`: a scan or a sort, not a join or an
+//! aggregate), as in PostgreSQL; such a cursor streams until it first goes
+//! back. Going back on a cursor that is not scrollable fails with
+//! PostgreSQL's `cursor can only scan forward` (55000). The positions and
+//! counts of every direction are PostgreSQL's (`position`).
 //!
 //! **Lifetime.** A cursor belongs to the transaction that declares it:
 //! without WITH HOLD it can only be declared in a transaction block
 //! (25P01, as in PostgreSQL; the statements of one query string are a
 //! block too) and is closed when the transaction ends. With WITH HOLD it
-//! survives the commit: its remaining rows are computed into memory before
-//! the transaction commits (PostgreSQL materializes them too), and it is
+//! survives the commit: its remaining rows (all of them, if scrollable)
+//! are computed into its store before the transaction commits (PostgreSQL
+//! materializes them too), and it is
 //! closed only by CLOSE or the end of the session; a rollback closes the
 //! cursors its transaction declared, held or not. Other errors are
 //! PostgreSQL's: `cursor "c" does not exist` (34000), `cursor "c" already
@@ -29,15 +35,17 @@
 //! `catalog::SessionInfo`).
 
 pub(crate) mod grammar;
+mod position;
 mod stream;
 
 use crate::error::{sqlstate, SqlError};
 use crate::portal::ResultColumn;
 use crate::session::{header, render_rows, PlannedQuery, QueryResult, Result, Session};
+use position::{Outcome, Portal, RowSource, Select};
 use sqlparser::ast as A;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use stream::{CursorStream, RunParts};
+use stream::{CursorThread, RunParts};
 use tusk_exec::Batch;
 use tusk_storage::DataType;
 
@@ -56,16 +64,6 @@ fn missing(name: &str) -> SqlError {
     )
 }
 
-/// Where a cursor's rows come from.
-enum Rows {
-    /// Computed by the cursor's thread.
-    Stream(CursorStream),
-    /// Computed already (a held cursor after its transaction committed).
-    Held(VecDeque<Batch>),
-    /// Failed or closed: no more rows.
-    Done,
-}
-
 /// One open cursor.
 pub(crate) struct Cursor {
     pub name: String,
@@ -75,112 +73,23 @@ pub(crate) struct Cursor {
     pub types: Vec<DataType>,
     pub binary: bool,
     pub holdable: bool,
+    /// It may go backward (`position`'s module doc).
+    pub scrollable: bool,
     /// `timestamptz` of the declaration.
     pub created: i64,
     /// Declared by the open transaction (a rollback closes it).
     pub in_transaction: bool,
-    rows: Rows,
-    /// The rows of a batch not handed out yet, from this row on.
-    pending: Option<(Batch, usize)>,
-    /// Rows fetched or moved over so far (PostgreSQL's portal position).
-    position: u64,
-    /// Every row has been read.
-    at_end: bool,
+    rows: RowSource,
+    portal: Portal,
 }
 
 impl Cursor {
-    /// The next rows, at most `max` (`None`: as many as a batch has);
-    /// `None` at the end.
-    pub(crate) fn next_rows(&mut self, max: Option<u64>) -> Result<Option<Batch>> {
-        if max == Some(0) {
-            return Ok(None);
-        }
-        let (batch, from) = match self.pending.take() {
-            Some(p) => p,
-            None => {
-                let next = match &mut self.rows {
-                    Rows::Stream(s) => s.next(),
-                    Rows::Held(q) => Ok(q.pop_front()),
-                    Rows::Done => Ok(None),
-                };
-                match next {
-                    Ok(Some(b)) => (b, 0),
-                    Ok(None) => {
-                        self.rows = Rows::Done;
-                        self.at_end = true;
-                        return Ok(None);
-                    }
-                    Err(e) => {
-                        self.rows = Rows::Done;
-                        return Err(e);
-                    }
-                }
-            }
-        };
-        let left = batch.len - from;
-        let take = max.map_or(left, |m| left.min(m as usize));
-        if take == 0 {
-            return self.next_rows(max);
-        }
-        let out = if from == 0 && take == batch.len {
-            batch
-        } else {
-            let idx: Vec<u32> = (from as u32..(from + take) as u32).collect();
-            let part = batch.gather(&idx);
-            if from + take < batch.len {
-                self.pending = Some((batch, from + take));
-            }
-            part
-        };
-        self.position += out.len as u64;
-        Ok(Some(out))
-    }
-
-    /// Skips up to `n` rows (`None`: all); returns how many it skipped.
-    fn skip(&mut self, n: Option<u64>) -> Result<u64> {
-        let mut skipped = 0;
-        while n.is_none_or(|n| skipped < n) {
-            match self.next_rows(n.map(|n| n - skipped))? {
-                Some(b) => skipped += b.len as u64,
-                None => break,
-            }
-        }
-        Ok(skipped)
-    }
-
-    /// Computes the remaining rows into memory (a held cursor at commit).
+    /// Computes the remaining rows into the cursor's store (a held cursor
+    /// at commit).
     fn hold(&mut self) -> Result<()> {
-        if let Rows::Stream(s) = &mut self.rows {
-            let mut held = VecDeque::new();
-            while let Some(b) = s.next()? {
-                held.push_back(b);
-            }
-            self.rows = Rows::Held(held);
-        }
+        self.rows.hold(self.scrollable)?;
         self.in_transaction = false;
         Ok(())
-    }
-
-    /// Where a fetch in `direction` starts and how many rows it returns:
-    /// (rows to skip first, rows to return: `None` for all). Going back is
-    /// refused (see the module doc).
-    fn plan(&self, direction: Direction) -> Result<(u64, Option<u64>)> {
-        let pos = self.position;
-        Ok(match direction {
-            // The current row again: nothing before the first row, and
-            // going back after it.
-            Direction::Forward(Some(0)) | Direction::Relative(0) | Direction::Backward(Some(0))
-                if pos == 0 =>
-            {
-                (0, Some(0))
-            }
-            Direction::Forward(Some(0)) | Direction::Relative(0) => return Err(forward_only()),
-            Direction::Forward(n) => (0, n),
-            Direction::Relative(n) if n > 0 => (n as u64 - 1, Some(1)),
-            Direction::Absolute(n) if n > 0 && n as u64 > pos => (n as u64 - pos - 1, Some(1)),
-            Direction::Absolute(0) if pos == 0 => (0, Some(0)),
-            _ => return Err(forward_only()),
-        })
     }
 }
 
@@ -197,17 +106,15 @@ fn lock(c: &Mutex<Cursor>) -> std::sync::MutexGuard<'_, Cursor> {
 /// A FETCH's rows as they are pulled (the wire protocol streams them).
 pub(crate) struct Fetching {
     cursor: Arc<Mutex<Cursor>>,
-    /// Rows still to hand out (`None`: all).
-    remaining: Option<u64>,
+    select: Option<Select>,
 }
 
 impl Fetching {
     pub(crate) fn next_batch(&mut self) -> Result<Option<Batch>> {
-        let b = lock(&self.cursor).next_rows(self.remaining)?;
-        if let (Some(r), Some(b)) = (self.remaining.as_mut(), b.as_ref()) {
-            *r -= b.len as u64;
+        match self.select.as_mut() {
+            Some(s) => lock(&self.cursor).select_next(s),
+            None => Ok(None),
         }
-        Ok(b)
     }
 }
 
@@ -234,7 +141,7 @@ impl Session {
                     statement: c.statement.clone(),
                     holdable: c.holdable,
                     binary: c.binary,
-                    scrollable: false,
+                    scrollable: c.scrollable,
                     created: c.created,
                 }
             })
@@ -252,7 +159,7 @@ impl Session {
                 "syntax error at end of input",
             ));
         };
-        let pq = self.plan_query(q)?;
+        let pq = self.plan_cursor_query(q, &Default::default())?;
         self.open_cursor(&name, options, &d.to_string(), pq)
     }
 
@@ -269,7 +176,7 @@ impl Session {
                 "syntax error at end of input",
             ));
         };
-        self.plan_query_with(q, settings)
+        self.plan_cursor_query(q, settings)
     }
 
     /// Opens cursor `name` over a planned query (parameters substituted).
@@ -300,7 +207,13 @@ impl Session {
             env: self.env.clone(),
             snapshot,
         };
-        let stream = CursorStream::start(name, pq.stmt.clone(), parts)?;
+        // PostgreSQL's PerformCursorOpen: without SCROLL or NO SCROLL, a
+        // cursor scrolls if its plan can run backward.
+        let scrollable = options
+            .scroll
+            .unwrap_or_else(|| pq.stmt.root.supports_backward_scan());
+        let stored = options.scroll == Some(true);
+        let thread = CursorThread::start(name, pq.stmt.clone(), parts, stored)?;
         let columns = pq
             .names
             .iter()
@@ -317,12 +230,11 @@ impl Session {
             types: pq.types.clone(),
             binary: options.binary,
             holdable: options.hold,
+            scrollable,
             created: self.env.statement,
             in_transaction: true,
-            rows: Rows::Stream(stream),
-            pending: None,
-            position: 0,
-            at_end: false,
+            rows: RowSource::new(thread, stored),
+            portal: Portal::default(),
         };
         self.cursors
             .open
@@ -337,24 +249,23 @@ impl Session {
     /// MOVE has moved already and returns the count).
     pub(crate) fn start_fetch(&mut self, f: &FetchStatement) -> Result<(Fetching, u64)> {
         let cursor = self.cursor(&f.cursor)?;
-        let (skip, count) = lock(&cursor).plan(f.direction)?;
-        let skipped = lock(&cursor).skip(Some(skip))?;
-        if f.is_move {
-            let moved = match count {
-                Some(0) => 0,
-                _ if skipped < skip => 0,
-                n => lock(&cursor).skip(n)?,
-            };
-            return Ok((
+        let outcome = lock(&cursor).run_fetch(f.direction, f.is_move)?;
+        Ok(match outcome {
+            Outcome::Rows(s) => (
                 Fetching {
                     cursor,
-                    remaining: Some(0),
+                    select: Some(s),
                 },
-                moved,
-            ));
-        }
-        let remaining = if skipped < skip { Some(0) } else { count };
-        Ok((Fetching { cursor, remaining }, 0))
+                0,
+            ),
+            Outcome::Moved(n) => (
+                Fetching {
+                    cursor,
+                    select: None,
+                },
+                n,
+            ),
+        })
     }
 
     /// `FETCH` / `MOVE` run to completion (the shell; the wire protocol
@@ -464,9 +375,11 @@ impl Session {
 pub(crate) struct CursorOptions {
     pub binary: bool,
     pub hold: bool,
+    /// SCROLL (`Some(true)`), NO SCROLL (`Some(false)`) or neither.
+    pub scroll: Option<bool>,
 }
 
-/// The cursor's name and options; SCROLL is refused.
+/// The cursor's name and options.
 pub(crate) fn declare_options(d: &A::Declare) -> Result<(String, CursorOptions)> {
     if d.declare_type != Some(A::DeclareType::Cursor) || d.names.len() != 1 {
         return Err(SqlError::coded(
@@ -474,20 +387,12 @@ pub(crate) fn declare_options(d: &A::Declare) -> Result<(String, CursorOptions)>
             "syntax error at or near \"DECLARE\"",
         ));
     }
-    if d.scroll == Some(true) {
-        return Err(SqlError::coded(
-            sqlstate::FEATURE_NOT_SUPPORTED,
-            "scrollable cursors are not supported",
-        )
-        .with_hint(
-            "Declare the cursor NO SCROLL, or without SCROLL: tusk's cursors scan forward.",
-        ));
-    }
     Ok((
         crate::names::ident(&d.names[0])?,
         CursorOptions {
             binary: d.binary == Some(true),
             hold: d.hold == Some(true),
+            scroll: d.scroll,
         },
     ))
 }
