@@ -339,3 +339,22 @@ fn thousands_of_nested_parentheses() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn undefined_names_are_pointed_at() {
+    let Some(dir) = engine_dir() else { return };
+    let out = run(
+        dir.path(),
+        &[
+            "-c",
+            "create table t (a int)",
+            "-c",
+            "select a from t where\n t.b > 0",
+        ],
+        "",
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ERROR:  column t.b does not exist\nLINE 2:  t.b > 0\n         ^\n"
+    );
+}
