@@ -252,7 +252,10 @@ impl<E: Engine, O: Write + Send, W: Write + Send> Shell<E, O, W> {
     /// prints them.
     fn report_sql_error(&mut self, error: &SqlError, query: &str) {
         let mut text = format!("{}ERROR:  {}\n", self.locus(), error.message);
-        if let Some(lines) = error.position.and_then(|p| error_position_lines(query, p)) {
+        if let Some(lines) = error
+            .position
+            .and_then(|p| error_position_lines(query, p as usize))
+        {
             text.push_str(&lines);
         }
         for (label, value) in [

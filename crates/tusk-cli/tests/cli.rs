@@ -371,3 +371,22 @@ fn notices_print_their_detail() {
          drop cascades to view w\n"
     );
 }
+
+#[test]
+fn undefined_names_are_pointed_at() {
+    let Some(dir) = engine_dir() else { return };
+    let out = run(
+        dir.path(),
+        &[
+            "-c",
+            "create table t (a int)",
+            "-c",
+            "select a from t where\n t.b > 0",
+        ],
+        "",
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ERROR:  column t.b does not exist\nLINE 2:  t.b > 0\n         ^\n"
+    );
+}

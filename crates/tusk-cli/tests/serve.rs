@@ -297,3 +297,72 @@ fn psql_and_pgbench_talk_to_tusk_serve() {
     signal(&served.child, "-TERM");
     assert!(served.child.wait().unwrap().success());
 }
+
+/// Undefined relations and columns point at the name, as PostgreSQL's
+/// ErrorResponse position does: psql prints the same `LINE n:` and caret
+/// lines for tusk serve as for PostgreSQL 15 (the expected text is
+/// PostgreSQL's output for these commands).
+#[test]
+fn psql_shows_the_position_of_an_undefined_name() {
+    let Some(psql) = pg_program("psql") else {
+        eprintln!("skipping: psql of PostgreSQL 15 not found");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = serve(dir.path());
+    let port = served.port.to_string();
+    let out = Command::new(&psql)
+        .args(["-X", "-q"])
+        .args([
+            "-c",
+            "create table t (a int)",
+            "-c",
+            "select * from nosuch",
+            "-c",
+            "select nosuch, a from t",
+            "-c",
+            "select t.nosuch from t",
+            "-c",
+            "select 1; select x.a from t",
+            "-c",
+            "select a from t\n where\n   zz > 1",
+            "-c",
+            "insert into t (zz) values (1)",
+            "-c",
+            "update nosuch set a = 1",
+            "-c",
+            "select a from t group by zz",
+        ])
+        .args(["-h", "127.0.0.1", "-p", &port, "-U", "tusk", "tusk"])
+        .output()
+        .unwrap();
+    let expected = "\
+ERROR:  relation \"nosuch\" does not exist
+LINE 1: select * from nosuch
+                      ^
+ERROR:  column \"nosuch\" does not exist
+LINE 1: select nosuch, a from t
+               ^
+ERROR:  column t.nosuch does not exist
+LINE 1: select t.nosuch from t
+               ^
+ERROR:  missing FROM-clause entry for table \"x\"
+LINE 1: select 1; select x.a from t
+                         ^
+ERROR:  column \"zz\" does not exist
+LINE 3:    zz > 1
+           ^
+ERROR:  column \"zz\" of relation \"t\" does not exist
+LINE 1: insert into t (zz) values (1)
+                       ^
+ERROR:  relation \"nosuch\" does not exist
+LINE 1: update nosuch set a = 1
+               ^
+ERROR:  column \"zz\" does not exist
+LINE 1: select a from t group by zz
+                                 ^
+";
+    assert_eq!(text(&out.stderr), expected);
+    signal(&served.child, "-TERM");
+    assert!(served.child.wait().unwrap().success());
+}

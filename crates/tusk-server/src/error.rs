@@ -86,7 +86,7 @@ impl From<SqlError> for Failure {
             message: e.message,
             detail: e.detail,
             hint: e.hint,
-            position: e.position.map(|p| p.min(u32::MAX as usize) as u32),
+            position: e.position,
             context: e.context,
         }
     }

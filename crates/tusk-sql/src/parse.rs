@@ -469,14 +469,11 @@ pub fn syntax_error(sql: &str, e: &sqlparser::parser::ParserError) -> SqlError {
         }
         (Some(f), Some((line, col))) => {
             let token = f.rsplit_once(" at Line: ").map(|(t, _)| t).unwrap_or(f);
-            let mut pos = 0;
-            for (i, l) in sql.split('\n').enumerate() {
-                if i + 1 == line {
-                    pos += col;
-                    break;
-                }
-                pos += l.chars().count() + 1;
-            }
+            let at = sqlparser::tokenizer::Location {
+                line: line as u64,
+                column: col as u64,
+            };
+            let pos = crate::error::char_position(sql, at).unwrap_or(0);
             SqlError::coded(
                 sqlstate::SYNTAX_ERROR,
                 format!("syntax error at or near \"{token}\""),

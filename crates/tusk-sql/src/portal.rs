@@ -306,7 +306,8 @@ impl Session {
             }
             prepared = Some(p);
             Ok(())
-        })?;
+        })
+        .map_err(|e| self.info.locate(e))?;
         Ok(prepared.expect("prepared above"))
     }
 

@@ -374,7 +374,7 @@ impl Session {
             self.end_statement();
             if let Err(e) = r {
                 let _ = self.end_implicit_block(false);
-                return Err(e);
+                return Err(e.locate(sql));
             }
         }
         self.end_implicit_block(true)?;

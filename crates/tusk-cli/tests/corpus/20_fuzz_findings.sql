@@ -116,3 +116,21 @@ create table fqp (c0 int);
 insert into fqp values (-4), (null);
 select count(*) from fqo a join fqp b on (a.c2 <> a.c2) where ((0.5 / a.c2) is null);
 select count(*) from fqp b join fqo a on (a.c2 > 0) where (1 / a.c2) > 1;
+
+-- A hash join reads its probe side first where PostgreSQL's ExecHashJoin
+-- does: semi and anti joins (IN, EXISTS, NOT EXISTS) over an empty probe
+-- side never run the build side, under parallel plans too (the
+-- participants agree that every share of the probe side is empty).
+select * from fe a where a.c0 in (select 1 / c0 from fz);
+select * from fe a where exists (select 1 from fz b where b.c0 = a.c0 and 1 / b.c0 > 0);
+select * from fe a where not exists (select 1 from fz b where b.c0 = a.c0 and 1 / b.c0 > 0);
+-- The probe side is read first even when the build side is empty.
+-- expect: error
+select count(*) from fz b where b.c0 in (select c0 from fe) and 1 / b.c0 > 0;
+-- An inner join whose probe side starts dearer than the whole Hash builds
+-- first: the empty build side ends the join before the probe side's
+-- aggregate divides by zero.
+create table fg (c0 int);
+insert into fg select g from generate_series(0, 1999) g;
+analyze fg;
+select * from (select c0, sum(1 / c0) s from fg group by c0) a join fe b on a.c0 = b.c0;

@@ -146,6 +146,7 @@ use partition::{BuildSource, Partitioner, ProbeSource, Task};
 use probe::{FirstPairs, PairCount, PairSink, Pairs, ProbeKeys, ProbeState};
 use report::Report;
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use table::{JoinTable, Table, TableBuilder};
 use unmatched::UnmatchedScan;
@@ -226,6 +227,9 @@ pub struct HashJoin {
     /// The probe side's first batch, read before the build side (see
     /// `read_first_outer`) and probed first.
     first_outer: Option<Batch>,
+    /// Whether the join reads the probe side's first batch before building
+    /// (see `peeks_outer_first`).
+    peek_outer: bool,
 }
 
 impl HashJoin {
@@ -295,6 +299,7 @@ impl HashJoin {
             fanout.next_power_of_two() / 2
         }
         .min(MAX_FANOUT);
+        let peek_outer = peeks_outer_first(*kind, &plan.children[0], hash);
         Ok(HashJoin {
             outer,
             inner: Some(inner),
@@ -336,6 +341,7 @@ impl HashJoin {
             build_estimate: (hash.est.rows.max(0.0) as usize, hash.est.width as usize),
             shared,
             first_outer: None,
+            peek_outer,
         })
     }
 
@@ -417,19 +423,35 @@ impl HashJoin {
     }
 
     /// Reads the probe side's first non-empty batch before anything of the
-    /// build side, as PostgreSQL's ExecHashJoin does for a serial join that
-    /// does not keep unmatched build rows; false when the probe side is
-    /// empty, so the join ends without ever running its build side. The
-    /// order is visible: an error the build side would raise (a division by
-    /// zero in its scan, say) is not raised when the probe side is empty.
+    /// build side (when `peeks_outer_first` says so); false when the probe
+    /// side is empty, so the join ends without ever running its build side.
+    /// The order is visible: an error the build side would raise (a
+    /// division by zero in its scan, say) is not raised when the probe side
+    /// is empty.
+    ///
+    /// In a Parallel Hash Join each participant reads the first batch of
+    /// its share, and the participants agree (one phaser wait) that the
+    /// probe side is empty only when every share is: the join then ends
+    /// for all of them, and the build is skipped as the serial join skips
+    /// it. (PostgreSQL's Parallel Hash Join always builds; its serial join,
+    /// which the same query runs without parallelism, does not — tusk
+    /// gives the serial join's answer under either plan.)
     fn read_first_outer(&mut self) -> Result<bool> {
         while let Some(b) = self.outer.next()? {
             if b.len > 0 {
                 self.first_outer = Some(b);
-                return Ok(true);
+                break;
             }
         }
-        Ok(false)
+        let Some(shared) = &self.shared else {
+            return Ok(self.first_outer.is_some());
+        };
+        if self.first_outer.is_some() {
+            shared.outer_nonempty.store(true, Relaxed);
+        }
+        // The phaser orders every participant's store before the loads.
+        shared.phaser.wait()?;
+        Ok(shared.outer_nonempty.load(Relaxed))
     }
 
     /// The next batch of the probe input itself: the one read ahead of the
@@ -653,6 +675,21 @@ impl HashJoin {
     }
 }
 
+/// Whether a hash join reads its probe side (`outer`) before building the
+/// table from `hash`, PostgreSQL's rule in ExecHashJoinImpl: never when
+/// unmatched build rows are kept (right, full: the build is needed
+/// anyway); always when unmatched probe rows are kept (left, anti, mark:
+/// an empty build side could not end the join early); otherwise (inner,
+/// semi) only when the probe side's startup cost is below the Hash node's
+/// total cost, else the table is built first and an empty build side ends
+/// the join without reading the probe side at all.
+fn peeks_outer_first(kind: JoinKind, outer: &Plan, hash: &Plan) -> bool {
+    if kind.keeps_unmatched_inner() {
+        return false;
+    }
+    kind.keeps_unmatched_outer() || outer.est.startup_cost < hash.est.total_cost
+}
+
 /// Runs the probe of `st` against `table` into `sink`.
 fn run_pairs<S: PairSink>(table: &Table, st: &mut ProbeState, sink: &mut S) {
     match table {
@@ -669,10 +706,7 @@ impl Operator for HashJoin {
             }
             match self.phase {
                 Phase::Build => {
-                    if self.shared.is_none()
-                        && !self.kind().keeps_unmatched_inner()
-                        && !self.read_first_outer()?
-                    {
+                    if self.peek_outer && !self.read_first_outer()? {
                         self.phase = Phase::Done;
                         continue;
                     }

@@ -27,9 +27,10 @@ impl HashJoin {
         let Some(stats) = &self.ctx.stats else {
             return;
         };
-        // A serial join whose probe side was empty never ran its Hash node
-        // (see `read_first_outer`): EXPLAIN shows it `(never executed)`.
-        if self.shared.is_none() && self.inner.is_some() {
+        // A join whose probe side was empty never ran its Hash node (see
+        // `read_first_outer`; in a parallel join no participant ran it):
+        // EXPLAIN shows it `(never executed)`.
+        if self.inner.is_some() {
             return;
         }
         let spill = &self.ctx.spill;

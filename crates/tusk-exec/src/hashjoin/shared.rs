@@ -73,6 +73,9 @@ pub struct SharedBuild {
     pub(super) null_inner: Mutex<Vec<Arc<StoredRows>>>,
     /// Participants done probing the shared table (see `unmatched`).
     pub(super) probed: AtomicUsize,
+    /// Some participant's share of the probe side has a row (see
+    /// `HashJoin::read_first_outer`).
+    pub(super) outer_nonempty: AtomicBool,
 }
 
 /// Locks `m`, whatever another participant's panic left in it.
@@ -104,6 +107,7 @@ impl SharedBuild {
             extents: Mutex::new(Vec::new()),
             null_inner: Mutex::new(Vec::new()),
             probed: AtomicUsize::new(0),
+            outer_nonempty: AtomicBool::new(false),
         }
     }
 
@@ -366,7 +370,7 @@ impl HashJoin {
     ) -> Result<()> {
         let inner_files = parts.finish()?;
         let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
-        while let Some(b) = self.outer.next()? {
+        while let Some(b) = self.next_outer()? {
             let kv = eval_all(&self.outer_keys, &b)?;
             let (b, kv) = self.set_aside_null_outer(b, kv)?;
             parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;

@@ -332,3 +332,52 @@ fn serial_scans_match_the_reference() {
         );
     }
 }
+
+/// PostgreSQL's order of a hash join's inputs: an empty probe side ends the
+/// join before the build side runs — for every kind that keeps unmatched
+/// probe rows, for inner joins whose probe side starts cheaper than the
+/// Hash node costs, and in a Parallel Hash Join only once every
+/// participant's share was empty. Right and full joins always build.
+#[test]
+fn empty_probe_side_skips_the_build() {
+    let db = TestDb::new();
+    let (o, ot) = table(&db, "o", &[]);
+    let (i, it) = table(&db, "i", &rows(500, 50, 0));
+    // (kind, Hash node's total cost, whether the build is skipped)
+    let shapes = [
+        (JoinKind::Left, 0.0, true),
+        (JoinKind::Anti, 0.0, true),
+        (JoinKind::Inner, 10.0, true),
+        (JoinKind::Semi, 10.0, true),
+        (JoinKind::Inner, 0.0, false),
+        (JoinKind::Right, 10.0, false),
+        (JoinKind::Full, 10.0, false),
+    ];
+    for (kind, hash_cost, skipped) in shapes {
+        for parallel in [false, true] {
+            let c = case(kind, vec![], vec![], false);
+            let mut join = c.hash_plan(
+                scan(o, "o", &ot, parallel),
+                scan(i, "i", &it, parallel),
+                parallel,
+            );
+            join.children[1].est.total_cost = hash_cost;
+            let plan = if parallel {
+                let out = join.output.clone();
+                let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
+                gather.assign_ids();
+                gather
+            } else {
+                join
+            };
+            let ctx = db.ctx(4 << 20, 8);
+            let got = run(&plan, &ctx);
+            let all_inner = if kind.keeps_unmatched_inner() { 500 } else { 0 };
+            assert_eq!(got.len(), all_inner, "{kind:?}");
+            let join = if parallel { &plan.children[0] } else { &plan };
+            let hash = join.children[1].id;
+            let loops = ctx.stats.as_ref().unwrap().borrow()[hash].loops;
+            assert_eq!(loops == 0, skipped, "{kind:?} parallel {parallel}");
+        }
+    }
+}

@@ -12,7 +12,7 @@ use super::{err, Binder, ExprCtx, QueryScope, Result, ScopeCol, ScopeRel, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, JoinKind, Logical};
 use crate::names::{ident, object_name};
-use sqlparser::ast as A;
+use sqlparser::ast::{self as A, Spanned};
 use tusk_exec::Expr;
 use tusk_storage::{DataType, SqlType, TableDef};
 
@@ -187,6 +187,7 @@ impl Binder<'_> {
                                 table.name
                             ),
                         )
+                        .at_span(t.span())
                     })?;
                 if new[i].is_some() {
                     return err(

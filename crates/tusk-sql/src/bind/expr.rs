@@ -67,7 +67,7 @@ impl Binder<'_> {
         match e {
             A::Expr::Identifier(i) => {
                 let name = ident(i)?;
-                let id = self.resolve(None, &name)?;
+                let id = self.resolve(None, &name).map_err(|e| e.at_span(i.span))?;
                 self.note_column(i, &name, id);
                 Ok(B::known(self.col_expr(id)))
             }
@@ -84,7 +84,9 @@ impl Binder<'_> {
                         )
                     }
                 };
-                let id = self.resolve(Some(q), n)?;
+                let id = self
+                    .resolve(Some(q), n)
+                    .map_err(|e| e.at_span(parts[0].span))?;
                 if let Some(last) = parts.last() {
                     self.note_column(last, n, id);
                 }

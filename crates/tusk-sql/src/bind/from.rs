@@ -13,7 +13,7 @@ use super::{err, Binder, ExprCtx, Result, ScopeCol, ScopeRel};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, JoinKind, Logical, SubqueryKind, TableFunction};
 use crate::names::{ident, object_name};
-use sqlparser::ast as A;
+use sqlparser::ast::{self as A, Spanned};
 use tusk_storage::{DataType, SqlType, TableDef};
 
 /// A bound FROM item before it joins its neighbours.
@@ -555,10 +555,11 @@ impl Binder<'_> {
         let table = match self.catalog.table(&relname) {
             Some(t) => t.clone(),
             None => {
-                return err(
+                return Err(SqlError::coded(
                     sqlstate::UNDEFINED_TABLE,
                     format!("relation \"{relname}\" does not exist"),
                 )
+                .at_span(name.span()))
             }
         };
         let aliased = alias.is_some();
@@ -661,7 +662,8 @@ impl Binder<'_> {
         };
         let outer = std::mem::take(&mut self.scopes);
         self.pause_references(true);
-        let sub = self.subquery(&q);
+        // Names in the view's own text are not in the query string.
+        let sub = self.subquery(&q).map_err(SqlError::without_location);
         self.pause_references(false);
         self.scopes = outer;
         let sub = sub?;

@@ -562,7 +562,7 @@ impl Binder<'_> {
                         Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => {
                             match names.iter().position(|n| *n == name) {
                                 Some(k) => self.resolve_unknown_text(items[k].b.clone())?,
-                                None => return Err(e),
+                                None => return Err(e.at_span(i.span)),
                             }
                         }
                         Err(e) => return Err(e),

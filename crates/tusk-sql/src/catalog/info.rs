@@ -201,6 +201,15 @@ impl SessionInfo {
         cur.push_str(q);
     }
 
+    /// `e` with its noted location turned into a position in the query
+    /// string being run (see `SqlError::locate`).
+    pub(crate) fn locate(&self, e: crate::error::SqlError) -> crate::error::SqlError {
+        if !e.has_location() {
+            return e;
+        }
+        e.locate(&lock(&self.query))
+    }
+
     /// The sessions `pg_stat_activity` lists: the server's, or this one.
     pub(crate) fn activity(&self) -> Vec<SessionActivity> {
         let source = self

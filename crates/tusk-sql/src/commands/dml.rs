@@ -22,7 +22,7 @@ use crate::error::{sqlstate, SqlError};
 use crate::logical::{ColumnId, Logical};
 use crate::names::{ident, user_relation_name};
 use crate::session::{BoundStatement, PlannedQuery, QueryResult, Result, Session};
-use sqlparser::ast as A;
+use sqlparser::ast::{self as A, Spanned};
 use std::sync::Arc;
 use tusk_exec::dml::Target;
 use tusk_exec::Expr;
@@ -103,6 +103,7 @@ impl Session {
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{n}\" does not exist"),
             )
+            .at_span(name.span())
         })?;
         if t.is_view() {
             return Err(SqlError::coded(
@@ -187,6 +188,7 @@ impl Session {
                                 table.name
                             ),
                         )
+                        .at_span(c.span())
                     })?;
                 if v.contains(&i) {
                     return Err(SqlError::coded(

@@ -21,14 +21,14 @@
 //! come from sqlparser; [`CopyStatement::from_sqlparser`] maps them onto
 //! the same form.
 
-use crate::error::{sqlstate, SqlError};
+use crate::error::{char_position, sqlstate, SqlError};
 use crate::names::ident;
 use crate::parse::syntax_error;
 use crate::session::Result;
 use sqlparser::ast as A;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::{IsOptional, Parser};
-use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// An option's value (PostgreSQL's `copy_generic_opt_arg`).
 #[derive(Debug, Clone, PartialEq)]
@@ -92,21 +92,6 @@ pub struct CopyStatement {
     pub where_clause: Option<(A::Expr, usize)>,
 }
 
-/// 1-based character position of `loc` in `sql`.
-fn position(sql: &str, loc: Location) -> Option<usize> {
-    if loc.line == 0 {
-        return None;
-    }
-    let mut pos = 0;
-    for (i, line) in sql.split('\n').enumerate() {
-        if i + 1 == loc.line as usize {
-            return Some(pos + loc.column as usize);
-        }
-        pos += line.chars().count() + 1;
-    }
-    None
-}
-
 /// PostgreSQL's `syntax error at or near "x"` for token `t`.
 fn unexpected(sql: &str, t: &TokenWithSpan) -> SqlError {
     match &t.token {
@@ -117,7 +102,7 @@ fn unexpected(sql: &str, t: &TokenWithSpan) -> SqlError {
                 sqlstate::SYNTAX_ERROR,
                 format!("syntax error at or near \"{other}\""),
             );
-            match position(sql, t.span.start) {
+            match char_position(sql, t.span.start) {
                 Some(p) => e.at(p),
                 None => e,
             }
@@ -158,7 +143,7 @@ impl Reader<'_> {
     }
 
     fn at(&self) -> Option<usize> {
-        position(self.sql, self.peek().span.start)
+        char_position(self.sql, self.peek().span.start)
     }
 
     /// Takes the next token if it is the (unquoted) word `w`.
