@@ -2052,6 +2052,19 @@ def generate_lineitem(path: Path, rows: int, seed: int = 17) -> None:
     os.replace(tmp, path)
 
 
+def lineitem_ddl(primary_key: bool) -> str:
+    """LINEITEM_DDL, with TPC-H's primary key `(l_orderkey, l_linenumber)`
+    when `primary_key` (declared in CREATE TABLE, so it is built during
+    the load, as TPC-H's DDL and bench/tpch load it)."""
+    if not primary_key:
+        return LINEITEM_DDL
+    return LINEITEM_DDL[:-1] + ", primary key (l_orderkey, l_linenumber))"
+
+
+def copy_lineitem_sql(csv: str, header: bool) -> str:
+    return f"copy lineitem from '{csv}' (format csv{', header' if header else ''})"
+
+
 def copy_duckdb_worker(spec: dict) -> dict:
     """DuckDB's CSV load: `COPY lineitem FROM file (FORMAT csv)` into a
     fresh table, one warm-up and `runs` timed loads."""
@@ -2062,9 +2075,9 @@ def copy_duckdb_worker(spec: dict) -> dict:
     times, counts = [], set()
     for i in range(spec["runs"] + 1):
         con.execute("drop table if exists lineitem")
-        con.execute(LINEITEM_DDL)
+        con.execute(spec["ddl"])
         t0 = time.perf_counter()
-        con.execute(f"copy lineitem from '{spec['csv']}' (format csv)")
+        con.execute(copy_lineitem_sql(spec["csv"], spec["header"]))
         ms = (time.perf_counter() - t0) * 1e3
         counts.add(con.execute("select count(*) from lineitem").fetchone()[0])
         if i > 0:
@@ -2101,13 +2114,18 @@ class CopyBench(Benchmark):
                        help="load DuckDB into a database file instead of an in-memory database")
         p.add_argument("--csv", default=None,
                        help="load this CSV file (lineitem's 16 columns) instead of generating one")
+        p.add_argument("--header", action="store_true",
+                       help="the CSV file has a header line (COPY ... HEADER), as bench/tpch's do")
+        p.add_argument("--primary-key", action="store_true",
+                       help="declare TPC-H's primary key (l_orderkey, l_linenumber) in CREATE TABLE")
 
-    def script(self, csv: Path, runs: int) -> list:
+    def script(self, csv: Path, args) -> list:
         """The same statements for tusk and PostgreSQL; the first load warms up."""
         lines = []
-        for _ in range(runs + 1):
-            lines += ["drop table if exists lineitem;", LINEITEM_DDL + ";", "checkpoint;",
-                      "\\timing on", f"copy lineitem from '{csv}' (format csv);", "\\timing off",
+        for _ in range(args.runs + 1):
+            lines += ["drop table if exists lineitem;", lineitem_ddl(args.primary_key) + ";",
+                      "checkpoint;", "\\timing on", copy_lineitem_sql(str(csv), args.header) + ";",
+                      "\\timing off",
                       "select count(*) from lineitem;"]
         return lines + ["drop table lineitem;"]
 
@@ -2150,7 +2168,7 @@ class CopyBench(Benchmark):
             cell = Cell("tusk", "lineitem", 2)
             try:
                 tusk.fresh_data_dir(args.workdir)
-                cell.times_ms, counts = self.parse(tusk.output(self.script(csv, args.runs)))
+                cell.times_ms, counts = self.parse(tusk.output(self.script(csv, args)))
                 cell.count = min(counts) if counts else None
                 cell.notes.append("reads and converts on one thread while the statement's "
                                   "thread checks and stores (2 threads)")
@@ -2162,7 +2180,7 @@ class CopyBench(Benchmark):
             cluster = PgCluster(args.pg_bin, self.PG_SETTINGS)
             try:
                 cluster.start()
-                cell.times_ms, counts = self.parse(self.psql(cluster, self.script(csv, args.runs),
+                cell.times_ms, counts = self.parse(self.psql(cluster, self.script(csv, args),
                                                              args.timeout))
                 cell.count = min(counts) if counts else None
                 meta["versions"]["postgres"] = "PostgreSQL " + self.psql(
@@ -2181,7 +2199,8 @@ class CopyBench(Benchmark):
                     on_exit(lambda root=root: shutil.rmtree(root, ignore_errors=True))
                     database = str(root / "copy.duckdb")
                 r = run_worker({"bench": "copy", "system": "duckdb", "threads": threads,
-                                "runs": args.runs, "csv": str(csv), "database": database},
+                                "runs": args.runs, "csv": str(csv), "database": database,
+                                "ddl": lineitem_ddl(args.primary_key), "header": args.header},
                                args.timeout)
                 if "error" in r:
                     cell.error = r["error"]
@@ -2199,7 +2218,7 @@ class CopyBench(Benchmark):
         markdown = self.markdown(args, csv, cells, meta)
         print(markdown)
         data = {"benchmark": self.name, "rows": args.rows, "runs": args.runs, "meta": meta,
-                "ddl": LINEITEM_DDL, "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
+                "ddl": lineitem_ddl(args.primary_key), "pg_settings": self.PG_SETTINGS, "tusk_startup": self.TUSK_STARTUP,
                 "cells": [vars(c) for c in cells]}
         written = write_outputs(self.name, markdown, data, lambda p: self.chart(p, args, cells))
         log("bench: wrote " + ", ".join(written))
@@ -2230,8 +2249,8 @@ class CopyBench(Benchmark):
         versions = ", ".join(f"{k} {v}" for k, v in sorted(meta["versions"].items()))
         out = [f"# COPY FROM of {rows:,} lineitem rows, {meta['started']}", "",
                f"`{csv.name}`: {meta['csv_bytes'] / 1e6:.0f} MB of CSV with TPC-H lineitem's 16 "
-               "columns, loaded into an empty table:", "", "```sql", LINEITEM_DDL + ";",
-               "copy lineitem from '<file>' (format csv);", "```", "",
+               "columns, loaded into an empty table:", "", "```sql", lineitem_ddl(args.primary_key) + ";",
+               copy_lineitem_sql("<file>", args.header) + ";", "```", "",
                f"One warm-up load, then {args.runs} timed loads per system, each into a fresh table "
                "after a CHECKPOINT. tusk and PostgreSQL read the file server-side; times are their "
                "`\\timing` lines. DuckDB: "
@@ -2273,8 +2292,9 @@ class CopyBench(Benchmark):
 
         ok = [c for c in cells if c.ok]
         labels = [f"{c.system}\n{c.threads} thread{'s' if c.threads > 1 else ''}" for c in ok]
-        best = [args.rows / c.min_ms * 1e3 / 1e6 for c in ok]
-        median = [args.rows / c.median_ms * 1e3 / 1e6 for c in ok]
+        rows = max((c.count or 0 for c in ok), default=0) if args.csv else args.rows
+        best = [rows / c.min_ms * 1e3 / 1e6 for c in ok]
+        median = [rows / c.median_ms * 1e3 / 1e6 for c in ok]
         fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(ok)), 4.5))
         xs = range(len(ok))
         ax.bar(xs, median, 0.6, label="median")
@@ -2284,7 +2304,7 @@ class CopyBench(Benchmark):
         ax.set_xticks(list(xs))
         ax.set_xticklabels(labels)
         ax.set_ylabel("million rows/s (higher is better)")
-        ax.set_title(f"COPY FROM, {args.rows:,} lineitem rows (CSV), {args.runs} runs")
+        ax.set_title(f"COPY FROM, {rows:,} lineitem rows (CSV), {args.runs} runs")
         ax.legend()
         fig.tight_layout()
         fig.savefig(path, format="png", dpi=120)

@@ -45,11 +45,13 @@
 //! record in either format.
 
 mod scan;
+mod stops;
 
 use super::{line_context, row_context, CopyError, CopyOptions, Format, Header};
 use crate::text::check_utf8;
 pub use scan::unescape_text;
 use scan::{bad_format, scan_csv, scan_text, Eol, Failure, Scan, State};
+use stops::Stops;
 
 /// Field length marking a NULL field.
 pub const NULL_FIELD: u32 = u32::MAX;
@@ -199,9 +201,9 @@ pub struct CopyReader {
     /// The error of the record that ended the last batch.
     pending: Option<CopyError>,
     /// Bytes that stop the fast scan outside quotes (and in text format).
-    plain: [bool; 256],
+    plain: Stops,
     /// Bytes that stop the fast scan inside CSV quotes.
-    quoted: [bool; 256],
+    quoted: Stops,
     /// Input bytes received so far.
     pub bytes_in: u64,
 }
@@ -209,20 +211,17 @@ pub struct CopyReader {
 impl CopyReader {
     pub fn new(o: ReaderOptions) -> CopyReader {
         let opts = &o.options;
-        let mut plain = [false; 256];
-        let mut quoted = [false; 256];
-        for b in [b'\n', b'\r', 0, opts.delimiter] {
-            plain[b as usize] = true;
-        }
-        match opts.format {
-            Format::Text => plain[b'\\' as usize] = true,
-            Format::Csv => {
-                plain[opts.quote as usize] = true;
-                for b in [b'\n', b'\r', 0, opts.quote, opts.escape] {
-                    quoted[b as usize] = true;
-                }
-            }
-        }
+        let (plain, quoted) = match opts.format {
+            Format::Text => (
+                Stops::new(&[b'\n', b'\r', 0, opts.delimiter, b'\\']),
+                // Text format has no quotes.
+                Stops::new(&[b'\n', b'\r', 0]),
+            ),
+            Format::Csv => (
+                Stops::new(&[b'\n', b'\r', 0, opts.delimiter, opts.quote]),
+                Stops::new(&[b'\n', b'\r', 0, opts.quote, opts.escape]),
+            ),
+        };
         CopyReader {
             ncols: o.columns.len(),
             header: opts.header != Header::Absent,

@@ -7,6 +7,7 @@
 //! the record broke a rule. Line ends and the end marker `\.` are checked
 //! here too, against the line end the first record chose ([`State`]).
 
+use super::stops::Stops;
 use super::{RawBatch, ReaderOptions, NULL_FIELD};
 use crate::error::{sqlstate, ExecError};
 use crate::text::check_utf8;
@@ -292,7 +293,7 @@ pub(super) fn scan_text(
     buf: &[u8],
     st: &mut State,
     o: &ReaderOptions,
-    special: &[bool; 256],
+    special: &Stops,
     (out, base): (&mut RawBatch, usize),
     cap: usize,
 ) -> Scan {
@@ -307,9 +308,7 @@ pub(super) fn scan_text(
     let mut nfields = 0usize;
     let mut marker = false;
     let (end, next) = loop {
-        while p < n && !special[buf[p] as usize] {
-            p += 1;
-        }
+        p = special.find(buf, p);
         if p >= n {
             if !st.eof {
                 return Scan::NeedMore;
@@ -388,7 +387,7 @@ pub(super) fn scan_csv(
     buf: &[u8],
     st: &mut State,
     o: &ReaderOptions,
-    (plain, quoted): (&[bool; 256], &[bool; 256]),
+    (plain, quoted): (&Stops, &Stops),
     (out, base): (&mut RawBatch, usize),
     cap: usize,
 ) -> Scan {
@@ -432,9 +431,7 @@ pub(super) fn scan_csv(
         'field: loop {
             // Outside quotes.
             'outside: {
-                while p < n && !plain[buf[p] as usize] {
-                    p += 1;
-                }
+                p = plain.find(buf, p);
                 if p >= n {
                     if !st.eof {
                         return Scan::NeedMore;
@@ -472,9 +469,7 @@ pub(super) fn scan_csv(
             }
             // Inside quotes.
             loop {
-                while p < n && !quoted[buf[p] as usize] {
-                    p += 1;
-                }
+                p = quoted.find(buf, p);
                 if p >= n {
                     if !st.eof {
                         return Scan::NeedMore;
