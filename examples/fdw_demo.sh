@@ -182,7 +182,7 @@ queries=(
     "select region, count(*), sum(amount), min(amount), max(amount), round(avg(amount), 6) from TABLE group by region order by region"
     "select region, sold, count(*), sum(amount) from TABLE where sold between date '2024-03-01' and date '2024-03-05' group by region, sold order by region, sold"
     "select count(*), sum(amount), count(distinct customer) from TABLE"
-    "select region, customer, sum(amount) as total from TABLE group by region, customer order by total desc, customer limit 5"
+    "select region, customer, sum(amount) as total from TABLE group by region, customer order by total desc, customer, region limit 5"
     "select id, region, amount, sold, customer from TABLE where id % 9973 = 0 order by id"
 )
 

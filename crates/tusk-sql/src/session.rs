@@ -500,10 +500,21 @@ impl Session {
         q: &sqlparser::ast::Query,
         settings: &BindSettings,
     ) -> Result<PlannedQuery> {
+        let planner = self.planner_settings();
+        self.bind_and_plan(q, settings, planner)
+    }
+
+    /// Binds `q`, then plans it with `planner`'s settings.
+    fn bind_and_plan(
+        &mut self,
+        q: &sqlparser::ast::Query,
+        settings: &BindSettings,
+        planner: PlannerSettings,
+    ) -> Result<PlannedQuery> {
         let catalog = self.catalog()?;
         let mut binder = Binder::new(&catalog, settings);
         let bq = binder.bind_query(q)?;
-        self.plan_bound(binder, bq)
+        self.plan_bound_with(binder, bq, planner)
     }
 
     /// Takes `AccessShareLock` on every relation a bound query reads (see
@@ -545,14 +556,11 @@ impl Session {
         q: &sqlparser::ast::Query,
         settings: &BindSettings,
     ) -> Result<PlannedQuery> {
-        let catalog = self.catalog()?;
-        let mut binder = Binder::new(&catalog, settings);
-        let bq = binder.bind_query(q)?;
         let planner = PlannerSettings {
             workers: 0,
             ..self.planner_settings()
         };
-        self.plan_bound_with(binder, bq, planner)
+        self.bind_and_plan(q, settings, planner)
     }
 
     fn plan_bound_with(
