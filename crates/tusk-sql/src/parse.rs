@@ -9,6 +9,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 use std::ops::ControlFlow;
 use tusk_storage::RowLockMode;
 
+mod reserved;
 mod table_am;
 pub use table_am::access_method;
 
@@ -102,6 +103,7 @@ fn statements(
         .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| syntax_error(sql, &e))?;
+    reserved::check(sql, &stmts)?;
     table_am::restore(&mut stmts, access_methods);
     // Hand each statement the strengths of its clauses, in order; if the
     // count differs (a `FOR SHARE` that was no locking clause), the

@@ -123,3 +123,22 @@ select * from e2;
 -- expect: error
 delete from e where 1 / a = 1;
 select count(*) from e;
+
+-- Reserved key words are not bare identifiers: a column reference or a
+-- relation name that is one is a syntax error (after a dot it is a label).
+-- expect: error
+select case;
+-- expect: error
+select from where;
+-- expect: error
+select 1 from where;
+-- expect: error
+select end;
+-- expect: error
+select select;
+-- expect: error
+select table;
+-- expect: error
+select * from select;
+select 1 as case, 2 as from;
+select "case" from (select 1 as case) s;

@@ -230,6 +230,9 @@ pub struct HashJoin {
     /// Whether the join reads the probe side's first batch before building
     /// (see `peeks_outer_first`).
     peek_outer: bool,
+    /// A data error reading that first batch raised, held until the probe
+    /// side is read again (see `read_first_outer`).
+    deferred_outer_error: Option<ExecError>,
 }
 
 impl HashJoin {
@@ -342,6 +345,7 @@ impl HashJoin {
             shared,
             first_outer: None,
             peek_outer,
+            deferred_outer_error: None,
         })
     }
 
@@ -436,17 +440,29 @@ impl HashJoin {
     /// it. (PostgreSQL's Parallel Hash Join always builds; its serial join,
     /// which the same query runs without parallelism, does not — tusk
     /// gives the serial join's answer under either plan.)
+    ///
+    /// PostgreSQL reads one probe row here, tusk a batch: a data error
+    /// (SQLSTATE class 22: a division by zero, an overflow) in a row after
+    /// the first would not have been raised yet. Such an error is held
+    /// instead, the probe side counts as not empty, and the error is
+    /// raised when the probe side is read again — never, when the build
+    /// side turns out empty and the join ends there, as in PostgreSQL.
     fn read_first_outer(&mut self) -> Result<bool> {
-        while let Some(b) = self.outer.next()? {
-            if b.len > 0 {
-                self.first_outer = Some(b);
-                break;
+        loop {
+            match self.outer.next() {
+                Ok(Some(b)) if b.len == 0 => continue,
+                Ok(Some(b)) => self.first_outer = Some(b),
+                Ok(None) => {}
+                Err(e) if e.code.starts_with("22") => self.deferred_outer_error = Some(e),
+                Err(e) => return Err(e),
             }
+            break;
         }
+        let nonempty = self.first_outer.is_some() || self.deferred_outer_error.is_some();
         let Some(shared) = &self.shared else {
-            return Ok(self.first_outer.is_some());
+            return Ok(nonempty);
         };
-        if self.first_outer.is_some() {
+        if nonempty {
             shared.outer_nonempty.store(true, Relaxed);
         }
         // The phaser orders every participant's store before the loads.
@@ -457,6 +473,9 @@ impl HashJoin {
     /// The next batch of the probe input itself: the one read ahead of the
     /// build first.
     pub(super) fn next_outer(&mut self) -> Result<Option<Batch>> {
+        if let Some(e) = self.deferred_outer_error.take() {
+            return Err(e);
+        }
         match self.first_outer.take() {
             Some(b) => Ok(Some(b)),
             None => self.outer.next(),
