@@ -143,3 +143,13 @@ select count(*) from fh b where b.c0 in (select c2 from fi) and b.c1 / b.c1 > 0;
 insert into fi values ('x', 3);
 -- expect: error
 select count(*) from fh b where b.c0 in (select c2 from fi) and b.c1 / b.c1 > 0;
+
+-- A one-item IN list is the plain `=` (NOT IN: `<>`) PostgreSQL makes of
+-- it, so `x IN (NULL)` folds to NULL without evaluating x; longer lists
+-- still evaluate x.
+select count(*) from fh a where (a.c0 % a.c1) in (null);
+select count(*) from fh a where (a.c0 % a.c1) not in (null);
+select c0 in (3), c0 not in (3), c0 in (null::numeric) from fh order by c0, c1;
+-- expect: error
+select count(*) from fh a where (a.c0 % a.c1) in (null, null);
+select count(*) from fh a where (a.c0 % nullif(a.c1, 0)) in (null, 1, -1.25);

@@ -618,6 +618,14 @@ impl Binder<'_> {
             }
         };
         let arg = es.remove(0);
+        if let [item] = es.as_slice() {
+            // PostgreSQL's transformAExprIn makes a one-item list a plain
+            // `=` (`<>` for NOT IN), which constant folding then treats as
+            // the strict operator it is: `x IN (NULL)` is NULL without
+            // evaluating x.
+            let op = if negated { CmpOp::Ne } else { CmpOp::Eq };
+            return Ok(B::known(Expr::cmp(op, arg, item.clone())));
+        }
         Ok(B::known(Expr::in_list(arg, es, negated)))
     }
 
