@@ -26,8 +26,9 @@ pub fn quote_ident(s: &str) -> String {
     }
 }
 
-/// Keywords PostgreSQL quotes in EXPLAIN and `\d` output (reserved words).
-fn is_reserved(s: &str) -> bool {
+/// PostgreSQL 15's fully reserved key words (lower case): the words it
+/// quotes in EXPLAIN and `\d` output, and that are never bare identifiers.
+pub(crate) fn is_reserved(s: &str) -> bool {
     matches!(
         s,
         "all"

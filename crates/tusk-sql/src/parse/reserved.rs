@@ -25,75 +25,20 @@ use sqlparser::ast::{self as A, Visit, Visitor};
 use sqlparser::tokenizer::Token;
 use std::ops::ControlFlow;
 
-/// PostgreSQL 15's fully reserved key words, less `DEFAULT` and those that
-/// name functions (see the module doc).
-const RESERVED: &[&str] = &[
-    "all",
-    "analyse",
-    "analyze",
-    "and",
-    "any",
-    "array",
-    "as",
-    "asc",
-    "asymmetric",
-    "both",
-    "case",
-    "cast",
-    "check",
-    "collate",
-    "column",
-    "constraint",
-    "create",
-    "deferrable",
-    "desc",
-    "distinct",
-    "do",
-    "else",
-    "end",
-    "except",
-    "false",
-    "fetch",
-    "for",
-    "foreign",
-    "from",
-    "grant",
-    "group",
-    "having",
-    "in",
-    "initially",
-    "intersect",
-    "into",
-    "lateral",
-    "leading",
-    "limit",
-    "not",
-    "null",
-    "offset",
-    "on",
-    "only",
-    "or",
-    "order",
-    "placing",
-    "primary",
-    "references",
-    "returning",
-    "select",
-    "some",
-    "symmetric",
-    "table",
-    "then",
-    "to",
-    "trailing",
-    "true",
-    "union",
-    "unique",
-    "using",
-    "variadic",
-    "when",
-    "where",
-    "window",
-    "with",
+/// The reserved key words sqlparser reads as identifiers where they are
+/// valid: `DEFAULT` and those that name functions (see the module doc).
+const READ_AS_IDENTIFIERS: &[&str] = &[
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "default",
+    "localtime",
+    "localtimestamp",
+    "session_user",
+    "user",
 ];
 
 /// Reserved words that begin an expression: PostgreSQL fails at the next
@@ -101,7 +46,10 @@ const RESERVED: &[&str] = &[
 const EXPRESSION_STARTERS: &[&str] = &["array", "case", "cast", "not"];
 
 fn is_reserved(i: &A::Ident) -> bool {
-    i.quote_style.is_none() && RESERVED.contains(&i.value.to_ascii_lowercase().as_str())
+    let word = i.value.to_ascii_lowercase();
+    i.quote_style.is_none()
+        && crate::names::is_reserved(&word)
+        && !READ_AS_IDENTIFIERS.contains(&word.as_str())
 }
 
 /// The first reserved word standing as a column reference or relation name.
