@@ -14,6 +14,9 @@
 use crate::client_settings as cs;
 use crate::error::{sqlstate, SqlError};
 use std::collections::BTreeMap;
+use typed::TypedSettings;
+
+mod typed;
 
 /// A settings error as the client sees it: the SQLSTATE PostgreSQL gives
 /// it, and the `\nDETAIL: ` / `\nHINT: ` lines of the message as fields.
@@ -653,6 +656,9 @@ pub struct Gucs {
     /// every change, so equal generations mean equal settings, also
     /// across copies (a transaction's saved settings put back).
     generation: u64,
+    /// The hot settings parsed (see [`typed`]), rebuilt with every new
+    /// generation.
+    typed: TypedSettings,
 }
 
 /// The next [`Gucs::generation`] to hand out (process-wide, so that two
@@ -671,10 +677,12 @@ impl Gucs {
         for d in DEFS {
             defaults.insert(d.name, d.default.to_string());
         }
+        let typed = TypedSettings::from_values(&defaults);
         let mut g = Gucs {
             values: defaults.clone(),
             defaults,
             generation: fresh_generation(),
+            typed,
         };
         for (k, v) in conf {
             if let Some(d) = def(k) {
@@ -688,6 +696,7 @@ impl Gucs {
             }
         }
         g.values = g.defaults.clone();
+        g.changed();
         Ok(g)
     }
 
@@ -775,7 +784,7 @@ impl Gucs {
         }
         let v = self.validate(d, name, raw)?;
         self.values.insert(d.name, v);
-        self.generation = fresh_generation();
+        self.changed();
         Ok(())
     }
 
@@ -788,7 +797,7 @@ impl Gucs {
             ));
         }
         self.values.insert(d.name, self.defaults[d.name].clone());
-        self.generation = fresh_generation();
+        self.changed();
         Ok(())
     }
 
@@ -796,7 +805,14 @@ impl Gucs {
         for d in DEFS.iter().filter(|d| !d.read_only) {
             self.values.insert(d.name, self.defaults[d.name].clone());
         }
+        self.changed();
+    }
+
+    /// Marks the values changed: a new generation, the typed settings
+    /// parsed again.
+    fn changed(&mut self) {
         self.generation = fresh_generation();
+        self.typed = TypedSettings::from_values(&self.values);
     }
 
     /// The settings' generation: equal generations, equal settings (a plan
@@ -896,21 +912,17 @@ impl Gucs {
             .collect()
     }
 
-    fn kb(&self, name: &str) -> i64 {
-        parse_kb(&self.values[name]).unwrap_or(4096)
-    }
-
     pub fn work_mem_bytes(&self) -> usize {
-        (self.kb("work_mem") as usize) * 1024
+        self.typed.work_mem_bytes
     }
 
     /// `maintenance_work_mem` in bytes (VACUUM's dead-TID memory).
     pub fn maintenance_work_mem_bytes(&self) -> usize {
-        (self.kb("maintenance_work_mem") as usize) * 1024
+        self.typed.maintenance_work_mem_bytes
     }
 
     pub fn enable_indexscan(&self) -> bool {
-        self.values["enable_indexscan"] == "on"
+        self.typed.enable_indexscan
     }
 
     /// `default_table_access_method`.
@@ -920,38 +932,35 @@ impl Gucs {
     }
 
     pub fn enable_seqscan(&self) -> bool {
-        self.values["enable_seqscan"] == "on"
+        self.typed.enable_seqscan
     }
 
     pub fn hash_join_prefetch(&self) -> bool {
-        self.values["tusk.hash_join_prefetch"] == "on"
+        self.typed.hash_join_prefetch
     }
 
     pub fn statement_cache(&self) -> bool {
-        self.values["tusk.statement_cache"] == "on"
+        self.typed.statement_cache
     }
 
     /// `tusk.hash_chunk_size` in bytes.
     pub fn hash_chunk_size(&self) -> usize {
-        (self.kb("tusk.hash_chunk_size") as usize) * 1024
+        self.typed.hash_chunk_size
     }
 
     /// `min_parallel_table_scan_size` in bytes.
     pub fn min_parallel_table_scan_size(&self) -> usize {
-        (self.kb("min_parallel_table_scan_size").max(0) as usize) * 1024
+        self.typed.min_parallel_table_scan_size
     }
 
     /// `max_parallel_workers_per_gather`.
     pub fn max_parallel_workers(&self) -> usize {
-        self.values["max_parallel_workers_per_gather"]
-            .parse()
-            .unwrap_or(0)
+        self.typed.max_parallel_workers
     }
 
     /// `temp_file_limit` in bytes, `None` when unlimited.
     pub fn temp_file_limit_bytes(&self) -> Option<u64> {
-        let kb = self.kb("temp_file_limit");
-        (kb >= 0).then(|| kb as u64 * 1024)
+        self.typed.temp_file_limit_bytes
     }
 
     /// The canonical spelling of a setting's name (`timezone` ->
@@ -966,7 +975,7 @@ impl Gucs {
         let d = Self::lookup(name)?;
         self.values.insert(d.name, value.to_string());
         self.defaults.insert(d.name, value.to_string());
-        self.generation = fresh_generation();
+        self.changed();
         Ok(())
     }
 
@@ -981,26 +990,19 @@ impl Gucs {
             .collect()
     }
 
-    /// A setting in milliseconds as a duration (`None` for 0).
-    fn duration(&self, name: &str) -> Option<std::time::Duration> {
-        let ms = cs::parse_ms(&self.values[name]).unwrap_or(0);
-        (ms > 0).then(|| std::time::Duration::from_millis(ms as u64))
-    }
-
     /// `lock_timeout` (`None`: wait forever).
     pub fn lock_timeout(&self) -> Option<std::time::Duration> {
-        self.duration("lock_timeout")
+        self.typed.lock_timeout
     }
 
     /// `deadlock_timeout`.
     pub fn deadlock_timeout(&self) -> std::time::Duration {
-        self.duration("deadlock_timeout")
-            .unwrap_or(std::time::Duration::from_secs(1))
+        self.typed.deadlock_timeout
     }
 
     /// `synchronous_commit`: anything but `off` waits for the flush.
     pub fn synchronous_commit(&self) -> bool {
-        self.values["synchronous_commit"] != "off"
+        self.typed.synchronous_commit
     }
 
     /// `default_transaction_isolation` as SHOW prints it.
@@ -1010,17 +1012,16 @@ impl Gucs {
 
     /// `default_transaction_read_only`.
     pub fn default_transaction_read_only(&self) -> bool {
-        self.values["default_transaction_read_only"] == "on"
+        self.typed.default_transaction_read_only
     }
 
     /// `statement_timeout`, `None` when 0 (no limit).
     pub fn statement_timeout(&self) -> Option<std::time::Duration> {
-        let ms = cs::parse_ms(&self.values["statement_timeout"]).unwrap_or(0);
-        (ms > 0).then(|| std::time::Duration::from_millis(ms as u64))
+        self.typed.statement_timeout
     }
 
     pub fn hash_mem_multiplier(&self) -> f64 {
-        self.values["hash_mem_multiplier"].parse().unwrap_or(2.0)
+        self.typed.hash_mem_multiplier
     }
 }
 
@@ -1037,6 +1038,7 @@ mod tests {
         g.set("work_mem", "2048").unwrap();
         assert_eq!(g.show("work_mem").unwrap(), "2MB");
         assert_eq!(g.work_mem_bytes(), 2 << 20);
+        assert_eq!(g.typed, TypedSettings::from_values(&g.values));
         assert!(g
             .set("work_mem", "abc")
             .unwrap_err()
@@ -1055,6 +1057,7 @@ mod tests {
             .contains("without restarting"));
         g.reset("work_mem").unwrap();
         assert_eq!(g.show("work_mem").unwrap(), "4MB");
+        assert_eq!(g.work_mem_bytes(), 4 << 20);
         g.set("timezone", "utc").unwrap();
         assert_eq!(g.show("TIMEZONE").unwrap(), "UTC");
         assert_eq!(Gucs::canonical_name("datestyle").unwrap(), "DateStyle");
