@@ -43,7 +43,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
         NodeKind::SystemScan { .. } => Box::new(crate::systemscan::SystemScan::new(plan, ctx)),
         NodeKind::Values { rows } => {
-            Box::new(scan::ValuesScan::new(rows.clone(), plan.output.clone()))
+            Box::new(scan::ValuesScan::new(rows.clone(), plan.output.to_vec()))
         }
         NodeKind::Project { exprs } => Box::new(project::Project::new(child(0)?, exprs.clone())),
         NodeKind::Filter { predicate } => Box::new(filter::Filter::new(

@@ -130,8 +130,8 @@ impl NestedLoop {
             kind: *kind,
             outer_out: outer_out.clone(),
             inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.clone(),
-            inner_types: plan.children[1].output.clone(),
+            outer_types: plan.children[0].output.to_vec(),
+            inner_types: plan.children[1].output.to_vec(),
         };
         out.validate()?;
         if ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
@@ -572,7 +572,7 @@ mod tests {
             let serial = case.nestloop_plan(scan(o, "o", &ot, false), scan(i, "i", &it, false));
             let expected = canonical(&run(&serial, &db.ctx(4 << 20, 8)));
             let join = case.nestloop_plan(scan(o, "o", &ot, true), scan(i, "i", &it, false));
-            let out = join.output.clone();
+            let out = join.output.to_vec();
             let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
             gather.assign_ids();
             let ctx = db.ctx(4 << 20, 8);

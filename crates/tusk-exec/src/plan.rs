@@ -1,6 +1,7 @@
 //! Physical plans: what the planner produces, the executor runs and EXPLAIN prints.
 
 use crate::expr::Expr;
+use std::sync::Arc;
 use tusk_storage::DataType;
 
 /// The planner's estimates for a node, in PostgreSQL's cost units.
@@ -237,7 +238,7 @@ pub enum NodeKind {
         /// The index and its table as the planning transaction's catalog
         /// has them: an index created earlier in the same transaction is
         /// not in the committed catalog yet.
-        defs: Box<(tusk_storage::IndexDef, tusk_storage::TableDef)>,
+        defs: Arc<(tusk_storage::IndexDef, tusk_storage::TableDef)>,
     },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {
@@ -735,10 +736,11 @@ pub struct Plan {
     pub id: usize,
     pub kind: NodeKind,
     pub children: Vec<Plan>,
-    /// Types of the output columns.
-    pub output: Vec<DataType>,
+    /// Types of the output columns (shared: a cached plan is cloned for
+    /// every execution).
+    pub output: Arc<[DataType]>,
     /// Display names of the output columns (for EXPLAIN's expressions).
-    pub names: Vec<String>,
+    pub names: Arc<[String]>,
     pub est: Estimate,
 }
 
@@ -746,16 +748,16 @@ impl Plan {
     pub fn new(
         kind: NodeKind,
         children: Vec<Plan>,
-        output: Vec<DataType>,
-        names: Vec<String>,
+        output: impl Into<Arc<[DataType]>>,
+        names: impl Into<Arc<[String]>>,
         est: Estimate,
     ) -> Plan {
         Plan {
             id: 0,
             kind,
             children,
-            output,
-            names,
+            output: output.into(),
+            names: names.into(),
             est,
         }
     }

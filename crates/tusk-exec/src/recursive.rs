@@ -60,7 +60,7 @@ impl RecursiveUnion {
         else {
             unreachable!("RecursiveUnion::new on another node")
         };
-        let types = plan.output.clone();
+        let types = plan.output.to_vec();
         RecursiveUnion {
             distinct,
             work_table,

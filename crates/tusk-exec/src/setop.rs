@@ -67,7 +67,7 @@ impl SetOp {
         let NodeKind::SetOp { op, all } = plan.kind else {
             unreachable!("SetOp::new on another node")
         };
-        let types = plan.output.clone();
+        let types = plan.output.to_vec();
         let width = types.len();
         let tag = Expr::Column {
             index: width,

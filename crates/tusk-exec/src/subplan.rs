@@ -411,7 +411,7 @@ mod tests {
     }
 
     fn filter(p: Plan, predicate: Expr) -> Plan {
-        let out = p.output.clone();
+        let out = p.output.to_vec();
         node(NodeKind::Filter { predicate }, vec![p], out)
     }
 

@@ -121,7 +121,7 @@ pub fn lit(value: Value, ty: DataType) -> Expr {
 
 /// A plan node for tests (estimates zero, names empty).
 pub fn node(kind: NodeKind, children: Vec<Plan>, output: Vec<DataType>) -> Plan {
-    let names = output.iter().map(|_| String::new()).collect();
+    let names: Vec<String> = output.iter().map(|_| String::new()).collect();
     Plan::new(kind, children, output, names, Estimate::default())
 }
 

@@ -193,6 +193,15 @@ impl Conn {
         self.pos < self.input.len()
     }
 
+    /// Whether a whole message is already read from the socket (so that
+    /// [`Conn::read_message`] returns without waiting).
+    pub fn has_buffered_message(&self) -> bool {
+        matches!(
+            frontend::next_frame(&self.input[self.pos..], false),
+            Ok(Some(_))
+        )
+    }
+
     /// The next message: its type byte (0 for a first packet) and body.
     pub fn read_message(&mut self, first: bool) -> Result<(u8, Vec<u8>), ReadError> {
         loop {

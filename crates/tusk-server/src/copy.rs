@@ -78,16 +78,25 @@ impl CopyClient for WireCopy<'_> {
         })
     }
 
+    /// Fills `buf` from the CopyData messages at hand: it waits for the
+    /// client only while nothing is filled yet. A client sends a message
+    /// per row (libpq's `PQputCopyData`, as pgbench -i does), so returning
+    /// one message per call would hand the COPY pipeline a batch of one
+    /// row at a time.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
         loop {
             if self.at < self.pending.len() {
-                let n = buf.len().min(self.pending.len() - self.at);
-                buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+                let n = (buf.len() - filled).min(self.pending.len() - self.at);
+                buf[filled..filled + n].copy_from_slice(&self.pending[self.at..self.at + n]);
                 self.at += n;
-                return Ok(n);
+                filled += n;
+                if filled == buf.len() {
+                    return Ok(filled);
+                }
             }
-            if self.ended {
-                return Ok(0);
+            if self.ended || (filled > 0 && !self.conn.has_buffered_message()) {
+                return Ok(filled);
             }
             let (tag, body) = match self.conn.read_message(false) {
                 Ok(m) => m,
@@ -132,5 +141,51 @@ impl CopyClient for WireCopy<'_> {
         out.extend_from_slice(&(data.len() as u32 + 4).to_be_bytes());
         out.extend_from_slice(data);
         self.conn.flush_if_full()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conn::{Stream, Transport};
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+
+    fn copy_data(row: &[u8]) -> Vec<u8> {
+        let mut m = vec![b'd'];
+        m.extend_from_slice(&(row.len() as u32 + 4).to_be_bytes());
+        m.extend_from_slice(row);
+        m
+    }
+
+    /// Rows that arrived one CopyData message each come out of one read,
+    /// as far as they are at hand; the read waits only when none is.
+    #[test]
+    fn read_takes_every_message_at_hand() {
+        let (server, mut client) = UnixStream::pair().unwrap();
+        let mut conn = Conn::new(Transport::Plain(Stream::Unix(server)));
+        let mut copy = WireCopy::new(&mut conn);
+        let mut sent = Vec::new();
+        for row in [&b"1\ta\n"[..], b"2\tb\n", b"3\tc\n"] {
+            sent.extend_from_slice(&copy_data(row));
+        }
+        sent.extend_from_slice(&[b'c', 0, 0, 0, 4]);
+        client.write_all(&sent).unwrap();
+        let mut buf = [0u8; 64];
+        let n = copy.read(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"1\ta\n2\tb\n3\tc\n");
+        assert_eq!(copy.read(&mut buf).unwrap(), 0);
+        // A buffer smaller than a message takes it in parts.
+        let (server, mut client) = UnixStream::pair().unwrap();
+        client.write_all(&copy_data(b"12345\n")).unwrap();
+        client.write_all(&[b'c', 0, 0, 0, 4]).unwrap();
+        let mut conn = Conn::new(Transport::Plain(Stream::Unix(server)));
+        let mut copy = WireCopy::new(&mut conn);
+        let mut small = [0u8; 4];
+        assert_eq!(copy.read(&mut small).unwrap(), 4);
+        assert_eq!(&small, b"1234");
+        assert_eq!(copy.read(&mut small).unwrap(), 2);
+        assert_eq!(&small[..2], b"5\n");
+        assert_eq!(copy.read(&mut small).unwrap(), 0);
     }
 }

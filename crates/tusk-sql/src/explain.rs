@@ -327,7 +327,7 @@ struct Renderer<'s> {
 /// The names a SubPlans node's parent sees: its child's columns, then
 /// `$n` for an InitPlan's value or `(SubPlan n)` for a correlated one.
 fn subplan_names<'p>(p: &'p Plan, subplans: &'p [SubPlanSpec]) -> (Vec<String>, Vec<Section<'p>>) {
-    let mut names = visible(&p.children[0]).names.clone();
+    let mut names = visible(&p.children[0]).names.to_vec();
     let outer = names.clone();
     let mut sections = Vec::new();
     for s in subplans {
@@ -380,7 +380,7 @@ impl Renderer<'_> {
                 let child = visible(&p.children[0]);
                 let (names, mut sections) = match &child.kind {
                     NodeKind::SubPlans { subplans } => subplan_names(child, subplans),
-                    _ => (child.names.clone(), Vec::new()),
+                    _ => (child.names.to_vec(), Vec::new()),
                 };
                 let target = match &child.kind {
                     NodeKind::SubPlans { .. } => visible(&child.children[0]),

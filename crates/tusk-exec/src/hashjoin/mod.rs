@@ -274,8 +274,8 @@ impl HashJoin {
             kind: *kind,
             outer_out: outer_out.clone(),
             inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.clone(),
-            inner_types: hash.children[0].output.clone(),
+            outer_types: plan.children[0].output.to_vec(),
+            inner_types: hash.children[0].output.to_vec(),
         };
         out.validate()?;
         if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {

@@ -418,7 +418,7 @@ mod tests {
         let expected = canonical(&run(&serial, &db.ctx(4 << 20, 8)));
         for (work_mem, spills) in [(4 << 20, false), (32 << 10, true)] {
             let join = c.hash_plan(scan(o, "o", &ot, true), scan(i, "i", &it, true), true);
-            let out = join.output.clone();
+            let out = join.output.to_vec();
             let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
             gather.assign_ids();
             let ctx = db.ctx(work_mem, 8);

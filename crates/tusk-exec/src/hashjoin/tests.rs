@@ -287,7 +287,7 @@ fn parallel_hash_join_every_kind() {
                 let expected = canonical(&run(&serial, &ctx));
                 for work_mem in [4 << 20, 64 << 10] {
                     let join = c.hash_plan(scan(o, "o", &ot, true), scan(i, "i", &it, true), true);
-                    let out = join.output.clone();
+                    let out = join.output.to_vec();
                     let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
                     gather.assign_ids();
                     let ctx = db.ctx(work_mem, 16);
@@ -363,7 +363,7 @@ fn empty_probe_side_skips_the_build() {
             );
             join.children[1].est.total_cost = hash_cost;
             let plan = if parallel {
-                let out = join.output.clone();
+                let out = join.output.to_vec();
                 let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
                 gather.assign_ids();
                 gather

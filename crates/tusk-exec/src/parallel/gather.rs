@@ -358,7 +358,7 @@ mod tests {
         };
         for _ in 0..10 {
             let join = case.hash_plan(scan(o, "o", &ot, true), inner.clone(), true);
-            let out = join.output.clone();
+            let out = join.output.to_vec();
             let mut gather = node(NodeKind::Gather { workers: 2 }, vec![join], out);
             gather.assign_ids();
             let ctx = db.ctx(4 << 20, 8);

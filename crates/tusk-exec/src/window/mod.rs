@@ -111,7 +111,7 @@ impl WindowAgg {
         else {
             unreachable!("WindowAgg::new on another node")
         };
-        let in_types = plan.children[0].output.clone();
+        let in_types = plan.children[0].output.to_vec();
         let mut types = in_types.clone();
         types.push(DataType::Text);
         let peer = types.len() - 1;
@@ -159,7 +159,7 @@ impl WindowAgg {
             partition: partition.clone(),
             order: order.clone(),
             funcs: funcs.clone(),
-            out_types: plan.output.clone(),
+            out_types: plan.output.to_vec(),
             store: TupleStore::new(&types, WorkMem::sort(ctx)),
             layout,
             part_key: None,

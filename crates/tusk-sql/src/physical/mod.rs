@@ -809,7 +809,7 @@ impl<'a> Planner<'a> {
                                     self.cols.ty(c)
                                 }
                             })
-                            .collect(),
+                            .collect::<Vec<_>>(),
                         cols.iter()
                             .map(|&c| {
                                 if c == usize::MAX {
@@ -818,7 +818,7 @@ impl<'a> Planner<'a> {
                                     self.cols.display(c)
                                 }
                             })
-                            .collect(),
+                            .collect::<Vec<String>>(),
                         est,
                     ),
                     cols: cols.clone(),

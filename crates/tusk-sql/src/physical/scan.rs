@@ -197,7 +197,7 @@ impl Planner<'_> {
                     backward: false,
                     index_cond: crate::explain::deparse(&cond, &cond_names),
                     filter,
-                    defs: Box::new((index.clone(), table.clone())),
+                    defs: std::sync::Arc::new((index.clone(), table.clone())),
                 },
                 vec![],
                 out.to_vec(),

@@ -271,11 +271,11 @@ fn scan_plan(table: &TableDef, columns: &[usize]) -> Statement {
                     .then(|| Box::new(tusk_exec::plan::ColumnarSpec::default())),
             },
             Vec::new(),
-            columns.iter().map(|&c| types[c]).collect(),
+            columns.iter().map(|&c| types[c]).collect::<Vec<_>>(),
             columns
                 .iter()
                 .map(|&c| table.columns[c].name.clone())
-                .collect(),
+                .collect::<Vec<_>>(),
             Estimate::default(),
         ),
         ctes: Vec::new(),
@@ -504,7 +504,7 @@ impl Session {
         target: Target,
         client: &mut dyn CopyClient,
     ) -> Result<u64> {
-        let types: Vec<DataType> = out.stmt.root.output.clone();
+        let types: Vec<DataType> = out.stmt.root.output.to_vec();
         let force_quote = column_flags(
             &opts.force_quote,
             "FORCE_QUOTE",
