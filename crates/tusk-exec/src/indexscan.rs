@@ -29,7 +29,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 use tusk_storage::btree::{Cursor, Datum, Decimal, Direction, Index, KeyType, ScanBounds};
 use tusk_storage::heap::{self, Tid, Visibility};
-use tusk_storage::{Database, Snapshot};
+use tusk_storage::{DataType, Database, Snapshot};
 
 pub struct IndexScan {
     db: Arc<Database>,
@@ -138,6 +138,27 @@ pub fn scan_bounds(index: &Index<'_>, keys: &[IndexKey]) -> Result<Option<ScanBo
         .iter()
         .map(|k| match k.op {
             IndexKeyOp::IsNull => Ok(Value::Null),
+            // An integer constant (what pgbench's parameter becomes) is
+            // its own value: no batch to evaluate it in.
+            _ if matches!(
+                k.value,
+                Expr::Const {
+                    value: Value::Int2(_),
+                    ty: DataType::Int2
+                } | Expr::Const {
+                    value: Value::Int4(_),
+                    ty: DataType::Int4
+                } | Expr::Const {
+                    value: Value::Int8(_),
+                    ty: DataType::Int8
+                }
+            ) =>
+            {
+                let Expr::Const { value, .. } = &k.value else {
+                    unreachable!("matched above")
+                };
+                Ok(value.clone())
+            }
             _ => {
                 let v = k.value.eval(&Batch::new(vec![], 1))?;
                 Ok(v.value_as(0, k.value.data_type()))

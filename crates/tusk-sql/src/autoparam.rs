@@ -413,7 +413,8 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
         key_at = t.end;
         shape.sql.push_str(&sql[sql_at..toks[lit_start].start]);
         shape.values.push((value, ty));
-        shape.sql.push_str(&format!("${}", shape.values.len()));
+        shape.sql.push('$');
+        push_number(&mut shape.sql, shape.values.len() as u64);
         sql_at = t.end;
         i += 1;
     }
@@ -430,12 +431,39 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
     Some(shape)
 }
 
+/// Appends `n` in decimal (without `format!`'s machinery: this runs for
+/// every simple query, and so does the command tag's count).
+pub(crate) fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(d as char);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn params(sql: &str) -> Option<(String, Vec<Value>)> {
         shape(sql).map(|s| (s.sql, s.values.into_iter().map(|(v, _)| v).collect()))
+    }
+
+    #[test]
+    fn numbers_in_decimal() {
+        for n in [0, 7, 10, 12345, u64::MAX] {
+            let mut s = String::from("x");
+            push_number(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
     }
 
     #[test]

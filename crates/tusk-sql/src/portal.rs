@@ -187,7 +187,12 @@ impl RowStream {
         match (&self.tag, &self.source) {
             (_, Source::Cursor(_)) => format!("FETCH {rows}"),
             (Some(t), _) => t.clone(),
-            (None, _) => format!("SELECT {rows}"),
+            (None, _) => {
+                let mut tag = String::with_capacity(16);
+                tag.push_str("SELECT ");
+                crate::autoparam::push_number(&mut tag, rows);
+                tag
+            }
         }
     }
 
