@@ -47,11 +47,11 @@ use pgwire::messages::response::{
 };
 use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use tusk_exec::{Batch, Value};
 use tusk_sql::portal::{ResultColumn, TransactionStatus as Txn};
+use tusk_storage::fasthash::FastHashMap;
 
 /// A prepared statement, shared by the portals made from it; `None` for an
 /// empty query string.
@@ -98,10 +98,10 @@ type Step<T> = Result<T, Stop>;
 pub struct Backend<'a, E: Engine> {
     conn: &'a mut Conn,
     engine: &'a mut E,
-    statements: HashMap<String, Shared<E::Prepared>>,
+    statements: FastHashMap<String, Shared<E::Prepared>>,
     /// The text of each prepared statement.
-    queries: HashMap<String, Rc<str>>,
-    portals: HashMap<String, Portal<E::Prepared, E::Rows>>,
+    queries: FastHashMap<String, Rc<str>>,
+    portals: FastHashMap<String, Portal<E::Prepared, E::Rows>>,
     /// What `pg_stat_activity` shows of this session.
     activity: Option<Arc<Activity>>,
     ignore_till_sync: bool,
@@ -178,9 +178,9 @@ impl<'a, E: Engine> Backend<'a, E> {
         Backend {
             conn,
             engine,
-            statements: HashMap::new(),
-            queries: HashMap::new(),
-            portals: HashMap::new(),
+            statements: FastHashMap::default(),
+            queries: FastHashMap::default(),
+            portals: FastHashMap::default(),
             activity: None,
             ignore_till_sync: false,
             reported,

@@ -63,9 +63,8 @@
 use crate::autoparam::{self, Shape};
 use crate::portal::{Prepared, Statement};
 use crate::session::{Result, Session};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+use tusk_storage::fasthash::FastHashMap;
 use tusk_storage::{Catalog, DataType};
 
 /// Shapes kept per session.
@@ -86,36 +85,10 @@ pub(crate) enum Lookup {
     Miss { key: String, shape: Option<Shape> },
 }
 
-/// Hashes a cache key (the statement text) a word at a time: a multiply
-/// and a rotate per 8 bytes, where the standard SipHash took about 1,500
-/// instructions for pgbench's 60-byte select, a few per cent of the whole
-/// statement. The keys are the session's own statements, so the flooding
-/// resistance SipHash buys protects the session only from itself.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in words.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// The cache (see the module doc).
 #[derive(Default)]
 pub(crate) struct StmtCache {
-    entries: HashMap<String, Slot, BuildHasherDefault<KeyHasher>>,
+    entries: FastHashMap<String, Slot>,
     /// Statements served from the cache.
     hits: u64,
 }

@@ -75,6 +75,7 @@ pub mod clog;
 pub mod columnar;
 mod commit;
 pub mod datatype;
+pub mod fasthash;
 pub mod fsm;
 pub mod heap;
 pub mod heapam;

@@ -55,6 +55,7 @@
 //! cycle made only through soft edges is not resolved by reordering the
 //! queue but reported too.
 
+use crate::fasthash::FastHashMap;
 use crate::txn::Xid;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -192,9 +193,10 @@ impl LockTag {
     }
 
     fn partition(&self) -> usize {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = crate::fasthash::WordHasher::default();
         self.hash(&mut h);
-        h.finish() as usize % PARTITIONS
+        // The high half: the partition's own map indexes by the low bits.
+        (h.finish() >> 32) as usize % PARTITIONS
     }
 }
 
@@ -349,7 +351,7 @@ impl Entry {
 }
 
 pub struct LockManager {
-    parts: Box<[Mutex<HashMap<LockTag, Entry>>]>,
+    parts: Box<[Mutex<FastHashMap<LockTag, Entry>>]>,
 }
 
 impl Default for LockManager {
@@ -360,7 +362,7 @@ impl Default for LockManager {
     }
 }
 
-type Partition<'a> = MutexGuard<'a, HashMap<LockTag, Entry>>;
+type Partition<'a> = MutexGuard<'a, FastHashMap<LockTag, Entry>>;
 
 impl LockManager {
     fn part(&self, i: usize) -> Partition<'_> {

@@ -31,9 +31,10 @@
 //! other forks too, so DROP, TRUNCATE, rollback and recovery, which know
 //! relations by oid, need not know which forks exist.
 
+use crate::fasthash::FastHashMap;
 use crate::page::{self, PAGE_SIZE};
 use crate::StorageError;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -126,7 +127,7 @@ pub fn fork_of(rel: u32) -> Fork {
 /// The storage manager: block I/O on relation files.
 pub struct Smgr {
     base: PathBuf,
-    files: Mutex<HashMap<u32, Arc<RelFile>>>,
+    files: Mutex<FastHashMap<u32, Arc<RelFile>>>,
     /// Blocks written since `track_writes(true)`.
     written: Mutex<Option<HashSet<(u32, u32)>>>,
 }
@@ -135,7 +136,7 @@ impl Smgr {
     pub fn new(base: PathBuf) -> Smgr {
         Smgr {
             base,
-            files: Mutex::new(HashMap::new()),
+            files: Mutex::new(FastHashMap::default()),
             written: Mutex::new(None),
         }
     }
