@@ -142,3 +142,11 @@ select table;
 select * from select;
 select 1 as case, 2 as from;
 select "case" from (select 1 as case) s;
+
+-- an undefined relation is named as written, with its schema when qualified
+-- expect: error
+select * from public.no_such_relation;
+-- expect: error
+select * from no_such_relation;
+-- expect: error
+select * from pg_catalog.no_such_relation;

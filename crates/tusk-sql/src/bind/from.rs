@@ -555,11 +555,16 @@ impl Binder<'_> {
         let table = match self.catalog.table(&relname) {
             Some(t) => t.clone(),
             None => {
+                // Named as written: `relation "public.nosuch"` when qualified.
+                let written = match &q.schema {
+                    Some(s) => format!("{s}.{}", q.name),
+                    None => relname,
+                };
                 return Err(SqlError::coded(
                     sqlstate::UNDEFINED_TABLE,
-                    format!("relation \"{relname}\" does not exist"),
+                    format!("relation \"{written}\" does not exist"),
                 )
-                .at_span(name.span()))
+                .at_span(name.span()));
             }
         };
         let aliased = alias.is_some();
