@@ -180,6 +180,9 @@ pub struct Session {
     /// Checked by the executor once per batch: cancel requests,
     /// `statement_timeout`, shutdown (see `tusk_exec::interrupt`).
     pub(crate) interrupt: Interrupt,
+    /// Lock waits' test of [`Session::interrupt`], made once (every
+    /// transaction's wait options carry it).
+    pub(crate) cancel_check: tusk_storage::CancelCheck,
     /// The client settings and the running statement's start time, as
     /// casts and value output read them.
     pub(crate) env: Arc<SessionEnv>,
@@ -222,10 +225,16 @@ impl Session {
             gucs.clone(),
             xact.pid,
         ));
+        let interrupt = Interrupt::new();
+        let cancel_check = {
+            let interrupt = interrupt.clone();
+            tusk_storage::CancelCheck(Arc::new(move || interrupt.check().is_err()))
+        };
         let mut session = Session {
             db,
             gucs,
-            interrupt: Interrupt::new(),
+            interrupt,
+            cancel_check,
             env: Arc::default(),
             roles: None,
             xact,

@@ -50,7 +50,7 @@ use crate::guc::Gucs;
 use crate::session::{Result, Session};
 use std::sync::Arc;
 use tusk_storage::{
-    CancelCheck, Catalog, IsolationLevel, LockMode, Snapshot, Transaction, TxnOptions, WaitOptions,
+    Catalog, IsolationLevel, LockMode, Snapshot, Transaction, TxnOptions, WaitOptions,
 };
 
 /// `there is already a transaction in progress`.
@@ -259,13 +259,12 @@ impl Session {
     /// `deadlock_timeout`, and the session's interrupt (a cancel request,
     /// `statement_timeout`) polled while waiting.
     pub(crate) fn wait_options(&self) -> WaitOptions {
-        let interrupt = self.interrupt.clone();
         WaitOptions {
             nowait: false,
             lock_timeout: self.gucs.lock_timeout(),
             deadlock_timeout: self.gucs.deadlock_timeout(),
             interrupt: None,
-            cancel: Some(CancelCheck(Arc::new(move || interrupt.check().is_err()))),
+            cancel: Some(self.cancel_check.clone()),
         }
     }
 
