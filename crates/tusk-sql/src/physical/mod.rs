@@ -15,6 +15,7 @@
 
 mod columnar;
 mod estimate;
+mod index_join;
 mod join;
 mod parallel;
 mod reduce;
@@ -46,6 +47,10 @@ pub const SUBPLAN_PARAM_BASE: usize = 1 << 16;
 pub struct PlannerSettings {
     pub enable_indexscan: bool,
     pub enable_seqscan: bool,
+    /// `enable_hashjoin` and `enable_nestloop`: when off, the planner
+    /// avoids the method unless nothing else can run the join.
+    pub enable_hashjoin: bool,
+    pub enable_nestloop: bool,
     /// Worker threads per Gather (0: no parallel plans).
     pub workers: usize,
     /// Estimated rows of the biggest scan below which no Gather is used.
@@ -60,6 +65,8 @@ impl Default for PlannerSettings {
         PlannerSettings {
             enable_indexscan: true,
             enable_seqscan: true,
+            enable_hashjoin: true,
+            enable_nestloop: true,
             workers: 2,
             min_parallel_rows: cost::MIN_PARALLEL_ROWS,
             hash_mem: 8.0 * 1024.0 * 1024.0,
