@@ -282,6 +282,30 @@ fn index_nested_loop_plans() {
         "select s.tag from small s where not exists (select 1 from big b where b.k = s.id)"
     )
     .starts_with("Nested Loop Anti Join"));
+    // A semi join whose subquery side is unique on the keys (a primary
+    // key) runs as an inner join from that side.
+    run(&mut s, "create table keyed (id int primary key, kind text)");
+    run(
+        &mut s,
+        "insert into keyed select g, 'k' || g from generate_series(1, 3000) g",
+    );
+    run(&mut s, "analyze keyed");
+    let semi = explain(
+        &mut s,
+        "select count(*) from big b where b.k in (select id from keyed where id < 4)",
+    );
+    assert!(
+        semi.contains("  ->  Nested Loop\n        ->  Index Scan using keyed_pkey on keyed")
+            && semi.contains("->  Index Scan using big_k_k2 on big b"),
+        "{semi}"
+    );
+    assert_eq!(
+        run(
+            &mut s,
+            "select count(*) from big b where b.k in (select id from keyed where id < 4)"
+        ),
+        ["60"]
+    );
     // Every row of a big outer side would probe: one pass and a hash table.
     assert!(explain(
         &mut s,

@@ -5,7 +5,8 @@
 -- join: the answers must agree). NULL keys, duplicate keys, no matches, an
 -- empty outer side, a composite index joined on its leading column only,
 -- rows deleted and updated in the transaction, left, semi and anti joins,
--- keys of another integer width, and filters on both sides.
+-- semi joins run from their unique side, keys of another integer width,
+-- and filters on both sides.
 
 create table big (k int, k2 int, v text, n numeric);
 insert into big select g % 500, g % 7, 'v' || g, g from generate_series(1, 5000) g;
@@ -66,6 +67,22 @@ select s.tag from small s where not exists (select 1 from big b where b.k = s.id
 
 -- three tables: the probes feed another join
 select s.tag, b.v, c.tag from small s join big b on b.k = s.id join small c on c.id = b.k2 order by 1, 2, 3;
+
+-- a semi join whose subquery side is unique on its keys (a primary key,
+-- filtered, or itself semi-joined) runs from that side, probing the other
+create table keyed (id int primary key, kind text);
+insert into keyed select g, case when g % 3 = 0 then 'x' else 'y' end from generate_series(-5, 600) g;
+analyze keyed;
+select b.k, count(*), sum(b.n) from big b where b.k in (select id from keyed where kind = 'x' and id < 40) group by b.k order by 1;
+select count(*) from big b where b.k in (select id from keyed where id in (select id from small)) and b.k2 <> 3;
+select b.v from big b where b.k in (select id from keyed where id = 499 or id is null) and b.n > 4000 order by 1;
+select count(*) from big b where b.k in (select id from keyed where id > 1000);
+select count(*) from big b where b.k in (select k from keyed where kind = 'y');
+begin;
+update big set k = 3 where k = 4;
+delete from keyed where id = 6;
+select b.k, count(*) from big b where b.k in (select id from keyed where kind = 'x' and id < 10) group by b.k order by 1;
+rollback;
 
 reset enable_hashjoin;
 -- the default settings choose the plan by cost: the same answers

@@ -45,6 +45,10 @@ pub(super) struct IndexJoin<'p> {
     pub residual: &'p [Expr],
     /// The join's estimated output rows.
     pub rows: f64,
+    /// Whether the outer side's columns are output (not for a semi join
+    /// run as an inner join from its unique side, see
+    /// [`Planner::unique_on`]).
+    pub emit_outer: bool,
 }
 
 impl Planner<'_> {
@@ -185,6 +189,63 @@ impl Planner<'_> {
         Ok(best.map(|(_, p)| p))
     }
 
+    /// Whether no two rows of `plan` agree on the values of its output
+    /// columns `positions` (rows with NULLs aside): the rows are some of a
+    /// table's, read by a scan and kept or dropped by filters and semi,
+    /// anti or mark joins, and the columns hold the key columns of one of
+    /// the table's unique indexes. A semi join whose inner side is unique
+    /// on its keys is an inner join that outputs the other side's columns
+    /// (each row matches at most one row), which can run from that side.
+    pub(super) fn unique_on(&self, plan: &Plan, positions: &[usize]) -> bool {
+        let child = |map: &dyn Fn(usize) -> Option<usize>| -> bool {
+            let mapped: Option<Vec<usize>> = positions.iter().map(|&p| map(p)).collect();
+            mapped.is_some_and(|m| self.unique_on(&plan.children[0], &m))
+        };
+        match &plan.kind {
+            NodeKind::SeqScan {
+                oid,
+                columns,
+                with_tid: false,
+                ..
+            }
+            | NodeKind::IndexScan {
+                oid,
+                columns,
+                with_tid: false,
+                ..
+            } => {
+                let attnos: Vec<usize> = positions
+                    .iter()
+                    .filter_map(|&p| columns.get(p).copied())
+                    .collect();
+                self.catalog
+                    .indexes_of(*oid)
+                    .any(|i| i.unique() && i.columns.iter().all(|c| attnos.contains(&c.attno)))
+            }
+            NodeKind::Filter { .. } => self.unique_on(&plan.children[0], positions),
+            NodeKind::Project { exprs } => child(&|p| match exprs.get(p) {
+                Some(Expr::Column { index, .. }) => Some(*index),
+                _ => None,
+            }),
+            NodeKind::HashJoin {
+                kind, outer_out, ..
+            }
+            | NodeKind::NestedLoop {
+                kind, outer_out, ..
+            }
+            | NodeKind::IndexNestLoop {
+                kind, outer_out, ..
+            } if matches!(
+                kind,
+                JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. }
+            ) =>
+            {
+                child(&|p| outer_out.get(p).copied())
+            }
+            _ => false,
+        }
+    }
+
     /// The Nested Loop node over `j.outer` and an Index Scan of `index`
     /// with `access`'s conditions, of which `used` are the keys' (the
     /// other keys join the join filter); key `k`'s parameter is `base + k`.
@@ -269,13 +330,17 @@ impl Planner<'_> {
         let join_filter = super::cost::ordered_and(rest)
             .map(|f| self.remap(&f, &both))
             .transpose()?;
-        let outer_out: Vec<usize> = (0..j.outer.cols.len()).collect();
+        let outer_out: Vec<usize> = if j.emit_outer {
+            (0..j.outer.cols.len()).collect()
+        } else {
+            vec![]
+        };
         let inner_out: Vec<usize> = if j.kind.emits_inner_columns() {
             (0..j.inner.cols.len()).collect()
         } else {
             vec![]
         };
-        let mut cols = j.outer.cols.clone();
+        let mut cols: Vec<ColumnId> = outer_out.iter().map(|&i| j.outer.cols[i]).collect();
         cols.extend(inner_out.iter().map(|&i| j.inner.cols[i]));
         Ok(self.node(
             NodeKind::IndexNestLoop {

@@ -433,6 +433,18 @@ impl Planner<'_> {
         let key_pairs: Vec<(Expr, Expr)> =
             okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
         let rows = self.join_rows(kind, o.rows, i.rows, &key_pairs, &residual_for_estimate);
+        if let (JoinKind::Mark { .. }, Some(m), false) = (kind, mark, key_pairs.is_empty()) {
+            // A filter on the mark keeps the rows a semi join would.
+            let semi = self.join_rows(
+                JoinKind::Semi,
+                o.rows,
+                i.rows,
+                &key_pairs,
+                &residual_for_estimate,
+            );
+            self.mark_fractions
+                .insert(m, (semi / o.rows.max(1.0)).clamp(0.0, 1.0));
+        }
         if okeys.is_empty() {
             let disabled = if self.settings.enable_nestloop {
                 0.0
@@ -529,28 +541,37 @@ impl Planner<'_> {
         rkeys: &[Expr],
         residual: &[Expr],
     ) -> Result<Option<Phys>> {
-        let mut sides = vec![(left, right, lkeys, rkeys)];
+        // (outer, inner, outer keys, inner keys, the kind it runs as,
+        // whether the outer columns are output)
+        let mut sides = vec![(left, right, lkeys, rkeys, kind, true)];
         if kind == JoinKind::Inner {
-            sides.push((right, left, rkeys, lkeys));
+            sides.push((right, left, rkeys, lkeys, kind, true));
         }
+        if kind == JoinKind::Semi && self.unique_keys(right, rkeys) {
+            // Each left row matches at most one right row: an inner join
+            // from the right side, outputting the left's columns.
+            sides.push((right, left, rkeys, lkeys, JoinKind::Inner, false));
+        }
+        let pairs: Vec<(Expr, Expr)> = lkeys.iter().cloned().zip(rkeys.iter().cloned()).collect();
+        let rows = self.join_rows(
+            kind,
+            left.plan.est.rows,
+            right.plan.est.rows,
+            &pairs,
+            residual,
+        );
         let mut best: Option<Phys> = None;
-        for (outer, inner, okeys, ikeys) in sides {
+        for (outer, inner, okeys, ikeys, run_as, emit_outer) in sides {
             let keys: Vec<(Expr, Expr)> =
                 okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
-            let rows = self.join_rows(
-                kind,
-                outer.plan.est.rows,
-                inner.plan.est.rows,
-                &keys,
-                residual,
-            );
             let j = super::index_join::IndexJoin {
-                kind,
+                kind: run_as,
                 outer,
                 inner,
                 keys: &keys,
                 residual,
                 rows,
+                emit_outer,
             };
             if let Some(p) = self.index_nest_loop(&j)? {
                 if best
@@ -562,6 +583,21 @@ impl Planner<'_> {
             }
         }
         Ok(best)
+    }
+}
+
+impl Planner<'_> {
+    /// Whether `side`'s rows are unique on `keys`, each a plain column of
+    /// it (see `index_join::unique_on`).
+    fn unique_keys(&self, side: &Phys, keys: &[Expr]) -> bool {
+        let positions: Option<Vec<usize>> = keys
+            .iter()
+            .map(|k| match k {
+                Expr::Column { index, .. } => side.cols.iter().position(|c| c == index),
+                _ => None,
+            })
+            .collect();
+        positions.is_some_and(|p| self.unique_on(&side.plan, &p))
     }
 }
 

@@ -103,6 +103,9 @@ pub struct Planner<'a> {
     /// The table attribute each column comes from (see `estimate`).
     pub(crate) origins: HashMap<ColumnId, estimate::Origin>,
     ctes_walked: std::collections::HashSet<usize>,
+    /// The fraction of rows whose mark is true, for each mark join's mark
+    /// column planned so far (what a filter on the mark keeps).
+    pub(crate) mark_fractions: HashMap<ColumnId, f64>,
     /// (pages, tuples) of each table planned so far.
     table_sizes: std::cell::RefCell<HashMap<u32, (f64, f64)>>,
 }
@@ -132,6 +135,7 @@ impl<'a> Planner<'a> {
             origins: HashMap::new(),
             ctes_walked: Default::default(),
             table_sizes: Default::default(),
+            mark_fractions: HashMap::new(),
         }
     }
 
