@@ -22,7 +22,10 @@
 //! smaller side (for outer joins the side to build decides between Left
 //! and Right; semi, anti and mark joins always build their right side, the
 //! subquery). A join without keys is a Nested Loop with the smaller side as
-//! its materialised inner input.
+//! its materialised inner input. Where an index of a side's table serves
+//! the keys, an index nested loop probing that side (`index_join`) is
+//! costed too, and replaces the hash join when it is cheaper; the join
+//! order itself is chosen with hash join costs.
 
 use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST};
 use super::{Phys, Planner, Result};

@@ -2,8 +2,9 @@
 //!
 //! The planner walks the logical tree and chooses an operator for each
 //! node: sequential or index scans with the filters above them pushed in,
-//! hash joins where the condition has equality keys and nested loops where
-//! it has none, the join order of each region of inner joins (`join`),
+//! hash joins where the condition has equality keys — or index nested
+//! loops where an index of the inner table serves the keys and costs less
+//! (`index_join`) — and nested loops where it has none, the join order of each region of inner joins (`join`),
 //! hash aggregation, sorts (a top-N sort under a LIMIT), and parallel
 //! plans under a Gather where the inputs are big enough (`parallel`).
 //!
