@@ -17,8 +17,9 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
-    aggregate, append, columnar_scan, cte, filter, hashjoin, indexscan, lateral, limit, nestloop,
-    project, recursive, result, scan, series, setop, sort, subplan, unique, window,
+    aggregate, append, columnar_scan, cte, filter, hashjoin, index_nestloop, indexscan, lateral,
+    limit, nestloop, project, recursive, result, scan, series, setop, sort, subplan, unique,
+    window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -80,6 +81,11 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }
         NodeKind::LateralLoop { .. } => {
             Box::new(lateral::LateralLoop::new(plan, ctx, child(0)?, build))
+        }
+        // The inner index scan is probed by the join itself, once per
+        // outer row: it is never built as an operator.
+        NodeKind::IndexNestLoop { .. } => {
+            Box::new(index_nestloop::IndexNestLoop::new(plan, ctx, child(0)?)?)
         }
         NodeKind::Append => Box::new(append::Append::new(
             (0..plan.children.len()).map(child).collect::<Result<_>>()?,

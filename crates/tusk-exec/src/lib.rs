@@ -42,6 +42,7 @@ pub mod filter;
 pub mod func;
 pub mod hashjoin;
 pub mod hashkey;
+pub mod index_nestloop;
 pub mod indexscan;
 pub mod interrupt;
 pub mod join;

@@ -338,6 +338,23 @@ pub enum NodeKind {
         params: Vec<Expr>,
         param_ids: Vec<usize>,
     },
+    /// Index nested loop join (PostgreSQL's Nested Loop over a
+    /// parameterised Index Scan; see `index_nestloop`): children are
+    /// [outer, inner], the inner an [`NodeKind::IndexScan`] whose key
+    /// values read `Param { index: param_ids[i] }`; for each outer row
+    /// `params[i]` (over the outer columns) gives those values and the
+    /// index is probed with them. `kind` is inner, left, semi or anti;
+    /// `join_filter` is over (all outer columns ++ all inner columns);
+    /// `outer_out`/`inner_out` and the output as for
+    /// [`NodeKind::HashJoin`].
+    IndexNestLoop {
+        kind: JoinKind,
+        join_filter: Option<Expr>,
+        params: Vec<Expr>,
+        param_ids: Vec<usize>,
+        outer_out: Vec<usize>,
+        inner_out: Vec<usize>,
+    },
     /// The rows of every child, child after child (PostgreSQL's Append);
     /// the children have the same column types.
     Append,
@@ -531,9 +548,9 @@ impl NodeKind {
                 if *parallel { "Parallel Hash" } else { "Hash" },
                 *kind,
             )),
-            NodeKind::NestedLoop { kind, .. } | NodeKind::LateralLoop { kind, .. } => {
-                Some(join("Nested Loop", *kind))
-            }
+            NodeKind::NestedLoop { kind, .. }
+            | NodeKind::LateralLoop { kind, .. }
+            | NodeKind::IndexNestLoop { kind, .. } => Some(join("Nested Loop", *kind)),
             NodeKind::Append => Some("Append".into()),
             NodeKind::Result { .. } => Some("Result".into()),
             _ => None,
@@ -805,6 +822,11 @@ impl Plan {
                 join_filter,
                 params,
                 ..
+            }
+            | NodeKind::IndexNestLoop {
+                join_filter,
+                params,
+                ..
             } => {
                 join_filter.iter_mut().for_each(&mut *f);
                 params.iter_mut().for_each(&mut *f);
@@ -946,6 +968,7 @@ impl Plan {
             | NodeKind::Gather { .. }
             | NodeKind::NestedLoop { .. }
             | NodeKind::LateralLoop { .. }
+            | NodeKind::IndexNestLoop { .. }
             | NodeKind::Unique { .. }
             | NodeKind::SetOp { .. }
             | NodeKind::WindowAgg { .. }

@@ -24,6 +24,24 @@ fn type_name(t: DataType) -> &'static str {
     t.display_name()
 }
 
+/// [`deparse`] with the parameters `params` names (an index nested loop's
+/// outer values, which PostgreSQL prints as the outer columns).
+pub fn deparse_with_params(
+    e: &Expr,
+    names: &[String],
+    params: &std::collections::HashMap<usize, String>,
+) -> String {
+    let saved = OUTER_PARAMS.with(|m| {
+        let mut m = m.borrow_mut();
+        let saved = m.clone();
+        m.extend(params.iter().map(|(k, v)| (*k, v.clone())));
+        saved
+    });
+    let out = deparse(e, names);
+    OUTER_PARAMS.with(|m| *m.borrow_mut() = saved);
+    out
+}
+
 /// Renders an expression the way EXPLAIN shows it (`(t1.i = t2.i)`).
 pub fn deparse(e: &Expr, names: &[String]) -> String {
     match e {
@@ -549,7 +567,8 @@ impl Renderer<'_> {
                 (p.kind.explain_name().unwrap_or_default(), d)
             }
             NodeKind::NestedLoop { join_filter, .. }
-            | NodeKind::LateralLoop { join_filter, .. } => {
+            | NodeKind::LateralLoop { join_filter, .. }
+            | NodeKind::IndexNestLoop { join_filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = join_filter {
                     let mut both: Vec<String> = child_names(0).to_vec();
@@ -693,6 +712,9 @@ impl Renderer<'_> {
                     join_filter: Some(_),
                     ..
                 } | NodeKind::NestedLoop {
+                    join_filter: Some(_),
+                    ..
+                } | NodeKind::IndexNestLoop {
                     join_filter: Some(_),
                     ..
                 }

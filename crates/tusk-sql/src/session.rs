@@ -489,6 +489,8 @@ impl Session {
         PlannerSettings {
             enable_indexscan: self.gucs.enable_indexscan(),
             enable_seqscan: self.gucs.enable_seqscan(),
+            enable_hashjoin: self.gucs.enable_hashjoin(),
+            enable_nestloop: self.gucs.enable_nestloop(),
             workers: self.gucs.max_parallel_workers(),
             min_parallel_rows: crate::physical::cost::MIN_PARALLEL_ROWS
                 * self.gucs.min_parallel_table_scan_size() as f64

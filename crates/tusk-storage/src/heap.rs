@@ -247,6 +247,20 @@ pub fn fetch(
     vis: &mut Visibility<'_>,
     mut f: impl FnMut(Tid, &[u8]),
 ) -> Result<(), StorageError> {
+    fetch_each(pool, rel, tids, vis, |_, tid, t| f(tid, t))
+}
+
+/// [`fetch`], also telling `f` the position in `tids` of the TID each
+/// visible tuple was found from (an index nested loop knows from it which
+/// outer row the tuple belongs to). `f` is called in the order of `tids`,
+/// at most once per position.
+pub fn fetch_each(
+    pool: &BufferPool,
+    rel: u32,
+    tids: &[Tid],
+    vis: &mut Visibility<'_>,
+    mut f: impl FnMut(usize, Tid, &[u8]),
+) -> Result<(), StorageError> {
     let mut i = 0;
     while i < tids.len() {
         let block = tids[i].block;
@@ -256,12 +270,12 @@ pub fn fetch(
         let p = g.page();
         if !page::is_new(p) {
             let n = page::item_count(p);
-            for &tid in &tids[i..i + run] {
+            for (k, &tid) in tids[i..i + run].iter().enumerate() {
                 if tid.item == 0 || tid.item > n {
                     continue;
                 }
                 if let Some((item, t)) = crate::prune::hot_search(p, tid.item, vis) {
-                    f(Tid { block, item }, t);
+                    f(i + k, Tid { block, item }, t);
                 }
             }
         }

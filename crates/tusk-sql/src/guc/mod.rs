@@ -332,7 +332,15 @@ const DEFS: &[Def] = &[
         default: "on",
         kind: Kind::Bool,
         read_only: false,
-        description: "accepted for compatibility; hash join is the only join method",
+        description: "lets the planner use hash joins (when off, only where nothing else can run)",
+    },
+    Def {
+        name: "enable_nestloop",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description:
+            "lets the planner use nested loop joins (when off, only where nothing else can run)",
     },
     Def {
         name: "statement_timeout",
@@ -618,7 +626,7 @@ fn category(name: &str) -> &'static str {
             "Resource Usage / Asynchronous Behavior"
         }
         "min_parallel_table_scan_size" => "Query Tuning / Planner Cost Constants",
-        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" => {
+        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" | "enable_nestloop" => {
             "Query Tuning / Planner Method Configuration"
         }
         "synchronous_commit" | "full_page_writes" | "wal_buffers" => "Write-Ahead Log / Settings",
@@ -933,6 +941,14 @@ impl Gucs {
 
     pub fn enable_seqscan(&self) -> bool {
         self.typed.enable_seqscan
+    }
+
+    pub fn enable_hashjoin(&self) -> bool {
+        self.values["enable_hashjoin"] == "on"
+    }
+
+    pub fn enable_nestloop(&self) -> bool {
+        self.values["enable_nestloop"] == "on"
     }
 
     pub fn hash_join_prefetch(&self) -> bool {

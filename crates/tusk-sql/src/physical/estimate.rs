@@ -218,6 +218,9 @@ impl Planner<'_> {
                     .product::<f64>()
             }
             Expr::Not(a) => 1.0 - self.selectivity(a),
+            Expr::Column { index, .. } if self.mark_fractions.contains_key(index) => {
+                self.mark_fractions[index]
+            }
             Expr::Cmp { op, left, right } => self.cmp_selectivity(*op, left, right),
             Expr::InList {
                 arg, list, negated, ..

@@ -22,9 +22,12 @@
 //! smaller side (for outer joins the side to build decides between Left
 //! and Right; semi, anti and mark joins always build their right side, the
 //! subquery). A join without keys is a Nested Loop with the smaller side as
-//! its materialised inner input.
+//! its materialised inner input. Where an index of a side's table serves
+//! the keys, an index nested loop probing that side (`index_join`) is
+//! costed too, and replaces the hash join when it is cheaper; the join
+//! order itself is chosen with hash join costs.
 
-use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, SEQ_PAGE_COST};
+use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST};
 use super::{Phys, Planner, Result};
 use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
@@ -396,6 +399,14 @@ impl Planner<'_> {
                 "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions",
             ));
         }
+        // Index nested loops to weigh against the hash join: the right
+        // side probed by the left's rows, and for an inner join the other
+        // way round too.
+        let index_loops = if lkeys.is_empty() {
+            None
+        } else {
+            self.index_nest_loops(kind, &left, &right, &lkeys, &rkeys, &residual)?
+        };
         // Which side is built (hashed / materialised): the one with fewer
         // rows, where the kind allows a choice.
         let right_smaller = right.plan.est.rows <= left.plan.est.rows;
@@ -425,8 +436,26 @@ impl Planner<'_> {
         let key_pairs: Vec<(Expr, Expr)> =
             okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
         let rows = self.join_rows(kind, o.rows, i.rows, &key_pairs, &residual_for_estimate);
+        if let (JoinKind::Mark { .. }, Some(m), false) = (kind, mark, key_pairs.is_empty()) {
+            // A filter on the mark keeps the rows a semi join would.
+            let semi = self.join_rows(
+                JoinKind::Semi,
+                o.rows,
+                i.rows,
+                &key_pairs,
+                &residual_for_estimate,
+            );
+            self.mark_fractions
+                .insert(m, (semi / o.rows.max(1.0)).clamp(0.0, 1.0));
+        }
         if okeys.is_empty() {
-            let total = o.total_cost + i.total_cost + o.rows * i.rows * CPU_OPERATOR_COST;
+            let disabled = if self.settings.enable_nestloop {
+                0.0
+            } else {
+                DISABLE_COST
+            };
+            let total =
+                disabled + o.total_cost + i.total_cost + o.rows * i.rows * CPU_OPERATOR_COST;
             return Ok(self.node(
                 NodeKind::NestedLoop {
                     kind,
@@ -467,10 +496,19 @@ impl Planner<'_> {
         );
         let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
         let spill = (bytes(&i), bytes(&o), self.settings.hash_mem);
-        let startup = i.total_cost + hash_join_cost(i.rows, 0.0, outer_keys.len(), 0.0, spill);
+        let disabled = if self.settings.enable_hashjoin {
+            0.0
+        } else {
+            DISABLE_COST
+        };
+        let startup =
+            disabled + i.total_cost + hash_join_cost(i.rows, 0.0, outer_keys.len(), 0.0, spill);
         let total = startup
             + o.total_cost
             + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, (0.0, 0.0, 0.0));
+        if let Some(p) = index_loops.filter(|p| p.plan.est.total_cost < total) {
+            return Ok(p);
+        }
         Ok(self.node(
             NodeKind::HashJoin {
                 kind,
@@ -490,6 +528,79 @@ impl Planner<'_> {
                 width: 0,
             },
         ))
+    }
+}
+
+impl Planner<'_> {
+    /// The cheapest index nested loop for a join of `left` and `right` on
+    /// keys `lkeys = rkeys` and `residual` (see `index_join`): the right
+    /// side probed, or for an inner join either side.
+    fn index_nest_loops(
+        &mut self,
+        kind: JoinKind,
+        left: &Phys,
+        right: &Phys,
+        lkeys: &[Expr],
+        rkeys: &[Expr],
+        residual: &[Expr],
+    ) -> Result<Option<Phys>> {
+        // (outer, inner, outer keys, inner keys, the kind it runs as,
+        // whether the outer columns are output)
+        let mut sides = vec![(left, right, lkeys, rkeys, kind, true)];
+        if kind == JoinKind::Inner {
+            sides.push((right, left, rkeys, lkeys, kind, true));
+        }
+        if kind == JoinKind::Semi && self.unique_keys(right, rkeys) {
+            // Each left row matches at most one right row: an inner join
+            // from the right side, outputting the left's columns.
+            sides.push((right, left, rkeys, lkeys, JoinKind::Inner, false));
+        }
+        let pairs: Vec<(Expr, Expr)> = lkeys.iter().cloned().zip(rkeys.iter().cloned()).collect();
+        let rows = self.join_rows(
+            kind,
+            left.plan.est.rows,
+            right.plan.est.rows,
+            &pairs,
+            residual,
+        );
+        let mut best: Option<Phys> = None;
+        for (outer, inner, okeys, ikeys, run_as, emit_outer) in sides {
+            let keys: Vec<(Expr, Expr)> =
+                okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
+            let j = super::index_join::IndexJoin {
+                kind: run_as,
+                outer,
+                inner,
+                keys: &keys,
+                residual,
+                rows,
+                emit_outer,
+            };
+            if let Some(p) = self.index_nest_loop(&j)? {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| p.plan.est.total_cost < b.plan.est.total_cost)
+                {
+                    best = Some(p);
+                }
+            }
+        }
+        Ok(best)
+    }
+}
+
+impl Planner<'_> {
+    /// Whether `side`'s rows are unique on `keys`, each a plain column of
+    /// it (see `index_join::unique_on`).
+    fn unique_keys(&self, side: &Phys, keys: &[Expr]) -> bool {
+        let positions: Option<Vec<usize>> = keys
+            .iter()
+            .map(|k| match k {
+                Expr::Column { index, .. } => side.cols.iter().position(|c| c == index),
+                _ => None,
+            })
+            .collect();
+        positions.is_some_and(|p| self.unique_on(&side.plan, &p))
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! The planner walks the logical tree and chooses an operator for each
 //! node: sequential or index scans with the filters above them pushed in,
-//! hash joins where the condition has equality keys and nested loops where
-//! it has none, the join order of each region of inner joins (`join`),
+//! hash joins where the condition has equality keys — or index nested
+//! loops where an index of the inner table serves the keys and costs less
+//! (`index_join`) — and nested loops where it has none, the join order of each region of inner joins (`join`),
 //! hash aggregation, sorts (a top-N sort under a LIMIT), and parallel
 //! plans under a Gather where the inputs are big enough (`parallel`).
 //!
@@ -15,6 +16,7 @@
 
 mod columnar;
 mod estimate;
+mod index_join;
 mod join;
 mod parallel;
 mod reduce;
@@ -46,6 +48,10 @@ pub const SUBPLAN_PARAM_BASE: usize = 1 << 16;
 pub struct PlannerSettings {
     pub enable_indexscan: bool,
     pub enable_seqscan: bool,
+    /// `enable_hashjoin` and `enable_nestloop`: when off, the planner
+    /// avoids the method unless nothing else can run the join.
+    pub enable_hashjoin: bool,
+    pub enable_nestloop: bool,
     /// Worker threads per Gather (0: no parallel plans).
     pub workers: usize,
     /// Estimated rows of the biggest scan below which no Gather is used.
@@ -60,6 +66,8 @@ impl Default for PlannerSettings {
         PlannerSettings {
             enable_indexscan: true,
             enable_seqscan: true,
+            enable_hashjoin: true,
+            enable_nestloop: true,
             workers: 2,
             min_parallel_rows: cost::MIN_PARALLEL_ROWS,
             hash_mem: 8.0 * 1024.0 * 1024.0,
@@ -96,6 +104,9 @@ pub struct Planner<'a> {
     /// The table attribute each column comes from (see `estimate`).
     pub(crate) origins: HashMap<ColumnId, estimate::Origin>,
     ctes_walked: std::collections::HashSet<usize>,
+    /// The fraction of rows whose mark is true, for each mark join's mark
+    /// column planned so far (what a filter on the mark keeps).
+    pub(crate) mark_fractions: HashMap<ColumnId, f64>,
     /// (pages, tuples) of each table planned so far.
     table_sizes: std::cell::RefCell<HashMap<u32, (f64, f64)>>,
 }
@@ -125,6 +136,7 @@ impl<'a> Planner<'a> {
             origins: HashMap::new(),
             ctes_walked: Default::default(),
             table_sizes: Default::default(),
+            mark_fractions: HashMap::new(),
         }
     }
 

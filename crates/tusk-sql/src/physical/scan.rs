@@ -145,29 +145,20 @@ impl Planner<'_> {
                     .collect();
                 self.conjunct_selectivity(&chosen)
             };
-            let tuples = tuples.max(1.0);
-            let rows = (tuples * sel).max(1.0);
-            let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
-            let (mut level_pages, mut height) = (leaf_pages, 0.0);
-            while level_pages > 1.0 {
-                level_pages =
-                    (level_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
-                height += 1.0;
-            }
             let disabled = if self.settings.enable_indexscan {
                 0.0
             } else {
                 DISABLE_COST
             };
-            let startup = disabled
-                + tuples.log2().ceil() * CPU_OPERATOR_COST
-                + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
-            let total = startup
-                + RANDOM_PAGE_COST * (sel * leaf_pages).ceil()
-                + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * access.keys.len() as f64)
-                + RANDOM_PAGE_COST * (sel * pages).ceil().max(1.0)
-                + rows * CPU_TUPLE_COST
-                + rows * CPU_OPERATOR_COST * access.rest.len() as f64;
+            let (startup, total) = index_scan_cost(
+                tuples,
+                pages,
+                sel,
+                access.keys.len(),
+                access.rest.len(),
+                1.0,
+            );
+            let (startup, total) = (startup + disabled, total + disabled);
             if best.as_ref().is_some_and(|(c, _)| *c <= total) {
                 continue;
             }
@@ -223,25 +214,93 @@ impl Planner<'_> {
     }
 }
 
+/// PostgreSQL's `effective_cache_size` default (4 GB), in pages: what
+/// repeated index scans may assume stays cached between them.
+const EFFECTIVE_CACHE_PAGES: f64 = 524_288.0;
+
+/// The (startup, total) cost of one scan of a btree over a table of
+/// `tuples` rows in `pages` pages that fetches the fraction `sel` of them,
+/// with `keys` index conditions and `rest` filter conjuncts, when the scan
+/// is repeated `loops` times with different key values (the inner side of
+/// an index nested loop): as PostgreSQL's `cost_index` and
+/// `btcostestimate`, a descent of the tree, the leaf pages and heap pages
+/// read at random (over repeated scans, the distinct pages the
+/// Mackert–Lohman formula expects them to touch, shared among the loops),
+/// and the per-tuple CPU costs.
+pub(super) fn index_scan_cost(
+    tuples: f64,
+    pages: f64,
+    sel: f64,
+    keys: usize,
+    rest: usize,
+    loops: f64,
+) -> (f64, f64) {
+    let tuples = tuples.max(1.0);
+    let rows = (tuples * sel).max(1.0);
+    let leaf_pages = (tuples / tusk_storage::btree::LEAF_CAPACITY as f64 / 0.9).ceil();
+    let (mut level_pages, mut height) = (leaf_pages, 0.0);
+    while level_pages > 1.0 {
+        level_pages = (level_pages / (tusk_storage::btree::INTERNAL_CAPACITY as f64 * 0.7)).ceil();
+        height += 1.0;
+    }
+    let startup =
+        tuples.log2().ceil() * CPU_OPERATOR_COST + (height + 1.0) * 50.0 * CPU_OPERATOR_COST;
+    let (leaf_reads, heap_reads) = if loops > 1.0 {
+        let per_scan = |n: f64, of: f64| pages_fetched(n * loops, of) / loops;
+        (
+            per_scan((sel * leaf_pages).ceil(), leaf_pages),
+            per_scan(rows, pages),
+        )
+    } else {
+        ((sel * leaf_pages).ceil(), (sel * pages).ceil().max(1.0))
+    };
+    let total = startup
+        + RANDOM_PAGE_COST * (leaf_reads + heap_reads)
+        + rows * (CPU_INDEX_TUPLE_COST + CPU_OPERATOR_COST * keys as f64)
+        + rows * CPU_TUPLE_COST
+        + rows * CPU_OPERATOR_COST * rest as f64;
+    (startup, total)
+}
+
+/// The distinct pages `fetches` random fetches touch in a relation of
+/// `pages` pages, with [`EFFECTIVE_CACHE_PAGES`] of cache (PostgreSQL's
+/// `index_pages_fetched`, the Mackert–Lohman formula).
+fn pages_fetched(fetches: f64, pages: f64) -> f64 {
+    let t = pages.max(1.0);
+    let b = EFFECTIVE_CACHE_PAGES;
+    let n = fetches;
+    let fetched = if t <= b {
+        (2.0 * t * n / (2.0 * t + n)).min(t)
+    } else {
+        let lim = 2.0 * t * b / (2.0 * t - b);
+        if n <= lim {
+            2.0 * t * n / (2.0 * t + n)
+        } else {
+            b + (n - lim) * (t - b) / t
+        }
+    };
+    fetched.ceil()
+}
+
 /// How an index on the columns `key_ids` (in key order) serves a scan with
 /// conjuncts `filters`.
-struct IndexAccess {
+pub(super) struct IndexAccess {
     /// The scan's key conditions (see [`IndexKey`]).
-    keys: Vec<IndexKey>,
+    pub(super) keys: Vec<IndexKey>,
     /// The same conditions as EXPLAIN shows them (`Index Cond:`), over the
     /// key columns by position, in key column order.
-    shown: Vec<Expr>,
+    pub(super) shown: Vec<Expr>,
     /// The conjuncts left for the scan's filter.
-    rest: Vec<Expr>,
+    pub(super) rest: Vec<Expr>,
     /// Leading key columns with an equality (or IS NULL).
-    equal_columns: usize,
+    pub(super) equal_columns: usize,
 }
 
 /// PostgreSQL's choice of index conditions (`match_clauses_to_index`,
 /// restricted to what a btree descent can use): equalities or IS NULL on
 /// the leading key columns, then comparisons on the next one; `None` when
 /// no conjunct bounds the leading column.
-fn index_access(
+pub(super) fn index_access(
     key_ids: &[ColumnId],
     filters: &[Expr],
     ty_of: impl Fn(ColumnId) -> DataType,

@@ -1,0 +1,359 @@
+//! Index nested loop joins: the inner side probed through a btree once per
+//! outer row, PostgreSQL's Nested Loop over a parameterised Index Scan.
+//!
+//! A join can run this way when its inner side is a plain sequential scan
+//! of a heap table (its filter stays the scan's filter) and some of its
+//! equality keys, on the inner side a column of that table (or the column
+//! cast to a type whose order it keeps, as for any index condition), bind
+//! the leading columns of one of the table's btree indexes. Each such key
+//! becomes an index condition `inner column = $n`, `$n` a parameter the
+//! join sets from the outer row's key value, chosen as `scan::index_access`
+//! chooses a scan's conditions; keys it leaves become part of the join
+//! filter. Inner and left joins, and semi and anti joins, can run this
+//! way; right and full joins cannot (their unmatched inner rows would need
+//! a pass over the whole inner table).
+//!
+//! The choice is by cost, against the hash join `join` builds: the outer
+//! side's cost, plus one index scan per outer row — a descent of the tree,
+//! and the leaf and heap pages and tuples of the rows one key value
+//! matches, the pages shared among the probes as PostgreSQL's `cost_index`
+//! does with its `loop_count` — plus the output rows. The probe's rows are
+//! the inner table's rows times the selectivity of the keys used
+//! (`keys_selectivity`, from ANALYZE's statistics when there are some), so
+//! a small outer side against a large, selective index wins, and a large
+//! outer side or an unselective key loses to the hash join's one pass.
+//!
+//! EXPLAIN shows PostgreSQL's form: `Nested Loop` over the outer plan and
+//! `Index Scan using ... on ...` with `Index Cond: (l_partkey =
+//! part.p_partkey)`, the outer values named by their columns.
+
+use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST};
+use super::scan::{index_access, index_scan_cost};
+use super::{Phys, Planner, Result};
+use crate::logical::{ColumnId, JoinKind};
+use std::collections::HashMap;
+use tusk_exec::expr::CmpOp;
+use tusk_exec::{Estimate, Expr, NodeKind, Plan};
+
+/// A join to plan as an index nested loop: its sides and conditions, the
+/// keys as (outer expression, inner expression) pairs, all over column ids.
+pub(super) struct IndexJoin<'p> {
+    pub kind: JoinKind,
+    pub outer: &'p Phys,
+    pub inner: &'p Phys,
+    pub keys: &'p [(Expr, Expr)],
+    pub residual: &'p [Expr],
+    /// The join's estimated output rows.
+    pub rows: f64,
+    /// Whether the outer side's columns are output (not for a semi join
+    /// run as an inner join from its unique side, see
+    /// [`Planner::unique_on`]).
+    pub emit_outer: bool,
+}
+
+impl Planner<'_> {
+    /// The cheapest index nested loop for `j`, if its inner side has an
+    /// index its keys can use.
+    pub(super) fn index_nest_loop(&mut self, j: &IndexJoin<'_>) -> Result<Option<Phys>> {
+        if !matches!(
+            j.kind,
+            JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
+        ) || j.keys.is_empty()
+        {
+            return Ok(None);
+        }
+        let NodeKind::SeqScan {
+            oid,
+            alias,
+            columns,
+            with_tid: false,
+            filter,
+            parallel: false,
+            columnar: None,
+            ..
+        } = &j.inner.plan.kind
+        else {
+            return Ok(None);
+        };
+        let catalog = self.catalog.clone();
+        let Some(table) = catalog.table_by_oid(*oid) else {
+            return Ok(None);
+        };
+        // The column id of each attribute the scan reads.
+        let attr_col: HashMap<usize, ColumnId> = columns
+            .iter()
+            .zip(&j.inner.cols)
+            .map(|(&a, &c)| (a, c))
+            .collect();
+        let (pages, tuples) = self.table_size(table)?;
+        let outer_rows = j.outer.plan.est.rows.max(1.0);
+        // Each key as `inner = $param`, the parameter standing for the
+        // outer value (numbered only if the plan is kept).
+        let base = self.numbering().1;
+        let conds: Vec<Expr> = j
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(k, (o, i))| Expr::Cmp {
+                op: CmpOp::Eq,
+                left: Box::new(i.clone()),
+                right: Box::new(Expr::Param {
+                    index: base + k,
+                    ty: o.data_type(),
+                }),
+            })
+            .collect();
+        let filter_terms = filter.as_ref().map_or(0, |f| {
+            let mut v = Vec::new();
+            crate::logical::conjuncts(f.clone(), &mut v);
+            v.len()
+        });
+        // The fraction of the scan's rows its filter keeps.
+        let filter_sel = (j.inner.plan.est.rows / tuples.max(1.0)).clamp(0.0, 1.0);
+        let mut best: Option<(f64, Phys)> = None;
+        for index in catalog.indexes_of(table.oid) {
+            let key_ids: Vec<ColumnId> = index
+                .columns
+                .iter()
+                .map_while(|c| attr_col.get(&c.attno).copied())
+                .collect();
+            let Some(access) = index_access(&key_ids, &conds, |c| self.cols.ty(c), &|_| false)
+            else {
+                continue;
+            };
+            let used: Vec<usize> = (0..conds.len())
+                .filter(|k| !access.rest.contains(&conds[*k]))
+                .collect();
+            let used_keys: Vec<(Expr, Expr)> = used.iter().map(|&k| j.keys[k].clone()).collect();
+            let sel = if access.equal_columns == index.columns.len() && index.unique() {
+                1.0 / tuples.max(1.0)
+            } else {
+                self.keys_selectivity(&used_keys, outer_rows, tuples)
+            };
+            let (probe_startup, probe_total) = index_scan_cost(
+                tuples,
+                pages,
+                sel,
+                access.keys.len(),
+                filter_terms,
+                outer_rows,
+            );
+            let probe_rows = (tuples * sel * filter_sel).max(1.0);
+            let filter_pairs = outer_rows * probe_rows;
+            let residual = j.residual.len() + conds.len() - used.len();
+            let disabled = if self.settings.enable_nestloop {
+                0.0
+            } else {
+                DISABLE_COST
+            } + if self.settings.enable_indexscan {
+                0.0
+            } else {
+                DISABLE_COST
+            };
+            let total = disabled
+                + j.outer.plan.est.total_cost
+                + outer_rows * probe_total
+                + filter_pairs * CPU_OPERATOR_COST * residual as f64
+                + j.rows * CPU_TUPLE_COST;
+            if best.as_ref().is_some_and(|(c, _)| *c <= total) {
+                continue;
+            }
+            let startup = disabled + j.outer.plan.est.startup_cost + probe_startup;
+            let plan = self.build_index_nest_loop(
+                j,
+                base,
+                (index, table, alias),
+                &access,
+                &used,
+                filter.clone(),
+                Estimate {
+                    startup_cost: probe_startup,
+                    total_cost: probe_total,
+                    rows: probe_rows.round(),
+                    width: 0,
+                },
+                Estimate {
+                    startup_cost: startup,
+                    total_cost: total,
+                    rows: j.rows,
+                    width: 0,
+                },
+            )?;
+            best = Some((total, plan));
+        }
+        if best.is_some() {
+            // Parameters `base..base + keys` are this join's.
+            let (subplan, _) = self.numbering();
+            self.restore_numbering((subplan, base + j.keys.len()));
+        }
+        Ok(best.map(|(_, p)| p))
+    }
+
+    /// Whether no two rows of `plan` agree on the values of its output
+    /// columns `positions` (rows with NULLs aside): the rows are some of a
+    /// table's, read by a scan and kept or dropped by filters and semi,
+    /// anti or mark joins, and the columns hold the key columns of one of
+    /// the table's unique indexes. A semi join whose inner side is unique
+    /// on its keys is an inner join that outputs the other side's columns
+    /// (each row matches at most one row), which can run from that side.
+    pub(super) fn unique_on(&self, plan: &Plan, positions: &[usize]) -> bool {
+        let child = |map: &dyn Fn(usize) -> Option<usize>| -> bool {
+            let mapped: Option<Vec<usize>> = positions.iter().map(|&p| map(p)).collect();
+            mapped.is_some_and(|m| self.unique_on(&plan.children[0], &m))
+        };
+        match &plan.kind {
+            NodeKind::SeqScan {
+                oid,
+                columns,
+                with_tid: false,
+                ..
+            }
+            | NodeKind::IndexScan {
+                oid,
+                columns,
+                with_tid: false,
+                ..
+            } => {
+                let attnos: Vec<usize> = positions
+                    .iter()
+                    .filter_map(|&p| columns.get(p).copied())
+                    .collect();
+                self.catalog
+                    .indexes_of(*oid)
+                    .any(|i| i.unique() && i.columns.iter().all(|c| attnos.contains(&c.attno)))
+            }
+            NodeKind::Filter { .. } => self.unique_on(&plan.children[0], positions),
+            NodeKind::Project { exprs } => child(&|p| match exprs.get(p) {
+                Some(Expr::Column { index, .. }) => Some(*index),
+                _ => None,
+            }),
+            NodeKind::HashJoin {
+                kind, outer_out, ..
+            }
+            | NodeKind::NestedLoop {
+                kind, outer_out, ..
+            }
+            | NodeKind::IndexNestLoop {
+                kind, outer_out, ..
+            } if matches!(
+                kind,
+                JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. }
+            ) =>
+            {
+                child(&|p| outer_out.get(p).copied())
+            }
+            _ => false,
+        }
+    }
+
+    /// The Nested Loop node over `j.outer` and an Index Scan of `index`
+    /// with `access`'s conditions, of which `used` are the keys' (the
+    /// other keys join the join filter); key `k`'s parameter is `base + k`.
+    #[allow(clippy::too_many_arguments)]
+    fn build_index_nest_loop(
+        &self,
+        j: &IndexJoin<'_>,
+        base: usize,
+        (index, table, alias): (&tusk_storage::IndexDef, &tusk_storage::TableDef, &str),
+        access: &super::scan::IndexAccess,
+        used: &[usize],
+        filter: Option<Expr>,
+        probe_est: Estimate,
+        est: Estimate,
+    ) -> Result<Phys> {
+        let mut param_ids = Vec::new();
+        let mut params = Vec::new();
+        let mut shown_params = HashMap::new();
+        for k in 0..j.keys.len() {
+            if used.contains(&k) {
+                let outer_value = self.remap(&j.keys[k].0, &j.outer.cols)?;
+                shown_params.insert(
+                    base + k,
+                    crate::explain::deparse(&outer_value, &j.outer.plan.names),
+                );
+                params.push(outer_value);
+                param_ids.push(base + k);
+            }
+        }
+        let cond_names: Vec<String> = index
+            .columns
+            .iter()
+            .map(|c| table.columns[c.attno].name.clone())
+            .collect();
+        let cond = crate::logical::and_all(access.shown.clone()).expect("a key condition");
+        let index_cond = crate::explain::deparse_with_params(&cond, &cond_names, &shown_params);
+        let NodeKind::SeqScan {
+            table: table_name,
+            table_types,
+            columns,
+            ..
+        } = &j.inner.plan.kind
+        else {
+            unreachable!("checked by index_nest_loop")
+        };
+        let scan = Plan::new(
+            NodeKind::IndexScan {
+                table: table_name.clone(),
+                alias: alias.to_string(),
+                oid: table.oid,
+                index: index.name.clone(),
+                index_oid: index.oid,
+                table_types: table_types.clone(),
+                columns: columns.clone(),
+                with_tid: false,
+                keys: access.keys.clone(),
+                backward: false,
+                index_cond,
+                filter,
+                defs: Box::new((index.clone(), table.clone())),
+            },
+            vec![],
+            j.inner.plan.output.clone(),
+            j.inner.plan.names.clone(),
+            Estimate {
+                width: j.inner.plan.est.width,
+                ..probe_est
+            },
+        );
+        // Keys the index does not use are checked with the residual.
+        let mut rest: Vec<Expr> = j.residual.to_vec();
+        for (k, (o, i)) in j.keys.iter().enumerate() {
+            if !used.contains(&k) {
+                rest.push(Expr::Cmp {
+                    op: CmpOp::Eq,
+                    left: Box::new(o.clone()),
+                    right: Box::new(i.clone()),
+                });
+            }
+        }
+        let both: Vec<ColumnId> = j.outer.cols.iter().chain(&j.inner.cols).copied().collect();
+        let join_filter = super::cost::ordered_and(rest)
+            .map(|f| self.remap(&f, &both))
+            .transpose()?;
+        let outer_out: Vec<usize> = if j.emit_outer {
+            (0..j.outer.cols.len()).collect()
+        } else {
+            vec![]
+        };
+        let inner_out: Vec<usize> = if j.kind.emits_inner_columns() {
+            (0..j.inner.cols.len()).collect()
+        } else {
+            vec![]
+        };
+        let mut cols: Vec<ColumnId> = outer_out.iter().map(|&i| j.outer.cols[i]).collect();
+        cols.extend(inner_out.iter().map(|&i| j.inner.cols[i]));
+        Ok(self.node(
+            NodeKind::IndexNestLoop {
+                kind: j.kind,
+                join_filter,
+                params,
+                param_ids,
+                outer_out,
+                inner_out,
+            },
+            vec![j.outer.plan.clone(), scan],
+            cols,
+            est,
+        ))
+    }
+}
