@@ -72,7 +72,7 @@ pub struct IndexNestLoop {
     param_ids: Vec<usize>,
     /// The inner scan's key conditions, values reading the parameters.
     keys: Vec<IndexKey>,
-    defs: Box<(IndexDef, TableDef)>,
+    defs: Arc<(IndexDef, TableDef)>,
     oid: u32,
     deform: Deformer,
     scan_filter: Option<Expr>,
@@ -125,8 +125,8 @@ impl IndexNestLoop {
             kind: *kind,
             outer_out: outer_out.clone(),
             inner_out: inner_out.clone(),
-            outer_types: outer_types.clone(),
-            inner_types: inner.output.clone(),
+            outer_types: outer_types.to_vec(),
+            inner_types: inner.output.to_vec(),
         };
         output.validate()?;
         if !matches!(

@@ -305,7 +305,7 @@ impl Planner<'_> {
                 backward: false,
                 index_cond,
                 filter,
-                defs: Box::new((index.clone(), table.clone())),
+                defs: std::sync::Arc::new((index.clone(), table.clone())),
             },
             vec![],
             j.inner.plan.output.clone(),
