@@ -2,11 +2,25 @@
 //! messages and written through one output buffer.
 //!
 //! A session thread owns its connection and blocks on it, as a PostgreSQL
-//! backend does on its socket: a query costs one read and one write system
-//! call, with no hand-off between threads. Output collects in [`Conn::out`]
+//! backend does on its socket: a query costs a poll, a read and a write
+//! system call, with no hand-off between threads. Output collects in [`Conn::out`]
 //! and goes to the socket at ReadyForQuery, at a Flush message, after a
 //! notice, and whenever more than [`FLUSH_AT`] bytes are waiting (so a large
 //! result streams instead of piling up in memory).
+//!
+//! ## Waiting for the next message
+//!
+//! Once the session is past authentication, a read on a plain socket first
+//! waits in `poll(2)` for the socket to become readable, as a PostgreSQL
+//! backend waits in its latch's `epoll` before `recv`. A thread asleep in
+//! a blocking `recv` sits on the socket's wait queue with a wake function
+//! that does not look at the event, so it is woken, to find nothing and
+//! sleep again, every time the client *reads* our reply (the kernel's
+//! `unix_write_space` / `sk_write_space` wakes writers waiting for room on
+//! the same queue). That was a second context switch per query, and on
+//! pgbench -S the largest cost in the kernel. A `poll` waiter is woken for
+//! readable data only. TLS streams read as before: rustls may hold
+//! decrypted bytes that the socket does not show.
 //!
 //! Backend messages are encoded with pgwire's message types
 //! ([`Conn::send`]); DataRow messages, the only ones sent per row, are
@@ -19,6 +33,7 @@ use pgwire::messages::Message as PgMessage;
 use pgwire::tokio::tokio_rustls::rustls;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -104,6 +119,24 @@ impl Transport {
             Transport::Tls(s) => s.get_ref().set_read_timeout(t),
         }
     }
+
+    /// Waits in `poll` until a plain socket is readable (data, EOF or an
+    /// error, which the read that follows reports); returns at once for
+    /// TLS. See the module doc.
+    fn wait_readable(&self) {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let fd = match self {
+            Transport::Plain(Stream::Tcp(s)) => s.as_fd(),
+            Transport::Plain(Stream::Unix(s)) => s.as_fd(),
+            Transport::Tls(_) => return,
+        };
+        loop {
+            match poll(&mut [PollFd::from_borrowed_fd(fd, PollFlags::IN)], None) {
+                Err(rustix::io::Errno::INTR) => continue,
+                _ => return,
+            }
+        }
+    }
 }
 
 impl Read for Transport {
@@ -151,6 +184,9 @@ pub struct Conn {
     scratch: BytesMut,
     /// Where socket reads land before they join `input`.
     chunk: Box<[u8; READ_CHUNK]>,
+    /// Wait in `poll` before each socket read (see the module doc); set
+    /// once the startup's read timeout is gone.
+    poll_before_read: bool,
 }
 
 /// Bytes asked of the socket per read.
@@ -165,7 +201,16 @@ impl Conn {
             out: Vec::with_capacity(16 * 1024),
             scratch: BytesMut::with_capacity(256),
             chunk: Box::new([0; READ_CHUNK]),
+            poll_before_read: false,
         }
+    }
+
+    /// Ends the startup's read timeout: from now on a read waits as long
+    /// as the client is idle, in `poll` on a plain socket (see the module
+    /// doc).
+    pub fn clear_read_timeout(&mut self) {
+        let _ = self.io.set_read_timeout(None);
+        self.poll_before_read = matches!(self.io, Transport::Plain(_));
     }
 
     /// Swaps the transport (after the TLS handshake).
@@ -177,6 +222,7 @@ impl Conn {
             out,
             scratch,
             chunk,
+            poll_before_read,
         } = self;
         Ok(Conn {
             io: f(io)?,
@@ -185,6 +231,7 @@ impl Conn {
             out,
             scratch,
             chunk,
+            poll_before_read,
         })
     }
 
@@ -221,6 +268,9 @@ impl Conn {
             if self.pos > 0 {
                 self.input.drain(..self.pos);
                 self.pos = 0;
+            }
+            if self.poll_before_read {
+                self.io.wait_readable();
             }
             let n = loop {
                 match self.io.read(&mut self.chunk[..]) {

@@ -258,7 +258,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         authenticate(shared, conn, &user)?;
     }
     conn.send(Authentication::Ok);
-    let _ = conn.io.set_read_timeout(None);
+    conn.clear_read_timeout();
 
     let mut settings = vec![("session_authorization".to_string(), user.clone())];
     for (k, v) in &params {
