@@ -153,3 +153,16 @@ select c0 in (3), c0 not in (3), c0 in (null::numeric) from fh order by c0, c1;
 -- expect: error
 select count(*) from fh a where (a.c0 % a.c1) in (null, null);
 select count(*) from fh a where (a.c0 % nullif(a.c1, 0)) in (null, 1, -1.25);
+
+-- A data error from the build side of a Parallel Hash Join below another
+-- hash join's probe side is raised at once, not held until the upper
+-- join's build side proves non-empty: the other participants wait for
+-- this one in the lower join's build (it hung, with parallel plans).
+create table fpp (c0 date, c2 int);
+insert into fpp values ('2000-01-02', 2), ('2000-01-01', -5), ('infinity', 0), ('2024-02-29', 3), ('1999-12-31', 3);
+create table fpq (c0 date);
+insert into fpq values ('infinity'), ('2000-01-01'), ('2000-01-02'), (null), ('1999-12-31');
+-- expect: error
+select (b.c0 = any (select sq.c0 from fpq sq)) from fpq a full join fpp b on a.c0 = b.c0 where ((0 % b.c2) >= 3);
+-- expect: error
+select count(*) from fpq a join fpp b on a.c0 = b.c0 where b.c0 in (select c0 from fpq) and 1 / b.c2 > 0;
