@@ -166,3 +166,35 @@ insert into fpq values ('infinity'), ('2000-01-01'), ('2000-01-02'), (null), ('1
 select (b.c0 = any (select sq.c0 from fpq sq)) from fpq a full join fpp b on a.c0 = b.c0 where ((0 % b.c2) >= 3);
 -- expect: error
 select count(*) from fpq a join fpp b on a.c0 = b.c0 where b.c0 in (select c0 from fpq) and 1 / b.c2 > 0;
+
+-- An uncorrelated NOT IN is a hashed SubPlan in PostgreSQL, tested among
+-- its scan's quals in cost order (its comparison: one operator), before a
+-- dearer conjunct that would raise an error for a row NOT IN rejects; a
+-- conjunct that ties with it keeps the written order (ON before WHERE),
+-- and one over fewer relations runs first, at a lower level.
+create table fk (c0 int, c1 text, c2 int);
+insert into fk values (1, 'a', 0), (2, 'b', 1), (null, 'c', 2), (3, 'd', 4);
+create table fl (c0 int);
+insert into fl values (1), (5);
+create table fs (c0 int);
+insert into fs values (1);
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) > 0;
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) >= 0;
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) is not null;
+select * from fk a where a.c0 not in (select c0 from fs) and (0.00 / a.c2) >= 0;
+select * from fk a where (0.00 / a.c2) >= 0 and a.c0 not in (select c0 from fs);
+select * from fk a where a.c2 > 0 and a.c0 not in (select c0 from fs);
+select * from fk a where not (a.c0 in (select c0 from fs)) and 10 / a.c2 > 1;
+select * from fk a where a.c0 + 0 not in (select c0 from fs) and 1 / a.c2 > 0;
+-- expect: error
+select * from fk a where 1 / a.c2 > 0 and a.c0 + 0 not in (select c0 from fs);
+select * from fk a join fl b on a.c0 + 0 not in (select c0 from fs) where 1 / a.c2 > 0;
+select * from fk a, fl b where a.c0 not in (select c0 from fs) and (0.00 / a.c2) > b.c0;
+-- expect: error
+select * from fk a, fl b where a.c0 + b.c0 not in (select c0 from fs) and 1 / a.c2 > 0;
+select * from fk a where a.c0 not in (select c0 from fs) and a.c0 not in (select c0 + 2 from fs) and 1 / a.c2 > 0;
+-- expect: error
+select count(*) from fk a where a.c0 not in (select c0 from fs where false) and 1 / a.c2 > 0 or a.c2 = 0;
+-- The IN as a select-list value is computed for every row either way.
+-- expect: error
+select a.c0 not in (select c0 from fs), 1 / a.c2 from fk a;
