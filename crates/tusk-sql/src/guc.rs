@@ -332,6 +332,13 @@ const DEFS: &[Def] = &[
         description: "accepted for compatibility; hash join is the only join method",
     },
     Def {
+        name: "enable_mergejoin",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "accepted for compatibility; tusk has no merge join",
+    },
+    Def {
         name: "statement_timeout",
         default: "0",
         kind: Kind::DurationMs {
@@ -615,7 +622,7 @@ fn category(name: &str) -> &'static str {
             "Resource Usage / Asynchronous Behavior"
         }
         "min_parallel_table_scan_size" => "Query Tuning / Planner Cost Constants",
-        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" => {
+        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" | "enable_mergejoin" => {
             "Query Tuning / Planner Method Configuration"
         }
         "synchronous_commit" | "full_page_writes" | "wal_buffers" => "Write-Ahead Log / Settings",
