@@ -198,3 +198,18 @@ select count(*) from fk a where a.c0 not in (select c0 from fs where false) and 
 -- The IN as a select-list value is computed for every row either way.
 -- expect: error
 select a.c0 not in (select c0 from fs), 1 / a.c2 from fk a;
+
+-- INTERSECT ALL over a join with an empty side (fuzzer, seed 20261131):
+-- PostgreSQL's default plan is a Merge Join, whose sort of the non-empty
+-- side divides by zero; tusk has no merge join, and its hash join ends at
+-- the empty probe side as PostgreSQL's own hash join does.
+create table fia (c0 date, c1 bigint, c2 numeric);
+insert into fia values ('1999-12-31', 4, -0.001), ('2000-01-02', 5, 3), ('2000-01-01', -4, 0.00);
+create table fib (c0 int);
+set enable_mergejoin = off;
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2)) intersect all select (-5)::bigint from fia a join fia b on a.c0 = b.c0;
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2));
+reset enable_mergejoin;
+insert into fib values (1);
+-- expect: error
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2)) intersect all select (-5)::bigint from fia a join fia b on a.c0 = b.c0;
