@@ -195,6 +195,13 @@ select * from fk a, fl b where a.c0 + b.c0 not in (select c0 from fs) and 1 / a.
 select * from fk a where a.c0 not in (select c0 from fs) and a.c0 not in (select c0 + 2 from fs) and 1 / a.c2 > 0;
 -- expect: error
 select count(*) from fk a where a.c0 not in (select c0 from fs where false) and 1 / a.c2 > 0 or a.c2 = 0;
+-- Over a join, the NOT IN goes with the scan of the side it reads, below
+-- the join and its condition (TPC-H Q16's shape).
+select * from fk a, fl b where a.c0 not in (select c0 from fs) and a.c0 + 3 = b.c0 + 0;
+select count(*) from fk a join fl b on a.c0 not in (select c0 from fs) and 1 / (a.c0 - 1) = b.c0 - 5;
+select count(*) from fl b, fk a where 1 / (a.c0 - 1) = b.c0 - 5 and a.c0 not in (select c0 from fs);
+-- expect: error
+select count(*) from fk a join fl b on a.c0 not in (select c0 from fs) and 1 / (a.c0 - 2) = b.c0 - 5;
 -- The IN as a select-list value is computed for every row either way.
 -- expect: error
 select a.c0 not in (select c0 from fs), 1 / a.c2 from fk a;

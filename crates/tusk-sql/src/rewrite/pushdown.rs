@@ -147,6 +147,36 @@ impl Levels {
     }
 }
 
+/// Where a mark join (`kind`, with condition `on`) over `left` belongs when
+/// `left` is an inner join whose sides are `(a, b)`: `Some(true)` in `a`,
+/// `Some(false)` in `b`, when its condition reads columns of that side
+/// only. PostgreSQL tests the SubPlan the mark join stands for with the
+/// quals of that side's scan, below the join, and the join keeps its own
+/// condition (a mark join left above an inner join would hold the join's
+/// keys above it too, as conjuncts PostgreSQL tests after the SubPlan: see
+/// [`split_at_mark`]).
+fn mark_join_side(kind: JoinKind, left: &Logical, on: &[Expr]) -> Option<bool> {
+    let (
+        JoinKind::Mark { .. },
+        Logical::Join {
+            kind: JoinKind::Inner,
+            left: a,
+            right: b,
+            ..
+        },
+    ) = (kind, left)
+    else {
+        return None;
+    };
+    let reads: HashSet<ColumnId> = on.iter().flat_map(expr_columns).collect();
+    let reads_side = |side: &Logical| side.output().iter().any(|c| reads.contains(c));
+    match (reads_side(a), reads_side(b)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
 /// What PostgreSQL's `cost_subplan` charges per row, in operator
 /// evaluations, for the SubPlan that a mark join with condition `on`
 /// stands for. An uncorrelated `IN` (null-aware) is a hashed SubPlan: its
@@ -403,6 +433,40 @@ fn join(
     mark: Option<ColumnId>,
     cs: Vec<Expr>,
 ) -> Logical {
+    if let Some(into_left) = mark_join_side(kind, &left, &on) {
+        let Logical::Join {
+            left: a,
+            right: b,
+            on: join_on,
+            mark: join_mark,
+            ..
+        } = left
+        else {
+            unreachable!("an inner join, as mark_join_side found")
+        };
+        let mark_join = |input: Box<Logical>| {
+            Box::new(Logical::Join {
+                kind,
+                left: input,
+                right: Box::new(right),
+                on,
+                mark,
+            })
+        };
+        let (a, b) = if into_left {
+            (mark_join(a), b)
+        } else {
+            (a, mark_join(b))
+        };
+        let sunk = Logical::Join {
+            kind: JoinKind::Inner,
+            left: a,
+            right: b,
+            on: join_on,
+            mark: join_mark,
+        };
+        return push_conjuncts(sunk, cs);
+    }
     let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
     let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
     let mut kind = kind;
