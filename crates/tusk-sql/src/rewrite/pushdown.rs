@@ -16,6 +16,14 @@
 //!
 //! A filter that folded to `false` or NULL replaces its input by an empty
 //! relation with the same columns.
+//!
+//! A subquery the logical plan evaluates apart from the conjuncts (an
+//! InitPlan's Apply, or a mark join made of `IN`/`NOT IN`) is a SubPlan in
+//! PostgreSQL, tested among the quals of its level in cost order: the
+//! conjuncts it would test after it stay above it (`split_at_subplan`,
+//! `split_at_mark`), so that their errors are not raised for rows it
+//! rejects; a mark join over an inner join first goes down into the side
+//! it reads (`mark_join_side`), where PostgreSQL tests it.
 
 use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
 use std::collections::{BTreeSet, HashSet};
