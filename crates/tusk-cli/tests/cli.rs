@@ -390,3 +390,36 @@ fn undefined_names_are_pointed_at() {
         "ERROR:  column t.b does not exist\nLINE 2:  t.b > 0\n         ^\n"
     );
 }
+
+/// A misspelled column gets PostgreSQL 15's hint at the closest column
+/// (text as PostgreSQL 15 prints it).
+#[test]
+fn misspelled_columns_get_a_hint() {
+    let Some(dir) = engine_dir() else { return };
+    let out = run(
+        dir.path(),
+        &[
+            "-c",
+            "create table t (abc int, xyz int); create table u (abc int)",
+            "-c",
+            "select abd from t",
+            "-c",
+            "select t.abd from t, u",
+            "-c",
+            "select abd from t, u",
+            "-c",
+            "select qqq from t",
+        ],
+        "",
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ERROR:  column \"abd\" does not exist\nLINE 1: select abd from t\n               ^\n\
+         HINT:  Perhaps you meant to reference the column \"t.abc\".\n\
+         ERROR:  column t.abd does not exist\nLINE 1: select t.abd from t, u\n               ^\n\
+         HINT:  Perhaps you meant to reference the column \"t.abc\".\n\
+         ERROR:  column \"abd\" does not exist\nLINE 1: select abd from t, u\n               ^\n\
+         HINT:  Perhaps you meant to reference the column \"t.abc\" or the column \"u.abc\".\n\
+         ERROR:  column \"qqq\" does not exist\nLINE 1: select qqq from t\n               ^\n"
+    );
+}

@@ -19,7 +19,10 @@
 //! `TUSK_FUZZ_SEED` (default 1) in CI; `TUSK_FUZZ_SECONDS` keeps going,
 //! round after round with new seeds, for that long (a longer hunt on
 //! demand). Every mismatch is printed with the schema that reproduces it;
-//! each bug found becomes a case in `tests/corpus/`.
+//! each bug found becomes a case in `tests/corpus/`. `TUSK_FUZZ_TRACE=1`
+//! prints each statement before tusk runs it (to find one that hangs);
+//! `TUSK_FUZZ_ONLY=text` runs only the queries that contain `text` (to
+//! find the round of a known shape fast: rounds generate the same queries).
 
 mod common;
 
@@ -146,6 +149,8 @@ fn differential_fuzz() {
         .ok()
         .and_then(|v| v.parse().ok())
         .map(Duration::from_secs);
+    let trace = env_num("TUSK_FUZZ_TRACE", 0) != 0;
+    let only = std::env::var("TUSK_FUZZ_ONLY").ok();
     let root = tempfile::Builder::new()
         .prefix("tusk-fuzz-")
         .tempdir()
@@ -171,7 +176,10 @@ fn differential_fuzz() {
             tables: &tables,
             features: features(),
         };
-        let queries: Vec<_> = (0..QUERIES_PER_ROUND).map(|_| gen.query()).collect();
+        let mut queries: Vec<_> = (0..QUERIES_PER_ROUND).map(|_| gen.query()).collect();
+        if let Some(only) = &only {
+            queries.retain(|q| q.sql.contains(only.as_str()));
+        }
         // Statements: the schema, then the queries, then the TLP parts.
         let mut sqls = setup.clone();
         for q in &queries {
@@ -192,7 +200,12 @@ fn differential_fuzz() {
             let mut session = common::tusk::open(&dir, *conf);
             let tusk_out: Vec<Outcome> = sqls
                 .iter()
-                .map(|s| common::tusk::run(&mut session, s))
+                .map(|s| {
+                    if trace {
+                        say(&format!("fuzz: round {round}, {label}: {s}"));
+                    }
+                    common::tusk::run(&mut session, s)
+                })
                 .collect();
             for (k, q) in queries.iter().enumerate() {
                 let i = setup.len() + k;

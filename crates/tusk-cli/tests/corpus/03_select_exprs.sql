@@ -35,3 +35,24 @@ select a from nums where not (a > 1);
 select a from nums where s = 'five' and a = 5;
 select a from nums where false;
 select a from nums where true;
+
+-- The names unaliased items get (PostgreSQL's FigureColname), read back by
+-- name through a subquery: ARRAY[...] is "array", a subscript takes its
+-- base's name, a cast to an array type its element type's, and a bare
+-- boolean constant (an A_Const since PostgreSQL 15) "?column?".
+select "array" from (select array[1, 2]) s;
+select "array" from (select (array[1, 2])[2]) s;
+select x from (select x[1] from (select array[3, 4] x) a) s;
+select "int4" from (select '{1,2}'::int[]) s;
+select "varchar" from (select cast('{a}' as varchar[])) s;
+select "?column?" from (select true) s;
+select "bool" from (select 'true'::bool) s;
+-- expect: error
+select abd from (select 1 as abc) s;
+
+-- enable_mergejoin is accepted and shown like the other enable_* settings.
+set enable_mergejoin = off;
+show enable_mergejoin;
+select name, setting, category from pg_settings where name in ('enable_mergejoin', 'enable_hashjoin');
+reset enable_mergejoin;
+show enable_mergejoin;

@@ -153,3 +153,70 @@ select c0 in (3), c0 not in (3), c0 in (null::numeric) from fh order by c0, c1;
 -- expect: error
 select count(*) from fh a where (a.c0 % a.c1) in (null, null);
 select count(*) from fh a where (a.c0 % nullif(a.c1, 0)) in (null, 1, -1.25);
+
+-- A data error from the build side of a Parallel Hash Join below another
+-- hash join's probe side is raised at once, not held until the upper
+-- join's build side proves non-empty: the other participants wait for
+-- this one in the lower join's build (it hung, with parallel plans).
+create table fpp (c0 date, c2 int);
+insert into fpp values ('2000-01-02', 2), ('2000-01-01', -5), ('infinity', 0), ('2024-02-29', 3), ('1999-12-31', 3);
+create table fpq (c0 date);
+insert into fpq values ('infinity'), ('2000-01-01'), ('2000-01-02'), (null), ('1999-12-31');
+-- expect: error
+select (b.c0 = any (select sq.c0 from fpq sq)) from fpq a full join fpp b on a.c0 = b.c0 where ((0 % b.c2) >= 3);
+-- expect: error
+select count(*) from fpq a join fpp b on a.c0 = b.c0 where b.c0 in (select c0 from fpq) and 1 / b.c2 > 0;
+
+-- An uncorrelated NOT IN is a hashed SubPlan in PostgreSQL, tested among
+-- its scan's quals in cost order (its comparison: one operator), before a
+-- dearer conjunct that would raise an error for a row NOT IN rejects; a
+-- conjunct that ties with it keeps the written order (ON before WHERE),
+-- and one over fewer relations runs first, at a lower level.
+create table fk (c0 int, c1 text, c2 int);
+insert into fk values (1, 'a', 0), (2, 'b', 1), (null, 'c', 2), (3, 'd', 4);
+create table fl (c0 int);
+insert into fl values (1), (5);
+create table fs (c0 int);
+insert into fs values (1);
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) > 0;
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) >= 0;
+select * from fk a join fl b on (a.c0 not in (select c0 from fs)) where (0.00 / a.c2) is not null;
+select * from fk a where a.c0 not in (select c0 from fs) and (0.00 / a.c2) >= 0;
+select * from fk a where (0.00 / a.c2) >= 0 and a.c0 not in (select c0 from fs);
+select * from fk a where a.c2 > 0 and a.c0 not in (select c0 from fs);
+select * from fk a where not (a.c0 in (select c0 from fs)) and 10 / a.c2 > 1;
+select * from fk a where a.c0 + 0 not in (select c0 from fs) and 1 / a.c2 > 0;
+-- expect: error
+select * from fk a where 1 / a.c2 > 0 and a.c0 + 0 not in (select c0 from fs);
+select * from fk a join fl b on a.c0 + 0 not in (select c0 from fs) where 1 / a.c2 > 0;
+select * from fk a, fl b where a.c0 not in (select c0 from fs) and (0.00 / a.c2) > b.c0;
+-- expect: error
+select * from fk a, fl b where a.c0 + b.c0 not in (select c0 from fs) and 1 / a.c2 > 0;
+select * from fk a where a.c0 not in (select c0 from fs) and a.c0 not in (select c0 + 2 from fs) and 1 / a.c2 > 0;
+-- expect: error
+select count(*) from fk a where a.c0 not in (select c0 from fs where false) and 1 / a.c2 > 0 or a.c2 = 0;
+-- Over a join, the NOT IN goes with the scan of the side it reads, below
+-- the join and its condition (TPC-H Q16's shape).
+select * from fk a, fl b where a.c0 not in (select c0 from fs) and a.c0 + 3 = b.c0 + 0;
+select count(*) from fk a join fl b on a.c0 not in (select c0 from fs) and 1 / (a.c0 - 1) = b.c0 - 5;
+select count(*) from fl b, fk a where 1 / (a.c0 - 1) = b.c0 - 5 and a.c0 not in (select c0 from fs);
+-- expect: error
+select count(*) from fk a join fl b on a.c0 not in (select c0 from fs) and 1 / (a.c0 - 2) = b.c0 - 5;
+-- The IN as a select-list value is computed for every row either way.
+-- expect: error
+select a.c0 not in (select c0 from fs), 1 / a.c2 from fk a;
+
+-- INTERSECT ALL over a join with an empty side (fuzzer, seed 20261131):
+-- PostgreSQL's default plan is a Merge Join, whose sort of the non-empty
+-- side divides by zero; tusk has no merge join, and its hash join ends at
+-- the empty probe side as PostgreSQL's own hash join does.
+create table fia (c0 date, c1 bigint, c2 numeric);
+insert into fia values ('1999-12-31', 4, -0.001), ('2000-01-02', 5, 3), ('2000-01-01', -4, 0.00);
+create table fib (c0 int);
+set enable_mergejoin = off;
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2)) intersect all select (-5)::bigint from fia a join fia b on a.c0 = b.c0;
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2));
+reset enable_mergejoin;
+insert into fib values (1);
+-- expect: error
+select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2)) intersect all select (-5)::bigint from fia a join fia b on a.c0 = b.c0;

@@ -233,6 +233,9 @@ pub struct HashJoin {
     /// A data error reading that first batch raised, held until the probe
     /// side is read again (see `read_first_outer`).
     deferred_outer_error: Option<ExecError>,
+    /// Whether such an error may be held: not when the probe side has a
+    /// Parallel Hash Join (see `holds_probe_errors`).
+    may_hold_outer_error: bool,
 }
 
 impl HashJoin {
@@ -346,6 +349,7 @@ impl HashJoin {
             first_outer: None,
             peek_outer,
             deferred_outer_error: None,
+            may_hold_outer_error: holds_probe_errors(&plan.children[0]),
         })
     }
 
@@ -447,13 +451,17 @@ impl HashJoin {
     /// instead, the probe side counts as not empty, and the error is
     /// raised when the probe side is read again — never, when the build
     /// side turns out empty and the join ends there, as in PostgreSQL.
+    /// Only where no other participant can be waiting for this one to go
+    /// on: see [`holds_probe_errors`].
     fn read_first_outer(&mut self) -> Result<bool> {
         loop {
             match self.outer.next() {
                 Ok(Some(b)) if b.len == 0 => continue,
                 Ok(Some(b)) => self.first_outer = Some(b),
                 Ok(None) => {}
-                Err(e) if e.code.starts_with("22") => self.deferred_outer_error = Some(e),
+                Err(e) if e.code.starts_with("22") && self.may_hold_outer_error => {
+                    self.deferred_outer_error = Some(e)
+                }
                 Err(e) => return Err(e),
             }
             break;
@@ -707,6 +715,21 @@ fn peeks_outer_first(kind: JoinKind, outer: &Plan, hash: &Plan) -> bool {
         return false;
     }
     kind.keeps_unmatched_outer() || outer.est.startup_cost < hash.est.total_cost
+}
+
+/// Whether a hash join over probe side `outer` may hold a data error of
+/// the probe side's first batch (`read_first_outer`). Not when the probe
+/// side has a Parallel Hash Join below it (down to a nested Gather): the
+/// error may have left that join's build half done, with the other
+/// participants waiting at its barrier for this one, which would instead
+/// go on to wait at this join's; raised at once, the error reaches the
+/// Gather, which wakes them all with it.
+fn holds_probe_errors(outer: &Plan) -> bool {
+    match &outer.kind {
+        NodeKind::HashJoin { parallel: true, .. } => false,
+        NodeKind::Gather { .. } => true,
+        _ => outer.children.iter().all(holds_probe_errors),
+    }
 }
 
 /// Runs the probe of `st` against `table` into `sink`.

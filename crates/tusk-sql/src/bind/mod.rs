@@ -44,6 +44,7 @@ mod expr;
 mod forms;
 mod from;
 mod func;
+mod fuzzy;
 mod grouping;
 mod operators;
 mod query;
@@ -308,10 +309,7 @@ impl<'a> Binder<'a> {
                         if let Some(c) = rel.cols.iter().find(|c| c.name == name) {
                             return Ok(c.id);
                         }
-                        return err(
-                            sqlstate::UNDEFINED_COLUMN,
-                            format!("column {q}.{name} does not exist"),
-                        );
+                        return Err(self.missing_column(qualifier, name));
                     }
                 }
                 None => {
@@ -343,10 +341,22 @@ impl<'a> Binder<'a> {
                 sqlstate::UNDEFINED_TABLE,
                 format!("missing FROM-clause entry for table \"{q}\""),
             ),
-            None => err(
-                sqlstate::UNDEFINED_COLUMN,
-                format!("column \"{name}\" does not exist"),
-            ),
+            None => Err(self.missing_column(None, name)),
+        }
+    }
+
+    /// PostgreSQL's `errorMissingColumn`: the error for a reference to a
+    /// column no relation has, with a hint at the closest one
+    /// ([`fuzzy`]).
+    fn missing_column(&self, qualifier: Option<&str>, name: &str) -> SqlError {
+        let message = match qualifier {
+            Some(q) => format!("column {q}.{name} does not exist"),
+            None => format!("column \"{name}\" does not exist"),
+        };
+        let e = SqlError::coded(sqlstate::UNDEFINED_COLUMN, message);
+        match fuzzy::missing_column_hint(self.scopes.iter().rev(), qualifier, name) {
+            Some(hint) => e.with_hint(hint),
+            None => e,
         }
     }
 

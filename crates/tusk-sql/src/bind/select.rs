@@ -910,16 +910,30 @@ pub fn figure_colname(e: &A::Expr) -> String {
             A::Expr::Cast {
                 expr, data_type, ..
             } => figure(expr).or_else(|| {
+                // The type name's last part: an array's is its element's.
                 sql_type(data_type).ok().map(|t| match t {
                     SqlType::Varchar(_) => "varchar".to_string(),
                     SqlType::Char(_) => "bpchar".to_string(),
-                    t => t.data_type().type_name().to_string(),
+                    t => {
+                        let ty = t.data_type();
+                        ty.element().unwrap_or(ty).type_name().to_string()
+                    }
                 })
             }),
             A::Expr::TypedString(ts) => sql_type(&ts.data_type)
                 .ok()
                 .map(|t| t.data_type().type_name().to_string()),
-            A::Expr::Value(v) if matches!(v.value, A::Value::Boolean(_)) => Some("bool".into()),
+            A::Expr::Array(_) => Some("array".into()),
+            // The last field name of an indirection, else its base's name
+            // (subscripts do not name a column).
+            A::Expr::CompoundFieldAccess { root, access_chain } => access_chain
+                .iter()
+                .rev()
+                .find_map(|a| match a {
+                    A::AccessExpr::Dot(A::Expr::Identifier(i)) => ident(i).ok(),
+                    _ => None,
+                })
+                .or_else(|| figure(root)),
             A::Expr::Case { .. } => Some("case".into()),
             A::Expr::Exists { .. } => Some("exists".into()),
             A::Expr::Subquery(q) => match q.body.as_ref() {

@@ -343,6 +343,13 @@ const DEFS: &[Def] = &[
             "lets the planner use nested loop joins (when off, only where nothing else can run)",
     },
     Def {
+        name: "enable_mergejoin",
+        default: "on",
+        kind: Kind::Bool,
+        read_only: false,
+        description: "accepted for compatibility; tusk has no merge join",
+    },
+    Def {
         name: "statement_timeout",
         default: "0",
         kind: Kind::DurationMs {
@@ -626,9 +633,8 @@ fn category(name: &str) -> &'static str {
             "Resource Usage / Asynchronous Behavior"
         }
         "min_parallel_table_scan_size" => "Query Tuning / Planner Cost Constants",
-        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" | "enable_nestloop" => {
-            "Query Tuning / Planner Method Configuration"
-        }
+        "enable_indexscan" | "enable_seqscan" | "enable_hashjoin" | "enable_nestloop"
+        | "enable_mergejoin" => "Query Tuning / Planner Method Configuration",
         "synchronous_commit" | "full_page_writes" | "wal_buffers" => "Write-Ahead Log / Settings",
         "max_wal_size" | "checkpoint_timeout" => "Write-Ahead Log / Checkpoints",
         "recovery_prefetch" | "wal_decode_buffer_size" => "Write-Ahead Log / Recovery",

@@ -143,7 +143,17 @@ pub fn eval_cost(e: &Expr) -> f64 {
 /// `x * x <= x AND x * x >= x / 0` the division is never reached for a row
 /// the cheaper test rejects, in PostgreSQL and so in tusk.
 pub fn order_quals(quals: Vec<Expr>) -> Vec<Expr> {
-    let mut costed: Vec<(f64, Expr)> = quals.into_iter().map(|q| (eval_cost(&q), q)).collect();
+    order_quals_with(quals, |_| 0.0)
+}
+
+/// [`order_quals`] where each qual also costs `extra(qual)`: what a
+/// subquery the logical plan has turned into a join would cost PostgreSQL,
+/// which evaluates it in place as a SubPlan (see `rewrite::pushdown`).
+pub fn order_quals_with(quals: Vec<Expr>, extra: impl Fn(&Expr) -> f64) -> Vec<Expr> {
+    let mut costed: Vec<(f64, Expr)> = quals
+        .into_iter()
+        .map(|q| (eval_cost(&q) + extra(&q), q))
+        .collect();
     costed.sort_by(|a, b| a.0.total_cmp(&b.0));
     costed.into_iter().map(|(_, q)| q).collect()
 }

@@ -16,28 +16,188 @@
 //!
 //! A filter that folded to `false` or NULL replaces its input by an empty
 //! relation with the same columns.
+//!
+//! A subquery the logical plan evaluates apart from the conjuncts (an
+//! InitPlan's Apply, or a mark join made of `IN`/`NOT IN`) is a SubPlan in
+//! PostgreSQL, tested among the quals of its level in cost order: the
+//! conjuncts it would test after it stay above it (`split_at_subplan`,
+//! `split_at_mark`), so that their errors are not raised for rows it
+//! rejects; a mark join over an inner join first goes down into the side
+//! it reads (`mark_join_side`), where PostgreSQL tests it.
 
 use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use tusk_exec::expr::BoolTest;
 use tusk_exec::{Expr, Value};
 
-/// Splits the conjuncts above an uncorrelated scalar or EXISTS subquery
-/// (an InitPlan, whose value is the column `out`) into those that stay
-/// above it and those that go below. PostgreSQL evaluates all of them as
-/// one qual list in cost order, reading the InitPlan's parameter (cost 0)
-/// where it comes; so the conjuncts ordered before the first that reads
-/// `out` go below, and that one and all after it stay in order above. Rows
-/// a cheaper conjunct rejects never meet a dearer one that could fail, and
-/// the subquery runs only if some row reaches its conjunct.
-fn split_at_init_param(cs: Vec<Expr>, out: ColumnId) -> (Vec<Expr>, Vec<Expr>) {
-    let mut ordered = crate::physical::cost::order_quals(cs);
-    let first = ordered
-        .iter()
-        .position(|c| expr_columns(c).contains(&out))
-        .unwrap_or(ordered.len());
+/// Splits the conjuncts above a subquery that the logical plan evaluates
+/// apart from them (an Apply, or a mark join made of an `IN`), whose value
+/// is the column `out`, into those that stay above it and those that go
+/// below. PostgreSQL evaluates all of them as one qual list in cost order
+/// (`order_qual_clauses`), running the subquery as a SubPlan where its
+/// conjunct comes, at `subplan_cost` operator evaluations besides the
+/// conjunct's own. So the conjuncts ordered before the first that reads
+/// `out` go below, and that one and all after it stay in order above: rows
+/// a cheaper conjunct rejects never meet a dearer one that could fail, nor
+/// rows the subquery's conjunct rejects (`x NOT IN (q) AND 1 / y > 0`).
+fn split_at_subplan(cs: Vec<Expr>, out: ColumnId, subplan_cost: f64) -> (Vec<Expr>, Vec<Expr>) {
+    let reads_out = |c: &Expr| expr_columns(c).contains(&out);
+    let mut ordered =
+        crate::physical::cost::order_quals_with(
+            cs,
+            |c| {
+                if reads_out(c) {
+                    subplan_cost
+                } else {
+                    0.0
+                }
+            },
+        );
+    let first = ordered.iter().position(reads_out).unwrap_or(ordered.len());
     let stay = ordered.split_off(first);
     (stay, ordered)
+}
+
+/// Splits the conjuncts above a mark join over `left` with condition `on`
+/// and mark column `mark` into those that stay above it and those that go
+/// below, as PostgreSQL orders the SubPlan the mark join stands for among
+/// its other quals. PostgreSQL tests a qual at the lowest join level that
+/// has every relation it reads ([`Levels`]); so a conjunct over fewer
+/// relations than the mark's conjuncts, or over others, runs first (goes
+/// below), one over more runs after (stays above), and those over the same
+/// relations are ordered by cost with it ([`split_at_subplan`]).
+fn split_at_mark(
+    left: &Logical,
+    on: &[Expr],
+    mark: ColumnId,
+    null_aware: bool,
+    cs: Vec<Expr>,
+) -> (Vec<Expr>, Vec<Expr>) {
+    let levels = Levels::of(left);
+    let reads_mark = |c: &Expr| expr_columns(c).contains(&mark);
+    let mut subplan_level = levels.relations(on.iter());
+    for c in cs.iter().filter(|c| reads_mark(c)) {
+        subplan_level.extend(levels.relations(std::iter::once(c)));
+    }
+    let (mut down, mut same, mut after) = (vec![], vec![], vec![]);
+    for c in cs {
+        let rels = levels.relations(std::iter::once(&c));
+        if reads_mark(&c) || rels == subplan_level {
+            same.push(c);
+        } else if rels.is_superset(&subplan_level) {
+            after.push(c);
+        } else {
+            down.push(c);
+        }
+    }
+    let (mut stay, same_down) = split_at_subplan(same, mark, mark_subplan_cost(on, null_aware));
+    down.extend(same_down);
+    stay.extend(after);
+    (stay, down)
+}
+
+/// The relations below a join's input, as sets of the columns each
+/// contributes: inner and outer joins are split into their sides (and
+/// filters looked through), anything else is one relation. A mark
+/// column belongs to the relations its join's condition reads.
+struct Levels(Vec<HashSet<ColumnId>>);
+
+impl Levels {
+    fn of(plan: &Logical) -> Levels {
+        let mut rels = Vec::new();
+        Self::collect(plan, &mut rels);
+        Levels(rels)
+    }
+
+    fn collect(plan: &Logical, rels: &mut Vec<HashSet<ColumnId>>) {
+        match plan {
+            Logical::Filter { input, .. } => Self::collect(input, rels),
+            Logical::Join {
+                kind: JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full,
+                left,
+                right,
+                ..
+            } => {
+                Self::collect(left, rels);
+                Self::collect(right, rels);
+            }
+            Logical::Join {
+                kind: JoinKind::Semi | JoinKind::Anti,
+                left,
+                ..
+            } => Self::collect(left, rels),
+            Logical::Join {
+                kind: JoinKind::Mark { .. },
+                left,
+                on,
+                mark,
+                ..
+            } => {
+                let first = rels.len();
+                Self::collect(left, rels);
+                let on_cols: HashSet<ColumnId> = on.iter().flat_map(expr_columns).collect();
+                for r in &mut rels[first..] {
+                    if r.iter().any(|c| on_cols.contains(c)) {
+                        r.extend(mark.iter().copied());
+                    }
+                }
+            }
+            other => rels.push(other.output().into_iter().collect()),
+        }
+    }
+
+    /// The indexes of the relations that `exprs` read columns of.
+    fn relations<'a>(&self, exprs: impl Iterator<Item = &'a Expr>) -> BTreeSet<usize> {
+        let cols: HashSet<ColumnId> = exprs.flat_map(expr_columns).collect();
+        (0..self.0.len())
+            .filter(|&i| self.0[i].iter().any(|c| cols.contains(c)))
+            .collect()
+    }
+}
+
+/// Where a mark join (`kind`, with condition `on`) over `left` belongs when
+/// `left` is an inner join whose sides are `(a, b)`: `Some(true)` in `a`,
+/// `Some(false)` in `b`, when its condition reads columns of that side
+/// only. PostgreSQL tests the SubPlan the mark join stands for with the
+/// quals of that side's scan, below the join, and the join keeps its own
+/// condition (a mark join left above an inner join would hold the join's
+/// keys above it too, as conjuncts PostgreSQL tests after the SubPlan: see
+/// [`split_at_mark`]).
+fn mark_join_side(kind: JoinKind, left: &Logical, on: &[Expr]) -> Option<bool> {
+    let (
+        JoinKind::Mark { .. },
+        Logical::Join {
+            kind: JoinKind::Inner,
+            left: a,
+            right: b,
+            ..
+        },
+    ) = (kind, left)
+    else {
+        return None;
+    };
+    let reads: HashSet<ColumnId> = on.iter().flat_map(expr_columns).collect();
+    let reads_side = |side: &Logical| side.output().iter().any(|c| reads.contains(c));
+    match (reads_side(a), reads_side(b)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// What PostgreSQL's `cost_subplan` charges per row, in operator
+/// evaluations, for the SubPlan that a mark join with condition `on`
+/// stands for. An uncorrelated `IN` (null-aware) is a hashed SubPlan: its
+/// comparisons (the `testexpr`) and nothing else. A correlated EXISTS runs
+/// the subquery again for each row, which costs at least a page read: more
+/// than any expression, so every other conjunct comes before it.
+fn mark_subplan_cost(on: &[Expr], null_aware: bool) -> f64 {
+    use crate::physical::cost::{eval_cost, CPU_OPERATOR_COST, SEQ_PAGE_COST};
+    if null_aware {
+        on.iter().map(eval_cost).sum()
+    } else {
+        SEQ_PAGE_COST / CPU_OPERATOR_COST
+    }
 }
 
 /// Pushes every filter of the tree down as far as it goes.
@@ -192,7 +352,8 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             let init_plan = matches!(kind, SubqueryKind::Scalar | SubqueryKind::Exists)
                 && subquery.free_columns().is_empty();
             let (stay, down) = if init_plan {
-                split_at_init_param(cs, out)
+                // An InitPlan's value is a parameter, of cost 0.
+                split_at_subplan(cs, out, 0.0)
             } else {
                 cs.into_iter().partition(|c| expr_columns(c).contains(&out))
             };
@@ -280,6 +441,40 @@ fn join(
     mark: Option<ColumnId>,
     cs: Vec<Expr>,
 ) -> Logical {
+    if let Some(into_left) = mark_join_side(kind, &left, &on) {
+        let Logical::Join {
+            left: a,
+            right: b,
+            on: join_on,
+            mark: join_mark,
+            ..
+        } = left
+        else {
+            unreachable!("an inner join, as mark_join_side found")
+        };
+        let mark_join = |input: Box<Logical>| {
+            Box::new(Logical::Join {
+                kind,
+                left: input,
+                right: Box::new(right),
+                on,
+                mark,
+            })
+        };
+        let (a, b) = if into_left {
+            (mark_join(a), b)
+        } else {
+            (a, mark_join(b))
+        };
+        let sunk = Logical::Join {
+            kind: JoinKind::Inner,
+            left: a,
+            right: b,
+            on: join_on,
+            mark: join_mark,
+        };
+        return push_conjuncts(sunk, cs);
+    }
     let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
     let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
     let mut kind = kind;
@@ -295,6 +490,16 @@ fn join(
         k => k,
     };
     let (mut to_left, mut to_right, mut above, mut new_on) = (vec![], vec![], vec![], vec![]);
+    // A mark join is a SubPlan in PostgreSQL, tested in cost order among
+    // the other conjuncts of its level: those it would test later stay above.
+    let cs = match (kind, mark) {
+        (JoinKind::Mark { null_aware }, Some(m)) => {
+            let (stay, down) = split_at_mark(&left, &on, m, null_aware, cs);
+            above = stay;
+            down
+        }
+        _ => cs,
+    };
     // The join's own condition first: PostgreSQL distributes a JOIN's ON
     // quals before the WHERE clause above it, and a scan tests its quals in
     // that order among equal costs (which decides whether a later qual's
