@@ -260,7 +260,7 @@ impl IndexNestLoop {
                 .iter()
                 .map(|&c| inner.columns[c].clone())
                 .collect();
-            let ok = pf.eval(&block.rows, &owners, inner_cols)?;
+            let ok = pf.eval_quals(&block.rows, &owners, inner_cols)?;
             let keep: Vec<u32> = (0..owners.len())
                 .filter(|&i| ok[i] == Some(true))
                 .map(|i| i as u32)

@@ -152,24 +152,80 @@ impl PairFilter {
 
     /// The filter over pairs: outer rows `oi` of `outer`, and `inner` the
     /// [`PairFilter::inner_cols`] of the pairs' inner rows (gathered, one
-    /// row per pair). One value per pair: true, false or NULL.
+    /// row per pair). One value per pair: true, false or NULL, the filter's
+    /// three-valued result (what a null-aware mark join needs).
     pub fn eval(&self, outer: &Batch, oi: &[u32], inner: Vec<Vector>) -> Result<Vec<Option<bool>>> {
+        let v = self.expr.eval(&self.pairs(outer, oi, inner))?;
+        let b = join_bools(&v)?;
+        Ok((0..oi.len())
+            .map(|i| (!v.is_null(i)).then_some(b[i]))
+            .collect())
+    }
+
+    /// The filter as a join's qual list: its conjuncts in turn, each on
+    /// the pairs that passed all before it, as PostgreSQL's `ExecQual`
+    /// stops a pair at its first false or NULL conjunct. So a conjunct that
+    /// can fail (a division) runs only on pairs PostgreSQL runs it on. A
+    /// pair that does not pass is `Some(false)` or `None` (which of the two
+    /// is not the filter's three-valued result: use [`PairFilter::eval`]
+    /// where that matters).
+    pub fn eval_quals(
+        &self,
+        outer: &Batch,
+        oi: &[u32],
+        inner: Vec<Vector>,
+    ) -> Result<Vec<Option<bool>>> {
+        let Expr::And(conjuncts) = &self.expr else {
+            return self.eval(outer, oi, inner);
+        };
+        let mut batch = self.pairs(outer, oi, inner);
+        let mut out = vec![Some(true); oi.len()];
+        // The pairs still passing: `alive[j]` is row j of `batch`.
+        let mut alive: Vec<u32> = (0..oi.len() as u32).collect();
+        for c in conjuncts {
+            if alive.is_empty() {
+                break;
+            }
+            let v = c.eval(&batch)?;
+            let b = join_bools(&v)?;
+            let mut keep = Vec::with_capacity(alive.len());
+            for (j, &pair) in alive.iter().enumerate() {
+                if v.is_null(j) {
+                    out[pair as usize] = None;
+                } else if !b[j] {
+                    out[pair as usize] = Some(false);
+                } else {
+                    keep.push(j as u32);
+                }
+            }
+            if keep.len() < alive.len() {
+                batch = batch.gather(&keep);
+                alive = keep.iter().map(|&j| alive[j as usize]).collect();
+            }
+        }
+        Ok(out)
+    }
+
+    /// The columns the filter reads, one row per pair.
+    fn pairs(&self, outer: &Batch, oi: &[u32], inner: Vec<Vector>) -> Batch {
         let mut cols: Vec<Vector> = self
             .outer_cols
             .iter()
             .map(|&c| outer.columns[c].gather(oi))
             .collect();
         cols.extend(inner);
-        let v = self.expr.eval(&Batch::new(cols, oi.len()))?;
-        let Data::Bool(b) = &v.data else {
-            return Err(ExecError::coded(
-                crate::error::sqlstate::DATATYPE_MISMATCH,
-                "argument of JOIN/ON must be type boolean",
-            ));
-        };
-        Ok((0..oi.len())
-            .map(|i| (!v.is_null(i)).then_some(b[i]))
-            .collect())
+        Batch::new(cols, oi.len())
+    }
+}
+
+/// A join condition's values as Booleans (the condition must be one).
+fn join_bools(v: &Vector) -> Result<&[bool]> {
+    match &v.data {
+        Data::Bool(b) => Ok(b),
+        _ => Err(ExecError::coded(
+            crate::error::sqlstate::DATATYPE_MISMATCH,
+            "argument of JOIN/ON must be type boolean",
+        )),
     }
 }
 
@@ -191,6 +247,36 @@ mod tests {
             out.push_value(&x.map_or(Value::Null, Value::Int4));
         }
         out
+    }
+
+    /// As a qual list, a pair's later conjuncts run only if the earlier
+    /// ones were true: 1 / inner is not computed where inner is 0 unless
+    /// the first conjunct held.
+    #[test]
+    fn qual_list_stops_at_false_or_null() {
+        use crate::expr::ArithOp;
+        let outer = Batch::new(vec![ints(&[Some(1), None, Some(0)])], 3);
+        let first = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(col(0, DataType::Int4)),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let second = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(Expr::Arith {
+                first: Box::new(lit(Value::Int4(1), DataType::Int4)),
+                rest: vec![(ArithOp::Div, col(1, DataType::Int4))],
+                ty: DataType::Int4,
+            }),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let pf = PairFilter::new(&Expr::And(vec![first, second]), 1);
+        let inner = || ints(&[Some(1), Some(0), Some(0)]);
+        // Pair 0 passes both; pairs 1 (NULL) and 2 (false) stop first.
+        let got = pf.eval_quals(&outer, &[0, 1, 2], vec![inner()]).unwrap();
+        assert_eq!(got, vec![Some(true), None, Some(false)]);
+        // The three-valued AND computes 1 / 0 for pair 1.
+        assert!(pf.eval(&outer, &[0, 1, 2], vec![inner()]).is_err());
     }
 
     /// The filter reads the second outer and the first inner column; the

@@ -296,7 +296,13 @@ impl NestedLoop {
                     .iter()
                     .map(|&c| ib.columns[c].gather(ii))
                     .collect();
-                f.eval(&block.rows, oi, inner_cols)?
+                // A null-aware mark needs the condition's NULLs; any
+                // other join tests it as PostgreSQL's qual list.
+                if matches!(kind, JoinKind::Mark { null_aware: true }) {
+                    f.eval(&block.rows, oi, inner_cols)?
+                } else {
+                    f.eval_quals(&block.rows, oi, inner_cols)?
+                }
             }
         };
         let removed = results.iter().filter(|r| **r != Some(true)).count();

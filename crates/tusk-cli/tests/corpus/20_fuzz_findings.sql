@@ -220,3 +220,20 @@ reset enable_mergejoin;
 insert into fib values (1);
 -- expect: error
 select -9 from fib a, fia b where ((a.c0)::numeric = (b.c2 / b.c2)) intersect all select (-5)::bigint from fia a join fia b on a.c0 = b.c0;
+
+-- A join filter of several conjuncts is a qual list, as PostgreSQL's
+-- ExecQual tests it: a pair stops at its first false or NULL conjunct, so
+-- a later conjunct's division never runs on it (fuzzer, seed 20261205).
+create table jq_a (a int);
+create table jq_b (b int, t text);
+insert into jq_a values (-6), (NULL), (-4);
+insert into jq_b values (0, NULL), (1, 'x'), (-10, 'y');
+select count(*) from jq_a, jq_b where jq_a.a between jq_b.b and (1 % jq_b.b);
+select count(*) from jq_a left join jq_b on jq_a.a >= jq_b.b and jq_a.a <= (1 % jq_b.b);
+select count(*) from jq_a a join jq_b b on (b.t >= 'a') where (a.a % b.b) <> 4;
+select count(*) from jq_a where exists (select 1 from jq_b where jq_a.a >= jq_b.b and jq_a.a <= (1 % jq_b.b));
+-- a pair that passes the first conjunct still divides by zero
+insert into jq_a values (5);
+-- expect: error
+select count(*) from jq_a, jq_b where jq_a.a between jq_b.b and (1 % jq_b.b);
+drop table jq_a, jq_b;

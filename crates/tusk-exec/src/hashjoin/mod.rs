@@ -657,7 +657,13 @@ impl HashJoin {
             None => None,
             Some(f) => {
                 let cols = table.gather(inner_types, &f.inner_cols, ii);
-                let r = f.eval(&st.batch, oi, cols)?;
+                // A null-aware mark needs the condition's NULLs; any
+                // other join tests it as PostgreSQL's qual list.
+                let r = if nullaware::is_null_aware(kind) {
+                    f.eval(&st.batch, oi, cols)?
+                } else {
+                    f.eval_quals(&st.batch, oi, cols)?
+                };
                 let removed = r.iter().filter(|v| **v != Some(true)).count();
                 self.ctx.add_removed(self.id, removed as u64);
                 Some(r)
