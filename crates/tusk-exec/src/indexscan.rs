@@ -136,32 +136,28 @@ pub fn scan_bounds(index: &Index<'_>, keys: &[IndexKey]) -> Result<Option<ScanBo
     let enc = index.encoder();
     let values: Vec<Value> = keys
         .iter()
-        .map(|k| match k.op {
-            IndexKeyOp::IsNull => Ok(Value::Null),
+        .map(|k| match (k.op, &k.value) {
+            (IndexKeyOp::IsNull, _) => Ok(Value::Null),
             // An integer constant (what pgbench's parameter becomes) is
             // its own value: no batch to evaluate it in.
-            _ if matches!(
-                k.value,
+            (
+                _,
                 Expr::Const {
-                    value: Value::Int2(_),
-                    ty: DataType::Int2
-                } | Expr::Const {
-                    value: Value::Int4(_),
-                    ty: DataType::Int4
-                } | Expr::Const {
-                    value: Value::Int8(_),
-                    ty: DataType::Int8
+                    value: v @ Value::Int2(_),
+                    ty: DataType::Int2,
                 }
-            ) =>
-            {
-                let Expr::Const { value, .. } = &k.value else {
-                    unreachable!("matched above")
-                };
-                Ok(value.clone())
-            }
-            _ => {
-                let v = k.value.eval(&Batch::new(vec![], 1))?;
-                Ok(v.value_as(0, k.value.data_type()))
+                | Expr::Const {
+                    value: v @ Value::Int4(_),
+                    ty: DataType::Int4,
+                }
+                | Expr::Const {
+                    value: v @ Value::Int8(_),
+                    ty: DataType::Int8,
+                },
+            ) => Ok(v.clone()),
+            (_, e) => {
+                let v = e.eval(&Batch::new(vec![], 1))?;
+                Ok(v.value_as(0, e.data_type()))
             }
         })
         .collect::<Result<_>>()?;

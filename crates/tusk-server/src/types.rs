@@ -22,6 +22,7 @@ use crate::frontend::utf8;
 use tusk_exec::vector::Data;
 use tusk_exec::{Batch, Numeric, Value, Vector};
 use tusk_storage::{DataType, SqlType};
+use tusk_types::scalar::{format_int, IntText};
 use tusk_types::{Interval, Settings};
 
 /// PostgreSQL's `unknown` type: a parameter whose type the client left open.
@@ -312,21 +313,8 @@ fn numeric_to_binary(text: &str, out: &mut Vec<u8>) {
 
 /// Appends `v` in decimal to `out`.
 fn put_int(out: &mut Vec<u8>, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&buf[i..]);
+    let mut buf = IntText::default();
+    out.extend_from_slice(format_int(&mut buf, v));
 }
 
 /// Appends one value of type `ty`: a 4-byte length and its bytes.

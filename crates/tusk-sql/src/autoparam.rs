@@ -35,6 +35,7 @@
 use crate::bind::literal_value;
 use tusk_exec::Value;
 use tusk_storage::DataType;
+use tusk_types::scalar::{format_uint, IntText};
 
 /// A simple query with its parameterizable literals taken out.
 #[derive(Debug, Clone, PartialEq)]
@@ -433,20 +434,10 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
 
 /// Appends `n` in decimal (without `format!`'s machinery: this runs for
 /// every simple query, and so does the command tag's count).
-pub(crate) fn push_number(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[at..] {
-        out.push(d as char);
-    }
+pub(crate) fn push_number(out: &mut String, n: u64) {
+    let mut buf = IntText::default();
+    let digits = format_uint(&mut buf, n);
+    out.push_str(std::str::from_utf8(digits).expect("ASCII digits"));
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! | module | what | main entry points |
 //! |---|---|---|
 //! | [`numeric`] | exact decimals: 128-bit fast path, big form, NaN/±Infinity | [`Numeric`]: `from_text`, `parse`, `Display`, `Ord`/`Hash`, `write_key`, `encode`/`decode`, `to_storage_parts`/`from_storage_parts`, `checked_add/sub/mul/div/rem`, `div_trunc`, `negated`, `abs`, `sign`, `ceil`, `floor`, `round_fn`, `trunc_fn`, `round_to`, `trunc_to`, `sqrt`, `exp`, `ln`, `log10`, `log`, `power`, `apply_typmod`, `to_i16/i32/i64`, `to_f32/f64`, `from_f32/f64`, `approx_f64`, `to_char`; [`numeric::typmod_error`] |
-//! | [`scalar`] | `smallint`/`integer`/`bigint`/`boolean` input | `parse_int2`, `parse_int4`, `parse_int8`, `parse_bool`, `format_bool` |
+//! | [`scalar`] | `smallint`/`integer`/`bigint`/`boolean` input | `parse_int2`, `parse_int4`, `parse_int8`, `parse_bool`, `format_int`, `format_uint`, `format_bool` |
 //! | [`float`] | `real`/`double precision` input and output | `parse_float4`, `parse_float8`, `format_float4`, `format_float8`, `format_float4_digits`, `format_float8_digits`, `float_cmp` |
 //! | [`settings`] | session settings | [`Settings`] (`set_date_style`, `set_interval_style`, `set_time_zone`, `date_style_name`, `interval_style_name`), `DateStyle`, `DateOrder`, `IntervalStyle` |
 //! | [`datetime`] | `date`, `time`, `timestamp`, `timestamptz`: representation, limits, calendar | `date_to_ymd`, `ymd_to_date`, `Fields`, `DATE_NOBEGIN/NOEND`, `TS_NOBEGIN/NOEND`, `valid_date`, `valid_timestamp`, `day_of_week` |

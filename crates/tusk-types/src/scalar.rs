@@ -1,4 +1,5 @@
-//! Text input of `smallint`, `integer`, `bigint` and `boolean`.
+//! Text input of `smallint`, `integer`, `bigint` and `boolean`, and their
+//! output (without `format!`'s machinery: it runs for every value sent).
 //!
 //! Integers (`pg_strtoint16/32/64` of PostgreSQL 15): optional white space,
 //! an optional `+` or `-`, at least one decimal digit, optional white
@@ -96,6 +97,42 @@ pub fn parse_bool(s: &str) -> Result<bool> {
     }
 }
 
+/// A buffer for [`format_int`] and [`format_uint`]: the longest output,
+/// `-9223372036854775808` or `18446744073709551615`, is 20 bytes.
+pub type IntText = [u8; 20];
+
+/// `int8out` (and `int2out`/`int4out` for narrower values): `v` in
+/// decimal, with a `-` when negative, written into the end of `buf`.
+pub fn format_int(buf: &mut IntText, v: i64) -> &[u8] {
+    let start = digits(buf, v.unsigned_abs());
+    if v < 0 {
+        buf[start - 1] = b'-';
+        &buf[start - 1..]
+    } else {
+        &buf[start..]
+    }
+}
+
+/// `v` in decimal, written into the end of `buf`.
+pub fn format_uint(buf: &mut IntText, v: u64) -> &[u8] {
+    let start = digits(buf, v);
+    &buf[start..]
+}
+
+/// Writes `v`'s digits at the end of `buf`; returns where they start (at
+/// least 1 for a value below 10^19, leaving room for a sign).
+fn digits(buf: &mut IntText, mut v: u64) -> usize {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return at;
+        }
+    }
+}
+
 /// `boolout`: `t` or `f`.
 pub fn format_bool(b: bool) -> &'static str {
     if b {
@@ -108,6 +145,18 @@ pub fn format_bool(b: bool) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_output() {
+        let mut buf = IntText::default();
+        assert_eq!(format_int(&mut buf, 0), b"0");
+        assert_eq!(format_int(&mut buf, 1234), b"1234");
+        assert_eq!(format_int(&mut buf, -7), b"-7");
+        assert_eq!(format_int(&mut buf, i64::MIN), b"-9223372036854775808");
+        assert_eq!(format_int(&mut buf, i64::MAX), b"9223372036854775807");
+        assert_eq!(format_uint(&mut buf, u64::MAX), b"18446744073709551615");
+        assert_eq!(format_uint(&mut buf, 10), b"10");
+    }
 
     fn show<T: ToString>(r: Result<T>) -> String {
         match r {

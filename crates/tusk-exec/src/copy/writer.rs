@@ -23,6 +23,7 @@ use crate::cast;
 use crate::vector::{Batch, Data, Vector};
 use tusk_storage::DataType;
 use tusk_types::datetime::date_to_ymd;
+use tusk_types::scalar::{format_int, IntText};
 use tusk_types::settings::DateStyle;
 use tusk_types::Settings;
 
@@ -84,7 +85,7 @@ impl CopyWriter {
     /// Appends the rows of `b` to `out`.
     pub fn batch(&mut self, b: &Batch, out: &mut Vec<u8>) {
         let delimiter = self.o.options.delimiter;
-        let mut num = itoa_buf();
+        let mut num = IntText::default();
         let mut dec = [0u8; DECIMAL_BUF];
         let mut date = [0u8; 10];
         for r in 0..b.len {
@@ -260,31 +261,6 @@ fn format_iso_date(buf: &mut [u8; 10], days: i32) -> Option<&[u8]> {
     Some(&buf[..])
 }
 
-fn itoa_buf() -> [u8; 20] {
-    [0; 20]
-}
-
-/// The decimal digits of `v`, in `buf`.
-#[inline]
-fn format_int(buf: &mut [u8; 20], v: i64) -> &[u8] {
-    let mut i = buf.len();
-    let neg = v < 0;
-    let mut x = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    if neg {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    &buf[i..]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,7 +391,7 @@ mod tests {
 
     #[test]
     fn integers() {
-        let mut buf = itoa_buf();
+        let mut buf = IntText::default();
         assert_eq!(format_int(&mut buf, 0), b"0");
         assert_eq!(format_int(&mut buf, i64::MIN), b"-9223372036854775808");
         assert_eq!(format_int(&mut buf, 1234), b"1234");

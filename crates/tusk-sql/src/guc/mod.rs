@@ -950,11 +950,11 @@ impl Gucs {
     }
 
     pub fn enable_hashjoin(&self) -> bool {
-        self.values["enable_hashjoin"] == "on"
+        self.typed.enable_hashjoin
     }
 
     pub fn enable_nestloop(&self) -> bool {
-        self.values["enable_nestloop"] == "on"
+        self.typed.enable_nestloop
     }
 
     pub fn hash_join_prefetch(&self) -> bool {
