@@ -31,6 +31,7 @@ use crate::numeric::Numeric;
 use crate::vector::{Data, Vector};
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::OnceLock;
 use tusk_storage::heap::{Tid, VisibleItem};
 use tusk_storage::tuple::{self, Attr};
 use tusk_storage::visible::attrs;
@@ -48,9 +49,11 @@ enum Step {
     Take { width: Option<usize> },
 }
 
-/// Turns stored tuples into column vectors: the needed attributes and,
-/// optionally, a last Int8 column with the TID.
-pub(crate) struct Deformer {
+/// What a [`Deformer`] does, fixed by the table's types, the attributes
+/// it takes and whether it adds the TID: made once and shared (a cached
+/// plan's index scan keeps one in its node, see [`LayoutCache`]).
+#[derive(Debug)]
+pub(crate) struct Layout {
     table_types: Vec<DataType>,
     /// For each attribute up to the last needed one: its output column.
     out_of_att: Vec<Option<usize>>,
@@ -64,6 +67,31 @@ pub(crate) struct Deformer {
     taken: Vec<(DataType, usize)>,
     out_types: Vec<DataType>,
     with_tid: bool,
+}
+
+/// A plan node's [`Layout`], made by the first execution that needs it
+/// and shared by its copies and later executions. It caches what the
+/// node's other fields determine, so any two compare equal.
+#[derive(Debug, Clone, Default)]
+pub struct LayoutCache(Arc<OnceLock<Arc<Layout>>>);
+
+impl PartialEq for LayoutCache {
+    fn eq(&self, _: &LayoutCache) -> bool {
+        true
+    }
+}
+
+impl LayoutCache {
+    /// The layout, made with `make` on first use.
+    pub(crate) fn get(&self, make: impl FnOnce() -> Layout) -> Arc<Layout> {
+        self.0.get_or_init(|| Arc::new(make())).clone()
+    }
+}
+
+/// Turns stored tuples into column vectors: the needed attributes and,
+/// optionally, a last Int8 column with the TID.
+pub(crate) struct Deformer {
+    layout: Arc<Layout>,
     /// Where toasted values are read (see the module doc).
     db: Option<Arc<Database>>,
     /// The first toasted value that could not be read.
@@ -74,6 +102,24 @@ pub(crate) struct Deformer {
 
 impl Deformer {
     pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Deformer {
+        Deformer::with_layout(Arc::new(Layout::new(table_types, columns, with_tid)))
+    }
+
+    /// A deformer doing what `layout` says.
+    pub(crate) fn with_layout(layout: Arc<Layout>) -> Deformer {
+        Deformer {
+            layout,
+            db: None,
+            error: RefCell::new(None),
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl Layout {
+    /// The layout taking attributes `columns` (in output order) of tuples
+    /// of a table with `table_types`, and the TID if `with_tid`.
+    pub(crate) fn new(table_types: &[DataType], columns: &[usize], with_tid: bool) -> Layout {
         let last = columns.iter().copied().max();
         let mut out_of_att = vec![None; last.map_or(0, |l| l + 1)];
         for (out, &att) in columns.iter().enumerate() {
@@ -109,7 +155,7 @@ impl Deformer {
                 (None, None) => program.push(Step::SkipText),
             }
         }
-        Deformer {
+        Layout {
             table_types: table_types.to_vec(),
             out_of_att,
             fixed,
@@ -117,12 +163,11 @@ impl Deformer {
             taken,
             out_types,
             with_tid,
-            db: None,
-            error: RefCell::new(None),
-            scratch: RefCell::new(Vec::new()),
         }
     }
+}
 
+impl Deformer {
     /// The deformer, reading toasted values through `db`.
     pub(crate) fn detoasting(mut self, db: Arc<Database>) -> Deformer {
         self.db = Some(db);
@@ -157,7 +202,8 @@ impl Deformer {
     }
 
     pub(crate) fn columns(&self, capacity: usize) -> Vec<Vector> {
-        self.out_types
+        self.layout
+            .out_types
             .iter()
             .map(|&t| Vector::with_capacity(t, capacity))
             .collect()
@@ -166,7 +212,7 @@ impl Deformer {
     /// Attributes a tuple must store, NULL-free, for the column-by-column
     /// paths (see [`Deformer::push_page`]).
     pub(crate) fn dense_natts(&self) -> usize {
-        self.out_of_att.len()
+        self.layout.out_of_att.len()
     }
 
     /// Appends the visible tuples `items` of page `page` (block `block`) to
@@ -181,20 +227,20 @@ impl Deformer {
         dense: bool,
         block: u32,
     ) {
-        if self.out_of_att.is_empty() {
+        if self.layout.out_of_att.is_empty() {
             // No attribute needed (count(*)): nothing to deform.
         } else if !dense {
             for it in items {
                 self.push_tuple(cols, it.tuple(page));
             }
-        } else if let Some(fixed) = self.fixed.as_deref() {
+        } else if let Some(fixed) = self.layout.fixed.as_deref() {
             for &(off, ty, o) in fixed {
                 push_fixed_column(&mut cols[o], ty, page, items, off);
             }
         } else {
             self.push_by_program(cols, page, items);
         }
-        if self.with_tid {
+        if self.layout.with_tid {
             if let Some(Data::Int8(d)) = cols.last_mut().map(|c| &mut c.data) {
                 d.extend(items.iter().map(|it| {
                     Tid {
@@ -210,7 +256,7 @@ impl Deformer {
     /// The offset program's path: every tuple stores the needed attributes
     /// without NULLs, some after a string.
     fn push_by_program(&self, cols: &mut [Vector], page: &[u8], items: &[VisibleItem]) {
-        let k = self.taken.len();
+        let k = self.layout.taken.len();
         // offsets[i * k + j]: where taken attribute j of tuple i starts
         // (u32::MAX: the tuple is too short).
         let mut offsets = vec![u32::MAX; items.len() * k];
@@ -218,7 +264,7 @@ impl Deformer {
             let t = it.tuple(page);
             let mut pos = tuple::TUPLE_HEADER_SIZE;
             let mut j = 0;
-            for step in &self.program {
+            for step in &self.layout.program {
                 match *step {
                     Step::Skip(n) => pos += n,
                     Step::SkipText => match text_len(t, pos) {
@@ -243,7 +289,7 @@ impl Deformer {
                 }
             }
         }
-        for (j, &(ty, o)) in self.taken.iter().enumerate() {
+        for (j, &(ty, o)) in self.layout.taken.iter().enumerate() {
             let v = &mut cols[o];
             let at = |i: usize| offsets[i * k + j];
             if matches!(v.data, Data::Text(_)) {
@@ -280,18 +326,18 @@ impl Deformer {
     /// caller's), attribute by attribute.
     #[inline]
     pub(crate) fn push_tuple(&self, cols: &mut [Vector], t: &[u8]) {
-        let Some(last) = self.out_of_att.len().checked_sub(1) else {
+        let Some(last) = self.layout.out_of_att.len().checked_sub(1) else {
             return;
         };
-        match self.fixed.as_deref() {
+        match self.layout.fixed.as_deref() {
             Some(fixed) if tuple::is_dense(t, last) => {
                 for &(off, ty, o) in fixed {
                     push_attr(&mut cols[o], tuple::fixed_attr(&t[off..], ty));
                 }
             }
             _ => {
-                let out_of_att = &self.out_of_att;
-                tuple::walk(t, &self.table_types, last, |att, a| {
+                let out_of_att = &self.layout.out_of_att;
+                tuple::walk(t, &self.layout.table_types, last, |att, a| {
                     if let Some(o) = out_of_att[att] {
                         match a {
                             Attr::Toasted(form) => self.push_toasted(&mut cols[o], form),
@@ -308,7 +354,7 @@ impl Deformer {
     #[inline]
     pub(crate) fn push(&self, cols: &mut [Vector], t: &[u8], tid: Tid) {
         self.push_tuple(cols, t);
-        if self.with_tid {
+        if self.layout.with_tid {
             if let Some(Data::Int8(d)) = cols.last_mut().map(|c| &mut c.data) {
                 d.push(tid.to_u64() as i64);
             }

@@ -198,7 +198,7 @@ impl IndexNestLoop {
                 for k in &mut keys {
                     k.value.substitute_params(&lookup);
                 }
-                if let Some(bounds) = scan_bounds(&index, &keys)? {
+                if let Some(bounds) = scan_bounds(&index, &keys, &self.ctx.params)? {
                     self.probe = Some((row, index.scan(bounds, Direction::Forward)?));
                 }
                 continue;

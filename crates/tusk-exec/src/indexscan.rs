@@ -16,7 +16,7 @@
 //! for every version; dead and uncommitted rows are never returned), and
 //! the rest of the WHERE clause runs as the scan's filter.
 
-use crate::deform::Deformer;
+use crate::deform::{Deformer, Layout};
 use crate::error::{ExecError, Result};
 use crate::expr::Expr;
 use crate::operator::{ExecContext, Operator};
@@ -55,6 +55,7 @@ impl IndexScan {
             backward,
             filter,
             defs,
+            deform,
             ..
         } = &plan.kind
         else {
@@ -68,7 +69,7 @@ impl IndexScan {
             } else {
                 Direction::Forward
             };
-            match scan_bounds(&index, keys)? {
+            match scan_bounds(&index, keys, &ctx.params)? {
                 Some(bounds) => Some(index.scan(bounds, dir)?),
                 None => None,
             }
@@ -76,10 +77,14 @@ impl IndexScan {
         Ok(IndexScan {
             db: ctx.db.clone(),
             oid: *oid,
-            deform: Deformer::new(table_types, columns, *with_tid).detoasting(ctx.db.clone()),
+            deform: Deformer::with_layout(
+                deform.get(|| Layout::new(table_types, columns, *with_tid)),
+            )
+            .detoasting(ctx.db.clone()),
             snapshot: ctx.snapshot.clone(),
             cursor,
-            tids: Vec::with_capacity(BATCH_SIZE),
+            // Grows to a batch in a range scan; a lookup needs one.
+            tids: Vec::new(),
             filter: filter.clone(),
             ctx: ctx.clone(),
             id: plan.id,
@@ -132,8 +137,34 @@ enum KeyValue<'a> {
 }
 
 /// The bounds of the entries that satisfy `keys`; `None` when none can.
-pub fn scan_bounds(index: &Index<'_>, keys: &[IndexKey]) -> Result<Option<ScanBounds>> {
+/// A key's `$n` is `params[n - 1]` (`ExecContext::params`).
+pub fn scan_bounds(
+    index: &Index<'_>,
+    keys: &[IndexKey],
+    params: &[Value],
+) -> Result<Option<ScanBounds>> {
     let enc = index.encoder();
+    // A lookup by an integer on the leading column (pgbench's): its one
+    // value is the prefix.
+    if let [key] = keys {
+        let value = match &key.value {
+            Expr::Const { value, .. } => Some(value),
+            Expr::Param { index, .. } => params.get(*index),
+            _ => None,
+        };
+        if let (IndexKeyOp::Eq, 0, Some(v @ (Value::Int2(_) | Value::Int4(_) | Value::Int8(_)))) =
+            (key.op, key.column, value)
+        {
+            return Ok(match to_key(enc.columns()[0].0, v, &[])? {
+                KeyValue::Value(d) => Some(
+                    ScanBounds::build(enc, &[d], None)
+                        .map_err(|e| ExecError::new(e.to_string()))?,
+                ),
+                // Out of the column's range: no key equals it.
+                _ => None,
+            });
+        }
+    }
     let values: Vec<Value> = keys
         .iter()
         .map(|k| match (k.op, &k.value) {
@@ -155,7 +186,15 @@ pub fn scan_bounds(index: &Index<'_>, keys: &[IndexKey]) -> Result<Option<ScanBo
                     ty: DataType::Int8,
                 },
             ) => Ok(v.clone()),
+            // A parameter was checked to have its type when it was bound.
+            (_, Expr::Param { index, .. }) if *index < params.len() => Ok(params[*index].clone()),
+            (_, e) if params.is_empty() => {
+                let v = e.eval(&Batch::new(vec![], 1))?;
+                Ok(v.value_as(0, e.data_type()))
+            }
             (_, e) => {
+                let mut e = e.clone();
+                e.substitute_params(&|i| params.get(i).cloned());
                 let v = e.eval(&Batch::new(vec![], 1))?;
                 Ok(v.value_as(0, e.data_type()))
             }

@@ -29,6 +29,7 @@ use crate::error::{ExecError, Result};
 use crate::interrupt::Interrupt;
 use crate::parallel::ParallelState;
 use crate::plan::Plan;
+use crate::value::Value;
 use crate::vector::{Batch, BATCH_SIZE};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -88,6 +89,12 @@ pub struct ExecContext {
     /// The query's CTEs and recursive working tables (see `cte`); empty in
     /// parallel workers.
     pub ctes: Rc<crate::cte::Registry>,
+    /// The statement's `$n` values that index scans read for their keys
+    /// when they open (`$n` is `params[n - 1]`). A plan whose only
+    /// parameters are index keys runs this way, without a copy of the plan
+    /// to substitute them into; any other plan has its parameters
+    /// substituted before it is built, and this is empty.
+    pub params: Arc<[Value]>,
 }
 
 impl ExecContext {

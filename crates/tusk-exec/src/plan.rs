@@ -1,5 +1,6 @@
 //! Physical plans: what the planner produces, the executor runs and EXPLAIN prints.
 
+pub use crate::deform::LayoutCache;
 use crate::expr::Expr;
 use std::sync::Arc;
 use tusk_storage::DataType;
@@ -239,6 +240,9 @@ pub enum NodeKind {
         /// has them: an index created earlier in the same transaction is
         /// not in the committed catalog yet.
         defs: Arc<(tusk_storage::IndexDef, tusk_storage::TableDef)>,
+        /// How the scan deforms its tuples, made by the first execution
+        /// (a cached plan runs many).
+        deform: LayoutCache,
     },
     /// `generate_series(start, stop [, step])`.
     FunctionScan {

@@ -1,9 +1,14 @@
 //! Project: computes new columns from each input row, a batch at a time.
+//!
+//! A projection of bare column references (the common one over a scan)
+//! moves the input's vectors into its output instead of copying them: the
+//! last reference to a column takes it, earlier ones copy it.
 
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::operator::Operator;
 use crate::vector::{Batch, Vector};
+use tusk_storage::DataType;
 
 pub struct Project {
     input: Box<dyn Operator>,
@@ -18,14 +23,39 @@ impl Project {
 
 impl Operator for Project {
     fn next(&mut self) -> Result<Option<Batch>> {
-        let Some(b) = self.input.next()? else {
+        let Some(mut b) = self.input.next()? else {
             return Ok(None);
         };
+        if self.exprs.iter().all(|e| matches!(e, Expr::Column { .. })) {
+            return Ok(Some(take_columns(&self.exprs, b)));
+        }
         let cols = self
             .exprs
             .iter()
             .map(|e| e.eval(&b))
             .collect::<Result<Vec<Vector>>>()?;
-        Ok(Some(Batch::new(cols, b.len)))
+        b.columns = cols;
+        Ok(Some(b))
     }
+}
+
+/// The output of a projection of bare column references `exprs` over `b`
+/// (see the module doc).
+fn take_columns(exprs: &[Expr], mut b: Batch) -> Batch {
+    let index = |e: &Expr| match e {
+        Expr::Column { index, .. } => *index,
+        _ => unreachable!("only column references"),
+    };
+    let mut cols = Vec::with_capacity(exprs.len());
+    for (k, e) in exprs.iter().enumerate() {
+        let i = index(e);
+        let used_again = exprs[k + 1..].iter().any(|later| index(later) == i);
+        cols.push(if used_again {
+            b.columns[i].clone()
+        } else {
+            // An empty vector allocates nothing.
+            std::mem::replace(&mut b.columns[i], Vector::empty(DataType::Bool))
+        });
+    }
+    Batch::new(cols, b.len)
 }

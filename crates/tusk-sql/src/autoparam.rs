@@ -44,11 +44,29 @@ pub(crate) struct Shape {
     /// a NUL byte and a letter for its type (NUL never occurs in a query
     /// string: the protocol ends strings with it).
     pub key: String,
-    /// The text with each literal (and its sign) replaced by `$1`, `$2`,
-    /// ...: the statement the plan is prepared from.
-    pub sql: String,
     /// Each literal's value and type, in order.
     pub values: Vec<(Value, DataType)>,
+    /// Where each literal (its sign included) is in the query string.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Shape {
+    /// `sql` (the string this shape was taken from) with each literal
+    /// replaced by `$1`, `$2`, ...: the statement the plan is prepared
+    /// from. Only a shape not cached yet needs it, so it is not built
+    /// with the key.
+    pub fn parameterized(&self, sql: &str) -> String {
+        let mut out = String::with_capacity(sql.len() + 2 * self.spans.len());
+        let mut at = 0;
+        for (n, &(start, end)) in self.spans.iter().enumerate() {
+            out.push_str(&sql[at..start]);
+            out.push('$');
+            push_number(&mut out, n as u64 + 1);
+            at = end;
+        }
+        out.push_str(&sql[at..]);
+        out
+    }
 }
 
 /// Tokens as far as the rules need them.
@@ -107,7 +125,25 @@ const COMPARISONS: &[&str] = &["=", "<>", "!=", "<", ">", "<=", ">="];
 const ARITHMETIC: &[&str] = &["+", "-", "*", "/", "%"];
 
 fn op_char(c: u8) -> bool {
-    b"+-*/<>=~!@#%^&|`?".contains(&c)
+    matches!(
+        c,
+        b'+' | b'-'
+            | b'*'
+            | b'/'
+            | b'<'
+            | b'>'
+            | b'='
+            | b'~'
+            | b'!'
+            | b'@'
+            | b'#'
+            | b'%'
+            | b'^'
+            | b'&'
+            | b'|'
+            | b'`'
+            | b'?'
+    )
 }
 
 fn ident_start(c: u8) -> bool {
@@ -331,11 +367,11 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
 
     let mut shape = Shape {
         key: String::with_capacity(sql.len()),
-        sql: String::with_capacity(sql.len()),
         values: Vec::new(),
+        spans: Vec::new(),
     };
     // Copied verbatim up to here.
-    let (mut key_at, mut sql_at) = (0, 0);
+    let mut key_at = 0;
     // Parenthesis depth, and whether the tokens are in the row list of
     // an INSERT's own VALUES (its rows are at depth 1).
     let (mut depth, mut in_values) = (0usize, false);
@@ -395,11 +431,20 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
             continue;
         }
         let literal = &sql[toks[lit_start].start..t.end];
-        let digits: String = literal
+        // A sign may be apart from its digits, and `+` is dropped.
+        let digits: std::borrow::Cow<'_, str> = if literal
             .bytes()
-            .filter(|c| !c.is_ascii_whitespace() && *c != b'+')
-            .map(char::from)
-            .collect();
+            .all(|c| c != b'+' && !c.is_ascii_whitespace())
+        {
+            literal.into()
+        } else {
+            literal
+                .bytes()
+                .filter(|c| !c.is_ascii_whitespace() && *c != b'+')
+                .map(char::from)
+                .collect::<String>()
+                .into()
+        };
         let Ok((value, ty)) = literal_value(&digits) else {
             i += 1;
             continue;
@@ -412,23 +457,17 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
             _ => 'n',
         });
         key_at = t.end;
-        shape.sql.push_str(&sql[sql_at..toks[lit_start].start]);
         shape.values.push((value, ty));
-        shape.sql.push('$');
-        push_number(&mut shape.sql, shape.values.len() as u64);
-        sql_at = t.end;
+        shape.spans.push((toks[lit_start].start, t.end));
         i += 1;
     }
     if shape.values.is_empty() {
         // Nothing to take out: the text itself is the key.
-        return Some(Shape {
-            key: sql.to_string(),
-            sql: sql.to_string(),
-            values: Vec::new(),
-        });
+        shape.key.clear();
+        shape.key.push_str(sql);
+        return Some(shape);
     }
     shape.key.push_str(&sql[key_at..]);
-    shape.sql.push_str(&sql[sql_at..]);
     Some(shape)
 }
 
@@ -445,7 +484,12 @@ mod tests {
     use super::*;
 
     fn params(sql: &str) -> Option<(String, Vec<Value>)> {
-        shape(sql).map(|s| (s.sql, s.values.into_iter().map(|(v, _)| v).collect()))
+        shape(sql).map(|s| {
+            (
+                s.parameterized(sql),
+                s.values.into_iter().map(|(v, _)| v).collect(),
+            )
+        })
     }
 
     #[test]
@@ -593,12 +637,10 @@ mod tests {
 
     #[test]
     fn quotes_and_comments_are_skipped() {
-        let s = shape(
-            "select 'a = 1', \"b = 2\", $q$ c = 3 $q$ /* d = 4 /* nested */ */ from t \
-             -- e = 5\n where x = 6",
-        )
-        .unwrap();
+        let sql = "select 'a = 1', \"b = 2\", $q$ c = 3 $q$ /* d = 4 /* nested */ */ from t \
+             -- e = 5\n where x = 6";
+        let s = shape(sql).unwrap();
         assert_eq!(s.values, vec![(Value::Int4(6), DataType::Int4)]);
-        assert!(s.sql.ends_with("where x = $1"));
+        assert!(s.parameterized(sql).ends_with("where x = $1"));
     }
 }

@@ -9,13 +9,19 @@
 //! `physical::SUBPLAN_PARAM_BASE` are a SubPlan's outer references, which
 //! the executor substitutes per outer row; they are left alone here.
 //!
+//! A plan whose parameters are all index scan keys (`WHERE aid = $1` on an
+//! index) is not copied: its scans read the values from
+//! `ExecContext::params` when they open ([`only_index_keys`]). This is
+//! the common case of short statements, where the copy and its drop cost
+//! more than the lookup itself.
+//!
 //! The walk over a plan's expressions is `Plan::for_each_expr_mut`, which
 //! covers every node kind, SubPlans included; [`for_each_statement_expr`]
 //! adds the CTE plans.
 
 use crate::error::{sqlstate, SqlError};
 use crate::physical::SUBPLAN_PARAM_BASE;
-use tusk_exec::plan::{Plan, Statement};
+use tusk_exec::plan::{NodeKind, Plan, Statement};
 use tusk_exec::{Expr, Value};
 use tusk_storage::DataType;
 
@@ -41,6 +47,31 @@ pub fn for_each_statement_expr(stmt: &mut Statement, f: &mut dyn FnMut(&mut Expr
     for c in &mut stmt.ctes {
         for_each_expr_mut(c, f);
     }
+}
+
+/// Whether every `$n` of `stmt` is the value of an index scan's key,
+/// which the scan reads from `ExecContext::params` when it opens: such a
+/// statement runs from its plan as it is, with no copy to substitute the
+/// values into. Determined once per plan.
+pub fn only_index_keys(stmt: &Statement) -> bool {
+    fn drop_index_keys(plan: &mut Plan) {
+        match &mut plan.kind {
+            NodeKind::IndexScan { keys, .. } => keys.clear(),
+            NodeKind::SubPlans { subplans } => {
+                for s in subplans {
+                    drop_index_keys(&mut s.plan);
+                }
+            }
+            _ => {}
+        }
+        plan.children.iter_mut().for_each(drop_index_keys);
+    }
+    let mut rest = stmt.clone();
+    drop_index_keys(&mut rest.root);
+    rest.ctes.iter_mut().for_each(drop_index_keys);
+    let mut used = Vec::new();
+    for_each_statement_expr(&mut rest, &mut |e| occurrences(e, &mut used));
+    used.is_empty()
 }
 
 /// The `$n` parameters an expression reads: `(index, type)` for each

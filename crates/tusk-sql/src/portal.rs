@@ -103,6 +103,9 @@ pub(crate) struct Generic {
     pub(crate) catalog: Arc<Catalog>,
     /// Whether every parameter occurs in the plan.
     pub(crate) all_params_used: bool,
+    /// Whether a query's parameters are all index keys, read at run time
+    /// (`params::only_index_keys`): it runs without a copy of its plan.
+    pub(crate) params_at_run_time: bool,
 }
 
 /// A statement ready to run with parameter values (cheap to clone: the
@@ -161,7 +164,7 @@ enum Source {
 /// A running statement's rows, pulled batch by batch.
 pub struct RowStream {
     source: Source,
-    columns: Vec<ResultColumn>,
+    columns: Arc<[ResultColumn]>,
     types: Vec<DataType>,
     /// The command tag of a data change or FETCH; a query's is `SELECT
     /// n`.
@@ -370,6 +373,10 @@ impl Session {
         }
         let param_types: Arc<[DataType]> = params::resolve_types(&bound, &used)?.into();
         let all_params_used = (0..param_types.len()).all(|i| used.iter().any(|(u, _)| *u == i));
+        let params_at_run_time = match &plan {
+            Plan::Query(q) => params::only_index_keys(&q.stmt),
+            _ => false,
+        };
         Ok(Prepared {
             statement: st.clone(),
             param_types,
@@ -378,6 +385,7 @@ impl Session {
                 plan: Arc::new(plan),
                 catalog,
                 all_params_used,
+                params_at_run_time,
             }),
             literals: Vec::new(),
         })
@@ -533,7 +541,7 @@ impl Session {
             let (fetching, _) = s.start_fetch(f)?;
             started = Some(Started::Rows(RowStream {
                 source: Source::Cursor(fetching),
-                columns,
+                columns: columns.into(),
                 types: binary.0,
                 tag: None,
                 binary: binary.1,
@@ -546,6 +554,7 @@ impl Session {
 
     /// Runs a planned statement in the session's transaction.
     fn start_planned(&mut self, p: &Prepared, values: &[Value]) -> Result<Started> {
+        let at_run_time = p.generic.as_ref().is_some_and(|g| g.params_at_run_time);
         match p.generic.as_ref().map(|g| &*g.plan) {
             Some(Plan::Declare(q, d)) => {
                 let mut q = (**q).clone();
@@ -563,19 +572,25 @@ impl Session {
                 Ok(Started::Command { tag })
             }
             Some(Plan::Query(q)) => {
-                let mut stmt = q.stmt.clone();
-                if !values.is_empty() {
+                // The plan as it is, unless parameters must be put into a
+                // copy of it (see `params`).
+                let copy = (!values.is_empty() && !at_run_time).then(|| {
+                    let mut stmt = q.stmt.clone();
                     params::for_each_statement_expr(&mut stmt, &mut |e| {
                         params::substitute(e, values)
                     });
-                }
+                    stmt
+                });
                 self.lock_planned(q)?;
                 let snapshot = self.snapshot()?;
-                let ctx = self.exec_context(snapshot, false, 0);
-                let op = tusk_exec::build::build_statement(&stmt, &ctx)?;
+                let mut ctx = self.exec_context(snapshot, false, 0);
+                if copy.is_none() && !values.is_empty() {
+                    ctx.params = values.into();
+                }
+                let op = tusk_exec::build::build_statement(copy.as_ref().unwrap_or(&q.stmt), &ctx)?;
                 Ok(Started::Rows(RowStream {
                     source: Source::Executor(op),
-                    columns: p.columns.as_deref().unwrap_or_default().to_vec(),
+                    columns: p.columns.clone().unwrap_or_default(),
                     types: q.types.clone(),
                     tag: None,
                     binary: false,
@@ -612,7 +627,7 @@ impl Session {
                 Ok(match (returned, c.returning) {
                     (Some(batch), Some(r)) => Started::Rows(RowStream {
                         source: Source::Computed(Some(batch)),
-                        columns: p.columns.as_deref().unwrap_or_default().to_vec(),
+                        columns: p.columns.clone().unwrap_or_default(),
                         types: r.types,
                         tag: Some(tag),
                         binary: false,

@@ -703,6 +703,7 @@ pub(crate) fn exec_context(
         interrupt: interrupt.clone(),
         env: env.clone(),
         ctes: Default::default(),
+        params: Arc::default(),
     }
 }
 

@@ -82,7 +82,19 @@ pub(crate) enum Lookup {
     /// Not cached yet: keep the plan under `key` once the statement is
     /// prepared — of `shape`'s parameterized text for a simple query, the
     /// statement's own for a Parse.
-    Miss { key: String, shape: Option<Shape> },
+    Miss {
+        key: String,
+        shape: Option<ShapeText>,
+    },
+}
+
+/// A simple query's shape as the statement its plan is prepared from.
+#[derive(Debug)]
+pub(crate) struct ShapeText {
+    /// The text with `$1`, `$2`, ... for the literals.
+    sql: String,
+    /// The literals' types.
+    types: Vec<DataType>,
 }
 
 /// The cache (see the module doc).
@@ -125,10 +137,10 @@ impl Session {
     /// string of one statement (see the module doc).
     pub fn split_simple(&mut self, sql: &str) -> Result<Vec<Statement>> {
         let shape = self.gucs.statement_cache().then(|| autoparam::shape(sql));
-        let Some(shape) = shape.flatten() else {
+        let Some(mut shape) = shape.flatten() else {
             return self.split(sql);
         };
-        let key = shape.key.clone();
+        let key = std::mem::take(&mut shape.key);
         self.split_cached(sql, key, Some(shape))
     }
 
@@ -154,7 +166,8 @@ impl Session {
     }
 
     /// The statement cached under `key`, if valid; else `sql`'s
-    /// statements, a single one marked to be kept under `key`.
+    /// statements, a single one marked to be kept under `key`. A simple
+    /// query comes with its `shape` (whose key has been taken out).
     fn split_cached(
         &mut self,
         sql: &str,
@@ -192,6 +205,10 @@ impl Session {
         }
         let mut statements = self.split(sql)?;
         if let [st] = statements.as_mut_slice() {
+            let shape = shape.map(|s| ShapeText {
+                sql: s.parameterized(sql),
+                types: s.values.iter().map(|(_, t)| *t).collect(),
+            });
             st.cache = Some(Arc::new(Lookup::Miss { key, shape }));
         }
         Ok(statements)
@@ -201,7 +218,7 @@ impl Session {
     /// `prepared` was made from the statement's text): for a simple query,
     /// one prepared from `shape`'s parameterized text; for a Parse,
     /// `prepared` itself. A statement without one is remembered as such.
-    pub(crate) fn remember(&mut self, key: &str, shape: Option<&Shape>, prepared: &Prepared) {
+    pub(crate) fn remember(&mut self, key: &str, shape: Option<&ShapeText>, prepared: &Prepared) {
         let entry = match shape {
             Some(shape) => self.prepare_shape(shape),
             None => self.entry(prepared.clone()),
@@ -217,13 +234,13 @@ impl Session {
         entries.insert(key.to_string(), slot);
     }
 
-    fn prepare_shape(&mut self, shape: &Shape) -> Result<Option<Entry>> {
+    fn prepare_shape(&mut self, shape: &ShapeText) -> Result<Option<Entry>> {
         let mut statements = self.split(&shape.sql)?;
         if statements.len() != 1 {
             return Ok(None);
         }
         let st = statements.remove(0);
-        let types: Vec<DataType> = shape.values.iter().map(|(_, t)| *t).collect();
+        let types = &shape.types;
         let declared: Vec<Option<DataType>> = types.iter().map(|&t| Some(t)).collect();
         let prepared = self.prepare_in_transaction(&st, &declared, false)?;
         let all_used = prepared.generic.as_ref().is_some_and(|g| g.all_params_used);

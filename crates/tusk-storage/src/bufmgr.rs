@@ -145,6 +145,8 @@ pub struct BufferPool {
     /// See [`BufferPool::relation_mutex`].
     rel_mutexes: std::sync::Mutex<std::collections::HashMap<u32, Arc<std::sync::Mutex<()>>>>,
     pub stats: PoolStats,
+    /// Each btree's root as scans last read it (see `btree::rootcache`).
+    pub(crate) btree_roots: crate::btree::rootcache::RootCache,
 }
 
 // SAFETY: the raw pointers point into the main region, which `region` keeps
@@ -181,6 +183,7 @@ impl BufferPool {
             fsm: Default::default(),
             rel_mutexes: Default::default(),
             stats: PoolStats::default(),
+            btree_roots: Default::default(),
         }
     }
 
@@ -753,6 +756,7 @@ impl BufferPool {
     /// relation any more.
     pub fn drop_relation(&self, rel: u32) {
         self.fsm.drop_relation(rel);
+        self.btree_roots.forget(rel);
         if fork_of(rel) == Fork::Main {
             self.fsm.drop_relation(rel_of(rel, Fork::ColumnarMeta));
         }

@@ -158,7 +158,12 @@ impl ProcArray {
             procs: self.clone(),
             xmin,
         };
-        Snapshot::new(xmin, xmax, Arc::from(xip), own, curcid, Some(reg))
+        let xip = if xip.is_empty() {
+            Snapshot::no_xids()
+        } else {
+            Arc::from(xip)
+        };
+        Snapshot::new(xmin, xmax, xip, own, curcid, Some(reg))
     }
 
     /// A further registration of `xmin` (a copy of a snapshot that lives on

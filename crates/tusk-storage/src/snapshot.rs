@@ -96,10 +96,24 @@ impl Snapshot {
         }))
     }
 
+    /// An empty list of xids, shared (a snapshot taken while nothing else
+    /// runs, a transaction that has no xid yet) instead of allocated.
+    pub fn no_xids() -> Arc<[Xid]> {
+        static EMPTY: std::sync::LazyLock<Arc<[Xid]>> = std::sync::LazyLock::new(|| Arc::from([]));
+        EMPTY.clone()
+    }
+
     /// A snapshot that sees every committed transaction and nothing else
     /// (tests, and tools that run alone).
     pub fn everything_committed(next_xid: Xid) -> Snapshot {
-        Snapshot::new(next_xid, next_xid, Arc::from([]), Arc::from([]), 0, None)
+        Snapshot::new(
+            next_xid,
+            next_xid,
+            Snapshot::no_xids(),
+            Snapshot::no_xids(),
+            0,
+            None,
+        )
     }
 }
 

@@ -68,7 +68,7 @@ impl TxnManager {
     /// A snapshot for a statement outside any transaction (it sees what was
     /// committed when it was taken).
     pub fn snapshot(&self) -> Snapshot {
-        self.procs.snapshot(Arc::from([]), 0)
+        self.procs.snapshot(Snapshot::no_xids(), 0)
     }
 
     /// Starts a single-statement writer; waits for the current one.

@@ -220,7 +220,7 @@ impl Transaction {
             cid: 0,
             cid_used: false,
             xact_snapshot: None,
-            own: Arc::from([]),
+            own: Snapshot::no_xids(),
             view: None,
             share_locked: Vec::new(),
             last_update_hot: false,

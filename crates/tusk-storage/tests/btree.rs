@@ -159,3 +159,45 @@ proptest! {
         exercise(&db, 30_000, &initial, &more, del);
     }
 }
+
+/// Scans remember each tree's root (`rootcache`) and start there: after
+/// the root has split, several levels over, every scan still finds every
+/// entry, starting from the old root.
+#[test]
+fn scans_after_root_splits_start_from_a_remembered_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path(), "1MB");
+    let rel = 40_000;
+    let txn = db.txn.begin_write().unwrap();
+    db.smgr.create(rel).unwrap();
+    let bt = Btree::new(&db.pool, rel);
+    let build = IndexBuild::new();
+    assert_eq!(
+        build.finish(&bt, false, txn.xid()).unwrap(),
+        BuildOutcome::Built
+    );
+    let mut model: BTreeSet<(i64, u64)> = BTreeSet::new();
+    let point = |v: i64| scan(&db, rel, Bound::Included(v), Bound::Included(v));
+    for round in 0..6u64 {
+        // The first round leaves a root that is a leaf; the scans after it
+        // remember that page, and the next round's insertions split it.
+        let count = if round == 0 { 100 } else { 4000 };
+        for n in 0..count {
+            let v = ((n * 7919 + round * 13) % 50_000) as i64;
+            let t = tid(round * 10_000 + n).to_u64();
+            model.insert((v, t));
+            bt.insert(&key(v).bytes, Tid::from_u64(t), txn.xid())
+                .unwrap();
+        }
+        for v in [0, 1, 7919, 25_000, 49_999, 50_000] {
+            assert_eq!(
+                point(v),
+                model_range(&model, Bound::Included(v), Bound::Included(v)),
+                "key {v} after round {round}"
+            );
+        }
+        let all = scan(&db, rel, Bound::Unbounded, Bound::Unbounded);
+        assert_eq!(all.len(), model.len(), "round {round}");
+    }
+    db.commit(txn).unwrap();
+}

@@ -88,7 +88,10 @@ impl<'a> Loader<'a> {
     ) -> Loader<'a> {
         let mut defs: Vec<&IndexDef> = indexes.iter().collect();
         defs.sort_by_key(|d| d.oid);
-        let indexes: Vec<Index<'a>> = defs.iter().map(|d| Index::open(db, d, &table)).collect();
+        let indexes: Vec<Index<'a>> = defs
+            .iter()
+            .map(|d| Index::open_owned(db, (*d).clone(), table.clone()))
+            .collect();
         let keys = indexes.iter().map(Index::tuple_keys).collect();
         Loader {
             prep: Preparer::new(table.clone(), rules, (xid, cid), keys),

@@ -115,6 +115,7 @@ impl Gather {
             let prefetch = self.ctx.prefetch;
             let hash_chunk_size = self.ctx.hash_chunk_size;
             let (interrupt, env) = (self.ctx.interrupt.clone(), self.ctx.env.clone());
+            let params = self.ctx.params.clone();
             let (build, worker_stats) = (self.build, self.worker_stats.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("tusk worker {w}"))
@@ -138,6 +139,7 @@ impl Gather {
                         interrupt,
                         env,
                         ctes: Default::default(),
+                        params,
                     };
                     let run = || -> Result<()> {
                         let mut op = build(&plan, &ctx)?;

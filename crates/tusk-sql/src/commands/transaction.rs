@@ -265,8 +265,7 @@ impl Session {
     /// The characteristics a new transaction starts with (the
     /// `default_transaction_*` settings).
     pub(crate) fn reset_characteristics(&mut self) {
-        self.xact.isolation = Isolation::parse(self.gucs.default_transaction_isolation())
-            .unwrap_or(Isolation::ReadCommitted);
+        self.xact.isolation = self.gucs.default_isolation();
         self.xact.read_only = self.gucs.default_transaction_read_only();
     }
 

@@ -1032,6 +1032,12 @@ impl Gucs {
         &self.values["default_transaction_isolation"]
     }
 
+    /// `default_transaction_isolation` as the level it names (READ
+    /// COMMITTED for a value that names none).
+    pub(crate) fn default_isolation(&self) -> crate::xact::Isolation {
+        self.typed.default_transaction_isolation
+    }
+
     /// `default_transaction_read_only`.
     pub fn default_transaction_read_only(&self) -> bool {
         self.typed.default_transaction_read_only

@@ -35,6 +35,7 @@ pub(super) struct TypedSettings {
     pub statement_cache: bool,
     pub synchronous_commit: bool,
     pub default_transaction_read_only: bool,
+    pub default_transaction_isolation: crate::xact::Isolation,
     pub lock_timeout: Option<Duration>,
     pub deadlock_timeout: Duration,
     pub statement_timeout: Option<Duration>,
@@ -67,6 +68,10 @@ impl TypedSettings {
             statement_cache: on("tusk.statement_cache"),
             synchronous_commit: text("synchronous_commit") != "off",
             default_transaction_read_only: on("default_transaction_read_only"),
+            default_transaction_isolation: crate::xact::Isolation::parse(text(
+                "default_transaction_isolation",
+            ))
+            .unwrap_or(crate::xact::Isolation::ReadCommitted),
             lock_timeout: duration("lock_timeout"),
             deadlock_timeout: duration("deadlock_timeout").unwrap_or(Duration::from_secs(1)),
             statement_timeout: duration("statement_timeout"),

@@ -306,6 +306,7 @@ impl Planner<'_> {
                 index_cond,
                 filter,
                 defs: std::sync::Arc::new((index.clone(), table.clone())),
+                deform: Default::default(),
             },
             vec![],
             j.inner.plan.output.clone(),

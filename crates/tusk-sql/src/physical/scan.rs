@@ -189,6 +189,7 @@ impl Planner<'_> {
                     index_cond: crate::explain::deparse(&cond, &cond_names),
                     filter,
                     defs: std::sync::Arc::new((index.clone(), table.clone())),
+                    deform: Default::default(),
                 },
                 vec![],
                 out.to_vec(),

@@ -41,6 +41,7 @@ use crate::toast;
 use crate::tuple::{self, Attr};
 use crate::txn::Xid;
 use crate::{Database, ErrorReport, StorageError};
+use std::borrow::Cow;
 
 /// PostgreSQL's largest btree index tuple (`BTMaxItemSize`, version 4).
 pub const PG_MAX_INDEX_TUPLE: usize = 2704;
@@ -48,16 +49,25 @@ pub const PG_MAX_INDEX_TUPLE: usize = 2704;
 /// An open index (see the module doc).
 pub struct Index<'d> {
     db: &'d Database,
-    def: IndexDef,
-    table_name: String,
-    table_types: Vec<DataType>,
+    def: Cow<'d, IndexDef>,
+    table: Cow<'d, TableDef>,
     encoder: KeyEncoder,
     tree: Btree<'d>,
 }
 
 impl<'d> Index<'d> {
     /// The index `def` of `table`.
-    pub fn open(db: &'d Database, def: &IndexDef, table: &TableDef) -> Index<'d> {
+    pub fn open(db: &'d Database, def: &'d IndexDef, table: &'d TableDef) -> Index<'d> {
+        Index::open_cow(db, Cow::Borrowed(def), Cow::Borrowed(table))
+    }
+
+    /// [`Index::open`] keeping its own copies of the definitions (for a
+    /// holder that outlives the ones it was given).
+    pub fn open_owned(db: &'d Database, def: IndexDef, table: TableDef) -> Index<'d> {
+        Index::open_cow(db, Cow::Owned(def), Cow::Owned(table))
+    }
+
+    fn open_cow(db: &'d Database, def: Cow<'d, IndexDef>, table: Cow<'d, TableDef>) -> Index<'d> {
         assert_eq!(def.table, table.oid, "the index's own table");
         let encoder = KeyEncoder::new(
             def.columns
@@ -75,11 +85,10 @@ impl<'d> Index<'d> {
         );
         Index {
             db,
-            def: def.clone(),
-            table_name: table.name.clone(),
-            table_types: table.column_types(),
-            encoder,
             tree: Btree::new(&db.pool, def.oid),
+            def,
+            table,
+            encoder,
         }
     }
 
@@ -113,7 +122,7 @@ impl<'d> Index<'d> {
         TupleKeys {
             index_name: self.def.name.clone(),
             columns: self.def.columns.iter().map(|c| c.attno).collect(),
-            table_types: self.table_types.clone(),
+            table_types: self.table.column_types(),
             encoder: self.encoder.clone(),
         }
     }
@@ -137,7 +146,7 @@ impl<'d> Index<'d> {
             ),
             detail: Some(format!(
                 "Index row references tuple ({},{}) in relation \"{}\".",
-                tid.block, tid.item, self.table_name
+                tid.block, tid.item, self.table.name
             )),
             hint: Some(
                 "Values larger than 1/3 of a buffer page cannot be indexed.\n\

@@ -40,6 +40,8 @@
 //! * `keyenc`: the order-preserving encoding of typed values;
 //! * `node`: the page layout;
 //! * `search`: search targets and the descent;
+//! * `rootcache`: each tree's root as scans last read it, so that a scan
+//!   skips the metapage;
 //! * `insert`: insertion, page splits, new roots;
 //! * `batch`: sorted batches of insertions (bulk loads), one descent per
 //!   leaf;
@@ -82,6 +84,7 @@ mod index;
 mod insert;
 pub mod keyenc;
 mod node;
+pub(crate) mod rootcache;
 mod scan;
 mod search;
 mod sort;

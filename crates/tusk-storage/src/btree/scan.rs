@@ -157,8 +157,8 @@ fn below_hi(key: &[u8], hi: &Bound<Vec<u8>>) -> bool {
 
 impl Btree<'_> {
     /// A cursor over the entries within `bounds`, in `dir`.
+    /// The tree is first read by the cursor's first batch.
     pub fn scan(&self, bounds: ScanBounds, dir: Direction) -> Result<Cursor, StorageError> {
-        let _ = self.root()?;
         Ok(Cursor {
             rel: self.rel,
             bounds,
@@ -209,15 +209,19 @@ impl Cursor {
         out: &mut Vec<Tid>,
         target: usize,
     ) -> Result<(), StorageError> {
-        let (block, after) = match std::mem::replace(&mut self.pos, Position::Done) {
+        let (block, after, pinned) = match std::mem::replace(&mut self.pos, Position::Done) {
             Position::Start => {
-                let d = Btree::new(pool, self.rel).descend(&self.lo_target(), false)?;
-                (d.leaf, None)
+                let (d, leaf) =
+                    Btree::new(pool, self.rel).descend_for_scan(&self.lo_target(), false)?;
+                (d.leaf, None, Some(leaf))
             }
-            Position::Forward { block, after } => (block, after),
+            Position::Forward { block, after } => (block, after, None),
             _ => unreachable!("a forward cursor"),
         };
-        let buf = pool.read_buffer(self.rel, block)?;
+        let buf = match pinned {
+            Some(leaf) => leaf,
+            None => pool.read_buffer(self.rel, block)?,
+        };
         let g = buf.lock_shared();
         let p = g.page();
         if !node::is_node(p) || !node::is_leaf(p) {

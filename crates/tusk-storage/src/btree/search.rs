@@ -19,6 +19,7 @@
 use super::keyenc::cmp_prefix;
 use super::node::{self, Entry, NO_BLOCK};
 use super::{corrupt, Btree};
+use crate::bufmgr::PinnedBuffer;
 use crate::heap::Tid;
 use crate::StorageError;
 use std::cmp::Ordering;
@@ -108,7 +109,7 @@ pub struct Descent {
     pub low: LowBound,
 }
 
-impl Btree<'_> {
+impl<'p> Btree<'p> {
     /// Root block and height from the metapage.
     pub(super) fn root(&self) -> Result<(u32, u16), StorageError> {
         let buf = self.pool.read_buffer(self.rel, super::META_BLOCK)?;
@@ -123,7 +124,37 @@ impl Btree<'_> {
         target: &Target<'_>,
         want_low: bool,
     ) -> Result<Descent, StorageError> {
-        let (mut block, _) = self.root()?;
+        let (root, _) = self.root()?;
+        self.descend_from(root, target, want_low).map(|(d, _)| d)
+    }
+
+    /// A scan's descent: [`Btree::descend`] from the root as last read
+    /// (`rootcache`: a scan may start at a root that has since split), and
+    /// returning the leaf still pinned (not locked): the scan reads it
+    /// next, without looking it up again.
+    pub(super) fn descend_for_scan(
+        &self,
+        target: &Target<'_>,
+        want_low: bool,
+    ) -> Result<(Descent, PinnedBuffer<'p>), StorageError> {
+        let root = match self.pool.btree_roots.get(self.rel) {
+            Some(root) => root,
+            None => {
+                let (root, _) = self.root()?;
+                self.pool.btree_roots.set(self.rel, root);
+                root
+            }
+        };
+        self.descend_from(root, target, want_low)
+    }
+
+    /// The descent from page `block`, returning the leaf pinned.
+    fn descend_from(
+        &self,
+        mut block: u32,
+        target: &Target<'_>,
+        want_low: bool,
+    ) -> Result<(Descent, PinnedBuffer<'p>), StorageError> {
         let mut stack = Vec::new();
         let mut low: LowBound = None;
         loop {
@@ -146,11 +177,13 @@ impl Btree<'_> {
                 continue;
             }
             if node::is_leaf(p) {
-                return Ok(Descent {
+                drop(g);
+                let descent = Descent {
                     leaf: block,
                     stack,
                     low,
-                });
+                };
+                return Ok((descent, buf));
             }
             if node::count(p) == 0 {
                 return Err(corrupt(self.rel, block));
