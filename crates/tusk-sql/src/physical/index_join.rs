@@ -150,10 +150,12 @@ impl Planner<'_> {
             } else {
                 DISABLE_COST
             };
+            let indexed = residual == 0 && filter.is_none();
+            let (probes, pairs) = probe_work(j, outer_rows, probe_rows, indexed);
             let total = disabled
                 + j.outer.plan.est.total_cost
-                + outer_rows * probe_total
-                + filter_pairs * CPU_OPERATOR_COST * residual as f64
+                + probes * probe_total
+                + filter_pairs * pairs * CPU_OPERATOR_COST * residual as f64
                 + j.rows * CPU_TUPLE_COST;
             if best.as_ref().is_some_and(|(c, _)| *c <= total) {
                 continue;
@@ -356,4 +358,32 @@ impl Planner<'_> {
             est,
         ))
     }
+}
+
+/// How much of the inner side's work a join of `outer_rows` rows does, as
+/// (full probes, fraction of the (outer, inner) pairs its join filter
+/// tests), each probe returning `probe_rows` rows; `indexed`: every join
+/// condition is an index condition and the inner scan has no filter.
+///
+/// Inner and left joins probe each outer row in full. A semi or anti join
+/// is settled by a row's first match, as PostgreSQL's `final_cost_nestloop`
+/// costs it: a row that matches reads on average `2 / (matches + 1)` of
+/// its probe's rows, and a row that matches nothing reads its whole probe,
+/// unless every condition is in the index (and the scan filters nothing),
+/// when the descent finds no row and costs about one returned row's share.
+fn probe_work(j: &IndexJoin<'_>, outer_rows: f64, probe_rows: f64, indexed: bool) -> (f64, f64) {
+    let matched = match j.kind {
+        JoinKind::Semi => j.rows.min(outer_rows),
+        JoinKind::Anti => (outer_rows - j.rows).max(0.0),
+        _ => return (outer_rows, 1.0),
+    };
+    let unmatched = outer_rows - matched;
+    let scan_frac = (2.0 / (probe_rows.max(1.0) + 1.0)).min(1.0);
+    let unmatched_frac = if indexed {
+        1.0 / probe_rows.max(1.0)
+    } else {
+        1.0
+    };
+    let probes = matched * scan_frac + unmatched * unmatched_frac;
+    (probes, probes / outer_rows.max(1.0))
 }
