@@ -61,6 +61,14 @@ where o.ok between 100 and 400 and not exists (select 1 from fact f where f.ok =
 group by o.status order by 1;
 select count(*) from ord o where o.ok is null and exists (select 1 from fact f where f.ok = o.ok);
 select count(*) from ord o where o.ok is null and not exists (select 1 from fact f where f.ok = o.ok);
+-- index nested loops probed by the rows of a join that drops most of its
+-- scan's rows (the probes share the scan's pages: PostgreSQL's loop count)
+select o.status, count(*), sum(f.part), count(f.sup) from ord o join nat n on n.nk = o.ok % 5
+join fact f on f.ok = o.ok where n.name = 'two' and f.d1 < f.d2 group by o.status order by 1;
+select o.status, count(*), count(f.ok) from ord o join nat n on n.nk = o.ok % 5
+left join fact f on f.ok = o.ok and f.sup = 3 where n.name in ('one', 'none') group by o.status order by 1;
+select n.name, count(*) from ord o join nat n on n.nk = o.ok % 5
+where exists (select 1 from fact f where f.ok = o.ok and f.sup > 10) group by n.name order by 1;
 -- empty inputs on each side
 select count(*) from sup s join empty_fact f1 on f1.sup = s.sk
 where exists (select 1 from fact f2 where f2.ok = f1.ok and f2.sup <> f1.sup);
