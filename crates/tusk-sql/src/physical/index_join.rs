@@ -17,7 +17,10 @@
 //! side's cost, plus one index scan per outer row — a descent of the tree,
 //! and the leaf and heap pages and tuples of the rows one key value
 //! matches, the pages shared among the probes as PostgreSQL's `cost_index`
-//! does with its `loop_count` — plus the output rows. The probe's rows are
+//! does with its `loop_count` — plus the output rows. As PostgreSQL's
+//! `get_loop_count`, the loop count is the rows of the scans that supply
+//! the outer keys when they have more rows than the outer side: a join
+//! that drops outer rows leaves the probes the same pages to share. The probe's rows are
 //! the inner table's rows times the selectivity of the keys used
 //! (`keys_selectivity`, from ANALYZE's statistics when there are some), so
 //! a small outer side against a large, selective index wins, and a large
@@ -87,6 +90,7 @@ impl Planner<'_> {
             .collect();
         let (pages, tuples) = self.table_size(table)?;
         let outer_rows = j.outer.plan.est.rows.max(1.0);
+        let loops = self.loop_count(j, outer_rows);
         // Each key as `inner = $param`, the parameter standing for the
         // outer value (numbered only if the plan is kept).
         let base = self.numbering().1;
@@ -130,14 +134,8 @@ impl Planner<'_> {
             } else {
                 self.keys_selectivity(&used_keys, outer_rows, tuples)
             };
-            let (probe_startup, probe_total) = index_scan_cost(
-                tuples,
-                pages,
-                sel,
-                access.keys.len(),
-                filter_terms,
-                outer_rows,
-            );
+            let (probe_startup, probe_total) =
+                index_scan_cost(tuples, pages, sel, access.keys.len(), filter_terms, loops);
             let probe_rows = (tuples * sel * filter_sel).max(1.0);
             let filter_pairs = outer_rows * probe_rows;
             let residual = j.residual.len() + conds.len() - used.len();
@@ -150,10 +148,12 @@ impl Planner<'_> {
             } else {
                 DISABLE_COST
             };
+            let indexed = residual == 0 && filter.is_none();
+            let (probes, pairs) = probe_work(j, outer_rows, probe_rows, indexed);
             let total = disabled
                 + j.outer.plan.est.total_cost
-                + outer_rows * probe_total
-                + filter_pairs * CPU_OPERATOR_COST * residual as f64
+                + probes * probe_total
+                + filter_pairs * pairs * CPU_OPERATOR_COST * residual as f64
                 + j.rows * CPU_TUPLE_COST;
             if best.as_ref().is_some_and(|(c, _)| *c <= total) {
                 continue;
@@ -187,6 +187,22 @@ impl Planner<'_> {
             self.restore_numbering((subplan, base + j.keys.len()));
         }
         Ok(best.map(|(_, p)| p))
+    }
+
+    /// How many index scans the probes' page reads are spread over, as
+    /// PostgreSQL's `get_loop_count` counts them: the rows of the scans
+    /// that supply the outer key values, when more than the outer side's
+    /// rows (a join above those scans that drops rows leaves the probes
+    /// the same pages to share, fewer of them each).
+    fn loop_count(&self, j: &IndexJoin<'_>, outer_rows: f64) -> f64 {
+        j.keys
+            .iter()
+            .filter_map(|(o, _)| match o {
+                Expr::Column { index, .. } => j.outer.cols.iter().position(|c| c == index),
+                _ => None,
+            })
+            .filter_map(|pos| scan_rows(&j.outer.plan, pos))
+            .fold(outer_rows, f64::max)
     }
 
     /// Whether no two rows of `plan` agree on the values of its output
@@ -356,5 +372,74 @@ impl Planner<'_> {
             cols,
             est,
         ))
+    }
+}
+
+/// How much of the inner side's work a join of `outer_rows` rows does, as
+/// (full probes, fraction of the (outer, inner) pairs its join filter
+/// tests), each probe returning `probe_rows` rows; `indexed`: every join
+/// condition is an index condition and the inner scan has no filter.
+///
+/// Inner and left joins probe each outer row in full. A semi or anti join
+/// is settled by a row's first match, as PostgreSQL's `final_cost_nestloop`
+/// costs it: a row that matches reads on average `2 / (matches + 1)` of
+/// its probe's rows, and a row that matches nothing reads its whole probe,
+/// unless every condition is in the index (and the scan filters nothing),
+/// when the descent finds no row and costs about one returned row's share.
+fn probe_work(j: &IndexJoin<'_>, outer_rows: f64, probe_rows: f64, indexed: bool) -> (f64, f64) {
+    let matched = match j.kind {
+        JoinKind::Semi => j.rows.min(outer_rows),
+        JoinKind::Anti => (outer_rows - j.rows).max(0.0),
+        _ => return (outer_rows, 1.0),
+    };
+    let unmatched = outer_rows - matched;
+    let scan_frac = (2.0 / (probe_rows.max(1.0) + 1.0)).min(1.0);
+    let unmatched_frac = if indexed {
+        1.0 / probe_rows.max(1.0)
+    } else {
+        1.0
+    };
+    let probes = matched * scan_frac + unmatched * unmatched_frac;
+    (probes, probes / outer_rows.max(1.0))
+}
+
+/// The estimated rows of the scan that produces output column `pos` of
+/// `plan`, followed through filters, projections of a plain column and
+/// joins' outputs.
+fn scan_rows(plan: &Plan, pos: usize) -> Option<f64> {
+    match &plan.kind {
+        NodeKind::SeqScan { .. } | NodeKind::IndexScan { .. } => Some(plan.est.rows),
+        NodeKind::Filter { .. } => scan_rows(&plan.children[0], pos),
+        NodeKind::Project { exprs } => match exprs.get(pos)? {
+            Expr::Column { index, .. } => scan_rows(&plan.children[0], *index),
+            _ => None,
+        },
+        NodeKind::HashJoin {
+            outer_out,
+            inner_out,
+            ..
+        }
+        | NodeKind::NestedLoop {
+            outer_out,
+            inner_out,
+            ..
+        }
+        | NodeKind::IndexNestLoop {
+            outer_out,
+            inner_out,
+            ..
+        } => {
+            if let Some(&p) = outer_out.get(pos) {
+                return scan_rows(&plan.children[0], p);
+            }
+            let p = *inner_out.get(pos - outer_out.len())?;
+            let inner = &plan.children[1];
+            match inner.kind {
+                // A hash join's inner side sits under its Hash node.
+                NodeKind::Hash => scan_rows(&inner.children[0], p),
+                _ => scan_rows(inner, p),
+            }
+        }
+        _ => None,
     }
 }

@@ -340,7 +340,11 @@ impl<'a> Planner<'a> {
             } => {
                 if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
                     if let Some(push) = join::push_into_region(left, right, on) {
-                        return self.plan(&push(*kind));
+                        return self.cheaper(&push(*kind), |p| {
+                            let lp = p.plan(left)?;
+                            let rp = p.plan(right)?;
+                            p.join(*kind, lp, rp, on.clone(), *mark)
+                        });
                     }
                 }
                 let lp = self.plan(left)?;
@@ -435,6 +439,27 @@ impl<'a> Planner<'a> {
                 cols.clone(),
                 flat(100.0, 100.0 * CPU_TUPLE_COST, 0),
             )),
+        }
+    }
+
+    /// The cheaper of two plans of one relation: `first` planned as a
+    /// logical tree, and `second`'s. Each is numbered from the same SubPlan
+    /// and parameter numbers; the one dropped gives its numbers back.
+    fn cheaper(
+        &mut self,
+        first: &Logical,
+        second: impl FnOnce(&mut Self) -> Result<Phys>,
+    ) -> Result<Phys> {
+        let start = self.numbering();
+        let a = self.plan(first)?;
+        let after_a = self.numbering();
+        self.restore_numbering(start);
+        let b = second(self)?;
+        if a.plan.est.total_cost <= b.plan.est.total_cost {
+            self.restore_numbering(after_a);
+            Ok(a)
+        } else {
+            Ok(b)
         }
     }
 
