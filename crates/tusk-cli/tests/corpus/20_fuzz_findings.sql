@@ -237,3 +237,24 @@ insert into jq_a values (5);
 -- expect: error
 select count(*) from jq_a, jq_b where jq_a.a between jq_b.b and (1 % jq_b.b);
 drop table jq_a, jq_b;
+
+-- A comparison with a NULL constant keeps no row in PostgreSQL's estimate
+-- (`x NOT IN (..., NULL)` included), so the filtered side is one row, and
+-- a nested loop puts a side of one row outside: it is scanned, and fails,
+-- though the other side is empty (fuzzer, seed 20261206).
+create table nl_one (c0 bigint, c1 int);
+insert into nl_one values (-8, 0);
+create table nl_none (c0 int);
+-- expect: error
+select distinct b.c0 from nl_one a cross join nl_none b where (a.c0 - 9223372036854775807) not in (10, null, -5, -8);
+-- expect: error
+select -4 from nl_one a, nl_none b where (a.c1 / a.c1) not in (3, 5, -4, null) except all select c0 from nl_none;
+select count(*) from nl_one a, nl_none b where (a.c1 / a.c1) not in (3, 5, -4);
+select count(*) from nl_one a, nl_none b where a.c0 = null or a.c0 < null;
+-- A left join without keys scans its left side outside, whichever side is
+-- larger; an empty left side never reads the right one.
+select count(*) from (select * from nl_none where c0 > 0) b left join (select * from nl_one where c0 / c1 <> 1) a on true;
+select count(*) from nl_none b right join nl_one a on a.c0 / a.c1 < b.c0;
+-- expect: error
+select count(*) from nl_none b right join (select * from nl_one where c0 / c1 <> 1) a on true;
+drop table nl_one, nl_none;

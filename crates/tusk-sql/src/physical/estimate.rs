@@ -230,7 +230,12 @@ impl Planner<'_> {
                     .map(|item| self.cmp_selectivity(CmpOp::Eq, arg, item))
                     .sum::<f64>()
                     .min(1.0);
-                if *negated {
+                let holds_null = list.iter().any(|i| as_const(i).is_some_and(Value::is_null));
+                if *negated && holds_null {
+                    // `x <> ALL (..., NULL, ...)` is never true
+                    // (`scalararraysel`'s product has a zero factor).
+                    0.0
+                } else if *negated {
                     (1.0 - s - self.null_frac(arg)).max(0.0)
                 } else {
                     s
@@ -348,7 +353,18 @@ impl Planner<'_> {
 
     /// `left op right`, with statistics when one side is a column and the
     /// other a constant.
+    ///
+    /// A NULL constant on either side keeps no row, whatever the other side
+    /// is and whatever the operator, `<>` included: the operators are
+    /// strict (`var_eq_const` and `scalarineqsel` return zero for it). So a
+    /// `NOT IN` list holding a NULL keeps none either.
     fn cmp_selectivity(&self, op: CmpOp, left: &Expr, right: &Expr) -> f64 {
+        if as_const(left)
+            .or(as_const(right))
+            .is_some_and(Value::is_null)
+        {
+            return 0.0;
+        }
         let (col, value, op) = match (as_column(left), as_const(right)) {
             (Some(c), Some(v)) => (c, v, op),
             _ => match (as_const(left), as_column(right)) {
@@ -362,9 +378,6 @@ impl Planner<'_> {
                 }
             },
         };
-        if value.is_null() {
-            return 0.0;
-        }
         let ty = self.cols.ty(col);
         let stats = self.col_stats(col);
         match op {

@@ -63,6 +63,23 @@ fn hash_join_cost(
         + spill
 }
 
+/// The cost of a nested loop over `outer` and `inner` rows, before its
+/// output, as PostgreSQL's `initial_cost_nestloop` weighs its two paths:
+/// the inner side scanned again for every outer row after the first, or
+/// materialised once (two operator costs a row) and read back (one). So a
+/// side of one row goes outside, where the inner side is scanned once;
+/// otherwise the smaller side is the cheaper one to materialise. Each pair
+/// is tested by the join filter.
+fn nest_loop_cost(outer: &Estimate, inner: &Estimate) -> f64 {
+    let rescans = (outer.rows - 1.0).max(0.0);
+    let scanned_again = rescans * inner.total_cost;
+    let materialised = (2.0 + rescans) * CPU_OPERATOR_COST * inner.rows;
+    outer.total_cost
+        + inner.total_cost
+        + scanned_again.min(materialised)
+        + outer.rows * inner.rows * CPU_OPERATOR_COST
+}
+
 /// The equalities between two leaves `(a, b)`, `a < b`: their condition
 /// numbers and their sides (`a`'s first).
 type LeafPairKeys = ((usize, usize), Vec<usize>, Vec<(Expr, Expr)>);
@@ -407,15 +424,33 @@ impl Planner<'_> {
         } else {
             self.index_nest_loops(kind, &left, &right, &lkeys, &rkeys, &residual)?
         };
-        // Which side is built (hashed / materialised): the one with fewer
-        // rows, where the kind allows a choice.
-        let right_smaller = right.plan.est.rows <= left.plan.est.rows;
-        let (outer, inner, okeys, ikeys, kind) = match kind {
-            JoinKind::Inner | JoinKind::Full if !right_smaller => (right, left, rkeys, lkeys, kind),
-            JoinKind::Left if !right_smaller => (right, left, rkeys, lkeys, JoinKind::Right),
-            JoinKind::Right if right_smaller => (left, right, lkeys, rkeys, JoinKind::Right),
-            JoinKind::Right => (right, left, rkeys, lkeys, JoinKind::Left),
-            _ => (left, right, lkeys, rkeys, kind),
+        // Which side is built (hashed / materialised). A hash join builds
+        // the one with fewer rows, where the kind allows a choice. A nested
+        // loop, as PostgreSQL's, runs only inner, left, semi, anti and mark
+        // joins with the left side outer (a right join as a left join of
+        // its sides swapped), and an inner join takes the cheaper of the
+        // two orders (`nest_loop_cost`).
+        let swap = if lkeys.is_empty() {
+            match kind {
+                JoinKind::Inner => {
+                    nest_loop_cost(&right.plan.est, &left.plan.est)
+                        < nest_loop_cost(&left.plan.est, &right.plan.est)
+                }
+                JoinKind::Right => true,
+                _ => false,
+            }
+        } else {
+            let right_smaller = right.plan.est.rows <= left.plan.est.rows;
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
+            ) && !right_smaller
+        };
+        let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
+            (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
+            (JoinKind::Right, true) => (right, left, rkeys, lkeys, JoinKind::Left),
+            (_, true) => (right, left, rkeys, lkeys, kind),
+            (_, false) => (left, right, lkeys, rkeys, kind),
         };
         let outer_out: Vec<usize> = (0..outer.cols.len()).collect();
         let inner_out: Vec<usize> = match kind {
@@ -454,8 +489,7 @@ impl Planner<'_> {
             } else {
                 DISABLE_COST
             };
-            let total =
-                disabled + o.total_cost + i.total_cost + o.rows * i.rows * CPU_OPERATOR_COST;
+            let total = disabled + nest_loop_cost(&o, &i);
             return Ok(self.node(
                 NodeKind::NestedLoop {
                     kind,
