@@ -258,3 +258,12 @@ select count(*) from nl_none b right join nl_one a on a.c0 / a.c1 < b.c0;
 -- expect: error
 select count(*) from nl_none b right join (select * from nl_one where c0 / c1 <> 1) a on true;
 drop table nl_one, nl_none;
+
+-- BETWEEN binds as `x >= lo AND x <= hi`: the first comparison is resolved
+-- before the upper bound is bound (fuzzer, seed 20261206).
+-- expect: error
+select null::text between 2 and (- null);
+-- expect: error
+select null::text not between 2 and (- null);
+-- expect: error
+select 1 between (- null) and 'a'::text;
