@@ -267,3 +267,30 @@ select null::text between 2 and (- null);
 select null::text not between 2 and (- null);
 -- expect: error
 select 1 between (- null) and 'a'::text;
+
+-- A filter raises its data errors in row order, as PostgreSQL's qual
+-- tests one row at a time: the rows before a failing one are returned
+-- first. A hash join reads its probe side's first row before building
+-- (its startup cost is below the Hash node's): if that first row fails,
+-- the error is raised though the build side is empty; if it passes, the
+-- empty build side ends the join before the failing row (fuzzer, seed
+-- 20261207).
+create table ro_first_fails (c0 boolean, c2 int);
+insert into ro_first_fails values (false, 0), (true, 5), (true, -2), (false, -3);
+create table ro_first_passes (c0 boolean, c2 int);
+insert into ro_first_passes values (true, 2), (false, 0), (true, -2);
+create table ro_empty (c0 boolean, c1 bigint);
+-- expect: error
+select count(-a.c2), count(*) from ro_first_fails a join ro_empty b on a.c0 = b.c0 where (3 / a.c2) is not null;
+select count(-a.c2), count(*) from ro_first_passes a join ro_empty b on a.c0 = b.c0 where (3 / a.c2) is not null;
+-- A Limit stops before the failing row.
+select c2 from ro_first_passes where 3 / c2 > 0 limit 1;
+select c2 from (select * from ro_first_passes where 3 / c2 > 0) s limit 1;
+-- expect: error
+select c2 from ro_first_passes where 3 / c2 > 0 limit 2;
+-- expect: error
+select c2 from ro_first_fails where 3 / c2 > 0 limit 1;
+-- A nested loop reads every outer row though its inner side is empty.
+-- expect: error
+select count(*) from ro_first_passes a where 3 / a.c2 > 0 and exists (select 1 from ro_empty b where b.c1 > a.c2);
+drop table ro_first_fails, ro_first_passes, ro_empty;
