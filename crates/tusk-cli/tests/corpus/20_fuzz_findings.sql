@@ -294,3 +294,17 @@ select c2 from ro_first_fails where 3 / c2 > 0 limit 1;
 -- expect: error
 select count(*) from ro_first_passes a where 3 / a.c2 > 0 and exists (select 1 from ro_empty b where b.c1 > a.c2);
 drop table ro_first_fails, ro_first_passes, ro_empty;
+
+-- A hash join builds the side PostgreSQL's costs choose, counting the
+-- comparisons in a probe row's bucket (`estimate_hash_bucket_stats`): a
+-- boolean key keeps two distinct values, and one on a side its filter
+-- shrinks keeps about one, so building that side costs more than building
+-- the larger one. The filtered side is probed, its first row read before
+-- the build, and fails (fuzzer, seed 20261205 round 210).
+create table hb_probe (c0 boolean, c1 numeric, c2 numeric);
+insert into hb_probe values (false, -0.001, 0.00), (true, -1.25, null), (true, -1.25, -0.001), (true, 3, 3);
+create table hb_empty (c0 timestamp, c1 text, c2 boolean);
+-- expect: error
+select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % a.c2));
+select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % nullif(a.c2, 0)));
+drop table hb_probe, hb_empty;

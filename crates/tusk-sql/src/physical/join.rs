@@ -425,7 +425,8 @@ impl Planner<'_> {
             self.index_nest_loops(kind, &left, &right, &lkeys, &rkeys, &residual)?
         };
         // Which side is built (hashed / materialised). A hash join builds
-        // the one with fewer rows, where the kind allows a choice. A nested
+        // the cheaper one (`hash_sides_cost`), where the kind allows a
+        // choice. A nested
         // loop, as PostgreSQL's, runs only inner, left, semi, anti and mark
         // joins with the left side outer (a right join as a left join of
         // its sides swapped), and an inner join takes the cheaper of the
@@ -440,11 +441,11 @@ impl Planner<'_> {
                 _ => false,
             }
         } else {
-            let right_smaller = right.plan.est.rows <= left.plan.est.rows;
             matches!(
                 kind,
                 JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
-            ) && !right_smaller
+            ) && self.hash_sides_cost((&left, &lkeys), (&right, &rkeys))
+                < self.hash_sides_cost((&right, &rkeys), (&left, &lkeys))
         };
         let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
             (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
@@ -566,6 +567,27 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// The cost of a hash join that builds `build` and probes it with
+    /// `probe` (each a side and its keys) that depends on that choice: the
+    /// build, the probe, and PostgreSQL's comparisons of each probe row
+    /// with half its bucket (`final_cost_hashjoin`), so a key of few
+    /// distinct values on the build side makes building it dearer.
+    fn hash_sides_cost(&self, build: (&Phys, &[Expr]), probe: (&Phys, &[Expr])) -> f64 {
+        let (b, p) = (&build.0.plan.est, &probe.0.plan.est);
+        let keys = build.1.len().max(1) as f64;
+        let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
+        let bucket_rows = (b.rows * self.hash_bucket_fraction(build.1, b.rows))
+            .round()
+            .max(1.0);
+        hash_join_cost(
+            b.rows,
+            p.rows,
+            build.1.len(),
+            0.0,
+            (bytes(b), bytes(p), self.settings.hash_mem),
+        ) + p.rows * bucket_rows * 0.5 * CPU_OPERATOR_COST * keys
+    }
+
     /// The cheapest index nested loop for a join of `left` and `right` on
     /// keys `lkeys = rkeys` and `residual` (see `index_join`): the right
     /// side probed, or for an inner join either side.
