@@ -293,3 +293,54 @@ pub fn emit_chunk(all: &Batch, pos: &mut usize) -> Option<Batch> {
     *pos = end;
     Some(all.gather(&idx))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{ArithOp, CmpOp, Expr};
+    use crate::testing::{col, lit};
+    use crate::value::Value;
+    use crate::vector::Vector;
+    use tusk_storage::DataType;
+
+    /// `6 / c0 > 0` over the rows of `c0`.
+    fn six_over(rows: &[i32]) -> (RowOrderFilter, Batch) {
+        let predicate = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(Expr::Arith {
+                first: Box::new(lit(Value::Int4(6), DataType::Int4)),
+                rest: vec![(ArithOp::Div, col(0, DataType::Int4))],
+                ty: DataType::Int4,
+            }),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let mut column = Vector::empty(DataType::Int4);
+        for &v in rows {
+            column.push_value(&Value::Int4(v));
+        }
+        let batch = Batch::new(vec![column], rows.len());
+        (RowOrderFilter::new(Some(predicate)), batch)
+    }
+
+    /// The rows that pass before the failing one come first; the error
+    /// follows on the next call.
+    #[test]
+    fn rows_before_a_failing_row_come_first() {
+        let (mut f, batch) = six_over(&[2, -3, 3, 0, 1]);
+        let (kept, _) = f.apply(batch).unwrap();
+        assert_eq!(kept.len, 2);
+        let err = f.raise_held().unwrap_err();
+        assert!(err.message.contains("division by zero"), "{err:?}");
+        assert!(f.raise_held().is_ok());
+    }
+
+    /// A failing row before any that passes raises at once.
+    #[test]
+    fn a_failing_row_first_raises_at_once() {
+        let (mut f, batch) = six_over(&[-1, 0, 2]);
+        assert!(f.apply(batch).is_err());
+        assert!(f.raise_held().is_ok());
+        let (mut f, batch) = six_over(&[2, 3]);
+        assert_eq!(f.apply(batch).unwrap().0.len, 2);
+    }
+}
