@@ -1,14 +1,15 @@
 //! Filter: keeps the input rows where a predicate is true (neither false
 //! nor NULL), counting the others as EXPLAIN's `Rows Removed by Filter`.
+//! Its data errors are raised in row order (`RowOrderFilter`).
 
 use crate::error::Result;
 use crate::expr::Expr;
-use crate::operator::{apply_filter, ExecContext, Operator};
+use crate::operator::{ExecContext, Operator, RowOrderFilter};
 use crate::vector::Batch;
 
 pub struct Filter {
     input: Box<dyn Operator>,
-    predicate: Expr,
+    predicate: RowOrderFilter,
     ctx: ExecContext,
     id: usize,
 }
@@ -18,7 +19,7 @@ impl Filter {
     pub fn new(input: Box<dyn Operator>, predicate: Expr, ctx: &ExecContext, id: usize) -> Filter {
         Filter {
             input,
-            predicate,
+            predicate: RowOrderFilter::new(Some(predicate)),
             ctx: ctx.clone(),
             id,
         }
@@ -27,8 +28,9 @@ impl Filter {
 
 impl Operator for Filter {
     fn next(&mut self) -> Result<Option<Batch>> {
+        self.predicate.raise_held()?;
         while let Some(b) = self.input.next()? {
-            let (b, removed) = apply_filter(b, &self.predicate)?;
+            let (b, removed) = self.predicate.apply(b)?;
             self.ctx.add_removed(self.id, removed);
             if b.len > 0 {
                 return Ok(Some(b));

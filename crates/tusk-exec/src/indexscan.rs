@@ -19,7 +19,7 @@
 use crate::deform::{Deformer, Layout};
 use crate::error::{ExecError, Result};
 use crate::expr::Expr;
-use crate::operator::{ExecContext, Operator};
+use crate::operator::{ExecContext, Operator, RowOrderFilter};
 use crate::plan::{IndexKey, IndexKeyOp, NodeKind, Plan};
 use crate::scan::scan_filter;
 use crate::value::Value;
@@ -39,7 +39,7 @@ pub struct IndexScan {
     /// `None`: the conditions cannot all hold.
     cursor: Option<Cursor>,
     tids: Vec<Tid>,
-    filter: Option<Expr>,
+    filter: RowOrderFilter,
     ctx: ExecContext,
     id: usize,
 }
@@ -85,7 +85,7 @@ impl IndexScan {
             cursor,
             // Grows to a batch in a range scan; a lookup needs one.
             tids: Vec::new(),
-            filter: filter.clone(),
+            filter: RowOrderFilter::new(filter.clone()),
             ctx: ctx.clone(),
             id: plan.id,
         })
@@ -116,8 +116,9 @@ impl IndexScan {
 
 impl Operator for IndexScan {
     fn next(&mut self) -> Result<Option<Batch>> {
+        self.filter.raise_held()?;
         while let Some(b) = self.read_batch()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
+            if let Some(b) = scan_filter(b, &mut self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }

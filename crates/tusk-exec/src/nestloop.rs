@@ -36,8 +36,10 @@
 //! nested loop reads its outer side first: an empty outer side ends an
 //! inner, left, semi or anti join without reading the inner side, so a
 //! filter below it never meets (and never fails on) a row PostgreSQL would
-//! not evaluate. An empty inner side ends an inner, right or semi join
-//! after that first batch.
+//! not evaluate. An empty inner side leaves an inner, right or semi join
+//! nothing to emit, but the rest of the outer side is still read (and
+//! discarded), as PostgreSQL reads every outer row: an error in a later
+//! outer row is raised as in PostgreSQL.
 //!
 //! ## Parallel plans
 //!
@@ -193,6 +195,12 @@ impl NestedLoop {
         let skip_outer = rows.is_empty() && !self.kind().keeps_unmatched_outer();
         self.inner = Some(rows);
         self.phase = if skip_outer {
+            // PostgreSQL still reads every outer row, scanning the empty
+            // inner side for each: the outer side's errors are raised.
+            self.first_outer = None;
+            while !self.outer_done {
+                self.outer_done = self.outer.next()?.is_none();
+            }
             Phase::Done
         } else {
             Phase::NextBlock

@@ -203,15 +203,90 @@ pub fn collect(op: &mut dyn Operator, types: &[tusk_storage::DataType]) -> Resul
 /// returns them and how many were removed.
 pub fn apply_filter(batch: Batch, predicate: &crate::expr::Expr) -> Result<(Batch, u64)> {
     let passed = predicate.eval_qual(&batch)?;
+    Ok(keep_passed(batch, &passed))
+}
+
+/// The rows of `batch` that `passed`, and how many were removed.
+fn keep_passed(batch: Batch, passed: &[bool]) -> (Batch, u64) {
     let keep: Vec<u32> = (0..batch.len)
         .filter(|&i| passed[i])
         .map(|i| i as u32)
         .collect();
     let removed = (batch.len - keep.len()) as u64;
     if keep.len() == batch.len {
-        return Ok((batch, 0));
+        return (batch, 0);
     }
-    Ok((batch.gather(&keep), removed))
+    (batch.gather(&keep), removed)
+}
+
+/// A scan's or a Filter node's predicate, with PostgreSQL's row order for
+/// its data errors.
+///
+/// PostgreSQL tests a qual one row at a time and returns each row that
+/// passes before it tests the next: a division by zero in the tenth row is
+/// raised only when the consumer asks for more after the rows before it.
+/// A batch is tested at once, so when that fails with a data error
+/// (SQLSTATE class 22) the batch is tested again row by row to find the
+/// first row that fails. The rows before it that pass are returned, and the
+/// error is held and raised by the next call ([`RowOrderFilter::raise_held`]);
+/// with none before it the error is raised at once. A consumer that stops
+/// after those rows (a hash join whose build side turns out empty, a
+/// Limit) so never raises an error PostgreSQL would not reach, and one
+/// that reads on raises it where PostgreSQL does. Only the failing path
+/// pays for the second pass.
+pub struct RowOrderFilter {
+    predicate: Option<crate::expr::Expr>,
+    held: Option<crate::error::ExecError>,
+}
+
+impl RowOrderFilter {
+    pub fn new(predicate: Option<crate::expr::Expr>) -> RowOrderFilter {
+        RowOrderFilter {
+            predicate,
+            held: None,
+        }
+    }
+
+    /// Raises the error met after the rows the last call returned.
+    pub fn raise_held(&mut self) -> Result<()> {
+        match self.held.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The rows of `batch` that pass (all of them without a predicate),
+    /// and how many were removed.
+    pub fn apply(&mut self, batch: Batch) -> Result<(Batch, u64)> {
+        let Some(predicate) = &self.predicate else {
+            return Ok((batch, 0));
+        };
+        let passed = match predicate.eval_qual(&batch) {
+            Ok(passed) => passed,
+            Err(e) if e.code.starts_with("22") && batch.len > 1 => {
+                let mut passed = vec![false; batch.len];
+                let mut first_error = None;
+                for (i, p) in passed.iter_mut().enumerate() {
+                    match predicate.eval_qual(&batch.gather(&[i as u32])) {
+                        Ok(one) => *p = one[0],
+                        Err(e) => {
+                            first_error = Some(e);
+                            break;
+                        }
+                    }
+                }
+                // No row fails alone: raise the batch's own error.
+                let first_error = first_error.unwrap_or(e);
+                if !passed.contains(&true) {
+                    return Err(first_error);
+                }
+                self.held = Some(first_error);
+                passed
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(keep_passed(batch, &passed))
+    }
 }
 
 /// Splits a large batch into batches of at most [`BATCH_SIZE`] rows: the
@@ -224,4 +299,55 @@ pub fn emit_chunk(all: &Batch, pos: &mut usize) -> Option<Batch> {
     let idx: Vec<u32> = (*pos as u32..end as u32).collect();
     *pos = end;
     Some(all.gather(&idx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{ArithOp, CmpOp, Expr};
+    use crate::testing::{col, lit};
+    use crate::value::Value;
+    use crate::vector::Vector;
+    use tusk_storage::DataType;
+
+    /// `6 / c0 > 0` over the rows of `c0`.
+    fn six_over(rows: &[i32]) -> (RowOrderFilter, Batch) {
+        let predicate = Expr::Cmp {
+            op: CmpOp::Gt,
+            left: Box::new(Expr::Arith {
+                first: Box::new(lit(Value::Int4(6), DataType::Int4)),
+                rest: vec![(ArithOp::Div, col(0, DataType::Int4))],
+                ty: DataType::Int4,
+            }),
+            right: Box::new(lit(Value::Int4(0), DataType::Int4)),
+        };
+        let mut column = Vector::empty(DataType::Int4);
+        for &v in rows {
+            column.push_value(&Value::Int4(v));
+        }
+        let batch = Batch::new(vec![column], rows.len());
+        (RowOrderFilter::new(Some(predicate)), batch)
+    }
+
+    /// The rows that pass before the failing one come first; the error
+    /// follows on the next call.
+    #[test]
+    fn rows_before_a_failing_row_come_first() {
+        let (mut f, batch) = six_over(&[2, -3, 3, 0, 1]);
+        let (kept, _) = f.apply(batch).unwrap();
+        assert_eq!(kept.len, 2);
+        let err = f.raise_held().unwrap_err();
+        assert!(err.message.contains("division by zero"), "{err:?}");
+        assert!(f.raise_held().is_ok());
+    }
+
+    /// A failing row before any that passes raises at once.
+    #[test]
+    fn a_failing_row_first_raises_at_once() {
+        let (mut f, batch) = six_over(&[-1, 0, 2]);
+        assert!(f.apply(batch).is_err());
+        assert!(f.raise_held().is_ok());
+        let (mut f, batch) = six_over(&[2, 3]);
+        assert_eq!(f.apply(batch).unwrap().0.len, 2);
+    }
 }

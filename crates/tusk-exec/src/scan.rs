@@ -4,7 +4,7 @@
 use crate::deform::Deformer;
 use crate::error::Result;
 use crate::expr::Expr;
-use crate::operator::{apply_filter, ExecContext, Operator};
+use crate::operator::{ExecContext, Operator, RowOrderFilter};
 use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::value::Value;
@@ -48,7 +48,7 @@ pub struct SeqScan {
     next_block: u32,
     end_block: u32,
     nblocks: u32,
-    filter: Option<Expr>,
+    filter: RowOrderFilter,
     ctx: ExecContext,
     id: usize,
     /// Shared block counter of a Parallel Seq Scan.
@@ -107,7 +107,7 @@ impl SeqScan {
             end_block: if parallel.is_some() { 0 } else { nblocks },
             parallel,
             nblocks,
-            filter: filter.clone(),
+            filter: RowOrderFilter::new(filter.clone()),
             ctx: ctx.clone(),
             id: plan.id,
         })
@@ -163,8 +163,9 @@ impl SeqScan {
 
 impl Operator for SeqScan {
     fn next(&mut self) -> Result<Option<Batch>> {
+        self.filter.raise_held()?;
         while let Some(b) = self.read_batch()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
+            if let Some(b) = scan_filter(b, &mut self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }
@@ -176,18 +177,12 @@ impl Operator for SeqScan {
 /// `None` when no row is left.
 pub(crate) fn scan_filter(
     b: Batch,
-    filter: &Option<Expr>,
+    filter: &mut RowOrderFilter,
     ctx: &ExecContext,
     id: usize,
 ) -> Result<Option<Batch>> {
-    let b = match filter {
-        Some(f) => {
-            let (b, removed) = apply_filter(b, f)?;
-            ctx.add_removed(id, removed);
-            b
-        }
-        None => b,
-    };
+    let (b, removed) = filter.apply(b)?;
+    ctx.add_removed(id, removed);
     Ok((b.len > 0).then_some(b))
 }
 

@@ -13,9 +13,8 @@
 //! the node starts, whether or not a row is ever pulled.
 
 use crate::error::{sqlstate, ExecError, Result};
-use crate::expr::Expr;
 use crate::numeric::Numeric;
-use crate::operator::{ExecContext, Operator};
+use crate::operator::{ExecContext, Operator, RowOrderFilter};
 use crate::plan::{NodeKind, Plan};
 use crate::scan::{eval_constants, scan_filter};
 use crate::value::Value;
@@ -40,7 +39,7 @@ enum Series {
 pub struct FunctionScan {
     series: Series,
     ty: DataType,
-    filter: Option<Expr>,
+    filter: RowOrderFilter,
     ctx: ExecContext,
     id: usize,
 }
@@ -109,7 +108,7 @@ impl FunctionScan {
         Ok(FunctionScan {
             series,
             ty: *ty,
-            filter: filter.clone(),
+            filter: RowOrderFilter::new(filter.clone()),
             ctx: ctx.clone(),
             id: plan.id,
         })
@@ -159,8 +158,9 @@ impl FunctionScan {
 
 impl Operator for FunctionScan {
     fn next(&mut self) -> Result<Option<Batch>> {
+        self.filter.raise_held()?;
         while let Some(b) = self.produce()? {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
+            if let Some(b) = scan_filter(b, &mut self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }

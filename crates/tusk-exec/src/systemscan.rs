@@ -10,7 +10,7 @@
 //! relation, column or setting), so the rows are computed whole.
 
 use crate::error::Result;
-use crate::operator::{emit_chunk, ExecContext, Operator};
+use crate::operator::{emit_chunk, ExecContext, Operator, RowOrderFilter};
 use crate::plan::{NodeKind, Plan};
 use crate::scan::scan_filter;
 use crate::vector::Batch;
@@ -35,7 +35,7 @@ impl PartialEq for SystemSource {
 
 pub struct SystemScan {
     source: SystemSource,
-    filter: Option<crate::expr::Expr>,
+    filter: RowOrderFilter,
     ctx: ExecContext,
     id: usize,
     rows: Option<Batch>,
@@ -49,7 +49,7 @@ impl SystemScan {
         };
         SystemScan {
             source: source.clone(),
-            filter: filter.clone(),
+            filter: RowOrderFilter::new(filter.clone()),
             ctx: ctx.clone(),
             id: plan.id,
             rows: None,
@@ -60,12 +60,13 @@ impl SystemScan {
 
 impl Operator for SystemScan {
     fn next(&mut self) -> Result<Option<Batch>> {
+        self.filter.raise_held()?;
         if self.rows.is_none() {
             self.rows = Some(self.source.0.rows()?);
         }
         let all = self.rows.as_ref().expect("computed above");
         while let Some(b) = emit_chunk(all, &mut self.pos) {
-            if let Some(b) = scan_filter(b, &self.filter, &self.ctx, self.id)? {
+            if let Some(b) = scan_filter(b, &mut self.filter, &self.ctx, self.id)? {
                 return Ok(Some(b));
             }
         }

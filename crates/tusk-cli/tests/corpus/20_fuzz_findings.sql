@@ -237,3 +237,74 @@ insert into jq_a values (5);
 -- expect: error
 select count(*) from jq_a, jq_b where jq_a.a between jq_b.b and (1 % jq_b.b);
 drop table jq_a, jq_b;
+
+-- A comparison with a NULL constant keeps no row in PostgreSQL's estimate
+-- (`x NOT IN (..., NULL)` included), so the filtered side is one row, and
+-- a nested loop puts a side of one row outside: it is scanned, and fails,
+-- though the other side is empty (fuzzer, seed 20261206).
+create table nl_one (c0 bigint, c1 int);
+insert into nl_one values (-8, 0);
+create table nl_none (c0 int);
+-- expect: error
+select distinct b.c0 from nl_one a cross join nl_none b where (a.c0 - 9223372036854775807) not in (10, null, -5, -8);
+-- expect: error
+select -4 from nl_one a, nl_none b where (a.c1 / a.c1) not in (3, 5, -4, null) except all select c0 from nl_none;
+select count(*) from nl_one a, nl_none b where (a.c1 / a.c1) not in (3, 5, -4);
+select count(*) from nl_one a, nl_none b where a.c0 = null or a.c0 < null;
+-- A left join without keys scans its left side outside, whichever side is
+-- larger; an empty left side never reads the right one.
+select count(*) from (select * from nl_none where c0 > 0) b left join (select * from nl_one where c0 / c1 <> 1) a on true;
+select count(*) from nl_none b right join nl_one a on a.c0 / a.c1 < b.c0;
+-- expect: error
+select count(*) from nl_none b right join (select * from nl_one where c0 / c1 <> 1) a on true;
+drop table nl_one, nl_none;
+
+-- BETWEEN binds as `x >= lo AND x <= hi`: the first comparison is resolved
+-- before the upper bound is bound (fuzzer, seed 20261206).
+-- expect: error
+select null::text between 2 and (- null);
+-- expect: error
+select null::text not between 2 and (- null);
+-- expect: error
+select 1 between (- null) and 'a'::text;
+
+-- A filter raises its data errors in row order, as PostgreSQL's qual
+-- tests one row at a time: the rows before a failing one are returned
+-- first. A hash join reads its probe side's first row before building
+-- (its startup cost is below the Hash node's): if that first row fails,
+-- the error is raised though the build side is empty; if it passes, the
+-- empty build side ends the join before the failing row (fuzzer, seed
+-- 20261207).
+create table ro_first_fails (c0 boolean, c2 int);
+insert into ro_first_fails values (false, 0), (true, 5), (true, -2), (false, -3);
+create table ro_first_passes (c0 boolean, c2 int);
+insert into ro_first_passes values (true, 2), (false, 0), (true, -2);
+create table ro_empty (c0 boolean, c1 bigint);
+-- expect: error
+select count(-a.c2), count(*) from ro_first_fails a join ro_empty b on a.c0 = b.c0 where (3 / a.c2) is not null;
+select count(-a.c2), count(*) from ro_first_passes a join ro_empty b on a.c0 = b.c0 where (3 / a.c2) is not null;
+-- A Limit stops before the failing row.
+select c2 from ro_first_passes where 3 / c2 > 0 limit 1;
+select c2 from (select * from ro_first_passes where 3 / c2 > 0) s limit 1;
+-- expect: error
+select c2 from ro_first_passes where 3 / c2 > 0 limit 2;
+-- expect: error
+select c2 from ro_first_fails where 3 / c2 > 0 limit 1;
+-- A nested loop reads every outer row though its inner side is empty.
+-- expect: error
+select count(*) from ro_first_passes a where 3 / a.c2 > 0 and exists (select 1 from ro_empty b where b.c1 > a.c2);
+drop table ro_first_fails, ro_first_passes, ro_empty;
+
+-- A hash join builds the side PostgreSQL's costs choose, counting the
+-- comparisons in a probe row's bucket (`estimate_hash_bucket_stats`): a
+-- boolean key keeps two distinct values, and one on a side its filter
+-- shrinks keeps about one, so building that side costs more than building
+-- the larger one. The filtered side is probed, its first row read before
+-- the build, and fails (fuzzer, seed 20261205 round 210).
+create table hb_probe (c0 boolean, c1 numeric, c2 numeric);
+insert into hb_probe values (false, -0.001, 0.00), (true, -1.25, null), (true, -1.25, -0.001), (true, 3, 3);
+create table hb_empty (c0 timestamp, c1 text, c2 boolean);
+-- expect: error
+select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % a.c2));
+select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % nullif(a.c2, 0)));
+drop table hb_probe, hb_empty;

@@ -236,6 +236,10 @@ pub struct HashJoin {
     /// Whether such an error may be held: not when the probe side has a
     /// Parallel Hash Join (see `holds_probe_errors`).
     may_hold_outer_error: bool,
+    /// Whether the probe side raises its data errors in row order (see
+    /// `errors_in_row_order`), so that an error from its first batch came
+    /// before any row that passes.
+    row_order_errors: bool,
 }
 
 impl HashJoin {
@@ -350,6 +354,7 @@ impl HashJoin {
             peek_outer,
             deferred_outer_error: None,
             may_hold_outer_error: holds_probe_errors(&plan.children[0]),
+            row_order_errors: errors_in_row_order(&plan.children[0]),
         })
     }
 
@@ -445,24 +450,35 @@ impl HashJoin {
     /// which the same query runs without parallelism, does not — tusk
     /// gives the serial join's answer under either plan.)
     ///
-    /// PostgreSQL reads one probe row here, tusk a batch: a data error
-    /// (SQLSTATE class 22: a division by zero, an overflow) in a row after
-    /// the first would not have been raised yet. Such an error is held
+    /// PostgreSQL reads one probe row here, tusk a batch. A probe side
+    /// that raises data errors in row order (a scan or Filter, see
+    /// [`errors_in_row_order`]) returns the rows before a failing one
+    /// first, so an error from its first batch is the one PostgreSQL's
+    /// first fetch raises, and it is raised. In a Parallel Hash Join such
+    /// an error is raised only when no participant found a probe row
+    /// (PostgreSQL's serial join over a table of one page: its first fetch
+    /// meets the error before any row that passes); else it is held like
+    /// the next case.
+    ///
+    /// Any other probe side may have raised a data error (SQLSTATE class
+    /// 22: a division by zero, an overflow) in a row after the first, which
+    /// PostgreSQL would not have reached yet. Such an error is held
     /// instead, the probe side counts as not empty, and the error is
     /// raised when the probe side is read again — never, when the build
     /// side turns out empty and the join ends there, as in PostgreSQL.
     /// Only where no other participant can be waiting for this one to go
     /// on: see [`holds_probe_errors`].
     fn read_first_outer(&mut self) -> Result<bool> {
+        let mut first_row_error = None;
         loop {
             match self.outer.next() {
                 Ok(Some(b)) if b.len == 0 => continue,
                 Ok(Some(b)) => self.first_outer = Some(b),
                 Ok(None) => {}
-                Err(e) if e.code.starts_with("22") && self.may_hold_outer_error => {
-                    self.deferred_outer_error = Some(e)
-                }
-                Err(e) => return Err(e),
+                Err(e) if !e.code.starts_with("22") || !self.may_hold_outer_error => return Err(e),
+                Err(e) if self.row_order_errors && self.shared.is_none() => return Err(e),
+                Err(e) if self.row_order_errors => first_row_error = Some(e),
+                Err(e) => self.deferred_outer_error = Some(e),
             }
             break;
         }
@@ -475,7 +491,14 @@ impl HashJoin {
         }
         // The phaser orders every participant's store before the loads.
         shared.phaser.wait()?;
-        Ok(shared.outer_nonempty.load(Relaxed))
+        let any_rows = shared.outer_nonempty.load(Relaxed);
+        match first_row_error {
+            Some(e) if !any_rows => Err(e),
+            held => {
+                self.deferred_outer_error = held;
+                Ok(any_rows)
+            }
+        }
     }
 
     /// The next batch of the probe input itself: the one read ahead of the
@@ -735,6 +758,19 @@ fn holds_probe_errors(outer: &Plan) -> bool {
         NodeKind::HashJoin { parallel: true, .. } => false,
         NodeKind::Gather { .. } => true,
         _ => outer.children.iter().all(holds_probe_errors),
+    }
+}
+
+/// Whether `p` raises its data errors in PostgreSQL's row order: a heap
+/// or index scan or a Filter (`RowOrderFilter`) returns the rows that pass
+/// before a failing one first (a Parallel Seq Scan within each
+/// participant's share), so an error from its first batch came before any
+/// row that passes.
+fn errors_in_row_order(p: &Plan) -> bool {
+    match &p.kind {
+        NodeKind::SeqScan { columnar: None, .. } | NodeKind::IndexScan { .. } => true,
+        NodeKind::Filter { .. } => p.children.iter().all(errors_in_row_order),
+        _ => false,
     }
 }
 

@@ -172,16 +172,24 @@ impl Binder<'_> {
                 low,
                 high,
             } => {
+                // PostgreSQL rewrites `x BETWEEN lo AND hi` into `x >= lo
+                // AND x <= hi` (`x NOT BETWEEN lo AND hi` into `x < lo OR
+                // x > hi`) before binding, so the first comparison is
+                // resolved (and fails) before `hi` is bound.
+                let (first, second) = if *negated {
+                    (A::BinaryOperator::Lt, A::BinaryOperator::Gt)
+                } else {
+                    (A::BinaryOperator::GtEq, A::BinaryOperator::LtEq)
+                };
                 let x = self.expr(expr, ctx)?;
                 let lo = self.expr(low, ctx)?;
+                let low_test = self.binary(x.clone(), &first, lo)?;
                 let hi = self.expr(high, ctx)?;
-                let ge = self.binary(x.clone(), &A::BinaryOperator::GtEq, lo)?;
-                let le = self.binary(x, &A::BinaryOperator::LtEq, hi)?;
-                let both = Expr::and(ge.e, le.e);
+                let high_test = self.binary(x, &second, hi)?;
                 Ok(B::known(if *negated {
-                    Expr::Not(Box::new(both))
+                    Expr::or(low_test.e, high_test.e)
                 } else {
-                    both
+                    Expr::and(low_test.e, high_test.e)
                 }))
             }
             A::Expr::InList {

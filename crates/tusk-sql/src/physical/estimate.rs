@@ -207,6 +207,43 @@ impl Planner<'_> {
         (nd.0.min(rows).max(1.0), nd.1)
     }
 
+    /// The fraction of a hash table's `build_rows` rows that a probe row's
+    /// bucket holds, as PostgreSQL's `estimate_hash_bucket_stats` guesses
+    /// it: one over the key's distinct values, scaled down by the share of
+    /// its table the build side keeps (restrictions remove values), or one
+    /// over the buckets when there are more values than buckets; raised by
+    /// the skew of the most common value; 0.1 when the distinct count is
+    /// only a default. Over several keys, the smallest (`final_cost_hashjoin`).
+    pub(crate) fn hash_bucket_fraction(&self, keys: &[Expr], build_rows: f64) -> f64 {
+        let buckets = (build_rows.max(1.0).ceil() as u64)
+            .max(1024)
+            .next_power_of_two() as f64;
+        let one = |k: &Expr| -> f64 {
+            let (nd, default) = self.ndistinct(k, f64::MAX);
+            if default {
+                return (1.0 / buckets).max(0.1);
+            }
+            let col = as_column(k);
+            let stats = col.and_then(|c| self.col_stats(c));
+            let avg_freq = (1.0 - stats.as_ref().map_or(0.0, |s| s.get().null_frac)) / nd;
+            let share = col
+                .and_then(|c| self.origin_rows(c))
+                .map_or(1.0, |t| (build_rows / t.max(1.0)).min(1.0));
+            let nd = (nd * share).round().max(1.0);
+            let mut f = if nd > buckets {
+                1.0 / buckets
+            } else {
+                1.0 / nd
+            };
+            let max_mcv = stats.and_then(|s| s.get().mcv.iter().map(|m| m.1).reduce(f64::max));
+            if let Some(mcv) = max_mcv.filter(|&m| avg_freq > 0.0 && m > avg_freq) {
+                f *= mcv / avg_freq;
+            }
+            f.clamp(1.0e-6, 1.0)
+        };
+        keys.iter().map(one).fold(1.0, f64::min)
+    }
+
     /// The fraction of rows restriction `e` keeps.
     pub(crate) fn selectivity(&self, e: &Expr) -> f64 {
         let s = match e {
@@ -230,7 +267,12 @@ impl Planner<'_> {
                     .map(|item| self.cmp_selectivity(CmpOp::Eq, arg, item))
                     .sum::<f64>()
                     .min(1.0);
-                if *negated {
+                let holds_null = list.iter().any(|i| as_const(i).is_some_and(Value::is_null));
+                if *negated && holds_null {
+                    // `x <> ALL (..., NULL, ...)` is never true
+                    // (`scalararraysel`'s product has a zero factor).
+                    0.0
+                } else if *negated {
                     (1.0 - s - self.null_frac(arg)).max(0.0)
                 } else {
                     s
@@ -348,7 +390,18 @@ impl Planner<'_> {
 
     /// `left op right`, with statistics when one side is a column and the
     /// other a constant.
+    ///
+    /// A NULL constant on either side keeps no row, whatever the other side
+    /// is and whatever the operator, `<>` included: the operators are
+    /// strict (`var_eq_const` and `scalarineqsel` return zero for it). So a
+    /// `NOT IN` list holding a NULL keeps none either.
     fn cmp_selectivity(&self, op: CmpOp, left: &Expr, right: &Expr) -> f64 {
+        if as_const(left)
+            .or(as_const(right))
+            .is_some_and(Value::is_null)
+        {
+            return 0.0;
+        }
         let (col, value, op) = match (as_column(left), as_const(right)) {
             (Some(c), Some(v)) => (c, v, op),
             _ => match (as_const(left), as_column(right)) {
@@ -362,9 +415,6 @@ impl Planner<'_> {
                 }
             },
         };
-        if value.is_null() {
-            return 0.0;
-        }
         let ty = self.cols.ty(col);
         let stats = self.col_stats(col);
         match op {

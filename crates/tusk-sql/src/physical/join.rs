@@ -63,6 +63,23 @@ fn hash_join_cost(
         + spill
 }
 
+/// The cost of a nested loop over `outer` and `inner` rows, before its
+/// output, as PostgreSQL's `initial_cost_nestloop` weighs its two paths:
+/// the inner side scanned again for every outer row after the first, or
+/// materialised once (two operator costs a row) and read back (one). So a
+/// side of one row goes outside, where the inner side is scanned once;
+/// otherwise the smaller side is the cheaper one to materialise. Each pair
+/// is tested by the join filter.
+fn nest_loop_cost(outer: &Estimate, inner: &Estimate) -> f64 {
+    let rescans = (outer.rows - 1.0).max(0.0);
+    let scanned_again = rescans * inner.total_cost;
+    let materialised = (2.0 + rescans) * CPU_OPERATOR_COST * inner.rows;
+    outer.total_cost
+        + inner.total_cost
+        + scanned_again.min(materialised)
+        + outer.rows * inner.rows * CPU_OPERATOR_COST
+}
+
 /// The equalities between two leaves `(a, b)`, `a < b`: their condition
 /// numbers and their sides (`a`'s first).
 type LeafPairKeys = ((usize, usize), Vec<usize>, Vec<(Expr, Expr)>);
@@ -407,15 +424,34 @@ impl Planner<'_> {
         } else {
             self.index_nest_loops(kind, &left, &right, &lkeys, &rkeys, &residual)?
         };
-        // Which side is built (hashed / materialised): the one with fewer
-        // rows, where the kind allows a choice.
-        let right_smaller = right.plan.est.rows <= left.plan.est.rows;
-        let (outer, inner, okeys, ikeys, kind) = match kind {
-            JoinKind::Inner | JoinKind::Full if !right_smaller => (right, left, rkeys, lkeys, kind),
-            JoinKind::Left if !right_smaller => (right, left, rkeys, lkeys, JoinKind::Right),
-            JoinKind::Right if right_smaller => (left, right, lkeys, rkeys, JoinKind::Right),
-            JoinKind::Right => (right, left, rkeys, lkeys, JoinKind::Left),
-            _ => (left, right, lkeys, rkeys, kind),
+        // Which side is built (hashed / materialised). A hash join builds
+        // the cheaper one (`hash_sides_cost`), where the kind allows a
+        // choice. A nested
+        // loop, as PostgreSQL's, runs only inner, left, semi, anti and mark
+        // joins with the left side outer (a right join as a left join of
+        // its sides swapped), and an inner join takes the cheaper of the
+        // two orders (`nest_loop_cost`).
+        let swap = if lkeys.is_empty() {
+            match kind {
+                JoinKind::Inner => {
+                    nest_loop_cost(&right.plan.est, &left.plan.est)
+                        < nest_loop_cost(&left.plan.est, &right.plan.est)
+                }
+                JoinKind::Right => true,
+                _ => false,
+            }
+        } else {
+            matches!(
+                kind,
+                JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
+            ) && self.hash_sides_cost((&left, &lkeys), (&right, &rkeys))
+                < self.hash_sides_cost((&right, &rkeys), (&left, &lkeys))
+        };
+        let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
+            (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
+            (JoinKind::Right, true) => (right, left, rkeys, lkeys, JoinKind::Left),
+            (_, true) => (right, left, rkeys, lkeys, kind),
+            (_, false) => (left, right, lkeys, rkeys, kind),
         };
         let outer_out: Vec<usize> = (0..outer.cols.len()).collect();
         let inner_out: Vec<usize> = match kind {
@@ -454,8 +490,7 @@ impl Planner<'_> {
             } else {
                 DISABLE_COST
             };
-            let total =
-                disabled + o.total_cost + i.total_cost + o.rows * i.rows * CPU_OPERATOR_COST;
+            let total = disabled + nest_loop_cost(&o, &i);
             return Ok(self.node(
                 NodeKind::NestedLoop {
                     kind,
@@ -532,6 +567,27 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// The cost of a hash join that builds `build` and probes it with
+    /// `probe` (each a side and its keys) that depends on that choice: the
+    /// build, the probe, and PostgreSQL's comparisons of each probe row
+    /// with half its bucket (`final_cost_hashjoin`), so a key of few
+    /// distinct values on the build side makes building it dearer.
+    fn hash_sides_cost(&self, build: (&Phys, &[Expr]), probe: (&Phys, &[Expr])) -> f64 {
+        let (b, p) = (&build.0.plan.est, &probe.0.plan.est);
+        let keys = build.1.len().max(1) as f64;
+        let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
+        let bucket_rows = (b.rows * self.hash_bucket_fraction(build.1, b.rows))
+            .round()
+            .max(1.0);
+        hash_join_cost(
+            b.rows,
+            p.rows,
+            build.1.len(),
+            0.0,
+            (bytes(b), bytes(p), self.settings.hash_mem),
+        ) + p.rows * bucket_rows * 0.5 * CPU_OPERATOR_COST * keys
+    }
+
     /// The cheapest index nested loop for a join of `left` and `right` on
     /// keys `lkeys = rkeys` and `residual` (see `index_join`): the right
     /// side probed, or for an inner join either side.
