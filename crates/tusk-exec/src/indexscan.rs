@@ -137,6 +137,26 @@ enum KeyValue<'a> {
     Null,
 }
 
+/// A key's value when it needs no evaluation: an integer constant (what a
+/// literal becomes) or a parameter (`params`), whose type was checked when
+/// it was bound.
+fn direct_value<'v>(e: &'v Expr, params: &'v [Value]) -> Option<&'v Value> {
+    match e {
+        Expr::Const { value, ty }
+            if matches!(
+                (value, ty),
+                (Value::Int2(_), DataType::Int2)
+                    | (Value::Int4(_), DataType::Int4)
+                    | (Value::Int8(_), DataType::Int8)
+            ) =>
+        {
+            Some(value)
+        }
+        Expr::Param { index, .. } => params.get(*index),
+        _ => None,
+    }
+}
+
 /// The bounds of the entries that satisfy `keys`; `None` when none can.
 /// A key's `$n` is `params[n - 1]` (`ExecContext::params`).
 pub fn scan_bounds(
@@ -148,13 +168,8 @@ pub fn scan_bounds(
     // A lookup by an integer on the leading column (pgbench's): its one
     // value is the prefix.
     if let [key] = keys {
-        let value = match &key.value {
-            Expr::Const { value, .. } => Some(value),
-            Expr::Param { index, .. } => params.get(*index),
-            _ => None,
-        };
         if let (IndexKeyOp::Eq, 0, Some(v @ (Value::Int2(_) | Value::Int4(_) | Value::Int8(_)))) =
-            (key.op, key.column, value)
+            (key.op, key.column, direct_value(&key.value, params))
         {
             return Ok(match to_key(enc.columns()[0].0, v, &[])? {
                 KeyValue::Value(d) => Some(
@@ -170,35 +185,20 @@ pub fn scan_bounds(
         .iter()
         .map(|k| match (k.op, &k.value) {
             (IndexKeyOp::IsNull, _) => Ok(Value::Null),
-            // An integer constant (what pgbench's parameter becomes) is
-            // its own value: no batch to evaluate it in.
-            (
-                _,
-                Expr::Const {
-                    value: v @ Value::Int2(_),
-                    ty: DataType::Int2,
+            (_, e) => match direct_value(e, params) {
+                Some(v) => Ok(v.clone()),
+                None => {
+                    let e = if params.is_empty() {
+                        std::borrow::Cow::Borrowed(e)
+                    } else {
+                        let mut e = e.clone();
+                        e.substitute_params(&|i| params.get(i).cloned());
+                        std::borrow::Cow::Owned(e)
+                    };
+                    let v = e.eval(&Batch::new(vec![], 1))?;
+                    Ok(v.value_as(0, e.data_type()))
                 }
-                | Expr::Const {
-                    value: v @ Value::Int4(_),
-                    ty: DataType::Int4,
-                }
-                | Expr::Const {
-                    value: v @ Value::Int8(_),
-                    ty: DataType::Int8,
-                },
-            ) => Ok(v.clone()),
-            // A parameter was checked to have its type when it was bound.
-            (_, Expr::Param { index, .. }) if *index < params.len() => Ok(params[*index].clone()),
-            (_, e) if params.is_empty() => {
-                let v = e.eval(&Batch::new(vec![], 1))?;
-                Ok(v.value_as(0, e.data_type()))
-            }
-            (_, e) => {
-                let mut e = e.clone();
-                e.substitute_params(&|i| params.get(i).cloned());
-                let v = e.eval(&Batch::new(vec![], 1))?;
-                Ok(v.value_as(0, e.data_type()))
-            }
+            },
         })
         .collect::<Result<_>>()?;
     let mut digits: Vec<Vec<u8>> = values.iter().map(|_| Vec::new()).collect();

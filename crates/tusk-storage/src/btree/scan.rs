@@ -211,8 +211,7 @@ impl Cursor {
     ) -> Result<(), StorageError> {
         let (block, after, pinned) = match std::mem::replace(&mut self.pos, Position::Done) {
             Position::Start => {
-                let (d, leaf) =
-                    Btree::new(pool, self.rel).descend_for_scan(&self.lo_target(), false)?;
+                let (d, leaf) = Btree::new(pool, self.rel).descend_for_scan(&self.lo_target())?;
                 (d.leaf, None, Some(leaf))
             }
             Position::Forward { block, after } => (block, after, None),

@@ -135,7 +135,6 @@ impl<'p> Btree<'p> {
     pub(super) fn descend_for_scan(
         &self,
         target: &Target<'_>,
-        want_low: bool,
     ) -> Result<(Descent, PinnedBuffer<'p>), StorageError> {
         let root = match self.pool.btree_roots.get(self.rel) {
             Some(root) => root,
@@ -145,7 +144,7 @@ impl<'p> Btree<'p> {
                 root
             }
         };
-        self.descend_from(root, target, want_low)
+        self.descend_from(root, target, false)
     }
 
     /// The descent from page `block`, returning the leaf pinned.
