@@ -1,9 +1,11 @@
 //! A client connection's byte stream: plain TCP or TLS, read in whole
 //! messages and written through one output buffer.
 //!
-//! A session thread owns its connection and blocks on it, as a PostgreSQL
-//! backend does on its socket: a query costs a poll, a read and a write
-//! system call, with no hand-off between threads. Output collects in [`Conn::out`]
+//! The thread serving a session owns its connection and blocks on it, as a
+//! PostgreSQL backend does on its socket: a query costs a poll, a read and a
+//! write system call, with no hand-off between threads. (In the session
+//! pool an idle session waits in the pool's `epoll` instead, and the read
+//! after its wake-up skips the poll: [`Conn::skip_next_wait`].) Output collects in [`Conn::out`]
 //! and goes to the socket at ReadyForQuery, at a Flush message, after a
 //! notice, and whenever more than [`FLUSH_AT`] bytes are waiting (so a large
 //! result streams instead of piling up in memory).
@@ -120,15 +122,22 @@ impl Transport {
         }
     }
 
+    /// The socket of a plain connection (`None` under TLS).
+    pub fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        match self {
+            Transport::Plain(Stream::Tcp(s)) => Some(s.as_fd()),
+            Transport::Plain(Stream::Unix(s)) => Some(s.as_fd()),
+            Transport::Tls(_) => None,
+        }
+    }
+
     /// Waits in `poll` until a plain socket is readable (data, EOF or an
     /// error, which the read that follows reports); returns at once for
     /// TLS. See the module doc.
     fn wait_readable(&self) {
         use rustix::event::{poll, PollFd, PollFlags};
-        let fd = match self {
-            Transport::Plain(Stream::Tcp(s)) => s.as_fd(),
-            Transport::Plain(Stream::Unix(s)) => s.as_fd(),
-            Transport::Tls(_) => return,
+        let Some(fd) = self.socket() else {
+            return;
         };
         loop {
             match poll(&mut [PollFd::from_borrowed_fd(fd, PollFlags::IN)], None) {
@@ -187,6 +196,8 @@ pub struct Conn {
     /// Wait in `poll` before each socket read (see the module doc); set
     /// once the startup's read timeout is gone.
     poll_before_read: bool,
+    /// The socket is known to be readable: the next read need not wait.
+    readable: bool,
 }
 
 /// Bytes asked of the socket per read.
@@ -202,6 +213,7 @@ impl Conn {
             scratch: BytesMut::with_capacity(256),
             chunk: Box::new([0; READ_CHUNK]),
             poll_before_read: false,
+            readable: false,
         }
     }
 
@@ -223,6 +235,7 @@ impl Conn {
             scratch,
             chunk,
             poll_before_read,
+            readable,
         } = self;
         Ok(Conn {
             io: f(io)?,
@@ -232,7 +245,14 @@ impl Conn {
             scratch,
             chunk,
             poll_before_read,
+            readable,
         })
+    }
+
+    /// The socket was just reported readable (by the session pool's
+    /// `epoll`): the next read goes straight to the socket.
+    pub fn skip_next_wait(&mut self) {
+        self.readable = true;
     }
 
     /// Whether input beyond the last message is already buffered.
@@ -269,7 +289,7 @@ impl Conn {
                 self.input.drain(..self.pos);
                 self.pos = 0;
             }
-            if self.poll_before_read {
+            if self.poll_before_read && !std::mem::take(&mut self.readable) {
                 self.io.wait_readable();
             }
             let n = loop {

@@ -14,13 +14,18 @@
 //!          engine.rs  -> tusk_sql::Session (one per connection)
 //!          types.rs   batches -> DataRow, parameter bytes -> values
 //!      conn.rs      framed reads (frontend.rs), buffered writes
+//!      pool.rs      idle session -> epoll; the next free pool thread serves
+//!                   whichever session has a message
 //! ```
 //!
 //! The reactor only accepts connections and waits for the shutdown signal.
-//! Each connection then gets a thread that blocks on its socket the way a
-//! PostgreSQL backend process does: reading a query, running it and
-//! writing the result take no hop between threads, and a long query never
-//! holds up anyone else's I/O. The `pgwire` crate provides the backend
+//! Each connection then gets a thread that runs its startup and blocks on
+//! its socket the way a PostgreSQL backend process does: reading a query,
+//! running it and writing the result take no hop between threads. Between
+//! queries, a session waits in the session pool instead, so that a thread
+//! that has just answered one session can go on with another's query
+//! without sleeping; threads stalled on a lock or a long query hand their
+//! place to others, so a long query never holds up anyone else. The `pgwire` crate provides the backend
 //! message encodings and the SCRAM-SHA-256 exchange; framing and decoding
 //! of client messages are our own (`frontend`), checked so that malformed
 //! input ends only its connection.
@@ -38,6 +43,7 @@
 //! | `engine` | the narrow interface to the SQL layer, implemented over `tusk_sql::Session` |
 //! | `frontend` | framing and decoding of client messages |
 //! | `conn` | the socket (TCP, Unix or TLS), input and output buffers |
+//! | `pool` | the session pool: idle sessions in one `epoll` set, a few seated threads, stall detection |
 //! | `types` | type OIDs, DataRow encoding, parameter decoding |
 //! | `error` | ErrorResponse fields |
 //! | `registry` | sessions, cancel keys, the connection limit, shutdown |
@@ -63,6 +69,7 @@ pub mod copy;
 pub mod engine;
 pub mod error;
 pub mod frontend;
+pub mod pool;
 pub mod random;
 pub mod registry;
 pub mod roles;

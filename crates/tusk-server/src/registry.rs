@@ -14,7 +14,7 @@
 //! ends. Shutdown ([`Registry::shut_down`]) terminates every session's
 //! interrupt and shuts its socket, so a session busy in a statement stops at
 //! its next batch and an idle one wakes from its read; the server then waits
-//! for all session threads ([`Registry::wait_idle`]; after a grace period
+//! for every connection to close ([`Registry::wait_idle`]; after a grace period
 //! their sockets are shut both ways, so that a session blocked writing to a
 //! client that reads nothing cannot hold up the shutdown) before the
 //! database is closed with its shutdown checkpoint.
@@ -36,10 +36,10 @@ struct Backend {
 #[derive(Default)]
 struct State {
     backends: HashMap<i32, Backend>,
-    /// Connection threads alive (sessions and connections still starting),
-    /// with a clone of their socket to shut at shutdown.
-    threads: HashMap<u64, Option<Stream>>,
-    next_thread: u64,
+    /// Connections open (sessions and connections still starting), with a
+    /// clone of their socket to shut at shutdown.
+    connections: HashMap<u64, Option<Stream>>,
+    next_connection: u64,
 }
 
 pub struct Registry {
@@ -59,8 +59,9 @@ pub struct Admission {
     pub activity: Arc<Activity>,
 }
 
-/// A connection thread's presence, counted until dropped.
-pub struct ThreadGuard {
+/// An open connection, counted until dropped (it goes with the session when
+/// the session moves between threads).
+pub struct ConnectionGuard {
     registry: Arc<Registry>,
     id: u64,
 }
@@ -81,14 +82,14 @@ impl Registry {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Counts a new connection thread; `socket` is a clone of its
-    /// connection, shut down at server shutdown.
-    pub fn enter(self: &Arc<Self>, socket: Option<Stream>) -> ThreadGuard {
+    /// Counts a new connection; `socket` is a clone of it, shut down at
+    /// server shutdown.
+    pub fn enter(self: &Arc<Self>, socket: Option<Stream>) -> ConnectionGuard {
         let mut st = self.lock();
-        let id = st.next_thread;
-        st.next_thread += 1;
-        st.threads.insert(id, socket);
-        ThreadGuard {
+        let id = st.next_connection;
+        st.next_connection += 1;
+        st.connections.insert(id, socket);
+        ConnectionGuard {
             registry: self.clone(),
             id,
         }
@@ -152,29 +153,29 @@ impl Registry {
     }
 
     /// Fast shutdown: every session's statement is stopped and its socket
-    /// shut, so that its thread reports the termination and ends.
+    /// shut, so that its session reports the termination and ends.
     pub fn shut_down(&self) {
         self.shutting_down.store(true, Ordering::Release);
         let st = self.lock();
         for b in st.backends.values() {
             b.interrupt.terminate();
         }
-        for s in st.threads.values().flatten() {
+        for s in st.connections.values().flatten() {
             let _ = s.shutdown(Shutdown::Read);
         }
     }
 
-    /// Waits until no connection thread is left. Sessions still there after
+    /// Waits until no connection is left. Sessions still there after
     /// `grace` (one blocked writing to a client that reads nothing, say)
     /// get their sockets shut in both directions, which ends their I/O.
     pub fn wait_idle(&self, grace: std::time::Duration) {
         let mut st = self.lock();
         let deadline = std::time::Instant::now() + grace;
         let mut forced = false;
-        while !st.threads.is_empty() {
+        while !st.connections.is_empty() {
             let now = std::time::Instant::now();
             if !forced && now >= deadline {
-                for s in st.threads.values().flatten() {
+                for s in st.connections.values().flatten() {
                     let _ = s.shutdown(Shutdown::Both);
                 }
                 forced = true;
@@ -213,9 +214,9 @@ impl Drop for Admission {
     }
 }
 
-impl Drop for ThreadGuard {
+impl Drop for ConnectionGuard {
     fn drop(&mut self) {
-        self.registry.lock().threads.remove(&self.id);
+        self.registry.lock().connections.remove(&self.id);
         self.registry.changed.notify_all();
     }
 }

@@ -1,5 +1,5 @@
 //! The server process: one open database, listeners, a thread per
-//! connection, and fast shutdown.
+//! connection and a pool that serves idle sessions, and fast shutdown.
 //!
 //! [`Server::bind`] opens the data directory (its `tusk.lock` keeps a
 //! second server or a `tusk -c` out), reads the settings, refuses unsafe
@@ -8,7 +8,9 @@
 //! tokio reactor — accepting is all that waits on the reactor — and hands
 //! each connection to its own thread, which does the TLS handshake, the
 //! startup and the session's queries with blocking I/O, like a PostgreSQL
-//! backend process; no query ever runs on the reactor.
+//! backend process; no query ever runs on the reactor. Once a session goes
+//! idle between messages it may move to the session pool (`pool`), whose
+//! threads serve whichever session has a message next.
 //!
 //! When the shutdown future completes (SIGTERM or SIGINT for `tusk serve`:
 //! PostgreSQL's fast shutdown), the listeners close, every session's
@@ -19,6 +21,7 @@
 
 use crate::config::{Overrides, ServerConfig};
 use crate::conn::Stream;
+use crate::pool::SessionPool;
 use crate::registry::Registry;
 use crate::roles::RoleFile;
 use crate::startup::{serve_connection, Shared};
@@ -128,6 +131,8 @@ impl Server {
         Ok(Server {
             shared: Arc::new(Shared {
                 db,
+                pool: SessionPool::new(config.session_pool_seats)
+                    .map_err(|e| format!("could not create the session pool: {e}"))?,
                 config,
                 tls,
                 roles,

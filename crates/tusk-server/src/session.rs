@@ -32,7 +32,7 @@
 //! shutdown, when the session's interrupt is terminated.
 
 use crate::activity::Activity;
-use crate::conn::{Conn, ReadError};
+use crate::conn::{Conn, ReadError, Transport};
 use crate::copy::WireCopy;
 use crate::engine::{Engine, Outcome, Rows};
 use crate::error::{codes, Failure};
@@ -46,16 +46,21 @@ use pgwire::messages::response::{
     CommandComplete, EmptyQueryResponse, ReadyForQuery, TransactionStatus,
 };
 use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use tusk_exec::{Batch, Value};
 use tusk_sql::portal::{ResultColumn, TransactionStatus as Txn};
 use tusk_storage::fasthash::FastHashMap;
 
 /// A prepared statement, shared by the portals made from it; `None` for an
-/// empty query string.
-type Shared<P> = Option<Rc<RefCell<P>>>;
+/// empty query string. (`Arc` and `Mutex`, not `Rc` and `RefCell`, so that
+/// an idle session can move to another thread: see `pool`.)
+type Shared<P> = Option<Arc<Mutex<P>>>;
+
+/// The prepared statement behind `m` (a panic while it was locked left it
+/// as it was: a statement is never half-updated).
+fn lock<P>(m: &Mutex<P>) -> MutexGuard<'_, P> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 enum PortalState<R> {
     /// Bound, not started.
@@ -80,10 +85,19 @@ enum PortalState<R> {
 struct Portal<P, R> {
     prepared: Shared<P>,
     /// The statement's text (`pg_stat_activity.query`).
-    query: Rc<str>,
+    query: Arc<str>,
     params: Vec<Value>,
     result_formats: Vec<i16>,
     state: PortalState<R>,
+}
+
+/// How [`Backend::serve`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    /// The session is over: the client left or was told to.
+    Ended,
+    /// No message is waiting and the session may move (see `pool`).
+    Idle,
 }
 
 /// Why the loop stopped processing a message.
@@ -95,12 +109,12 @@ enum Stop {
 type Step<T> = Result<T, Stop>;
 
 /// The session state of one connection.
-pub struct Backend<'a, E: Engine> {
-    conn: &'a mut Conn,
-    engine: &'a mut E,
+pub struct Backend<E: Engine> {
+    conn: Conn,
+    engine: E,
     statements: FastHashMap<String, Shared<E::Prepared>>,
     /// The text of each prepared statement.
-    queries: FastHashMap<String, Rc<str>>,
+    queries: FastHashMap<String, Arc<str>>,
     portals: FastHashMap<String, Portal<E::Prepared, E::Rows>>,
     /// What `pg_stat_activity` shows of this session.
     activity: Option<Arc<Activity>>,
@@ -172,8 +186,8 @@ fn txn_status(t: Txn) -> TransactionStatus {
     }
 }
 
-impl<'a, E: Engine> Backend<'a, E> {
-    pub fn new(conn: &'a mut Conn, engine: &'a mut E) -> Backend<'a, E> {
+impl<E: Engine> Backend<E> {
+    pub fn new(conn: Conn, engine: E) -> Backend<E> {
         let reported = engine.reported_settings();
         Backend {
             conn,
@@ -188,7 +202,7 @@ impl<'a, E: Engine> Backend<'a, E> {
     }
 
     /// Keeps `activity` up to date with what the session does.
-    pub fn with_activity(mut self, activity: Arc<Activity>) -> Backend<'a, E> {
+    pub fn with_activity(mut self, activity: Arc<Activity>) -> Backend<E> {
         activity.set_identity(
             &self.reported_value("session_authorization"),
             &self.reported_value("application_name"),
@@ -276,12 +290,49 @@ impl<'a, E: Engine> Backend<'a, E> {
 
     /// Runs the loop until the session ends.
     pub fn run(&mut self) {
-        let _ = self.run_inner();
+        let _ = self.serve(false, false);
     }
 
-    fn run_inner(&mut self) -> Step<()> {
+    /// Whether the session may continue on another thread: a plain socket
+    /// (rustls may hold decrypted input that the socket does not show) and
+    /// no portal in the middle of its rows (an executor's state belongs to
+    /// the thread that runs it).
+    pub fn movable(&self) -> bool {
+        matches!(self.conn.io, Transport::Plain(_))
+            && self
+                .portals
+                .values()
+                .all(|p| !matches!(p.state, PortalState::Streaming { .. }))
+    }
+
+    /// The session's socket.
+    pub fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.conn.io.socket()
+    }
+
+    /// Runs messages until the session ends ([`Served::Ended`]), or, with
+    /// `yield_when_idle`, until no whole message is waiting and the session
+    /// is [`movable`](Backend::movable) ([`Served::Idle`]). `readable`: the
+    /// socket was just seen readable, so the first read need not wait.
+    pub fn serve(&mut self, readable: bool, yield_when_idle: bool) -> Served {
+        if readable {
+            self.conn.skip_next_wait();
+        }
+        match self.run_inner(readable, yield_when_idle) {
+            Ok(true) => Served::Idle,
+            Ok(false) | Err(Stop::Disconnect) => Served::Ended,
+        }
+    }
+
+    /// `Ok(true)` when idle (see [`Backend::serve`]), `Ok(false)` when
+    /// ended.
+    fn run_inner(&mut self, mut readable: bool, yield_when_idle: bool) -> Step<bool> {
         let interrupt = self.engine.interrupt();
         loop {
+            if yield_when_idle && !readable && !self.conn.has_buffered_message() && self.movable() {
+                return Ok(true);
+            }
+            readable = false;
             let (tag, body) = match self.conn.read_message(false) {
                 Ok(m) => m,
                 Err(ReadError::Closed) => {
@@ -293,7 +344,10 @@ impl<'a, E: Engine> Backend<'a, E> {
                     }
                     return Err(Stop::Disconnect);
                 }
-                Err(ReadError::Protocol(f)) => return self.fail(&f),
+                Err(ReadError::Protocol(f)) => {
+                    self.fail(&f)?;
+                    return Ok(false);
+                }
             };
             if tag == b'S' {
                 self.ignore_till_sync = false;
@@ -355,7 +409,7 @@ impl<'a, E: Engine> Backend<'a, E> {
                     self.ready_for_query()?;
                     continue;
                 }
-                Message::Terminate => return Ok(()),
+                Message::Terminate => return Ok(false),
                 // Stray COPY messages are ignored, as PostgreSQL does.
                 Message::CopyData(_) | Message::CopyDone | Message::CopyFail(_) => continue,
                 Message::Password(_) => Ok(Err(Failure::fatal(
@@ -421,8 +475,8 @@ impl<'a, E: Engine> Backend<'a, E> {
             Err(e) => return Ok(Err(e.into())),
         };
         let mut portal = Portal {
-            prepared: Some(Rc::new(RefCell::new(prepared))),
-            query: Rc::from(""),
+            prepared: Some(Arc::new(Mutex::new(prepared))),
+            query: Arc::from(""),
             params: Vec::new(),
             result_formats: Vec::new(),
             state: PortalState::Ready,
@@ -464,11 +518,11 @@ impl<'a, E: Engine> Backend<'a, E> {
                 self.engine.begin_statement();
                 let p = self.engine.prepare(&st, &declared, true);
                 self.engine.end_statement();
-                Some(Rc::new(RefCell::new(p?)))
+                Some(Arc::new(Mutex::new(p?)))
             }
             None => None,
         };
-        self.queries.insert(name.clone(), Rc::from(query));
+        self.queries.insert(name.clone(), Arc::from(query));
         self.statements.insert(name, prepared);
         Ok(())
     }
@@ -512,7 +566,7 @@ impl<'a, E: Engine> Backend<'a, E> {
         }
         let prepared = prepared.clone();
         let param_types = match &prepared {
-            Some(p) => self.engine.param_types(&p.borrow()),
+            Some(p) => self.engine.param_types(&lock(p)),
             None => Vec::new(),
         };
         let n = param_types.len();
@@ -541,7 +595,7 @@ impl<'a, E: Engine> Backend<'a, E> {
             values.push(match p {
                 None => Value::Null,
                 Some(bytes) => {
-                    types::param_value(&*self.engine, ty, format_of(formats, i), bytes, i + 1)?
+                    types::param_value(&self.engine, ty, format_of(formats, i), bytes, i + 1)?
                 }
             });
         }
@@ -553,7 +607,7 @@ impl<'a, E: Engine> Backend<'a, E> {
                     .queries
                     .get(statement)
                     .cloned()
-                    .unwrap_or_else(|| Rc::from("")),
+                    .unwrap_or_else(|| Arc::from("")),
                 params: values,
                 result_formats,
                 state: PortalState::Ready,
@@ -572,7 +626,7 @@ impl<'a, E: Engine> Backend<'a, E> {
             };
             let (oids, columns) = match p {
                 Some(p) => {
-                    let p = p.borrow();
+                    let p = lock(p);
                     let oids = self
                         .engine
                         .param_types(&p)
@@ -608,7 +662,7 @@ impl<'a, E: Engine> Backend<'a, E> {
             _ => portal
                 .prepared
                 .as_ref()
-                .and_then(|p| self.engine.columns(&p.borrow())),
+                .and_then(|p| self.engine.columns(&lock(p))),
         };
         let formats = portal.result_formats.clone();
         match columns {
@@ -670,16 +724,16 @@ impl<'a, E: Engine> Backend<'a, E> {
             .prepared
             .clone()
             .expect("started portals have a statement");
-        let target = self.engine.deallocate_target(&prepared.borrow());
+        let target = self.engine.deallocate_target(&lock(&prepared));
         if let Some(target) = target {
             let tag = self.deallocate(target)?;
             portal.state = PortalState::Done { tag, sent: false };
             return Ok(());
         }
         let mut notices = Vec::new();
-        let mut copy = WireCopy::new(&mut *self.conn);
+        let mut copy = WireCopy::new(&mut self.conn);
         let outcome = self.engine.start(
-            &mut prepared.borrow_mut(),
+            &mut lock(&prepared),
             &portal.params,
             &mut |n| notices.push(n),
             &mut copy,

@@ -34,7 +34,8 @@ use crate::conn::{Conn, ReadError, Stream, Transport};
 use crate::engine::Engine;
 use crate::error::{codes, Failure};
 use crate::frontend::{self, FirstPacket, Reader};
-use crate::registry::{Registry, ThreadGuard};
+use crate::pool::{SessionPool, Started};
+use crate::registry::{ConnectionGuard, Registry};
 use crate::roles::{parse_verifier, RoleFile};
 use crate::session::Backend;
 use bytes::Bytes;
@@ -56,25 +57,29 @@ pub struct Shared {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     pub roles: Arc<RoleFile>,
     pub registry: Arc<Registry>,
+    /// Where idle sessions wait for their next message.
+    pub pool: Arc<SessionPool>,
     /// Salt material for made-up verifiers of unknown roles.
     pub mock_nonce: [u8; 16],
 }
 
 /// Serves one accepted connection to its end.
-pub fn serve_connection(shared: Arc<Shared>, _thread: ThreadGuard, stream: Stream) {
+pub fn serve_connection(shared: Arc<Shared>, connection: ConnectionGuard, stream: Stream) {
     if let Stream::Tcp(tcp) = &stream {
         let _ = tcp.set_nodelay(true);
     }
     let _ = stream.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
     let conn = Conn::new(Transport::Plain(stream));
-    let Some((mut conn, params)) = negotiate(&shared, conn) else {
+    let Some((conn, params)) = negotiate(&shared, conn) else {
         return;
     };
-    let _ = start_session(&shared, &mut conn, params);
+    if let Some(session) = start_session(&shared, conn, params) {
+        shared.pool.serve(session, connection);
+    }
 }
 
 /// Sends a FATAL error and gives up the connection.
-fn refuse(conn: &mut Conn, f: Failure) -> Option<()> {
+fn refuse<T>(conn: &mut Conn, f: Failure) -> Option<T> {
     conn.send_failure(&f);
     let _ = conn.flush();
     None
@@ -88,14 +93,14 @@ fn negotiate(shared: &Shared, mut conn: Conn) -> Option<(Conn, Vec<(String, Stri
             Ok(m) => m,
             Err(ReadError::Closed) => return None,
             Err(ReadError::Protocol(f)) => {
-                refuse(&mut conn, f);
+                refuse::<()>(&mut conn, f);
                 return None;
             }
         };
         let packet = match frontend::decode_first(&body) {
             Ok(p) => p,
             Err(f) => {
-                refuse(&mut conn, f);
+                refuse::<()>(&mut conn, f);
                 return None;
             }
         };
@@ -108,7 +113,7 @@ fn negotiate(shared: &Shared, mut conn: Conn) -> Option<(Conn, Vec<(String, Stri
                     continue;
                 };
                 if conn.has_buffered_input() {
-                    refuse(
+                    refuse::<()>(
                         &mut conn,
                         Failure::fatal(
                             codes::PROTOCOL_VIOLATION,
@@ -207,11 +212,15 @@ fn option_settings(options: &str) -> Result<Vec<(String, String)>, Failure> {
 }
 
 /// Steps 2 to 5, then the session.
-fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>) -> Option<()> {
+fn start_session(
+    shared: &Shared,
+    mut conn: Conn,
+    params: Vec<(String, String)>,
+) -> Option<Started> {
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     let Some(user) = get("user").filter(|u| !u.is_empty()) else {
         return refuse(
-            conn,
+            &mut conn,
             Failure::fatal(
                 codes::INVALID_AUTHORIZATION,
                 "no PostgreSQL user name specified in startup packet",
@@ -220,7 +229,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
     };
     if shared.registry.is_shutting_down() {
         return refuse(
-            conn,
+            &mut conn,
             Failure::fatal("57P03", "the database system is shutting down"),
         );
     }
@@ -228,7 +237,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         Ok(s) => s,
         Err(e) => {
             return refuse(
-                conn,
+                &mut conn,
                 Failure {
                     fatal: true,
                     ..e.into()
@@ -245,7 +254,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
     );
     let Some(admission) = shared.registry.admit(Engine::interrupt(&session)) else {
         return refuse(
-            conn,
+            &mut conn,
             Failure::fatal(
                 codes::TOO_MANY_CONNECTIONS,
                 "sorry, too many clients already",
@@ -255,7 +264,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
     // Deadlock reports name the pid the client got in BackendKeyData.
     session.set_pid(admission.pid);
     if shared.config.auth == AuthMethod::ScramSha256 {
-        authenticate(shared, conn, &user)?;
+        authenticate(shared, &mut conn, &user)?;
     }
     conn.send(Authentication::Ok);
     conn.clear_read_timeout();
@@ -266,7 +275,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
             "user" | "database" | "replication" => {}
             "options" => match option_settings(v) {
                 Ok(s) => settings.extend(s),
-                Err(f) => return refuse(conn, f),
+                Err(f) => return refuse(&mut conn, f),
             },
             _ => settings.push((k.clone(), v.clone())),
         }
@@ -279,7 +288,7 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         };
         if let Err(e) = r {
             return refuse(
-                conn,
+                &mut conn,
                 Failure {
                     fatal: true,
                     ..e.into()
@@ -288,12 +297,11 @@ fn start_session(shared: &Shared, conn: &mut Conn, params: Vec<(String, String)>
         }
     }
     admission.activity.set_client(conn.io.peer_addr());
-    let mut backend = Backend::new(conn, &mut session).with_activity(admission.activity.clone());
-    if backend.greet(admission.pid, admission.secret) {
-        backend.run();
+    let mut backend = Backend::new(conn, session).with_activity(admission.activity.clone());
+    if !backend.greet(admission.pid, admission.secret) {
+        return None;
     }
-    drop(admission);
-    Some(())
+    Some(Started { backend, admission })
 }
 
 fn auth_failed(user: &str) -> Failure {

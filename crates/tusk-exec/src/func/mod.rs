@@ -57,6 +57,7 @@ pub mod math;
 mod md5;
 mod numeric_fns;
 pub(crate) mod random;
+pub use random::{put_generator, take_generator, GeneratorState};
 pub mod regex;
 pub mod regexp;
 pub mod resolve;

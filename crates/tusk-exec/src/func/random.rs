@@ -5,7 +5,10 @@
 //!
 //! The state is per thread (PostgreSQL's is per backend). Unseeded, it
 //! starts from the process's random hasher keys and the thread's identity;
-//! `setseed(x)` makes the rest of the session's sequence reproducible.
+//! `setseed(x)` makes the rest of the session's sequence reproducible. A
+//! session that moves between threads (the server's session pool) takes its
+//! state along: [`take_generator`] when it leaves a thread,
+//! [`put_generator`] on the thread that resumes it.
 //! Both are volatile, so the planner neither folds nor caches them.
 
 use super::{Call, Func};
@@ -15,6 +18,20 @@ use std::cell::Cell;
 
 thread_local! {
     static STATE: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+}
+
+/// A session's generator state, carried between threads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GeneratorState(Option<(u64, u64)>);
+
+/// Removes the calling thread's generator state (a fresh thread's is unset).
+pub fn take_generator() -> GeneratorState {
+    GeneratorState(STATE.with(|st| st.take()))
+}
+
+/// Installs `state` as the calling thread's generator state.
+pub fn put_generator(state: GeneratorState) {
+    STATE.with(|st| st.set(state.0));
 }
 
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {
@@ -113,6 +130,10 @@ mod tests {
             ]
         );
         set_seed(-1.0).unwrap();
+        // A state carried away and brought back continues the sequence.
+        let carried = take_generator();
+        set_seed(0.25).unwrap();
+        put_generator(carried);
         assert_eq!(next_double().to_string(), "0.725656831544149");
         set_seed(0.0).unwrap();
         assert_eq!(next_double().to_string(), "0.8702553105818676");

@@ -1,0 +1,364 @@
+//! The session pool: idle sessions wait in one `epoll` set, and whichever
+//! pool thread is free serves the next session that has a message.
+//!
+//! ## Why
+//!
+//! With a thread per session, as PostgreSQL has a process per backend,
+//! every query puts the session's thread to sleep once it has answered and
+//! wakes it when the next query arrives: a context switch in and out per
+//! query, which on `pgbench -S` costs about as much kernel time as the
+//! query's own system calls. When many sessions are busy, a thread that has
+//! just answered one of them usually finds another one's query already
+//! waiting; serving it on the same thread costs no switch at all.
+//!
+//! ## How
+//!
+//! A session starts on its connection's own thread (TLS handshake,
+//! startup, authentication). From then on, whenever no whole message is
+//! waiting and the session is *movable* ([`Backend::movable`]: a plain
+//! socket, no portal in the middle of its rows), it is *parked*: put in the
+//! `parked` table under a token and its socket armed in the `epoll` set with
+//! `EPOLLONESHOT`, so that exactly one `epoll_wait` reports it and nothing
+//! reports it again until it is parked again. The connection's thread then
+//! joins the pool. A pool thread loop:
+//!
+//! 1. takes a *seat* (below), waiting on `standby` while none is free;
+//! 2. waits in `epoll_wait` for one ready session and takes it out of
+//!    `parked`;
+//! 3. serves it ([`Backend::serve`]) until it is idle again (parks it) or
+//!    over (unregisters and drops it);
+//! 4. gives its seat back, and leaves the pool if the pool has more threads
+//!    than sessions.
+//!
+//! A session's `random()` generator state travels with it (it is a
+//! per-thread value in the executor). Everything else a parked session owns
+//! is `Send` except the executor state of a portal in the middle of its
+//! rows, which [`Backend::movable`] rules out (see [`Movable`]).
+//!
+//! ## Seats, stalls and why nothing waits forever
+//!
+//! At most `seats` threads (the number of CPUs) wait in `epoll_wait` or
+//! serve a session at once; the others stand by. With more, every ready
+//! session would wake a thread of its own and the switches would be back.
+//! A thread serving a session may block for long: on a lock, on a client
+//! that reads its result slowly, on a long query. The *monitor* thread
+//! therefore counts ticks (every 2 ms while the pool is busy, every 100 ms
+//! once it has been quiet for a second), and a thread that has held its seat
+//! through two ticks is *stalled*: its seat is taken from it and given to a
+//! standby thread. Since the pool keeps at least one thread per session
+//! (`threads >= sessions`: a thread leaves only while there are more
+//! threads than sessions), a standby thread exists whenever a session is
+//! parked and every seated thread is stalled, so a ready session waits at
+//! most a few ticks for a thread, even when other sessions wait on locks
+//! that it holds.
+
+use crate::registry::{Admission, ConnectionGuard};
+use crate::session::{Backend, Served};
+use rustix::event::epoll;
+use std::collections::HashMap;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+use tusk_exec::func::{put_generator, take_generator, GeneratorState};
+
+/// Monitor tick while sessions are being served.
+const BUSY_TICK: Duration = Duration::from_millis(2);
+/// Monitor tick once the pool has been quiet for [`QUIET_AFTER`] ticks.
+const QUIET_TICK: Duration = Duration::from_millis(100);
+const QUIET_AFTER: u64 = 500;
+
+/// A session past its startup: protocol state and its place in the
+/// registry.
+pub struct Started {
+    pub backend: Backend<tusk_sql::Session>,
+    pub admission: Admission,
+}
+
+/// A session and what goes with it between threads.
+struct Parked {
+    started: Started,
+    /// Counts the connection in the registry until the session is dropped.
+    _connection: ConnectionGuard,
+    generator: GeneratorState,
+    /// A descriptor of the session's socket, as registered in the `epoll`
+    /// set (shared so that arming it needs no borrow of the session).
+    socket: Arc<OwnedFd>,
+    /// Whether `socket` is in the `epoll` set yet.
+    registered: bool,
+}
+
+/// A parked session on its way to another thread.
+struct Movable(Box<Parked>);
+
+// SAFETY: a `Movable` is made only by `SessionPool::park` from a session
+// that `Backend::movable` accepted. Of what a `Parked` holds, the
+// compiler proves `tusk_sql::Session`, `Conn`, the registry handles and
+// the prepared statements `Send`; what it cannot is the backend's portal
+// table, whose type mentions the executor's row streams (`Rc`-shared
+// operator state confined to the thread that runs it). `movable` has
+// checked that no portal holds one: the remaining portals are bound but
+// unstarted, finished, or hold rendered text rows, all plain owned data and
+// `Arc`s. So moving the whole value to another thread moves no
+// thread-confined state.
+unsafe impl Send for Movable {}
+
+#[derive(Default)]
+struct Seats {
+    /// Threads in the pool.
+    threads: usize,
+    /// Sessions in the pool: parked or being served by a pool thread.
+    sessions: usize,
+    /// Threads seated in `epoll_wait`.
+    waiting: usize,
+    /// Threads seated while serving a session: pool thread id → the tick at
+    /// which it took the session.
+    serving: HashMap<u64, u64>,
+    next_thread: u64,
+    tick: u64,
+    monitor_running: bool,
+}
+
+impl Seats {
+    fn taken(&self) -> usize {
+        self.waiting + self.serving.len()
+    }
+}
+
+/// Idle sessions and the threads that serve them (see the module doc).
+pub struct SessionPool {
+    epoll: OwnedFd,
+    parked: Mutex<HashMap<u64, Movable>>,
+    next_token: AtomicU64,
+    seats: Mutex<Seats>,
+    standby: Condvar,
+    seat_count: usize,
+    /// Sessions taken up so far (the monitor's measure of activity).
+    served: AtomicU64,
+}
+
+impl SessionPool {
+    /// A pool with `seats` seats (`None`: one per CPU; 0: no pool, every
+    /// session keeps its connection's thread).
+    pub fn new(seats: Option<usize>) -> std::io::Result<Arc<SessionPool>> {
+        let seat_count =
+            seats.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        Ok(Arc::new(SessionPool {
+            epoll: epoll::create(epoll::CreateFlags::CLOEXEC)?,
+            parked: Mutex::new(HashMap::new()),
+            next_token: AtomicU64::new(0),
+            seats: Mutex::new(Seats::default()),
+            standby: Condvar::new(),
+            seat_count,
+            served: AtomicU64::new(0),
+        }))
+    }
+
+    fn seats(&self) -> MutexGuard<'_, Seats> {
+        self.seats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Serves a session that has just started, on its connection's thread.
+    /// When it first goes idle, the thread hands it to the pool and works
+    /// as a pool thread for as long as the pool needs it.
+    pub fn serve(self: &Arc<Self>, mut started: Started, connection: ConnectionGuard) {
+        if self.seat_count == 0 {
+            started.backend.run();
+            return;
+        }
+        if started.backend.serve(false, true) == Served::Ended {
+            return;
+        }
+        // `serve` goes idle only on a plain socket.
+        let Some(Ok(socket)) = started.backend.socket().map(|fd| fd.try_clone_to_owned()) else {
+            return;
+        };
+        let parked = Box::new(Parked {
+            started,
+            _connection: connection,
+            generator: take_generator(),
+            socket: Arc::new(socket),
+            registered: false,
+        });
+        let me = {
+            let mut s = self.seats();
+            s.threads += 1;
+            s.sessions += 1;
+            s.next_thread += 1;
+            if !s.monitor_running {
+                s.monitor_running = true;
+                let pool = self.clone();
+                if std::thread::Builder::new()
+                    .name("tusk session pool monitor".into())
+                    .spawn(move || pool.monitor())
+                    .is_err()
+                {
+                    // Without a monitor a stall is never relieved: give
+                    // every thread a seat instead.
+                    s.monitor_running = false;
+                }
+            }
+            s.next_thread
+        };
+        if !self.park(parked) {
+            self.leave_after_end(me);
+            return;
+        }
+        self.work(me);
+    }
+
+    /// Parks an idle session; `false` if its socket could not be armed
+    /// (the session is then dropped: the client is gone or the socket is
+    /// bad).
+    fn park(&self, mut p: Box<Parked>) -> bool {
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ONESHOT;
+        let data = epoll::EventData::new_u64(token);
+        let registered = std::mem::replace(&mut p.registered, true);
+        let socket = p.socket.clone();
+        // Parked before it is armed: the thread that `epoll_wait` hands the
+        // token to must find it.
+        self.parked().insert(token, Movable(p));
+        let armed = if registered {
+            epoll::modify(&self.epoll, &*socket, data, flags)
+        } else {
+            epoll::add(&self.epoll, &*socket, data, flags)
+        };
+        if armed.is_err() {
+            if let Some(Movable(p)) = self.parked().remove(&token) {
+                self.unregister(&p);
+            }
+            return false;
+        }
+        true
+    }
+
+    fn parked(&self) -> MutexGuard<'_, HashMap<u64, Movable>> {
+        self.parked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes a finished session's socket out of the `epoll` set (the
+    /// registry holds another descriptor of the socket, so closing ours
+    /// would not).
+    fn unregister(&self, p: &Parked) {
+        if p.registered {
+            let _ = epoll::delete(&self.epoll, &*p.socket);
+        }
+    }
+
+    /// The pool thread loop (see the module doc).
+    fn work(&self, me: u64) {
+        loop {
+            {
+                let mut s = self.seats();
+                while s.monitor_running && s.taken() >= self.seat_count {
+                    s = self.standby.wait(s).unwrap_or_else(|e| e.into_inner());
+                }
+                s.waiting += 1;
+            }
+            let token = self.wait_for_session();
+            let taken = self.parked().remove(&token);
+            {
+                let mut s = self.seats();
+                s.waiting -= 1;
+                let tick = s.tick;
+                s.serving.insert(me, tick);
+            }
+            let ended = match taken {
+                Some(Movable(mut p)) => {
+                    self.served.fetch_add(1, Ordering::Relaxed);
+                    put_generator(p.generator);
+                    // A panic in a statement ends its session, as it ended
+                    // the session's own thread before the pool; this thread
+                    // and the pool's counts carry on.
+                    let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        p.started.backend.serve(true, true)
+                    }));
+                    p.generator = take_generator();
+                    match served {
+                        Ok(Served::Idle) => !self.park(p),
+                        Ok(Served::Ended) | Err(_) => {
+                            self.unregister(&p);
+                            true
+                        }
+                    }
+                }
+                // Armed only once parked, and reported once per arming.
+                None => false,
+            };
+            let mut s = self.seats();
+            s.serving.remove(&me);
+            if ended {
+                s.sessions -= 1;
+            }
+            if s.threads > s.sessions {
+                s.threads -= 1;
+                drop(s);
+                self.standby.notify_one();
+                return;
+            }
+        }
+    }
+
+    /// A thread whose session ended before it could be parked leaves.
+    fn leave_after_end(&self, _me: u64) {
+        let mut s = self.seats();
+        s.sessions -= 1;
+        s.threads -= 1;
+    }
+
+    /// The token of one ready parked session.
+    fn wait_for_session(&self) -> u64 {
+        let mut events = [epoll::Event {
+            flags: epoll::EventFlags::empty(),
+            data: epoll::EventData::new_u64(0),
+        }];
+        loop {
+            match epoll::wait(&self.epoll, &mut events, None) {
+                Ok(1) => return events[0].data.u64(),
+                Ok(_) | Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => {
+                    // Only a broken epoll descriptor gets here; wait a
+                    // little instead of spinning.
+                    eprintln!("LOG:  session pool: epoll_wait failed: {e}");
+                    std::thread::sleep(QUIET_TICK);
+                }
+            }
+        }
+    }
+
+    /// Counts ticks and takes seats from stalled threads (see the module
+    /// doc). Ends when the pool has no thread left.
+    fn monitor(&self) {
+        let mut last_served = self.served.load(Ordering::Relaxed);
+        let mut quiet_ticks = 0u64;
+        loop {
+            std::thread::sleep(if quiet_ticks >= QUIET_AFTER {
+                QUIET_TICK
+            } else {
+                BUSY_TICK
+            });
+            let served = self.served.load(Ordering::Relaxed);
+            if served == last_served {
+                quiet_ticks += 1;
+            } else {
+                quiet_ticks = 0;
+                last_served = served;
+            }
+            let mut s = self.seats();
+            if s.threads == 0 {
+                s.monitor_running = false;
+                return;
+            }
+            s.tick += 1;
+            let now = s.tick;
+            let before = s.serving.len();
+            s.serving.retain(|_, since| now < *since + 2);
+            let freed = before - s.serving.len();
+            drop(s);
+            for _ in 0..freed {
+                self.standby.notify_one();
+            }
+        }
+    }
+}
