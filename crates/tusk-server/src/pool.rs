@@ -40,9 +40,12 @@
 //! At most `seats` threads (the number of CPUs) wait in `epoll_wait` or
 //! serve a session at once; the others stand by. With more, every ready
 //! session would wake a thread of its own and the switches would be back.
-//! A thread serving a session may block for long: on a lock, on a client
-//! that reads its result slowly, on a long query. The *monitor* thread
-//! therefore counts ticks (every 2 ms while the pool is busy, every 100 ms
+//! A thread serving a session may block for long. Where storage knows it
+//! is about to wait (a heavyweight lock, the WAL flush at commit:
+//! `tusk_storage::wait_event`), the thread gives its seat to a standby
+//! thread at once. Other waits it cannot announce: a client that reads its
+//! result slowly, a long query, a page read. For those, the *monitor* thread
+//! counts ticks (every 2 ms while the pool is busy, every 100 ms
 //! once it has been quiet for a second), and a thread that has held its seat
 //! through two ticks is *stalled*: its seat is taken from it and given to a
 //! standby thread. Since the pool keeps at least one thread per session
@@ -61,6 +64,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 use tusk_exec::func::{put_generator, take_generator, GeneratorState};
+use tusk_storage::wait_event;
 
 /// Monitor tick while sessions are being served.
 const BUSY_TICK: Duration = Duration::from_millis(2);
@@ -246,8 +250,25 @@ impl SessionPool {
         }
     }
 
+    /// The seated thread `me` is about to block (a lock wait, a WAL flush:
+    /// `tusk_storage::wait_event`): its seat goes to a standby thread now
+    /// rather than when the monitor would see it stalled.
+    fn release_seat(&self, me: u64) {
+        let mut s = self.seats();
+        if s.serving.remove(&me).is_some() {
+            drop(s);
+            self.standby.notify_one();
+        }
+    }
+
     /// The pool thread loop (see the module doc).
-    fn work(&self, me: u64) {
+    fn work(self: &Arc<Self>, me: u64) {
+        let pool = Arc::downgrade(self);
+        wait_event::set_hook(Some(Box::new(move || {
+            if let Some(pool) = pool.upgrade() {
+                pool.release_seat(me);
+            }
+        })));
         loop {
             {
                 let mut s = self.seats();
@@ -295,6 +316,7 @@ impl SessionPool {
                 s.threads -= 1;
                 drop(s);
                 self.standby.notify_one();
+                wait_event::set_hook(None);
                 return;
             }
         }

@@ -47,6 +47,31 @@ fn a_lock_wait_does_not_hold_up_other_sessions() {
 }
 
 #[test]
+fn a_client_that_stops_reading_does_not_hold_up_other_sessions() {
+    // A wait storage cannot announce: the session's thread blocks writing
+    // to a client that reads nothing. The monitor gives its seat away.
+    let server = TestServer::start(&[("tusk.session_pool_seats", "1")]);
+    let mut stuck = server.connect();
+    let mut other = server.connect();
+    let mut b = Vec::new();
+    wire::cstr(
+        &mut b,
+        "select repeat('x', 1000) from generate_series(1, 100000)",
+    );
+    stuck.send(b'Q', &b);
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    assert_eq!(one_value(&mut other, "select 'served'"), "served");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(stuck);
+    assert_eq!(
+        one_value(&mut other, "select 'still served'"),
+        "still served"
+    );
+    server.stop().unwrap();
+}
+
+#[test]
 fn each_session_keeps_its_random_sequence() {
     let server = TestServer::start(&[("tusk.session_pool_seats", "1")]);
     let mut a = server.connect();

@@ -96,6 +96,7 @@ pub mod txn;
 pub mod uring;
 pub mod vacuum;
 pub mod visible;
+pub mod wait_event;
 pub mod wal;
 mod waldirect;
 pub mod walwriter;

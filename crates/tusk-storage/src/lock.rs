@@ -421,6 +421,7 @@ impl LockManager {
         tag: &LockTag,
         opts: &WaitOptions,
     ) -> Result<(), LockError> {
+        crate::wait_event::blocking();
         let start = Instant::now();
         let deadlock_at = start + opts.deadlock_timeout;
         let timeout_at = opts.lock_timeout.map(|t| start + t);

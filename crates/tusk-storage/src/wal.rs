@@ -803,6 +803,8 @@ impl Wal {
         if self.flushed_lsn.load(Ordering::Acquire) > lsn {
             return Ok(false);
         }
+        // A write and an fsync, or a wait for another session's.
+        crate::wait_event::blocking();
         let w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         if self.flushed_lsn.load(Ordering::Acquire) > lsn {
             return Ok(false);
