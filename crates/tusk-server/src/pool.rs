@@ -16,8 +16,9 @@
 //! A session starts on its connection's own thread (TLS handshake,
 //! startup, authentication). From then on, whenever no whole message is
 //! waiting and the session is *movable* ([`Backend::movable`]: a plain
-//! socket, no portal in the middle of its rows), it is *parked*: put in the
-//! `parked` table under a token and its socket armed in the `epoll` set with
+//! socket, no portal in the middle of its rows), it is *parked*: put in its
+//! slot of the `parked` table (the slot number is its `epoll` token; a
+//! session keeps its slot until it ends) and its socket armed in the `epoll` set with
 //! `EPOLLONESHOT`, so that exactly one `epoll_wait` reports it and nothing
 //! reports it again until it is parked again. The connection's thread then
 //! joins the pool. A pool thread loop:
@@ -58,7 +59,6 @@
 use crate::registry::{Admission, ConnectionGuard};
 use crate::session::{Backend, Served};
 use rustix::event::epoll;
-use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -90,6 +90,15 @@ struct Parked {
     socket: Arc<OwnedFd>,
     /// Whether `socket` is in the `epoll` set yet.
     registered: bool,
+    /// Its slot in [`SessionPool::parked`], and its `epoll` token.
+    slot: usize,
+}
+
+/// Parked sessions by slot, and the free slots.
+#[derive(Default)]
+struct Slots {
+    parked: Vec<Option<Movable>>,
+    free: Vec<usize>,
 }
 
 /// A parked session on its way to another thread.
@@ -115,9 +124,9 @@ struct Seats {
     sessions: usize,
     /// Threads seated in `epoll_wait`.
     waiting: usize,
-    /// Threads seated while serving a session: pool thread id → the tick at
-    /// which it took the session.
-    serving: HashMap<u64, u64>,
+    /// Threads seated while serving a session: (pool thread id, the tick at
+    /// which it took the session); at most `seat_count` entries.
+    serving: Vec<(u64, u64)>,
     next_thread: u64,
     tick: u64,
     monitor_running: bool,
@@ -127,13 +136,34 @@ impl Seats {
     fn taken(&self) -> usize {
         self.waiting + self.serving.len()
     }
+
+    /// Thread `me` gives up its seat; `false` if it had none (the monitor
+    /// took it).
+    fn unseat(&mut self, me: u64) -> bool {
+        match self.serving.iter().position(|&(t, _)| t == me) {
+            Some(i) => {
+                self.serving.swap_remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Slots {
+    /// A slot for a session joining the pool.
+    fn claim(&mut self) -> usize {
+        self.free.pop().unwrap_or_else(|| {
+            self.parked.push(None);
+            self.parked.len() - 1
+        })
+    }
 }
 
 /// Idle sessions and the threads that serve them (see the module doc).
 pub struct SessionPool {
     epoll: OwnedFd,
-    parked: Mutex<HashMap<u64, Movable>>,
-    next_token: AtomicU64,
+    parked: Mutex<Slots>,
     seats: Mutex<Seats>,
     standby: Condvar,
     seat_count: usize,
@@ -149,8 +179,7 @@ impl SessionPool {
             seats.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
         Ok(Arc::new(SessionPool {
             epoll: epoll::create(epoll::CreateFlags::CLOEXEC)?,
-            parked: Mutex::new(HashMap::new()),
-            next_token: AtomicU64::new(0),
+            parked: Mutex::new(Slots::default()),
             seats: Mutex::new(Seats::default()),
             standby: Condvar::new(),
             seat_count,
@@ -183,6 +212,7 @@ impl SessionPool {
             generator: take_generator(),
             socket: Arc::new(socket),
             registered: false,
+            slot: self.parked().claim(),
         });
         let me = {
             let mut s = self.seats();
@@ -205,7 +235,7 @@ impl SessionPool {
             s.next_thread
         };
         if !self.park(parked) {
-            self.leave_after_end(me);
+            self.leave_after_end();
             return;
         }
         self.work(me);
@@ -215,39 +245,41 @@ impl SessionPool {
     /// (the session is then dropped: the client is gone or the socket is
     /// bad).
     fn park(&self, mut p: Box<Parked>) -> bool {
-        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let token = p.slot;
         let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ONESHOT;
-        let data = epoll::EventData::new_u64(token);
+        let data = epoll::EventData::new_u64(token as u64);
         let registered = std::mem::replace(&mut p.registered, true);
         let socket = p.socket.clone();
         // Parked before it is armed: the thread that `epoll_wait` hands the
         // token to must find it.
-        self.parked().insert(token, Movable(p));
+        self.parked().parked[token] = Some(Movable(p));
         let armed = if registered {
             epoll::modify(&self.epoll, &*socket, data, flags)
         } else {
             epoll::add(&self.epoll, &*socket, data, flags)
         };
         if armed.is_err() {
-            if let Some(Movable(p)) = self.parked().remove(&token) {
-                self.unregister(&p);
+            let p = self.parked().parked[token].take();
+            if let Some(Movable(p)) = p {
+                self.retire(p);
             }
             return false;
         }
         true
     }
 
-    fn parked(&self) -> MutexGuard<'_, HashMap<u64, Movable>> {
+    fn parked(&self) -> MutexGuard<'_, Slots> {
         self.parked.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes a finished session's socket out of the `epoll` set (the
-    /// registry holds another descriptor of the socket, so closing ours
-    /// would not).
-    fn unregister(&self, p: &Parked) {
+    /// Ends a session: its socket leaves the `epoll` set (the registry
+    /// holds another descriptor of the socket, so closing ours would not
+    /// remove it), then its slot is freed and the session dropped.
+    fn retire(&self, p: Box<Parked>) {
         if p.registered {
             let _ = epoll::delete(&self.epoll, &*p.socket);
         }
+        self.parked().free.push(p.slot);
     }
 
     /// The seated thread `me` is about to block (a lock wait, a WAL flush:
@@ -255,7 +287,7 @@ impl SessionPool {
     /// rather than when the monitor would see it stalled.
     fn release_seat(&self, me: u64) {
         let mut s = self.seats();
-        if s.serving.remove(&me).is_some() {
+        if s.unseat(me) {
             drop(s);
             self.standby.notify_one();
         }
@@ -278,12 +310,12 @@ impl SessionPool {
                 s.waiting += 1;
             }
             let token = self.wait_for_session();
-            let taken = self.parked().remove(&token);
+            let taken = self.parked().parked.get_mut(token).and_then(Option::take);
             {
                 let mut s = self.seats();
                 s.waiting -= 1;
                 let tick = s.tick;
-                s.serving.insert(me, tick);
+                s.serving.push((me, tick));
             }
             let ended = match taken {
                 Some(Movable(mut p)) => {
@@ -299,7 +331,7 @@ impl SessionPool {
                     match served {
                         Ok(Served::Idle) => !self.park(p),
                         Ok(Served::Ended) | Err(_) => {
-                            self.unregister(&p);
+                            self.retire(p);
                             true
                         }
                     }
@@ -308,7 +340,7 @@ impl SessionPool {
                 None => false,
             };
             let mut s = self.seats();
-            s.serving.remove(&me);
+            s.unseat(me);
             if ended {
                 s.sessions -= 1;
             }
@@ -323,21 +355,21 @@ impl SessionPool {
     }
 
     /// A thread whose session ended before it could be parked leaves.
-    fn leave_after_end(&self, _me: u64) {
+    fn leave_after_end(&self) {
         let mut s = self.seats();
         s.sessions -= 1;
         s.threads -= 1;
     }
 
     /// The token of one ready parked session.
-    fn wait_for_session(&self) -> u64 {
+    fn wait_for_session(&self) -> usize {
         let mut events = [epoll::Event {
             flags: epoll::EventFlags::empty(),
             data: epoll::EventData::new_u64(0),
         }];
         loop {
             match epoll::wait(&self.epoll, &mut events, None) {
-                Ok(1) => return events[0].data.u64(),
+                Ok(1) => return events[0].data.u64() as usize,
                 Ok(_) | Err(rustix::io::Errno::INTR) => continue,
                 Err(e) => {
                     // Only a broken epoll descriptor gets here; wait a
@@ -375,7 +407,7 @@ impl SessionPool {
             s.tick += 1;
             let now = s.tick;
             let before = s.serving.len();
-            s.serving.retain(|_, since| now < *since + 2);
+            s.serving.retain(|&(_, since)| now < since + 2);
             let freed = before - s.serving.len();
             drop(s);
             for _ in 0..freed {
