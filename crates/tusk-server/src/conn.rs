@@ -260,12 +260,12 @@ impl Conn {
         self.pos < self.input.len()
     }
 
-    /// Whether a whole message is already read from the socket (so that
-    /// [`Conn::read_message`] returns without waiting).
+    /// Whether [`Conn::read_message`] would return without reading the
+    /// socket: a whole message, or a framing error, is already buffered.
     pub fn has_buffered_message(&self) -> bool {
-        matches!(
+        !matches!(
             frontend::next_frame(&self.input[self.pos..], false),
-            Ok(Some(_))
+            Ok(None)
         )
     }
 

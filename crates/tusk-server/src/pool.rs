@@ -194,7 +194,12 @@ impl SessionPool {
     /// Serves a session that has just started, on its connection's thread.
     /// When it first goes idle, the thread hands it to the pool and works
     /// as a pool thread for as long as the pool needs it.
-    pub fn serve(self: &Arc<Self>, mut started: Started, connection: ConnectionGuard) {
+    ///
+    /// (`connection` comes first so that on the early returns, where the
+    /// arguments are dropped in reverse order, the session is gone before
+    /// the registry stops counting its connection: shutdown's checkpoint
+    /// waits for that.)
+    pub fn serve(self: &Arc<Self>, connection: ConnectionGuard, mut started: Started) {
         if self.seat_count == 0 {
             started.backend.run();
             return;
@@ -202,8 +207,10 @@ impl SessionPool {
         if started.backend.serve(false, true) == Served::Ended {
             return;
         }
-        // `serve` goes idle only on a plain socket.
+        // `serve` goes idle only on a plain socket. Without a descriptor
+        // for `epoll` (out of descriptors), the session stays here.
         let Some(Ok(socket)) = started.backend.socket().map(|fd| fd.try_clone_to_owned()) else {
+            started.backend.run();
             return;
         };
         let parked = Box::new(Parked {
@@ -234,17 +241,25 @@ impl SessionPool {
             }
             s.next_thread
         };
-        if !self.park(parked) {
+        if let Err(p) = self.park(parked) {
+            self.serve_here(p);
             self.leave_after_end();
             return;
         }
         self.work(me);
     }
 
-    /// Parks an idle session; `false` if its socket could not be armed
-    /// (the session is then dropped: the client is gone or the socket is
-    /// bad).
-    fn park(&self, mut p: Box<Parked>) -> bool {
+    /// A session that could not be parked ends on the thread that has it,
+    /// which holds no seat meanwhile.
+    fn serve_here(&self, mut p: Box<Parked>) {
+        put_generator(p.generator);
+        p.started.backend.run();
+        self.retire(p);
+    }
+
+    /// Parks an idle session; gives it back if its socket could not be
+    /// armed (`epoll_ctl` failed: out of memory, say).
+    fn park(&self, mut p: Box<Parked>) -> Result<(), Box<Parked>> {
         let token = p.slot;
         let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ONESHOT;
         let data = epoll::EventData::new_u64(token as u64);
@@ -252,7 +267,11 @@ impl SessionPool {
         let socket = p.socket.clone();
         // Parked before it is armed: the thread that `epoll_wait` hands the
         // token to must find it.
-        self.parked().parked[token] = Some(Movable(p));
+        {
+            let mut slots = self.parked();
+            debug_assert!(slots.parked[token].is_none(), "slot {token} is taken");
+            slots.parked[token] = Some(Movable(p));
+        }
         let armed = if registered {
             epoll::modify(&self.epoll, &*socket, data, flags)
         } else {
@@ -261,11 +280,10 @@ impl SessionPool {
         if armed.is_err() {
             let p = self.parked().parked[token].take();
             if let Some(Movable(p)) = p {
-                self.retire(p);
+                return Err(p);
             }
-            return false;
         }
-        true
+        Ok(())
     }
 
     fn parked(&self) -> MutexGuard<'_, Slots> {
@@ -329,7 +347,14 @@ impl SessionPool {
                     }));
                     p.generator = take_generator();
                     match served {
-                        Ok(Served::Idle) => !self.park(p),
+                        Ok(Served::Idle) => match self.park(p) {
+                            Ok(()) => false,
+                            Err(p) => {
+                                self.release_seat(me);
+                                self.serve_here(p);
+                                true
+                            }
+                        },
                         Ok(Served::Ended) | Err(_) => {
                             self.retire(p);
                             true

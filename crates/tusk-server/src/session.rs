@@ -329,8 +329,14 @@ impl<E: Engine> Backend<E> {
     fn run_inner(&mut self, mut readable: bool, yield_when_idle: bool) -> Step<bool> {
         let interrupt = self.engine.interrupt();
         loop {
-            if yield_when_idle && !readable && !self.conn.has_buffered_message() && self.movable() {
-                return Ok(true);
+            if yield_when_idle && !readable && !self.conn.has_buffered_message() {
+                if self.movable() {
+                    return Ok(true);
+                }
+                // The read below waits for the client, as a lock wait
+                // waits for another session: announce it (the session
+                // pool gives this thread's seat away meanwhile).
+                tusk_storage::wait_event::blocking();
             }
             readable = false;
             let (tag, body) = match self.conn.read_message(false) {

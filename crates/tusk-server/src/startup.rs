@@ -74,7 +74,7 @@ pub fn serve_connection(shared: Arc<Shared>, connection: ConnectionGuard, stream
         return;
     };
     if let Some(session) = start_session(&shared, conn, params) {
-        shared.pool.serve(session, connection);
+        shared.pool.serve(connection, session);
     }
 }
 

@@ -72,6 +72,27 @@ fn a_client_that_stops_reading_does_not_hold_up_other_sessions() {
 }
 
 #[test]
+fn a_bad_frame_behind_a_query_is_answered() {
+    // The bad frame arrives with the query, so the socket has nothing more
+    // to report: the session must not go idle on it.
+    use std::io::Write;
+    let server = TestServer::start(&[]);
+    let mut c = server.connect();
+    let mut bytes = wire::frame(b'Q', b"select 1\0");
+    bytes.extend_from_slice(&[b'!', 0, 0, 0, 4]);
+    c.stream.write_all(&bytes).unwrap();
+    c.stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let answer = c.until_ready();
+    assert!(answer.iter().any(|m| m.tag == b'D'));
+    let fatal = c.read().expect("the FATAL error, not silence");
+    assert_eq!(fatal.tag, b'E');
+    assert_eq!(fatal.code(), "08P01");
+    assert!(c.read().is_none());
+}
+
+#[test]
 fn each_session_keeps_its_random_sequence() {
     let server = TestServer::start(&[("tusk.session_pool_seats", "1")]);
     let mut a = server.connect();

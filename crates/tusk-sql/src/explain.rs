@@ -259,6 +259,9 @@ fn rows_per_loop(s: &NodeStats) -> u64 {
 /// Renders a statement as EXPLAIN lines: its CTEs appear as `CTE name`
 /// sections of the top node, as PostgreSQL prints them.
 pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats]>) -> Vec<String> {
+    // Nothing is outer to a whole plan (and a rendering that panicked on
+    // this thread, which may now serve another session, left nothing).
+    OUTER_PARAMS.with(|m| m.borrow_mut().clear());
     let mut out = Vec::new();
     let mut names = vec![String::new(); stmt.ctes.len()];
     cte_names(&stmt.root, &mut names);

@@ -26,7 +26,8 @@ pub fn set_hook(hook: Option<Hook>) {
 
 /// The calling thread is about to wait for another session or the disk.
 pub fn blocking() {
-    HOOK.with(|h| {
+    // `try_with`: a wait during thread-local destruction has no hook.
+    let _ = HOOK.try_with(|h| {
         if let Ok(h) = h.try_borrow() {
             if let Some(f) = h.as_ref() {
                 f();
