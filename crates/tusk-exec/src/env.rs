@@ -42,6 +42,9 @@ pub struct SessionEnv {
     pub statement: i64,
     /// The session's answers to settings and catalog questions.
     pub session: Option<Arc<dyn SessionState>>,
+    /// The session's interrupt flag, for functions that wait
+    /// (`pg_sleep`).
+    pub interrupt: crate::interrupt::Interrupt,
 }
 
 impl SessionEnv {
@@ -82,6 +85,17 @@ pub fn enter(env: &Arc<SessionEnv>) -> EnvGuard {
         EnvGuard {
             previous: Some(cur.replace(env.clone())),
         }
+    })
+}
+
+/// The running statement's interrupt flag (a fresh, never-set one outside
+/// a statement).
+pub fn interrupt() -> crate::interrupt::Interrupt {
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|e| e.interrupt.clone())
+            .unwrap_or_default()
     })
 }
 

@@ -267,6 +267,7 @@ impl Session {
             now: self.env.now,
             statement: self.env.statement,
             session: Some(info),
+            interrupt: self.interrupt.clone(),
         });
         Ok(())
     }

@@ -187,6 +187,8 @@ pub static PROCS: &[Proc] = &[
     p("random", &[], D::Float8, Func::Random),
     // PostgreSQL's result type is `void`, which prints as an empty string.
     p("setseed", &[F8], D::Text, Func::SetSeed),
+    // `void` too.
+    p("pg_sleep", &[F8], D::Text, Func::PgSleep),
     // String functions (tables 9.9 and 9.10).
     p("length", &[TEXT], D::Int4, Func::Length),
     p("length", &[BPCHAR], D::Int4, Func::Length),

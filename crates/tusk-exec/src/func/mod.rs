@@ -57,6 +57,7 @@ pub mod math;
 mod md5;
 mod numeric_fns;
 pub(crate) mod random;
+mod sleep;
 pub use random::{put_generator, take_generator, GeneratorState};
 pub mod regex;
 pub mod regexp;
@@ -125,6 +126,7 @@ funcs! {
     Lcm => "lcm",
     Random => "random",
     SetSeed => "setseed",
+    PgSleep => "pg_sleep",
     Length => "length",
     OctetLength => "octet_length",
     BitLength => "bit_length",
@@ -270,6 +272,7 @@ impl Func {
             self,
             Func::Random
                 | Func::SetSeed
+                | Func::PgSleep
                 | Func::ClockTimestamp
                 | Func::SetConfig
                 | Func::TxidCurrent
@@ -362,6 +365,7 @@ impl Func {
                 format::eval(self, &call)
             }
             Func::Random | Func::SetSeed => random::eval(self, &call),
+            Func::PgSleep => sleep::eval(&call),
             Func::Length
             | Func::OctetLength
             | Func::BitLength
