@@ -73,3 +73,15 @@ deallocate all;
 execute p3('x');
 prepare p1 (bigint) as select count(*) from pt where a < $1;
 execute p1(3);
+-- pg_prepared_statements lists SQL's prepared statements.
+deallocate all;
+prepare a1 (int, text) as select $1, $2;
+prepare a2 as select 1;
+select name, parameter_types, from_sql, custom_plans from pg_prepared_statements order by name;
+execute a2;
+select name, generic_plans from pg_prepared_statements order by name;
+select pg_typeof(parameter_types) from pg_prepared_statements where name = 'a1';
+deallocate a1;
+select name from pg_prepared_statements;
+deallocate all;
+select count(*) from pg_prepared_statements;

@@ -17,8 +17,11 @@
 //!
 //! `DEALLOCATE [PREPARE] name | ALL` drops them. (The wire protocol's
 //! named statements are the server's; its DEALLOCATE drops those too.)
+//! `pg_prepared_statements` lists them, with the query string each came in
+//! and how often EXECUTE ran it (`generic_plans`: tusk plans once).
 
 use crate::bind::{BindSettings, Binder, ExprCtx};
+use crate::catalog::PreparedRow;
 use crate::error::{sqlstate, SqlError};
 use crate::parse::Parsed;
 use crate::portal::{Prepared, Statement};
@@ -28,8 +31,15 @@ use std::sync::Arc;
 use tusk_exec::Value;
 use tusk_storage::DataType;
 
+/// A named prepared statement and what `pg_prepared_statements` shows of it.
+#[derive(Debug, Clone)]
+pub(crate) struct NamedStatement {
+    prepared: Prepared,
+    row: PreparedRow,
+}
+
 /// The session's named prepared statements.
-pub(crate) type Named = std::collections::HashMap<String, Prepared>;
+pub(crate) type Named = std::collections::HashMap<String, NamedStatement>;
 
 fn does_not_exist(name: &str) -> SqlError {
     SqlError::coded(
@@ -88,7 +98,15 @@ impl Session {
             cache: None,
         };
         let prepared = self.prepare_in_transaction(&st, &declared, true)?;
-        self.named.insert(name, prepared);
+        let row = PreparedRow {
+            name: name.clone(),
+            statement: self.info.query(),
+            prepared: self.env.statement,
+            param_types: prepared.param_types().to_vec(),
+            executions: 0,
+        };
+        self.named.insert(name, NamedStatement { prepared, row });
+        self.publish_named();
         Ok(QueryResult::Command {
             tag: "PREPARE".into(),
         })
@@ -105,7 +123,7 @@ impl Session {
         let mut p = self
             .named
             .get(&name)
-            .cloned()
+            .map(|n| n.prepared.clone())
             .ok_or_else(|| does_not_exist(&name))?;
         let types = p.param_types().to_vec();
         if types.len() != parameters.len() {
@@ -127,22 +145,37 @@ impl Session {
             .enumerate()
             .map(|(i, (e, &ty))| parameter_value(&mut binder, e, ty, i))
             .collect::<Result<_>>()?;
+        if let Some(n) = self.named.get_mut(&name) {
+            n.row.executions += 1;
+            self.publish_named();
+        }
         Ok(p)
+    }
+
+    /// Tells `pg_prepared_statements` what is prepared.
+    fn publish_named(&self) {
+        let mut rows: Vec<PreparedRow> = self.named.values().map(|n| n.row.clone()).collect();
+        rows.sort_by(|a, b| a.name.cmp(&b.name));
+        self.info.set_prepared(rows);
     }
 
     /// `DEALLOCATE [PREPARE] name | ALL`.
     pub(crate) fn deallocate_named(&mut self, name: &A::Ident) -> Result<QueryResult> {
         if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
             self.named.clear();
+            self.publish_named();
             return Ok(QueryResult::Command {
                 tag: "DEALLOCATE ALL".into(),
             });
         }
         let name = crate::names::ident(name)?;
         match self.named.remove(&name) {
-            Some(_) => Ok(QueryResult::Command {
-                tag: "DEALLOCATE".into(),
-            }),
+            Some(_) => {
+                self.publish_named();
+                Ok(QueryResult::Command {
+                    tag: "DEALLOCATE".into(),
+                })
+            }
             None => Err(does_not_exist(&name)),
         }
     }
