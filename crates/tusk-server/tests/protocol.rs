@@ -102,6 +102,22 @@ fn sql_prepare_execute_deallocate() {
         );
         assert_eq!(m[2].values(), vec![Some("3".to_string()), None]);
         assert_eq!(m[3].tag_text(), "SELECT 2");
+        // EXECUTE prepared by Parse: no parameters of its own, run twice.
+        c.parse("wx", "execute wp(3)", &[]);
+        c.describe(b'S', "wx");
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!(tags(&m), "1tTZ");
+        assert_eq!(m[2].columns()[0], ("a".to_string(), 23, 0));
+        for _ in 0..2 {
+            c.bind("", "wx", &[], &[], &[]);
+            c.execute("", 0);
+            c.sync();
+            let m = c.until_ready();
+            assert_eq!(tags(&m), "2DCZ");
+            assert_eq!(m[1].values(), vec![Some("3".to_string()), None]);
+        }
+        c.close(b'S', "wx");
         for (sql, code) in [
             ("prepare wp as select 1", "42P05"),
             ("execute wp", "42601"),

@@ -123,9 +123,15 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// The type of each `$n`, in order.
+    /// The type of each `$n` a client gives a value for, in order: none
+    /// when the statement has its values already (a simple query's
+    /// literals, EXECUTE's arguments).
     pub fn param_types(&self) -> &[DataType] {
-        &self.param_types
+        if self.literals.is_empty() {
+            &self.param_types
+        } else {
+            &[]
+        }
     }
 
     /// The columns the statement returns, `None` if it returns no rows.
@@ -492,13 +498,27 @@ impl Session {
         notice: &mut dyn FnMut(crate::Notice),
         copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
-        // A simple query's literals, made parameters by the statement cache.
+        // A simple query's literals, made parameters by the statement
+        // cache, or EXECUTE's arguments: kept for the next run (an EXECUTE
+        // prepared by Parse runs again).
         let literals = std::mem::take(&mut p.literals);
-        let values = if literals.is_empty() {
-            values
+        let started = if literals.is_empty() {
+            self.start_with_values(p, values, notice, copy)
         } else {
-            &literals
+            self.start_with_values(p, &literals, notice, copy)
         };
+        p.literals = literals;
+        started
+    }
+
+    /// [`Session::start_with_copy`] with the values `$n` take.
+    fn start_with_values(
+        &mut self,
+        p: &mut Prepared,
+        values: &[Value],
+        notice: &mut dyn FnMut(crate::Notice),
+        copy: &mut dyn crate::CopyClient,
+    ) -> Result<Started> {
         if values.len() != p.param_types.len() {
             return Err(SqlError::coded(
                 sqlstate::PROTOCOL_VIOLATION,
