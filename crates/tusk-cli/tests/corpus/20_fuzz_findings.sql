@@ -322,3 +322,12 @@ select 1 from nl_one a right join nl_empty b on (b.c0 is unknown) where ((a.c0 +
 select 1 from nl_one a join nl_empty b on (b.c0 is unknown) where ((a.c0 + 9223372036854775807) <> (a.c0 - a.c0));
 select count(*) from nl_one a join nl_empty b on (b.c0 is not unknown) where a.c0 > 0;
 drop table nl_one, nl_empty;
+
+-- CASE binds its parts in the written order, so of two unresolvable
+-- operators the first written is reported (found by the fuzzer, seed
+-- 20261301).
+-- expect: error
+select case when c0 > 0 then (- null) else (null / null) end from fb;
+-- expect: error
+select case when c0 > 0 then 1 else (- null) end from fb;
+select case c0 when 1 then 'one' when 2 then 'two' else 'many' end from fb order by 1;
