@@ -95,7 +95,15 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
                 0 => None,
                 _ => Some(child(0)?),
             };
-            Box::new(result::ResultNode::new(input, one_time_filter.clone()))
+            let init = match plan.children.len() {
+                2 => Some(child(1)?),
+                _ => None,
+            };
+            Box::new(result::ResultNode::new(
+                input,
+                one_time_filter.clone(),
+                init,
+            ))
         }
         NodeKind::Unique { keys } => Box::new(unique::Unique::new(child(0)?, *keys, &plan.output)),
         NodeKind::SetOp { .. } => Box::new(setop::SetOp::new(plan, ctx, child(0)?, child(1)?)?),

@@ -362,10 +362,14 @@ pub enum NodeKind {
     /// The rows of every child, child after child (PostgreSQL's Append);
     /// the children have the same column types.
     Append,
-    /// PostgreSQL's Result: the rows of its child (or, without a child, one
-    /// row of no columns), unless `one_time_filter` — a condition without
-    /// column references, evaluated once before anything else — is not
-    /// true: then there are no rows and the child is never executed.
+    /// PostgreSQL's Result: the rows of its first child (or, without a
+    /// child, one row of no columns), unless `one_time_filter` — a
+    /// condition evaluated once before anything else — is not true: then
+    /// there are no rows and the first child is never executed. With a
+    /// second child (the *init* child: one row, the values of the
+    /// uncorrelated subqueries the condition reads, computed by SubPlans
+    /// over one row of no columns), the condition reads that row's
+    /// columns; otherwise it reads no columns.
     Result {
         one_time_filter: Option<Expr>,
     },

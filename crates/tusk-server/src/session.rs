@@ -703,23 +703,20 @@ impl<E: Engine> Backend<E> {
         Ok(r)
     }
 
-    /// DEALLOCATE: drops prepared statements of this session.
-    fn deallocate(&mut self, target: Option<String>) -> Result<String, Failure> {
+    /// DEALLOCATE: drops the protocol's prepared statements it names (all
+    /// of them for ALL). `true` when that was all there was to do; else
+    /// the SQL layer runs it for the statements its PREPARE made.
+    fn deallocate(&mut self, target: Option<String>) -> bool {
         match target {
             None => {
                 self.statements.clear();
                 self.queries.clear();
-                Ok("DEALLOCATE ALL".into())
+                false
             }
-            Some(name) => match self.statements.remove(&name).inspect(|_| {
+            Some(name) => {
                 self.queries.remove(&name);
-            }) {
-                Some(_) => Ok("DEALLOCATE".into()),
-                None => Err(Failure::error(
-                    codes::UNDEFINED_PSTATEMENT,
-                    format!("prepared statement \"{name}\" does not exist"),
-                )),
-            },
+                self.statements.remove(&name).is_some()
+            }
         }
     }
 
@@ -732,9 +729,13 @@ impl<E: Engine> Backend<E> {
             .expect("started portals have a statement");
         let target = self.engine.deallocate_target(&lock(&prepared));
         if let Some(target) = target {
-            let tag = self.deallocate(target)?;
-            portal.state = PortalState::Done { tag, sent: false };
-            return Ok(());
+            if self.deallocate(target) {
+                portal.state = PortalState::Done {
+                    tag: "DEALLOCATE".into(),
+                    sent: false,
+                };
+                return Ok(());
+            }
         }
         let mut notices = Vec::new();
         let mut copy = WireCopy::new(&mut self.conn);

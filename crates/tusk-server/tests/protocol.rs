@@ -82,6 +82,70 @@ fn notices_before_the_result() {
     });
 }
 
+/// SQL's PREPARE / EXECUTE / DEALLOCATE in simple queries: EXECUTE's rows
+/// carry the prepared query's column types; DEALLOCATE drops SQL's
+/// statements and the protocol's alike.
+#[test]
+fn sql_prepare_execute_deallocate() {
+    both(|addr| {
+        let mut c = client(addr);
+        c.query("drop table if exists wire_p; create table wire_p (a int, b text)");
+        c.query("insert into wire_p values (1, 'x'), (2, 'y'), (3, null)");
+        let m = c.query("prepare wp (int) as select a, b from wire_p where a >= $1 order by a");
+        assert_eq!(tags(&m), "CZ");
+        assert_eq!(m[0].tag_text(), "PREPARE");
+        let m = c.query("execute wp(2)");
+        assert_eq!(tags(&m), "TDDCZ");
+        assert_eq!(
+            m[0].columns(),
+            vec![("a".to_string(), 23, 0), ("b".to_string(), 25, 0)]
+        );
+        assert_eq!(m[2].values(), vec![Some("3".to_string()), None]);
+        assert_eq!(m[3].tag_text(), "SELECT 2");
+        // EXECUTE prepared by Parse: no parameters of its own, run twice.
+        c.parse("wx", "execute wp(3)", &[]);
+        c.describe(b'S', "wx");
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!(tags(&m), "1tTZ");
+        assert_eq!(m[2].columns()[0], ("a".to_string(), 23, 0));
+        for _ in 0..2 {
+            c.bind("", "wx", &[], &[], &[]);
+            c.execute("", 0);
+            c.sync();
+            let m = c.until_ready();
+            assert_eq!(tags(&m), "2DCZ");
+            assert_eq!(m[1].values(), vec![Some("3".to_string()), None]);
+        }
+        c.close(b'S', "wx");
+        for (sql, code) in [
+            ("prepare wp as select 1", "42P05"),
+            ("execute wp", "42601"),
+            ("execute wp('a'::text)", "42804"),
+            ("execute wp_missing", "26000"),
+        ] {
+            assert_eq!(wire::error(&c.query(sql)).code(), code, "{sql}");
+        }
+        let m = c.query("deallocate wp");
+        assert_eq!(m[0].tag_text(), "DEALLOCATE");
+        assert_eq!(wire::error(&c.query("execute wp(1)")).code(), "26000");
+        assert_eq!(wire::error(&c.query("deallocate wp")).code(), "26000");
+        // A protocol statement, dropped by SQL's DEALLOCATE.
+        c.parse("wp_proto", "select 1", &[]);
+        c.sync();
+        assert_eq!(tags(&c.until_ready()), "1Z");
+        assert_eq!(c.query("deallocate wp_proto")[0].tag_text(), "DEALLOCATE");
+        c.bind("", "wp_proto", &[], &[], &[]);
+        c.sync();
+        let m = c.until_ready();
+        assert_eq!(m[0].code(), "26000");
+        c.query("prepare wp2 as select 1");
+        assert_eq!(c.query("deallocate all")[0].tag_text(), "DEALLOCATE ALL");
+        assert_eq!(wire::error(&c.query("execute wp2")).code(), "26000");
+        c.query("drop table wire_p");
+    });
+}
+
 #[test]
 fn errors_carry_sqlstates() {
     both(|addr| {

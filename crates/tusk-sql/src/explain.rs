@@ -16,7 +16,7 @@
 
 use crate::names::quote_ident;
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanSpec};
+use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -345,10 +345,16 @@ struct Renderer<'s> {
     stats: Option<&'s [NodeStats]>,
 }
 
-/// The names a SubPlans node's parent sees: its child's columns, then
-/// `$n` for an InitPlan's value or `(SubPlan n)` for a correlated one.
-fn subplan_names<'p>(p: &'p Plan, subplans: &'p [SubPlanSpec]) -> (Vec<String>, Vec<Section<'p>>) {
-    let mut names = visible(&p.children[0]).names.to_vec();
+/// The names a chain of SubPlans nodes' parent sees, the sections of its
+/// subplans (outermost node's first, as they are numbered) and the node
+/// below the chain: that node's columns, then for each subplan `$n` for
+/// an InitPlan's value or `(SubPlan n)` (`(hashed SubPlan n)` for an
+/// uncorrelated `IN`) for a SubPlan.
+fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
+    let NodeKind::SubPlans { subplans } = &p.kind else {
+        return (p.names.to_vec(), Vec::new(), p);
+    };
+    let (mut names, inner_sections, below) = subplan_chain(visible(&p.children[0]));
     let outer = names.clone();
     let mut sections = Vec::new();
     for s in subplans {
@@ -358,18 +364,23 @@ fn subplan_names<'p>(p: &'p Plan, subplans: &'p [SubPlanSpec]) -> (Vec<String>, 
             .zip(&s.params)
             .map(|(&id, e)| (id, deparse(e, &outer)))
             .collect();
-        let init = s.params.is_empty();
-        let (name, title) = if init {
-            let param = format!("${}", s.number - 1);
-            (
-                param.clone(),
-                format!("InitPlan {} (returns {param})", s.number),
-            )
-        } else {
-            (
+        let correlated = s.plan.uses_params(&|k| s.param_ids.contains(&k));
+        let (name, title) = match &s.kind {
+            SubPlanKind::Exists | SubPlanKind::Scalar if s.params.is_empty() => {
+                let param = format!("${}", s.number - 1);
+                (
+                    param.clone(),
+                    format!("InitPlan {} (returns {param})", s.number),
+                )
+            }
+            SubPlanKind::Any { test } if !correlated && hashable(test) => (
+                format!("(hashed SubPlan {})", s.number),
+                format!("SubPlan {}", s.number),
+            ),
+            _ => (
                 format!("(SubPlan {})", s.number),
                 format!("SubPlan {}", s.number),
-            )
+            ),
         };
         names.push(name);
         sections.push(Section {
@@ -378,10 +389,47 @@ fn subplan_names<'p>(p: &'p Plan, subplans: &'p [SubPlanSpec]) -> (Vec<String>, 
             params,
         });
     }
-    (names, sections)
+    sections.extend(inner_sections);
+    (names, sections, below)
+}
+
+/// Whether an ANY test is a conjunction of equalities, which PostgreSQL
+/// answers from a hash table of the subquery's rows.
+fn hashable(test: &Expr) -> bool {
+    match test {
+        Expr::And(terms) => terms.iter().all(hashable),
+        Expr::Cmp {
+            op: tusk_exec::expr::CmpOp::Eq,
+            ..
+        } => true,
+        _ => false,
+    }
 }
 
 impl Renderer<'_> {
+    /// Prints sections (InitPlans, SubPlans, CTEs) at a node's detail
+    /// indentation `detail`.
+    fn sections(&self, sections: Vec<Section<'_>>, detail: &str, out: &mut Vec<String>) {
+        for s in sections {
+            out.push(format!("{detail}{}", s.title));
+            OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
+            self.node(
+                visible(s.plan),
+                1,
+                detail.len(),
+                false,
+                Inherited::default(),
+                out,
+            );
+            OUTER_PARAMS.with(|m| {
+                let mut m = m.borrow_mut();
+                for (id, _) in &s.params {
+                    m.remove(id);
+                }
+            });
+        }
+    }
+
     /// Renders `p` at `depth` (its `->` `shift` columns further right, for a
     /// section's plan), with what a folded parent handed down.
     fn node(
@@ -398,15 +446,7 @@ impl Renderer<'_> {
         // below them.
         match &p.kind {
             NodeKind::Filter { predicate } if reads_columns(predicate) => {
-                let child = visible(&p.children[0]);
-                let (names, mut sections) = match &child.kind {
-                    NodeKind::SubPlans { subplans } => subplan_names(child, subplans),
-                    _ => (child.names.to_vec(), Vec::new()),
-                };
-                let target = match &child.kind {
-                    NodeKind::SubPlans { .. } => visible(&child.children[0]),
-                    _ => child,
-                };
+                let (names, mut sections, target) = subplan_chain(visible(&p.children[0]));
                 let mut all = inherited.sections;
                 all.append(&mut sections);
                 let scan = matches!(
@@ -430,28 +470,23 @@ impl Renderer<'_> {
                 };
                 return self.node(target, depth, shift, parallel_parent, next, out);
             }
-            NodeKind::SubPlans { subplans } => {
-                let (_, mut sections) = subplan_names(p, subplans);
+            NodeKind::SubPlans { .. } => {
+                let (_, mut sections, target) = subplan_chain(p);
                 let mut all = inherited.sections;
                 all.append(&mut sections);
                 let next = Inherited {
                     filter: inherited.filter,
                     sections: all,
                 };
-                return self.node(
-                    visible(&p.children[0]),
-                    depth,
-                    shift,
-                    parallel_parent,
-                    next,
-                    out,
-                );
+                return self.node(target, depth, shift, parallel_parent, next, out);
             }
             _ => {}
         }
         let indent = shift + if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
         let detail = " ".repeat(if depth == 0 { shift + 2 } else { indent + 6 });
-        let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
+        // A child's columns, an InitPlan's value as `$n` (see `subplan_chain`).
+        let child_names = |i: usize| -> Vec<String> { subplan_chain(visible(&p.children[i])).0 };
+        let mut own_sections = Vec::new();
         let (title, mut details): (String, Vec<String>) = match &p.kind {
             NodeKind::SystemScan {
                 relation,
@@ -535,7 +570,7 @@ impl Renderer<'_> {
                 "Result".into(),
                 vec![format!(
                     "One-Time Filter: {}",
-                    deparse(predicate, child_names(0))
+                    deparse(predicate, &child_names(0))
                 )],
             ),
             NodeKind::Project { .. } => unreachable!("projections are skipped"),
@@ -550,7 +585,7 @@ impl Renderer<'_> {
                 let conds: Vec<String> = outer_keys
                     .iter()
                     .zip(inner_keys)
-                    .map(|(o, i)| format!("({} = {})", deparse(o, on), deparse(i, inn)))
+                    .map(|(o, i)| format!("({} = {})", deparse(o, &on), deparse(i, &inn)))
                     .collect();
                 let mut d = vec![];
                 if !conds.is_empty() {
@@ -574,21 +609,32 @@ impl Renderer<'_> {
             | NodeKind::IndexNestLoop { join_filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = join_filter {
-                    let mut both: Vec<String> = child_names(0).to_vec();
-                    both.extend(child_names(1).iter().cloned());
+                    let mut both: Vec<String> = child_names(0);
+                    both.extend(child_names(1));
                     d.push(format!("Join Filter: {}", deparse(f, &both)));
                 }
                 d.extend(p.kind.explain_notes());
                 (p.kind.explain_name().unwrap_or_default(), d)
             }
             NodeKind::Append => ("Append".into(), vec![]),
-            NodeKind::Result { one_time_filter } => (
-                "Result".into(),
-                one_time_filter
-                    .iter()
-                    .map(|f| format!("One-Time Filter: {}", deparse(f, &[])))
-                    .collect(),
-            ),
+            NodeKind::Result { one_time_filter } => {
+                // With an init child the filter reads its subqueries.
+                let names = match p.children.get(1) {
+                    Some(init) => {
+                        let (names, sections, _) = subplan_chain(visible(init));
+                        own_sections = sections;
+                        names
+                    }
+                    None => Vec::new(),
+                };
+                (
+                    "Result".into(),
+                    one_time_filter
+                        .iter()
+                        .map(|f| format!("One-Time Filter: {}", deparse(f, &names)))
+                        .collect(),
+                )
+            }
             NodeKind::SetOp { op, all } => {
                 let o = match op {
                     SetOpCmd::Intersect => "Intersect",
@@ -627,7 +673,7 @@ impl Renderer<'_> {
                     (format!("{prefix}Aggregate"), vec![])
                 } else {
                     let keys: Vec<String> =
-                        group.iter().map(|g| deparse(g, child_names(0))).collect();
+                        group.iter().map(|g| deparse(g, &child_names(0))).collect();
                     (
                         format!("{prefix}HashAggregate"),
                         vec![format!("Group Key: {}", keys.join(", "))],
@@ -638,7 +684,7 @@ impl Renderer<'_> {
                 let ks: Vec<String> = keys
                     .iter()
                     .map(|k| {
-                        let mut s = deparse(&k.expr, child_names(0));
+                        let mut s = deparse(&k.expr, &child_names(0));
                         if k.desc {
                             s.push_str(" DESC");
                         }
@@ -736,24 +782,14 @@ impl Renderer<'_> {
         for d in details {
             out.push(format!("{detail}{d}"));
         }
-        for s in inherited.sections {
-            out.push(format!("{detail}{}", s.title));
-            OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
-            self.node(
-                visible(s.plan),
-                1,
-                detail.len(),
-                false,
-                Inherited::default(),
-                out,
-            );
-            OUTER_PARAMS.with(|m| {
-                let mut m = m.borrow_mut();
-                for (id, _) in &s.params {
-                    m.remove(id);
-                }
-            });
-        }
+        // InitPlans (and CTEs) print before the children, SubPlans after
+        // them, as PostgreSQL prints them.
+        let (after, before): (Vec<Section>, Vec<Section>) = inherited
+            .sections
+            .into_iter()
+            .chain(own_sections)
+            .partition(|s| s.title.starts_with("SubPlan"));
+        self.sections(before, &detail, out);
         // A lateral loop's inner side shows the outer columns it reads by
         // their names.
         let lateral: Vec<(usize, String)> = match &p.kind {
@@ -769,7 +805,20 @@ impl Renderer<'_> {
             }
             _ => Vec::new(),
         };
-        for (i, c) in p.children.iter().enumerate() {
+        // A Result's init child is shown as its subplans, and its input
+        // when that is the one row of a query without FROM (PostgreSQL's
+        // Result is that row).
+        let shown = match &p.kind {
+            NodeKind::Result { .. } => match p.children.first() {
+                Some(c) if matches!(&c.kind, NodeKind::Values { rows } if rows.len() == 1 && c.output.is_empty()) => {
+                    0
+                }
+                Some(_) => 1,
+                None => 0,
+            },
+            _ => p.children.len(),
+        };
+        for (i, c) in p.children.iter().take(shown).enumerate() {
             let parallel = matches!(p.kind, NodeKind::HashJoin { parallel: true, .. });
             if i == 1 {
                 OUTER_PARAMS.with(|m| m.borrow_mut().extend(lateral.iter().cloned()));
@@ -789,5 +838,6 @@ impl Renderer<'_> {
                 m.remove(id);
             }
         });
+        self.sections(after, &detail, out);
     }
 }

@@ -123,9 +123,15 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// The type of each `$n`, in order.
+    /// The type of each `$n` a client gives a value for, in order: none
+    /// when the statement has its values already (a simple query's
+    /// literals, EXECUTE's arguments).
     pub fn param_types(&self) -> &[DataType] {
-        &self.param_types
+        if self.literals.is_empty() {
+            &self.param_types
+        } else {
+            &[]
+        }
     }
 
     /// The columns the statement returns, `None` if it returns no rows.
@@ -299,6 +305,19 @@ impl Session {
         // reg types) while binding.
         let env = self.env.clone();
         let _env = tusk_exec::env::enter(&env);
+        // EXECUTE runs a statement PREPARE made, with its values.
+        if let Some(A::Statement::Execute {
+            name, parameters, ..
+        }) = st.sql()
+        {
+            let mut prepared = None;
+            self.transactional(true, &mut |s| {
+                prepared = Some(s.execute_named(name.as_ref(), parameters)?);
+                Ok(())
+            })
+            .map_err(|e| self.info.locate(e))?;
+            return Ok(prepared.expect("prepared above"));
+        }
         // Transaction control needs no plan and runs in a failed block too.
         if st
             .sql()
@@ -479,13 +498,27 @@ impl Session {
         notice: &mut dyn FnMut(crate::Notice),
         copy: &mut dyn crate::CopyClient,
     ) -> Result<Started> {
-        // A simple query's literals, made parameters by the statement cache.
+        // A simple query's literals, made parameters by the statement
+        // cache, or EXECUTE's arguments: kept for the next run (an EXECUTE
+        // prepared by Parse runs again).
         let literals = std::mem::take(&mut p.literals);
-        let values = if literals.is_empty() {
-            values
+        let started = if literals.is_empty() {
+            self.start_with_values(p, values, notice, copy)
         } else {
-            &literals
+            self.start_with_values(p, &literals, notice, copy)
         };
+        p.literals = literals;
+        started
+    }
+
+    /// [`Session::start_with_copy`] with the values `$n` take.
+    fn start_with_values(
+        &mut self,
+        p: &mut Prepared,
+        values: &[Value],
+        notice: &mut dyn FnMut(crate::Notice),
+        copy: &mut dyn crate::CopyClient,
+    ) -> Result<Started> {
         if values.len() != p.param_types.len() {
             return Err(SqlError::coded(
                 sqlstate::PROTOCOL_VIOLATION,
@@ -649,6 +682,58 @@ impl Session {
     }
 
     /// Runs a statement that is not planned ahead.
+    /// EXECUTE run as a whole (`Session::execute`): its rows rendered.
+    pub(crate) fn execute_to_sink(
+        &mut self,
+        parsed: &Parsed,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
+        let st = Statement {
+            parsed: Arc::new(parsed.clone()),
+            cache: None,
+        };
+        let mut p = self.prepare(&st, &[], false)?;
+        let started = self.start(&mut p, &[], &mut |n| sink(QueryResult::Notice(n)))?;
+        let last = match started {
+            Started::Rows(mut stream) => {
+                let mut rows = Vec::new();
+                while let Some(b) = stream.next_batch()? {
+                    rows.extend(crate::session::render_rows(
+                        &b,
+                        stream.types(),
+                        self.settings(),
+                    ));
+                }
+                // A change's RETURNING rows, then its own tag.
+                let tag = stream.command_tag(rows.len() as u64);
+                sink(QueryResult::Rows {
+                    title: None,
+                    columns: stream
+                        .columns()
+                        .iter()
+                        .map(|c| crate::session::header(&c.name, c.data_type()))
+                        .collect(),
+                    rows,
+                });
+                if tag.starts_with("SELECT") {
+                    return Ok(());
+                }
+                QueryResult::Command { tag }
+            }
+            Started::Rendered { columns, rows, .. } => QueryResult::Rows {
+                title: None,
+                columns: columns
+                    .iter()
+                    .map(|c| crate::session::header(&c.name, c.data_type()))
+                    .collect(),
+                rows,
+            },
+            Started::Command { tag } => QueryResult::Command { tag },
+        };
+        sink(last);
+        Ok(())
+    }
+
     fn run_utility(
         &mut self,
         st: &Statement,

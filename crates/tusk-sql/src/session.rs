@@ -195,6 +195,8 @@ pub struct Session {
     pub(crate) cursors: crate::commands::cursor::Cursors,
     /// Plans of simple queries, by shape (`stmtcache`).
     pub(crate) stmt_cache: crate::stmtcache::StmtCache,
+    /// Statements prepared with SQL's PREPARE (`commands::prepare`).
+    pub(crate) named: crate::commands::prepare::Named,
 }
 
 impl Session {
@@ -241,6 +243,7 @@ impl Session {
             info,
             cursors: Default::default(),
             stmt_cache: Default::default(),
+            named: Default::default(),
         };
         session.sync_env()?;
         session
@@ -412,6 +415,9 @@ impl Session {
             Parsed::Sql(stmt, locks) => {
                 if crate::commands::is_transaction_control(stmt) {
                     return self.transaction_control(stmt, sink);
+                }
+                if let sqlparser::ast::Statement::Execute { .. } = stmt.as_ref() {
+                    return self.execute_to_sink(s, sink);
                 }
                 let needs_txn = crate::commands::needs_transaction(stmt);
                 self.transactional(needs_txn, &mut |s| s.sql_statement(stmt, locks, sink))

@@ -308,3 +308,26 @@ create table hb_empty (c0 timestamp, c1 text, c2 boolean);
 select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % a.c2));
 select max(-1), count(*) from hb_probe a right join hb_empty b on a.c0 = b.c2 where ((-0.001 + a.c2) between a.c1 and (a.c1 % nullif(a.c2, 0)));
 drop table hb_probe, hb_empty;
+
+-- A nested loop's outer side is the larger one, by PostgreSQL's estimates:
+-- `IS UNKNOWN` keeps 0.5 % of the rows without statistics (booltestsel),
+-- so the filtered empty table is the inner side and the other side's
+-- overflowing filter runs (found by the fuzzer, seed 20261300).
+create table nl_one (c0 bigint, c1 text, c2 numeric);
+insert into nl_one values (1, 'A', -1.25);
+create table nl_empty (c0 boolean);
+-- expect: error
+select 1 from nl_one a right join nl_empty b on (b.c0 is unknown) where ((a.c0 + 9223372036854775807) <> (a.c0 - a.c0));
+-- expect: error
+select 1 from nl_one a join nl_empty b on (b.c0 is unknown) where ((a.c0 + 9223372036854775807) <> (a.c0 - a.c0));
+select count(*) from nl_one a join nl_empty b on (b.c0 is not unknown) where a.c0 > 0;
+drop table nl_one, nl_empty;
+
+-- CASE binds its parts in the written order, so of two unresolvable
+-- operators the first written is reported (found by the fuzzer, seed
+-- 20261301).
+-- expect: error
+select case when c0 > 0 then (- null) else (null / null) end from fb;
+-- expect: error
+select case when c0 > 0 then 1 else (- null) end from fb;
+select case c0 when 1 then 'one' when 2 then 'two' else 'many' end from fb order by 1;

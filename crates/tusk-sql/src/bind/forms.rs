@@ -117,9 +117,11 @@ impl Binder<'_> {
         else_result: Option<&A::Expr>,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
-        // PostgreSQL resolves the result type with the ELSE first.
-        let otherwise = match else_result {
-            Some(e) => Some(self.expr(e, ctx)?),
+        // Bound in the written order, as PostgreSQL's transformCaseExpr
+        // does (which decides the error a statement with two bad parts
+        // reports): the operand, each WHEN and its result, the ELSE.
+        let operand = match operand {
+            Some(op) => Some(self.expr(op, ctx)?),
             None => None,
         };
         let mut results = Vec::new();
@@ -128,6 +130,11 @@ impl Binder<'_> {
             conds.push(self.expr(&w.condition, ctx)?);
             results.push(self.expr(&w.result, ctx)?);
         }
+        let otherwise = match else_result {
+            Some(e) => Some(self.expr(e, ctx)?),
+            None => None,
+        };
+        // PostgreSQL resolves the result type with the ELSE first.
         let has_else = otherwise.is_some();
         let mut all: Vec<B> = otherwise.into_iter().collect();
         all.extend(results);
@@ -140,8 +147,7 @@ impl Binder<'_> {
         // The simple form compares the operand with each WHEN value as one
         // type; the searched form needs boolean conditions.
         let (operand, whens) = match operand {
-            Some(op) => {
-                let o = self.expr(op, ctx)?;
+            Some(o) => {
                 let mut items = vec![o];
                 items.extend(conds);
                 let (mut vals, _) = self.unify_all(items, "CASE/WHEN")?;

@@ -370,6 +370,22 @@ pub(crate) const PG_CURSORS: RelationDef = RelationDef {
     ],
 };
 
+pub(crate) const PG_PREPARED_STATEMENTS: RelationDef = RelationDef {
+    oid: 12095,
+    schema: Schema::PgCatalog,
+    name: "pg_prepared_statements",
+    kind: Kind::View,
+    columns: &[
+        ("name", SqlType::Text),
+        ("statement", SqlType::Text),
+        ("prepare_time", SqlType::TimestampTz(None)),
+        ("parameter_types", plain(tusk_storage::REGTYPE_ARRAY)),
+        ("from_sql", SqlType::Bool),
+        ("generic_plans", SqlType::Int8),
+        ("custom_plans", SqlType::Int8),
+    ],
+};
+
 pub(crate) const PG_DATABASE: RelationDef = RelationDef {
     oid: 1262,
     schema: Schema::PgCatalog,
@@ -1126,6 +1142,7 @@ pub(crate) const ALL: &[RelationDef] = &[
     PG_COLLATION,
     PG_CONSTRAINT,
     PG_CURSORS,
+    PG_PREPARED_STATEMENTS,
     PG_DATABASE,
     PG_DEPEND,
     PG_DESCRIPTION,

@@ -66,6 +66,17 @@ pub(crate) struct CursorRow {
     pub created: i64,
 }
 
+/// A statement SQL's PREPARE made, as `pg_prepared_statements` shows it.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedRow {
+    pub name: String,
+    pub statement: String,
+    pub prepared: i64,
+    pub param_types: Vec<tusk_storage::DataType>,
+    /// Times EXECUTE ran it (with tusk's one generic plan).
+    pub executions: i64,
+}
+
 /// A `set_config` call waiting to be applied to the session's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SettingChange {
@@ -87,6 +98,7 @@ pub struct SessionInfo {
     /// The query of the running statement (without a server's registry).
     query: Mutex<String>,
     cursors: Mutex<Vec<CursorRow>>,
+    prepared: Mutex<Vec<PreparedRow>>,
     pending: Mutex<Vec<SettingChange>>,
     backend_start: i64,
 }
@@ -123,6 +135,7 @@ impl SessionInfo {
             activity: RwLock::new(None),
             query: Mutex::new(String::new()),
             cursors: Mutex::new(Vec::new()),
+            prepared: Mutex::new(Vec::new()),
             pending: Mutex::new(Vec::new()),
             backend_start: tusk_exec::func::datetime::clock_now(),
         }
@@ -195,6 +208,11 @@ impl SessionInfo {
         *self.activity.write().unwrap_or_else(|e| e.into_inner()) = Some(a);
     }
 
+    /// The query string the running statement came in.
+    pub(crate) fn query(&self) -> String {
+        lock(&self.query).clone()
+    }
+
     pub(crate) fn set_query(&self, q: &str) {
         let mut cur = lock(&self.query);
         cur.clear();
@@ -241,6 +259,14 @@ impl SessionInfo {
 
     pub(crate) fn set_cursors(&self, rows: Vec<CursorRow>) {
         *lock(&self.cursors) = rows;
+    }
+
+    pub(crate) fn prepared(&self) -> Vec<PreparedRow> {
+        lock(&self.prepared).clone()
+    }
+
+    pub(crate) fn set_prepared(&self, rows: Vec<PreparedRow>) {
+        *lock(&self.prepared) = rows;
     }
 
     /// The `set_config` calls since the last look, to apply.

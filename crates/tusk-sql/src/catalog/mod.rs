@@ -50,8 +50,8 @@ mod relations;
 mod session_rows;
 mod values;
 
-pub(crate) use info::CursorRow;
 pub use info::{ActivitySource, SessionActivity, SessionInfo};
+pub(crate) use info::{CursorRow, PreparedRow};
 pub(crate) use oids::*;
 
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! Rows of the relations that describe the server and the session rather
 //! than relations: `pg_database`, the roles (`pg_authid`, `pg_roles`,
 //! `pg_user`), `pg_settings`, `pg_stat_activity`, `pg_cursors`,
+//! `pg_prepared_statements` (SQL's PREPARE; the protocol's statements are
+//! the server's),
 //! `pg_stat_user_tables` and `pg_proc`; and the relations tusk has no
 //! objects for, which are empty.
 //!
@@ -229,6 +231,27 @@ pub(super) fn rows(
                         boolean(c.binary),
                         boolean(c.scrollable),
                         Value::TimestampTz(c.created),
+                    ]
+                })
+                .collect()
+        }),
+        "pg_prepared_statements" => info.map_or_else(Vec::new, |i| {
+            i.prepared()
+                .into_iter()
+                .map(|p| {
+                    let types = p
+                        .param_types
+                        .iter()
+                        .map(|t| reg(tusk_storage::DataType::RegType, t.oid()))
+                        .collect();
+                    vec![
+                        text(&p.name),
+                        text(&p.statement),
+                        Value::TimestampTz(p.prepared),
+                        array(tusk_storage::REGTYPE_ARRAY, types),
+                        boolean(true),
+                        Value::Int8(p.executions),
+                        Value::Int8(0),
                     ]
                 })
                 .collect()

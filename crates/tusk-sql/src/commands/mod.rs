@@ -15,6 +15,7 @@ pub(crate) mod cursor;
 mod ddl;
 pub(crate) mod dml;
 mod index;
+pub(crate) mod prepare;
 mod query;
 mod recheck;
 mod reloptions;
@@ -114,6 +115,12 @@ impl Session {
             A::Statement::Declare { stmts } if stmts.len() == 1 => self.declare(&stmts[0])?,
             A::Statement::Close { cursor } => self.close_cursor(cursor)?,
             A::Statement::Truncate(t) => self.truncate(t)?,
+            A::Statement::Prepare {
+                name,
+                data_types,
+                statement,
+            } => self.prepare_named(name, data_types, statement, row_locks)?,
+            A::Statement::Deallocate { name, .. } => self.deallocate_named(name)?,
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,

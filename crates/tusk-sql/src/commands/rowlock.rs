@@ -154,6 +154,7 @@ fn add_tids(
             Ok(tids)
         }
         Logical::Filter { input, .. }
+        | Logical::OneTimeFilter { input, .. }
         | Logical::Sort { input, .. }
         | Logical::Limit { input, .. }
         | Logical::Apply { input, .. } => add_tids(input, binder, clauses, nullable, targets),

@@ -22,7 +22,7 @@
 //! | node | output columns |
 //! |---|---|
 //! | `Get`, `TableFunc`, `Values`, `CteRef` | their `cols` |
-//! | `Filter`, `Sort`, `Limit`, `Distinct` | the input's |
+//! | `Filter`, `OneTimeFilter`, `Sort`, `Limit`, `Distinct` | the input's |
 //! | `Project` | the ids of its expressions, in order |
 //! | `Join` inner/left/right/full | left's then right's |
 //! | `Join` semi/anti | left's |
@@ -205,6 +205,17 @@ pub enum Logical {
         input: Box<Logical>,
         predicate: Expr,
     },
+    /// PostgreSQL's gating qual: `input`'s rows if `predicate` is true,
+    /// none otherwise. The predicate reads no column of `input`; it is
+    /// evaluated once, before `input` runs, over the one row of `init`:
+    /// a chain of uncorrelated `Apply` nodes over [`Logical::unit`] that
+    /// computes the subqueries it reads (or the unit row alone). See
+    /// `rewrite::onetime`.
+    OneTimeFilter {
+        input: Box<Logical>,
+        init: Box<Logical>,
+        predicate: Expr,
+    },
     Project {
         input: Box<Logical>,
         exprs: Vec<(ColumnId, Expr)>,
@@ -301,6 +312,7 @@ impl Logical {
             | Logical::CteRef { cols, .. }
             | Logical::WorkTable { cols, .. } => cols.clone(),
             Logical::Filter { input, .. }
+            | Logical::OneTimeFilter { input, .. }
             | Logical::Sort { input, .. }
             | Logical::Limit { input, .. }
             | Logical::Distinct { input, .. } => input.output(),
@@ -367,6 +379,7 @@ impl Logical {
             Logical::Apply {
                 input, subquery, ..
             } => vec![input, subquery],
+            Logical::OneTimeFilter { input, init, .. } => vec![input, init],
             Logical::RecursiveUnion { seed, step, .. } => vec![seed, step],
         }
     }
@@ -394,6 +407,7 @@ impl Logical {
             Logical::Apply {
                 input, subquery, ..
             } => vec![input, subquery],
+            Logical::OneTimeFilter { input, init, .. } => vec![input, init],
             Logical::RecursiveUnion { seed, step, .. } => vec![seed, step],
         }
     }
@@ -409,7 +423,9 @@ impl Logical {
             | Logical::Limit { .. } => {}
             Logical::TableFunc { args, .. } => args.iter().for_each(f),
             Logical::Values { rows, .. } => rows.iter().flatten().for_each(f),
-            Logical::Filter { predicate, .. } => f(predicate),
+            Logical::Filter { predicate, .. } | Logical::OneTimeFilter { predicate, .. } => {
+                f(predicate)
+            }
             Logical::Project { exprs, .. } => exprs.iter().for_each(|(_, e)| f(e)),
             Logical::Join { on, .. } | Logical::DependentJoin { on, .. } => on.iter().for_each(f),
             Logical::Apply { kind, .. } => match kind {
@@ -450,7 +466,9 @@ impl Logical {
             | Logical::Limit { .. } => {}
             Logical::TableFunc { args, .. } => args.iter_mut().for_each(f),
             Logical::Values { rows, .. } => rows.iter_mut().flatten().for_each(f),
-            Logical::Filter { predicate, .. } => f(predicate),
+            Logical::Filter { predicate, .. } | Logical::OneTimeFilter { predicate, .. } => {
+                f(predicate)
+            }
             Logical::Project { exprs, .. } => exprs.iter_mut().for_each(|(_, e)| f(e)),
             Logical::Join { on, .. } | Logical::DependentJoin { on, .. } => {
                 on.iter_mut().for_each(f)

@@ -41,8 +41,23 @@ pub fn selectivity(e: &Expr) -> f64 {
         Expr::Not(a) => 1.0 - selectivity(a),
         Expr::IsNull { negated: false, .. } => 0.005,
         Expr::IsNull { negated: true, .. } => 0.995,
+        Expr::BoolTest { arg, test } => bool_test_selectivity(*test, selectivity(arg), 0.005),
         Expr::Like { .. } => 0.005,
         _ => 0.5,
+    }
+}
+
+/// PostgreSQL's `booltestsel`: `IS [NOT] TRUE` and `IS [NOT] FALSE` keep
+/// the argument's own selectivity `arg` (or its complement), `IS [NOT]
+/// UNKNOWN` the fraction of NULLs `nulls` (`DEFAULT_UNK_SEL`, 0.005,
+/// without statistics) or its complement.
+pub fn bool_test_selectivity(test: tusk_exec::expr::BoolTest, arg: f64, nulls: f64) -> f64 {
+    use tusk_exec::expr::BoolTest as B;
+    match test {
+        B::IsTrue | B::IsNotFalse => arg,
+        B::IsFalse | B::IsNotTrue => 1.0 - arg,
+        B::IsUnknown => nulls,
+        B::IsNotUnknown => 1.0 - nulls,
     }
 }
 

@@ -26,7 +26,7 @@
 //!
 //! Without statistics the defaults are PostgreSQL's: 0.005 for an equality
 //! (one of 200 distinct values), one third for an inequality, 0.005 for a
-//! range, and a column with a unique single-column index is taken as
+//! range and for `IS UNKNOWN`, and a column with a unique single-column index is taken as
 //! distinct in every row.
 
 use super::cost::selectivity as default_selectivity;
@@ -283,6 +283,12 @@ impl Planner<'_> {
                 Some(s) => s.get().null_frac,
                 None => default_selectivity(e),
             },
+            Expr::BoolTest { arg, test } => {
+                let nulls = as_column(arg)
+                    .and_then(|c| self.col_stats(c))
+                    .map_or(0.005, |s| s.get().null_frac);
+                super::cost::bool_test_selectivity(*test, self.selectivity(arg), nulls)
+            }
             Expr::Like {
                 arg,
                 pattern,

@@ -18,6 +18,7 @@ mod columnar;
 mod estimate;
 mod index_join;
 mod join;
+mod onetime;
 mod parallel;
 mod reduce;
 mod scan;
@@ -297,6 +298,11 @@ impl<'a> Planner<'a> {
                     },
                 ))
             }
+            Logical::OneTimeFilter {
+                input,
+                init,
+                predicate,
+            } => self.one_time_filter(input, init, predicate),
             Logical::Project { input, exprs } => {
                 let child = self.plan(input)?;
                 // Columns nobody reads are not computed (and what they

@@ -318,3 +318,20 @@ fn a_cancel_from_another_thread_stops_execute() {
     canceller.join().unwrap();
     assert_eq!(e.message, "canceling statement due to user request");
 }
+
+/// EXECUTE of a statement PREPARE made, itself prepared by Parse: it takes
+/// no parameters (its values are its arguments) and runs again.
+#[test]
+fn execute_of_a_prepared_statement_runs_again() {
+    let (_d, mut s) = session();
+    s.query("create table t (a int); insert into t values (1), (2), (3)")
+        .unwrap();
+    s.query("prepare q (int) as select count(*) from t where a >= $1")
+        .unwrap();
+    let mut p = prepare(&mut s, "execute q(2)", &[]).unwrap();
+    assert!(p.param_types().is_empty());
+    assert_eq!(p.columns().map(|c| c.len()), Some(1));
+    for _ in 0..2 {
+        assert_eq!(one(&mut s, &mut p, &[]), ["2"]);
+    }
+}

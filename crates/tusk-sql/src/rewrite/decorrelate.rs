@@ -9,7 +9,7 @@
 //! | subquery | becomes |
 //! |---|---|
 //! | `EXISTS (q)` | mark join on the correlated conjuncts |
-//! | `x IN (q)`, `x op ANY (q)`, uncorrelated | null-aware mark join on the comparison |
+//! | `x IN (q)`, `x op ANY (q)`, uncorrelated, `x` reading the input | null-aware mark join on the comparison |
 //! | `x IN (q)`, correlated, used as a plain WHERE conjunct | semi join on conjuncts and comparison |
 //! | `(SELECT agg(..) FROM q WHERE inner = outer)` | left join to `q` grouped by the inner keys |
 //!
@@ -77,6 +77,9 @@ fn rewrite_apply(
             }
         }
         SubqueryKind::Any { test } => {
+            if reads_no_outer_column(&subquery, &test) {
+                return keep(input, subquery, SubqueryKind::Any { test });
+            }
             if free.is_empty() {
                 let mut on = Vec::new();
                 conjuncts(test, &mut on);
@@ -94,6 +97,15 @@ fn rewrite_apply(
         }
         k @ SubqueryKind::All { .. } => keep(input, subquery, k),
     }
+}
+
+/// Whether `lhs op ANY (subquery)` (or `ALL`) with test `test` reads no
+/// column of the query around it (`5 IN (SELECT ...)`). That is not a join: PostgreSQL's
+/// `convert_ANY_sublink_to_join` needs the test to read the outer query.
+/// It stays a SubPlan, which a WHERE clause tests once (`onetime`).
+pub(crate) fn reads_no_outer_column(subquery: &Logical, test: &Expr) -> bool {
+    let inner = subquery.output();
+    subquery.free_columns().is_empty() && expr_columns(test).iter().all(|c| inner.contains(c))
 }
 
 /// Drops the select lists of every EXISTS subquery of the tree (the
@@ -456,7 +468,7 @@ fn convert_mark(plan: Logical, mark: ColumnId, negated: bool) -> (Logical, bool)
             subquery,
             kind: SubqueryKind::Any { test },
             out,
-        } if out == mark && !negated => {
+        } if out == mark && !negated && !reads_no_outer_column(&subquery, &test) => {
             let free = subquery.free_columns();
             match pull_correlated((*subquery).clone(), &free) {
                 Some((core, mut preds)) => {

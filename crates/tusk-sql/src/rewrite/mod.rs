@@ -9,7 +9,9 @@
 //! 3. `orsplit`: an OR over several relations of an inner join implies an
 //!    OR over each relation's own conjuncts, added for the scans;
 //! 4. `decorrelate`: subqueries in expressions become joins where they can;
-//! 5. `pushdown`: filters move toward the scans, and outer joins that a
+//! 5. `onetime`: conjuncts that read no column of the rows they filter
+//!    (over uncorrelated subqueries, or none) gate their join tree;
+//! 6. `pushdown`: filters move toward the scans, and outer joins that a
 //!    filter makes inner become inner.
 //!
 //! Each pass takes a valid plan and returns one that computes the same
@@ -18,6 +20,7 @@
 
 pub mod decorrelate;
 pub mod fold;
+pub mod onetime;
 pub mod orfactor;
 pub mod orsplit;
 pub mod pushdown;
@@ -32,5 +35,6 @@ pub fn rewrite(mut plan: Logical, cols: &mut Columns) -> Result<Logical, SqlErro
     orfactor::factor_ors(&mut plan);
     orsplit::derive_restrictions(&mut plan);
     let plan = decorrelate::decorrelate(plan, cols);
+    let plan = onetime::one_time_filters(plan);
     Ok(pushdown::push_down(plan))
 }

@@ -318,6 +318,16 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             input: Box::new(push_conjuncts(*input, cs)),
             keys,
         },
+        // A one-time filter reads no column of its input's rows.
+        Logical::OneTimeFilter {
+            input,
+            init,
+            predicate,
+        } => Logical::OneTimeFilter {
+            input: Box::new(push_conjuncts(*input, cs)),
+            init: Box::new(push_down(*init)),
+            predicate,
+        },
         Logical::Distinct { input, on: None } => Logical::Distinct {
             input: Box::new(push_conjuncts(*input, cs)),
             on: None,
