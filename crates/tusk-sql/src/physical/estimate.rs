@@ -210,15 +210,21 @@ impl Planner<'_> {
     /// The fraction of a hash table's `build_rows` rows that a probe row's
     /// bucket holds, as PostgreSQL's `estimate_hash_bucket_stats` guesses
     /// it: one over the key's distinct values, scaled down by the share of
-    /// its table the build side keeps (restrictions remove values), or one
+    /// its table that the scan supplying the key keeps (`scan_rows[k]` of
+    /// key `k`: restrictions remove values, joins above them do not), or one
     /// over the buckets when there are more values than buckets; raised by
     /// the skew of the most common value; 0.1 when the distinct count is
     /// only a default. Over several keys, the smallest (`final_cost_hashjoin`).
-    pub(crate) fn hash_bucket_fraction(&self, keys: &[Expr], build_rows: f64) -> f64 {
+    pub(crate) fn hash_bucket_fraction(
+        &self,
+        keys: &[Expr],
+        build_rows: f64,
+        scan_rows: &[f64],
+    ) -> f64 {
         let buckets = (build_rows.max(1.0).ceil() as u64)
             .max(1024)
             .next_power_of_two() as f64;
-        let one = |k: &Expr| -> f64 {
+        let one = |(k, &scanned): (&Expr, &f64)| -> f64 {
             let (nd, default) = self.ndistinct(k, f64::MAX);
             if default {
                 return (1.0 / buckets).max(0.1);
@@ -228,7 +234,7 @@ impl Planner<'_> {
             let avg_freq = (1.0 - stats.as_ref().map_or(0.0, |s| s.get().null_frac)) / nd;
             let share = col
                 .and_then(|c| self.origin_rows(c))
-                .map_or(1.0, |t| (build_rows / t.max(1.0)).min(1.0));
+                .map_or(1.0, |t| (scanned / t.max(1.0)).min(1.0));
             let nd = (nd * share).round().max(1.0);
             let mut f = if nd > buckets {
                 1.0 / buckets
@@ -241,7 +247,7 @@ impl Planner<'_> {
             }
             f.clamp(1.0e-6, 1.0)
         };
-        keys.iter().map(one).fold(1.0, f64::min)
+        keys.iter().zip(scan_rows).map(one).fold(1.0, f64::min)
     }
 
     /// The fraction of rows restriction `e` keeps.
@@ -442,6 +448,32 @@ impl Planner<'_> {
         }
     }
 
+    /// The fraction of a table's rows that `e = value` keeps for a value
+    /// not known when planning, such as a parameter an index nested loop
+    /// sets from each outer row (`var_eq_non_const`): one row of a unique
+    /// column, else the non-NULL rows over the distinct values, at most the
+    /// most common value's share.
+    pub(crate) fn eq_unknown_value(&self, e: &Expr) -> f64 {
+        let col = as_column(e);
+        if col.is_some_and(|c| self.unique_column(c)) {
+            return 1.0
+                / col
+                    .and_then(|c| self.origin_rows(c))
+                    .unwrap_or(1.0)
+                    .max(1.0);
+        }
+        let stats = col.and_then(|c| self.col_stats(c));
+        let mut sel = 1.0 - stats.as_ref().map_or(0.0, |s| s.get().null_frac);
+        let (nd, _) = self.ndistinct(e, f64::MAX);
+        if nd > 1.0 {
+            sel /= nd;
+        }
+        if let Some(most) = stats.and_then(|s| s.get().mcv.first().map(|m| m.1)) {
+            sel = sel.min(most);
+        }
+        sel.clamp(0.0, 1.0)
+    }
+
     /// `col = value` (`var_eq_const`).
     fn eq_const(&self, col: ColumnId, stats: Option<&ColStats>, key: &[u8]) -> f64 {
         let Some(s) = stats else {
@@ -509,10 +541,19 @@ impl Planner<'_> {
     }
 
     /// The fraction of the pairs of two relations (of `lrows` and `rrows`
-    /// estimated rows) that satisfy `l = r` (`eqjoinsel_inner`).
+    /// estimated rows) that satisfy `l = r` (`eqjoinsel_inner`). As there,
+    /// each side's distinct values are its table's, not clamped to the
+    /// rows its restrictions keep: a restriction is assumed to keep rows,
+    /// not to remove values, so each remaining row still matches the other
+    /// side's rows of one value (PostgreSQL clamps only for semi joins).
     pub(crate) fn join_selectivity(&self, l: &Expr, r: &Expr, lrows: f64, rrows: f64) -> f64 {
-        let (nd1, _) = self.ndistinct(l, lrows);
-        let (nd2, _) = self.ndistinct(r, rrows);
+        let table_rows = |e: &Expr, rows: f64| {
+            as_column(e)
+                .and_then(|c| self.origin_rows(c))
+                .map_or(rows, |t| t.max(rows))
+        };
+        let (nd1, _) = self.ndistinct(l, table_rows(l, lrows));
+        let (nd2, _) = self.ndistinct(r, table_rows(r, rrows));
         let s1 = as_column(l).and_then(|c| self.col_stats(c));
         let s2 = as_column(r).and_then(|c| self.col_stats(c));
         let nf1 = s1.as_ref().map_or(0.0, |s| s.get().null_frac);

@@ -14,6 +14,8 @@
 //! its detail lines are indented 6 more (2 for the root). Project nodes are
 //! not shown, as PostgreSQL folds projections into the node below.
 
+mod referents;
+
 use crate::names::quote_ident;
 use tusk_exec::expr::Expr;
 use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanSpec};
@@ -448,7 +450,15 @@ impl Renderer<'_> {
         }
         let indent = shift + if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
         let detail = " ".repeat(if depth == 0 { shift + 2 } else { indent + 6 });
-        let child_names = |i: usize| -> &[String] { &visible(&p.children[i]).names };
+        // References to the children's columns, followed through hidden
+        // projections (see `referents`).
+        let child_refs: Vec<Vec<referents::Referent>> =
+            p.children.iter().map(referents::referents).collect();
+        let child_name_lists: Vec<Vec<String>> = child_refs
+            .iter()
+            .map(|r| r.iter().map(referents::Referent::as_reference).collect())
+            .collect();
+        let child_names = |i: usize| -> &[String] { &child_name_lists[i] };
         let (title, mut details): (String, Vec<String>) = match &p.kind {
             NodeKind::SystemScan {
                 relation,
@@ -623,8 +633,17 @@ impl Renderer<'_> {
                 if group.is_empty() {
                     (format!("{prefix}Aggregate"), vec![])
                 } else {
-                    let keys: Vec<String> =
-                        group.iter().map(|g| deparse(g, child_names(0))).collect();
+                    // PostgreSQL prints the expression that computes a
+                    // key column, unparenthesised.
+                    let keys: Vec<String> = group
+                        .iter()
+                        .map(|g| match g {
+                            Expr::Column { index, .. } if *index < child_refs[0].len() => {
+                                child_refs[0][*index].text.clone()
+                            }
+                            _ => deparse(g, child_names(0)),
+                        })
+                        .collect();
                     (
                         format!("{prefix}HashAggregate"),
                         vec![format!("Group Key: {}", keys.join(", "))],
