@@ -210,21 +210,15 @@ impl Planner<'_> {
     /// The fraction of a hash table's `build_rows` rows that a probe row's
     /// bucket holds, as PostgreSQL's `estimate_hash_bucket_stats` guesses
     /// it: one over the key's distinct values, scaled down by the share of
-    /// its table that the scan supplying the key keeps (`scan_rows[k]` of
-    /// key `k`: restrictions remove values, joins above them do not), or one
+    /// its table the build side keeps (restrictions remove values), or one
     /// over the buckets when there are more values than buckets; raised by
     /// the skew of the most common value; 0.1 when the distinct count is
     /// only a default. Over several keys, the smallest (`final_cost_hashjoin`).
-    pub(crate) fn hash_bucket_fraction(
-        &self,
-        keys: &[Expr],
-        build_rows: f64,
-        scan_rows: &[f64],
-    ) -> f64 {
+    pub(crate) fn hash_bucket_fraction(&self, keys: &[Expr], build_rows: f64) -> f64 {
         let buckets = (build_rows.max(1.0).ceil() as u64)
             .max(1024)
             .next_power_of_two() as f64;
-        let one = |(k, &scanned): (&Expr, &f64)| -> f64 {
+        let one = |k: &Expr| -> f64 {
             let (nd, default) = self.ndistinct(k, f64::MAX);
             if default {
                 return (1.0 / buckets).max(0.1);
@@ -234,7 +228,7 @@ impl Planner<'_> {
             let avg_freq = (1.0 - stats.as_ref().map_or(0.0, |s| s.get().null_frac)) / nd;
             let share = col
                 .and_then(|c| self.origin_rows(c))
-                .map_or(1.0, |t| (scanned / t.max(1.0)).min(1.0));
+                .map_or(1.0, |t| (build_rows / t.max(1.0)).min(1.0));
             let nd = (nd * share).round().max(1.0);
             let mut f = if nd > buckets {
                 1.0 / buckets
@@ -247,7 +241,7 @@ impl Planner<'_> {
             }
             f.clamp(1.0e-6, 1.0)
         };
-        keys.iter().zip(scan_rows).map(one).fold(1.0, f64::min)
+        keys.iter().map(one).fold(1.0, f64::min)
     }
 
     /// The fraction of rows restriction `e` keeps.

@@ -473,7 +473,7 @@ fn probe_work(p: &ProbeSide<'_>, outer_rows: f64, probe_rows: f64, indexed: bool
 /// The estimated rows of the scan that produces output column `pos` of
 /// `plan`, followed through filters, projections of a plain column and
 /// joins' outputs.
-pub(super) fn scan_rows(plan: &Plan, pos: usize) -> Option<f64> {
+fn scan_rows(plan: &Plan, pos: usize) -> Option<f64> {
     match &plan.kind {
         NodeKind::SeqScan { .. } | NodeKind::IndexScan { .. } => Some(plan.est.rows),
         NodeKind::Filter { .. } => scan_rows(&plan.children[0], pos),

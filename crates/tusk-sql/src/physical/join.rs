@@ -670,21 +670,7 @@ impl Planner<'_> {
         let (b, p) = (&build.0.plan.est, &probe.0.plan.est);
         let keys = build.1.len().max(1) as f64;
         let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
-        let scan_rows: Vec<f64> = build
-            .1
-            .iter()
-            .map(|k| match k {
-                Expr::Column { index, .. } => build
-                    .0
-                    .cols
-                    .iter()
-                    .position(|c| c == index)
-                    .and_then(|pos| super::index_join::scan_rows(&build.0.plan, pos)),
-                _ => None,
-            })
-            .map(|r| r.unwrap_or(b.rows))
-            .collect();
-        let bucket_rows = (b.rows * self.hash_bucket_fraction(build.1, b.rows, &scan_rows))
+        let bucket_rows = (b.rows * self.hash_bucket_fraction(build.1, b.rows))
             .round()
             .max(1.0);
         hash_join_cost(
