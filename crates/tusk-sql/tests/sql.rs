@@ -550,3 +550,58 @@ fn pg_stat_wal_counts_records_bytes_and_syncs() {
     assert!(after[5] >= before[5] + 3, "wal_sync {before:?} {after:?}");
     assert_eq!(after[6..], [0, 0], "no I/O timing");
 }
+
+/// Sort and group keys that read a column an aggregate or a hidden
+/// projection computes print that expression, as PostgreSQL prints them
+/// (a sort key in parentheses), not the position or name of a column.
+#[test]
+fn explain_keys_above_projections() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table g (a int, b int, c numeric)");
+    rows(
+        &mut s,
+        "insert into g select i % 10, i % 7, i from generate_series(1, 100) i",
+    );
+    let cases: [(&str, [&str; 5]); 3] = [
+        (
+            "select a, sum(b) as s from g group by a order by s desc, a",
+            [
+                "Sort",
+                "  Sort Key: (sum(b)) DESC, a",
+                "  ->  HashAggregate",
+                "        Group Key: a",
+                "        ->  Seq Scan on g",
+            ],
+        ),
+        (
+            "select a + b as k, count(*) from g group by a + b order by 1",
+            [
+                "Sort",
+                "  Sort Key: ((a + b))",
+                "  ->  HashAggregate",
+                "        Group Key: (a + b)",
+                "        ->  Seq Scan on g",
+            ],
+        ),
+        (
+            "select b, a, max(c) from g group by a, b order by 2, 3 desc",
+            [
+                "Sort",
+                "  Sort Key: a, (max(c)) DESC",
+                "  ->  HashAggregate",
+                "        Group Key: a, b",
+                "        ->  Seq Scan on g",
+            ],
+        ),
+    ];
+    for (query, plan) in cases {
+        assert_eq!(
+            rows(&mut s, &format!("explain (costs off) {query}")),
+            plan,
+            "{query}"
+        );
+        // The answers are untouched.
+        assert!(!rows(&mut s, query).is_empty());
+    }
+}

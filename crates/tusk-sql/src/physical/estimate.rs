@@ -448,6 +448,32 @@ impl Planner<'_> {
         }
     }
 
+    /// The fraction of a table's rows that `e = value` keeps for a value
+    /// not known when planning, such as a parameter an index nested loop
+    /// sets from each outer row (`var_eq_non_const`): one row of a unique
+    /// column, else the non-NULL rows over the distinct values, at most the
+    /// most common value's share.
+    pub(crate) fn eq_unknown_value(&self, e: &Expr) -> f64 {
+        let col = as_column(e);
+        if col.is_some_and(|c| self.unique_column(c)) {
+            return 1.0
+                / col
+                    .and_then(|c| self.origin_rows(c))
+                    .unwrap_or(1.0)
+                    .max(1.0);
+        }
+        let stats = col.and_then(|c| self.col_stats(c));
+        let mut sel = 1.0 - stats.as_ref().map_or(0.0, |s| s.get().null_frac);
+        let (nd, _) = self.ndistinct(e, f64::MAX);
+        if nd > 1.0 {
+            sel /= nd;
+        }
+        if let Some(most) = stats.and_then(|s| s.get().mcv.first().map(|m| m.1)) {
+            sel = sel.min(most);
+        }
+        sel.clamp(0.0, 1.0)
+    }
+
     /// `col = value` (`var_eq_const`).
     fn eq_const(&self, col: ColumnId, stats: Option<&ColStats>, key: &[u8]) -> f64 {
         let Some(s) = stats else {
@@ -515,10 +541,19 @@ impl Planner<'_> {
     }
 
     /// The fraction of the pairs of two relations (of `lrows` and `rrows`
-    /// estimated rows) that satisfy `l = r` (`eqjoinsel_inner`).
+    /// estimated rows) that satisfy `l = r` (`eqjoinsel_inner`). As there,
+    /// each side's distinct values are its table's, not clamped to the
+    /// rows its restrictions keep: a restriction is assumed to keep rows,
+    /// not to remove values, so each remaining row still matches the other
+    /// side's rows of one value (PostgreSQL clamps only for semi joins).
     pub(crate) fn join_selectivity(&self, l: &Expr, r: &Expr, lrows: f64, rrows: f64) -> f64 {
-        let (nd1, _) = self.ndistinct(l, lrows);
-        let (nd2, _) = self.ndistinct(r, rrows);
+        let table_rows = |e: &Expr, rows: f64| {
+            as_column(e)
+                .and_then(|c| self.origin_rows(c))
+                .map_or(rows, |t| t.max(rows))
+        };
+        let (nd1, _) = self.ndistinct(l, table_rows(l, lrows));
+        let (nd2, _) = self.ndistinct(r, table_rows(r, rrows));
         let s1 = as_column(l).and_then(|c| self.col_stats(c));
         let s2 = as_column(r).and_then(|c| self.col_stats(c));
         let nf1 = s1.as_ref().map_or(0.0, |s| s.get().null_frac);

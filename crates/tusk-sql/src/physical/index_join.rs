@@ -13,7 +13,9 @@
 //! way; right and full joins cannot (their unmatched inner rows would need
 //! a pass over the whole inner table).
 //!
-//! The choice is by cost, against the hash join `join` builds: the outer
+//! The join order search (`join`) costs a probe of a leaf without building
+//! it (`ProbeSide`, [`Planner::index_probe_cost`]). The choice is by cost,
+//! against the hash join `join` builds: the outer
 //! side's cost, plus one index scan per outer row — a descent of the tree,
 //! and the leaf and heap pages and tuples of the rows one key value
 //! matches, the pages shared among the probes as PostgreSQL's `cost_index`
@@ -21,8 +23,9 @@
 //! `get_loop_count`, the loop count is the rows of the scans that supply
 //! the outer keys when they have more rows than the outer side: a join
 //! that drops outer rows leaves the probes the same pages to share. The probe's rows are
-//! the inner table's rows times the selectivity of the keys used
-//! (`keys_selectivity`, from ANALYZE's statistics when there are some), so
+//! the inner table's rows times the share of one value of each key used
+//! (`eq_unknown_value`: PostgreSQL sizes a parameterised scan with its join
+//! clauses as restrictions against an unknown value), so
 //! a small outer side against a large, selective index wins, and a large
 //! outer side or an unselective key loses to the hash join's one pass.
 //!
@@ -54,47 +57,119 @@ pub(super) struct IndexJoin<'p> {
     pub emit_outer: bool,
 }
 
+/// An index nested loop's inner side as its cost depends on it, without
+/// the outer plan: what the join order search knows of a join it has not
+/// built (see `join`), and what [`Planner::index_nest_loop`] knows of one it
+/// builds.
+pub(super) struct ProbeSide<'p> {
+    pub kind: JoinKind,
+    pub inner: &'p Phys,
+    /// The keys as (outer expression, inner expression) pairs.
+    pub keys: &'p [(Expr, Expr)],
+    /// Join conditions that are not keys.
+    pub residual: usize,
+    /// The join's estimated output rows.
+    pub rows: f64,
+    pub outer_rows: f64,
+    /// The scans the probes' page reads are spread over (see
+    /// [`Planner::loop_count`]).
+    pub loops: f64,
+}
+
+/// The cheapest way to probe a [`ProbeSide`]: the index, how its
+/// conditions use the keys (parameter of key `k`: `base + k`), and the
+/// costs.
+struct Probe {
+    index: tusk_storage::IndexDef,
+    access: super::scan::IndexAccess,
+    /// The keys the index conditions use.
+    used: Vec<usize>,
+    /// One probe's estimate (an Index Scan's).
+    probe_est: Estimate,
+    /// The join's startup cost beyond its outer side's.
+    startup: f64,
+    /// The join's total cost beyond its outer side's.
+    cost: f64,
+}
+
 impl Planner<'_> {
+    /// The cost of an index nested loop over side `p` beyond its outer
+    /// side's cost, if its inner side has an index its keys can use.
+    pub(super) fn index_probe_cost(&self, p: &ProbeSide<'_>) -> Result<Option<f64>> {
+        Ok(self.cheapest_probe(p, 0)?.map(|probe| probe.cost))
+    }
+
     /// The cheapest index nested loop for `j`, if its inner side has an
     /// index its keys can use.
     pub(super) fn index_nest_loop(&mut self, j: &IndexJoin<'_>) -> Result<Option<Phys>> {
+        let outer_rows = j.outer.plan.est.rows.max(1.0);
+        let side = ProbeSide {
+            kind: j.kind,
+            inner: j.inner,
+            keys: j.keys,
+            residual: j.residual.len(),
+            rows: j.rows,
+            outer_rows,
+            loops: self.loop_count(j, outer_rows),
+        };
+        // Each key's parameter stands for the outer value (numbered only
+        // if the plan is kept).
+        let base = self.numbering().1;
+        let Some(probe) = self.cheapest_probe(&side, base)? else {
+            return Ok(None);
+        };
+        let plan = self.build_index_nest_loop(
+            j,
+            base,
+            &probe,
+            Estimate {
+                startup_cost: j.outer.plan.est.startup_cost + probe.startup,
+                total_cost: j.outer.plan.est.total_cost + probe.cost,
+                rows: j.rows,
+                width: 0,
+            },
+        )?;
+        // Parameters `base..base + keys` are this join's.
+        let (subplan, _) = self.numbering();
+        self.restore_numbering((subplan, base + j.keys.len()));
+        Ok(Some(plan))
+    }
+
+    /// The cheapest index of `p`'s inner table to probe with its keys (see
+    /// the module doc), key `k`'s parameter numbered `base + k`.
+    fn cheapest_probe(&self, p: &ProbeSide<'_>, base: usize) -> Result<Option<Probe>> {
         if !matches!(
-            j.kind,
+            p.kind,
             JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
-        ) || j.keys.is_empty()
+        ) || p.keys.is_empty()
         {
             return Ok(None);
         }
         let NodeKind::SeqScan {
             oid,
-            alias,
             columns,
             with_tid: false,
             filter,
             parallel: false,
             columnar: None,
             ..
-        } = &j.inner.plan.kind
+        } = &p.inner.plan.kind
         else {
             return Ok(None);
         };
-        let catalog = self.catalog.clone();
-        let Some(table) = catalog.table_by_oid(*oid) else {
+        let Some(table) = self.catalog.table_by_oid(*oid) else {
             return Ok(None);
         };
         // The column id of each attribute the scan reads.
         let attr_col: HashMap<usize, ColumnId> = columns
             .iter()
-            .zip(&j.inner.cols)
+            .zip(&p.inner.cols)
             .map(|(&a, &c)| (a, c))
             .collect();
         let (pages, tuples) = self.table_size(table)?;
-        let outer_rows = j.outer.plan.est.rows.max(1.0);
-        let loops = self.loop_count(j, outer_rows);
-        // Each key as `inner = $param`, the parameter standing for the
-        // outer value (numbered only if the plan is kept).
-        let base = self.numbering().1;
-        let conds: Vec<Expr> = j
+        let outer_rows = p.outer_rows.max(1.0);
+        // Each key as `inner = $param`.
+        let conds: Vec<Expr> = p
             .keys
             .iter()
             .enumerate()
@@ -113,9 +188,18 @@ impl Planner<'_> {
             v.len()
         });
         // The fraction of the scan's rows its filter keeps.
-        let filter_sel = (j.inner.plan.est.rows / tuples.max(1.0)).clamp(0.0, 1.0);
-        let mut best: Option<(f64, Phys)> = None;
-        for index in catalog.indexes_of(table.oid) {
+        let filter_sel = (p.inner.plan.est.rows / tuples.max(1.0)).clamp(0.0, 1.0);
+        let disabled = if self.settings.enable_nestloop {
+            0.0
+        } else {
+            DISABLE_COST
+        } + if self.settings.enable_indexscan {
+            0.0
+        } else {
+            DISABLE_COST
+        };
+        let mut best: Option<Probe> = None;
+        for index in self.catalog.indexes_of(table.oid) {
             let key_ids: Vec<ColumnId> = index
                 .columns
                 .iter()
@@ -128,65 +212,45 @@ impl Planner<'_> {
             let used: Vec<usize> = (0..conds.len())
                 .filter(|k| !access.rest.contains(&conds[*k]))
                 .collect();
-            let used_keys: Vec<(Expr, Expr)> = used.iter().map(|&k| j.keys[k].clone()).collect();
+            // A probe keeps the rows of one value of each key, whichever
+            // value the outer row brings, as PostgreSQL sizes a
+            // parameterised scan (its join clauses as restrictions).
             let sel = if access.equal_columns == index.columns.len() && index.unique() {
                 1.0 / tuples.max(1.0)
             } else {
-                self.keys_selectivity(&used_keys, outer_rows, tuples)
+                used.iter()
+                    .map(|&k| self.eq_unknown_value(&p.keys[k].1))
+                    .product()
             };
             let (probe_startup, probe_total) =
-                index_scan_cost(tuples, pages, sel, access.keys.len(), filter_terms, loops);
+                index_scan_cost(tuples, pages, sel, access.keys.len(), filter_terms, p.loops);
             let probe_rows = (tuples * sel * filter_sel).max(1.0);
             let filter_pairs = outer_rows * probe_rows;
-            let residual = j.residual.len() + conds.len() - used.len();
-            let disabled = if self.settings.enable_nestloop {
-                0.0
-            } else {
-                DISABLE_COST
-            } + if self.settings.enable_indexscan {
-                0.0
-            } else {
-                DISABLE_COST
-            };
+            let residual = p.residual + conds.len() - used.len();
             let indexed = residual == 0 && filter.is_none();
-            let (probes, pairs) = probe_work(j, outer_rows, probe_rows, indexed);
-            let total = disabled
-                + j.outer.plan.est.total_cost
+            let (probes, pairs) = probe_work(p, outer_rows, probe_rows, indexed);
+            let cost = disabled
                 + probes * probe_total
                 + filter_pairs * pairs * CPU_OPERATOR_COST * residual as f64
-                + j.rows * CPU_TUPLE_COST;
-            if best.as_ref().is_some_and(|(c, _)| *c <= total) {
+                + p.rows * CPU_TUPLE_COST;
+            if best.as_ref().is_some_and(|b| b.cost <= cost) {
                 continue;
             }
-            let startup = disabled + j.outer.plan.est.startup_cost + probe_startup;
-            let plan = self.build_index_nest_loop(
-                j,
-                base,
-                (index, table, alias),
-                &access,
-                &used,
-                filter.clone(),
-                Estimate {
+            best = Some(Probe {
+                index: index.clone(),
+                access,
+                used,
+                probe_est: Estimate {
                     startup_cost: probe_startup,
                     total_cost: probe_total,
                     rows: probe_rows.round(),
                     width: 0,
                 },
-                Estimate {
-                    startup_cost: startup,
-                    total_cost: total,
-                    rows: j.rows,
-                    width: 0,
-                },
-            )?;
-            best = Some((total, plan));
+                startup: disabled + probe_startup,
+                cost,
+            });
         }
-        if best.is_some() {
-            // Parameters `base..base + keys` are this join's.
-            let (subplan, _) = self.numbering();
-            self.restore_numbering((subplan, base + j.keys.len()));
-        }
-        Ok(best.map(|(_, p)| p))
+        Ok(best)
     }
 
     /// How many index scans the probes' page reads are spread over, as
@@ -262,21 +326,33 @@ impl Planner<'_> {
         }
     }
 
-    /// The Nested Loop node over `j.outer` and an Index Scan of `index`
-    /// with `access`'s conditions, of which `used` are the keys' (the
-    /// other keys join the join filter); key `k`'s parameter is `base + k`.
-    #[allow(clippy::too_many_arguments)]
+    /// The Nested Loop node over `j.outer` and an Index Scan as `probe`
+    /// chose it (keys it does not use join the join filter); key `k`'s
+    /// parameter is `base + k`.
     fn build_index_nest_loop(
         &self,
         j: &IndexJoin<'_>,
         base: usize,
-        (index, table, alias): (&tusk_storage::IndexDef, &tusk_storage::TableDef, &str),
-        access: &super::scan::IndexAccess,
-        used: &[usize],
-        filter: Option<Expr>,
-        probe_est: Estimate,
+        probe: &Probe,
         est: Estimate,
     ) -> Result<Phys> {
+        let (index, access, used) = (&probe.index, &probe.access, &probe.used[..]);
+        let NodeKind::SeqScan {
+            table: table_name,
+            table_types,
+            columns,
+            oid,
+            alias,
+            filter,
+            ..
+        } = &j.inner.plan.kind
+        else {
+            unreachable!("checked by cheapest_probe")
+        };
+        let table = self
+            .catalog
+            .table_by_oid(*oid)
+            .expect("checked by cheapest_probe");
         let mut param_ids = Vec::new();
         let mut params = Vec::new();
         let mut shown_params = HashMap::new();
@@ -298,15 +374,6 @@ impl Planner<'_> {
             .collect();
         let cond = crate::logical::and_all(access.shown.clone()).expect("a key condition");
         let index_cond = crate::explain::deparse_with_params(&cond, &cond_names, &shown_params);
-        let NodeKind::SeqScan {
-            table: table_name,
-            table_types,
-            columns,
-            ..
-        } = &j.inner.plan.kind
-        else {
-            unreachable!("checked by index_nest_loop")
-        };
         let scan = Plan::new(
             NodeKind::IndexScan {
                 table: table_name.clone(),
@@ -320,7 +387,7 @@ impl Planner<'_> {
                 keys: access.keys.clone(),
                 backward: false,
                 index_cond,
-                filter,
+                filter: filter.clone(),
                 defs: std::sync::Arc::new((index.clone(), table.clone())),
                 deform: Default::default(),
             },
@@ -329,7 +396,7 @@ impl Planner<'_> {
             j.inner.plan.names.clone(),
             Estimate {
                 width: j.inner.plan.est.width,
-                ..probe_est
+                ..probe.probe_est
             },
         );
         // Keys the index does not use are checked with the residual.
@@ -386,10 +453,10 @@ impl Planner<'_> {
 /// its probe's rows, and a row that matches nothing reads its whole probe,
 /// unless every condition is in the index (and the scan filters nothing),
 /// when the descent finds no row and costs about one returned row's share.
-fn probe_work(j: &IndexJoin<'_>, outer_rows: f64, probe_rows: f64, indexed: bool) -> (f64, f64) {
-    let matched = match j.kind {
-        JoinKind::Semi => j.rows.min(outer_rows),
-        JoinKind::Anti => (outer_rows - j.rows).max(0.0),
+fn probe_work(p: &ProbeSide<'_>, outer_rows: f64, probe_rows: f64, indexed: bool) -> (f64, f64) {
+    let matched = match p.kind {
+        JoinKind::Semi => p.rows.min(outer_rows),
+        JoinKind::Anti => (outer_rows - p.rows).max(0.0),
         _ => return (outer_rows, 1.0),
     };
     let unmatched = outer_rows - matched;

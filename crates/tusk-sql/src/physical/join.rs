@@ -11,7 +11,11 @@
 //! The rows of a subset are the product of its leaves' rows and of the
 //! selectivities of the conditions inside it (see `estimate`), whatever the
 //! order, so plans differ only in cost: each hash join costs its inputs,
-//! building its smaller side, probing the other and producing its rows.
+//! building its smaller side, probing the other and producing its rows;
+//! where one part is a single leaf whose table has an index the
+//! equalities between the parts can probe, an index nested loop costs the
+//! other part and one probe per row (`index_join`), as PostgreSQL's search
+//! weighs a parameterised index path beside the hash joins.
 //! Larger regions are joined greedily, left-deep: start from the smallest
 //! leaf and add, at each step, the leaf that an equality connects to what
 //! is joined so far and that gives the fewest rows.
@@ -24,8 +28,7 @@
 //! subquery). A join without keys is a Nested Loop with the smaller side as
 //! its materialised inner input. Where an index of a side's table serves
 //! the keys, an index nested loop probing that side (`index_join`) is
-//! costed too, and replaces the hash join when it is cheaper; the join
-//! order itself is chosen with hash join costs.
+//! costed too, and replaces the hash join when it is cheaper.
 
 use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST};
 use super::{Phys, Planner, Result};
@@ -93,7 +96,76 @@ struct Best {
     split: (u32, u32),
 }
 
+/// What the join order search knows of a region's leaves and conditions.
+struct Region<'r> {
+    parts: &'r [Option<Phys>],
+    conds: &'r [Expr],
+    /// Each condition's leaves, a bit mask.
+    masks: &'r [u32],
+    /// Whether each condition is an equality between two leaves.
+    equi: &'r [bool],
+    /// Each leaf's estimated rows.
+    rows: &'r [f64],
+    leaf_of: &'r std::collections::HashMap<ColumnId, usize>,
+}
+
 impl Planner<'_> {
+    /// The cost, beyond its outer side's, of joining the leaf subsets
+    /// `(outer, inner)` as an index nested loop, `inner` a single leaf that
+    /// an index of its table lets the equalities between them probe, and
+    /// `o` the outer subset's best plan, giving `out_rows` rows: as
+    /// PostgreSQL's join search weighs a parameterised index path of a
+    /// base relation beside its hash joins. The loop count is the rows of
+    /// the leaves that supply the outer keys, when more than the outer
+    /// side's (see `index_join`).
+    fn probe_leaf_cost(
+        &self,
+        region: &Region<'_>,
+        (outer, inner): (u32, u32),
+        o: Best,
+        out_rows: f64,
+    ) -> Result<Option<f64>> {
+        if inner.count_ones() != 1 {
+            return Ok(None);
+        }
+        let leaf = inner.trailing_zeros() as usize;
+        let inner_plan = region.parts[leaf].as_ref().expect("leaves are planned");
+        let both = outer | inner;
+        let spans = |k: usize| {
+            let m = region.masks[k];
+            m & !both == 0 && m & outer != 0 && m & inner != 0
+        };
+        let mut keys = Vec::new();
+        let mut loops = o.rows;
+        let mut residual = 0;
+        for (k, c) in region.conds.iter().enumerate() {
+            if !spans(k) {
+                continue;
+            }
+            match equality_leaves(c, region.leaf_of).filter(|_| region.equi[k]) {
+                Some((la, lb, l, r)) => {
+                    let (from, key) = if lb == leaf {
+                        (la, (l, r))
+                    } else {
+                        (lb, (r, l))
+                    };
+                    loops = loops.max(region.rows[from]);
+                    keys.push(key);
+                }
+                None => residual += 1,
+            }
+        }
+        self.index_probe_cost(&super::index_join::ProbeSide {
+            kind: JoinKind::Inner,
+            inner: inner_plan,
+            keys: &keys,
+            residual,
+            rows: out_rows,
+            outer_rows: o.rows,
+            loops,
+        })
+    }
+
     /// Plans a region of inner joins rooted at `l`.
     pub(crate) fn inner_join_region(&mut self, l: &Logical) -> Result<Phys> {
         let mut leaves = Vec::new();
@@ -217,6 +289,14 @@ impl Planner<'_> {
                 })
                 .count()
         };
+        let region = Region {
+            parts,
+            conds,
+            masks: &masks,
+            equi: &equi,
+            rows: &rows,
+            leaf_of: &leaf_of,
+        };
         let full: u32 = (1u32 << n) - 1;
         let mut best: Vec<Option<Best>> = vec![None; 1 << n];
         for i in 0..n {
@@ -253,7 +333,21 @@ impl Planner<'_> {
                                 } else {
                                     hash_join_cost(build, probe, keys, out_rows, bytes)
                                 };
-                                let cost = x.cost + y.cost + join;
+                                let mut cost = x.cost + y.cost + join;
+                                if keys > 0 {
+                                    // An index nested loop probing a leaf
+                                    // costs its outer side and the probes.
+                                    for (outer, inner, o) in [(a, b, x), (b, a, y)] {
+                                        if let Some(c) = self.probe_leaf_cost(
+                                            &region,
+                                            (outer, inner),
+                                            o,
+                                            out_rows,
+                                        )? {
+                                            cost = cost.min(o.cost + c);
+                                        }
+                                    }
+                                }
                                 if found.is_none_or(|f| cost < f.cost) {
                                     found = Some(Best {
                                         cost,

@@ -14,6 +14,8 @@
 //! its detail lines are indented 6 more (2 for the root). Project nodes are
 //! not shown, as PostgreSQL folds projections into the node below.
 
+mod referents;
+
 use crate::names::quote_ident;
 use tusk_exec::expr::Expr;
 use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
@@ -484,8 +486,31 @@ impl Renderer<'_> {
         }
         let indent = shift + if depth == 0 { 0 } else { 2 + 6 * (depth - 1) };
         let detail = " ".repeat(if depth == 0 { shift + 2 } else { indent + 6 });
-        // A child's columns, an InitPlan's value as `$n` (see `subplan_chain`).
-        let child_names = |i: usize| -> Vec<String> { subplan_chain(visible(&p.children[i])).0 };
+        // References to the children's columns, followed through hidden
+        // projections (see `referents`); below a chain of SubPlans nodes,
+        // the chain's names: an InitPlan's value as `$n` (see
+        // `subplan_chain`).
+        let child_refs: Vec<Vec<referents::Referent>> =
+            p.children.iter().map(referents::referents).collect();
+        let chained: Vec<bool> = p
+            .children
+            .iter()
+            .map(|c| matches!(visible(c).kind, NodeKind::SubPlans { .. }))
+            .collect();
+        let child_name_lists: Vec<Vec<String>> = p
+            .children
+            .iter()
+            .zip(&child_refs)
+            .zip(&chained)
+            .map(|((c, refs), &chained)| {
+                if chained {
+                    subplan_chain(visible(c)).0
+                } else {
+                    refs.iter().map(referents::Referent::as_reference).collect()
+                }
+            })
+            .collect();
+        let child_names = |i: usize| -> &[String] { &child_name_lists[i] };
         let mut own_sections = Vec::new();
         let (title, mut details): (String, Vec<String>) = match &p.kind {
             NodeKind::SystemScan {
@@ -570,7 +595,7 @@ impl Renderer<'_> {
                 "Result".into(),
                 vec![format!(
                     "One-Time Filter: {}",
-                    deparse(predicate, &child_names(0))
+                    deparse(predicate, child_names(0))
                 )],
             ),
             NodeKind::Project { .. } => unreachable!("projections are skipped"),
@@ -585,7 +610,7 @@ impl Renderer<'_> {
                 let conds: Vec<String> = outer_keys
                     .iter()
                     .zip(inner_keys)
-                    .map(|(o, i)| format!("({} = {})", deparse(o, &on), deparse(i, &inn)))
+                    .map(|(o, i)| format!("({} = {})", deparse(o, on), deparse(i, inn)))
                     .collect();
                 let mut d = vec![];
                 if !conds.is_empty() {
@@ -609,8 +634,8 @@ impl Renderer<'_> {
             | NodeKind::IndexNestLoop { join_filter, .. } => {
                 let mut d = vec![];
                 if let Some(f) = join_filter {
-                    let mut both: Vec<String> = child_names(0);
-                    both.extend(child_names(1));
+                    let mut both: Vec<String> = child_names(0).to_vec();
+                    both.extend_from_slice(child_names(1));
                     d.push(format!("Join Filter: {}", deparse(f, &both)));
                 }
                 d.extend(p.kind.explain_notes());
@@ -672,8 +697,19 @@ impl Renderer<'_> {
                 if group.is_empty() {
                     (format!("{prefix}Aggregate"), vec![])
                 } else {
-                    let keys: Vec<String> =
-                        group.iter().map(|g| deparse(g, &child_names(0))).collect();
+                    // PostgreSQL prints the expression that computes a
+                    // key column, unparenthesised.
+                    let keys: Vec<String> = group
+                        .iter()
+                        .map(|g| match g {
+                            Expr::Column { index, .. }
+                                if !chained[0] && *index < child_refs[0].len() =>
+                            {
+                                child_refs[0][*index].text.clone()
+                            }
+                            _ => deparse(g, child_names(0)),
+                        })
+                        .collect();
                     (
                         format!("{prefix}HashAggregate"),
                         vec![format!("Group Key: {}", keys.join(", "))],
@@ -684,7 +720,7 @@ impl Renderer<'_> {
                 let ks: Vec<String> = keys
                     .iter()
                     .map(|k| {
-                        let mut s = deparse(&k.expr, &child_names(0));
+                        let mut s = deparse(&k.expr, child_names(0));
                         if k.desc {
                             s.push_str(" DESC");
                         }
