@@ -8,7 +8,7 @@
 //! | `unix_socket_permissions` | `0700` | access mode of the socket files (octal): by default only the server's own OS user (and root) may connect through them |
 //! | `max_connections` | 100 | sessions at once; one more gets `sorry, too many clients already` (53300) |
 //! | `auth_method` | `trust` | `trust` (no password) or `scram-sha-256` (a password, checked against the role's SCRAM verifier) |
-//! | `tusk.session_pool_seats` | CPUs | threads serving idle sessions' next messages at once (see `pool`); 0: each session keeps a thread of its own |
+//! | `tusk.session_pool_seats` | 0 | 0: each session keeps a thread of its own; n: idle sessions wait in the session pool and at most n threads serve their next messages at once (see `pool`) |
 //! | `ssl` | `off` | `on`: TLS with `ssl_cert_file` and `ssl_key_file` (PEM; relative paths are in the data directory) |
 //!
 //! As in a fresh PostgreSQL cluster, the default listens on loopback and on
@@ -44,8 +44,8 @@ pub struct ServerConfig {
     /// Mode of the socket files.
     pub unix_socket_permissions: u32,
     pub max_connections: usize,
-    /// Seats of the session pool; `None`: one per CPU; 0: no pool.
-    pub session_pool_seats: Option<usize>,
+    /// Seats of the session pool; 0: no pool.
+    pub session_pool_seats: usize,
     pub auth: AuthMethod,
     pub tls: Option<TlsFiles>,
 }
@@ -128,13 +128,12 @@ impl ServerConfig {
             None => 100,
         };
         let session_pool_seats = match get("tusk.session_pool_seats") {
-            Some(v) => Some(
-                v.parse::<usize>()
-                    .ok()
-                    .filter(|&n| n <= 1024)
-                    .ok_or_else(|| invalid("tusk.session_pool_seats", &v))?,
-            ),
-            None => None,
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= 1024)
+                .ok_or_else(|| invalid("tusk.session_pool_seats", &v))?,
+            None => 0,
         };
         let auth = match get("auth_method").as_deref() {
             None | Some("trust") => AuthMethod::Trust,

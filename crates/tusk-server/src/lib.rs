@@ -21,11 +21,12 @@
 //! The reactor only accepts connections and waits for the shutdown signal.
 //! Each connection then gets a thread that runs its startup and blocks on
 //! its socket the way a PostgreSQL backend process does: reading a query,
-//! running it and writing the result take no hop between threads. Between
-//! queries, a session waits in the session pool instead, so that a thread
-//! that has just answered one session can go on with another's query
-//! without sleeping; threads stalled on a lock or a long query hand their
-//! place to others, so a long query never holds up anyone else. The `pgwire` crate provides the backend
+//! running it and writing the result take no hop between threads, and a
+//! long query never holds up anyone else's I/O. With
+//! `tusk.session_pool_seats` set, a session waits between queries in the
+//! session pool instead, so that a thread that has just answered one
+//! session can go on with another's query without sleeping (see `pool` for
+//! when that pays). The `pgwire` crate provides the backend
 //! message encodings and the SCRAM-SHA-256 exchange; framing and decoding
 //! of client messages are our own (`frontend`), checked so that malformed
 //! input ends only its connection.

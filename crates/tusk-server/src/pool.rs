@@ -11,6 +11,20 @@
 //! just answered one of them usually finds another one's query already
 //! waiting; serving it on the same thread costs no switch at all.
 //!
+//! ## When it pays, and why it is off by default
+//!
+//! Measured with `pgbench -S -c 8 -j 2` against `tusk serve` on a 2-core
+//! machine (10 s runs), the pool with 2 seats gave 60k-76k tps where a
+//! thread per session gave 47k-62k while other jobs kept the machine busy
+//! (load 7-11): fewer runnable threads, half the context switches per
+//! query. On the same machine idle it gave 81k-85k against 92k-100k:
+//! pgbench runs on the same two cores, and seated threads that never sleep
+//! leave its threads waiting for the scheduler, where a session thread that
+//! sleeps after each answer hands the core over at once. With 4 seats the
+//! idle machine gave 97k, on par. So the pool is for servers whose clients
+//! run elsewhere, or that are oversubscribed; it is off unless
+//! `tusk.session_pool_seats` is set.
+//!
 //! ## How
 //!
 //! A session starts on its connection's own thread (TLS handshake,
@@ -38,7 +52,7 @@
 //!
 //! ## Seats, stalls and why nothing waits forever
 //!
-//! At most `seats` threads (the number of CPUs) wait in `epoll_wait` or
+//! At most `seats` threads (`tusk.session_pool_seats`) wait in `epoll_wait` or
 //! serve a session at once; the others stand by. With more, every ready
 //! session would wake a thread of its own and the switches would be back.
 //! A thread serving a session may block for long. Where storage knows it
@@ -172,11 +186,10 @@ pub struct SessionPool {
 }
 
 impl SessionPool {
-    /// A pool with `seats` seats (`None`: one per CPU; 0: no pool, every
-    /// session keeps its connection's thread).
-    pub fn new(seats: Option<usize>) -> std::io::Result<Arc<SessionPool>> {
-        let seat_count =
-            seats.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    /// A pool with `seats` seats (0: no pool, every session keeps its
+    /// connection's thread).
+    pub fn new(seats: usize) -> std::io::Result<Arc<SessionPool>> {
+        let seat_count = seats;
         Ok(Arc::new(SessionPool {
             epoll: epoll::create(epoll::CreateFlags::CLOEXEC)?,
             parked: Mutex::new(Slots::default()),

@@ -9,7 +9,7 @@
 //! each connection to its own thread, which does the TLS handshake, the
 //! startup and the session's queries with blocking I/O, like a PostgreSQL
 //! backend process; no query ever runs on the reactor. Once a session goes
-//! idle between messages it may move to the session pool (`pool`), whose
+//! idle between messages it may move to the session pool (`pool`, when `tusk.session_pool_seats` is set), whose
 //! threads serve whichever session has a message next.
 //!
 //! When the shutdown future completes (SIGTERM or SIGINT for `tusk serve`:

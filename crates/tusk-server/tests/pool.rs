@@ -76,7 +76,7 @@ fn a_bad_frame_behind_a_query_is_answered() {
     // The bad frame arrives with the query, so the socket has nothing more
     // to report: the session must not go idle on it.
     use std::io::Write;
-    let server = TestServer::start(&[]);
+    let server = TestServer::start(&[("tusk.session_pool_seats", "2")]);
     let mut c = server.connect();
     let mut bytes = wire::frame(b'Q', b"select 1\0");
     bytes.extend_from_slice(&[b'!', 0, 0, 0, 4]);
