@@ -468,6 +468,24 @@ impl Call<'_> {
     }
 }
 
+/// A `void` function of one `double precision` argument (`setseed`,
+/// `pg_sleep`): `act` runs for each computed row, in row order, and each
+/// row's result is the empty text `void` prints as (NULL where an argument
+/// is NULL).
+fn void_per_row(f: Func, c: &Call, mut act: impl FnMut(f64) -> Result<()>) -> Result<Vector> {
+    let crate::vector::Data::Float8(x) = &c.args[0].data else {
+        return Err(math::bad_args(f));
+    };
+    let mut out = crate::vector::Strings::with_capacity(c.n, 0);
+    for (i, &s) in x.iter().enumerate() {
+        if c.computes(i) {
+            act(s)?;
+        }
+        out.push(b"");
+    }
+    Ok(Vector::new(crate::vector::Data::Text(out), c.nulls.clone()))
+}
+
 /// Evaluates a function a row at a time: `f` gets each computed row's
 /// arguments as values (of their argument types) and returns the result
 /// (of the call's type); other rows are NULL.

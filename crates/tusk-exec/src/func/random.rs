@@ -13,7 +13,7 @@
 
 use super::{Call, Func};
 use crate::error::{sqlstate, ExecError, Result};
-use crate::vector::{Data, Strings, Vector};
+use crate::vector::{Data, Vector};
 use std::cell::Cell;
 
 thread_local! {
@@ -96,19 +96,7 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
                 .collect();
             Ok(Vector::new(Data::Float8(v), None))
         }
-        _ => {
-            let Data::Float8(x) = &c.args[0].data else {
-                return Err(super::math::bad_args(f));
-            };
-            let mut out = Strings::with_capacity(c.n, 0);
-            for (i, &s) in x.iter().enumerate() {
-                if c.computes(i) {
-                    set_seed(s)?;
-                }
-                out.push(b"");
-            }
-            Ok(Vector::new(Data::Text(out), c.nulls.clone()))
-        }
+        _ => super::void_per_row(f, c, set_seed),
     }
 }
 

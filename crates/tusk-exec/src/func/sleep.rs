@@ -8,7 +8,7 @@
 
 use super::Call;
 use crate::error::Result;
-use crate::vector::{Data, Strings, Vector};
+use crate::vector::Vector;
 use std::time::{Duration, Instant};
 
 /// The longest single wait between interrupt checks.
@@ -38,17 +38,7 @@ fn sleep(seconds: f64) -> Result<()> {
 }
 
 pub(super) fn eval(c: &Call) -> Result<Vector> {
-    let Data::Float8(x) = &c.args[0].data else {
-        return Err(super::math::bad_args(super::Func::PgSleep));
-    };
-    let mut out = Strings::with_capacity(c.n, 0);
-    for (i, &s) in x.iter().enumerate() {
-        if c.computes(i) {
-            sleep(s)?;
-        }
-        out.push(b"");
-    }
-    Ok(Vector::new(Data::Text(out), c.nulls.clone()))
+    super::void_per_row(super::Func::PgSleep, c, sleep)
 }
 
 #[cfg(test)]
