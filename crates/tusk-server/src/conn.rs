@@ -255,6 +255,12 @@ impl Conn {
         self.readable = true;
     }
 
+    /// Whether the socket is known to be readable (see
+    /// [`Conn::skip_next_wait`]) and no message has been read since.
+    pub fn known_readable(&self) -> bool {
+        self.readable
+    }
+
     /// Whether input beyond the last message is already buffered.
     pub fn has_buffered_input(&self) -> bool {
         self.pos < self.input.len()
@@ -271,6 +277,8 @@ impl Conn {
 
     /// The next message: its type byte (0 for a first packet) and body.
     pub fn read_message(&mut self, first: bool) -> Result<(u8, Vec<u8>), ReadError> {
+        // Known readable: this message's first socket read need not wait.
+        let mut skip_wait = std::mem::take(&mut self.readable);
         loop {
             match frontend::next_frame(&self.input[self.pos..], first) {
                 Err(f) => return Err(ReadError::Protocol(f)),
@@ -289,7 +297,7 @@ impl Conn {
                 self.input.drain(..self.pos);
                 self.pos = 0;
             }
-            if self.poll_before_read && !std::mem::take(&mut self.readable) {
+            if self.poll_before_read && !std::mem::take(&mut skip_wait) {
                 self.io.wait_readable();
             }
             let n = loop {

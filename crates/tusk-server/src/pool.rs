@@ -188,8 +188,7 @@ pub struct SessionPool {
 impl SessionPool {
     /// A pool with `seats` seats (0: no pool, every session keeps its
     /// connection's thread).
-    pub fn new(seats: usize) -> std::io::Result<Arc<SessionPool>> {
-        let seat_count = seats;
+    pub fn new(seat_count: usize) -> std::io::Result<Arc<SessionPool>> {
         Ok(Arc::new(SessionPool {
             epoll: epoll::create(epoll::CreateFlags::CLOEXEC)?,
             parked: Mutex::new(Slots::default()),

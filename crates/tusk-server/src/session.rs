@@ -318,7 +318,7 @@ impl<E: Engine> Backend<E> {
         if readable {
             self.conn.skip_next_wait();
         }
-        match self.run_inner(readable, yield_when_idle) {
+        match self.run_inner(yield_when_idle) {
             Ok(true) => Served::Idle,
             Ok(false) | Err(Stop::Disconnect) => Served::Ended,
         }
@@ -326,10 +326,10 @@ impl<E: Engine> Backend<E> {
 
     /// `Ok(true)` when idle (see [`Backend::serve`]), `Ok(false)` when
     /// ended.
-    fn run_inner(&mut self, mut readable: bool, yield_when_idle: bool) -> Step<bool> {
+    fn run_inner(&mut self, yield_when_idle: bool) -> Step<bool> {
         let interrupt = self.engine.interrupt();
         loop {
-            if yield_when_idle && !readable && !self.conn.has_buffered_message() {
+            if yield_when_idle && !self.conn.known_readable() && !self.conn.has_buffered_message() {
                 if self.movable() {
                     return Ok(true);
                 }
@@ -338,7 +338,6 @@ impl<E: Engine> Backend<E> {
                 // pool gives this thread's seat away meanwhile).
                 tusk_storage::wait_event::blocking();
             }
-            readable = false;
             let (tag, body) = match self.conn.read_message(false) {
                 Ok(m) => m,
                 Err(ReadError::Closed) => {
