@@ -209,6 +209,10 @@ pub(crate) struct SessionXact {
     pub(crate) block_fresh: bool,
     /// The running statement failed (its `set_config` calls are void).
     pub(crate) statement_failed: bool,
+    /// The lock owner handed from each transaction to the next, so that
+    /// its fast-path slots are registered once per session (see
+    /// `tusk_storage::lock`).
+    lock_owner: Option<Arc<tusk_storage::lock::LockOwner>>,
 }
 
 impl SessionXact {
@@ -229,6 +233,7 @@ impl SessionXact {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             block_fresh: false,
             statement_failed: false,
+            lock_owner: None,
         }
     }
 }
@@ -272,11 +277,23 @@ impl Session {
     /// (the defaults, or what BEGIN and SET TRANSACTION chose).
     pub(crate) fn begin_transaction(&mut self) -> Result<()> {
         let level = self.xact.isolation.level()?;
+        // The session's owner, unless the last transaction is somehow
+        // still alive or the session's pid changed.
+        let pid = self.xact.pid;
+        let owner = match &self.xact.lock_owner {
+            Some(o) if Arc::strong_count(o) == 1 && o.pid() == pid => o.clone(),
+            _ => {
+                let o = self.db.locks.new_owner(pid);
+                self.xact.lock_owner = Some(o.clone());
+                o
+            }
+        };
         let txn = self.db.begin(TxnOptions {
             isolation: level,
             synchronous_commit: None,
-            pid: self.xact.pid,
+            pid,
             wait: self.wait_options(),
+            lock_owner: Some(owner),
         });
         self.xact.txn = Some(txn);
         self.xact.snapshot_taken = false;

@@ -128,6 +128,10 @@ pub struct TxnOptions {
     pub pid: i32,
     /// `lock_timeout`, `deadlock_timeout` and the interrupt flag.
     pub wait: WaitOptions,
+    /// The lock owner to use, made by [`crate::lock::LockManager::new_owner`]
+    /// and holding no lock (a session hands its owner from one transaction
+    /// to the next); `None`: a new one.
+    pub lock_owner: Option<Arc<LockOwner>>,
 }
 
 impl Default for TxnOptions {
@@ -137,6 +141,7 @@ impl Default for TxnOptions {
             synchronous_commit: None,
             pid: 0,
             wait: WaitOptions::default(),
+            lock_owner: None,
         }
     }
 }
@@ -214,7 +219,10 @@ impl Transaction {
         Transaction {
             db: db.clone(),
             slot: db.txn.procs.begin(),
-            owner: LockOwner::new(opts.pid),
+            owner: opts
+                .lock_owner
+                .take()
+                .unwrap_or_else(|| db.locks.new_owner(opts.pid)),
             opts,
             levels: vec![Level::default()],
             cid: 0,

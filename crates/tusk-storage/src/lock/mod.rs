@@ -33,6 +33,11 @@
 //! waiter sleeps on its own condition variable, so a release wakes exactly
 //! the owners it granted.
 //!
+//! Weak table locks (`AccessShare`, `RowShare`, `RowExclusive`), which
+//! nearly every query takes and which never conflict with each other, are
+//! kept in their owner's own slots instead while no strong lock is wanted
+//! on the table: see `fastpath`.
+//!
 //! A waiter gives up when its `lock_timeout` passes (`canceling statement
 //! due to lock timeout`), when its interrupt flag is set or its cancel test
 //! says so (statement cancellation, `statement_timeout`), or when it is the victim of a deadlock; if the lock was
@@ -54,6 +59,8 @@
 //! timeout, or find the cycle gone when they do). Unlike PostgreSQL, a
 //! cycle made only through soft edges is not resolved by reordering the
 //! queue but reported too.
+
+mod fastpath;
 
 use crate::fasthash::FastHashMap;
 use crate::txn::Xid;
@@ -259,23 +266,47 @@ enum WaitState {
     Granted,
 }
 
-/// Who holds and waits for locks: one per transaction.
+/// Who holds and waits for locks: a transaction (a session may hand its
+/// owner from one transaction to the next, once the last has released
+/// everything).
 pub struct LockOwner {
     id: u64,
     pid: i32,
     state: Mutex<WaitState>,
     wake: Condvar,
+    /// Fast-path relation locks (see `fastpath`); only owners made by
+    /// [`LockManager::new_owner`] have them.
+    fast: Option<Mutex<fastpath::Slots>>,
+}
+
+impl std::fmt::Debug for LockOwner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LockOwner({}, pid {})", self.id, self.pid)
+    }
 }
 
 impl LockOwner {
+    /// An owner without fast-path slots: every lock it takes goes through
+    /// the shared table.
     pub fn new(pid: i32) -> Arc<LockOwner> {
+        Arc::new(Self::with_slots(pid, None))
+    }
+
+    fn with_slots(pid: i32, fast: Option<Mutex<fastpath::Slots>>) -> LockOwner {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Arc::new(LockOwner {
+        LockOwner {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             pid,
             state: Mutex::new(WaitState::Idle),
             wake: Condvar::new(),
-        })
+            fast,
+        }
+    }
+
+    fn slots(&self) -> Option<MutexGuard<'_, fastpath::Slots>> {
+        self.fast
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn pid(&self) -> i32 {
@@ -318,11 +349,15 @@ impl Entry {
     }
 
     fn grant(&mut self, owner: &Arc<LockOwner>, mode: LockMode) {
+        self.grant_n(owner, mode, 1);
+    }
+
+    fn grant_n(&mut self, owner: &Arc<LockOwner>, mode: LockMode, n: u32) {
         match self.holders.iter_mut().find(|h| h.owner.id == owner.id) {
-            Some(h) => h.counts[mode as usize] += 1,
+            Some(h) => h.counts[mode as usize] += n,
             None => {
                 let mut counts = [0; 9];
-                counts[mode as usize] = 1;
+                counts[mode as usize] = n;
                 self.holders.push(Holder {
                     owner: owner.clone(),
                     counts,
@@ -352,12 +387,14 @@ impl Entry {
 
 pub struct LockManager {
     parts: Box<[Mutex<FastHashMap<LockTag, Entry>>]>,
+    fast: fastpath::FastPath,
 }
 
 impl Default for LockManager {
     fn default() -> Self {
         LockManager {
             parts: (0..PARTITIONS).map(|_| Mutex::default()).collect(),
+            fast: fastpath::FastPath::default(),
         }
     }
 }
@@ -369,8 +406,64 @@ impl LockManager {
         self.parts[i].lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A new owner with fast-path slots for weak relation locks (see
+    /// `fastpath`).
+    pub fn new_owner(&self, pid: i32) -> Arc<LockOwner> {
+        let owner = Arc::new(LockOwner::with_slots(pid, Some(Mutex::default())));
+        self.fast.register(&owner);
+        owner
+    }
+
     /// Acquires `mode` on `tag` for `owner`, waiting as `opts` says.
     pub fn acquire(
+        &self,
+        owner: &Arc<LockOwner>,
+        tag: &LockTag,
+        mode: LockMode,
+        opts: &WaitOptions,
+    ) -> Result<(), LockError> {
+        if let LockTag::Relation(rel) = *tag {
+            if let Some(w) = fastpath::weak_index(mode) {
+                if let Some(mut slots) = owner.slots() {
+                    if !self.fast.strong_held(rel) && slots.add(rel, w) {
+                        return Ok(());
+                    }
+                }
+            } else if fastpath::is_strong(mode) {
+                self.fast.strong_begin(rel);
+                self.transfer(rel);
+                let r = self.acquire_in_table(owner, tag, mode, opts);
+                if r.is_err() {
+                    self.fast.strong_end(rel);
+                }
+                return r;
+            }
+        }
+        self.acquire_in_table(owner, tag, mode, opts)
+    }
+
+    /// Moves every owner's fast-path holds on `rel` into the shared table
+    /// (a strong request on it has raised its count).
+    fn transfer(&self, rel: u32) {
+        let tag = LockTag::Relation(rel);
+        for owner in self.fast.owners() {
+            let Some(mut slots) = owner.slots() else {
+                continue;
+            };
+            let Some(held) = slots.take(rel) else {
+                continue;
+            };
+            let mut part = self.part(tag.partition());
+            let entry = part.entry(tag.clone()).or_default();
+            for (mode, n) in held {
+                if n > 0 {
+                    entry.grant_n(&owner, mode, n);
+                }
+            }
+        }
+    }
+
+    fn acquire_in_table(
         &self,
         owner: &Arc<LockOwner>,
         tag: &LockTag,
@@ -489,6 +582,21 @@ impl LockManager {
     /// Releases one hold of `mode` on `tag` by `owner` and grants what
     /// that allows.
     pub fn release(&self, owner: &LockOwner, tag: &LockTag, mode: LockMode) {
+        if let LockTag::Relation(rel) = *tag {
+            if let Some(w) = fastpath::weak_index(mode) {
+                if owner.slots().is_some_and(|mut s| s.remove(rel, w)) {
+                    return;
+                }
+            } else if fastpath::is_strong(mode) {
+                self.release_in_table(owner, tag, mode);
+                self.fast.strong_end(rel);
+                return;
+            }
+        }
+        self.release_in_table(owner, tag, mode);
+    }
+
+    fn release_in_table(&self, owner: &LockOwner, tag: &LockTag, mode: LockMode) {
         let mut part = self.part(tag.partition());
         let Some(entry) = part.get_mut(tag) else {
             debug_assert!(false, "releasing a lock not held: {tag:?}");
@@ -507,8 +615,22 @@ impl LockManager {
         }
     }
 
-    /// The pids holding `tag` and their modes (strongest held per owner).
+    /// The pids holding `tag` and their modes (strongest held per owner;
+    /// an owner holding `tag` both on the fast path and in the shared table
+    /// appears twice).
     pub fn holders(&self, tag: &LockTag) -> Vec<(i32, LockMode)> {
+        let mut held = self.holders_in_table(tag);
+        if let LockTag::Relation(rel) = *tag {
+            for owner in self.fast.owners() {
+                if let Some(m) = owner.slots().and_then(|s| s.strongest(rel)) {
+                    held.push((owner.pid, m));
+                }
+            }
+        }
+        held
+    }
+
+    fn holders_in_table(&self, tag: &LockTag) -> Vec<(i32, LockMode)> {
         let part = self.part(tag.partition());
         part.get(tag)
             .map(|e| {
@@ -650,141 +772,4 @@ impl LockManager {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::thread;
-
-    #[test]
-    fn conflict_table_is_postgres_and_symmetric() {
-        use LockMode::*;
-        for a in LockMode::ALL {
-            for b in LockMode::ALL {
-                assert_eq!(a.conflicts_with(b), b.conflicts_with(a), "{a:?} {b:?}");
-            }
-        }
-        assert!(!RowExclusive.conflicts_with(RowExclusive));
-        assert!(RowExclusive.conflicts_with(Share));
-        assert!(!Share.conflicts_with(Share));
-        assert!(ShareUpdateExclusive.conflicts_with(ShareUpdateExclusive));
-        assert!(!AccessShare.conflicts_with(Exclusive));
-        assert!(AccessShare.conflicts_with(AccessExclusive));
-        assert_eq!(
-            LockMode::from_sql("ACCESS  exclusive"),
-            Some(AccessExclusive)
-        );
-    }
-
-    #[test]
-    fn release_grants_in_queue_order() {
-        let lm = Arc::new(LockManager::default());
-        let tag = LockTag::Relation(1);
-        let a = LockOwner::new(1);
-        lm.acquire(&a, &tag, LockMode::AccessExclusive, &WaitOptions::default())
-            .unwrap();
-        let nowait = WaitOptions {
-            nowait: true,
-            ..Default::default()
-        };
-        let b = LockOwner::new(2);
-        assert_eq!(
-            lm.acquire(&b, &tag, LockMode::AccessShare, &nowait),
-            Err(LockError::WouldBlock)
-        );
-        let waiter = {
-            let (lm, tag, b) = (lm.clone(), tag.clone(), b.clone());
-            thread::spawn(move || {
-                lm.acquire(&b, &tag, LockMode::AccessShare, &WaitOptions::default())
-            })
-        };
-        while lm.waiters(&tag).is_empty() {
-            thread::yield_now();
-        }
-        assert_eq!(lm.waiters(&tag), vec![(2, LockMode::AccessShare)]);
-        lm.release(&a, &tag, LockMode::AccessExclusive);
-        waiter.join().unwrap().unwrap();
-        assert_eq!(lm.holders(&tag), vec![(2, LockMode::AccessShare)]);
-        lm.release(&b, &tag, LockMode::AccessShare);
-        assert!(lm.holders(&tag).is_empty());
-    }
-
-    #[test]
-    fn timeout_and_interrupt_leave_the_queue() {
-        let lm = LockManager::default();
-        let tag = LockTag::Transaction(7);
-        let a = LockOwner::new(1);
-        lm.acquire(&a, &tag, LockMode::Exclusive, &WaitOptions::default())
-            .unwrap();
-        let b = LockOwner::new(2);
-        let opts = WaitOptions {
-            lock_timeout: Some(Duration::from_millis(1)),
-            ..Default::default()
-        };
-        assert_eq!(
-            lm.acquire(&b, &tag, LockMode::Share, &opts),
-            Err(LockError::Timeout)
-        );
-        let flag = Arc::new(AtomicBool::new(true));
-        let opts = WaitOptions {
-            interrupt: Some(flag),
-            ..Default::default()
-        };
-        assert_eq!(
-            lm.acquire(&b, &tag, LockMode::Share, &opts),
-            Err(LockError::Interrupted)
-        );
-        assert!(lm.waiters(&tag).is_empty());
-        // Upgrades by the holder do not queue behind waiters.
-        lm.acquire(&a, &tag, LockMode::AccessExclusive, &WaitOptions::default())
-            .unwrap();
-    }
-
-    #[test]
-    fn deadlock_has_one_victim_and_postgres_detail() {
-        let lm = Arc::new(LockManager::default());
-        let (t1, t2) = (LockTag::Transaction(100), LockTag::Transaction(101));
-        let a = LockOwner::new(11);
-        let b = LockOwner::new(22);
-        let opts = WaitOptions {
-            deadlock_timeout: Duration::from_millis(20),
-            ..Default::default()
-        };
-        lm.acquire(&a, &t1, LockMode::Exclusive, &opts).unwrap();
-        lm.acquire(&b, &t2, LockMode::Exclusive, &opts).unwrap();
-        let run = |me: Arc<LockOwner>, want: LockTag, mine: LockTag| {
-            let lm = lm.clone();
-            let opts = opts.clone();
-            thread::spawn(move || {
-                let r = lm.acquire(&me, &want, LockMode::Share, &opts);
-                // Whoever loses releases its own lock, letting the other on.
-                lm.release(&me, &mine, LockMode::Exclusive);
-                if r.is_ok() {
-                    lm.release(&me, &want, LockMode::Share);
-                }
-                r
-            })
-        };
-        let ha = run(a, t2.clone(), t1.clone());
-        let hb = run(b, t1.clone(), t2.clone());
-        let (ra, rb) = (ha.join().unwrap(), hb.join().unwrap());
-        let errors: Vec<&LockError> = [&ra, &rb]
-            .into_iter()
-            .filter_map(|r| r.as_ref().err())
-            .collect();
-        assert_eq!(errors.len(), 1, "{ra:?} {rb:?}");
-        let LockError::Deadlock(detail) = errors[0] else {
-            panic!("{errors:?}")
-        };
-        let lines: Vec<&str> = detail.lines().collect();
-        assert_eq!(lines.len(), 2);
-        let (me, other) = if ra.is_err() { (11, 22) } else { (22, 11) };
-        let (mine, theirs) = if ra.is_err() { (101, 100) } else { (100, 101) };
-        assert_eq!(
-            lines[0],
-            format!("Process {me} waits for ShareLock on transaction {mine}; blocked by process {other}.")
-        );
-        assert_eq!(
-            lines[1],
-            format!("Process {other} waits for ShareLock on transaction {theirs}; blocked by process {me}.")
-        );
-    }
-}
+mod tests;
