@@ -34,6 +34,17 @@ pub fn build_statement(stmt: &Statement, ctx: &ExecContext) -> Result<Box<dyn Op
 
 /// Builds the operator tree for `plan`.
 pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
+    Ok(instrument(build_node(plan, ctx)?, plan.id, ctx, true))
+}
+
+/// Builds `plan`'s operator without the interrupt check and environment
+/// around each batch: for the input of an operator that pulls exactly one
+/// input batch per batch of its own (Project), whose own check covers it.
+fn build_unguarded(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
+    Ok(instrument(build_node(plan, ctx)?, plan.id, ctx, false))
+}
+
+fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
     let child = |i: usize| build(&plan.children[i], ctx);
     let op: Box<dyn Operator> = match &plan.kind {
         NodeKind::SeqScan {
@@ -46,7 +57,10 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.to_vec()))
         }
-        NodeKind::Project { exprs } => Box::new(project::Project::new(child(0)?, exprs.clone())),
+        NodeKind::Project { exprs } => Box::new(project::Project::new(
+            build_unguarded(&plan.children[0], ctx)?,
+            exprs.clone(),
+        )),
         NodeKind::Filter { predicate } => Box::new(filter::Filter::new(
             child(0)?,
             predicate.clone(),
@@ -121,7 +135,7 @@ pub fn build(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             Box::new(subplan::SubPlans::new(plan, ctx, child(0)?, build))
         }
     };
-    Ok(instrument(op, plan.id, ctx))
+    Ok(op)
 }
 
 /// Creates the shared state of every parallel-aware node of `plan` (down

@@ -171,15 +171,25 @@ impl Operator for Guarded {
     }
 }
 
-/// `op`, wrapped to check the statement's interrupt and install its
-/// session environment before each batch, and to count rows and time under
-/// node `id` when the context collects statistics (EXPLAIN ANALYZE).
-pub fn instrument(op: Box<dyn Operator>, id: usize, ctx: &ExecContext) -> Box<dyn Operator> {
-    let op: Box<dyn Operator> = Box::new(Guarded {
-        inner: op,
-        interrupt: ctx.interrupt.clone(),
-        env: ctx.env.clone(),
-    });
+/// `op`, wrapped (if `guarded`) to check the statement's interrupt and
+/// install its session environment before each batch, and to count rows
+/// and time under node `id` when the context collects statistics (EXPLAIN
+/// ANALYZE).
+pub fn instrument(
+    op: Box<dyn Operator>,
+    id: usize,
+    ctx: &ExecContext,
+    guarded: bool,
+) -> Box<dyn Operator> {
+    let op: Box<dyn Operator> = if guarded {
+        Box::new(Guarded {
+            inner: op,
+            interrupt: ctx.interrupt.clone(),
+            env: ctx.env.clone(),
+        })
+    } else {
+        op
+    };
     match &ctx.stats {
         Some(stats) => Box::new(Instrumented {
             inner: op,

@@ -80,7 +80,7 @@ pub trait Engine {
     /// gave (`None`: to be inferred, which `infer` allows).
     fn prepare(
         &mut self,
-        st: &Self::Statement,
+        st: Self::Statement,
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Self::Prepared, SqlError>;
@@ -174,11 +174,11 @@ impl Engine for Session {
 
     fn prepare(
         &mut self,
-        st: &Statement,
+        st: Statement,
         declared: &[Option<DataType>],
         infer: bool,
     ) -> Result<Prepared, SqlError> {
-        Session::prepare(self, st, declared, infer)
+        Session::prepare_owned(self, st, declared, infer)
     }
 
     fn param_types(&self, p: &Prepared) -> Vec<DataType> {

@@ -319,11 +319,30 @@ pub fn decode_first(body: &[u8]) -> Result<FirstPacket, Failure> {
     }
 }
 
+/// A Query message: its string, kept in the message's own buffer (this
+/// runs for every simple query). The same checks as [`Reader::cstr`] and
+/// [`Reader::end`].
+fn decode_query(mut body: Vec<u8>) -> Result<Message, Failure> {
+    let end = std::ffi::CStr::from_bytes_until_nul(&body)
+        .map_err(|_| format_error("invalid string in message"))?
+        .count_bytes();
+    if end + 1 != body.len() {
+        return Err(format_error("invalid message format"));
+    }
+    body.truncate(end);
+    match String::from_utf8(body) {
+        Ok(s) => Ok(Message::Query(s)),
+        Err(e) => Err(utf8(e.as_bytes()).expect_err("not UTF-8")),
+    }
+}
+
 /// Decodes the body of a message of an established connection.
-pub fn decode(tag: u8, body: &[u8]) -> Result<Message, Failure> {
-    let mut r = Reader::new(body);
+pub fn decode(tag: u8, body: Vec<u8>) -> Result<Message, Failure> {
+    if tag == b'Q' {
+        return decode_query(body);
+    }
+    let mut r = Reader::new(&body);
     let m = match tag {
-        b'Q' => Message::Query(r.cstr()?),
         b'P' => {
             let name = r.cstr()?;
             let query = r.cstr()?;
@@ -421,7 +440,7 @@ mod tests {
         let f = next_frame(&m, false).unwrap().unwrap();
         assert_eq!(f.len, m.len());
         assert_eq!(
-            decode(f.tag, &m[f.body.0..f.body.1]).unwrap(),
+            decode(f.tag, m[f.body.0..f.body.1].to_vec()).unwrap(),
             Message::Query("select 1".into())
         );
     }
@@ -447,20 +466,20 @@ mod tests {
         body.extend_from_slice(&1i16.to_be_bytes());
         body.extend_from_slice(&100i32.to_be_bytes());
         body.extend_from_slice(b"abc");
-        let e = decode(b'B', &body).unwrap_err();
+        let e = decode(b'B', body).unwrap_err();
         assert!(!e.fatal);
         assert_eq!(e.message, "insufficient data left in message");
-        let e = decode(b'Q', b"select 1").unwrap_err();
+        let e = decode(b'Q', b"select 1".to_vec()).unwrap_err();
         assert_eq!(e.message, "invalid string in message");
-        let e = decode(b'Q', b"select 1\0junk").unwrap_err();
+        let e = decode(b'Q', b"select 1\0junk".to_vec()).unwrap_err();
         assert_eq!(e.message, "invalid message format");
-        let e = decode(b'Q', b"select \xff\0").unwrap_err();
+        let e = decode(b'Q', b"select \xff\0".to_vec()).unwrap_err();
         assert_eq!(e.code, codes::CHARACTER_NOT_IN_REPERTOIRE);
         assert_eq!(
             e.message,
             "invalid byte sequence for encoding \"UTF8\": 0xff"
         );
-        let e = decode(b'P', b"\0x\0\xff\xff").unwrap_err();
+        let e = decode(b'P', b"\0x\0\xff\xff".to_vec()).unwrap_err();
         assert_eq!(e.message, "invalid message format");
     }
 

@@ -357,7 +357,7 @@ impl<E: Engine> Backend<E> {
             if tag == b'S' {
                 self.ignore_till_sync = false;
             }
-            let msg = match frontend::decode(tag, &body) {
+            let msg = match frontend::decode(tag, body) {
                 Ok(m) => m,
                 Err(f) => {
                     if self.ignore_till_sync {
@@ -433,10 +433,15 @@ impl<E: Engine> Backend<E> {
 
     /// A Query message: every statement, then ReadyForQuery.
     fn simple_query(&mut self, sql: &str) -> Step<()> {
-        self.statements.remove("");
-        self.queries.remove("");
+        // (Most sessions never have unnamed ones: skip hashing "" then.)
+        if !self.statements.is_empty() {
+            self.statements.remove("");
+            self.queries.remove("");
+        }
         self.activity_start(sql);
-        self.portals.remove("");
+        if !self.portals.is_empty() {
+            self.portals.remove("");
+        }
         let statements = match self.engine.split_simple(sql) {
             Ok(s) => s,
             Err(e) => {
@@ -456,7 +461,7 @@ impl<E: Engine> Backend<E> {
         let mut ok = true;
         for st in statements {
             self.engine.begin_statement();
-            let r = self.simple_statement(&st);
+            let r = self.simple_statement(st);
             self.engine.end_statement();
             if let Err(f) = r? {
                 ok = false;
@@ -474,7 +479,7 @@ impl<E: Engine> Backend<E> {
 
     /// One statement of a simple query: prepared without parameters and
     /// run to the end, with its RowDescription.
-    fn simple_statement(&mut self, st: &E::Statement) -> Step<Result<(), Failure>> {
+    fn simple_statement(&mut self, st: E::Statement) -> Step<Result<(), Failure>> {
         let prepared = match self.engine.prepare(st, &[], false) {
             Ok(p) => p,
             Err(e) => return Ok(Err(e.into())),
@@ -521,7 +526,7 @@ impl<E: Engine> Backend<E> {
         let prepared = match statements.pop() {
             Some(st) => {
                 self.engine.begin_statement();
-                let p = self.engine.prepare(&st, &declared, true);
+                let p = self.engine.prepare(st, &declared, true);
                 self.engine.end_statement();
                 Some(Arc::new(Mutex::new(p?)))
             }

@@ -44,10 +44,11 @@ pub(crate) struct Shape {
     /// a NUL byte and a letter for its type (NUL never occurs in a query
     /// string: the protocol ends strings with it).
     pub key: String,
-    /// Each literal's value and type, in order.
-    pub values: Vec<(Value, DataType)>,
-    /// Where each literal (its sign included) is in the query string.
-    spans: Vec<(usize, usize)>,
+    /// Each literal's value, in order: what a cached plan runs with.
+    pub values: Vec<Value>,
+    /// Each literal's type and where it is (its sign included) in the
+    /// query string: what preparing the shape's plan needs.
+    pub places: Vec<(DataType, usize, usize)>,
 }
 
 impl Shape {
@@ -56,9 +57,9 @@ impl Shape {
     /// from. Only a shape not cached yet needs it, so it is not built
     /// with the key.
     pub fn parameterized(&self, sql: &str) -> String {
-        let mut out = String::with_capacity(sql.len() + 2 * self.spans.len());
+        let mut out = String::with_capacity(sql.len() + 2 * self.places.len());
         let mut at = 0;
-        for (n, &(start, end)) in self.spans.iter().enumerate() {
+        for (n, &(_, start, end)) in self.places.iter().enumerate() {
             out.push_str(&sql[at..start]);
             out.push('$');
             push_number(&mut out, n as u64 + 1);
@@ -124,34 +125,44 @@ const VALUE_WORDS: &[&str] = &["null", "true", "false", "default"];
 const COMPARISONS: &[&str] = &["=", "<>", "!=", "<", ">", "<=", ">="];
 const ARITHMETIC: &[&str] = &["+", "-", "*", "/", "%"];
 
+/// Byte classes, looked up in [`CLASS`] (the scan's inner loops run once
+/// per byte of the query).
+const IDENT_START: u8 = 1;
+const IDENT_CHAR: u8 = 2;
+const OP_CHAR: u8 = 4;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            t[c] |= IDENT_START | IDENT_CHAR;
+        }
+        if b.is_ascii_digit() || b == b'$' {
+            t[c] |= IDENT_CHAR;
+        }
+        c += 1;
+    }
+    let ops = b"+-*/<>=~!@#%^&|`?";
+    let mut i = 0;
+    while i < ops.len() {
+        t[ops[i] as usize] |= OP_CHAR;
+        i += 1;
+    }
+    t
+};
+
 fn op_char(c: u8) -> bool {
-    matches!(
-        c,
-        b'+' | b'-'
-            | b'*'
-            | b'/'
-            | b'<'
-            | b'>'
-            | b'='
-            | b'~'
-            | b'!'
-            | b'@'
-            | b'#'
-            | b'%'
-            | b'^'
-            | b'&'
-            | b'|'
-            | b'`'
-            | b'?'
-    )
+    CLASS[c as usize] & OP_CHAR != 0
 }
 
 fn ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
+    CLASS[c as usize] & IDENT_START != 0
 }
 
 fn ident_char(c: u8) -> bool {
-    ident_start(c) || c.is_ascii_digit() || c == b'$'
+    CLASS[c as usize] & IDENT_CHAR != 0
 }
 
 /// Splits `sql` into tokens; `None` for anything unexpected (an
@@ -368,7 +379,7 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
     let mut shape = Shape {
         key: String::with_capacity(sql.len()),
         values: Vec::new(),
-        spans: Vec::new(),
+        places: Vec::new(),
     };
     // Copied verbatim up to here.
     let mut key_at = 0;
@@ -457,8 +468,8 @@ pub(crate) fn shape(sql: &str) -> Option<Shape> {
             _ => 'n',
         });
         key_at = t.end;
-        shape.values.push((value, ty));
-        shape.spans.push((toks[lit_start].start, t.end));
+        shape.values.push(value);
+        shape.places.push((ty, toks[lit_start].start, t.end));
         i += 1;
     }
     if shape.values.is_empty() {
@@ -484,12 +495,7 @@ mod tests {
     use super::*;
 
     fn params(sql: &str) -> Option<(String, Vec<Value>)> {
-        shape(sql).map(|s| {
-            (
-                s.parameterized(sql),
-                s.values.into_iter().map(|(v, _)| v).collect(),
-            )
-        })
+        shape(sql).map(|s| (s.parameterized(sql), s.values))
     }
 
     #[test]
@@ -564,7 +570,7 @@ mod tests {
             shape("select * from t where a = -2147483648")
                 .unwrap()
                 .values,
-            vec![(Value::Int4(i32::MIN), DataType::Int4)]
+            vec![Value::Int4(i32::MIN)]
         );
     }
 
@@ -640,7 +646,8 @@ mod tests {
         let sql = "select 'a = 1', \"b = 2\", $q$ c = 3 $q$ /* d = 4 /* nested */ */ from t \
              -- e = 5\n where x = 6";
         let s = shape(sql).unwrap();
-        assert_eq!(s.values, vec![(Value::Int4(6), DataType::Int4)]);
+        assert_eq!(s.values, vec![Value::Int4(6)]);
+        assert_eq!(s.places[0].0, DataType::Int4);
         assert!(s.parameterized(sql).ends_with("where x = $1"));
     }
 }

@@ -283,6 +283,29 @@ impl Session {
             .collect())
     }
 
+    /// [`Session::prepare`] for a statement the caller is done with: a
+    /// cached plan is moved out of it instead of copied.
+    pub fn prepare_owned(
+        &mut self,
+        mut st: Statement,
+        declared: &[Option<DataType>],
+        infer: bool,
+    ) -> Result<Prepared> {
+        if let Some(cache) = st.cache.take() {
+            match Arc::try_unwrap(cache) {
+                Ok(crate::stmtcache::Lookup::Hit(p)) => {
+                    if self.xact.block == crate::xact::Block::Failed {
+                        return Err(crate::xact::aborted());
+                    }
+                    return Ok(p);
+                }
+                Ok(lookup) => st.cache = Some(Arc::new(lookup)),
+                Err(shared) => st.cache = Some(shared),
+            }
+        }
+        self.prepare(&st, declared, infer)
+    }
+
     /// Prepares `st`. `declared` holds the types the client gave `$1`,
     /// `$2`, ... (`None`: to be inferred). With `infer`, parameters beyond
     /// `declared` are allowed and typed from their context (Parse);

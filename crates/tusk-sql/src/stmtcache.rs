@@ -194,7 +194,7 @@ impl Session {
                     self.stmt_cache.hits += 1;
                     let mut prepared = e.prepared.clone();
                     if let Some(shape) = shape {
-                        prepared.literals = shape.values.into_iter().map(|(v, _)| v).collect();
+                        prepared.literals = shape.values;
                     }
                     let parsed = prepared.statement.parsed.clone();
                     return Ok(vec![Statement::cached(parsed, Lookup::Hit(prepared))]);
@@ -207,7 +207,7 @@ impl Session {
         if let [st] = statements.as_mut_slice() {
             let shape = shape.map(|s| ShapeText {
                 sql: s.parameterized(sql),
-                types: s.values.iter().map(|(_, t)| *t).collect(),
+                types: s.places.iter().map(|&(t, _, _)| t).collect(),
             });
             st.cache = Some(Arc::new(Lookup::Miss { key, shape }));
         }
