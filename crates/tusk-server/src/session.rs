@@ -38,13 +38,11 @@ use crate::engine::{Engine, Outcome, Rows};
 use crate::error::{codes, Failure};
 use crate::frontend::{self, Message};
 use crate::types;
-use pgwire::messages::data::{FieldDescription, NoData, ParameterDescription, RowDescription};
+use pgwire::messages::data::{NoData, ParameterDescription};
 use pgwire::messages::extendedquery::{
     BindComplete, CloseComplete, ParseComplete, PortalSuspended,
 };
-use pgwire::messages::response::{
-    CommandComplete, EmptyQueryResponse, ReadyForQuery, TransactionStatus,
-};
+use pgwire::messages::response::{EmptyQueryResponse, ReadyForQuery, TransactionStatus};
 use pgwire::messages::startup::{BackendKeyData, ParameterStatus, SecretKey};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tusk_exec::{Batch, Value};
@@ -121,37 +119,6 @@ pub struct Backend<E: Engine> {
     ignore_till_sync: bool,
     /// ParameterStatus values the client has.
     reported: Vec<(&'static str, String)>,
-}
-
-fn row_description(columns: &[ResultColumn], formats: &[i16]) -> RowDescription {
-    RowDescription::new(
-        columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let (oid, typmod) = types::column_type(c.ty);
-                let len = types::type_len(c.data_type());
-                FieldDescription::new(
-                    c.name.clone(),
-                    0,
-                    0,
-                    oid,
-                    len,
-                    typmod,
-                    format_of(formats, i),
-                )
-            })
-            .collect(),
-    )
-}
-
-/// The format of column `i` under a Bind's result format codes.
-fn format_of(formats: &[i16], i: usize) -> i16 {
-    match formats {
-        [] => 0,
-        [one] => *one,
-        many => many.get(i).copied().unwrap_or(0),
-    }
 }
 
 /// Checks result format codes: each 0 or 1, and as many as the columns
@@ -604,9 +571,13 @@ impl<E: Engine> Backend<E> {
         for (i, (p, &ty)) in params.iter().zip(&param_types).enumerate() {
             values.push(match p {
                 None => Value::Null,
-                Some(bytes) => {
-                    types::param_value(&self.engine, ty, format_of(formats, i), bytes, i + 1)?
-                }
+                Some(bytes) => types::param_value(
+                    &self.engine,
+                    ty,
+                    types::format_of(formats, i),
+                    bytes,
+                    i + 1,
+                )?,
             });
         }
         self.portals.insert(
@@ -649,7 +620,7 @@ impl<E: Engine> Backend<E> {
             };
             self.conn.send(ParameterDescription::new(oids));
             match columns {
-                Some(c) => self.conn.send(row_description(&c, &[])),
+                Some(c) => types::put_row_description(&mut self.conn.out, &c, &[]),
                 None => self.conn.send(NoData::new()),
             }
             return Ok(Ok(()));
@@ -658,7 +629,7 @@ impl<E: Engine> Backend<E> {
             // A SQL cursor is a portal too.
             if let Some((columns, binary)) = self.engine.cursor_columns(name) {
                 let formats: &[i16] = if binary { &[1] } else { &[] };
-                self.conn.send(row_description(&columns, formats));
+                types::put_row_description(&mut self.conn.out, &columns, formats);
                 return Ok(Ok(()));
             }
             return Ok(Err(Failure::error(
@@ -680,7 +651,7 @@ impl<E: Engine> Backend<E> {
                 if let Err(f) = check_formats(&formats, Some(c.len())) {
                     return Ok(Err(f));
                 }
-                self.conn.send(row_description(&c, &formats));
+                types::put_row_description(&mut self.conn.out, &c, &formats);
             }
             None => self.conn.send(NoData::new()),
         }
@@ -798,12 +769,10 @@ impl<E: Engine> Backend<E> {
                 match &portal.state {
                     PortalState::Streaming { rows, .. } => {
                         let formats: &[i16] = if rows.binary() { &[1] } else { &[] };
-                        let d = row_description(rows.columns(), formats);
-                        self.conn.send(d)
+                        types::put_row_description(&mut self.conn.out, rows.columns(), formats)
                     }
                     PortalState::Buffered { columns, .. } => {
-                        let d = row_description(columns, &[]);
-                        self.conn.send(d)
+                        types::put_row_description(&mut self.conn.out, columns, &[])
                     }
                     _ => {}
                 }
@@ -819,7 +788,7 @@ impl<E: Engine> Backend<E> {
                     tag.clone()
                 };
                 *sent = true;
-                self.conn.send(CommandComplete::new(tag));
+                types::put_command_complete(&mut self.conn.out, &tag);
                 Ok(Ok(()))
             }
             PortalState::Buffered { columns, rows, tag } => {
@@ -844,7 +813,7 @@ impl<E: Engine> Backend<E> {
                 } else {
                     tag.clone()
                 };
-                self.conn.send(CommandComplete::new(tag.clone()));
+                types::put_command_complete(&mut self.conn.out, &tag);
                 portal.state = PortalState::Done { tag, sent: true };
                 Ok(Ok(()))
             }
@@ -854,9 +823,14 @@ impl<E: Engine> Backend<E> {
                     return Ok(Err(f));
                 }
                 let forced = formats.is_empty() && rows.binary();
-                let binary: Vec<bool> = (0..ncols)
-                    .map(|i| forced || format_of(&formats, i) == 1)
-                    .collect();
+                // Empty when every column is text (no allocation then).
+                let binary: Vec<bool> = if forced || formats.contains(&1) {
+                    (0..ncols)
+                        .map(|i| forced || types::format_of(&formats, i) == 1)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let mut sent = 0u64;
                 loop {
                     let (batch, from) = match pending.take() {
@@ -896,7 +870,7 @@ impl<E: Engine> Backend<E> {
                     }
                 }
                 let tag = rows.command_tag(sent);
-                self.conn.send(CommandComplete::new(tag.clone()));
+                types::put_command_complete(&mut self.conn.out, &tag);
                 portal.state = PortalState::Done { tag, sent: true };
                 Ok(Ok(()))
             }

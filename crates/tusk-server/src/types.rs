@@ -21,6 +21,7 @@ use crate::error::{codes, Failure};
 use crate::frontend::utf8;
 use tusk_exec::vector::Data;
 use tusk_exec::{Batch, Numeric, Value, Vector};
+use tusk_sql::portal::ResultColumn;
 use tusk_storage::{DataType, SqlType};
 use tusk_types::scalar::{format_int, IntText};
 use tusk_types::{Interval, Settings};
@@ -393,6 +394,46 @@ pub fn put_data_rows(
         let len = (out.len() - start - 1) as i32;
         out[start + 1..start + 5].copy_from_slice(&len.to_be_bytes());
     }
+}
+
+/// Appends a RowDescription for `columns` under a Bind's result format
+/// codes (written here rather than through pgwire's field list: it goes
+/// out with every query's result).
+pub fn put_row_description(out: &mut Vec<u8>, columns: &[ResultColumn], formats: &[i16]) {
+    let start = out.len();
+    out.push(b'T');
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(columns.len() as i16).to_be_bytes());
+    for (i, c) in columns.iter().enumerate() {
+        let (oid, typmod) = column_type(c.ty);
+        out.extend_from_slice(c.name.as_bytes());
+        out.push(0);
+        out.extend_from_slice(&0i32.to_be_bytes()); // table oid
+        out.extend_from_slice(&0i16.to_be_bytes()); // column number
+        out.extend_from_slice(&oid.to_be_bytes());
+        out.extend_from_slice(&type_len(c.data_type()).to_be_bytes());
+        out.extend_from_slice(&typmod.to_be_bytes());
+        out.extend_from_slice(&format_of(formats, i).to_be_bytes());
+    }
+    let len = (out.len() - start - 1) as i32;
+    out[start + 1..start + 5].copy_from_slice(&len.to_be_bytes());
+}
+
+/// The format of column `i` under a Bind's result format codes.
+pub fn format_of(formats: &[i16], i: usize) -> i16 {
+    match formats {
+        [] => 0,
+        [one] => *one,
+        many => many.get(i).copied().unwrap_or(0),
+    }
+}
+
+/// Appends a CommandComplete with `tag`.
+pub fn put_command_complete(out: &mut Vec<u8>, tag: &str) {
+    out.push(b'C');
+    out.extend_from_slice(&(tag.len() as i32 + 5).to_be_bytes());
+    out.extend_from_slice(tag.as_bytes());
+    out.push(0);
 }
 
 /// Appends a DataRow of values already rendered as text (SHOW, EXPLAIN).
