@@ -125,13 +125,15 @@ impl<'p> Btree<'p> {
         want_low: bool,
     ) -> Result<Descent, StorageError> {
         let (root, _) = self.root()?;
-        self.descend_from(root, target, want_low).map(|(d, _)| d)
+        self.descend_from(root, target, want_low, true)
+            .map(|(d, _)| d)
     }
 
     /// A scan's descent: [`Btree::descend`] from the root as last read
     /// (`rootcache`: a scan may start at a root that has since split), and
     /// returning the leaf still pinned (not locked): the scan reads it
-    /// next, without looking it up again.
+    /// next, without looking it up again. Its [`Descent::stack`] is left
+    /// empty: only an insert climbs back up.
     pub(super) fn descend_for_scan(
         &self,
         target: &Target<'_>,
@@ -144,15 +146,17 @@ impl<'p> Btree<'p> {
                 root
             }
         };
-        self.descend_from(root, target, false)
+        self.descend_from(root, target, false, false)
     }
 
-    /// The descent from page `block`, returning the leaf pinned.
+    /// The descent from page `block`, returning the leaf pinned; with
+    /// `want_stack`, the internal pages passed.
     fn descend_from(
         &self,
         mut block: u32,
         target: &Target<'_>,
         want_low: bool,
+        want_stack: bool,
     ) -> Result<(Descent, PinnedBuffer<'p>), StorageError> {
         let mut stack = Vec::new();
         let mut low: LowBound = None;
@@ -187,7 +191,9 @@ impl<'p> Btree<'p> {
             if node::count(p) == 0 {
                 return Err(corrupt(self.rel, block));
             }
-            stack.push(block);
+            if want_stack {
+                stack.push(block);
+            }
             let (child, i) = target.child(p);
             if want_low && i > 0 {
                 let e = node::entry(p, i);
