@@ -51,14 +51,21 @@
 //! never held with either.
 
 use super::{LockMode, LockOwner};
+#[cfg(tusk_storage_loom)]
+use loom::sync::atomic::{AtomicU32, Ordering};
+#[cfg(not(tusk_storage_loom))]
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 /// Relations an owner can hold on the fast path at once (PostgreSQL: 16).
 pub(super) const SLOTS: usize = 16;
 
-/// Buckets of strong-lock counts (PostgreSQL: 1024).
+/// Buckets of strong-lock counts (PostgreSQL: 1024; a few in the loom
+/// model).
+#[cfg(not(tusk_storage_loom))]
 const STRONG_BUCKETS: usize = 1024;
+#[cfg(tusk_storage_loom)]
+const STRONG_BUCKETS: usize = 4;
 
 /// The weak modes, in the order of [`Slots`]' counts.
 const WEAK: [LockMode; 3] = [
@@ -214,5 +221,34 @@ impl FastPath {
     pub(super) fn strong_end(&self, rel: u32) {
         let prev = self.strong[bucket(rel)].fetch_sub(1, Ordering::SeqCst);
         debug_assert!(prev > 0, "strong lock count underflow");
+    }
+}
+
+/// The handshake of "Why no lock is missed", with the manager's own count
+/// functions and slots: a weak request against a strong one on the same
+/// relation. Whatever the interleaving, the weak hold is on the fast path
+/// at the end only if the strong side found it there and moved it.
+#[cfg(all(test, tusk_storage_loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_fast_path_hold_is_moved_or_never_taken() {
+        loom::model(|| {
+            let fast = Arc::new(FastPath::default());
+            let slots = Arc::new(Mutex::new(Slots::default()));
+            let weak = {
+                let (fast, slots) = (fast.clone(), slots.clone());
+                loom::thread::spawn(move || {
+                    let mut s = slots.lock().unwrap();
+                    !fast.strong_held(7) && s.add(7, 0)
+                })
+            };
+            fast.strong_begin(7);
+            let moved = slots.lock().unwrap().take(7).is_some();
+            let on_fast_path = weak.join().unwrap();
+            assert_eq!(on_fast_path, moved);
+        });
     }
 }
