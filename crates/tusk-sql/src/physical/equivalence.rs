@@ -127,22 +127,15 @@ fn member_equality(
     c: &Expr,
     leaf_of: &HashMap<ColumnId, usize>,
 ) -> Option<((ColumnId, Expr), (ColumnId, Expr))> {
-    let Expr::Cmp {
-        op: CmpOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
-    match (&**left, &**right) {
+    let (left, right) = crate::logical::exprs::equality_sides(c)?;
+    match (left, right) {
         (Expr::Column { index: a, ty: ta }, Expr::Column { index: b, ty: tb })
             if ta == tb
                 && transitive_eq(*ta)
                 && leaf_of.contains_key(a)
                 && leaf_of.contains_key(b) =>
         {
-            Some(((*a, (**left).clone()), (*b, (**right).clone())))
+            Some(((*a, left.clone()), (*b, right.clone())))
         }
         _ => None,
     }

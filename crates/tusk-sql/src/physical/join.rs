@@ -24,7 +24,6 @@ use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST
 use super::{Phys, Planner, Result};
 use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
-use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
 
 /// Regions of up to this many leaves are ordered by dynamic programming.
@@ -498,14 +497,7 @@ pub(crate) fn collect_region<'l>(
 /// For an equality whose sides read only `l` columns and only `r` columns
 /// (in either order), the (left key, right key) pair.
 fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<(Expr, Expr)> {
-    let Expr::Cmp {
-        op: CmpOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = crate::logical::exprs::equality_sides(c)?;
     let a = expr_columns(left);
     let b = expr_columns(right);
     if a.is_empty() || b.is_empty() {
@@ -513,9 +505,9 @@ fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<
     }
     let within = |cols: &[ColumnId], set: &HashSet<ColumnId>| cols.iter().all(|x| set.contains(x));
     if within(&a, l) && within(&b, r) {
-        Some(((**left).clone(), (**right).clone()))
+        Some((left.clone(), right.clone()))
     } else if within(&a, r) && within(&b, l) {
-        Some(((**right).clone(), (**left).clone()))
+        Some((right.clone(), left.clone()))
     } else {
         None
     }
@@ -527,14 +519,7 @@ pub(super) fn equality_leaves(
     c: &Expr,
     leaf_of: &std::collections::HashMap<ColumnId, usize>,
 ) -> Option<(usize, usize, Expr, Expr)> {
-    let Expr::Cmp {
-        op: CmpOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = crate::logical::exprs::equality_sides(c)?;
     let side = |e: &Expr| -> Option<usize> {
         let cols = expr_columns(e);
         let first = *leaf_of.get(cols.first()?)?;
@@ -542,12 +527,7 @@ pub(super) fn equality_leaves(
             .all(|x| leaf_of.get(x) == Some(&first))
             .then_some(first)
     };
-    Some((
-        side(left)?,
-        side(right)?,
-        (**left).clone(),
-        (**right).clone(),
-    ))
+    Some((side(left)?, side(right)?, left.clone(), right.clone()))
 }
 
 /// A semi or anti join whose condition reads, of its left side, only the
