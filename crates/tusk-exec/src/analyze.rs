@@ -70,9 +70,14 @@ pub struct Sample {
 }
 
 /// A small deterministic generator (splitmix64).
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
+    /// The generator of table `oid`'s sample.
+    pub(crate) fn seeded(oid: u32) -> Rng {
+        Rng(0x5eed_0000_0000_0000 ^ u64::from(oid))
+    }
+
     /// Uniform in `[0, 1)`.
     fn unit(&mut self) -> f64 {
         (splitmix64(&mut self.0) >> 11) as f64 / (1u64 << 53) as f64
@@ -84,11 +89,11 @@ impl Rng {
     }
 }
 
-/// Up to `k` of the blocks `0..n`, in order, each equally likely (Knuth's
-/// algorithm S).
-fn choose_blocks(n: u32, k: usize, rng: &mut Rng) -> Vec<u32> {
-    let mut out = Vec::with_capacity(k.min(n as usize));
-    let mut needed = k.min(n as usize);
+/// Up to `k` of the positions `0..n`, in order, each equally likely
+/// (Knuth's algorithm S).
+pub(crate) fn choose_positions(n: u64, k: usize, rng: &mut Rng) -> Vec<u64> {
+    let mut needed = (k as u64).min(n);
+    let mut out = Vec::with_capacity(needed as usize);
     for b in 0..n {
         if needed == 0 {
             break;
@@ -102,6 +107,14 @@ fn choose_blocks(n: u32, k: usize, rng: &mut Rng) -> Vec<u32> {
     out
 }
 
+/// Up to `k` of the blocks `0..n`, in order, each equally likely.
+fn choose_blocks(n: u32, k: usize, rng: &mut Rng) -> Vec<u32> {
+    choose_positions(u64::from(n), k, rng)
+        .into_iter()
+        .map(|b| b as u32)
+        .collect()
+}
+
 /// Samples up to `target_rows` rows of table `oid` (column types
 /// `table_types`) as `snapshot` sees them, keeping attributes `columns`.
 pub fn sample_table(
@@ -113,7 +126,7 @@ pub fn sample_table(
     target_rows: usize,
 ) -> Result<Sample> {
     let pages = db.nblocks(oid)?;
-    let mut rng = Rng(0x5eed_0000_0000_0000 ^ u64::from(oid));
+    let mut rng = Rng::seeded(oid);
     let blocks = choose_blocks(pages, target_rows, &mut rng);
     let mut vis = Visibility::new(&db.txn, snapshot.clone());
     let mut items: Vec<VisibleItem> = Vec::new();

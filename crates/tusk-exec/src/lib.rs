@@ -24,6 +24,7 @@
 
 pub mod aggregate;
 pub mod analyze;
+pub mod analyze_columnar;
 pub mod append;
 pub mod array;
 pub mod build;

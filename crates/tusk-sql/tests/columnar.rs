@@ -134,6 +134,46 @@ fn explain_analyze_counts_row_groups_read_and_skipped() {
     assert!(!plan.contains("Columnar"), "{plan}");
 }
 
+/// The estimated rows of the top node of `sql`'s plan.
+fn estimated_rows(s: &mut Session, sql: &str) -> f64 {
+    let plan = run(s, &format!("explain {sql}")).join("\n");
+    let at = plan.find("rows=").expect("an estimate") + 5;
+    let digits: String = plan[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn analyze_samples_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path(), "");
+    rows(
+        &mut s,
+        "create table c (a int, b int, t text) using columnar",
+    );
+    rows(
+        &mut s,
+        "insert into c select g, g % 10, case when g % 4 = 0 then null else 'x' end \
+         from generate_series(1, 250000) g",
+    );
+    rows(&mut s, "analyze c");
+    // A unique column, one of ten values, a quarter NULLs, and a
+    // self-join on the unique column: as the sample and the row groups'
+    // row count say, not the defaults.
+    assert_eq!(estimated_rows(&mut s, "select * from c where a = 5"), 1.0);
+    let b = estimated_rows(&mut s, "select * from c where b = 3");
+    assert!((20_000.0..30_000.0).contains(&b), "{b}");
+    let n = estimated_rows(&mut s, "select * from c where t is null");
+    assert!((55_000.0..70_000.0).contains(&n), "{n}");
+    let j = estimated_rows(&mut s, "select * from c x join c y on x.a = y.a");
+    assert!((200_000.0..300_000.0).contains(&j), "{j}");
+    // (A serial aggregation: the parallel one guesses a tenth of its input.)
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
+    assert_eq!(estimated_rows(&mut s, "select b from c group by b"), 10.0);
+}
+
 #[test]
 fn copy_from_a_file_fills_row_groups() {
     let dir = tempfile::tempdir().unwrap();

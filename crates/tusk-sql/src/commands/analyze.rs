@@ -31,7 +31,12 @@ pub(crate) fn analyze_table(
     let all: Vec<usize> = (0..table.columns.len()).collect();
     let attrs = columns.unwrap_or(&all);
     let types = table.column_types();
-    let sample = sample_table(
+    let sample_fn = if table.is_columnar() {
+        tusk_exec::analyze_columnar::sample_columnar
+    } else {
+        sample_table
+    };
+    let sample = sample_fn(
         db,
         snapshot,
         table.oid,

@@ -3,6 +3,18 @@
 use tusk_exec::{Expr, Value};
 use tusk_storage::DataType;
 
+/// The two sides of an equality `left = right`, if `e` is one.
+pub fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::Cmp {
+            op: tusk_exec::expr::CmpOp::Eq,
+            left,
+            right,
+        } => Some((left, right)),
+        _ => None,
+    }
+}
+
 /// A placeholder left in a child's slot while the child is rewritten.
 fn hole() -> Expr {
     Expr::Const {

@@ -13,8 +13,10 @@
 //! Costs follow the heap's formula over the pages the scan reads: the row
 //! group pages scaled by the share of the row width its columns make up
 //! (a column it does not read is never fetched), plus the delta's pages.
+//! The filter's selectivity comes from the table's statistics, as a heap
+//! scan's does (ANALYZE samples columnar tables: `analyze_columnar`).
 
-use super::cost::{selectivity, width_of, CPU_OPERATOR_COST, CPU_TUPLE_COST, SEQ_PAGE_COST};
+use super::cost::{width_of, CPU_OPERATOR_COST, CPU_TUPLE_COST, SEQ_PAGE_COST};
 use super::scan::{column_operand, known_at_start};
 use super::{cost, Phys, Planner, Result};
 use crate::logical::ColumnId;
@@ -35,13 +37,13 @@ impl Planner<'_> {
         filters: Vec<Expr>,
         with_tid: bool,
     ) -> Result<Phys> {
-        let (pages, tuples) = tusk_storage::columnar::estimate_size(self.db, table.oid)?;
+        let (pages, tuples) = self.table_size(table)?;
         let types = table.column_types();
         let all_width = f64::from(width_of(&types)).max(1.0);
         let read: Vec<_> = attrs.iter().map(|&a| types[a]).collect();
         let share = (f64::from(width_of(&read)) / all_width).clamp(0.05, 1.0);
         let pages = (pages * share).max(1.0);
-        let sel: f64 = filters.iter().map(selectivity).product();
+        let sel = self.conjunct_selectivity(&filters);
         let rows = (tuples * sel).max(1.0).round();
         let total = pages * SEQ_PAGE_COST
             + tuples * CPU_TUPLE_COST

@@ -4,21 +4,11 @@
 //! A *region* is a maximal tree of inner joins (cross joins included): its
 //! leaves are planned on their own and its conditions pooled. Up to
 //! [`DP_LIMIT`] leaves are ordered by dynamic programming over the subsets
-//! of leaves, as PostgreSQL's `standard_join_search` does: the best plan of
-//! each subset is the cheapest join of two of its parts' best plans, bushy
-//! trees included, considering only splits that an equality condition
-//! connects (a cross join only for a subset that no condition connects).
-//! The rows of a subset are the product of its leaves' rows and of the
-//! selectivities of the conditions inside it (see `estimate`), whatever the
-//! order, so plans differ only in cost: each hash join costs its inputs,
-//! building its smaller side, probing the other and producing its rows;
-//! where one part is a single leaf whose table has an index the
-//! equalities between the parts can probe, an index nested loop costs the
-//! other part and one probe per row (`index_join`), as PostgreSQL's search
-//! weighs a parameterised index path beside the hash joins.
-//! Larger regions are joined greedily, left-deep: start from the smallest
-//! leaf and add, at each step, the leaf that an equality connects to what
-//! is joined so far and that gives the fewest rows.
+//! of leaves (`join_order`), with the equalities pooled into equivalence
+//! classes (`equivalence`). Larger regions are joined greedily, left-deep,
+//! on the written conditions: start from the smallest leaf and add, at each
+//! step, the leaf that an equality connects to what is joined so far and
+//! that gives the fewest rows.
 //!
 //! Conditions are placed at the first join where all their columns are
 //! present: equalities between the two sides become hash keys, the rest a
@@ -34,20 +24,19 @@ use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST
 use super::{Phys, Planner, Result};
 use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
-use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
 
 /// Regions of up to this many leaves are ordered by dynamic programming.
 pub const DP_LIMIT: usize = 10;
 
 /// Bytes a hash table entry takes beyond its row's width.
-const ENTRY_OVERHEAD: f64 = 24.0;
+pub(super) const ENTRY_OVERHEAD: f64 = 24.0;
 
 /// The cost of a hash join of `build` rows into a table probed by `probe`
 /// rows on `keys` keys, producing `rows` rows (besides its inputs' costs);
 /// when the build side (`build_bytes`) does not fit `hash_mem`, both
 /// sides (`probe_bytes`) are written to partition files and read back.
-fn hash_join_cost(
+pub(super) fn hash_join_cost(
     build: f64,
     probe: f64,
     keys: usize,
@@ -83,89 +72,7 @@ fn nest_loop_cost(outer: &Estimate, inner: &Estimate) -> f64 {
         + outer.rows * inner.rows * CPU_OPERATOR_COST
 }
 
-/// The equalities between two leaves `(a, b)`, `a < b`: their condition
-/// numbers and their sides (`a`'s first).
-type LeafPairKeys = ((usize, usize), Vec<usize>, Vec<(Expr, Expr)>);
-
-/// The best plan found for one subset of a region's leaves.
-#[derive(Clone, Copy)]
-struct Best {
-    cost: f64,
-    rows: f64,
-    /// The two parts joined (`0` for a single leaf).
-    split: (u32, u32),
-}
-
-/// What the join order search knows of a region's leaves and conditions.
-struct Region<'r> {
-    parts: &'r [Option<Phys>],
-    conds: &'r [Expr],
-    /// Each condition's leaves, a bit mask.
-    masks: &'r [u32],
-    /// Whether each condition is an equality between two leaves.
-    equi: &'r [bool],
-    /// Each leaf's estimated rows.
-    rows: &'r [f64],
-    leaf_of: &'r std::collections::HashMap<ColumnId, usize>,
-}
-
 impl Planner<'_> {
-    /// The cost, beyond its outer side's, of joining the leaf subsets
-    /// `(outer, inner)` as an index nested loop, `inner` a single leaf that
-    /// an index of its table lets the equalities between them probe, and
-    /// `o` the outer subset's best plan, giving `out_rows` rows: as
-    /// PostgreSQL's join search weighs a parameterised index path of a
-    /// base relation beside its hash joins. The loop count is the rows of
-    /// the leaves that supply the outer keys, when more than the outer
-    /// side's (see `index_join`).
-    fn probe_leaf_cost(
-        &self,
-        region: &Region<'_>,
-        (outer, inner): (u32, u32),
-        o: Best,
-        out_rows: f64,
-    ) -> Result<Option<f64>> {
-        if inner.count_ones() != 1 {
-            return Ok(None);
-        }
-        let leaf = inner.trailing_zeros() as usize;
-        let inner_plan = region.parts[leaf].as_ref().expect("leaves are planned");
-        let both = outer | inner;
-        let spans = |k: usize| {
-            let m = region.masks[k];
-            m & !both == 0 && m & outer != 0 && m & inner != 0
-        };
-        let mut keys = Vec::new();
-        let mut loops = o.rows;
-        let mut residual = 0;
-        for (k, c) in region.conds.iter().enumerate() {
-            if !spans(k) {
-                continue;
-            }
-            match equality_leaves(c, region.leaf_of).filter(|_| region.equi[k]) {
-                Some((la, lb, l, r)) => {
-                    let (from, key) = if lb == leaf {
-                        (la, (l, r))
-                    } else {
-                        (lb, (r, l))
-                    };
-                    loops = loops.max(region.rows[from]);
-                    keys.push(key);
-                }
-                None => residual += 1,
-            }
-        }
-        self.index_probe_cost(&super::index_join::ProbeSide {
-            kind: JoinKind::Inner,
-            inner: inner_plan,
-            keys: &keys,
-            residual,
-            rows: out_rows,
-            outer_rows: o.rows,
-            loops,
-        })
-    }
-
     /// Plans a region of inner joins rooted at `l`.
     pub(crate) fn inner_join_region(&mut self, l: &Logical) -> Result<Phys> {
         let mut leaves = Vec::new();
@@ -196,207 +103,6 @@ impl Planner<'_> {
             current = self.filter(current, &p)?;
         }
         Ok(current)
-    }
-
-    /// Dynamic programming over the subsets of `parts` (see the module
-    /// doc); returns the joined plan and which of `conds` it placed.
-    fn join_by_subsets(
-        &mut self,
-        parts: &mut [Option<Phys>],
-        conds: &[Expr],
-    ) -> Result<(Phys, Vec<bool>)> {
-        let n = parts.len();
-        let leaf_of: std::collections::HashMap<ColumnId, usize> = parts
-            .iter()
-            .enumerate()
-            .flat_map(|(i, p)| p.as_ref().unwrap().cols.iter().map(move |&c| (c, i)))
-            .collect();
-        let rows: Vec<f64> = parts
-            .iter()
-            .map(|p| p.as_ref().unwrap().plan.est.rows.max(1.0))
-            .collect();
-        let widths: Vec<f64> = parts
-            .iter()
-            .map(|p| f64::from(p.as_ref().unwrap().plan.est.width) + ENTRY_OVERHEAD)
-            .collect();
-        let width_of =
-            |s: u32| -> f64 { (0..n).filter(|i| s & 1 << i != 0).map(|i| widths[i]).sum() };
-        let hash_mem = self.settings.hash_mem;
-        // Each condition's leaves (a bit mask; 0: no leaf column), whether
-        // it is an equality between two leaf sets, and its selectivity.
-        let masks: Vec<u32> = conds
-            .iter()
-            .map(|c| {
-                expr_columns(c)
-                    .iter()
-                    .filter_map(|x| leaf_of.get(x))
-                    .fold(0u32, |m, &i| m | 1 << i)
-            })
-            .collect();
-        let mut equi = vec![false; conds.len()];
-        let mut sel = vec![1.0f64; conds.len()];
-        // Equalities between the same two leaves are estimated together
-        // (a composite key), the first of them carrying the selectivity.
-        let mut pairs: Vec<LeafPairKeys> = Vec::new();
-        for (k, c) in conds.iter().enumerate() {
-            if masks[k] == 0 || expr_columns(c).iter().any(|x| !leaf_of.contains_key(x)) {
-                continue;
-            }
-            match equality_leaves(c, &leaf_of) {
-                Some((a, b, l, r)) if a != b => {
-                    equi[k] = true;
-                    let (key, pair) = if a < b {
-                        ((a, b), (l, r))
-                    } else {
-                        ((b, a), (r, l))
-                    };
-                    match pairs.iter_mut().find(|p| p.0 == key) {
-                        Some(p) => {
-                            p.1.push(k);
-                            p.2.push(pair);
-                        }
-                        None => pairs.push((key, vec![k], vec![pair])),
-                    }
-                }
-                _ => sel[k] = self.selectivity(c),
-            }
-        }
-        for ((a, b), ks, keys) in &pairs {
-            sel[ks[0]] = self.keys_selectivity(keys, rows[*a], rows[*b]);
-        }
-        let placeable = |k: usize| masks[k] != 0 && masks[k].count_ones() >= 1;
-        let subset_rows = |s: u32| -> f64 {
-            let mut r: f64 = (0..n)
-                .filter(|i| s & 1 << i != 0)
-                .map(|i| rows[i])
-                .product();
-            for k in 0..conds.len() {
-                if placeable(k) && masks[k] & !s == 0 && masks[k].count_ones() >= 2 {
-                    r *= sel[k];
-                }
-            }
-            r.max(1.0)
-        };
-        let connected = |a: u32, b: u32| {
-            (0..conds.len()).any(|k| {
-                equi[k] && masks[k] & !(a | b) == 0 && masks[k] & a != 0 && masks[k] & b != 0
-            })
-        };
-        let keys_between = |a: u32, b: u32| {
-            (0..conds.len())
-                .filter(|&k| {
-                    equi[k] && masks[k] & !(a | b) == 0 && masks[k] & a != 0 && masks[k] & b != 0
-                })
-                .count()
-        };
-        let region = Region {
-            parts,
-            conds,
-            masks: &masks,
-            equi: &equi,
-            rows: &rows,
-            leaf_of: &leaf_of,
-        };
-        let full: u32 = (1u32 << n) - 1;
-        let mut best: Vec<Option<Best>> = vec![None; 1 << n];
-        for i in 0..n {
-            best[1 << i] = Some(Best {
-                cost: parts[i].as_ref().unwrap().plan.est.total_cost,
-                rows: rows[i],
-                split: (0, 0),
-            });
-        }
-        for s in 1..=full {
-            if s.count_ones() < 2 {
-                continue;
-            }
-            let out_rows = subset_rows(s);
-            let mut found: Option<Best> = None;
-            for pass in 0..2 {
-                // Pass 0: splits an equality connects; pass 1 (only when
-                // there is none): any split, a cross join.
-                let mut a = (s - 1) & s;
-                while a > 0 {
-                    let b = s & !a;
-                    if a < b {
-                        if let (Some(x), Some(y)) = (best[a as usize], best[b as usize]) {
-                            if pass == 1 || connected(a, b) {
-                                let (bx, by) = (x.rows * width_of(a), y.rows * width_of(b));
-                                let (build, probe, bytes) = if x.rows <= y.rows {
-                                    (x.rows, y.rows, (bx, by, hash_mem))
-                                } else {
-                                    (y.rows, x.rows, (by, bx, hash_mem))
-                                };
-                                let keys = keys_between(a, b);
-                                let join = if keys == 0 {
-                                    x.rows * y.rows * CPU_OPERATOR_COST + out_rows * CPU_TUPLE_COST
-                                } else {
-                                    hash_join_cost(build, probe, keys, out_rows, bytes)
-                                };
-                                let mut cost = x.cost + y.cost + join;
-                                if keys > 0 {
-                                    // An index nested loop probing a leaf
-                                    // costs its outer side and the probes.
-                                    for (outer, inner, o) in [(a, b, x), (b, a, y)] {
-                                        if let Some(c) = self.probe_leaf_cost(
-                                            &region,
-                                            (outer, inner),
-                                            o,
-                                            out_rows,
-                                        )? {
-                                            cost = cost.min(o.cost + c);
-                                        }
-                                    }
-                                }
-                                if found.is_none_or(|f| cost < f.cost) {
-                                    found = Some(Best {
-                                        cost,
-                                        rows: out_rows,
-                                        split: (a, b),
-                                    });
-                                }
-                            }
-                        }
-                    }
-                    a = (a - 1) & s;
-                }
-                if found.is_some() {
-                    break;
-                }
-            }
-            best[s as usize] = found;
-        }
-        let mut used = vec![false; conds.len()];
-        let plan = self.build_subset(full, &best, parts, conds, &masks, &mut used)?;
-        Ok((plan, used))
-    }
-
-    /// The plan of subset `s` as `best` chose it.
-    fn build_subset(
-        &mut self,
-        s: u32,
-        best: &[Option<Best>],
-        parts: &mut [Option<Phys>],
-        conds: &[Expr],
-        masks: &[u32],
-        used: &mut [bool],
-    ) -> Result<Phys> {
-        if s.count_ones() == 1 {
-            return Ok(parts[s.trailing_zeros() as usize]
-                .take()
-                .expect("each leaf is built once"));
-        }
-        let (a, b) = best[s as usize].expect("every subset has a plan").split;
-        let left = self.build_subset(a, best, parts, conds, masks, used)?;
-        let right = self.build_subset(b, best, parts, conds, masks, used)?;
-        let mut on = Vec::new();
-        for (k, c) in conds.iter().enumerate() {
-            if !used[k] && masks[k] != 0 && masks[k] & !s == 0 {
-                used[k] = true;
-                on.push(c.clone());
-            }
-        }
-        self.join(JoinKind::Inner, left, right, on, None)
     }
 
     /// Joins `parts` greedily, left-deep (see the module doc); returns the
@@ -668,18 +374,14 @@ impl Planner<'_> {
     /// distinct values on the build side makes building it dearer.
     fn hash_sides_cost(&self, build: (&Phys, &[Expr]), probe: (&Phys, &[Expr])) -> f64 {
         let (b, p) = (&build.0.plan.est, &probe.0.plan.est);
-        let keys = build.1.len().max(1) as f64;
         let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
-        let bucket_rows = (b.rows * self.hash_bucket_fraction(build.1, b.rows))
-            .round()
-            .max(1.0);
         hash_join_cost(
             b.rows,
             p.rows,
             build.1.len(),
             0.0,
             (bytes(b), bytes(p), self.settings.hash_mem),
-        ) + p.rows * bucket_rows * 0.5 * CPU_OPERATOR_COST * keys
+        ) + self.bucket_cost(b.rows, p.rows, build.1)
     }
 
     /// The cheapest index nested loop for a join of `left` and `right` on
@@ -795,14 +497,7 @@ pub(crate) fn collect_region<'l>(
 /// For an equality whose sides read only `l` columns and only `r` columns
 /// (in either order), the (left key, right key) pair.
 fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<(Expr, Expr)> {
-    let Expr::Cmp {
-        op: CmpOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = crate::logical::exprs::equality_sides(c)?;
     let a = expr_columns(left);
     let b = expr_columns(right);
     if a.is_empty() || b.is_empty() {
@@ -810,9 +505,9 @@ fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<
     }
     let within = |cols: &[ColumnId], set: &HashSet<ColumnId>| cols.iter().all(|x| set.contains(x));
     if within(&a, l) && within(&b, r) {
-        Some(((**left).clone(), (**right).clone()))
+        Some((left.clone(), right.clone()))
     } else if within(&a, r) && within(&b, l) {
-        Some(((**right).clone(), (**left).clone()))
+        Some((right.clone(), left.clone()))
     } else {
         None
     }
@@ -820,18 +515,11 @@ fn equi_sides(c: &Expr, l: &HashSet<ColumnId>, r: &HashSet<ColumnId>) -> Option<
 
 /// For an equality whose sides each read the columns of one leaf, the two
 /// leaves and the two sides.
-fn equality_leaves(
+pub(super) fn equality_leaves(
     c: &Expr,
     leaf_of: &std::collections::HashMap<ColumnId, usize>,
 ) -> Option<(usize, usize, Expr, Expr)> {
-    let Expr::Cmp {
-        op: CmpOp::Eq,
-        left,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = crate::logical::exprs::equality_sides(c)?;
     let side = |e: &Expr| -> Option<usize> {
         let cols = expr_columns(e);
         let first = *leaf_of.get(cols.first()?)?;
@@ -839,12 +527,7 @@ fn equality_leaves(
             .all(|x| leaf_of.get(x) == Some(&first))
             .then_some(first)
     };
-    Some((
-        side(left)?,
-        side(right)?,
-        (**left).clone(),
-        (**right).clone(),
-    ))
+    Some((side(left)?, side(right)?, left.clone(), right.clone()))
 }
 
 /// A semi or anti join whose condition reads, of its left side, only the

@@ -15,9 +15,11 @@
 //! an `Expr::Param`, which the executor replaces by the outer row's value.
 
 mod columnar;
+mod equivalence;
 mod estimate;
 mod index_join;
 mod join;
+mod join_order;
 mod onetime;
 mod parallel;
 mod reduce;

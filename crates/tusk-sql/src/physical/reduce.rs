@@ -122,12 +122,7 @@ impl Planner<'_> {
         // partner: (group input column, partner column).
         let mut by_partner: Vec<(usize, Vec<(ColumnId, ColumnId)>)> = Vec::new();
         for c in conds {
-            let Expr::Cmp {
-                op: CmpOp::Eq,
-                left,
-                right,
-            } = c
-            else {
+            let Some((left, right)) = crate::logical::exprs::equality_sides(c) else {
                 continue;
             };
             let (Some(a), Some(b)) = (column(left), column(right)) else {

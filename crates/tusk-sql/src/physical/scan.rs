@@ -510,9 +510,16 @@ impl Planner<'_> {
     /// column types imply: a table that was just created, and may be filled
     /// by the time the plan runs, is not trusted to stay empty. Planning
     /// small tables as PostgreSQL does also makes the same side of a join
-    /// run first, which decides which errors a query raises.
+    /// run first, which decides which errors a query raises. A columnar
+    /// table's size is what its metadata counts (`columnar::estimate_size`).
     pub(crate) fn table_size(&self, table: &TableDef) -> Result<(f64, f64)> {
         if let Some(&size) = self.table_sizes.borrow().get(&table.oid) {
+            return Ok(size);
+        }
+        if table.is_columnar() {
+            // The row groups' rows less their deletions, and the delta's.
+            let size = tusk_storage::columnar::estimate_size(self.db, table.oid)?;
+            self.table_sizes.borrow_mut().insert(table.oid, size);
             return Ok(size);
         }
         let pages = self.db.nblocks(table.oid)? as f64;
