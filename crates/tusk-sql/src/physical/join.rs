@@ -504,6 +504,23 @@ impl Planner<'_> {
                 None => residual.push(c),
             }
         }
+        if !self.settings.enable_hashjoin
+            && !self.settings.enable_mergejoin
+            && self.settings.enable_nestloop
+            && kind != JoinKind::Full
+        {
+            // Both key methods off: PostgreSQL's nested loop tests the
+            // equalities as its join filter.
+            let keys = lkeys
+                .drain(..)
+                .zip(rkeys.drain(..))
+                .map(|(l, r)| Expr::Cmp {
+                    op: CmpOp::Eq,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                });
+            residual = keys.chain(residual).collect();
+        }
         if kind == JoinKind::Full && lkeys.is_empty() {
             return Err(crate::error::SqlError::coded(
                 crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
@@ -636,6 +653,27 @@ impl Planner<'_> {
             + o.total_cost
             + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, (0.0, 0.0, 0.0));
         if let Some(p) = index_loops.filter(|p| p.plan.est.total_cost < total) {
+            return Ok(p);
+        }
+        let key_rows =
+            o.rows.max(1.0) * i.rows.max(1.0) * self.keys_selectivity(&key_pairs, o.rows, i.rows);
+        let bucket = self.hash_bucket_fraction(&ikeys, i.rows);
+        let choice = super::merge_join::JoinChoice {
+            kind,
+            outer: &outer,
+            inner: &inner,
+            outer_keys: &outer_keys,
+            inner_keys: &inner_keys,
+            join_filter: join_filter.as_ref(),
+            rows,
+            bucket,
+            key_rows,
+            cols: &cols,
+            outer_out: &outer_out,
+            inner_out: &inner_out,
+            swapped: swap,
+        };
+        if let Some(p) = self.merge_join_instead(&choice) {
             return Ok(p);
         }
         Ok(self.node(
