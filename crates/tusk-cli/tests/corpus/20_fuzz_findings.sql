@@ -331,3 +331,15 @@ select case when c0 > 0 then (- null) else (null / null) end from fb;
 -- expect: error
 select case when c0 > 0 then 1 else (- null) end from fb;
 select case c0 when 1 then 'one' when 2 then 'two' else 'many' end from fb order by 1;
+
+-- Of two hash join orders of equal total cost PostgreSQL keeps the one
+-- that starts sooner, building the side cheaper to read; a filter costs
+-- each of its operators (fuzzer, seed 20261305): here it builds the
+-- filtered a (empty), and probing with b divides by zero.
+create table fhe (c0 int);
+insert into fhe values (0);
+-- expect: error
+select (a.c0)::bigint from fhe a right join fhe b on a.c0 = b.c0 where (4 between (b.c0 % b.c0) and a.c0);
+-- expect: error
+select a.c0 from fhe a join fhe b on a.c0 = b.c0 where b.c0 % b.c0 <= 4 and a.c0 >= 4;
+select a.c0 from fhe a join fhe b on a.c0 = b.c0 where b.c0 % (b.c0 + 1) <= 4 and a.c0 >= 0;

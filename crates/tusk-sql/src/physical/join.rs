@@ -552,11 +552,17 @@ impl Planner<'_> {
                 _ => false,
             }
         } else {
+            // Of two equal costs the one that starts sooner, building the
+            // side that costs less to read, as PostgreSQL's add_path keeps
+            // the path with the better startup cost (fuzzer seed 20261305).
+            let build_left = self.hash_sides_cost((&left, &lkeys), (&right, &rkeys));
+            let build_right = self.hash_sides_cost((&right, &rkeys), (&left, &lkeys));
             matches!(
                 kind,
                 JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
-            ) && self.hash_sides_cost((&left, &lkeys), (&right, &rkeys))
-                < self.hash_sides_cost((&right, &rkeys), (&left, &lkeys))
+            ) && (build_left < build_right
+                || (build_left == build_right
+                    && left.plan.est.total_cost < right.plan.est.total_cost))
         };
         let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
             (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
