@@ -90,6 +90,12 @@ fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Limit { limit, offset } => {
             Box::new(limit::Limit::new(child(0)?, *limit, *offset))
         }
+        NodeKind::MergeJoin { .. } => Box::new(crate::mergejoin::MergeJoin::new(
+            plan,
+            ctx,
+            child(0)?,
+            child(1)?,
+        )?),
         NodeKind::NestedLoop { .. } => {
             Box::new(nestloop::NestedLoop::new(plan, ctx, child(0)?, child(1)?)?)
         }

@@ -1,10 +1,11 @@
 //! Tests' reference for joins: a row-at-a-time nested loop written from the
-//! definitions in `plan::JoinKind`, the plans of the same join as a hash join
-//! and as a nested loop, and random cases for property tests.
+//! definitions in `plan::JoinKind`, the plans of the same join as a hash join,
+//! a nested loop and a merge join, and random cases for property tests.
 
 use crate::build::build;
 use crate::expr::{CmpOp, Expr};
 use crate::hashjoin::HashJoin;
+use crate::mergejoin::MergeJoin;
 use crate::nestloop::NestedLoop;
 use crate::operator::{ExecContext, Operator};
 use crate::plan::{JoinKind, NodeKind, Plan};
@@ -178,23 +179,31 @@ impl JoinCase {
         node(NodeKind::Values { rows: vec![] }, vec![], types.to_vec())
     }
 
+    /// The key columns of each side as expressions.
+    fn key_exprs(&self) -> (Vec<Expr>, Vec<Expr>) {
+        let cols = |keys: &[usize], types: &[DataType]| -> Vec<Expr> {
+            keys.iter()
+                .map(|&c| Expr::Column {
+                    index: c,
+                    ty: types[c],
+                })
+                .collect()
+        };
+        (
+            cols(&self.outer_keys, &self.outer_types),
+            cols(&self.inner_keys, &self.inner_types),
+        )
+    }
+
     /// The join as a hash join over two leaves of the inputs' types.
     pub fn hash_plan(&self, outer: Plan, inner: Plan, parallel: bool) -> Plan {
-        let col = |c: usize, t: &[DataType]| Expr::Column { index: c, ty: t[c] };
         let hash = node(NodeKind::Hash, vec![inner], self.inner_types.clone());
+        let (outer_keys, inner_keys) = self.key_exprs();
         let mut p = node(
             NodeKind::HashJoin {
                 kind: self.kind,
-                outer_keys: self
-                    .outer_keys
-                    .iter()
-                    .map(|&c| col(c, &self.outer_types))
-                    .collect(),
-                inner_keys: self
-                    .inner_keys
-                    .iter()
-                    .map(|&c| col(c, &self.inner_types))
-                    .collect(),
+                outer_keys,
+                inner_keys,
                 outer_out: self.outer_out.clone(),
                 inner_out: self.inner_out.clone(),
                 join_filter: self.filter.clone(),
@@ -241,6 +250,55 @@ impl JoinCase {
         );
         p.assign_ids();
         p
+    }
+
+    /// The join as a merge join over two leaves that deliver their rows
+    /// sorted on the keys.
+    pub fn merge_plan(&self, outer: Plan, inner: Plan) -> Plan {
+        let (outer_keys, inner_keys) = self.key_exprs();
+        let mut p = node(
+            NodeKind::MergeJoin {
+                kind: self.kind,
+                outer_keys,
+                inner_keys,
+                outer_out: self.outer_out.clone(),
+                inner_out: self.inner_out.clone(),
+                join_filter: self.filter.clone(),
+            },
+            vec![outer, inner],
+            self.output_types(),
+        );
+        p.assign_ids();
+        p
+    }
+
+    /// Runs the merge join over the inputs sorted on their keys (ascending,
+    /// NULLs last, as a Sort below it would deliver them) in batches of
+    /// `per_batch` rows.
+    pub fn run_merge(&self, ctx: &ExecContext, per_batch: usize) -> crate::Result<Vec<Row>> {
+        let sorted = |rows: &[Row], keys: &[usize]| {
+            let mut rows = rows.to_vec();
+            rows.sort_by(|a, b| {
+                keys.iter()
+                    .map(|&k| compare_values(&a[k], &b[k]))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(Ordering::Equal)
+            });
+            rows
+        };
+        let p = self.merge_plan(Self::leaf(&self.outer_types), Self::leaf(&self.inner_types));
+        let o = batches(
+            &self.outer_types,
+            &sorted(&self.outer, &self.outer_keys),
+            per_batch,
+        );
+        let i = batches(
+            &self.inner_types,
+            &sorted(&self.inner, &self.inner_keys),
+            per_batch,
+        );
+        let mut op = MergeJoin::new(&p, ctx, Box::new(o), Box::new(i))?;
+        rows_of(&mut op, &self.output_types())
     }
 
     fn inputs(&self, per_batch: usize) -> (Box<dyn Operator>, Box<dyn Operator>) {

@@ -52,6 +52,7 @@ mod join_reference;
 pub mod lateral;
 pub mod limit;
 pub mod memory;
+pub mod mergejoin;
 pub mod nestloop;
 pub mod numeric;
 pub mod operator;

@@ -294,6 +294,21 @@ pub enum NodeKind {
     },
     /// The build side of a hash join (its only child); executed by the join.
     Hash,
+    /// Merge join of kind `kind` (inner, left, right, full, semi or anti;
+    /// see `mergejoin`); children are [outer, inner], each sorted ascending
+    /// on its keys with NULLs last (a Sort below each). Rows match when every
+    /// outer key equals its inner key (NULL keys never match) and
+    /// `join_filter` is true; a key pair has one type, or two integer types
+    /// (`mergejoin::compared_as`). `outer_out`/`inner_out`, `join_filter`
+    /// and the output as for [`NodeKind::HashJoin`].
+    MergeJoin {
+        kind: JoinKind,
+        outer_keys: Vec<Expr>,
+        inner_keys: Vec<Expr>,
+        outer_out: Vec<usize>,
+        inner_out: Vec<usize>,
+        join_filter: Option<Expr>,
+    },
     /// Aggregation; `group` empty means one output row (plain aggregate).
     Aggregate {
         group: Vec<Expr>,
@@ -556,6 +571,7 @@ impl NodeKind {
                 if *parallel { "Parallel Hash" } else { "Hash" },
                 *kind,
             )),
+            NodeKind::MergeJoin { kind, .. } => Some(join("Merge", *kind)),
             NodeKind::NestedLoop { kind, .. }
             | NodeKind::LateralLoop { kind, .. }
             | NodeKind::IndexNestLoop { kind, .. } => Some(join("Nested Loop", *kind)),
@@ -820,6 +836,12 @@ impl Plan {
                 inner_keys,
                 join_filter,
                 ..
+            }
+            | NodeKind::MergeJoin {
+                outer_keys,
+                inner_keys,
+                join_filter,
+                ..
             } => {
                 outer_keys.iter_mut().for_each(&mut *f);
                 inner_keys.iter_mut().for_each(&mut *f);
@@ -971,6 +993,7 @@ impl Plan {
             | NodeKind::Result { .. } => child(0),
             NodeKind::Append => self.children.iter().all(Plan::supports_backward_scan),
             NodeKind::HashJoin { .. }
+            | NodeKind::MergeJoin { .. }
             | NodeKind::Hash
             | NodeKind::Aggregate { .. }
             | NodeKind::Gather { .. }

@@ -199,6 +199,10 @@ pub struct Session {
     pub(crate) named: crate::commands::prepare::Named,
 }
 
+/// PostgreSQL's default `cursor_tuple_fraction`: the share of a cursor's
+/// rows its plan is costed to fetch.
+const CURSOR_TUPLE_FRACTION: f64 = 0.1;
+
 impl Session {
     /// Opens (creating on first use) the data directory and starts a session.
     pub fn open(data_dir: &Path) -> Result<Session> {
@@ -498,6 +502,8 @@ impl Session {
             enable_seqscan: self.gucs.enable_seqscan(),
             enable_hashjoin: self.gucs.enable_hashjoin(),
             enable_nestloop: self.gucs.enable_nestloop(),
+            enable_mergejoin: self.gucs.enable_mergejoin(),
+            tuple_fraction: 1.0,
             workers: self.gucs.max_parallel_workers(),
             min_parallel_rows: crate::physical::cost::MIN_PARALLEL_ROWS
                 * self.gucs.min_parallel_table_scan_size() as f64
@@ -568,7 +574,8 @@ impl Session {
 
     /// Plans a cursor's query: without parallel workers, as PostgreSQL
     /// plans DECLARE CURSOR (its rows are fetched a few at a time, and a
-    /// parallel plan could not go backward).
+    /// parallel plan could not go backward), and for a tenth of its rows
+    /// (`cursor_tuple_fraction`).
     pub(crate) fn plan_cursor_query(
         &mut self,
         q: &sqlparser::ast::Query,
@@ -576,6 +583,7 @@ impl Session {
     ) -> Result<PlannedQuery> {
         let planner = PlannerSettings {
             workers: 0,
+            tuple_fraction: CURSOR_TUPLE_FRACTION,
             ..self.planner_settings()
         };
         self.bind_and_plan(q, settings, planner)

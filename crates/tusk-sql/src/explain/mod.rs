@@ -604,7 +604,18 @@ impl Renderer<'_> {
                 inner_keys,
                 join_filter,
                 ..
+            }
+            | NodeKind::MergeJoin {
+                outer_keys,
+                inner_keys,
+                join_filter,
+                ..
             } => {
+                let method = if matches!(p.kind, NodeKind::MergeJoin { .. }) {
+                    "Merge"
+                } else {
+                    "Hash"
+                };
                 let on = child_names(0);
                 let inn = child_names(1);
                 let conds: Vec<String> = outer_keys
@@ -619,7 +630,7 @@ impl Renderer<'_> {
                     } else {
                         format!("({})", conds.join(" AND "))
                     };
-                    d.push(format!("Hash Cond: {c}"));
+                    d.push(format!("{method} Cond: {c}"));
                 }
                 if let Some(f) = join_filter {
                     let mut both: Vec<String> = on.to_vec();
@@ -794,6 +805,9 @@ impl Renderer<'_> {
             if matches!(
                 &p.kind,
                 NodeKind::HashJoin {
+                    join_filter: Some(_),
+                    ..
+                } | NodeKind::MergeJoin {
                     join_filter: Some(_),
                     ..
                 } | NodeKind::NestedLoop {

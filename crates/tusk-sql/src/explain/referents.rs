@@ -69,6 +69,11 @@ pub(super) fn referents(p: &Plan) -> Vec<Referent> {
             inner_out,
             ..
         }
+        | NodeKind::MergeJoin {
+            outer_out,
+            inner_out,
+            ..
+        }
         | NodeKind::NestedLoop {
             outer_out,
             inner_out,

@@ -347,7 +347,7 @@ const DEFS: &[Def] = &[
         default: "on",
         kind: Kind::Bool,
         read_only: false,
-        description: "accepted for compatibility; tusk has no merge join",
+        description: "lets the planner use merge joins (when off, only where nothing else can run)",
     },
     Def {
         name: "statement_timeout",
@@ -955,6 +955,10 @@ impl Gucs {
 
     pub fn enable_nestloop(&self) -> bool {
         self.typed.enable_nestloop
+    }
+
+    pub fn enable_mergejoin(&self) -> bool {
+        self.typed.enable_mergejoin
     }
 
     pub fn hash_join_prefetch(&self) -> bool {

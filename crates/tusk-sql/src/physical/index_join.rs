@@ -310,6 +310,9 @@ impl Planner<'_> {
             NodeKind::HashJoin {
                 kind, outer_out, ..
             }
+            | NodeKind::MergeJoin {
+                kind, outer_out, ..
+            }
             | NodeKind::NestedLoop {
                 kind, outer_out, ..
             }
@@ -482,6 +485,11 @@ fn scan_rows(plan: &Plan, pos: usize) -> Option<f64> {
             _ => None,
         },
         NodeKind::HashJoin {
+            outer_out,
+            inner_out,
+            ..
+        }
+        | NodeKind::MergeJoin {
             outer_out,
             inner_out,
             ..

@@ -24,6 +24,7 @@ use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST, DISABLE_COST, SEQ_PAGE_COST
 use super::{Phys, Planner, Result};
 use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
+use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
 
 /// Regions of up to this many leaves are ordered by dynamic programming.
@@ -210,6 +211,23 @@ impl Planner<'_> {
                 None => residual.push(c),
             }
         }
+        if !self.settings.enable_hashjoin
+            && !self.settings.enable_mergejoin
+            && self.settings.enable_nestloop
+            && kind != JoinKind::Full
+        {
+            // Both key methods off: PostgreSQL's nested loop tests the
+            // equalities as its join filter.
+            let keys = lkeys
+                .drain(..)
+                .zip(rkeys.drain(..))
+                .map(|(l, r)| Expr::Cmp {
+                    op: CmpOp::Eq,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                });
+            residual = keys.chain(residual).collect();
+        }
         if kind == JoinKind::Full && lkeys.is_empty() {
             return Err(crate::error::SqlError::coded(
                 crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
@@ -241,11 +259,17 @@ impl Planner<'_> {
                 _ => false,
             }
         } else {
+            // Of two equal costs the one that starts sooner, building the
+            // side that costs less to read, as PostgreSQL's add_path keeps
+            // the path with the better startup cost (fuzzer seed 20261305).
+            let build_left = self.hash_sides_cost((&left, &lkeys), (&right, &rkeys));
+            let build_right = self.hash_sides_cost((&right, &rkeys), (&left, &lkeys));
             matches!(
                 kind,
                 JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
-            ) && self.hash_sides_cost((&left, &lkeys), (&right, &rkeys))
-                < self.hash_sides_cost((&right, &rkeys), (&left, &lkeys))
+            ) && (build_left < build_right
+                || (build_left == build_right
+                    && left.plan.est.total_cost < right.plan.est.total_cost))
         };
         let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
             (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
@@ -342,6 +366,27 @@ impl Planner<'_> {
             + o.total_cost
             + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, (0.0, 0.0, 0.0));
         if let Some(p) = index_loops.filter(|p| p.plan.est.total_cost < total) {
+            return Ok(p);
+        }
+        let key_rows =
+            o.rows.max(1.0) * i.rows.max(1.0) * self.keys_selectivity(&key_pairs, o.rows, i.rows);
+        let bucket = self.hash_bucket_fraction(&ikeys, i.rows);
+        let choice = super::merge_join::JoinChoice {
+            kind,
+            outer: &outer,
+            inner: &inner,
+            outer_keys: &outer_keys,
+            inner_keys: &inner_keys,
+            join_filter: join_filter.as_ref(),
+            rows,
+            bucket,
+            key_rows,
+            cols: &cols,
+            outer_out: &outer_out,
+            inner_out: &inner_out,
+            swapped: swap,
+        };
+        if let Some(p) = self.merge_join_instead(&choice) {
             return Ok(p);
         }
         Ok(self.node(

@@ -154,10 +154,8 @@ impl Planner<'_> {
     /// on the build side makes building it dearer.
     pub(super) fn bucket_cost(&self, build_rows: f64, probe_rows: f64, build_keys: &[Expr]) -> f64 {
         let keys = build_keys.len().max(1) as f64;
-        let bucket_rows = (build_rows * self.hash_bucket_fraction(build_keys, build_rows))
-            .round()
-            .max(1.0);
-        probe_rows * bucket_rows * 0.5 * CPU_OPERATOR_COST * keys
+        let fraction = self.hash_bucket_fraction(build_keys, build_rows);
+        super::cost::bucket_compare_cost(probe_rows, build_rows, fraction, keys)
     }
 
     /// The rows of leaf subset `s` (see the module doc); `cache` keeps

@@ -20,6 +20,7 @@ mod estimate;
 mod index_join;
 mod join;
 mod join_order;
+mod merge_join;
 mod onetime;
 mod parallel;
 mod reduce;
@@ -55,6 +56,13 @@ pub struct PlannerSettings {
     /// avoids the method unless nothing else can run the join.
     pub enable_hashjoin: bool,
     pub enable_nestloop: bool,
+    /// `enable_mergejoin`: as `enable_hashjoin`, for merge joins.
+    pub enable_mergejoin: bool,
+    /// The fraction of the rows the statement is expected to fetch
+    /// (PostgreSQL's `tuple_fraction`): 1 for a query, `cursor_tuple_fraction`
+    /// (0.1) for a cursor's, which favours plans that start fast where the
+    /// join method is chosen (`merge_join`).
+    pub tuple_fraction: f64,
     /// Worker threads per Gather (0: no parallel plans).
     pub workers: usize,
     /// Estimated rows of the biggest scan below which no Gather is used.
@@ -71,6 +79,8 @@ impl Default for PlannerSettings {
             enable_seqscan: true,
             enable_hashjoin: true,
             enable_nestloop: true,
+            enable_mergejoin: true,
+            tuple_fraction: 1.0,
             workers: 2,
             min_parallel_rows: cost::MIN_PARALLEL_ROWS,
             hash_mem: 8.0 * 1024.0 * 1024.0,

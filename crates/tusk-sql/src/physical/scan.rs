@@ -53,7 +53,9 @@ impl Planner<'_> {
         let (pages, tuples) = self.table_size(table)?;
         let sel = self.conjunct_selectivity(&filters);
         let rows = (tuples * sel).max(1.0).round();
-        let qual_cost = filters.len() as f64 * CPU_OPERATOR_COST * tuples;
+        // Each filter's operators (`cost_qual_eval`), at least one each.
+        let ops: f64 = filters.iter().map(|f| cost::eval_cost(f).max(1.0)).sum();
+        let qual_cost = ops * CPU_OPERATOR_COST * tuples;
         let seq_cost = pages * SEQ_PAGE_COST + tuples * CPU_TUPLE_COST + qual_cost;
         if let Some(p) = self.index_scan(
             table,
