@@ -210,11 +210,7 @@ impl<'a> Reader<'a> {
     /// A NUL-terminated string, which must be UTF-8.
     pub fn cstr(&mut self) -> Result<String, Failure> {
         let rest = &self.buf[self.pos..];
-        // `from_bytes_until_nul` finds the NUL with the library's word-at-a-
-        // time search (a byte loop was ten times slower on a query string).
-        let end = std::ffi::CStr::from_bytes_until_nul(rest)
-            .map_err(|_| format_error("invalid string in message"))?
-            .count_bytes();
+        let end = string_len(rest)?;
         let s = utf8(&rest[..end])?;
         self.pos += end + 1;
         Ok(s)
@@ -319,13 +315,20 @@ pub fn decode_first(body: &[u8]) -> Result<FirstPacket, Failure> {
     }
 }
 
+/// The length of the NUL-terminated string at the start of `b`.
+fn string_len(b: &[u8]) -> Result<usize, Failure> {
+    // `from_bytes_until_nul` finds the NUL with the library's word-at-a-
+    // time search (a byte loop was ten times slower on a query string).
+    Ok(std::ffi::CStr::from_bytes_until_nul(b)
+        .map_err(|_| format_error("invalid string in message"))?
+        .count_bytes())
+}
+
 /// A Query message: its string, kept in the message's own buffer (this
 /// runs for every simple query). The same checks as [`Reader::cstr`] and
 /// [`Reader::end`].
 fn decode_query(mut body: Vec<u8>) -> Result<Message, Failure> {
-    let end = std::ffi::CStr::from_bytes_until_nul(&body)
-        .map_err(|_| format_error("invalid string in message"))?
-        .count_bytes();
+    let end = string_len(&body)?;
     if end + 1 != body.len() {
         return Err(format_error("invalid message format"));
     }

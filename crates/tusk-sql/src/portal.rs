@@ -293,17 +293,21 @@ impl Session {
     ) -> Result<Prepared> {
         if let Some(cache) = st.cache.take() {
             match Arc::try_unwrap(cache) {
-                Ok(crate::stmtcache::Lookup::Hit(p)) => {
-                    if self.xact.block == crate::xact::Block::Failed {
-                        return Err(crate::xact::aborted());
-                    }
-                    return Ok(p);
-                }
+                Ok(crate::stmtcache::Lookup::Hit(p)) => return self.cached_plan(p),
                 Ok(lookup) => st.cache = Some(Arc::new(lookup)),
                 Err(shared) => st.cache = Some(shared),
             }
         }
         self.prepare(&st, declared, infer)
+    }
+
+    /// A statement cache hit's plan, refused as `transactional` would have
+    /// refused the statement (a cached plan is never transaction control).
+    fn cached_plan(&self, p: Prepared) -> Result<Prepared> {
+        if self.xact.block == crate::xact::Block::Failed {
+            return Err(crate::xact::aborted());
+        }
+        Ok(p)
     }
 
     /// Prepares `st`. `declared` holds the types the client gave `$1`,
@@ -317,12 +321,7 @@ impl Session {
         infer: bool,
     ) -> Result<Prepared> {
         if let Some(crate::stmtcache::Lookup::Hit(p)) = st.cache.as_deref() {
-            // What `transactional` would have said (a cached plan is never
-            // transaction control).
-            if self.xact.block == crate::xact::Block::Failed {
-                return Err(crate::xact::aborted());
-            }
-            return Ok(p.clone());
+            return self.cached_plan(p.clone());
         }
         // Literals are read with the session's settings and catalog (the
         // reg types) while binding.
