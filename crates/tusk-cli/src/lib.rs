@@ -13,8 +13,10 @@
 //! * [`shell`] runs statements and backslash commands against anything that
 //!   implements [`shell::Engine`], in `-c`, script or interactive mode;
 //! * [`variables`] holds psql's variables (`-v`, `\set`, `ON_ERROR_STOP`);
-//! * [`interactive`] is the line-editing loop around the shell.
+//! * [`interactive`] is the line-editing loop around the shell;
+//! * [`allocator`] is the process's heap allocator (mimalloc).
 
+pub mod allocator;
 pub mod copy;
 pub mod format;
 pub mod interactive;

@@ -20,14 +20,9 @@
 //! that cannot be opened, 141 when standard output was closed early (what a
 //! shell reports for psql, which dies of SIGPIPE there).
 
-/// The process's heap allocator. A short statement (pgbench's select)
-/// makes and frees about a hundred small objects; with glibc's allocator,
-/// whose per-thread cache holds seven blocks of a size, most of those go
-/// through its locked arenas, and `malloc`/`free` took a quarter of the
-/// server's instructions. mimalloc's per-thread free lists serve them
-/// without locks (measured: about 13 % more `pgbench -S` transactions).
+/// The process's heap allocator (see `tusk_cli::allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tusk_cli::allocator::MiMalloc = tusk_cli::allocator::MiMalloc;
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, IsTerminal, Write};
