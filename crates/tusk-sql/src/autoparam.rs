@@ -32,7 +32,10 @@
 //! several statements, strings holding `$n` parameters, and anything the
 //! scan does not recognise have no shape: they are not cached.
 
+mod template;
+
 use crate::bind::literal_value;
+pub(crate) use template::Template;
 use tusk_exec::Value;
 use tusk_storage::DataType;
 use tusk_types::scalar::{format_uint, IntText};

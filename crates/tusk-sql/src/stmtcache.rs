@@ -21,6 +21,13 @@
 //! is remembered as not cacheable, and so is a `DECLARE ... CURSOR` (whose
 //! text the cursor keeps).
 //!
+//! A shape served from the cache also leaves its *template* (the query
+//! string cut at its literals, `autoparam::Template`) among the last
+//! [`MAX_TEMPLATES`]. A query string is first matched against those: one
+//! that differs from a template only in the digits of its literals has the
+//! template's shape, found without the scan (pgbench's statements, and any
+//! client's repeated ones, come this way).
+//!
 //! ## How a Parse uses it
 //!
 //! [`Session::split_for_parse`] looks up the statement's text with the
@@ -60,7 +67,7 @@
 //!
 //! [`Gucs::generation`]: crate::guc::Gucs::generation
 
-use crate::autoparam::{self, Shape};
+use crate::autoparam::{self, Shape, Template};
 use crate::portal::{Prepared, Statement};
 use crate::session::{Result, Session};
 use std::sync::Arc;
@@ -69,6 +76,9 @@ use tusk_storage::{Catalog, DataType};
 
 /// Shapes kept per session.
 pub(crate) const MAX_ENTRIES: usize = 512;
+
+/// Templates of recently served shapes kept per session.
+const MAX_TEMPLATES: usize = 8;
 
 /// Tables under this many pages are planned alike (`physical::scan`'s
 /// estimate for never-vacuumed small tables).
@@ -101,8 +111,24 @@ pub(crate) struct ShapeText {
 #[derive(Default)]
 pub(crate) struct StmtCache {
     entries: FastHashMap<String, Slot>,
+    /// Templates of the shapes served last, newest first: a simple query
+    /// one of them recognises needs no scan for its shape.
+    templates: Vec<Template>,
     /// Statements served from the cache.
     hits: u64,
+    /// Of those, the simple queries a template recognised.
+    template_hits: u64,
+}
+
+/// What the cache holds for a key.
+enum Cached {
+    /// A valid plan.
+    Plan(Prepared),
+    /// Nothing to use: the shape is not cacheable, or the transaction has
+    /// DDL of its own.
+    Unusable,
+    /// Nothing (any more): plan the statement and keep its plan.
+    Absent,
 }
 
 enum Slot {
@@ -136,12 +162,50 @@ impl Session {
     /// [`Session::split`] does, consulting the statement cache for a
     /// string of one statement (see the module doc).
     pub fn split_simple(&mut self, sql: &str) -> Result<Vec<Statement>> {
-        let shape = self.gucs.statement_cache().then(|| autoparam::shape(sql));
-        let Some(mut shape) = shape.flatten() else {
+        if !self.gucs.statement_cache() {
+            return self.split(sql);
+        }
+        if let Some(st) = self.template_hit(sql) {
+            return Ok(vec![st]);
+        }
+        let Some(mut shape) = autoparam::shape(sql) else {
             return self.split(sql);
         };
         let key = std::mem::take(&mut shape.key);
         self.split_cached(sql, key, Some(shape))
+    }
+
+    /// A simple query that a recent shape's template recognises, if that
+    /// shape's plan is cached and valid (see `autoparam::Template`).
+    fn template_hit(&mut self, sql: &str) -> Option<Statement> {
+        let (i, values) = self
+            .stmt_cache
+            .templates
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| Some((i, t.values(sql)?)))?;
+        let key = std::mem::take(&mut self.stmt_cache.templates[i].key);
+        let cached = self.cached(&key);
+        self.stmt_cache.templates[i].key = key;
+        let Cached::Plan(mut prepared) = cached else {
+            return None;
+        };
+        prepared.literals = values;
+        self.stmt_cache.template_hits += 1;
+        Some(Statement::hit(prepared))
+    }
+
+    /// Keeps the template of `sql` (whose shape is `shape`, cached under
+    /// `key`) among the recent ones, newest first.
+    fn remember_template(&mut self, sql: &str, shape: &Shape, key: &str) {
+        let templates = &mut self.stmt_cache.templates;
+        if templates.iter().any(|t| t.key == key) {
+            return;
+        }
+        if let Some(t) = Template::new(sql, shape, key) {
+            templates.insert(0, t);
+            templates.truncate(MAX_TEMPLATES);
+        }
     }
 
     /// Splits a Parse message's query string, as [`Session::split`] does,
@@ -174,34 +238,16 @@ impl Session {
         key: String,
         shape: Option<Shape>,
     ) -> Result<Vec<Statement>> {
-        let gucs = self.gucs.generation();
-        let catalog = self.catalog_view();
-        if !Arc::ptr_eq(&catalog, &self.db.catalog_snapshot()) {
-            // The transaction's own DDL: its plans are good for it alone.
-            return self.split(sql);
-        }
-        match self.stmt_cache.entries.get(&key) {
-            Some(Slot::NotCacheable) => return self.split(sql),
-            Some(Slot::Ready(e)) => {
-                let valid = e.gucs == gucs
-                    && Arc::ptr_eq(&e.catalog, &catalog)
-                    && e.sizes.iter().all(|&(rel, pages)| {
-                        self.db
-                            .nblocks(rel)
-                            .is_ok_and(|now| similar_size(pages, now))
-                    });
-                if valid {
-                    self.stmt_cache.hits += 1;
-                    let mut prepared = e.prepared.clone();
-                    if let Some(shape) = shape {
-                        prepared.literals = shape.values;
-                    }
-                    let parsed = prepared.statement.parsed.clone();
-                    return Ok(vec![Statement::cached(parsed, Lookup::Hit(prepared))]);
+        match self.cached(&key) {
+            Cached::Unusable => return self.split(sql),
+            Cached::Plan(mut prepared) => {
+                if let Some(shape) = shape {
+                    self.remember_template(sql, &shape, &key);
+                    prepared.literals = shape.values;
                 }
-                self.stmt_cache.entries.remove(&key);
+                return Ok(vec![Statement::hit(prepared)]);
             }
-            None => {}
+            Cached::Absent => {}
         }
         let mut statements = self.split(sql)?;
         if let [st] = statements.as_mut_slice() {
@@ -212,6 +258,35 @@ impl Session {
             st.cache = Some(Arc::new(Lookup::Miss { key, shape }));
         }
         Ok(statements)
+    }
+
+    /// What the cache holds for `key` (a stale entry is dropped).
+    fn cached(&mut self, key: &str) -> Cached {
+        let gucs = self.gucs.generation();
+        let catalog = self.catalog_view();
+        if !Arc::ptr_eq(&catalog, &self.db.catalog_snapshot()) {
+            // The transaction's own DDL: its plans are good for it alone.
+            return Cached::Unusable;
+        }
+        match self.stmt_cache.entries.get(key) {
+            Some(Slot::NotCacheable) => Cached::Unusable,
+            Some(Slot::Ready(e)) => {
+                let valid = e.gucs == gucs
+                    && Arc::ptr_eq(&e.catalog, &catalog)
+                    && e.sizes.iter().all(|&(rel, pages)| {
+                        self.db
+                            .nblocks(rel)
+                            .is_ok_and(|now| similar_size(pages, now))
+                    });
+                if valid {
+                    self.stmt_cache.hits += 1;
+                    return Cached::Plan(e.prepared.clone());
+                }
+                self.stmt_cache.entries.remove(key);
+                Cached::Absent
+            }
+            None => Cached::Absent,
+        }
     }
 
     /// Keeps a plan under `key` (in the session's transaction, just after
@@ -274,10 +349,11 @@ impl Session {
 }
 
 impl Statement {
-    fn cached(parsed: Arc<crate::parse::Parsed>, lookup: Lookup) -> Statement {
+    /// A statement served from the cache with its plan.
+    fn hit(prepared: Prepared) -> Statement {
         Statement {
-            parsed,
-            cache: Some(Arc::new(lookup)),
+            parsed: prepared.statement.parsed.clone(),
+            cache: Some(Arc::new(Lookup::Hit(prepared))),
         }
     }
 }
@@ -392,6 +468,41 @@ mod tests {
             ),
             ["1|5", "2|14", "1000|1", "1001|2"]
         );
+    }
+
+    #[test]
+    fn templates_recognise_shapes_served_before() {
+        let (_d, mut s) = session();
+        simple(&mut s, "select b from t where a = 7");
+        // The first hit scans the string and leaves its template.
+        assert_eq!(simple(&mut s, "select b from t where a = 8"), ["80"]);
+        assert_eq!((hits(&s), s.stmt_cache.template_hits), (1, 0));
+        assert_eq!(s.stmt_cache.templates.len(), 1);
+        for a in [1, 50, 100] {
+            let want = (a * 10).to_string();
+            assert_eq!(
+                simple(&mut s, &format!("select b from t where a = {a}")),
+                [want]
+            );
+        }
+        assert_eq!((hits(&s), s.stmt_cache.template_hits), (4, 3));
+        // Another type, sign or spacing is another shape.
+        for (sql, want) in [
+            ("select b from t where a = 3000000000", None),
+            ("select b from t where a = -1", None),
+            ("select b from t where a =  1", Some("10")),
+        ] {
+            let want: Vec<String> = want.into_iter().map(String::from).collect();
+            assert_eq!(simple(&mut s, sql), want, "{sql}");
+        }
+        assert_eq!(s.stmt_cache.template_hits, 3);
+        // A stale plan is not served through its template either.
+        simple(&mut s, "alter table t add column c int default 7");
+        assert_eq!(simple(&mut s, "select b, c from t where a = 3"), ["30|7"]);
+        assert_eq!(simple(&mut s, "select b from t where a = 4"), ["40"]);
+        assert_eq!(s.stmt_cache.template_hits, 3);
+        assert_eq!(simple(&mut s, "select b from t where a = 5"), ["50"]);
+        assert_eq!(s.stmt_cache.template_hits, 4);
     }
 
     #[test]
