@@ -67,33 +67,56 @@ impl Target<'_> {
     /// The position on page `p`: the first entry after the target.
     #[inline]
     pub fn position(&self, p: &[u8]) -> usize {
-        let (mut lo, mut hi) = (0, node::count(p));
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.after(&node::entry(p, mid)) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
+        self.first_after(p, 0, node::count(p))
     }
 
     /// The child of internal page `p` to follow, and its position.
     #[inline]
     pub fn child(&self, p: &[u8]) -> (u32, usize) {
-        let (mut lo, mut hi) = (1, node::count(p));
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.after(&node::entry(p, mid)) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        let i = lo - 1;
+        let i = self.first_after(p, 1, node::count(p)) - 1;
         (node::entry(p, i).child, i)
     }
+
+    /// The first of entries `lo..hi` of page `p` that lies after the
+    /// target (`hi` if none does), by binary search. The target's kind is
+    /// matched once, not at every step, and a step reads only what its
+    /// comparison needs: a prefix search only the entry's key.
+    #[inline]
+    fn first_after(&self, p: &[u8], lo: usize, hi: usize) -> usize {
+        let internal = !node::is_leaf(p);
+        match *self {
+            Target::After(k, t) => partition(lo, hi, |i| {
+                node::entry_of(p, i, internal).cmp_to(k, t) == Ordering::Greater
+            }),
+            Target::AtOrAfter(k, t) => partition(lo, hi, |i| {
+                node::entry_of(p, i, internal).cmp_to(k, t) != Ordering::Less
+            }),
+            Target::Prefix { prefix, strict } => partition(lo, hi, |i| {
+                match cmp_prefix(node::key_of(p, i, internal), prefix) {
+                    Ordering::Less => false,
+                    Ordering::Equal => !strict,
+                    Ordering::Greater => true,
+                }
+            }),
+            Target::Leftmost => lo,
+            Target::Rightmost => hi,
+        }
+    }
+}
+
+/// The first index of `lo..hi` at which the monotone predicate `after`
+/// holds (`hi` if it holds nowhere).
+#[inline(always)]
+fn partition(mut lo: usize, mut hi: usize, after: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if after(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// A lower bound of a leaf's keys as the descent saw it: `None` for minus
