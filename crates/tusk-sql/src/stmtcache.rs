@@ -220,7 +220,8 @@ impl Session {
             return self.split(sql);
         }
         // \u{1} cannot start a simple query's shape (a keyword does).
-        let mut key = String::from("\u{1}");
+        let mut key = String::with_capacity(2 + 9 * declared.len() + sql.len());
+        key.push('\u{1}');
         for t in declared {
             key.push_str(t.map_or("?", |t| t.display_name()));
             key.push('\u{1}');
