@@ -241,8 +241,13 @@ impl<'a> Reader<'a> {
 /// Text from the client: UTF-8, as PostgreSQL checks when the client and
 /// server encodings are both UTF8.
 pub fn utf8(b: &[u8]) -> Result<String, Failure> {
+    utf8_str(b).map(str::to_string)
+}
+
+/// [`utf8`] without the copy.
+pub fn utf8_str(b: &[u8]) -> Result<&str, Failure> {
     match std::str::from_utf8(b) {
-        Ok(s) => Ok(s.to_string()),
+        Ok(s) => Ok(s),
         Err(e) => {
             let at = e.valid_up_to();
             let bad: Vec<String> = b[at..]

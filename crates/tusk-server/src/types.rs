@@ -18,7 +18,7 @@
 
 use crate::engine::Engine;
 use crate::error::{codes, Failure};
-use crate::frontend::utf8;
+use crate::frontend::utf8_str;
 use tusk_exec::vector::Data;
 use tusk_exec::{Batch, Numeric, Value, Vector};
 use tusk_sql::portal::ResultColumn;
@@ -70,7 +70,7 @@ pub fn param_value<E: Engine>(
     n: usize,
 ) -> Result<Value, Failure> {
     match format {
-        0 => Ok(engine.parameter_value(ty, &utf8(bytes)?)?),
+        0 => Ok(engine.parameter_value(ty, utf8_str(bytes)?)?),
         1 => binary_value(ty, bytes).ok_or_else(|| bad_binary(&n.to_string())),
         other => Err(Failure::error(
             codes::PROTOCOL_VIOLATION,
