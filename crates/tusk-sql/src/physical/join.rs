@@ -129,7 +129,7 @@ impl Planner<'_> {
             }
         }
         let (mut current, used) = if parts.len() <= DP_LIMIT {
-            self.join_by_subsets(&mut parts, &conds)?
+            self.join_by_subsets(&mut parts, &conds, &leaf_filter_conjuncts(&leaves))?
         } else {
             self.join_greedily(&mut parts, &conds)?
         };
@@ -579,6 +579,18 @@ pub(crate) fn collect_region<'l>(
         }
         other => leaves.push(other),
     }
+}
+
+/// The conjuncts of the filters that top the leaves of a region (where
+/// push-down put each leaf's own conditions).
+fn leaf_filter_conjuncts(leaves: &[&Logical]) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for leaf in leaves {
+        if let Logical::Filter { predicate, .. } = leaf {
+            conjuncts(predicate.clone(), &mut out);
+        }
+    }
+    out
 }
 
 /// For an equality whose sides read only `l` columns and only `r` columns

@@ -247,10 +247,13 @@ impl Planner<'_> {
 
     /// Dynamic programming over the subsets of `parts` (see the module
     /// doc); returns the joined plan and which of `conds` it placed.
+    /// `leaf_conds` are the conditions the leaves filter themselves by,
+    /// where the classes find their constants (with `conds`).
     pub(super) fn join_by_subsets(
         &mut self,
         parts: &mut [Option<Phys>],
         conds: &[Expr],
+        leaf_conds: &[Expr],
     ) -> Result<(Phys, Vec<bool>)> {
         let n = parts.len();
         let leaf_of: HashMap<ColumnId, usize> = parts
@@ -258,7 +261,9 @@ impl Planner<'_> {
             .enumerate()
             .flat_map(|(i, p)| p.as_ref().unwrap().cols.iter().map(move |&c| (c, i)))
             .collect();
-        let classes = EquivalenceClasses::build(conds, &leaf_of);
+        let mut classes = EquivalenceClasses::build(conds, &leaf_of);
+        classes.add_constants(leaf_conds);
+        classes.add_constants(conds);
         for (leaf, f) in classes.leaf_filters() {
             let p = parts[leaf].take().expect("a leaf");
             parts[leaf] = Some(self.filter(p, &f)?);
