@@ -25,7 +25,10 @@ insert into fact select g,
   from generate_series(1, 3000) g;
 insert into lonely values (1), (1), (1), (2), (null);
 
+-- pg_class.reltuples: -1 until the table is analyzed, then its rows.
+select relname, reltuples from pg_class where relname in ('fact', 'lonely', 'nothing') order by relname;
 analyze;
+select relname, reltuples from pg_class where relname in ('fact', 'dim1', 'dim2', 'pair', 'lonely', 'nothing') order by relname;
 analyze fact;
 analyze verbose dim1;
 analyze fact (dim1, dim2), dim2 (label);

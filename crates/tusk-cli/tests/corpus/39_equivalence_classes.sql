@@ -65,3 +65,36 @@ select count(*) from eqa a1, eqa a2, eqa a3 where a1.v = a2.v and a2.v = a3.v;
 select count(*) from eqa a, eqb b, eqc c where a.k = b.k::bigint and b.k = c.k;
 -- An empty member.
 select count(*) from eqa a, eqb b, eqc c where a.k = b.k and b.k = c.k and c.x < 0;
+-- A constant in a class filters every member (PostgreSQL derives b.k = 7
+-- from a.k = b.k and a.k = 7), and the members need no join key: the
+-- tables are filtered, then joined as a product.
+select count(*), sum(b.w) from eqa a, eqb b where a.k = b.k and a.k = 7;
+select count(*), sum(b.w) from eqa a join eqb b on a.k = b.k where b.k = 7;
+select a.v, b.w, c.x from eqa a, eqb b, eqc c where a.k = b.k and b.k = c.k and c.k = 7 order by 1, 2, 3;
+select count(*) from eqa a, eqb b, eqc c where 7 = c.k and a.k = b.k and b.k = c.k;
+select count(*) from eqd d, eqb b where d.k1 = b.k and d.k2 = b.k and b.k = 5;
+select count(*) from eqd d, eqb b where d.k1 = d.k2 and d.k1 = b.k and d.k2 = 5;
+-- Two constants: no row can equal both.
+select count(*) from eqa a, eqb b where a.k = b.k and a.k = 7 and b.k = 8;
+select count(*) from eqa a, eqb b where a.k = b.k and a.k = 7 and a.k = 7;
+-- A NULL constant matches nothing; NULL keys never equal the constant.
+select count(*) from eqa a, eqb b where a.k = b.k and a.k = null;
+select count(*) from eqa a, eqb b where a.k = b.k and b.k = 39;
+-- A constant no member holds, and an empty member.
+select count(*) from eqa a, eqb b where a.k = b.k and a.k = 1000;
+select count(*) from eqa a, eqb b, eqc c where a.k = b.k and b.k = c.k and c.k = 7 and c.x < 0;
+-- Types that differ: int = bigint is no class (the cast is on one side),
+-- a bigint constant and a text constant.
+select count(*) from eqa a, eqb b where a.k = b.k::bigint and a.k = 7;
+select count(*) from eqa a, eqb b where a.k::bigint = b.k and b.k = 7::bigint;
+select count(*) from eqa a, eqb b where a.k = b.k and a.k = 7::bigint;
+select count(*) from eqa a1, eqa a2 where a1.v = a2.v and a1.v = 'a-dup';
+-- A columnar member and an outer join beside the class.
+select count(*), sum(e.z) from eqa a, eqcol e where a.k = e.k and e.k = 7;
+select count(*), count(c.k) from eqa a join eqb b on a.k = b.k left join eqc c on c.k = b.k where a.k = 7;
+select count(*), count(b.k) from eqa a left join eqb b on a.k = b.k where a.k = 7;
+-- A parameter as the constant.
+prepare eqp(int) as select count(*), sum(b.w) from eqa a, eqb b where a.k = b.k and a.k = $1;
+execute eqp(7);
+execute eqp(39);
+deallocate eqp;

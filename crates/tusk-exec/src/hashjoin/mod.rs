@@ -75,7 +75,14 @@
 //!    go to the side stores above). Only one side's `F` files are open
 //!    at a time, each with a buffer of `B` bytes, where `B` = limit/1024
 //!    clamped to 4–32 kB (8 kB at the default 8 MB limit, PostgreSQL's BufFile
-//!    size) and `F` = the largest power of two with F·B ≤ limit/2, at most 1024.
+//!    size). The serial join's `F` is sized from the planner's estimate of the
+//!    table (the Hash node's rows and width, by [`estimated_table_bytes`]), as
+//!    PostgreSQL sizes its batches: the fewest partitions, a power of two of
+//!    at least 2, each expected to fill at most half of what a partition may
+//!    load; so the table may grow to the limit less F·B ([`build_budget`],
+//!    which the planner uses to cost the join), nearly the whole limit when
+//!    it is expected to fit. The most `F` can be (and the Parallel Hash
+//!    Join's `F`) is the largest power of two with F·B ≤ limit/2, at most 1024.
 //! 2. Each pair of partitions is then joined on its own: if the build
 //!    partition fits, it is loaded into a table and the probe partition is
 //!    streamed through it. If not, both are partitioned again, `F` ways, with
@@ -131,6 +138,7 @@ mod tests;
 mod unmatched;
 
 pub use shared::SharedBuild;
+pub use table::estimated_table_bytes;
 
 use crate::error::{ExecError, Result};
 use crate::expr::{eval_all, Expr};
@@ -149,6 +157,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use table::{JoinTable, Table, TableBuilder};
+use tusk_storage::DataType;
 use unmatched::UnmatchedScan;
 
 /// Most partition files open at once.
@@ -156,6 +165,52 @@ const MAX_FANOUT: usize = 1024;
 
 /// Rows of an output batch with no columns (a count of matches).
 const ZERO_WIDTH_BATCH: usize = 1 << 16;
+
+/// The serial join's spill-file buffer size and partition fan-out under
+/// memory limit `limit`: buffers of 8 kB (PostgreSQL's BufFile size) at the
+/// default limit, so that half the limit buys a fan-out of 512 and one
+/// level of partitioning covers build sides of up to ~512 × the limit.
+fn spill_geometry(limit: usize) -> (usize, usize) {
+    let buf = (limit / 1024).clamp(4096, SPILL_BUFFER_SIZE);
+    let fanout = ((limit / 2) / buf).max(2);
+    let fanout = if fanout.is_power_of_two() {
+        fanout
+    } else {
+        fanout.next_power_of_two() / 2
+    }
+    .min(MAX_FANOUT);
+    (buf, fanout)
+}
+
+/// The fan-out of a serial join's first partitioning under memory limit
+/// `limit`, from the planner's estimate of its table (`expected` bytes, by
+/// [`estimated_table_bytes`]): the fewest partitions, a power of two from
+/// 2 to `spill_geometry`'s fan-out, of which each is expected to fill at
+/// most half of what a partition may load (the limit less two buffers),
+/// as the recursive levels size theirs (`partition`). So a table expected
+/// to fit reserves the buffers of two files only and may take nearly the
+/// whole limit, and only a large one reserves a wide fan-out's. A table
+/// larger than expected partitions again, by its real size, at the next
+/// level.
+fn first_fanout(limit: usize, expected: f64) -> usize {
+    let (buf, max) = spill_geometry(limit);
+    let room = limit.saturating_sub(2 * buf).max(1) as f64;
+    let parts = (2.0 * expected / room).ceil();
+    if parts.is_nan() || parts >= max as f64 {
+        return max;
+    }
+    (parts as usize).next_power_of_two().clamp(2, max)
+}
+
+/// The bytes a serial join under memory limit `limit` lets its table hold
+/// before it spills, when the planner expects the table to take `expected`
+/// bytes: the limit less the buffers of the partition files it would open
+/// ([`first_fanout`]). The planner compares a build side's
+/// [`estimated_table_bytes`] with this to know whether the join spills.
+pub fn build_budget(limit: usize, expected: f64) -> usize {
+    let (buf, _) = spill_geometry(limit);
+    limit.saturating_sub(first_fanout(limit, expected) * buf)
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -179,9 +234,14 @@ pub struct HashJoin {
     inner_keys: Vec<Expr>,
     filter: Option<PairFilter>,
     limit: usize,
-    /// Spill file buffer size and partition fan-out for this limit.
+    /// Spill file buffer size and the widest partition fan-out for this
+    /// limit (the Parallel Hash Join's, and the most a recursive level
+    /// takes).
     buf: usize,
     fanout: usize,
+    /// The serial join's first fan-out, from the planner's estimate of
+    /// the table ([`first_fanout`]).
+    first_fanout: usize,
     phase: Phase,
     table: Option<Table>,
     probe: Option<ProbeState>,
@@ -298,17 +358,9 @@ impl HashJoin {
             None
         };
         let limit = ((ctx.work_mem as f64) * ctx.hash_mem_multiplier) as usize;
-        // Spill buffers of 8 kB (PostgreSQL's BufFile size) at the default
-        // limit, so that half the limit buys a fan-out of 512 and one level
-        // of partitioning covers build sides of up to ~512 × the limit.
-        let buf = (limit / 1024).clamp(4096, SPILL_BUFFER_SIZE);
-        let fanout = ((limit / 2) / buf).max(2);
-        let fanout = if fanout.is_power_of_two() {
-            fanout
-        } else {
-            fanout.next_power_of_two() / 2
-        }
-        .min(MAX_FANOUT);
+        let (buf, fanout) = spill_geometry(limit);
+        let key_types: Vec<DataType> = inner_keys.iter().map(Expr::data_type).collect();
+        let expected = estimated_table_bytes(hash.est.rows, f64::from(hash.est.width), &key_types);
         let peek_outer = peeks_outer_first(*kind, &plan.children[0], hash);
         Ok(HashJoin {
             outer,
@@ -322,6 +374,7 @@ impl HashJoin {
             limit,
             buf,
             fanout,
+            first_fanout: first_fanout(limit, expected),
             phase: Phase::Build,
             table: None,
             probe: None,
@@ -519,7 +572,7 @@ impl HashJoin {
             return self.parallel_build(shared);
         }
         let mut input = self.inner.take().expect("build side consumed once");
-        let budget = self.limit.saturating_sub(self.fanout * self.buf);
+        let budget = self.limit.saturating_sub(self.first_fanout * self.buf);
         let mut builder = TableBuilder::new(&self.out.inner_types);
         let mut overflow: Option<(Batch, Vec<Vector>)> = None;
         while let Some(b) = input.next()? {
@@ -549,13 +602,13 @@ impl HashJoin {
         };
         // Spill: what was built, then the rest of the build input, then the probe input.
         self.report.levels = 1;
-        self.report.fanout = self.fanout;
+        self.report.fanout = self.first_fanout;
         self.report.original_buckets = builder.slot_count();
-        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
+        let mut parts = Partitioner::new(self.first_fanout, 0, &self.ctx, self.buf)?;
         self.report.peak = self
             .report
             .peak
-            .max(builder.memory() + self.fanout * self.buf);
+            .max(builder.memory() + self.first_fanout * self.buf);
         for i in 0..builder.rows() {
             if let Some(h) = builder.hash_of(i) {
                 parts.write(h, &builder.payload, i)?;
@@ -577,13 +630,13 @@ impl HashJoin {
         let rows = self.finish_null_inner()?;
         self.null_inner.extend(rows);
         let inner_files = parts.finish()?;
-        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
+        let mut parts = Partitioner::new(self.first_fanout, 0, &self.ctx, self.buf)?;
         while let Some(b) = self.next_outer()? {
             let kv = eval_all(&self.outer_keys, &b)?;
             let (b, kv) = self.set_aside_null_outer(b, kv)?;
             parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
         }
-        self.note_memory(self.fanout * self.buf);
+        self.note_memory(self.first_fanout * self.buf);
         let outer_files = parts.finish()?;
         if nullaware::needs_all_inner(self.kind(), self.outer_keys.len(), self.filter.is_some()) {
             self.inner_files = inner_files.clone();

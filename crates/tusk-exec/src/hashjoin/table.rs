@@ -53,6 +53,42 @@ pub(super) enum Entries {
     },
 }
 
+/// Bytes an encoded variable-width key (text, array) is taken to have in a
+/// planner's estimate: its length word and PostgreSQL's default width of a
+/// variable-width value, 32.
+const VARIABLE_KEY_BYTES: f64 = 4.0 + 32.0;
+
+/// What a table of `rows` build rows of `payload_width` bytes each (the
+/// values as `batch_bytes` counts them), keyed on keys of `key_types`,
+/// will take by [`TableBuilder::memory`]: entries, payload and slot array.
+/// The planner uses it to foresee whether a join fits its
+/// [`build_budget`](super::build_budget); an entry's key is encoded as
+/// `hashkey::encode_row` encodes it, a variable-width one taken as
+/// [`VARIABLE_KEY_BYTES`].
+pub fn estimated_table_bytes(rows: f64, payload_width: f64, key_types: &[DataType]) -> f64 {
+    let keys: Vec<Vector> = key_types.iter().map(|&t| Vector::empty(t)).collect();
+    let entry = if is_int_key(&keys) {
+        std::mem::size_of::<IntEntry>() as f64
+    } else {
+        // The hash, the chain link, the arena offset and the encoded key.
+        let encoded: f64 = keys
+            .iter()
+            .map(|k| match k.data {
+                Data::Numeric(_) => 19.0,
+                Data::Interval(_) => 16.0,
+                Data::Text(_) | Data::Array(_) => VARIABLE_KEY_BYTES,
+                _ => 8.0,
+            })
+            .sum();
+        16.0 + encoded
+    };
+    let rows = rows.max(0.0);
+    let slots = SlotIndex::slots_for(rows as usize) * std::mem::size_of::<AtomicU64>();
+    // Encoded keys' offsets start with the arena's start.
+    let first_offset = if is_int_key(&keys) { 0.0 } else { 4.0 };
+    rows * (entry + payload_width) + slots as f64 + first_offset
+}
+
 /// Collects build rows; [`TableBuilder::finish`] links them into a table.
 pub(super) struct TableBuilder {
     pub(super) entries: Option<Entries>,
@@ -490,6 +526,25 @@ mod tests {
             assert_eq!(rows, expected, "key {k}");
         }
         assert_eq!(t.matched.len(), 3000usize.div_ceil(64), "match bits");
+    }
+
+    /// The planner's estimate of a table is what the builder counts, for
+    /// an integer key and for an encoded two-column key of fixed width.
+    #[test]
+    fn estimated_bytes_match_the_builder() {
+        let n = 5000;
+        let ints: Vec<Value> = (0..n).map(Value::Int4).collect();
+        let bigs: Vec<Value> = (0..n).map(|i| Value::Int8(i64::from(i) * 7)).collect();
+        let a = column(DataType::Int4, &ints);
+        let b = column(DataType::Int8, &bigs);
+        let batch = Batch::new(vec![a.clone(), b.clone()], n as usize);
+        let types = [DataType::Int4, DataType::Int8];
+        for keys in [vec![a.clone()], vec![a, b]] {
+            let mut builder = TableBuilder::new(&types);
+            builder.add(&batch, &keys);
+            let estimate = estimated_table_bytes(f64::from(n), 12.0, &types[..keys.len()]);
+            assert_eq!(estimate, builder.memory() as f64, "{} keys", keys.len());
+        }
     }
 
     /// Text keys are encoded: equal strings share a chain, and the rows are

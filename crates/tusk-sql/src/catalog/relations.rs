@@ -137,6 +137,19 @@ fn relation_size(info: Option<&SessionInfo>, oid: u32) -> i32 {
         .map_or(0, |n| n as i32)
 }
 
+/// `pg_class.reltuples`: for a table, the rows its last ANALYZE counted
+/// (-1 before the first, as in PostgreSQL); 0 for an index, whose count
+/// tusk does not keep.
+fn reltuples(info: Option<&SessionInfo>, c: &Class) -> f32 {
+    match c.kind {
+        'i' => 0.0,
+        'r' => info
+            .and_then(|i| i.database().statistics.get(c.oid))
+            .map_or(-1.0, |st| st.reltuples as f32),
+        _ => -1.0,
+    }
+}
+
 /// The rows of a `pg_catalog` relation described here (`None`: not one of
 /// these).
 pub(super) fn rows(
@@ -171,7 +184,7 @@ pub(super) fn rows(
                     oid(if c.kind == 'v' { 0 } else { c.oid }),
                     oid(0),
                     i4(pages),
-                    f4(if c.kind == 'i' { 0.0 } else { -1.0 }),
+                    f4(reltuples(info, c)),
                     i4(0),
                     oid(0),
                     boolean(has_index),

@@ -27,6 +27,18 @@
 //! outer join below it is not a region condition (the outer join is a
 //! leaf), so no equality is derived across an outer join's nullable side.
 //!
+//! A class may also be equal to a constant (a literal or a parameter,
+//! whose value is fixed while the region runs): `a.x = b.y and a.x = 5`
+//! makes `{a.x, b.y}` equal to 5, as PostgreSQL's `generate_base_implied_
+//! equalities_const` does. The constant equalities come from the leaves'
+//! own filters (where push-down put them) and from the region's
+//! conditions ([`EquivalenceClasses::add_constants`]). Then every member
+//! is filtered `= constant` in its leaf (where that filter was not
+//! written already), and the class supplies no join key: with each member
+//! equal to the constant, the equalities between members hold already,
+//! so joins on them would only repeat the filters (and multiply their
+//! selectivity into the row estimates again).
+//!
 //! For row estimates the classes give, for a subset of the leaves, a
 //! spanning forest of each class over the leaves the subset holds
 //! ([`EquivalenceClasses::spanning_keys`]): the written equalities first,
@@ -55,6 +67,15 @@ struct Class {
     /// The written equalities between members: the two members' positions
     /// in `members` and the condition's number in the region.
     written: Vec<(usize, usize, usize)>,
+    /// The constant the members equal, if any (see the module doc).
+    constant: Option<Constant>,
+}
+
+/// A constant of a class and the members already filtered equal to it.
+#[derive(Debug, Clone)]
+struct Constant {
+    value: Expr,
+    written_on: Vec<usize>,
 }
 
 /// An equality key between two parts that a class supplies.
@@ -78,11 +99,7 @@ impl ClassKey {
     pub fn condition(&self, conds: &[Expr]) -> Expr {
         match self.written {
             Some(k) => conds[k].clone(),
-            None => Expr::Cmp {
-                op: CmpOp::Eq,
-                left: Box::new(self.left.clone()),
-                right: Box::new(self.right.clone()),
-            },
+            None => equality(&self.left, &self.right),
         }
     }
 }
@@ -119,6 +136,21 @@ fn transitive_eq(ty: DataType) -> bool {
             | Oid
             | Name
     )
+}
+
+/// `left = right`.
+fn equality(left: &Expr, right: &Expr) -> Expr {
+    Expr::Cmp {
+        op: CmpOp::Eq,
+        left: Box::new(left.clone()),
+        right: Box::new(right.clone()),
+    }
+}
+
+/// Whether `e` is a constant for a class: a literal, or a parameter (its
+/// value fixed while the region runs).
+fn is_constant(e: &Expr) -> bool {
+    matches!(e, Expr::Const { .. } | Expr::Param { .. })
 }
 
 /// For `x = y` over two plain columns of the same such type, both of the
@@ -223,6 +255,7 @@ impl EquivalenceClasses {
                     })
                     .collect(),
                 written: Vec::new(),
+                constant: None,
             });
         }
         for (k, a, b) in edges {
@@ -240,21 +273,66 @@ impl EquivalenceClasses {
         EquivalenceClasses { classes, absorbed }
     }
 
-    /// The filters that make the members a single leaf holds of one class
-    /// equal: `(leaf, first member = other member)`.
+    /// Records the constants among `equalities` (conditions that filter a
+    /// leaf or the region): `member = constant` or `constant = member`,
+    /// the constant a literal or parameter of the member's type. A class
+    /// takes the first constant it meets; another constant equality on
+    /// its members stays as written (it then filters its leaf alone).
+    pub fn add_constants(&mut self, equalities: &[Expr]) {
+        for e in equalities {
+            let Some((left, right)) = crate::logical::exprs::equality_sides(e) else {
+                continue;
+            };
+            let (col, value) = if is_constant(right) {
+                (left, right)
+            } else if is_constant(left) {
+                (right, left)
+            } else {
+                continue;
+            };
+            let Expr::Column { index, ty } = col else {
+                continue;
+            };
+            if value.data_type() != *ty {
+                continue;
+            }
+            for class in &mut self.classes {
+                let Some(pos) = class
+                    .members
+                    .iter()
+                    .position(|m| matches!(m.col, Expr::Column { index: i, .. } if i == *index))
+                else {
+                    continue;
+                };
+                let k = class.constant.get_or_insert_with(|| Constant {
+                    value: value.clone(),
+                    written_on: Vec::new(),
+                });
+                if k.value == *value {
+                    k.written_on.push(pos);
+                }
+            }
+        }
+    }
+
+    /// The filters each leaf takes from the classes: `(leaf, filter)`. A
+    /// class with a constant filters each member `= constant` where that
+    /// was not written; another makes the members a single leaf holds
+    /// equal: `first member = other member`.
     pub fn leaf_filters(&self) -> Vec<(usize, Expr)> {
         let mut out = Vec::new();
         for class in &self.classes {
+            if let Some(k) = &class.constant {
+                for (i, m) in class.members.iter().enumerate() {
+                    if !k.written_on.contains(&i) {
+                        out.push((m.leaf, equality(&m.col, &k.value)));
+                    }
+                }
+                continue;
+            }
             for (i, m) in class.members.iter().enumerate() {
                 if let Some(first) = class.members[..i].iter().find(|f| f.leaf == m.leaf) {
-                    out.push((
-                        m.leaf,
-                        Expr::Cmp {
-                            op: CmpOp::Eq,
-                            left: Box::new(first.col.clone()),
-                            right: Box::new(m.col.clone()),
-                        },
-                    ));
+                    out.push((m.leaf, equality(&first.col, &m.col)));
                 }
             }
         }
@@ -280,9 +358,17 @@ impl EquivalenceClasses {
         }
     }
 
+    /// The classes that supply join keys: those without a constant.
+    fn joining(&self) -> impl Iterator<Item = (usize, &Class)> {
+        self.classes
+            .iter()
+            .enumerate()
+            .filter(|(_, class)| class.constant.is_none())
+    }
+
     /// Whether some class has members in both leaf sets `a` and `b`.
     pub fn joins(&self, a: u32, b: u32) -> bool {
-        self.classes.iter().any(|class| {
+        self.joining().any(|(_, class)| {
             let has = |s: u32| class.members.iter().any(|m| s & 1 << m.leaf != 0);
             has(a) && has(b)
         })
@@ -293,7 +379,7 @@ impl EquivalenceClasses {
     /// where there is one, else their first members.
     pub fn pair_keys(&self, a: u32, b: u32) -> Vec<ClassKey> {
         let mut out = Vec::new();
-        for (c, class) in self.classes.iter().enumerate() {
+        for (c, class) in self.joining() {
             let in_set = |i: usize, s: u32| s & 1 << class.members[i].leaf != 0;
             let written = class.written.iter().find_map(|&(i, j, _)| {
                 if in_set(i, a) && in_set(j, b) {
@@ -319,7 +405,7 @@ impl EquivalenceClasses {
     /// smaller leaf first.
     pub fn spanning_keys(&self, s: u32) -> Vec<ClassKey> {
         let mut out = Vec::new();
-        for (c, class) in self.classes.iter().enumerate() {
+        for (c, class) in self.joining() {
             let inside: Vec<usize> = (0..class.members.len())
                 .filter(|&i| s & 1 << class.members[i].leaf != 0)
                 .collect();
@@ -406,6 +492,32 @@ mod tests {
         assert_eq!(filters[0].0, 0);
         assert_eq!(ec.pair_keys(0b01, 0b10).len(), 1);
         assert_eq!(ec.spanning_keys(0b11).len(), 1);
+    }
+
+    fn eq_const(a: usize, value: tusk_exec::Value, ty: DataType) -> Expr {
+        Expr::Cmp {
+            op: CmpOp::Eq,
+            left: Box::new(Expr::Const { value, ty }),
+            right: Box::new(col(a)),
+        }
+    }
+
+    #[test]
+    fn a_constant_filters_every_member_and_joins_none() {
+        let leaf_of = leaves(&[(1, 0), (2, 1), (3, 2)]);
+        let mut ec = EquivalenceClasses::build(&[eq(1, 2), eq(2, 3)], &leaf_of);
+        let seven = eq_const(1, tusk_exec::Value::Int4(7), DataType::Int4);
+        // A constant of another type is not the class's.
+        ec.add_constants(&[eq_const(2, tusk_exec::Value::Int8(7), DataType::Int8)]);
+        assert!(ec.joins(0b001, 0b010));
+        ec.add_constants(std::slice::from_ref(&seven));
+        assert!(!ec.joins(0b001, 0b110));
+        assert!(ec.pair_keys(0b011, 0b100).is_empty());
+        assert!(ec.spanning_keys(0b111).is_empty());
+        // Leaf 0 wrote its filter; leaves 1 and 2 get theirs.
+        let filters = ec.leaf_filters();
+        let leaves: Vec<usize> = filters.iter().map(|f| f.0).collect();
+        assert_eq!(leaves, vec![1, 2]);
     }
 
     #[test]

@@ -26,27 +26,67 @@ use crate::logical::{conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::HashSet;
 use tusk_exec::expr::CmpOp;
 use tusk_exec::{Estimate, Expr, NodeKind, Plan};
+use tusk_storage::DataType;
 
 /// Regions of up to this many leaves are ordered by dynamic programming.
 pub const DP_LIMIT: usize = 10;
 
-/// Bytes a hash table entry takes beyond its row's width.
-pub(super) const ENTRY_OVERHEAD: f64 = 24.0;
+/// Bytes a row written to a partition file takes beyond its width (its
+/// hash, length and NULL map), roughly.
+const SPILLED_ROW_OVERHEAD: f64 = 24.0;
+
+/// What decides whether a hash join spills and what spilling costs: the
+/// bytes its table will take in the executor
+/// (`tusk_exec::hashjoin::estimated_table_bytes`), the bytes both sides
+/// write to partition files if it spills, and the bytes the table may
+/// take before the join spills (`tusk_exec::hashjoin::build_budget`).
+#[derive(Clone, Copy)]
+pub(super) struct HashMemory {
+    pub table: f64,
+    pub spilled: f64,
+    pub budget: f64,
+}
+
+impl HashMemory {
+    /// For a table of `build` (rows, width, key types) probed by `probe`
+    /// (rows, width) under a limit of `hash_mem` bytes.
+    pub fn new(build: (f64, f64, &[DataType]), probe: (f64, f64), hash_mem: f64) -> HashMemory {
+        let spilled = |(rows, width): (f64, f64)| rows * (width + SPILLED_ROW_OVERHEAD);
+        let table = tusk_exec::hashjoin::estimated_table_bytes(build.0, build.1, build.2);
+        HashMemory {
+            table,
+            spilled: spilled((build.0, build.1)) + spilled(probe),
+            budget: tusk_exec::hashjoin::build_budget(hash_mem as usize, table) as f64,
+        }
+    }
+
+    /// Nothing to spill (the probe half of a join's cost).
+    pub const NONE: HashMemory = HashMemory {
+        table: 0.0,
+        spilled: 0.0,
+        budget: 0.0,
+    };
+}
+
+/// The types of a join's keys.
+pub(super) fn key_types(keys: &[Expr]) -> Vec<DataType> {
+    keys.iter().map(Expr::data_type).collect()
+}
 
 /// The cost of a hash join of `build` rows into a table probed by `probe`
 /// rows on `keys` keys, producing `rows` rows (besides its inputs' costs);
-/// when the build side (`build_bytes`) does not fit `hash_mem`, both
-/// sides (`probe_bytes`) are written to partition files and read back.
+/// when the table does not fit its budget (`memory`), both sides are
+/// written to partition files and read back.
 pub(super) fn hash_join_cost(
     build: f64,
     probe: f64,
     keys: usize,
     rows: f64,
-    (build_bytes, probe_bytes, hash_mem): (f64, f64, f64),
+    memory: HashMemory,
 ) -> f64 {
     let keys = keys.max(1) as f64;
-    let spill = if build_bytes > hash_mem {
-        2.0 * SEQ_PAGE_COST * (build_bytes + probe_bytes) / 8192.0
+    let spill = if memory.table > memory.budget {
+        2.0 * SEQ_PAGE_COST * memory.spilled / 8192.0
     } else {
         0.0
     };
@@ -89,7 +129,7 @@ impl Planner<'_> {
             }
         }
         let (mut current, used) = if parts.len() <= DP_LIMIT {
-            self.join_by_subsets(&mut parts, &conds)?
+            self.join_by_subsets(&mut parts, &conds, &leaf_filter_conjuncts(&leaves))?
         } else {
             self.join_greedily(&mut parts, &conds)?
         };
@@ -353,8 +393,11 @@ impl Planner<'_> {
             inner.plan.names.clone(),
             hash_est,
         );
-        let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
-        let spill = (bytes(&i), bytes(&o), self.settings.hash_mem);
+        let spill = HashMemory::new(
+            (i.rows, f64::from(i.width), &key_types(&inner_keys)),
+            (o.rows, f64::from(o.width)),
+            self.settings.hash_mem,
+        );
         let disabled = if self.settings.enable_hashjoin {
             0.0
         } else {
@@ -364,7 +407,7 @@ impl Planner<'_> {
             disabled + i.total_cost + hash_join_cost(i.rows, 0.0, outer_keys.len(), 0.0, spill);
         let total = startup
             + o.total_cost
-            + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, (0.0, 0.0, 0.0));
+            + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, HashMemory::NONE);
         if let Some(p) = index_loops.filter(|p| p.plan.est.total_cost < total) {
             return Ok(p);
         }
@@ -419,14 +462,13 @@ impl Planner<'_> {
     /// distinct values on the build side makes building it dearer.
     fn hash_sides_cost(&self, build: (&Phys, &[Expr]), probe: (&Phys, &[Expr])) -> f64 {
         let (b, p) = (&build.0.plan.est, &probe.0.plan.est);
-        let bytes = |e: &Estimate| e.rows * (f64::from(e.width) + ENTRY_OVERHEAD);
-        hash_join_cost(
-            b.rows,
-            p.rows,
-            build.1.len(),
-            0.0,
-            (bytes(b), bytes(p), self.settings.hash_mem),
-        ) + self.bucket_cost(b.rows, p.rows, build.1)
+        let memory = HashMemory::new(
+            (b.rows, f64::from(b.width), &key_types(build.1)),
+            (p.rows, f64::from(p.width)),
+            self.settings.hash_mem,
+        );
+        hash_join_cost(b.rows, p.rows, build.1.len(), 0.0, memory)
+            + self.bucket_cost(b.rows, p.rows, build.1)
     }
 
     /// The cheapest index nested loop for a join of `left` and `right` on
@@ -537,6 +579,18 @@ pub(crate) fn collect_region<'l>(
         }
         other => leaves.push(other),
     }
+}
+
+/// The conjuncts of the filters that top the leaves of a region (where
+/// push-down put each leaf's own conditions).
+fn leaf_filter_conjuncts(leaves: &[&Logical]) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for leaf in leaves {
+        if let Logical::Filter { predicate, .. } = leaf {
+            conjuncts(predicate.clone(), &mut out);
+        }
+    }
+    out
 }
 
 /// For an equality whose sides read only `l` columns and only `r` columns

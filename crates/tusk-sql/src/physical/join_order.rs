@@ -25,7 +25,7 @@
 
 use super::cost::{CPU_OPERATOR_COST, CPU_TUPLE_COST};
 use super::equivalence::EquivalenceClasses;
-use super::join::{equality_leaves, hash_join_cost, ENTRY_OVERHEAD};
+use super::join::{equality_leaves, hash_join_cost, key_types, HashMemory};
 use super::{Phys, Planner, Result};
 use crate::logical::{expr_columns, ColumnId, JoinKind};
 use std::collections::HashMap;
@@ -87,7 +87,7 @@ struct Region<'r> {
     cond_keys: Vec<Option<(usize, usize, Expr, Expr)>>,
     /// The selectivity of each other condition over two or more leaves.
     sel: Vec<f64>,
-    /// Each leaf's estimated rows and width (with a hash entry's overhead).
+    /// Each leaf's estimated rows and width.
     rows: Vec<f64>,
     widths: Vec<f64>,
 }
@@ -247,10 +247,13 @@ impl Planner<'_> {
 
     /// Dynamic programming over the subsets of `parts` (see the module
     /// doc); returns the joined plan and which of `conds` it placed.
+    /// `leaf_conds` are the conditions the leaves filter themselves by,
+    /// where the classes find their constants (with `conds`).
     pub(super) fn join_by_subsets(
         &mut self,
         parts: &mut [Option<Phys>],
         conds: &[Expr],
+        leaf_conds: &[Expr],
     ) -> Result<(Phys, Vec<bool>)> {
         let n = parts.len();
         let leaf_of: HashMap<ColumnId, usize> = parts
@@ -258,7 +261,9 @@ impl Planner<'_> {
             .enumerate()
             .flat_map(|(i, p)| p.as_ref().unwrap().cols.iter().map(move |&c| (c, i)))
             .collect();
-        let classes = EquivalenceClasses::build(conds, &leaf_of);
+        let mut classes = EquivalenceClasses::build(conds, &leaf_of);
+        classes.add_constants(leaf_conds);
+        classes.add_constants(conds);
         for (leaf, f) in classes.leaf_filters() {
             let p = parts[leaf].take().expect("a leaf");
             parts[leaf] = Some(self.filter(p, &f)?);
@@ -299,7 +304,7 @@ impl Planner<'_> {
                 .collect(),
             widths: parts
                 .iter()
-                .map(|p| f64::from(p.as_ref().unwrap().plan.est.width) + ENTRY_OVERHEAD)
+                .map(|p| f64::from(p.as_ref().unwrap().plan.est.width))
                 .collect(),
         };
         let hash_mem = self.settings.hash_mem;
@@ -338,20 +343,18 @@ impl Planner<'_> {
                     let cost = if keys.is_empty() {
                         cost + x.rows * y.rows * CPU_OPERATOR_COST + out_rows * CPU_TUPLE_COST
                     } else {
-                        let (bx, by) = (x.rows * region.width_of(a), y.rows * region.width_of(b));
+                        let (wx, wy) = (region.width_of(a), region.width_of(b));
                         let a_keys: Vec<Expr> = keys.iter().map(|k| k.a.clone()).collect();
                         let b_keys: Vec<Expr> = keys.iter().map(|k| k.b.clone()).collect();
                         let hash = |build: (f64, f64, &[Expr]), probe: (f64, f64)| {
-                            hash_join_cost(
-                                build.0,
-                                probe.0,
-                                keys.len(),
-                                out_rows,
-                                (build.1, probe.1, hash_mem),
-                            ) + self.bucket_cost(build.0, probe.0, build.2)
+                            let types = key_types(build.2);
+                            let memory =
+                                HashMemory::new((build.0, build.1, &types), probe, hash_mem);
+                            hash_join_cost(build.0, probe.0, keys.len(), out_rows, memory)
+                                + self.bucket_cost(build.0, probe.0, build.2)
                         };
-                        let mut join = hash((x.rows, bx, &a_keys), (y.rows, by))
-                            .min(hash((y.rows, by, &b_keys), (x.rows, bx)));
+                        let mut join = hash((x.rows, wx, &a_keys), (y.rows, wy))
+                            .min(hash((y.rows, wy, &b_keys), (x.rows, wx)));
                         join += cost;
                         // An index nested loop probing a leaf costs its
                         // outer side and the probes.

@@ -666,12 +666,12 @@ impl<'a> Planner<'a> {
             .map(|(c, _)| *c)
             .chain(aggs.iter().map(|(c, _)| *c))
             .collect();
-        if let Some(p) = self.parallel_aggregate(&child, &g, &a, &cols)? {
-            return Ok(p);
-        }
         let rows_in = child.plan.est.rows;
         let keys: Vec<Expr> = group.iter().map(|(_, e)| e.clone()).collect();
         let groups = self.num_groups(&keys, rows_in);
+        if let Some(p) = self.parallel_aggregate(&child, &g, &a, &cols, groups)? {
+            return Ok(p);
+        }
         let total = child.plan.est.total_cost
             + rows_in * CPU_OPERATOR_COST * (a.len().max(1) + g.len()) as f64;
         let est = Estimate {

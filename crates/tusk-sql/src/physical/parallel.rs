@@ -97,13 +97,17 @@ impl Planner<'_> {
     }
 
     /// Partial and Finalize Aggregate around a Gather, when the input is
-    /// worth running in parallel and every aggregate combines.
+    /// worth running in parallel and every aggregate combines. `groups` is
+    /// the serial estimate of the groups (`num_groups`, from the keys'
+    /// distinct counts): the Finalize node's rows, and each participant's
+    /// Partial node may emit every group.
     pub(crate) fn parallel_aggregate(
         &self,
         child: &Phys,
         group: &[Expr],
         aggs: &[AggCall],
         cols: &[ColumnId],
+        groups: f64,
     ) -> Result<Option<Phys>> {
         if !aggs.iter().all(AggCall::supports_partial) || !self.worth_parallel(&child.plan) {
             return Ok(None);
@@ -119,11 +123,12 @@ impl Planner<'_> {
                 ty: g.data_type(),
             })
             .collect();
-        let rows_in = tree.est.rows;
+        // Each participant may meet every group.
+        let participants = (self.settings.workers + 1) as f64;
         let partial_rows = if group.is_empty() {
-            (self.settings.workers + 1) as f64
+            participants
         } else {
-            (rows_in / 10.0).max(1.0)
+            (groups * participants).min(tree.est.rows).max(1.0)
         };
         let pest = Estimate {
             startup_cost: tree.est.total_cost,
@@ -153,7 +158,7 @@ impl Planner<'_> {
         );
         let gathered = self.gather(partial);
         let fest = Estimate {
-            rows: if group.is_empty() { 1.0 } else { pest.rows },
+            rows: groups.round(),
             ..pest
         };
         Ok(Some(self.node(
