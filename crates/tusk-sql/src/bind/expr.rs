@@ -175,7 +175,9 @@ impl Binder<'_> {
                 // PostgreSQL rewrites `x BETWEEN lo AND hi` into `x >= lo
                 // AND x <= hi` (`x NOT BETWEEN lo AND hi` into `x < lo OR
                 // x > hi`) before binding, so the first comparison is
-                // resolved (and fails) before `hi` is bound.
+                // resolved (and fails) before `hi` is bound, and `x` is
+                // bound twice: a subquery in it is two subqueries (two
+                // InitPlans, each placed with its own comparison).
                 let (first, second) = if *negated {
                     (A::BinaryOperator::Lt, A::BinaryOperator::Gt)
                 } else {
@@ -183,9 +185,10 @@ impl Binder<'_> {
                 };
                 let x = self.expr(expr, ctx)?;
                 let lo = self.expr(low, ctx)?;
-                let low_test = self.binary(x.clone(), &first, lo)?;
+                let low_test = self.binary(x, &first, lo)?;
+                let x_again = self.expr(expr, ctx)?;
                 let hi = self.expr(high, ctx)?;
-                let high_test = self.binary(x, &second, hi)?;
+                let high_test = self.binary(x_again, &second, hi)?;
                 Ok(B::known(if *negated {
                     Expr::or(low_test.e, high_test.e)
                 } else {

@@ -18,7 +18,7 @@ mod referents;
 
 use crate::names::quote_ident;
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
+use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -270,7 +270,7 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
     for c in &stmt.ctes {
         cte_names(c, &mut names);
     }
-    let sections: Vec<Section> = stmt
+    let mut sections: Vec<Section> = stmt
         .ctes
         .iter()
         .zip(&names)
@@ -280,6 +280,7 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
             params: Vec::new(),
         })
         .collect();
+    sections.extend(level_init_plans(&stmt.root));
     let r = Renderer { opts, stats };
     r.node(
         visible(&stmt.root),
@@ -287,7 +288,7 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
         0,
         false,
         Inherited {
-            filter: None,
+            filter: Vec::new(),
             sections,
         },
         &mut out,
@@ -338,7 +339,8 @@ struct Section<'p> {
 /// part of the node that produces the rows.
 #[derive(Default)]
 struct Inherited<'p> {
-    filter: Option<String>,
+    /// The filters' conjuncts, deparsed, in the order they run.
+    filter: Vec<String>,
     sections: Vec<Section<'p>>,
 }
 
@@ -366,15 +368,13 @@ fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
             .zip(&s.params)
             .map(|(&id, e)| (id, deparse(e, &outer)))
             .collect();
+        if let Some(param) = init_plan_param(s) {
+            // Printed at the level's top node (see `level_init_plans`).
+            names.push(param);
+            continue;
+        }
         let correlated = s.plan.uses_params(&|k| s.param_ids.contains(&k));
         let (name, title) = match &s.kind {
-            SubPlanKind::Exists | SubPlanKind::Scalar if s.params.is_empty() => {
-                let param = format!("${}", s.number - 1);
-                (
-                    param.clone(),
-                    format!("InitPlan {} (returns {param})", s.number),
-                )
-            }
             SubPlanKind::Any { test } if !correlated && hashable(test) => (
                 format!("(hashed SubPlan {})", s.number),
                 format!("SubPlan {}", s.number),
@@ -393,6 +393,120 @@ fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
     }
     sections.extend(inner_sections);
     (names, sections, below)
+}
+
+/// The conjuncts of `e` deparsed, each as it prints inside an AND.
+fn filter_terms(e: &Expr, names: &[String]) -> Vec<String> {
+    match e {
+        Expr::And(terms) => terms.iter().map(|t| deparse(t, names)).collect(),
+        other => vec![deparse(other, names)],
+    }
+}
+
+/// Conjuncts printed as one condition.
+fn conjunction(terms: &[String]) -> String {
+    match terms {
+        [one] => one.clone(),
+        _ => format!("({})", terms.join(" AND ")),
+    }
+}
+
+/// Adds the conjuncts of filters folded into node `p` (`inherited`, in the
+/// order they run) to its details, as PostgreSQL prints them: after a
+/// scan's own filter in one `Filter:` line, after an inner join's own
+/// conditions in its `Join Filter:` (PostgreSQL tests every qual of an
+/// inner join there), and elsewhere as a `Filter:` line of their own.
+/// `child_names` are the names of `p`'s children's columns.
+fn merge_filter(
+    p: &Plan,
+    child_names: &[Vec<String>],
+    inherited: Vec<String>,
+    details: &mut Vec<String>,
+) {
+    let (own, names, label) = match &p.kind {
+        NodeKind::SeqScan { filter, .. }
+        | NodeKind::IndexScan { filter, .. }
+        | NodeKind::FunctionScan { filter, .. }
+        | NodeKind::SystemScan { filter, .. } => {
+            (filter.as_ref(), unqualified(&p.names), "Filter: ")
+        }
+        NodeKind::HashJoin {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::MergeJoin {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::NestedLoop {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::IndexNestLoop {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        } => (join_filter.as_ref(), child_names.concat(), "Join Filter: "),
+        _ => {
+            details.push(format!("Filter: {}", conjunction(&inherited)));
+            return;
+        }
+    };
+    let mut terms = own.map_or_else(Vec::new, |f| filter_terms(f, &names));
+    terms.extend(inherited);
+    let line = format!("{label}{}", conjunction(&terms));
+    match details.iter().position(|d| d.starts_with(label)) {
+        Some(i) if own.is_some() => details[i] = line,
+        _ => {
+            // After the index or join conditions, before what follows.
+            let at = details
+                .iter()
+                .rposition(|d| d.contains("Cond: "))
+                .map_or(0, |i| i + 1);
+            details.insert(at, line);
+        }
+    }
+}
+
+/// The parameter an InitPlan returns (`$n`); `None` for a SubPlan.
+fn init_plan_param(s: &tusk_exec::plan::SubPlanSpec) -> Option<String> {
+    match &s.kind {
+        SubPlanKind::Exists | SubPlanKind::Scalar if s.params.is_empty() => {
+            Some(format!("${}", s.number - 1))
+        }
+        _ => None,
+    }
+}
+
+/// The InitPlans of the query level whose top node is `p` (not those of
+/// the SubPlans, InitPlans and CTEs it runs, which are levels of their
+/// own), in number order: PostgreSQL attaches every InitPlan of a level to
+/// its top node (`SS_attach_initplans`), wherever its value is read.
+fn level_init_plans(p: &Plan) -> Vec<Section<'_>> {
+    fn collect<'p>(p: &'p Plan, out: &mut Vec<(usize, Section<'p>)>) {
+        if let NodeKind::SubPlans { subplans } = &p.kind {
+            for s in subplans {
+                if let Some(param) = init_plan_param(s) {
+                    let section = Section {
+                        title: format!("InitPlan {} (returns {param})", s.number),
+                        plan: &s.plan,
+                        params: Vec::new(),
+                    };
+                    out.push((s.number, section));
+                }
+            }
+        }
+        for c in &p.children {
+            collect(c, out);
+        }
+    }
+    let mut found = Vec::new();
+    collect(p, &mut found);
+    found.sort_by_key(|(number, _)| *number);
+    found.into_iter().map(|(_, s)| s).collect()
 }
 
 /// Whether an ANY test is a conjunction of equalities, which PostgreSQL
@@ -415,14 +529,11 @@ impl Renderer<'_> {
         for s in sections {
             out.push(format!("{detail}{}", s.title));
             OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
-            self.node(
-                visible(s.plan),
-                1,
-                detail.len(),
-                false,
-                Inherited::default(),
-                out,
-            );
+            let level = Inherited {
+                filter: Vec::new(),
+                sections: level_init_plans(s.plan),
+            };
+            self.node(visible(s.plan), 1, detail.len(), false, level, out);
             OUTER_PARAMS.with(|m| {
                 let mut m = m.borrow_mut();
                 for (id, _) in &s.params {
@@ -457,17 +568,12 @@ impl Renderer<'_> {
                         | NodeKind::IndexScan { .. }
                         | NodeKind::FunctionScan { .. }
                 );
-                let filter = if scan {
-                    deparse(predicate, &unqualified(&names))
-                } else {
-                    deparse(predicate, &names)
-                };
-                let filter = match inherited.filter {
-                    Some(f) => format!("({f} AND {filter})"),
-                    None => filter,
-                };
+                let names = if scan { unqualified(&names) } else { names };
+                // This filter runs before the ones above it.
+                let mut filter = filter_terms(predicate, &names);
+                filter.extend(inherited.filter);
                 let next = Inherited {
-                    filter: Some(filter),
+                    filter,
                     sections: all,
                 };
                 return self.node(target, depth, shift, parallel_parent, next, out);
@@ -825,8 +931,8 @@ impl Renderer<'_> {
             }
             details.extend(s.extra.iter().cloned());
         }
-        if let Some(f) = inherited.filter {
-            details.push(format!("Filter: {f}"));
+        if !inherited.filter.is_empty() {
+            merge_filter(p, &child_name_lists, inherited.filter, &mut details);
         }
         out.push(line);
         for d in details {

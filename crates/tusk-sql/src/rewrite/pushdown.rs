@@ -23,9 +23,14 @@
 //! conjuncts it would test after it stay above it (`split_at_subplan`,
 //! `split_at_mark`), so that their errors are not raised for rows it
 //! rejects; a mark join over an inner join first goes down into the side
-//! it reads (`mark_join_side`), where PostgreSQL tests it.
+//! it reads (`mark_join_side`), where PostgreSQL tests it. An InitPlan's
+//! Apply goes down into the relation its conjuncts read (`init_plan`), as
+//! PostgreSQL tests a qual over an InitPlan's parameter and one relation
+//! in that relation's scan.
 
-use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
+mod init_plan;
+
+use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::{BTreeSet, HashSet};
 use tusk_exec::expr::BoolTest;
 use tusk_exec::{Expr, Value};
@@ -359,8 +364,18 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             kind,
             out,
         } => {
-            let init_plan = matches!(kind, SubqueryKind::Scalar | SubqueryKind::Exists)
-                && subquery.free_columns().is_empty();
+            let init_plan = init_plan::is_init_plan(&kind, &subquery);
+            if init_plan {
+                let reads = init_plan::columns_beside(&cs, out);
+                if init_plan::can_sink(&input, &reads) {
+                    let apply = init_plan::InitApply {
+                        subquery,
+                        kind,
+                        out,
+                    };
+                    return push_conjuncts(init_plan::sink(*input, apply, &reads), cs);
+                }
+            }
             let (stay, down) = if init_plan {
                 // An InitPlan's value is a parameter, of cost 0.
                 split_at_subplan(cs, out, 0.0)
