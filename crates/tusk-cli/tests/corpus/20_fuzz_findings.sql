@@ -364,6 +364,11 @@ select max((b.c0 + 0)), count(*) from fip1 a, fip2 b where ((select min(s.c1) fr
 -- Correlated with b: a SubPlan per row of b.
 -- expect: error
 select count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s where s.c0 = b.c0) between (b.c1 % b.c1) and (a.c0 / a.c0));
+-- BETWEEN SYMMETRIC: an OR of two ranges, over both relations.
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) between symmetric b.c1 and a.c0;
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) between symmetric (b.c1 % b.c1) and (a.c0 / nullif(a.c0, 0));
+-- expect: error
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) not between symmetric (b.c1 % b.c1) and (a.c0 / a.c0);
 select count(*) from fip1 a, fip2 b where a.c0 <> 0 and (select max(s.c1) from fip2 s) >= 10 / a.c0 and b.c1 > 0;
 -- expect: error
 select count(*) from fip1 a join fip2 b on a.c1 = b.c0 + 3 where (select max(s.c1) from fip2 s) < a.c0 / a.c0;
