@@ -387,5 +387,12 @@ select count(*) from fip1 a, fip2 b where (select min(c1) from fip2) between b.c
 set max_parallel_workers_per_gather = 0;
 explain (costs off) select * from fip1 a where (select min(c1) from fip2) <= a.c0 / a.c0 and c1 > 0;
 explain (costs off) select * from fip1 a, fip2 b where (select min(c1) from fip2) <= a.c0 / a.c0 and a.c1 = b.c1;
+-- InitPlans are numbered in the written order (the select list's first),
+-- and a relation named in two levels prints as fip2, then fip2_1, ...
+explain (costs off) select * from fip1 where c0 > (select min(c1) from fip2) and c1 < (select max(c1) from fip2);
+explain (costs off) select (select min(c1) from fip2), (select max(c1) from fip2) from fip1 where c0 > (select min(c0) from fip2);
+explain (costs off) select * from fip1 where c0 > (select min(c1) from fip2 x) and c1 < (select max(c1) from fip2 x);
+explain (costs off) select * from fip1 x where c0 > (select min(c1) from fip2 x);
+explain (costs off) select * from fip1 a where (select min(c1) from fip2 s) between a.c1 and a.c0;
 reset max_parallel_workers_per_gather;
 drop table fip1, fip2;

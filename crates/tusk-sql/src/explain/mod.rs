@@ -14,9 +14,11 @@
 //! its detail lines are indented 6 more (2 for the root). Project nodes are
 //! not shown, as PostgreSQL folds projections into the node below.
 
+mod aliases;
 mod referents;
 
 use crate::names::quote_ident;
+use std::collections::HashMap;
 use tusk_exec::expr::Expr;
 use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
 use tusk_exec::{NodeStats, Value};
@@ -281,7 +283,11 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
         })
         .collect();
     sections.extend(level_init_plans(&stmt.root));
-    let r = Renderer { opts, stats };
+    let r = Renderer {
+        opts,
+        stats,
+        aliases: aliases::unique_aliases(stmt),
+    };
     r.node(
         visible(&stmt.root),
         0,
@@ -347,6 +353,8 @@ struct Inherited<'p> {
 struct Renderer<'s> {
     opts: ExplainOptions,
     stats: Option<&'s [NodeStats]>,
+    /// New names of scans whose names other levels hold (see `aliases`).
+    aliases: HashMap<usize, String>,
 }
 
 /// The names a chain of SubPlans nodes' parent sees, the sections of its
@@ -393,6 +401,17 @@ fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
     }
     sections.extend(inner_sections);
     (names, sections, below)
+}
+
+/// The node that filters and SubPlans nodes from `p` down fold into.
+fn fold_target(p: &Plan) -> &Plan {
+    match &p.kind {
+        NodeKind::Filter { predicate } if reads_columns(predicate) => {
+            fold_target(visible(&p.children[0]))
+        }
+        NodeKind::SubPlans { .. } => fold_target(visible(&p.children[0])),
+        _ => p,
+    }
 }
 
 /// The conjuncts of `e` deparsed, each as it prints inside an AND.
@@ -523,6 +542,17 @@ fn hashable(test: &Expr) -> bool {
 }
 
 impl Renderer<'_> {
+    /// `table alias` as a scan's title names it (`table` alone when the
+    /// alias is the table's name), with the alias made unique.
+    fn relation_name(&self, p: &Plan, table: &str, alias: &str) -> String {
+        let alias = self.aliases.get(&p.id).map_or(alias, String::as_str);
+        if alias == table {
+            quote_ident(table)
+        } else {
+            format!("{} {}", quote_ident(table), quote_ident(alias))
+        }
+    }
+
     /// Prints sections (InitPlans, SubPlans, CTEs) at a node's detail
     /// indentation `detail`.
     fn sections(&self, sections: Vec<Section<'_>>, detail: &str, out: &mut Vec<String>) {
@@ -563,7 +593,7 @@ impl Renderer<'_> {
                 let mut all = inherited.sections;
                 all.append(&mut sections);
                 let scan = matches!(
-                    target.kind,
+                    fold_target(target).kind,
                     NodeKind::SeqScan { .. }
                         | NodeKind::IndexScan { .. }
                         | NodeKind::FunctionScan { .. }
@@ -625,11 +655,7 @@ impl Renderer<'_> {
                 filter,
                 ..
             } => {
-                let name = if alias == relation {
-                    quote_ident(relation)
-                } else {
-                    format!("{} {}", quote_ident(relation), quote_ident(alias))
-                };
+                let name = self.relation_name(p, relation, alias);
                 let mut d = vec![];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
@@ -643,11 +669,7 @@ impl Renderer<'_> {
                 parallel,
                 ..
             } => {
-                let name = if alias == table {
-                    quote_ident(table)
-                } else {
-                    format!("{} {}", quote_ident(table), quote_ident(alias))
-                };
+                let name = self.relation_name(p, table, alias);
                 let mut d = vec![];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
@@ -667,11 +689,7 @@ impl Renderer<'_> {
                 filter,
                 ..
             } => {
-                let name = if alias == table {
-                    quote_ident(table)
-                } else {
-                    format!("{} {}", quote_ident(table), quote_ident(alias))
-                };
+                let name = self.relation_name(p, table, alias);
                 let mut d = vec![format!("Index Cond: {index_cond}")];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
