@@ -396,3 +396,26 @@ explain (costs off) select * from fip1 x where c0 > (select min(c1) from fip2 x)
 explain (costs off) select * from fip1 a where (select min(c1) from fip2 s) between a.c1 and a.c0;
 reset max_parallel_workers_per_gather;
 drop table fip1, fip2;
+
+-- A conjunct over an InitPlan and the nullable side of an outer join that
+-- rejects that side's NULLs makes the join inner, and goes into that
+-- side's scan with its InitPlan (fuzzer, seed 20261308).
+create table fio0 (c0 int, c1 numeric);
+insert into fio0 values (2, -0.001), (2, -0.001), (-5, 0.00);
+create table fio1 (c0 numeric, c1 date);
+insert into fio1 values (-0.001, date 'infinity'), (-1.25, date '2000-01-02'), (-1.25, date '1999-12-31'), (null, date '1999-12-31');
+create table fio2 (c0 int, c1 bigint);
+insert into fio2 values (2, -5), (0, -7), (null, -2);
+-- expect: error
+select false from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s)) intersect all select true from fio2 a right join fio1 b on true;
+select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / nullif(b.c1, 0)) > (select min(s.c0) from fio1 s));
+-- expect: error
+select count(*) from fio0 b right join fio1 a on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s));
+-- expect: error
+select count(*) from fio0 b full join fio1 a on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s));
+select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where (select min(s.c0) from fio1 s) is distinct from b.c1 / nullif(b.c1, 0);
+set max_parallel_workers_per_gather = 0;
+explain (costs off) select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / nullif(b.c1, 0)) > (select min(s.c0) from fio1 s));
+explain (costs off) select * from fio0 where c1 > 5 and c1 < 5.5 and c1 <> -5;
+reset max_parallel_workers_per_gather;
+drop table fio0, fio1, fio2;

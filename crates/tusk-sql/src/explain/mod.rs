@@ -61,7 +61,16 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             Value::Bool(b) => b.to_string(),
             Value::Int4(v) if *v >= 0 => v.to_string(),
             Value::Int8(v) if *v >= 0 => v.to_string(),
-            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => n.to_string(),
+            // A numeric that reads as an integer carries its type, as in
+            // PostgreSQL's get_const_expr.
+            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => {
+                let text = n.to_string();
+                if text.contains(['.', 'e', 'E']) {
+                    text
+                } else {
+                    format!("'{text}'::numeric")
+                }
+            }
             Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
             other => format!(
                 "'{}'::{}",

@@ -13,9 +13,10 @@
 //! are independent, and commute) and filters, and into the side of a join
 //! that holds every other column its conjuncts read, where the join lets
 //! conjuncts from above go down (never into a side an outer join
-//! NULL-extends). The Apply's output keeps `out`, which every node above
-//! passes up, so references above it are still met. Push-down then carries
-//! the conjuncts after it, and meets the Apply again one level lower.
+//! NULL-extends, unless the conjuncts make the join inner). The Apply's
+//! output keeps `out`, which every node above passes up, so references
+//! above it are still met. Push-down then carries the conjuncts after it,
+//! and meets the Apply again one level lower.
 
 use crate::logical::{expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
 use std::collections::HashSet;
@@ -41,50 +42,52 @@ pub(super) fn columns_beside(cs: &[Expr], out: ColumnId) -> HashSet<ColumnId> {
 }
 
 /// Which side of a join of `kind` over `left` and `right` conjuncts
-/// reading `reads` from above go down into: `Some(true)` the left,
+/// reading `reads` from above go down into, when `cs` are the conjuncts
+/// above (which may make an outer join inner): `Some(true)` the left,
 /// `Some(false)` the right.
 fn join_side(
     kind: JoinKind,
     left: &Logical,
     right: &Logical,
     reads: &HashSet<ColumnId>,
+    cs: &[Expr],
 ) -> Option<bool> {
-    let holds = |side: &Logical| {
-        let cols: HashSet<ColumnId> = side.output().into_iter().collect();
-        reads.iter().all(|c| cols.contains(c))
-    };
-    match kind {
+    let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
+    let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
+    let in_left = reads.iter().all(|c| lcols.contains(c));
+    let in_right = reads.iter().all(|c| rcols.contains(c));
+    match super::simplified_kind(kind, &lcols, &rcols, cs) {
         JoinKind::Inner
         | JoinKind::Left
         | JoinKind::Semi
         | JoinKind::Anti
         | JoinKind::Mark { .. }
-            if holds(left) =>
+            if in_left =>
         {
             Some(true)
         }
-        JoinKind::Inner | JoinKind::Right if holds(right) => Some(false),
+        JoinKind::Inner | JoinKind::Right if in_right => Some(false),
         _ => None,
     }
 }
 
 /// Whether an InitPlan's Apply whose conjuncts read `reads` (besides its
-/// value) can go below the top of `plan`.
-pub(super) fn can_sink(plan: &Logical, reads: &HashSet<ColumnId>) -> bool {
+/// value) can go below the top of `plan`, under conjuncts `cs`.
+pub(super) fn can_sink(plan: &Logical, reads: &HashSet<ColumnId>, cs: &[Expr]) -> bool {
     if reads.is_empty() {
         return false;
     }
     match plan {
-        Logical::Filter { input, .. } => can_sink(input, reads),
+        Logical::Filter { input, .. } => can_sink(input, reads, cs),
         Logical::Apply {
             input,
             subquery,
             kind,
             out,
-        } => is_init_plan(kind, subquery) && !reads.contains(out) && can_sink(input, reads),
+        } => is_init_plan(kind, subquery) && !reads.contains(out) && can_sink(input, reads, cs),
         Logical::Join {
             kind, left, right, ..
-        } => join_side(*kind, left, right, reads).is_some(),
+        } => join_side(*kind, left, right, reads, cs).is_some(),
         _ => false,
     }
 }
@@ -108,11 +111,17 @@ impl InitApply {
 }
 
 /// Moves `apply` below the top of `plan`, where [`can_sink`] found it can
-/// go: under filters and other InitPlans, into the side of the join below.
-pub(super) fn sink(plan: Logical, apply: InitApply, reads: &HashSet<ColumnId>) -> Logical {
+/// go (under conjuncts `cs`): under filters and other InitPlans, into the
+/// side of the join below.
+pub(super) fn sink(
+    plan: Logical,
+    apply: InitApply,
+    reads: &HashSet<ColumnId>,
+    cs: &[Expr],
+) -> Logical {
     match plan {
         Logical::Filter { input, predicate } => Logical::Filter {
-            input: Box::new(sink(*input, apply, reads)),
+            input: Box::new(sink(*input, apply, reads, cs)),
             predicate,
         },
         Logical::Apply {
@@ -121,7 +130,7 @@ pub(super) fn sink(plan: Logical, apply: InitApply, reads: &HashSet<ColumnId>) -
             kind,
             out,
         } => Logical::Apply {
-            input: Box::new(sink(*input, apply, reads)),
+            input: Box::new(sink(*input, apply, reads, cs)),
             subquery,
             kind,
             out,
@@ -133,7 +142,7 @@ pub(super) fn sink(plan: Logical, apply: InitApply, reads: &HashSet<ColumnId>) -
             on,
             mark,
         } => {
-            let into_left = join_side(kind, &left, &right, reads)
+            let into_left = join_side(kind, &left, &right, reads, cs)
                 .expect("a side that holds the columns, as can_sink found");
             let (left, right) = if into_left {
                 (Box::new(apply.over(*left)), right)
@@ -160,6 +169,13 @@ mod tests {
     use tusk_exec::expr::{ArithOp, CmpOp};
     use tusk_exec::Expr;
     use tusk_storage::DataType;
+
+    /// Integer columns of these names.
+    fn columns<const N: usize>(names: [&str; N]) -> (Columns, [ColumnId; N]) {
+        let mut cols = Columns::default();
+        let ids = names.map(|n| int(&mut cols, n));
+        (cols, ids)
+    }
 
     /// `a <kind> JOIN b` with no condition.
     fn join(kind: JoinKind, a: ColumnId, b: ColumnId) -> Logical {
@@ -232,17 +248,25 @@ mod tests {
         assert_eq!(filtered_apply(&right), Some(o1));
     }
 
+    /// A strict conjunct over the nullable side makes a left join inner:
+    /// then the InitPlan goes into that side.
+    #[test]
+    fn a_left_join_made_inner_takes_it_into_its_right_side() {
+        let (cols, [a, b, s, out]) = columns(["a", "b", "s", "out"]);
+        let plan =
+            init_apply(join(JoinKind::Left, a, b), s, out).filter(over(&cols, CmpOp::Lt, out, b));
+        let Logical::Join { kind, right, .. } = push_down(plan) else {
+            panic!("the join at the top, its filter gone down")
+        };
+        assert_eq!(kind, JoinKind::Inner);
+        assert_eq!(filtered_apply(&right), Some(out));
+    }
+
     /// An InitPlan never goes into the side an outer join NULL-extends,
     /// nor below a conjunct over both sides.
     #[test]
     fn nullable_sides_and_join_conjuncts_keep_it_above() {
-        let mut cols = Columns::default();
-        let (a, b, s, out) = (
-            int(&mut cols, "a"),
-            int(&mut cols, "b"),
-            int(&mut cols, "s"),
-            int(&mut cols, "out"),
-        );
+        let (cols, [a, b, s, out]) = columns(["a", "b", "s", "out"]);
         let left_join = join(JoinKind::Left, a, b);
         // `out <> b` does not reject b's NULLs: the join stays a left join.
         let not_distinct = Expr::IsDistinct {
