@@ -9,8 +9,10 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 use std::ops::ControlFlow;
 use tusk_storage::RowLockMode;
 
+mod between;
 mod reserved;
 mod table_am;
+pub(crate) use between::symmetric_low;
 pub use table_am::access_method;
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
@@ -96,6 +98,7 @@ fn statements(
     if body.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
         return Ok(());
     }
+    between::mark_symmetric(&mut tokens);
     let strengths = row_lock_strengths(&mut tokens);
     let access_methods = table_am::take_clauses(&mut tokens);
     let mut stmts = Parser::new(&PostgreSqlDialect {})

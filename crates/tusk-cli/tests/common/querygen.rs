@@ -218,23 +218,19 @@ impl<'a> Gen<'a> {
         }
         let d = depth - 1;
         if self.features.case_exprs && self.rng.chance(12) {
-            return match self.rng.below(3) {
-                0 => format!(
-                    "CASE WHEN {} THEN {} ELSE {} END",
-                    self.pred(scope, d),
-                    self.expr(scope, ty, d),
-                    self.expr(scope, ty, d)
-                ),
-                1 => format!(
-                    "COALESCE({}, {})",
-                    self.expr(scope, ty, d),
-                    self.expr(scope, ty, d)
-                ),
-                _ => format!(
-                    "NULLIF({}, {})",
-                    self.expr(scope, ty, d),
-                    self.expr(scope, ty, d)
-                ),
+            let form = self.rng.below(3);
+            let when = (form == 0).then(|| self.pred(scope, d));
+            let first = self.expr(scope, ty, d);
+            let mut second = self.expr(scope, ty, d);
+            if first == "NULL" && second == "NULL" {
+                // Of untyped NULLs alone the result is text, not `ty`
+                // (and `NULL - text` is jsonb's operator, which tusk lacks).
+                second = format!("NULL::{}", ty.sql());
+            }
+            return match when {
+                Some(w) => format!("CASE WHEN {w} THEN {first} ELSE {second} END"),
+                None if form == 1 => format!("COALESCE({first}, {second})"),
+                None => format!("NULLIF({first}, {second})"),
             };
         }
         if self.features.subqueries && self.rng.chance(5) {

@@ -40,3 +40,25 @@ select sqrt(-1);
 select abs('x');
 -- expect: error
 select nosuchfunction(1);
+
+-- BETWEEN [NOT] [ASYMMETRIC | SYMMETRIC]: a symmetric range takes its
+-- bounds in either order; the low bound ends at the first AND outside
+-- parentheses and CASE.
+select 2 between symmetric 3 and 1, 2 not between symmetric 3 and 1, 5 between symmetric 3 and 1, 2 between asymmetric 3 and 1, 2 between symmetric (3) and 1;
+select x, x between symmetric 1 + 1 and case when x > 2 and x < 5 then 4 else 0 end from generate_series(0, 6) x order by 1;
+select x from generate_series(0, 6) x where x not between symmetric 5 and 2 order by 1;
+select x from generate_series(0, 6) x where x not between asymmetric 5 and 2 order by 1;
+select null between symmetric 1 and 2, 1 between symmetric null and 2, 3 between symmetric null and 2, 1 not between symmetric null and 2;
+select 'b' between symmetric 'c' and 'a', 'b' between symmetric 'a' and 'a';
+select (select max(x) from generate_series(1, 3) x) between symmetric 4 and 2;
+create view v_between_symmetric as select x, x between symmetric 4 and 2 as inside from generate_series(1, 5) x;
+select * from v_between_symmetric order by 1;
+drop view v_between_symmetric;
+-- expect: error
+select 1 between symmetric 'x' and 2;
+-- expect: error
+select 1 between symmetric 2;
+-- expect: error
+select (1 between symmetric 2);
+-- expect: error
+select 1 between "symmetric" and 2;

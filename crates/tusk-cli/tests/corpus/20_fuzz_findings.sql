@@ -343,3 +343,79 @@ select (a.c0)::bigint from fhe a right join fhe b on a.c0 = b.c0 where (4 betwee
 -- expect: error
 select a.c0 from fhe a join fhe b on a.c0 = b.c0 where b.c0 % b.c0 <= 4 and a.c0 >= 4;
 select a.c0 from fhe a join fhe b on a.c0 = b.c0 where b.c0 % (b.c0 + 1) <= 4 and a.c0 >= 0;
+
+-- An uncorrelated scalar subquery is an InitPlan, its value a parameter:
+-- a conjunct over it and one relation is tested in that relation's scan,
+-- and `x BETWEEN lo AND hi` is two such conjuncts (x bound twice). So
+-- `$1 <= a.c0 / a.c0` runs on every row of a, and divides by zero, though
+-- `$0 >= b.c1 % b.c1` rejects every row of b (fuzzer, seed 20261306).
+create table fip1 (c0 int, c1 int);
+create table fip2 (c0 int, c1 int);
+insert into fip1 values (0, 1), (3, 4);
+insert into fip2 values (1, -1), (2, 5);
+-- expect: error
+select max((b.c0 + 0)), count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s) between (b.c1 % b.c1) and (a.c0 / a.c0));
+-- b's scan rejects every row, so a's never runs.
+select count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s) between (b.c1 % b.c1) and (a.c0 / nullif(a.c0, 0))) and a.c0 / a.c0 > 0;
+select count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s) between (b.c1 % b.c1) and (a.c0 / nullif(a.c0, 0)));
+-- NOT BETWEEN is an OR over both relations: a join filter, whose first
+-- arm is true here.
+select max((b.c0 + 0)), count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s) not between (b.c1 % b.c1) and (a.c0 / a.c0));
+-- Correlated with b: a SubPlan per row of b.
+-- expect: error
+select count(*) from fip1 a, fip2 b where ((select min(s.c1) from fip2 s where s.c0 = b.c0) between (b.c1 % b.c1) and (a.c0 / a.c0));
+-- BETWEEN SYMMETRIC: an OR of two ranges, over both relations.
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) between symmetric b.c1 and a.c0;
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) between symmetric (b.c1 % b.c1) and (a.c0 / nullif(a.c0, 0));
+-- expect: error
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2 s) not between symmetric (b.c1 % b.c1) and (a.c0 / a.c0);
+select count(*) from fip1 a, fip2 b where a.c0 <> 0 and (select max(s.c1) from fip2 s) >= 10 / a.c0 and b.c1 > 0;
+-- expect: error
+select count(*) from fip1 a join fip2 b on a.c1 = b.c0 + 3 where (select max(s.c1) from fip2 s) < a.c0 / a.c0;
+-- The nullable side of a left join keeps the subquery above it.
+select count(*) from fip1 a left join fip2 b on a.c1 = b.c0 where (select max(s.c1) from fip2 s) < b.c0 / b.c0;
+select count(*) from fip1 a left join fip2 b on a.c1 = b.c0 where (select max(s.c1) from fip2 s) is distinct from b.c0 / nullif(b.c0, 1);
+-- EXISTS is an InitPlan too.
+-- expect: error
+select count(*) from fip1 a, fip2 b where (exists (select 1 from fip2 s where s.c1 < 0)) = (a.c0 / a.c0 > 0);
+select count(*) from fip1 a, fip2 b where (exists (select 1 from fip2 s where s.c1 < -5)) = (b.c0 / nullif(a.c0, 0) > 0);
+select a.c0, (select min(s.c1) from fip2 s) between a.c0 and a.c1 from fip1 a order by 1;
+select count(*) from fip1 a where (select min(c1) from fip2) between -1 and a.c0;
+select count(*) from fip1 a, fip2 b where (select min(c1) from fip2) between b.c1 and a.c0 and a.c1 = b.c0;
+-- EXPLAIN: the InitPlan prints at the top node, its conjunct in the scan's
+-- filter after the scan's own.
+set max_parallel_workers_per_gather = 0;
+explain (costs off) select * from fip1 a where (select min(c1) from fip2) <= a.c0 / a.c0 and c1 > 0;
+explain (costs off) select * from fip1 a, fip2 b where (select min(c1) from fip2) <= a.c0 / a.c0 and a.c1 = b.c1;
+-- InitPlans are numbered in the written order (the select list's first),
+-- and a relation named in two levels prints as fip2, then fip2_1, ...
+explain (costs off) select * from fip1 where c0 > (select min(c1) from fip2) and c1 < (select max(c1) from fip2);
+explain (costs off) select (select min(c1) from fip2), (select max(c1) from fip2) from fip1 where c0 > (select min(c0) from fip2);
+explain (costs off) select * from fip1 where c0 > (select min(c1) from fip2 x) and c1 < (select max(c1) from fip2 x);
+explain (costs off) select * from fip1 x where c0 > (select min(c1) from fip2 x);
+explain (costs off) select * from fip1 a where (select min(c1) from fip2 s) between a.c1 and a.c0;
+reset max_parallel_workers_per_gather;
+drop table fip1, fip2;
+
+-- A conjunct over an InitPlan and the nullable side of an outer join that
+-- rejects that side's NULLs makes the join inner, and goes into that
+-- side's scan with its InitPlan (fuzzer, seed 20261308).
+create table fio0 (c0 int, c1 numeric);
+insert into fio0 values (2, -0.001), (2, -0.001), (-5, 0.00);
+create table fio1 (c0 numeric, c1 date);
+insert into fio1 values (-0.001, date 'infinity'), (-1.25, date '2000-01-02'), (-1.25, date '1999-12-31'), (null, date '1999-12-31');
+create table fio2 (c0 int, c1 bigint);
+insert into fio2 values (2, -5), (0, -7), (null, -2);
+-- expect: error
+select false from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s)) intersect all select true from fio2 a right join fio1 b on true;
+select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / nullif(b.c1, 0)) > (select min(s.c0) from fio1 s));
+-- expect: error
+select count(*) from fio0 b right join fio1 a on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s));
+-- expect: error
+select count(*) from fio0 b full join fio1 a on a.c0 = b.c1 where ((b.c1 / b.c1) > (select min(s.c0) from fio1 s));
+select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where (select min(s.c0) from fio1 s) is distinct from b.c1 / nullif(b.c1, 0);
+set max_parallel_workers_per_gather = 0;
+explain (costs off) select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 where ((b.c1 / nullif(b.c1, 0)) > (select min(s.c0) from fio1 s));
+explain (costs off) select * from fio0 where c1 > 5 and c1 < 5.5 and c1 <> -5;
+reset max_parallel_workers_per_gather;
+drop table fio0, fio1, fio2;

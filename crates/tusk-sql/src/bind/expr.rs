@@ -171,27 +171,7 @@ impl Binder<'_> {
                 negated,
                 low,
                 high,
-            } => {
-                // PostgreSQL rewrites `x BETWEEN lo AND hi` into `x >= lo
-                // AND x <= hi` (`x NOT BETWEEN lo AND hi` into `x < lo OR
-                // x > hi`) before binding, so the first comparison is
-                // resolved (and fails) before `hi` is bound.
-                let (first, second) = if *negated {
-                    (A::BinaryOperator::Lt, A::BinaryOperator::Gt)
-                } else {
-                    (A::BinaryOperator::GtEq, A::BinaryOperator::LtEq)
-                };
-                let x = self.expr(expr, ctx)?;
-                let lo = self.expr(low, ctx)?;
-                let low_test = self.binary(x.clone(), &first, lo)?;
-                let hi = self.expr(high, ctx)?;
-                let high_test = self.binary(x, &second, hi)?;
-                Ok(B::known(if *negated {
-                    Expr::or(low_test.e, high_test.e)
-                } else {
-                    Expr::and(low_test.e, high_test.e)
-                }))
-            }
+            } => self.between(expr, *negated, low, high, ctx),
             A::Expr::InList {
                 expr,
                 list,

@@ -37,6 +37,7 @@
 //! it, so that later uses of the same parameter see the type.
 
 mod arrays;
+mod between;
 mod conflict;
 mod datetime;
 mod dml;

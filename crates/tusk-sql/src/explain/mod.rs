@@ -14,11 +14,13 @@
 //! its detail lines are indented 6 more (2 for the root). Project nodes are
 //! not shown, as PostgreSQL folds projections into the node below.
 
+mod aliases;
 mod referents;
 
 use crate::names::quote_ident;
+use std::collections::HashMap;
 use tusk_exec::expr::Expr;
-use tusk_exec::plan::{AggMode, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
+use tusk_exec::plan::{AggMode, JoinKind, NodeKind, Plan, SetOpCmd, Statement, SubPlanKind};
 use tusk_exec::{NodeStats, Value};
 use tusk_storage::DataType;
 
@@ -59,7 +61,16 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
             Value::Bool(b) => b.to_string(),
             Value::Int4(v) if *v >= 0 => v.to_string(),
             Value::Int8(v) if *v >= 0 => v.to_string(),
-            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => n.to_string(),
+            // A numeric that reads as an integer carries its type, as in
+            // PostgreSQL's get_const_expr.
+            Value::Numeric(n) if n.signum() >= 0 && !n.is_nan() => {
+                let text = n.to_string();
+                if text.contains(['.', 'e', 'E']) {
+                    text
+                } else {
+                    format!("'{text}'::numeric")
+                }
+            }
             Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
             other => format!(
                 "'{}'::{}",
@@ -270,7 +281,7 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
     for c in &stmt.ctes {
         cte_names(c, &mut names);
     }
-    let sections: Vec<Section> = stmt
+    let mut sections: Vec<Section> = stmt
         .ctes
         .iter()
         .zip(&names)
@@ -280,14 +291,19 @@ pub fn explain(stmt: &Statement, opts: ExplainOptions, stats: Option<&[NodeStats
             params: Vec::new(),
         })
         .collect();
-    let r = Renderer { opts, stats };
+    sections.extend(level_init_plans(&stmt.root));
+    let r = Renderer {
+        opts,
+        stats,
+        aliases: aliases::unique_aliases(stmt),
+    };
     r.node(
         visible(&stmt.root),
         0,
         0,
         false,
         Inherited {
-            filter: None,
+            filter: Vec::new(),
             sections,
         },
         &mut out,
@@ -338,13 +354,16 @@ struct Section<'p> {
 /// part of the node that produces the rows.
 #[derive(Default)]
 struct Inherited<'p> {
-    filter: Option<String>,
+    /// The filters' conjuncts, deparsed, in the order they run.
+    filter: Vec<String>,
     sections: Vec<Section<'p>>,
 }
 
 struct Renderer<'s> {
     opts: ExplainOptions,
     stats: Option<&'s [NodeStats]>,
+    /// New names of scans whose names other levels hold (see `aliases`).
+    aliases: HashMap<usize, String>,
 }
 
 /// The names a chain of SubPlans nodes' parent sees, the sections of its
@@ -366,15 +385,13 @@ fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
             .zip(&s.params)
             .map(|(&id, e)| (id, deparse(e, &outer)))
             .collect();
+        if let Some(param) = init_plan_param(s) {
+            // Printed at the level's top node (see `level_init_plans`).
+            names.push(param);
+            continue;
+        }
         let correlated = s.plan.uses_params(&|k| s.param_ids.contains(&k));
         let (name, title) = match &s.kind {
-            SubPlanKind::Exists | SubPlanKind::Scalar if s.params.is_empty() => {
-                let param = format!("${}", s.number - 1);
-                (
-                    param.clone(),
-                    format!("InitPlan {} (returns {param})", s.number),
-                )
-            }
             SubPlanKind::Any { test } if !correlated && hashable(test) => (
                 format!("(hashed SubPlan {})", s.number),
                 format!("SubPlan {}", s.number),
@@ -395,6 +412,131 @@ fn subplan_chain(p: &Plan) -> (Vec<String>, Vec<Section<'_>>, &Plan) {
     (names, sections, below)
 }
 
+/// The node that filters and SubPlans nodes from `p` down fold into.
+fn fold_target(p: &Plan) -> &Plan {
+    match &p.kind {
+        NodeKind::Filter { predicate } if reads_columns(predicate) => {
+            fold_target(visible(&p.children[0]))
+        }
+        NodeKind::SubPlans { .. } => fold_target(visible(&p.children[0])),
+        _ => p,
+    }
+}
+
+/// The conjuncts of `e` deparsed, each as it prints inside an AND.
+fn filter_terms(e: &Expr, names: &[String]) -> Vec<String> {
+    match e {
+        Expr::And(terms) => terms.iter().map(|t| deparse(t, names)).collect(),
+        other => vec![deparse(other, names)],
+    }
+}
+
+/// Conjuncts printed as one condition.
+fn conjunction(terms: &[String]) -> String {
+    match terms {
+        [one] => one.clone(),
+        _ => format!("({})", terms.join(" AND ")),
+    }
+}
+
+/// Adds the conjuncts of filters folded into node `p` (`inherited`, in the
+/// order they run) to its details, as PostgreSQL prints them: after a
+/// scan's own filter in one `Filter:` line, after an inner join's own
+/// conditions in its `Join Filter:` (PostgreSQL tests every qual of an
+/// inner join there), and elsewhere as a `Filter:` line of their own.
+/// `child_names` are the names of `p`'s children's columns.
+fn merge_filter(
+    p: &Plan,
+    child_names: &[Vec<String>],
+    inherited: Vec<String>,
+    details: &mut Vec<String>,
+) {
+    let (own, names, label) = match &p.kind {
+        NodeKind::SeqScan { filter, .. }
+        | NodeKind::IndexScan { filter, .. }
+        | NodeKind::FunctionScan { filter, .. }
+        | NodeKind::SystemScan { filter, .. } => {
+            (filter.as_ref(), unqualified(&p.names), "Filter: ")
+        }
+        NodeKind::HashJoin {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::MergeJoin {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::NestedLoop {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        }
+        | NodeKind::IndexNestLoop {
+            kind: JoinKind::Inner,
+            join_filter,
+            ..
+        } => (join_filter.as_ref(), child_names.concat(), "Join Filter: "),
+        _ => {
+            details.push(format!("Filter: {}", conjunction(&inherited)));
+            return;
+        }
+    };
+    let mut terms = own.map_or_else(Vec::new, |f| filter_terms(f, &names));
+    terms.extend(inherited);
+    let line = format!("{label}{}", conjunction(&terms));
+    match details.iter().position(|d| d.starts_with(label)) {
+        Some(i) if own.is_some() => details[i] = line,
+        _ => {
+            // After the index or join conditions, before what follows.
+            let at = details
+                .iter()
+                .rposition(|d| d.contains("Cond: "))
+                .map_or(0, |i| i + 1);
+            details.insert(at, line);
+        }
+    }
+}
+
+/// The parameter an InitPlan returns (`$n`); `None` for a SubPlan.
+fn init_plan_param(s: &tusk_exec::plan::SubPlanSpec) -> Option<String> {
+    match &s.kind {
+        SubPlanKind::Exists | SubPlanKind::Scalar if s.params.is_empty() => {
+            Some(format!("${}", s.number - 1))
+        }
+        _ => None,
+    }
+}
+
+/// The InitPlans of the query level whose top node is `p` (not those of
+/// the SubPlans, InitPlans and CTEs it runs, which are levels of their
+/// own), in number order: PostgreSQL attaches every InitPlan of a level to
+/// its top node (`SS_attach_initplans`), wherever its value is read.
+fn level_init_plans(p: &Plan) -> Vec<Section<'_>> {
+    fn collect<'p>(p: &'p Plan, out: &mut Vec<(usize, Section<'p>)>) {
+        if let NodeKind::SubPlans { subplans } = &p.kind {
+            for s in subplans {
+                if let Some(param) = init_plan_param(s) {
+                    let section = Section {
+                        title: format!("InitPlan {} (returns {param})", s.number),
+                        plan: &s.plan,
+                        params: Vec::new(),
+                    };
+                    out.push((s.number, section));
+                }
+            }
+        }
+        for c in &p.children {
+            collect(c, out);
+        }
+    }
+    let mut found = Vec::new();
+    collect(p, &mut found);
+    found.sort_by_key(|(number, _)| *number);
+    found.into_iter().map(|(_, s)| s).collect()
+}
+
 /// Whether an ANY test is a conjunction of equalities, which PostgreSQL
 /// answers from a hash table of the subquery's rows.
 fn hashable(test: &Expr) -> bool {
@@ -409,20 +551,28 @@ fn hashable(test: &Expr) -> bool {
 }
 
 impl Renderer<'_> {
+    /// `table alias` as a scan's title names it (`table` alone when the
+    /// alias is the table's name), with the alias made unique.
+    fn relation_name(&self, p: &Plan, table: &str, alias: &str) -> String {
+        let alias = self.aliases.get(&p.id).map_or(alias, String::as_str);
+        if alias == table {
+            quote_ident(table)
+        } else {
+            format!("{} {}", quote_ident(table), quote_ident(alias))
+        }
+    }
+
     /// Prints sections (InitPlans, SubPlans, CTEs) at a node's detail
     /// indentation `detail`.
     fn sections(&self, sections: Vec<Section<'_>>, detail: &str, out: &mut Vec<String>) {
         for s in sections {
             out.push(format!("{detail}{}", s.title));
             OUTER_PARAMS.with(|m| m.borrow_mut().extend(s.params.iter().cloned()));
-            self.node(
-                visible(s.plan),
-                1,
-                detail.len(),
-                false,
-                Inherited::default(),
-                out,
-            );
+            let level = Inherited {
+                filter: Vec::new(),
+                sections: level_init_plans(s.plan),
+            };
+            self.node(visible(s.plan), 1, detail.len(), false, level, out);
             OUTER_PARAMS.with(|m| {
                 let mut m = m.borrow_mut();
                 for (id, _) in &s.params {
@@ -452,22 +602,17 @@ impl Renderer<'_> {
                 let mut all = inherited.sections;
                 all.append(&mut sections);
                 let scan = matches!(
-                    target.kind,
+                    fold_target(target).kind,
                     NodeKind::SeqScan { .. }
                         | NodeKind::IndexScan { .. }
                         | NodeKind::FunctionScan { .. }
                 );
-                let filter = if scan {
-                    deparse(predicate, &unqualified(&names))
-                } else {
-                    deparse(predicate, &names)
-                };
-                let filter = match inherited.filter {
-                    Some(f) => format!("({f} AND {filter})"),
-                    None => filter,
-                };
+                let names = if scan { unqualified(&names) } else { names };
+                // This filter runs before the ones above it.
+                let mut filter = filter_terms(predicate, &names);
+                filter.extend(inherited.filter);
                 let next = Inherited {
-                    filter: Some(filter),
+                    filter,
                     sections: all,
                 };
                 return self.node(target, depth, shift, parallel_parent, next, out);
@@ -519,11 +664,7 @@ impl Renderer<'_> {
                 filter,
                 ..
             } => {
-                let name = if alias == relation {
-                    quote_ident(relation)
-                } else {
-                    format!("{} {}", quote_ident(relation), quote_ident(alias))
-                };
+                let name = self.relation_name(p, relation, alias);
                 let mut d = vec![];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
@@ -537,11 +678,7 @@ impl Renderer<'_> {
                 parallel,
                 ..
             } => {
-                let name = if alias == table {
-                    quote_ident(table)
-                } else {
-                    format!("{} {}", quote_ident(table), quote_ident(alias))
-                };
+                let name = self.relation_name(p, table, alias);
                 let mut d = vec![];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
@@ -561,11 +698,7 @@ impl Renderer<'_> {
                 filter,
                 ..
             } => {
-                let name = if alias == table {
-                    quote_ident(table)
-                } else {
-                    format!("{} {}", quote_ident(table), quote_ident(alias))
-                };
+                let name = self.relation_name(p, table, alias);
                 let mut d = vec![format!("Index Cond: {index_cond}")];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
@@ -825,8 +958,8 @@ impl Renderer<'_> {
             }
             details.extend(s.extra.iter().cloned());
         }
-        if let Some(f) = inherited.filter {
-            details.push(format!("Filter: {f}"));
+        if !inherited.filter.is_empty() {
+            merge_filter(p, &child_name_lists, inherited.filter, &mut details);
         }
         out.push(line);
         for d in details {

@@ -21,6 +21,7 @@ mod index_join;
 mod join;
 mod join_order;
 mod merge_join;
+mod numbering;
 mod onetime;
 mod parallel;
 mod reduce;
@@ -110,6 +111,9 @@ pub struct Planner<'a> {
     pub(crate) used: std::collections::HashSet<ColumnId>,
     next_param: usize,
     next_subplan: usize,
+    /// The InitPlans planned so far: number and value column (see
+    /// `numbering`).
+    init_plans: Vec<(usize, ColumnId)>,
     cte_plans: Vec<Option<Plan>>,
     /// EXPLAIN qualifies column names only when the statement reads more
     /// than one relation, as PostgreSQL does.
@@ -144,6 +148,7 @@ impl<'a> Planner<'a> {
             used,
             next_param: SUBPLAN_PARAM_BASE,
             next_subplan: 1,
+            init_plans: Vec::new(),
             cte_plans: vec![None; ctes.len()],
             qualify: cols.qualifiers() > 1,
             origins: HashMap::new(),
@@ -182,6 +187,7 @@ impl<'a> Planner<'a> {
             })
             .collect();
         let mut stmt = Statement { root, ctes };
+        numbering::renumber_init_plans(&mut stmt, &self.init_plans);
         stmt.assign_ids();
         Ok(stmt)
     }
@@ -195,6 +201,7 @@ impl<'a> Planner<'a> {
     pub(crate) fn restore_numbering(&mut self, (subplan, param): (usize, usize)) {
         self.next_subplan = subplan;
         self.next_param = param;
+        self.init_plans.retain(|(n, _)| *n < subplan);
     }
 
     /// A node over `children` producing columns `cols`.
@@ -471,10 +478,12 @@ impl<'a> Planner<'a> {
         let start = self.numbering();
         let a = self.plan(first)?;
         let after_a = self.numbering();
+        let init_plans_a = self.init_plans.clone();
         self.restore_numbering(start);
         let b = second(self)?;
         if a.plan.est.total_cost <= b.plan.est.total_cost {
             self.restore_numbering(after_a);
+            self.init_plans = init_plans_a;
             Ok(a)
         } else {
             Ok(b)
@@ -617,6 +626,9 @@ impl<'a> Planner<'a> {
         let spec_kind = spec_kind?;
         let number = self.next_subplan;
         self.next_subplan += 1;
+        if params.is_empty() && matches!(spec_kind, SubPlanKind::Exists | SubPlanKind::Scalar) {
+            self.record_init_plan(number, out);
+        }
         let child = self.plan(input)?;
         // The outer values, evaluated on the input row, feed the params.
         // The test of ANY/ALL reads outer columns as parameters too.

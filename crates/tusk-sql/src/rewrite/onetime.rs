@@ -276,18 +276,19 @@ fn take_applies(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::logical::Columns;
     use tusk_exec::expr::CmpOp;
     use tusk_exec::Value;
     use tusk_storage::{DataType, SqlType};
 
-    fn int(cols: &mut Columns, name: &str) -> ColumnId {
+    pub(crate) fn int(cols: &mut Columns, name: &str) -> ColumnId {
         cols.add(name, SqlType::of(DataType::Int4), None)
     }
 
-    fn values(col: ColumnId) -> Logical {
+    /// One row of `col`.
+    pub(crate) fn values(col: ColumnId) -> Logical {
         Logical::Values {
             rows: vec![vec![Expr::constant(Value::Int4(1), DataType::Int4)]],
             cols: vec![col],

@@ -23,9 +23,14 @@
 //! conjuncts it would test after it stay above it (`split_at_subplan`,
 //! `split_at_mark`), so that their errors are not raised for rows it
 //! rejects; a mark join over an inner join first goes down into the side
-//! it reads (`mark_join_side`), where PostgreSQL tests it.
+//! it reads (`mark_join_side`), where PostgreSQL tests it. An InitPlan's
+//! Apply goes down into the relation its conjuncts read (`init_plan`), as
+//! PostgreSQL tests a qual over an InitPlan's parameter and one relation
+//! in that relation's scan.
 
-use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
+mod init_plan;
+
+use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::{BTreeSet, HashSet};
 use tusk_exec::expr::BoolTest;
 use tusk_exec::{Expr, Value};
@@ -359,8 +364,18 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             kind,
             out,
         } => {
-            let init_plan = matches!(kind, SubqueryKind::Scalar | SubqueryKind::Exists)
-                && subquery.free_columns().is_empty();
+            let init_plan = init_plan::is_init_plan(&kind, &subquery);
+            if init_plan {
+                let reads = init_plan::columns_beside(&cs, out);
+                if init_plan::can_sink(&input, &reads, &cs) {
+                    let apply = init_plan::InitApply {
+                        subquery,
+                        kind,
+                        out,
+                    };
+                    return push_conjuncts(init_plan::sink(*input, apply, &reads, &cs), cs);
+                }
+            }
             let (stay, down) = if init_plan {
                 // An InitPlan's value is a parameter, of cost 0.
                 split_at_subplan(cs, out, 0.0)
@@ -440,6 +455,27 @@ fn nulls_make_not_true(e: &Expr, cols: &HashSet<ColumnId>, top: bool) -> bool {
     }
 }
 
+/// The kind of a join of `kind` whose sides have columns `lcols` and
+/// `rcols` under conjuncts `cs` from above: an outer join whose
+/// NULL-extended rows they reject is inner (outer-join simplification).
+pub(super) fn simplified_kind(
+    kind: JoinKind,
+    lcols: &HashSet<ColumnId>,
+    rcols: &HashSet<ColumnId>,
+    cs: &[Expr],
+) -> JoinKind {
+    let rejects_right = cs.iter().any(|c| rejects_nulls(c, rcols));
+    let rejects_left = cs.iter().any(|c| rejects_nulls(c, lcols));
+    match kind {
+        JoinKind::Left if rejects_right => JoinKind::Inner,
+        JoinKind::Right if rejects_left => JoinKind::Inner,
+        JoinKind::Full if rejects_left && rejects_right => JoinKind::Inner,
+        JoinKind::Full if rejects_left => JoinKind::Left,
+        JoinKind::Full if rejects_right => JoinKind::Right,
+        k => k,
+    }
+}
+
 /// A join with conjuncts `cs` from above: outer joins that the conjuncts
 /// make inner become inner, then each conjunct goes to the side it reads,
 /// into the condition, or stays above.
@@ -487,18 +523,7 @@ fn join(
     }
     let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
     let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
-    let mut kind = kind;
-    // Outer-join simplification.
-    let rejects_right = cs.iter().any(|c| rejects_nulls(c, &rcols));
-    let rejects_left = cs.iter().any(|c| rejects_nulls(c, &lcols));
-    kind = match kind {
-        JoinKind::Left if rejects_right => JoinKind::Inner,
-        JoinKind::Right if rejects_left => JoinKind::Inner,
-        JoinKind::Full if rejects_left && rejects_right => JoinKind::Inner,
-        JoinKind::Full if rejects_left => JoinKind::Left,
-        JoinKind::Full if rejects_right => JoinKind::Right,
-        k => k,
-    };
+    let kind = simplified_kind(kind, &lcols, &rcols, &cs);
     let (mut to_left, mut to_right, mut above, mut new_on) = (vec![], vec![], vec![], vec![]);
     // A mark join is a SubPlan in PostgreSQL, tested in cost order among
     // the other conjuncts of its level: those it would test later stay above.
