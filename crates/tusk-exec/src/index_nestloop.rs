@@ -121,14 +121,7 @@ impl IndexNestLoop {
             ));
         };
         let outer_types = plan.children[0].output.clone();
-        let output = JoinOutput {
-            kind: *kind,
-            outer_out: outer_out.clone(),
-            inner_out: inner_out.clone(),
-            outer_types: outer_types.to_vec(),
-            inner_types: inner.output.to_vec(),
-        };
-        output.validate()?;
+        let output = JoinOutput::checked(*kind, outer_out, inner_out, &outer_types, &inner.output)?;
         if !matches!(
             kind,
             JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti

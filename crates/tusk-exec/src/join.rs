@@ -33,6 +33,27 @@ pub struct JoinOutput {
 }
 
 impl JoinOutput {
+    /// The output of a `kind` join emitting columns `outer_out` and
+    /// `inner_out` of inputs of `outer_types` and `inner_types`, checked
+    /// ([`JoinOutput::validate`]).
+    pub fn checked(
+        kind: JoinKind,
+        outer_out: &[usize],
+        inner_out: &[usize],
+        outer_types: &[DataType],
+        inner_types: &[DataType],
+    ) -> Result<JoinOutput> {
+        let out = JoinOutput {
+            kind,
+            outer_out: outer_out.to_vec(),
+            inner_out: inner_out.to_vec(),
+            outer_types: outer_types.to_vec(),
+            inner_types: inner_types.to_vec(),
+        };
+        out.validate()?;
+        Ok(out)
+    }
+
     /// Output column types.
     pub fn types(&self) -> Vec<DataType> {
         self.kind.output_types(

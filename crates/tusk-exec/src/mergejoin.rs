@@ -246,14 +246,13 @@ impl MergeJoin {
         else {
             unreachable!()
         };
-        let out = JoinOutput {
-            kind: *kind,
-            outer_out: outer_out.clone(),
-            inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.to_vec(),
-            inner_types: plan.children[1].output.to_vec(),
-        };
-        out.validate()?;
+        let out = JoinOutput::checked(
+            *kind,
+            outer_out,
+            inner_out,
+            &plan.children[0].output,
+            &plan.children[1].output,
+        )?;
         if matches!(kind, JoinKind::Mark { .. }) {
             return Err(ExecError::new("a mark join cannot run as a merge join"));
         }

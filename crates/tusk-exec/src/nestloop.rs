@@ -128,14 +128,13 @@ impl NestedLoop {
         else {
             unreachable!()
         };
-        let out = JoinOutput {
-            kind: *kind,
-            outer_out: outer_out.clone(),
-            inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.to_vec(),
-            inner_types: plan.children[1].output.to_vec(),
-        };
-        out.validate()?;
+        let out = JoinOutput::checked(
+            *kind,
+            outer_out,
+            inner_out,
+            &plan.children[0].output,
+            &plan.children[1].output,
+        )?;
         if ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
             // Each participant would emit the inner rows its own outer
             // rows did not match.

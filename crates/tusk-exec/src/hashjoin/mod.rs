@@ -337,14 +337,13 @@ impl HashJoin {
             )));
         }
         let hash = &plan.children[1];
-        let out = JoinOutput {
-            kind: *kind,
-            outer_out: outer_out.clone(),
-            inner_out: inner_out.clone(),
-            outer_types: plan.children[0].output.to_vec(),
-            inner_types: hash.children[0].output.to_vec(),
-        };
-        out.validate()?;
+        let out = JoinOutput::checked(
+            *kind,
+            outer_out,
+            inner_out,
+            &plan.children[0].output,
+            &hash.children[0].output,
+        )?;
         if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
             // Every participant would build the whole table and emit its
             // unmatched rows.

@@ -58,11 +58,7 @@ impl Template {
             }
             // The literal's sign, if it has one, and any space after it
             // stay in the text; only the digits are cut.
-            let sign = &sql[start..end];
-            let digits = start + sign.len()
-                - sign
-                    .trim_start_matches(['-', '+', ' ', '\t', '\n', '\r', '\x0c'])
-                    .len();
+            let digits = start + sql[start..end].find(|c: char| c.is_ascii_digit())?;
             if !sql.as_bytes()[digits..end].iter().all(u8::is_ascii_digit) {
                 return None;
             }

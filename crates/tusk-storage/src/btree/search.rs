@@ -47,11 +47,7 @@ impl Target<'_> {
         match *self {
             Target::After(k, t) => e.cmp_to(k, t) == Ordering::Greater,
             Target::AtOrAfter(k, t) => e.cmp_to(k, t) != Ordering::Less,
-            Target::Prefix { prefix, strict } => match cmp_prefix(e.key, prefix) {
-                Ordering::Less => false,
-                Ordering::Equal => !strict,
-                Ordering::Greater => true,
-            },
+            Target::Prefix { prefix, strict } => prefix_after(e.key, prefix, strict),
             Target::Leftmost => true,
             Target::Rightmost => false,
         }
@@ -78,29 +74,31 @@ impl Target<'_> {
     }
 
     /// The first of entries `lo..hi` of page `p` that lies after the
-    /// target (`hi` if none does), by binary search. The target's kind is
-    /// matched once, not at every step, and a step reads only what its
-    /// comparison needs: a prefix search only the entry's key.
+    /// target (`hi` if none does), by binary search. Whether the page is a
+    /// leaf is read once, and a prefix search (a scan's) reads only each
+    /// entry's key, under a kind matched once, not at every step.
     #[inline]
     fn first_after(&self, p: &[u8], lo: usize, hi: usize) -> usize {
         let internal = !node::is_leaf(p);
         match *self {
-            Target::After(k, t) => partition(lo, hi, |i| {
-                node::entry_of(p, i, internal).cmp_to(k, t) == Ordering::Greater
-            }),
-            Target::AtOrAfter(k, t) => partition(lo, hi, |i| {
-                node::entry_of(p, i, internal).cmp_to(k, t) != Ordering::Less
-            }),
             Target::Prefix { prefix, strict } => partition(lo, hi, |i| {
-                match cmp_prefix(node::key_of(p, i, internal), prefix) {
-                    Ordering::Less => false,
-                    Ordering::Equal => !strict,
-                    Ordering::Greater => true,
-                }
+                prefix_after(node::key_of(p, i, internal), prefix, strict)
             }),
             Target::Leftmost => lo,
             Target::Rightmost => hi,
+            _ => partition(lo, hi, |i| self.after(&node::entry_of(p, i, internal))),
         }
+    }
+}
+
+/// Whether `key` lies after a prefix target: its leading columns above
+/// `prefix`, or equal to it unless `strict`.
+#[inline]
+fn prefix_after(key: &[u8], prefix: &[u8], strict: bool) -> bool {
+    match cmp_prefix(key, prefix) {
+        Ordering::Less => false,
+        Ordering::Equal => !strict,
+        Ordering::Greater => true,
     }
 }
 
