@@ -63,10 +63,10 @@ impl Activity {
         }
     }
 
-    /// A statement starts: `query` runs now; `in_block` when it runs inside
-    /// a transaction block (which started earlier).
-    pub fn start(&self, query: &str, in_block: bool) {
-        let now = tusk_exec::func::datetime::clock_now();
+    /// A statement starts: `query` runs from `now` (a `timestamptz`);
+    /// `in_block` when it runs inside a transaction block (which started
+    /// earlier).
+    pub fn start(&self, query: &str, in_block: bool, now: i64) {
         let mut s = self.lock();
         s.query.clear();
         s.query.push_str(query);

@@ -9,6 +9,7 @@
 //! | `max_connections` | 100 | sessions at once; one more gets `sorry, too many clients already` (53300) |
 //! | `auth_method` | `trust` | `trust` (no password) or `scram-sha-256` (a password, checked against the role's SCRAM verifier) |
 //! | `tusk.session_pool_seats` | 0 | 0: each session keeps a thread of its own; n: idle sessions wait in the session pool and at most n threads serve their next messages at once (see `pool`) |
+//! | `tusk.session_scheduling` | `batch` | the kernel scheduling policy of session threads: `batch` (`SCHED_BATCH`: no wakeup preemption) or `normal` (see `sched`) |
 //! | `ssl` | `off` | `on`: TLS with `ssl_cert_file` and `ssl_key_file` (PEM; relative paths are in the data directory) |
 //!
 //! As in a fresh PostgreSQL cluster, the default listens on loopback and on
@@ -19,6 +20,7 @@
 //! `unix_socket_permissions = 0777` (best with `auth_method =
 //! scram-sha-256`, which applies to socket connections as to TCP ones).
 
+use crate::sched::SessionScheduling;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -46,6 +48,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Seats of the session pool; 0: no pool.
     pub session_pool_seats: usize,
+    /// The scheduling policy of session threads.
+    pub session_scheduling: SessionScheduling,
     pub auth: AuthMethod,
     pub tls: Option<TlsFiles>,
 }
@@ -135,6 +139,15 @@ impl ServerConfig {
                 .ok_or_else(|| invalid("tusk.session_pool_seats", &v))?,
             None => 0,
         };
+        let session_scheduling = match get("tusk.session_scheduling") {
+            Some(v) => SessionScheduling::parse(&v).ok_or_else(|| {
+                format!(
+                    "{}\nHINT: Available values: batch, normal.",
+                    invalid("tusk.session_scheduling", &v)
+                )
+            })?,
+            None => SessionScheduling::Batch,
+        };
         let auth = match get("auth_method").as_deref() {
             None | Some("trust") => AuthMethod::Trust,
             Some("scram-sha-256") => AuthMethod::ScramSha256,
@@ -167,6 +180,7 @@ impl ServerConfig {
             unix_socket_permissions,
             max_connections,
             session_pool_seats,
+            session_scheduling,
             auth,
             tls,
         })

@@ -107,8 +107,9 @@ pub trait Engine {
         notice: &mut dyn FnMut(tusk_sql::Notice),
         copy: &mut dyn CopyClient,
     ) -> Result<Outcome<Self::Rows>, SqlError>;
-    /// Brackets work for `statement_timeout` and cancels.
-    fn begin_statement(&mut self);
+    /// Brackets work for `statement_timeout` and cancels; `now` is when
+    /// the statement's message arrived (`statement_timestamp()`).
+    fn begin_statement(&mut self, now: i64);
     fn end_statement(&mut self);
     fn interrupt(&self) -> Interrupt;
     /// The client settings values are printed with.
@@ -219,8 +220,8 @@ impl Engine for Session {
         )
     }
 
-    fn begin_statement(&mut self) {
-        Session::begin_statement(self)
+    fn begin_statement(&mut self, now: i64) {
+        Session::begin_statement_at(self, now)
     }
 
     fn end_statement(&mut self) {

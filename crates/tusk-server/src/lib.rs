@@ -51,6 +51,7 @@
 //! | `roles` | the role file with SCRAM verifiers |
 //! | `tls` | certificate and key loading |
 //! | `random` | random bytes for keys and salts |
+//! | `sched` | the scheduling policy of session threads (`SCHED_BATCH`) |
 //!
 //! ## Statements and plans
 //!
@@ -74,6 +75,7 @@ pub mod pool;
 pub mod random;
 pub mod registry;
 pub mod roles;
+pub mod sched;
 pub mod server;
 pub mod session;
 pub mod startup;

@@ -186,11 +186,14 @@ impl<E: Engine> Backend<E> {
             .unwrap_or_default()
     }
 
-    /// A statement starts (`pg_stat_activity`).
-    fn activity_start(&self, query: &str) {
+    /// A statement whose message arrived now starts (`pg_stat_activity`);
+    /// returns the time, for [`Engine::begin_statement`].
+    fn activity_start(&self, query: &str) -> i64 {
+        let now = tusk_exec::func::datetime::clock_now();
         if let Some(a) = &self.activity {
-            a.start(query, self.engine.transaction_status() != Txn::Idle);
+            a.start(query, self.engine.transaction_status() != Txn::Idle, now);
         }
+        now
     }
 
     /// Ends the startup: the reported settings (ParameterStatus), the
@@ -405,7 +408,7 @@ impl<E: Engine> Backend<E> {
             self.statements.remove("");
             self.queries.remove("");
         }
-        self.activity_start(sql);
+        let arrived = self.activity_start(sql);
         if !self.portals.is_empty() {
             self.portals.remove("");
         }
@@ -427,7 +430,7 @@ impl<E: Engine> Backend<E> {
         }
         let mut ok = true;
         for st in statements {
-            self.engine.begin_statement();
+            self.engine.begin_statement(arrived);
             let r = self.simple_statement(st);
             self.engine.end_statement();
             if let Err(f) = r? {
@@ -492,7 +495,8 @@ impl<E: Engine> Backend<E> {
         let declared = declared?;
         let prepared = match statements.pop() {
             Some(st) => {
-                self.engine.begin_statement();
+                self.engine
+                    .begin_statement(tusk_exec::func::datetime::clock_now());
                 let p = self.engine.prepare(st, &declared, true);
                 self.engine.end_statement();
                 Some(Arc::new(Mutex::new(p?)))
@@ -665,8 +669,8 @@ impl<E: Engine> Backend<E> {
                 format!("portal \"{name}\" does not exist"),
             )));
         };
-        self.activity_start(&portal.query);
-        self.engine.begin_statement();
+        let arrived = self.activity_start(&portal.query);
+        self.engine.begin_statement(arrived);
         let limit = if max_rows <= 0 { 0 } else { max_rows as u64 };
         let r = self.run_portal(&mut portal, limit, false);
         self.engine.end_statement();

@@ -65,6 +65,7 @@ pub struct Shared {
 
 /// Serves one accepted connection to its end.
 pub fn serve_connection(shared: Arc<Shared>, connection: ConnectionGuard, stream: Stream) {
+    crate::sched::apply(shared.config.session_scheduling);
     if let Stream::Tcp(tcp) = &stream {
         let _ = tcp.set_nodelay(true);
     }

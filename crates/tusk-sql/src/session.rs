@@ -330,10 +330,18 @@ impl Session {
     /// the first of a string's implicit block): what `now()` and `'now'`
     /// mean for the whole transaction.
     pub fn begin_statement(&mut self) {
+        self.begin_statement_at(tusk_exec::func::datetime::clock_now());
+    }
+
+    /// [`Session::begin_statement`] for a statement whose message arrived
+    /// at `now` (a `timestamptz`): `statement_timestamp()`, and
+    /// `transaction_timestamp()` if it starts a transaction. A server reads
+    /// the clock once per message, as PostgreSQL does, and shares the
+    /// reading with `pg_stat_activity`'s `query_start`.
+    pub fn begin_statement_at(&mut self, now: i64) {
         self.xact.statement_failed = false;
         self.interrupt
             .start_statement(self.gucs.statement_timeout());
-        let now = tusk_exec::func::datetime::clock_now();
         let starts_transaction = self.xact.block == crate::xact::Block::None
             || std::mem::take(&mut self.xact.block_fresh);
         let env = Arc::make_mut(&mut self.env);
