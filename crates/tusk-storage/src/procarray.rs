@@ -1,10 +1,14 @@
 //! The proc array: running transactions, xid assignment, snapshots and the
 //! VACUUM horizon.
 //!
-//! Every transaction has a slot here from its start to its end. A slot
-//! lists the xids the transaction holds: none for a read-only one (xids are
-//! assigned at the first write, as PostgreSQL does), the top-level xid first
-//! and then the xids of its subtransactions that were not rolled back.
+//! A transaction takes a slot here when it is assigned its first xid (at
+//! its first write, as in PostgreSQL) and gives it back at its end. A slot
+//! lists the xids the transaction holds: the top-level xid first and then
+//! the xids of its subtransactions that were not rolled back. A read-only
+//! transaction never takes one: it has no xids for a snapshot to list, and
+//! its snapshots keep the VACUUM horizon back through their own
+//! registrations (below). That keeps the array's one mutex out of the
+//! begin and end of the many short read-only transactions of a busy server.
 //!
 //! One mutex guards the array and the xid counter. That makes the three
 //! operations that must be atomic with respect to each other simple:
@@ -94,7 +98,7 @@ impl ProcArray {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A slot for a starting transaction.
+    /// A slot for a transaction about to be assigned its first xid.
     pub fn begin(&self) -> ProcSlot {
         let mut p = self.lock();
         match p.free.pop() {
@@ -212,7 +216,7 @@ impl ProcArray {
             .any(|&x| x == xid)
     }
 
-    /// Number of transactions with a slot.
+    /// Number of transactions with a slot (those holding xids).
     pub fn transactions(&self) -> usize {
         self.lock().slots.iter().flatten().count()
     }

@@ -183,7 +183,9 @@ pub(crate) struct Level {
 /// A top-level transaction (see the module doc).
 pub struct Transaction {
     pub(crate) db: Arc<Database>,
-    slot: ProcSlot,
+    /// The proc array slot, taken with the first xid: a read-only
+    /// transaction never enters the proc array (see `procarray`).
+    slot: Option<ProcSlot>,
     pub(crate) owner: Arc<LockOwner>,
     opts: TxnOptions,
     pub(crate) levels: Vec<Level>,
@@ -218,7 +220,7 @@ impl Transaction {
         }
         Transaction {
             db: db.clone(),
-            slot: db.txn.procs.begin(),
+            slot: None,
             owner: opts
                 .lock_owner
                 .take()
@@ -289,7 +291,9 @@ impl Transaction {
             if self.levels[i].xid != INVALID_XID {
                 continue;
             }
-            let xid = self.db.txn.procs.assign(self.slot, &self.db.txn.clog)?;
+            let procs = &self.db.txn.procs;
+            let slot = *self.slot.get_or_insert_with(|| procs.begin());
+            let xid = procs.assign(slot, &self.db.txn.clog)?;
             if i > 0 {
                 self.db.txn.clog.set_parent(xid, self.levels[i - 1].xid);
             }
@@ -488,7 +492,9 @@ impl Transaction {
         }
         if !xids.is_empty() {
             db.txn.clog.abort_all(&xids);
-            db.txn.procs.remove_xids(self.slot, &xids);
+            if let Some(slot) = self.slot {
+                db.txn.procs.remove_xids(slot, &xids);
+            }
             db.txn.clog.forget_parents(&xids);
         }
         self.drop_created(&level.created);
@@ -776,7 +782,9 @@ impl Transaction {
     /// abort).
     fn finish(&mut self, level: &Level) {
         let db = self.db.clone();
-        db.txn.procs.end(self.slot);
+        if let Some(slot) = self.slot.take() {
+            db.txn.procs.end(slot);
+        }
         crate::rowlock::release_all(self);
         for (tag, mode) in level.locks.iter().rev() {
             db.locks.release(&self.owner, tag, *mode);
