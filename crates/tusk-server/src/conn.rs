@@ -74,28 +74,37 @@ impl Stream {
     }
 }
 
+impl AsFd for Stream {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            Stream::Tcp(s) => s.as_fd(),
+            Stream::Unix(s) => s.as_fd(),
+        }
+    }
+}
+
+/// Reads and writes are `recv(2)` and `send(2)` made directly by rustix,
+/// as std makes them (`send` with `MSG_NOSIGNAL`) but without the C
+/// library's wrapper, which turns thread cancellation on and off around
+/// every call (a query pays for two of them).
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
+        let (n, _) = rustix::net::recv(self.as_fd(), buf, rustix::net::RecvFlags::empty())?;
+        Ok(n)
     }
 }
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
+        Ok(rustix::net::send(
+            self.as_fd(),
+            buf,
+            rustix::net::SendFlags::NOSIGNAL,
+        )?)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.flush(),
-            Stream::Unix(s) => s.flush(),
-        }
+        Ok(())
     }
 }
 
@@ -125,8 +134,7 @@ impl Transport {
     /// The socket of a plain connection (`None` under TLS).
     pub fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         match self {
-            Transport::Plain(Stream::Tcp(s)) => Some(s.as_fd()),
-            Transport::Plain(Stream::Unix(s)) => Some(s.as_fd()),
+            Transport::Plain(s) => Some(s.as_fd()),
             Transport::Tls(_) => None,
         }
     }
