@@ -26,16 +26,16 @@ use crate::value::Value;
 use crate::vector::{Batch, BATCH_SIZE};
 use std::cmp::Ordering;
 use std::ops::Bound;
-use std::sync::Arc;
 use tusk_storage::btree::{Cursor, Datum, Decimal, Direction, Index, KeyType, ScanBounds};
 use tusk_storage::heap::{self, Tid, Visibility};
-use tusk_storage::{DataType, Database, Snapshot};
+use tusk_storage::DataType;
 
+/// The database and the snapshot are the context's (`ctx.db`,
+/// `ctx.snapshot`): the operator takes no references of its own on the
+/// `Arc<Database>` that every session's queries share.
 pub struct IndexScan {
-    db: Arc<Database>,
     oid: u32,
     deform: Deformer,
-    snapshot: Snapshot,
     /// `None`: the conditions cannot all hold.
     cursor: Option<Cursor>,
     tids: Vec<Tid>,
@@ -75,13 +75,11 @@ impl IndexScan {
             }
         };
         Ok(IndexScan {
-            db: ctx.db.clone(),
             oid: *oid,
             deform: Deformer::with_layout(
                 deform.get(|| Layout::new(table_types, columns, *with_tid)),
             )
             .detoasting(ctx.db.clone()),
-            snapshot: ctx.snapshot.clone(),
             cursor,
             // Grows to a batch in a range scan; a lookup needs one.
             tids: Vec::new(),
@@ -96,14 +94,15 @@ impl IndexScan {
             return Ok(None);
         };
         self.tids.clear();
-        if !cursor.next_batch(&self.db.pool, &mut self.tids, BATCH_SIZE)? {
+        let db = &self.ctx.db;
+        if !cursor.next_batch(&db.pool, &mut self.tids, BATCH_SIZE)? {
             self.cursor = None;
         }
         let mut cols = self.deform.columns(self.tids.len());
         let mut rows = 0usize;
-        let mut vis = Visibility::new(&self.db.txn, self.snapshot.clone());
+        let mut vis = Visibility::new(&db.txn, self.ctx.snapshot.clone());
         let deform = &self.deform;
-        heap::fetch(&self.db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
+        heap::fetch(&db.pool, self.oid, &self.tids, &mut vis, |tid, t| {
             rows += 1;
             deform.push(&mut cols, t, tid);
         })?;

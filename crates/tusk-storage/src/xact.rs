@@ -720,7 +720,6 @@ impl Transaction {
         // transaction to be rolled back when it is dropped).
         self.flush_columnar_deletes()?;
         self.done = true;
-        let db = self.db.clone();
         // Open savepoints commit with the transaction.
         while self.levels.len() > 1 {
             let name = self
@@ -734,9 +733,10 @@ impl Transaction {
         let ddl = std::mem::take(&mut level.ddl);
         if level.xid == INVALID_XID {
             self.finish(&level);
-            db.stats.committed(&level.stats);
+            self.db.stats.committed(&level.stats);
             return Ok(());
         }
+        let db = self.db.clone();
         let top = level.xid;
         let subs = level.children.clone();
         let result = (|| -> Result<Result<(), StorageError>, StorageError> {
@@ -781,13 +781,12 @@ impl Transaction {
     /// Leaves the proc array and releases the locks (the end of commit and
     /// abort).
     fn finish(&mut self, level: &Level) {
-        let db = self.db.clone();
         if let Some(slot) = self.slot.take() {
-            db.txn.procs.end(slot);
+            self.db.txn.procs.end(slot);
         }
         crate::rowlock::release_all(self);
         for (tag, mode) in level.locks.iter().rev() {
-            db.locks.release(&self.owner, tag, *mode);
+            self.db.locks.release(&self.owner, tag, *mode);
         }
     }
 
