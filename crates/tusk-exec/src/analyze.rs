@@ -324,9 +324,16 @@ pub fn column_statistics(
 }
 
 /// How many of the most common candidates (`(first, count)`, by count
-/// descending) to keep: PostgreSQL 15's `analyze_mcv_list`. A value stays
-/// when its sample count is more than two standard errors above what a
-/// value of the remaining values' average frequency would show.
+/// descending) to keep: PostgreSQL 15's `analyze_mcv_list`. The least
+/// common candidate stays (and with it all the others) when its sample
+/// count is more than two standard errors above what it would show at the
+/// frequency the values outside the list are given (the rest of the
+/// non-NULL rows spread over the rest of the distinct values); otherwise
+/// it is dropped and the next one is tested. The standard error is the
+/// hypergeometric one of a value whose population count is what its
+/// sample count suggests (a sample without replacement), so a value seen
+/// only two or three times in a large table's sample is not significant.
+/// A sample of the whole table keeps every candidate.
 fn mcv_count(
     candidates: &[(usize, usize)],
     ndistinct: f64,
@@ -335,26 +342,34 @@ fn mcv_count(
     total_rows: f64,
 ) -> usize {
     let mut keep = candidates.len();
-    let mut sum: f64 = candidates.iter().map(|c| c.1 as f64).sum();
+    if sample_rows >= total_rows || total_rows <= 1.0 {
+        return keep;
+    }
+    // The counts of the candidates more common than the one tested.
+    let mut above: f64 = candidates
+        .iter()
+        .take(keep.saturating_sub(1))
+        .map(|c| c.1 as f64)
+        .sum();
     while keep > 0 {
-        let mut selec = (1.0 - sum / sample_rows - null_frac).clamp(0.0, 1.0);
-        let other = ndistinct - keep as f64;
+        let mut selec = (1.0 - above / sample_rows - null_frac).clamp(0.0, 1.0);
+        let other = ndistinct - (keep - 1) as f64;
         if other > 1.0 {
             selec /= other;
         }
-        // Hypergeometric standard deviation of the count of a value with
-        // population frequency `selec` in a sample of `sample_rows`.
-        let (n, big_n) = (sample_rows, total_rows.max(sample_rows));
-        let k = selec * big_n;
-        let mut variance = n * k * (big_n - k) * (big_n - n);
-        variance /= big_n * big_n * (big_n - 1.0).max(1.0);
-        let stddev = variance.max(0.0).sqrt();
         let count = candidates[keep - 1].1 as f64;
+        let (n, big_n) = (sample_rows, total_rows);
+        let k = big_n * count / n;
+        let variance = n * k * (big_n - k) * (big_n - n) / (big_n * big_n * (big_n - 1.0));
+        let stddev = variance.max(0.0).sqrt();
         if count > selec * n + 2.0 * stddev + 0.5 {
             break;
         }
-        sum -= count;
         keep -= 1;
+        if keep == 0 {
+            break;
+        }
+        above -= candidates[keep - 1].1 as f64;
     }
     keep
 }
@@ -432,6 +447,21 @@ mod tests {
         assert_eq!(s.mcv.len(), 4);
         assert!(s.mcv.iter().all(|(_, f)| (*f - 0.25).abs() < 1e-9));
         assert!(s.histogram.is_empty());
+    }
+
+    /// A large table's key seen once or twice per value in the sample
+    /// (TPC-H's `l_orderkey`): a value seen twice is not significantly
+    /// more common than the rest, so there are no MCVs; one seen 40 times
+    /// is.
+    #[test]
+    fn repeated_keys_are_not_common_values() {
+        let mut vals: Vec<Option<i32>> = (0..1000).flat_map(|i| [Some(i), Some(i)]).collect();
+        vals.extend((1000..29_000).map(Some));
+        let s = column_statistics(&ints(&vals), DataType::Int4, 6_000_000.0, 100);
+        assert!(s.mcv.is_empty(), "{:?}", s.mcv);
+        vals.extend([Some(-1); 40]);
+        let s = column_statistics(&ints(&vals), DataType::Int4, 6_000_000.0, 100);
+        assert_eq!(s.mcv.len(), 1);
     }
 
     /// A skewed column: the frequent value is an MCV, the long tail goes

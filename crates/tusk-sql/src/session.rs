@@ -25,7 +25,6 @@
 use crate::bind::{BindSettings, Binder, BoundQuery};
 use crate::error::SqlError;
 use crate::guc;
-use crate::logical::ColumnId;
 use crate::parse::{parse, Parsed};
 use crate::physical::{Planner, PlannerSettings};
 use crate::xact::SessionXact;
@@ -663,7 +662,7 @@ pub(crate) fn plan_logical(
     }
     let types: Vec<DataType> = bq.out.iter().map(|&c| cols.ty(c)).collect();
     let column_types = bq.out.iter().map(|&c| cols.get(c).ty).collect();
-    let used = used_columns(&plan, &ctes, &bq.out);
+    let used = crate::logical::reads::columns_read(&plan, &ctes, &bq.out);
     let mut planner =
         Planner::new(db, &cols, &ctes, &cte_refs, settings, used).with_catalog(catalog);
     let stmt = planner.plan_statement(&plan, &bq.out)?;
@@ -727,86 +726,5 @@ pub(crate) fn exec_context(
         env: env.clone(),
         ctes: Default::default(),
         params: Arc::default(),
-    }
-}
-
-/// Every column id an expression of the plan (or its CTEs) reads, plus the
-/// statement's outputs: what scans must produce.
-fn used_columns(
-    plan: &crate::logical::Logical,
-    ctes: &[crate::logical::CteDef],
-    out: &[ColumnId],
-) -> std::collections::HashSet<ColumnId> {
-    use crate::logical::Logical;
-    use std::collections::HashSet;
-    /// Adds the columns every expression reads, except the expressions of
-    /// projections, which are collected in `projected` (their output id
-    /// and what they read) to be counted only if their output is used.
-    fn walk(
-        p: &Logical,
-        used: &mut HashSet<ColumnId>,
-        projected: &mut Vec<(ColumnId, Vec<ColumnId>)>,
-    ) {
-        match p {
-            Logical::Project { exprs, .. } => {
-                for (id, e) in exprs {
-                    let mut v = Vec::new();
-                    e.columns(&mut v);
-                    if e.is_volatile() {
-                        // Evaluated for every row whether read or not.
-                        used.insert(*id);
-                    }
-                    projected.push((*id, v));
-                }
-            }
-            _ => p.for_each_expr(&mut |e| {
-                let mut v = Vec::new();
-                e.columns(&mut v);
-                used.extend(v);
-            }),
-        }
-        match p {
-            Logical::SetOp { left, right, .. }
-            | Logical::RecursiveUnion {
-                seed: left,
-                step: right,
-                ..
-            } => {
-                used.extend(left.output());
-                used.extend(right.output());
-            }
-            // DISTINCT compares whole rows of its input.
-            Logical::Distinct { input, .. } => used.extend(input.output()),
-            // A scalar subquery's value is its first column.
-            Logical::Apply {
-                subquery,
-                kind: crate::logical::SubqueryKind::Scalar,
-                ..
-            } => used.extend(subquery.output().first().copied()),
-            _ => {}
-        }
-        for c in p.children() {
-            walk(c, used, projected);
-        }
-    }
-    let mut used: HashSet<ColumnId> = out.iter().copied().collect();
-    let mut projected = Vec::new();
-    walk(plan, &mut used, &mut projected);
-    for c in ctes {
-        used.extend(c.cols.iter().copied());
-        walk(&c.plan, &mut used, &mut projected);
-    }
-    // A projection's expression matters once its output does (a column
-    // passed through projections nobody reads is never scanned).
-    loop {
-        let before = used.len();
-        for (id, reads) in &projected {
-            if used.contains(id) {
-                used.extend(reads.iter().copied());
-            }
-        }
-        if used.len() == before {
-            return used;
-        }
     }
 }

@@ -374,6 +374,23 @@ impl EquivalenceClasses {
         })
     }
 
+    /// The columns that a part holding leaf set `s` must keep for the
+    /// joins still to come: every member in `s` of each class that has a
+    /// member outside `s` (any of them may be the key [`Self::pair_keys`]
+    /// picks).
+    pub fn members_still_joining(&self, s: u32) -> Vec<ColumnId> {
+        let mut out = Vec::new();
+        for (_, class) in self.joining() {
+            if class.members.iter().all(|m| s & 1 << m.leaf != 0) {
+                continue;
+            }
+            for m in class.members.iter().filter(|m| s & 1 << m.leaf != 0) {
+                m.col.columns(&mut out);
+            }
+        }
+        out
+    }
+
     /// One key per class with members in both of the disjoint leaf sets
     /// `a` and `b`, oriented `a` first: a written equality between them
     /// where there is one, else their first members.

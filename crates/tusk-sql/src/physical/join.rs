@@ -128,10 +128,12 @@ impl Planner<'_> {
                 parts[i] = Some(self.plan(&reduced)?);
             }
         }
+        let above = self.needed_above(l);
         let (mut current, used) = if parts.len() <= DP_LIMIT {
-            self.join_by_subsets(&mut parts, &conds, &leaf_filter_conjuncts(&leaves))?
+            let leaf_conds = leaf_filter_conjuncts(&leaves);
+            self.join_by_subsets(&mut parts, &conds, &leaf_conds, above.as_ref())?
         } else {
-            self.join_greedily(&mut parts, &conds)?
+            self.join_greedily(&mut parts, &conds, above.as_ref())?
         };
         // Whatever is left (constant conditions, outer references) filters the top.
         let rest: Vec<Expr> = conds
@@ -147,12 +149,16 @@ impl Planner<'_> {
     }
 
     /// Joins `parts` greedily, left-deep (see the module doc); returns the
-    /// plan and which of `conds` it placed.
+    /// plan and which of `conds` it placed. With `above`, the columns read
+    /// above the region, each join keeps only those and what the
+    /// conditions not placed yet read (`narrow`).
     fn join_greedily(
         &mut self,
         parts: &mut [Option<Phys>],
         conds: &[Expr],
+        above: Option<&HashSet<ColumnId>>,
     ) -> Result<(Phys, Vec<bool>)> {
+        self.narrow_leaves(parts, conds, above);
         let mut used = vec![false; conds.len()];
         // Conditions over no column of any leaf (constants) stay for the top.
         let col_sets: Vec<HashSet<ColumnId>> = conds
@@ -226,8 +232,38 @@ impl Planner<'_> {
                 }
             }
             current = self.join(JoinKind::Inner, current, right, on, None)?;
+            if let Some(above) = above {
+                let mut keep = above.clone();
+                for (k, cols) in col_sets.iter().enumerate() {
+                    if !used[k] {
+                        keep.extend(cols.iter().copied());
+                    }
+                }
+                current = self.narrow(current, &keep);
+            }
         }
         Ok((current, used))
+    }
+
+    /// Narrows the leaves of a region with conditions `conds`, when
+    /// `above` (the columns read above the region) is known, to those
+    /// columns and what the conditions read: not what only a leaf's own
+    /// filter read (`narrow`).
+    pub(super) fn narrow_leaves(
+        &self,
+        parts: &mut [Option<Phys>],
+        conds: &[Expr],
+        above: Option<&HashSet<ColumnId>>,
+    ) {
+        let Some(above) = above else {
+            return;
+        };
+        let mut keep = above.clone();
+        keep.extend(conds.iter().flat_map(expr_columns));
+        for part in parts {
+            let p = part.take().expect("a leaf");
+            *part = Some(self.narrow(p, &keep));
+        }
     }
 
     /// One join of `left` and `right` on conjuncts `on`.

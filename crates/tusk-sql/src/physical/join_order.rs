@@ -28,7 +28,7 @@ use super::equivalence::EquivalenceClasses;
 use super::join::{equality_leaves, hash_join_cost, key_types, HashMemory};
 use super::{Phys, Planner, Result};
 use crate::logical::{expr_columns, ColumnId, JoinKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tusk_exec::Expr;
 
 /// The best plan found for one subset of a region's leaves.
@@ -248,12 +248,15 @@ impl Planner<'_> {
     /// Dynamic programming over the subsets of `parts` (see the module
     /// doc); returns the joined plan and which of `conds` it placed.
     /// `leaf_conds` are the conditions the leaves filter themselves by,
-    /// where the classes find their constants (with `conds`).
+    /// where the classes find their constants (with `conds`). With
+    /// `above`, the columns read above the region, each join keeps only
+    /// those and what the joins after it read (`narrow`).
     pub(super) fn join_by_subsets(
         &mut self,
         parts: &mut [Option<Phys>],
         conds: &[Expr],
         leaf_conds: &[Expr],
+        above: Option<&HashSet<ColumnId>>,
     ) -> Result<(Phys, Vec<bool>)> {
         let n = parts.len();
         let leaf_of: HashMap<ColumnId, usize> = parts
@@ -268,6 +271,7 @@ impl Planner<'_> {
             let p = parts[leaf].take().expect("a leaf");
             parts[leaf] = Some(self.filter(p, &f)?);
         }
+        self.narrow_leaves(parts, conds, above);
         let masks: Vec<u32> = conds
             .iter()
             .map(|c| {
@@ -388,11 +392,12 @@ impl Planner<'_> {
             best[s as usize] = found;
         }
         let mut used = classes.absorbed.clone();
-        let plan = self.build_subset(full, &best, parts, &region, &mut used)?;
+        let plan = self.build_subset(full, &best, parts, &region, &mut used, above)?;
         Ok((plan, used))
     }
 
-    /// The plan of subset `s` as `best` chose it.
+    /// The plan of subset `s` as `best` chose it, narrowed to `above` and
+    /// what the joins after it read, when `above` is known.
     fn build_subset(
         &mut self,
         s: u32,
@@ -400,6 +405,7 @@ impl Planner<'_> {
         parts: &mut [Option<Phys>],
         region: &Region<'_>,
         used: &mut [bool],
+        above: Option<&HashSet<ColumnId>>,
     ) -> Result<Phys> {
         if s.count_ones() == 1 {
             return Ok(parts[s.trailing_zeros() as usize]
@@ -407,8 +413,8 @@ impl Planner<'_> {
                 .expect("each leaf is built once"));
         }
         let (a, b) = best[s as usize].expect("every subset has a plan").split;
-        let left = self.build_subset(a, best, parts, region, used)?;
-        let right = self.build_subset(b, best, parts, region, used)?;
+        let left = self.build_subset(a, best, parts, region, used, above)?;
+        let right = self.build_subset(b, best, parts, region, used, above)?;
         let mut on = Vec::new();
         for (k, c) in region.conds.iter().enumerate() {
             if !used[k] && region.masks[k] != 0 && region.masks[k] & !s == 0 {
@@ -419,6 +425,19 @@ impl Planner<'_> {
         for key in region.classes.pair_keys(a, b) {
             on.push(key.condition(region.conds));
         }
-        self.join(JoinKind::Inner, left, right, on, None)
+        let joined = self.join(JoinKind::Inner, left, right, on, None)?;
+        let Some(above) = above else {
+            return Ok(joined);
+        };
+        // What the joins after this one read: the conditions not placed
+        // yet (a class's equalities through its members).
+        let mut keep = above.clone();
+        for (k, c) in region.conds.iter().enumerate() {
+            if !region.classes.absorbed[k] && region.masks[k] & !s != 0 {
+                keep.extend(expr_columns(c));
+            }
+        }
+        keep.extend(region.classes.members_still_joining(s));
+        Ok(self.narrow(joined, &keep))
     }
 }

@@ -21,6 +21,7 @@ mod index_join;
 mod join;
 mod join_order;
 mod merge_join;
+mod narrow;
 mod numbering;
 mod onetime;
 mod parallel;
@@ -109,6 +110,9 @@ pub struct Planner<'a> {
     params: Vec<HashMap<ColumnId, usize>>,
     /// Columns some expression reads: what scans must produce.
     pub(crate) used: std::collections::HashSet<ColumnId>,
+    /// The statement's tree and output columns, once `plan_statement`
+    /// starts: what joins are narrowed against (`narrow`).
+    root: Option<(&'a Logical, &'a [ColumnId])>,
     next_param: usize,
     next_subplan: usize,
     /// The InitPlans planned so far: number and value column (see
@@ -146,6 +150,7 @@ impl<'a> Planner<'a> {
             settings,
             params: Vec::new(),
             used,
+            root: None,
             next_param: SUBPLAN_PARAM_BASE,
             next_subplan: 1,
             init_plans: Vec::new(),
@@ -166,7 +171,8 @@ impl<'a> Planner<'a> {
     }
 
     /// Plans a statement's query whose output columns are `out`, in order.
-    pub fn plan_statement(&mut self, l: &Logical, out: &[ColumnId]) -> Result<Statement> {
+    pub fn plan_statement(&mut self, l: &'a Logical, out: &'a [ColumnId]) -> Result<Statement> {
+        self.root = Some((l, out));
         self.collect_origins(l);
         let p = self.plan(l)?;
         let p = self.project_to(p, out)?;
@@ -270,6 +276,16 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// Whether every column `e` reads is in `layout` or an outer
+    /// reference of the SubPlan being planned.
+    fn available(&self, e: &Expr, layout: &[ColumnId]) -> bool {
+        let mut reads = Vec::new();
+        e.columns(&mut reads);
+        reads
+            .iter()
+            .all(|c| layout.contains(c) || self.params.iter().any(|m| m.contains_key(c)))
+    }
+
     /// `p` projected to exactly `out` (a Project node unless it already is).
     pub(crate) fn project_to(&self, p: Phys, out: &[ColumnId]) -> Result<Phys> {
         if p.cols == out {
@@ -325,10 +341,14 @@ impl<'a> Planner<'a> {
             Logical::Project { input, exprs } => {
                 let child = self.plan(input)?;
                 // Columns nobody reads are not computed (and what they
-                // read is not scanned: see `session::used_columns`).
+                // read is not scanned: see `logical::reads`). An output
+                // whose id something reads, but whose expression reads a
+                // column a narrowed join below no longer carries, is read
+                // by nothing above (`narrow` kept what is): the same id
+                // passed through, read again only inside the join.
                 let exprs: Vec<&(ColumnId, Expr)> = exprs
                     .iter()
-                    .filter(|(c, _)| self.used.contains(c))
+                    .filter(|(c, e)| self.used.contains(c) && self.available(e, &child.cols))
                     .collect();
                 let out: Vec<ColumnId> = exprs.iter().map(|(c, _)| *c).collect();
                 // A projection that only selects columns the child has is
@@ -363,25 +383,12 @@ impl<'a> Planner<'a> {
                 on,
                 mark,
             } => {
-                if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
-                    if let Some(push) = join::push_into_region(left, right, on) {
-                        return self.cheaper(&push(*kind), |p| {
-                            let lp = p.plan(left)?;
-                            let rp = p.plan(right)?;
-                            p.join(*kind, lp, rp, on.clone(), *mark)
-                        });
-                    }
-                }
-                let lp = self.plan(left)?;
-                let mut rp = self.plan(right)?;
-                if *kind == JoinKind::Left {
-                    if let Some(r) =
-                        self.reduce_left_join_side(left, right, rp.plan.est.rows, on)?
-                    {
-                        rp = self.plan(&r)?;
-                    }
-                }
-                self.join(*kind, lp, rp, on.clone(), *mark)
+                let above = self.needed_above(l);
+                let joined = self.outer_join(*kind, left, right, on, *mark, above.as_ref())?;
+                Ok(match above {
+                    Some(keep) => self.narrow(joined, &keep),
+                    None => joined,
+                })
             }
             Logical::DependentJoin {
                 kind,
@@ -465,6 +472,52 @@ impl<'a> Planner<'a> {
                 flat(100.0, 100.0 * CPU_TUPLE_COST, 0),
             )),
         }
+    }
+
+    /// A join other than an inner join (those are planned by regions,
+    /// `join`): semi and anti joins pushed into the region on their left
+    /// where that is cheaper, the right side of a left join reduced to the
+    /// keys its left side asks for (`reduce`). With `above`, the columns
+    /// read above the join, its inputs are narrowed to those and what its
+    /// condition reads (`narrow`).
+    fn outer_join(
+        &mut self,
+        kind: JoinKind,
+        left: &Logical,
+        right: &Logical,
+        on: &[Expr],
+        mark: Option<ColumnId>,
+        above: Option<&std::collections::HashSet<ColumnId>>,
+    ) -> Result<Phys> {
+        let keep = above.map(|a| {
+            let mut keep = a.clone();
+            keep.extend(on.iter().flat_map(crate::logical::expr_columns));
+            keep
+        });
+        let narrow = |p: &Self, side: Phys| match &keep {
+            Some(k) => p.narrow(side, k),
+            None => side,
+        };
+        if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+            if let Some(push) = join::push_into_region(left, right, on) {
+                return self.cheaper(&push(kind), |p| {
+                    let lp = p.plan(left)?;
+                    let lp = narrow(p, lp);
+                    let rp = p.plan(right)?;
+                    let rp = narrow(p, rp);
+                    p.join(kind, lp, rp, on.to_vec(), mark)
+                });
+            }
+        }
+        let lp = self.plan(left)?;
+        let mut rp = self.plan(right)?;
+        if kind == JoinKind::Left {
+            if let Some(r) = self.reduce_left_join_side(left, right, rp.plan.est.rows, on)? {
+                rp = self.plan(&r)?;
+            }
+        }
+        let (lp, rp) = (narrow(self, lp), narrow(self, rp));
+        self.join(kind, lp, rp, on.to_vec(), mark)
     }
 
     /// The cheaper of two plans of one relation: `first` planned as a
