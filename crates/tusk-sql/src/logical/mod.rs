@@ -34,6 +34,7 @@
 //! | `SetOp` | `out` |
 
 pub mod exprs;
+mod raises;
 
 pub use tusk_exec::plan::JoinKind;
 use tusk_exec::plan::{AggCall, SortKey};
