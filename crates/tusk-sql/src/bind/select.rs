@@ -40,10 +40,11 @@ impl Binder<'_> {
                 "SELECT ... INTO is not supported",
             );
         }
-        if s.top.is_some() || s.qualify.is_some() || !s.named_window.is_empty() {
+        if s.top.is_some() || s.qualify.is_some() {
             return err(sqlstate::SYNTAX_ERROR, "syntax error in SELECT");
         }
         let mut projection = s.projection.clone();
+        super::named_windows::resolve(&s.named_window, &mut projection)?;
         let mut from = s.from.clone();
         move_srf_to_from(&mut projection, &mut from)?;
         // FROM, then the select list, then WHERE: PostgreSQL's order, which
