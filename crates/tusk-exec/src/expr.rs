@@ -58,6 +58,7 @@ mod fold;
 mod inlist;
 mod logic;
 mod pattern;
+mod raises;
 #[cfg(test)]
 mod tests;
 

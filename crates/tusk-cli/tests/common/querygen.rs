@@ -234,7 +234,7 @@ impl<'a> Gen<'a> {
             };
         }
         if self.features.subqueries && self.rng.chance(5) {
-            if let Some(sub) = self.scalar_subquery(ty, d) {
+            if let Some(sub) = self.scalar_subquery(scope, ty, d) {
                 return sub;
             }
         }
@@ -388,8 +388,14 @@ impl<'a> Gen<'a> {
         &tables[self.rng.below(tables.len())]
     }
 
-    /// `(SELECT agg(col) FROM t)` of type `ty`, if some table has such a column.
-    fn scalar_subquery(&mut self, ty: Ty, _depth: usize) -> Option<String> {
+    /// `(SELECT agg(col) FROM t)` of type `ty`, if some table has such a
+    /// column; half the time a correlated one instead (`correlated_scalar`).
+    fn scalar_subquery(&mut self, scope: &[ColRef], ty: Ty, depth: usize) -> Option<String> {
+        if self.rng.chance(50) {
+            if let Some(sub) = self.correlated_scalar(scope, ty, depth) {
+                return Some(sub);
+            }
+        }
         let t = self.table();
         let (c, _) = t.cols.iter().find(|(_, cty)| *cty == ty)?;
         let agg = match ty {
@@ -399,6 +405,56 @@ impl<'a> Gen<'a> {
             Ty::Bool => return None,
         };
         Some(format!("(SELECT {agg}(s.{c}) FROM {} s)", t.name))
+    }
+
+    /// `(SELECT agg(e) FROM t csN WHERE csN.k = outer [AND p])` of type
+    /// `ty`, or now and then `(SELECT e FROM ...)` without the aggregate,
+    /// which raises `more than one row returned by a subquery used as an
+    /// expression` for an outer row that matches two inner rows (and only
+    /// for such a row that reaches it). `e` and `p` may fail (`1 / 0`) on
+    /// inner rows no outer row selects: PostgreSQL runs the subquery per
+    /// outer row, so those rows must raise nothing.
+    fn correlated_scalar(&mut self, scope: &[ColRef], ty: Ty, depth: usize) -> Option<String> {
+        let t = self.table();
+        // Nested ones get their own alias, so a correlation names the
+        // level it means.
+        let alias = format!("cs{depth}");
+        let inner: Vec<ColRef> = t
+            .cols
+            .iter()
+            .map(|(n, cty)| ColRef {
+                name: format!("{alias}.{n}"),
+                ty: *cty,
+            })
+            .collect();
+        let pairs: Vec<(String, String)> = inner
+            .iter()
+            .flat_map(|i| {
+                scope
+                    .iter()
+                    .filter(|o| o.ty == i.ty)
+                    .map(|o| (i.name.clone(), o.name.clone()))
+            })
+            .collect();
+        if pairs.is_empty() || !inner.iter().any(|c| c.ty == ty) {
+            return None;
+        }
+        let (i, o) = pairs[self.rng.below(pairs.len())].clone();
+        let mut wh = format!(" WHERE {i} = {o}");
+        if self.rng.chance(40) {
+            let p = self.pred(&inner, depth.min(1));
+            wh.push_str(&format!(" AND {p}"));
+        }
+        let arg = self.expr(&inner, ty, depth.min(1));
+        let name = &t.name;
+        if ty == Ty::Bool || self.rng.chance(20) {
+            return Some(format!("(SELECT {arg} FROM {name} {alias}{wh})"));
+        }
+        let agg = match ty {
+            Ty::Numeric => *self.rng.pick(&["max", "min", "sum"]),
+            _ => *self.rng.pick(&["max", "min"]),
+        };
+        Some(format!("(SELECT {agg}({arg}) FROM {name} {alias}{wh})"))
     }
 
     fn subquery_pred(&mut self, scope: &[ColRef], depth: usize) -> String {

@@ -47,6 +47,7 @@ mod from;
 mod func;
 mod fuzzy;
 mod grouping;
+mod named_windows;
 mod operators;
 mod query;
 mod references;

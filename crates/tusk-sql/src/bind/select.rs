@@ -40,12 +40,13 @@ impl Binder<'_> {
                 "SELECT ... INTO is not supported",
             );
         }
-        if s.top.is_some() || s.qualify.is_some() || !s.named_window.is_empty() {
+        if s.top.is_some() || s.qualify.is_some() {
             return err(sqlstate::SYNTAX_ERROR, "syntax error in SELECT");
         }
         let mut projection = s.projection.clone();
+        super::named_windows::resolve(&s.named_window, &mut projection)?;
         let mut from = s.from.clone();
-        move_srf_to_from(&mut projection, &mut from);
+        move_srf_to_from(&mut projection, &mut from)?;
         // FROM, then the select list, then WHERE: PostgreSQL's order, which
         // decides which error a query with several reports.
         let mut plan = self.bind_from_list(&from)?;
@@ -969,7 +970,14 @@ fn is_srf(e: &A::Expr) -> bool {
 /// for one SRF with arguments that do not depend on the FROM rows), and
 /// replaces it in the select list by the function's column, keeping the
 /// item's name.
-fn move_srf_to_from(projection: &mut [A::SelectItem], from: &mut Vec<A::TableWithJoins>) {
+///
+/// Several such calls run in lockstep in PostgreSQL (the longest sets the
+/// row count, the others are padded with NULLs): that is not a cross join
+/// of function scans, so they are refused rather than answered wrongly.
+fn move_srf_to_from(
+    projection: &mut [A::SelectItem],
+    from: &mut Vec<A::TableWithJoins>,
+) -> Result<()> {
     fn find(e: &mut A::Expr) -> Option<&mut A::Expr> {
         if is_srf(e) {
             return Some(e);
@@ -979,6 +987,7 @@ fn move_srf_to_from(projection: &mut [A::SelectItem], from: &mut Vec<A::TableWit
             _ => None,
         }
     }
+    let mut moved = false;
     for (n, item) in projection.iter_mut().enumerate() {
         let alias_name = match item {
             A::SelectItem::UnnamedExpr(e) => figure_colname(e),
@@ -992,6 +1001,13 @@ fn move_srf_to_from(projection: &mut [A::SelectItem], from: &mut Vec<A::TableWit
         let Some(call) = find(e) else {
             continue;
         };
+        if moved {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "more than one set-returning function in the select list is not supported",
+            );
+        }
+        moved = true;
         let A::Expr::Function(f) = call.clone() else {
             continue;
         };
@@ -1031,4 +1047,5 @@ fn move_srf_to_from(projection: &mut [A::SelectItem], from: &mut Vec<A::TableWit
             };
         }
     }
+    Ok(())
 }

@@ -34,6 +34,7 @@
 //! | `SetOp` | `out` |
 
 pub mod exprs;
+mod raises;
 pub mod reads;
 
 pub use tusk_exec::plan::JoinKind;

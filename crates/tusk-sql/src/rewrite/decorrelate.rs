@@ -11,7 +11,7 @@
 //! | `EXISTS (q)` | mark join on the correlated conjuncts |
 //! | `x IN (q)`, `x op ANY (q)`, uncorrelated, `x` reading the input | null-aware mark join on the comparison |
 //! | `x IN (q)`, correlated, used as a plain WHERE conjunct | semi join on conjuncts and comparison |
-//! | `(SELECT agg(..) FROM q WHERE inner = outer)` | left join to `q` grouped by the inner keys |
+//! | `(SELECT agg(..) FROM q WHERE inner = outer)`, nothing in `q` or `agg` able to fail | left join to `q` grouped by the inner keys |
 //!
 //! A WHERE conjunct that is just a mark column then turns its mark join
 //! into a semi join, and `NOT mark` of a join that is not null-aware into
@@ -274,7 +274,11 @@ fn scalar_aggregate(
     else {
         return None;
     };
-    if exprs.len() != 1 {
+    // The join aggregates every inner row, where PostgreSQL's SubPlan
+    // aggregates only those an outer row's parameters select, and only for
+    // the outer rows that reach it: the same outcome only when no row can
+    // make the aggregate or what it reads fail.
+    if exprs.len() != 1 || !agg_node.cannot_raise() {
         return None;
     }
     let Logical::Aggregate {
