@@ -31,11 +31,16 @@
 //!
 //! Each session thread sets the policy of its own thread when it starts
 //! ([`apply`]); a session thread serves its session, and in the session
-//! pool other sessions too, so every query runs under it. Threads the
-//! server runs for other purposes (the reactor, the pool's monitor,
-//! checkpoints) keep the normal policy. Changing between the two
-//! non-real-time policies needs no privilege; should the kernel refuse, the
-//! thread logs it once and keeps the normal policy.
+//! pool other sessions too, so every query runs under it. A thread inherits
+//! the policy of the thread that starts it: the reactor and the threads
+//! started when the database opens (WAL writer, autovacuum) keep the
+//! normal policy, while threads a session starts run as batch threads too:
+//! its parallel workers, its deep-recursion stacks, and the session pool's
+//! monitor, which the first pooled session starts. Work a session does
+//! itself, such as a checkpoint its commit triggers, runs on its own
+//! thread. Changing between the two non-real-time policies needs no
+//! privilege; should the kernel refuse, the thread logs it once and keeps
+//! the normal policy.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -91,21 +96,21 @@ fn set_own_policy(policy: libc::c_int) -> std::io::Result<()> {
     }
 }
 
-/// The calling thread's policy (`SCHED_OTHER`, `SCHED_BATCH`, ...).
-pub fn own_policy() -> std::io::Result<libc::c_int> {
-    // SAFETY: `sched_getscheduler` takes no pointers; pid 0 names the
-    // calling thread.
-    let rc = unsafe { libc::sched_getscheduler(0) };
-    if rc < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(rc)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The calling thread's policy (`SCHED_OTHER`, `SCHED_BATCH`, ...).
+    fn own_policy() -> std::io::Result<libc::c_int> {
+        // SAFETY: `sched_getscheduler` takes no pointers; pid 0 names the
+        // calling thread.
+        let rc = unsafe { libc::sched_getscheduler(0) };
+        if rc < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(rc)
+        }
+    }
 
     #[test]
     fn batch_applies_to_the_calling_thread_only() {
