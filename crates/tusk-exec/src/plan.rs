@@ -42,6 +42,12 @@ pub enum AggFunc {
     BitOr,
     /// `array_agg(value)`: every value (NULLs too) in input order.
     ArrayAgg,
+    /// The ordered-set aggregates, `f(direct) WITHIN GROUP (ORDER BY value)`:
+    /// `args` are `[value, direct]` (`[value]` for `mode`) and `order_by`
+    /// sorts the values (see `aggregate::ordered_set`).
+    PercentileCont,
+    PercentileDisc,
+    Mode,
 }
 
 impl AggFunc {
@@ -65,6 +71,9 @@ impl AggFunc {
             AggFunc::BitAnd => "bit_and",
             AggFunc::BitOr => "bit_or",
             AggFunc::ArrayAgg => "array_agg",
+            AggFunc::PercentileCont => "percentile_cont",
+            AggFunc::PercentileDisc => "percentile_disc",
+            AggFunc::Mode => "mode",
         }
     }
 

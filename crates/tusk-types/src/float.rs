@@ -98,8 +98,8 @@ pub fn format_float4_digits(v: f32, extra_float_digits: i32) -> String {
     format_g(v as f64, (6 + extra_float_digits).max(1) as usize)
 }
 
-/// C's `%.{p}g`.
-fn format_g(v: f64, p: usize) -> String {
+/// C's `%.{p}g` (with PostgreSQL's spelling of NaN and the infinities).
+pub fn format_g(v: f64, p: usize) -> String {
     if let Some(s) = special(v.is_nan(), v.is_infinite(), v.is_sign_negative()) {
         return s.to_string();
     }

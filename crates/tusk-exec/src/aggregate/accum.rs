@@ -22,6 +22,7 @@
 //! | `StringAgg` | string_agg | the bytes so far and the length of the first delimiter | — |
 //! | `Bits` | bit_and/bit_or | `Option<i64>` | value |
 //! | `ArrayAgg` | array_agg | the values so far (NULLs too) | — |
+//! | `ArrayAgg` | percentile_cont, percentile_disc, mode | the sorted values (not NULLs; see `ordered_set`) | — |
 //!
 //! Partial states travel between a Partial and a Finalize aggregate as
 //! columns ([`crate::aggregate::funcs::partial_types`]); [`Acc::state`] writes
@@ -30,6 +31,7 @@
 
 use super::exact::{numeric_stats, Big, Dec};
 use super::funcs::{is_statistic, strict_args};
+use super::ordered_set::OrderedSet;
 use crate::error::{float_overflow, int8_out_of_range, sqlstate, ExecError, Result};
 use crate::numeric::Numeric;
 use crate::plan::{AggCall, AggFunc};
@@ -158,6 +160,9 @@ pub enum Acc {
         /// The element type.
         ty: DataType,
         bytes: usize,
+        /// For an ordered-set aggregate, its final step (the values are
+        /// its sorted input).
+        set: Option<Box<OrderedSet>>,
     },
 }
 
@@ -442,6 +447,13 @@ impl Acc {
                 val: vec![],
                 ty,
                 bytes: 0,
+                set: None,
+            },
+            AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => Acc::ArrayAgg {
+                val: vec![],
+                ty,
+                bytes: 0,
+                set: Some(Box::new(OrderedSet::new(call))),
             },
             // Every function is matched above; statistics of other types
             // were refused by the binder.
@@ -789,7 +801,7 @@ impl Acc {
                     *bytes += buf.len() - before;
                 }
             }
-            Acc::ArrayAgg { val, ty, bytes } => {
+            Acc::ArrayAgg { val, ty, bytes, .. } => {
                 let a = a.unwrap();
                 for &i in rows {
                     let (k, i) = (g(i as usize), i as usize);
@@ -871,6 +883,11 @@ impl Acc {
                 }
             },
             Acc::Bits { val, ty, .. } => val[k].map_or(Value::Null, |v| int_value(*ty, v)),
+            Acc::ArrayAgg {
+                val,
+                set: Some(set),
+                ..
+            } => set.finish(val[k].as_deref(), ty)?,
             Acc::ArrayAgg { val, .. } => match &val[k] {
                 None => Value::Null,
                 Some(items) => {

@@ -18,6 +18,9 @@
 //! | the same | real, double precision | double precision |
 //! | string_agg | text, text | text |
 //! | bit_and, bit_or | smallint, integer, bigint | the same |
+//! | percentile_cont(double precision) WITHIN GROUP | double precision, interval | the same |
+//! | percentile_disc(double precision), mode() WITHIN GROUP | any ordered type | the same |
+//! | percentile_cont/disc(double precision[]) WITHIN GROUP | as above | an array of it |
 
 use crate::plan::{AggCall, AggFunc};
 use tusk_storage::DataType;
@@ -57,6 +60,8 @@ pub fn result_type(func: AggFunc, arg: Option<DataType>) -> DataType {
         AggFunc::StringAgg => T::Text,
         AggFunc::BitAnd | AggFunc::BitOr => arg,
         AggFunc::ArrayAgg => arg.array_of().unwrap_or(T::Text),
+        // (The array forms' result is set by the binder.)
+        AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => arg,
     }
 }
 
@@ -111,15 +116,23 @@ pub fn partial_types(call: &AggCall) -> Vec<DataType> {
 pub fn supports_partial(call: &AggCall) -> bool {
     !call.distinct
         && call.order_by.is_empty()
-        && !matches!(call.func, AggFunc::StringAgg | AggFunc::ArrayAgg)
+        && !matches!(
+            call.func,
+            AggFunc::StringAgg
+                | AggFunc::ArrayAgg
+                | AggFunc::PercentileCont
+                | AggFunc::PercentileDisc
+                | AggFunc::Mode
+        )
 }
 
 /// How many leading arguments make a row skip when NULL: all of them for
 /// strict functions; `string_agg` skips on a NULL value but takes a NULL
-/// delimiter as no delimiter.
+/// delimiter as no delimiter, and an ordered-set aggregate skips NULL
+/// values (its direct argument is read once per group, at the end).
 pub fn strict_args(call: &AggCall) -> usize {
     match call.func {
-        AggFunc::StringAgg => 1,
+        AggFunc::StringAgg | AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => 1,
         AggFunc::ArrayAgg => 0,
         _ => call.args.len(),
     }

@@ -45,6 +45,7 @@ pub mod exact;
 pub mod funcs;
 pub mod groups;
 pub mod ordered;
+pub mod ordered_set;
 
 use crate::error::{ExecError, Result};
 use crate::expr::Expr;

@@ -86,7 +86,7 @@ fn agg_arg_type(name: &str, f: AggFunc, b: &B) -> Result<DataType> {
                 Ok(DataType::Float8)
             }
             F::CountStar | F::Count | F::Min | F::Max | F::StringAgg => Ok(DataType::Text),
-            F::ArrayAgg => Err(SqlError::coded(
+            F::ArrayAgg | F::PercentileCont | F::PercentileDisc | F::Mode => Err(SqlError::coded(
                 sqlstate::DATATYPE_MISMATCH,
                 "could not determine polymorphic type because input has type unknown",
             )),
@@ -186,6 +186,10 @@ impl Binder<'_> {
             return Ok(b);
         }
         let ca = call_args(f)?;
+        if !f.within_group.is_empty() {
+            let inner_order = !ca.order_by.is_empty();
+            return self.within_group_call(&name, f, &ca.args, ca.distinct, inner_order, ctx);
+        }
         if f.over.is_some() {
             return self.window_call(&name, f, ca, ctx);
         }
@@ -280,18 +284,7 @@ impl Binder<'_> {
         ca: CallArgs<'_>,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
-        if ctx.in_aggregate {
-            return err(
-                sqlstate::GROUPING_ERROR,
-                "aggregate function calls cannot be nested",
-            );
-        }
-        if !ctx.allow_aggs {
-            return err(
-                sqlstate::GROUPING_ERROR,
-                format!("aggregate functions are not allowed in {}", ctx.clause),
-            );
-        }
+        aggregate_allowed(ctx)?;
         let star = matches!(ca.args.as_slice(), [A::FunctionArgExpr::Wildcard]);
         if star && name != "count" {
             return err(
@@ -363,15 +356,21 @@ impl Binder<'_> {
             order_by,
             result,
         };
+        Ok(self.aggregate_result(name, call, ctx))
+    }
+
+    /// Records aggregate `call` in the clause context (once: an equal call
+    /// already there is reused) and returns a reference to its result.
+    pub(crate) fn aggregate_result(&mut self, name: &str, call: AggCall, ctx: &mut ExprCtx) -> B {
         let id = match ctx.aggs.iter().find(|(_, c)| *c == call) {
             Some((id, _)) => *id,
             None => {
-                let id = self.column(name, SqlType::of(result), None);
+                let id = self.column(name, SqlType::of(call.result), None);
                 ctx.aggs.push((id, call));
                 id
             }
         };
-        Ok(B::known(self.col_expr(id)))
+        B::known(self.col_expr(id))
     }
 
     /// `GROUPING(a, b, ...)`: which arguments the current grouping set
@@ -781,7 +780,25 @@ impl Binder<'_> {
     }
 }
 
-fn no_function_err(name: &str, args: &[&str]) -> SqlError {
+/// Refuses an aggregate call where the clause allows none, or inside
+/// another aggregate's arguments.
+pub(crate) fn aggregate_allowed(ctx: &ExprCtx) -> Result<()> {
+    if ctx.in_aggregate {
+        return err(
+            sqlstate::GROUPING_ERROR,
+            "aggregate function calls cannot be nested",
+        );
+    }
+    if !ctx.allow_aggs {
+        return err(
+            sqlstate::GROUPING_ERROR,
+            format!("aggregate functions are not allowed in {}", ctx.clause),
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn no_function_err(name: &str, args: &[&str]) -> SqlError {
     SqlError::coded(
         sqlstate::UNDEFINED_FUNCTION,
         format!("function {name}({}) does not exist", args.join(", ")),

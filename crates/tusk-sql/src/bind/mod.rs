@@ -49,6 +49,7 @@ mod fuzzy;
 mod grouping;
 mod named_windows;
 mod operators;
+mod ordered_set;
 mod query;
 mod references;
 mod select;

@@ -76,7 +76,10 @@ fn aggregate_cannot_raise(a: &AggCall) -> bool {
         | AggFunc::StringAgg
         | AggFunc::BitAnd
         | AggFunc::BitOr
-        | AggFunc::ArrayAgg => true,
+        | AggFunc::ArrayAgg
+        | AggFunc::Mode => true,
+        // A percentile out of range raises; so can interpolating.
+        AggFunc::PercentileCont | AggFunc::PercentileDisc => false,
         AggFunc::Sum
         | AggFunc::Avg
         | AggFunc::Stddev
