@@ -51,6 +51,7 @@ mod named_windows;
 mod operators;
 mod query;
 mod references;
+mod row;
 mod select;
 mod stored;
 
