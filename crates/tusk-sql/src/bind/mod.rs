@@ -53,6 +53,7 @@ mod query;
 mod references;
 mod row;
 mod select;
+mod srf;
 mod stored;
 
 pub use datetime::interval_value;
