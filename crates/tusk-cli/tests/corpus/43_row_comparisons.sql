@@ -59,6 +59,13 @@ select id from rc where (a, b) is not null order by id;
 select id from rc where (a, b, c) is null order by id;
 select (null, null) is null, (null, null) is not null, (1, null) is not null, row(null) is null;
 select row() is null, row() is not null;
+-- Every field is folded before the test is split into the fields' tests:
+-- a constant field that fails fails, even after a field that decides.
+-- expect: error
+select (6, 1 % 0) is null;
+-- expect: error
+select id from rc where (null, -0.001 / 0.00) is not null;
+select id from rc where (a, 1 / 2) is null order by id;
 -- IS [NOT] DISTINCT FROM on rows.
 select id, (a, b) is distinct from (1, 2), (a, b) is not distinct from (null, 2) from rc order by id;
 select (1, null) is not distinct from (1, null), (1, 2) is distinct from (1, null), row() is distinct from row();

@@ -240,10 +240,24 @@ impl Binder<'_> {
         ctx: &mut ExprCtx,
     ) -> Result<B> {
         let fields = self.row_fields(items, ctx)?;
-        let tests = fields.into_iter().map(|b| Expr::IsNull {
-            arg: Box::new(b.e),
-            negated,
-        });
+        // PostgreSQL folds every field before it splits the test into an
+        // AND of the fields' tests (eval_const_expressions), so a constant
+        // field that fails fails even when an earlier field decides the
+        // test: `(6, 1 % 0) IS NULL` is a division by zero. The AND's own
+        // folding would stop at the first false test, so the constant
+        // fields are folded here.
+        let mut tests = Vec::with_capacity(fields.len());
+        for b in fields {
+            let arg = if b.e.is_constant() {
+                b.e.fold().map_err(SqlError::from)?
+            } else {
+                b.e
+            };
+            tests.push(Expr::IsNull {
+                arg: Box::new(arg),
+                negated,
+            });
+        }
         Ok(B::known(Expr::and_all(tests).unwrap_or(Expr::Const {
             value: Value::Bool(true),
             ty: DataType::Bool,
