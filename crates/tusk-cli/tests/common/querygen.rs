@@ -439,15 +439,7 @@ impl<'a> Gen<'a> {
                     }
                 }
                 let wh = if self.rng.chance(40) {
-                    let inner: Vec<ColRef> = t
-                        .cols
-                        .iter()
-                        .map(|(c, ty)| ColRef {
-                            name: format!("rq.{c}"),
-                            ty: *ty,
-                        })
-                        .collect();
-                    format!(" WHERE {}", self.pred(&inner, 0))
+                    format!(" WHERE {}", self.pred(&aliased_cols(t, "rq"), 0))
                 } else {
                     String::new()
                 };
@@ -503,14 +495,7 @@ impl<'a> Gen<'a> {
         // Nested ones get their own alias, so a correlation names the
         // level it means.
         let alias = format!("cs{depth}");
-        let inner: Vec<ColRef> = t
-            .cols
-            .iter()
-            .map(|(n, cty)| ColRef {
-                name: format!("{alias}.{n}"),
-                ty: *cty,
-            })
-            .collect();
+        let inner = aliased_cols(t, &alias);
         let pairs: Vec<(String, String)> = inner
             .iter()
             .flat_map(|i| {
@@ -738,6 +723,17 @@ impl<'a> Gen<'a> {
             }
         }
     }
+}
+
+/// The columns of `t` as `alias.column`.
+fn aliased_cols(t: &Table, alias: &str) -> Vec<ColRef> {
+    t.cols
+        .iter()
+        .map(|(n, ty)| ColRef {
+            name: format!("{alias}.{n}"),
+            ty: *ty,
+        })
+        .collect()
 }
 
 fn scope_of(tables: &[(String, &Table)]) -> Vec<ColRef> {

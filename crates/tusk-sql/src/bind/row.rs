@@ -102,6 +102,21 @@ enum Side {
     Value(B),
 }
 
+/// PostgreSQL's checks before it compares two rows: the same number of
+/// fields, and at least one.
+fn comparable_lengths(l: &[B], r: &[B]) -> Result<()> {
+    if l.len() != r.len() {
+        return Err(unequal_rows());
+    }
+    if l.is_empty() {
+        return err(
+            sqlstate::FEATURE_NOT_SUPPORTED,
+            "cannot compare rows of zero length",
+        );
+    }
+    Ok(())
+}
+
 fn unequal_rows() -> SqlError {
     SqlError::coded(
         sqlstate::SYNTAX_ERROR,
@@ -157,15 +172,7 @@ impl Binder<'_> {
 
     /// `ROW(l) op ROW(r)` for a comparison operator (see the module doc).
     pub(crate) fn row_comparison(&mut self, op: CmpOp, l: Vec<B>, r: Vec<B>) -> Result<Expr> {
-        if l.len() != r.len() {
-            return Err(unequal_rows());
-        }
-        if l.is_empty() {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "cannot compare rows of zero length",
-            );
-        }
+        comparable_lengths(&l, &r)?;
         let mut lefts = Vec::with_capacity(l.len());
         let mut rights = Vec::with_capacity(r.len());
         for (a, b) in l.into_iter().zip(r) {
@@ -204,15 +211,7 @@ impl Binder<'_> {
         l: Vec<B>,
         r: Vec<B>,
     ) -> Result<Option<B>> {
-        if l.len() != r.len() {
-            return Err(unequal_rows());
-        }
-        if l.is_empty() {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "cannot compare rows of zero length",
-            );
-        }
+        comparable_lengths(&l, &r)?;
         for (a, b) in l.into_iter().zip(r) {
             let pair = self.binary(a, op, b)?;
             if pair.ty() != DataType::Bool {
