@@ -52,6 +52,7 @@ fn features() -> Features {
         set_ops: true,
         case_exprs: true,
         distinct: true,
+        row_comparisons: true,
     }
 }
 

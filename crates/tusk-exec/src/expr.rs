@@ -115,6 +115,19 @@ pub enum Expr {
         left: Box<Expr>,
         right: Box<Expr>,
     },
+    /// `ROW(l₁, l₂, ...) op ROW(r₁, r₂, ...)` for an ordering `op` (`<`,
+    /// `<=`, `>`, `>=`): PostgreSQL's lexicographic row comparison
+    /// (`RowCompareExpr`). Pairs are compared left to right; the first pair
+    /// with a NULL makes the result NULL, the first unequal pair decides,
+    /// and the later pairs are not evaluated for that row. All pairs equal:
+    /// true for `<=` and `>=`. Each pair's sides have one type. (Row `=`
+    /// and `<>` are plain AND / OR of the pairs' comparisons, as in
+    /// PostgreSQL, and never this node.)
+    RowCompare {
+        op: CmpOp,
+        left: Vec<Expr>,
+        right: Vec<Expr>,
+    },
     /// `left IS [NOT] DISTINCT FROM right`; never NULL.
     IsDistinct {
         left: Box<Expr>,
@@ -394,6 +407,7 @@ impl Expr {
                     continue;
                 }
                 Expr::Cmp { .. }
+                | Expr::RowCompare { .. }
                 | Expr::IsDistinct { .. }
                 | Expr::And(..)
                 | Expr::Or(..)
@@ -477,6 +491,7 @@ impl Expr {
                 f(arg);
                 list.iter().for_each(f);
             }
+            Expr::RowCompare { left, right, .. } => left.iter().chain(right.iter()).for_each(f),
         }
     }
 
@@ -550,6 +565,9 @@ impl Expr {
             Expr::InList { arg, list, .. } => {
                 f(arg);
                 list.iter_mut().for_each(f);
+            }
+            Expr::RowCompare { left, right, .. } => {
+                left.iter_mut().chain(right.iter_mut()).for_each(f)
             }
         }
     }
@@ -720,6 +738,9 @@ impl Expr {
                 arith::negate(&v, active)
             }
             Expr::Cmp { op, left, right } => compare::eval_cmp(*op, left, right, batch, active),
+            Expr::RowCompare { op, left, right } => {
+                compare::eval_row_compare(*op, left, right, batch, active)
+            }
             Expr::IsDistinct {
                 left,
                 right,

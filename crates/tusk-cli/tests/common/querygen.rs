@@ -90,6 +90,9 @@ pub struct Features {
     pub set_ops: bool,
     pub case_exprs: bool,
     pub distinct: bool,
+    /// Row constructors: `(a, b) < (c, d)`, row IN lists and subqueries,
+    /// `(a, b) IS NULL`.
+    pub row_comparisons: bool,
 }
 
 /// A column visible to an expression.
@@ -322,6 +325,9 @@ impl<'a> Gen<'a> {
             );
         }
         let d = depth - 1;
+        if self.features.row_comparisons && self.rng.chance(8) {
+            return self.row_pred(scope, d);
+        }
         match self.rng.below(11) {
             0 => format!("({} AND {})", self.pred(scope, d), self.pred(scope, d)),
             1 => format!("({} OR {})", self.pred(scope, d), self.pred(scope, d)),
@@ -383,6 +389,76 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A predicate over row constructors of two or three fields: a row
+    /// comparison, a row IN list, a row IN subquery, or a row null test.
+    fn row_pred(&mut self, scope: &[ColRef], depth: usize) -> String {
+        let kinds = [
+            Ty::Int,
+            Ty::Text,
+            Ty::Numeric,
+            Ty::BigInt,
+            Ty::Bool,
+            Ty::Date,
+        ];
+        let n = 2 + self.rng.below(2);
+        let types: Vec<Ty> = (0..n).map(|_| *self.rng.pick(&kinds)).collect();
+        let row = |g: &mut Self, literals: bool| {
+            let fields: Vec<String> = types
+                .iter()
+                .map(|&t| {
+                    if literals {
+                        literal(g.rng, t)
+                    } else {
+                        g.expr(scope, t, depth.min(1))
+                    }
+                })
+                .collect();
+            let spelled = if g.rng.chance(20) { "ROW" } else { "" };
+            format!("{spelled}({})", fields.join(", "))
+        };
+        let left = row(self, false);
+        match self.rng.below(4) {
+            0 => {
+                let op = self.rng.pick(&["=", "<>", "<", "<=", ">", ">="]);
+                format!("({left} {op} {})", row(self, false))
+            }
+            1 => {
+                let k = 1 + self.rng.below(3);
+                let items: Vec<String> = (0..k).map(|_| row(self, true)).collect();
+                let not = if self.rng.chance(40) { " NOT" } else { "" };
+                format!("({left}{not} IN ({}))", items.join(", "))
+            }
+            2 if self.features.subqueries => {
+                // Columns of one table with the row's types, when it has them.
+                let t = self.table();
+                let mut cols = Vec::new();
+                for ty in &types {
+                    match t.cols.iter().find(|(_, c)| c == ty) {
+                        Some((name, _)) => cols.push(format!("rq.{name}")),
+                        None => cols.push(literal(self.rng, *ty)),
+                    }
+                }
+                let wh = if self.rng.chance(40) {
+                    format!(" WHERE {}", self.pred(&aliased_cols(t, "rq"), 0))
+                } else {
+                    String::new()
+                };
+                let how = *self
+                    .rng
+                    .pick(&[" IN", " NOT IN", " = ANY", " <> ALL", " < ANY", " >= ALL"]);
+                format!(
+                    "({left}{how} (SELECT {} FROM {} rq{wh}))",
+                    cols.join(", "),
+                    t.name
+                )
+            }
+            _ => {
+                let not = if self.rng.chance(50) { " NOT" } else { "" };
+                format!("({left} IS{not} NULL)")
+            }
+        }
+    }
+
     fn table(&mut self) -> &'a Table {
         let tables = self.tables;
         &tables[self.rng.below(tables.len())]
@@ -419,14 +495,7 @@ impl<'a> Gen<'a> {
         // Nested ones get their own alias, so a correlation names the
         // level it means.
         let alias = format!("cs{depth}");
-        let inner: Vec<ColRef> = t
-            .cols
-            .iter()
-            .map(|(n, cty)| ColRef {
-                name: format!("{alias}.{n}"),
-                ty: *cty,
-            })
-            .collect();
+        let inner = aliased_cols(t, &alias);
         let pairs: Vec<(String, String)> = inner
             .iter()
             .flat_map(|i| {
@@ -654,6 +723,17 @@ impl<'a> Gen<'a> {
             }
         }
     }
+}
+
+/// The columns of `t` as `alias.column`.
+fn aliased_cols(t: &Table, alias: &str) -> Vec<ColRef> {
+    t.cols
+        .iter()
+        .map(|(n, ty)| ColRef {
+            name: format!("{alias}.{n}"),
+            ty: *ty,
+        })
+        .collect()
 }
 
 fn scope_of(tables: &[(String, &Table)]) -> Vec<ColRef> {

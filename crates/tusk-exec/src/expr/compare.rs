@@ -1,4 +1,5 @@
-//! Comparisons (`= <> < <= > >=`), `IS [NOT] DISTINCT FROM`, and the row
+//! Comparisons (`= <> < <= > >=`), row comparisons (`(a, b) < (c, d)`),
+//! `IS [NOT] DISTINCT FROM`, and the row
 //! comparator the other nodes share (IN, GREATEST/LEAST, NULLIF, CASE).
 //!
 //! Text compares bytewise (the C collation over UTF-8, which orders by code
@@ -159,6 +160,48 @@ fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vecto
         _ => return None,
     };
     Some(Vector::new(Data::Bool(out), l.nulls.clone()))
+}
+
+/// `ROW(left) op ROW(right)`, lexicographically (see [`Expr::RowCompare`]).
+/// Pair `k` is evaluated only for the active rows that pairs before it left
+/// undecided, so a later pair never raises an error for a row an earlier
+/// pair decided, as in PostgreSQL's step-by-step evaluation.
+pub(super) fn eval_row_compare(
+    op: CmpOp,
+    left: &[Expr],
+    right: &[Expr],
+    batch: &Batch,
+    active: Option<&[bool]>,
+) -> Result<Vector> {
+    let n = batch.len;
+    let mut open: Vec<bool> = (0..n).map(|i| super::live(active, i)).collect();
+    let mut out = vec![op.test(Ordering::Equal); n];
+    let mut nulls = vec![false; n];
+    for (l, r) in left.iter().zip(right) {
+        if !open.contains(&true) {
+            break;
+        }
+        let bp = is_bpchar(l.data_type(), r.data_type());
+        let lv = l.eval_ref(batch, Some(&open))?;
+        let rv = r.eval_ref(batch, Some(&open))?;
+        check_same(&lv, &rv)?;
+        for i in 0..n {
+            if !open[i] {
+                continue;
+            }
+            if lv.is_null(i) || rv.is_null(i) {
+                nulls[i] = true;
+                open[i] = false;
+                continue;
+            }
+            let o = cmp_rows(&lv, i, &rv, i, bp);
+            if o != Ordering::Equal {
+                out[i] = op.test(o);
+                open[i] = false;
+            }
+        }
+    }
+    Ok(Vector::new(Data::Bool(out), Some(nulls)))
 }
 
 pub(super) fn eval_distinct(

@@ -310,6 +310,16 @@ impl Expr {
                     Ok(e)
                 }
             }
+            Expr::RowCompare { op, left, right } => {
+                let (left, right) = (fold_all(left)?, fold_all(right)?);
+                let c = left.iter().chain(&right).all(is_const);
+                let e = Expr::RowCompare { op, left, right };
+                if c {
+                    evaluate(&e)
+                } else {
+                    Ok(e)
+                }
+            }
             Expr::MinMax { args, greatest } => {
                 let args = fold_all(args)?;
                 let c = args.iter().all(is_const);

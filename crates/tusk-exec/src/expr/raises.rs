@@ -40,6 +40,7 @@ fn node_cannot_raise(e: &Expr) -> bool {
         | Expr::Const { .. }
         | Expr::Param { .. }
         | Expr::Cmp { .. }
+        | Expr::RowCompare { .. }
         | Expr::IsDistinct { .. }
         | Expr::And(_)
         | Expr::Or(_)

@@ -58,6 +58,68 @@ fn and_skips_errors_on_rows_the_left_side_rejects() {
 }
 
 #[test]
+fn row_compare_is_lexicographic_with_nulls_at_the_deciding_pair() {
+    // ROW(x, 10 / (x - 1)) < ROW(2, 0) over x = 1, 3, 2, NULL: x = 1 is
+    // decided by the first pair (its second pair would divide by zero and is
+    // never evaluated), x = 3 is false, x = 2 goes on to 10 / 1 < 0 (false),
+    // and a NULL first pair makes the result NULL.
+    let e = Expr::RowCompare {
+        op: CmpOp::Lt,
+        left: vec![
+            x4(),
+            Expr::arith(
+                ArithOp::Div,
+                c4(10),
+                Expr::arith(ArithOp::Sub, x4(), c4(1), DataType::Int4),
+                DataType::Int4,
+            ),
+        ],
+        right: vec![c4(2), c4(0)],
+    };
+    let b = Batch::new(
+        vec![col(vec![1, 3, 2, 0], Some(vec![false, false, false, true]))],
+        4,
+    );
+    let v = e.eval(&b).unwrap();
+    let got: Vec<Option<bool>> = (0..4)
+        .map(|i| match (&v.data, v.is_null(i)) {
+            (_, true) => None,
+            (Data::Bool(x), false) => Some(x[i]),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(got, vec![Some(true), Some(false), Some(false), None]);
+    // (1, NULL) <= (1, NULL) is NULL; (1, NULL) < (2, NULL) is true;
+    // (1, 2) <= (1, 2) is true and (1, 2) > (1, 2) false.
+    let null = || Expr::constant(Value::Null, DataType::Int4);
+    let row = |op, l: Vec<Expr>, r: Vec<Expr>| {
+        Expr::RowCompare {
+            op,
+            left: l,
+            right: r,
+        }
+        .eval_const()
+        .unwrap()
+    };
+    assert_eq!(
+        row(CmpOp::Le, vec![c4(1), null()], vec![c4(1), null()]),
+        Value::Null
+    );
+    assert_eq!(
+        row(CmpOp::Lt, vec![c4(1), null()], vec![c4(2), null()]),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        row(CmpOp::Le, vec![c4(1), c4(2)], vec![c4(1), c4(2)]),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        row(CmpOp::Gt, vec![c4(1), c4(2)], vec![c4(1), c4(2)]),
+        Value::Bool(false)
+    );
+}
+
+#[test]
 fn overflow_and_division_errors() {
     let b = Batch::new(
         vec![

@@ -7,6 +7,7 @@
 //! counts against [`super::MAX_NESTING`].
 
 use super::operators::castable;
+use super::row::row_items;
 use super::{cast, constant, err, Binder, ExprCtx, PendingApply, Result, B};
 use crate::error::{sqlstate, SqlError};
 use crate::logical::SubqueryKind;
@@ -35,8 +36,10 @@ impl Binder<'_> {
         }
         // A left-deep chain: walk the spine down, bind its leftmost operand,
         // then fold the operators back up.
-        if let A::Expr::BinaryOp { op, .. } = e {
-            if is_chain_op(op) {
+        if let A::Expr::BinaryOp { op, left, right } = e {
+            // An operator between rows is not a chain (see `row`).
+            let rows = row_items(left).is_some() || row_items(right).is_some();
+            if is_chain_op(op) && !rows {
                 let mut spine = Vec::new();
                 let mut cur = e;
                 while let A::Expr::BinaryOp { left, op, right } = cur {
@@ -116,15 +119,22 @@ impl Binder<'_> {
                 right,
             } => self.overlaps(left, right, ctx),
             A::Expr::BinaryOp { left, op, right } => {
+                if let Some(b) = self.row_operator(left, op, right, ctx)? {
+                    return Ok(b);
+                }
                 let l = self.expr(left, ctx)?;
                 let r = self.expr(right, ctx)?;
                 self.binary(l, op, r)
             }
             A::Expr::IsNull(x) | A::Expr::IsNotNull(x) => {
+                let negated = matches!(e, A::Expr::IsNotNull(_));
+                if let Some(items) = row_items(x) {
+                    return self.row_is_null(&items, negated, ctx);
+                }
                 let b = self.expr(x, ctx)?;
                 Ok(B::known(Expr::IsNull {
                     arg: Box::new(b.e),
-                    negated: matches!(e, A::Expr::IsNotNull(_)),
+                    negated,
                 }))
             }
             A::Expr::IsTrue(x)
@@ -157,13 +167,18 @@ impl Binder<'_> {
                 }))
             }
             A::Expr::IsDistinctFrom(a, b) | A::Expr::IsNotDistinctFrom(a, b) => {
+                let negated = matches!(e, A::Expr::IsNotDistinctFrom(..));
+                if let (Some(l), Some(r)) = (row_items(a), row_items(b)) {
+                    let (l, r) = (self.row_fields(&l, ctx)?, self.row_fields(&r, ctx)?);
+                    return self.row_distinct(l, r, negated);
+                }
                 let l = self.expr(a, ctx)?;
                 let r = self.expr(b, ctx)?;
                 let (le, re, _) = self.operator("=", l, r)?;
                 Ok(B::known(Expr::IsDistinct {
                     left: Box::new(le),
                     right: Box::new(re),
-                    negated: matches!(e, A::Expr::IsNotDistinctFrom(..)),
+                    negated,
                 }))
             }
             A::Expr::Between {
@@ -576,6 +591,9 @@ impl Binder<'_> {
         if list.is_empty() {
             return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \")\"");
         }
+        if let Some(b) = self.row_in_list(expr, list, negated, ctx)? {
+            return Ok(b);
+        }
         let mut items = Vec::with_capacity(list.len() + 1);
         items.push(self.expr(expr, ctx)?);
         for item in list {
@@ -626,14 +644,7 @@ impl Binder<'_> {
         any: bool,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
-        let lhs_items: Vec<&A::Expr> = match lhs {
-            A::Expr::Tuple(items) => items.iter().collect(),
-            A::Expr::Nested(inner) => match inner.as_ref() {
-                A::Expr::Tuple(items) => items.iter().collect(),
-                _ => vec![lhs],
-            },
-            _ => vec![lhs],
-        };
+        let lhs_items = row_items(lhs).unwrap_or_else(|| vec![lhs]);
         let mut lb = Vec::new();
         for x in &lhs_items {
             lb.push(self.expr(x, ctx)?);
@@ -649,13 +660,15 @@ impl Binder<'_> {
                 },
             );
         }
-        let mut tests = Vec::new();
-        for (l, &c) in lb.into_iter().zip(&sub.out) {
-            let r = B::known(self.col_expr(c));
-            let (le, re, _) = self.operator(op.symbol(), l, r)?;
-            tests.push(Expr::cmp(op, le, re));
-        }
-        let test = Expr::and_all(tests).expect("at least one column");
+        // Each subquery row is compared with the left side as a row
+        // comparison would compare them (`<` lexicographically, `<>` as the
+        // OR of the fields'), a one-column row as its value.
+        let rb = sub
+            .out
+            .iter()
+            .map(|&c| B::known(self.col_expr(c)))
+            .collect();
+        let test = self.row_comparison(op, lb, rb)?;
         let out = self.column(
             if any { "any" } else { "all" },
             tusk_storage::SqlType::Bool,

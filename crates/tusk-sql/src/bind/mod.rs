@@ -52,7 +52,9 @@ mod operators;
 mod ordered_set;
 mod query;
 mod references;
+mod row;
 mod select;
+mod srf;
 mod stored;
 
 pub use datetime::interval_value;

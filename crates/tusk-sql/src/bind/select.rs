@@ -46,7 +46,7 @@ impl Binder<'_> {
         let mut projection = s.projection.clone();
         super::named_windows::resolve(&s.named_window, &mut projection)?;
         let mut from = s.from.clone();
-        move_srf_to_from(&mut projection, &mut from)?;
+        super::srf::move_srf_to_from(&mut projection, &mut from)?;
         // FROM, then the select list, then WHERE: PostgreSQL's order, which
         // decides which error a query with several reports.
         let mut plan = self.bind_from_list(&from)?;
@@ -959,93 +959,4 @@ pub fn figure_colname(e: &A::Expr) -> String {
         }
     }
     figure(e).unwrap_or_else(|| "?column?".into())
-}
-
-fn is_srf(e: &A::Expr) -> bool {
-    matches!(e, A::Expr::Function(f) if f.over.is_none() && f.name.to_string().eq_ignore_ascii_case("generate_series"))
-}
-
-/// `SELECT generate_series(a, b) [, ...] [FROM ...]`: moves the set-returning
-/// call into FROM as a cross-joined function scan (PostgreSQL's ProjectSet
-/// for one SRF with arguments that do not depend on the FROM rows), and
-/// replaces it in the select list by the function's column, keeping the
-/// item's name.
-///
-/// Several such calls run in lockstep in PostgreSQL (the longest sets the
-/// row count, the others are padded with NULLs): that is not a cross join
-/// of function scans, so they are refused rather than answered wrongly.
-fn move_srf_to_from(
-    projection: &mut [A::SelectItem],
-    from: &mut Vec<A::TableWithJoins>,
-) -> Result<()> {
-    fn find(e: &mut A::Expr) -> Option<&mut A::Expr> {
-        if is_srf(e) {
-            return Some(e);
-        }
-        match e {
-            A::Expr::Cast { expr, .. } | A::Expr::Nested(expr) => find(expr),
-            _ => None,
-        }
-    }
-    let mut moved = false;
-    for (n, item) in projection.iter_mut().enumerate() {
-        let alias_name = match item {
-            A::SelectItem::UnnamedExpr(e) => figure_colname(e),
-            A::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-            _ => continue,
-        };
-        let (A::SelectItem::UnnamedExpr(e) | A::SelectItem::ExprWithAlias { expr: e, .. }) = item
-        else {
-            continue;
-        };
-        let Some(call) = find(e) else {
-            continue;
-        };
-        if moved {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "more than one set-returning function in the select list is not supported",
-            );
-        }
-        moved = true;
-        let A::Expr::Function(f) = call.clone() else {
-            continue;
-        };
-        let A::FunctionArguments::List(list) = &f.args else {
-            continue;
-        };
-        let rel = format!("tusk_srf_{n}");
-        from.push(A::TableWithJoins {
-            relation: A::TableFactor::Table {
-                name: f.name.clone(),
-                alias: Some(A::TableAlias {
-                    explicit: true,
-                    name: A::Ident::with_quote('"', rel.clone()),
-                    columns: vec![A::TableAliasColumnDef::from_name("v")],
-                    at: None,
-                }),
-                args: Some(A::TableFunctionArgs {
-                    args: list.args.clone(),
-                    settings: None,
-                }),
-                with_hints: vec![],
-                version: None,
-                with_ordinality: false,
-                partitions: vec![],
-                json_path: None,
-                sample: None,
-                index_hints: vec![],
-            },
-            joins: vec![],
-        });
-        *call =
-            A::Expr::CompoundIdentifier(vec![A::Ident::with_quote('"', rel), A::Ident::new("v")]);
-        if let A::SelectItem::UnnamedExpr(e) = item {
-            *item = A::SelectItem::ExprWithAlias {
-                expr: e.clone(),
-                alias: A::Ident::with_quote('"', alias_name),
-            };
-        }
-    }
-    Ok(())
 }

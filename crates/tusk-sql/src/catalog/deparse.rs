@@ -229,6 +229,13 @@ impl Deparser<'_> {
                 }
             }
             Expr::Cmp { op, left, right } => self.binary(left, op.symbol(), right),
+            // ruleutils prints a row comparison in its own parentheses.
+            Expr::RowCompare { op, left, right } => format!(
+                "(ROW({}) {} ROW({}))",
+                self.list(left),
+                op.symbol(),
+                self.list(right)
+            ),
             Expr::Concat(parts) => {
                 // Left-deep `||` nodes: an inner one is not simple under
                 // an outer one.

@@ -95,6 +95,12 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 deparse(right, names)
             )
         }
+        Expr::RowCompare { op, left, right } => format!(
+            "(ROW({}) {} ROW({}))",
+            deparse_list(left, names),
+            op.symbol(),
+            deparse_list(right, names)
+        ),
         Expr::And(terms) | Expr::Or(terms) => {
             let is_and = matches!(e, Expr::And(..));
             let inner: Vec<String> = terms.iter().map(|p| deparse(p, names)).collect();

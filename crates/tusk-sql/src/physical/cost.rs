@@ -132,6 +132,7 @@ pub fn eval_cost(e: &Expr) -> f64 {
                 + otherwise.as_deref().map_or(0.0, eval_cost)
         }
         Expr::MinMax { args, .. } => 1.0 + sum(args),
+        Expr::RowCompare { left, right, .. } => left.len() as f64 + sum(left) + sum(right),
         Expr::InList { arg, list, .. } => eval_cost(arg) + 0.5 * list.len() as f64 + sum(list),
         Expr::Call { args, .. } => 1.0 + sum(args),
         Expr::Array { elems, .. } => sum(elems),
