@@ -6,7 +6,8 @@
 //! left, right, full), outer rows NULL-extended on the inner side (left and
 //! full joins' unmatched outer rows), inner rows NULL-extended on the outer
 //! side (right and full joins' unmatched inner rows), bare outer rows (semi,
-//! anti) or outer rows with a mark (mark). [`JoinOutput`] builds those
+//! anti), outer rows with a mark (mark) or bare inner rows (right semi,
+//! right anti: `inner_unmatched` with no outer columns). [`JoinOutput`] builds those
 //! batches from row numbers, so the hash join and the nested loop build
 //! their output the same way.
 //!
@@ -74,6 +75,11 @@ impl JoinOutput {
         if !self.kind.emits_inner_columns() && !self.inner_out.is_empty() {
             return Err(ExecError::new(
                 "a semi, anti or mark join emits no inner columns",
+            ));
+        }
+        if !self.kind.emits_outer_columns() && !self.outer_out.is_empty() {
+            return Err(ExecError::new(
+                "a right semi or right anti join emits no outer columns",
             ));
         }
         Ok(())

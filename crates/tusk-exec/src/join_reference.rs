@@ -31,6 +31,22 @@ pub const KINDS: [JoinKind; 8] = [
     JoinKind::Mark { null_aware: true },
 ];
 
+/// The kinds a hash join runs: [`KINDS`] and the two only it runs.
+pub fn hash_kinds() -> Vec<JoinKind> {
+    let only_hash = [JoinKind::RightSemi, JoinKind::RightAnti];
+    KINDS.into_iter().chain(only_hash).collect()
+}
+
+/// The outer columns a test case of `kind` emits, of two: both, or none
+/// for the kinds that emit no outer columns.
+pub fn outer_out_of(kind: JoinKind) -> Vec<usize> {
+    if kind.emits_outer_columns() {
+        vec![0, 1]
+    } else {
+        vec![]
+    }
+}
+
 /// A join to run: inputs, keys (column numbers of each side), filter over
 /// (outer columns ++ inner columns), output columns.
 #[derive(Debug, Clone)]
@@ -132,7 +148,7 @@ impl JoinCase {
                     Some(true) => {
                         matched = true;
                         inner_matched[k] = true;
-                        if kind.emits_inner_columns() {
+                        if kind.emits_pairs() {
                             let mut r = pick(o, &self.outer_out);
                             r.extend(pick(i, &self.inner_out));
                             out.push(r);
@@ -163,9 +179,10 @@ impl JoinCase {
                 _ => {}
             }
         }
-        if kind.keeps_unmatched_inner() {
+        if kind.marks_inner() {
+            let want = kind == JoinKind::RightSemi;
             for (k, i) in self.inner.iter().enumerate() {
-                if !inner_matched[k] {
+                if inner_matched[k] == want {
                     let mut r = null_outer.clone();
                     r.extend(pick(i, &self.inner_out));
                     out.push(r);
@@ -341,12 +358,17 @@ fn small_int() -> impl Strategy<Value = Value> {
     prop_oneof![1 => Just(Value::Null), 6 => (0i32..6).prop_map(Value::Int4)]
 }
 
-/// A random join of two tables of two integer columns: any kind, one or
-/// two keys, with or without a filter that may be NULL.
+/// A random join of two tables of two integer columns: any kind of
+/// [`KINDS`], one or two keys, with or without a filter that may be NULL.
 pub fn int_case() -> impl Strategy<Value = JoinCase> {
+    int_case_of(&KINDS)
+}
+
+/// [`int_case`] of any kind of `kinds`.
+pub fn int_case_of(kinds: &[JoinKind]) -> impl Strategy<Value = JoinCase> {
     let rows = |max| proptest::collection::vec(proptest::collection::vec(small_int(), 2), 0..max);
     (
-        proptest::sample::select(KINDS.to_vec()),
+        proptest::sample::select(kinds.to_vec()),
         rows(40),
         rows(40),
         1usize..=2,
@@ -381,7 +403,7 @@ pub fn int_case() -> impl Strategy<Value = JoinCase> {
                 outer_keys: ok,
                 inner_keys: ik,
                 filter,
-                outer_out: vec![0, 1],
+                outer_out: outer_out_of(kind),
                 inner_out: if kind.emits_inner_columns() {
                     vec![1, 0]
                 } else {

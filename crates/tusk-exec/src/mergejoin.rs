@@ -256,6 +256,11 @@ impl MergeJoin {
         if matches!(kind, JoinKind::Mark { .. }) {
             return Err(ExecError::new("a mark join cannot run as a merge join"));
         }
+        if kind.is_right_semi_or_anti() {
+            return Err(ExecError::new(
+                "a right semi or right anti join runs only as a hash join",
+            ));
+        }
         if ctx.parallel.is_some() {
             return Err(ExecError::new("a merge join cannot run below a Gather"));
         }

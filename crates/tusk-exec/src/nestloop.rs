@@ -135,6 +135,11 @@ impl NestedLoop {
             &plan.children[0].output,
             &plan.children[1].output,
         )?;
+        if kind.is_right_semi_or_anti() {
+            return Err(crate::error::ExecError::new(
+                "a right semi or right anti join runs only as a hash join",
+            ));
+        }
         if ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
             // Each participant would emit the inner rows its own outer
             // rows did not match.
@@ -363,7 +368,8 @@ impl NestedLoop {
             JoinKind::Left | JoinKind::Full | JoinKind::Anti => pick(&|s| s != MATCHED),
             JoinKind::Semi => pick(&|s| s == MATCHED),
             JoinKind::Mark { .. } => pick(&|_| true),
-            JoinKind::Inner | JoinKind::Right => return,
+            // Right semi and right anti are refused in `new`.
+            JoinKind::Inner | JoinKind::Right | JoinKind::RightSemi | JoinKind::RightAnti => return,
         };
         for chunk in rows.chunks(BATCH_SIZE) {
             let b = match kind {
@@ -550,6 +556,7 @@ mod tests {
                     (JoinKind::Anti, false) => 0,
                     (JoinKind::Left | JoinKind::Right | JoinKind::Full, false) => 8,
                     (JoinKind::Mark { .. }, _) => 4,
+                    (JoinKind::RightSemi | JoinKind::RightAnti, _) => unreachable!("not in KINDS"),
                 };
                 assert_eq!(got.len(), expected, "{kind:?} {filter:?}");
             }

@@ -468,6 +468,15 @@ pub enum NodeKind {
 /// | `Semi` | every outer row with at least one match, once | `outer_out` |
 /// | `Anti` | every outer row without a match | `outer_out` |
 /// | `Mark` | every outer row, once, with a mark | `outer_out ++ [mark: boolean]` |
+/// | `RightSemi` | every inner row with at least one match, once | `inner_out` |
+/// | `RightAnti` | every inner row without a match | `inner_out` |
+///
+/// `RightSemi` and `RightAnti` are `Semi` and `Anti` with the sides
+/// swapped: the preserved side is the inner (build) input, so a hash join
+/// can build the smaller side of an `EXISTS` / `NOT EXISTS` whose
+/// subquery is the bigger one (PostgreSQL 16's `Hash Right Anti Join` and
+/// 18's `Hash Right Semi Join`). Their `outer_out` is empty; only the hash
+/// join runs them.
 ///
 /// The mark of `Mark { null_aware: false }` (EXISTS) is whether the row has
 /// a match. With `null_aware` it is SQL's `x IN (subquery)`: the
@@ -489,15 +498,52 @@ pub enum JoinKind {
     Semi,
     Anti,
     Mark { null_aware: bool },
+    RightSemi,
+    RightAnti,
 }
 
 impl JoinKind {
     /// Whether the output carries inner columns (`inner_out`).
     pub fn emits_inner_columns(self) -> bool {
+        self.emits_pairs() || self.is_right_semi_or_anti()
+    }
+
+    /// Whether the output carries outer columns (`outer_out`): all kinds
+    /// but right semi and right anti.
+    pub fn emits_outer_columns(self) -> bool {
+        !self.is_right_semi_or_anti()
+    }
+
+    /// Whether matching pairs are output rows (inner, left, right, full).
+    pub fn emits_pairs(self) -> bool {
         matches!(
             self,
             JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full
         )
+    }
+
+    /// Right semi and right anti: kinds that emit inner rows alone.
+    pub fn is_right_semi_or_anti(self) -> bool {
+        matches!(self, JoinKind::RightSemi | JoinKind::RightAnti)
+    }
+
+    /// The kind that keeps what `self` keeps with the sides swapped, for
+    /// semi and anti joins (`RightSemi`, `RightAnti`), and back.
+    pub fn swapped_semi_or_anti(self) -> Option<JoinKind> {
+        match self {
+            JoinKind::Semi => Some(JoinKind::RightSemi),
+            JoinKind::Anti => Some(JoinKind::RightAnti),
+            JoinKind::RightSemi => Some(JoinKind::Semi),
+            JoinKind::RightAnti => Some(JoinKind::Anti),
+            _ => None,
+        }
+    }
+
+    /// Whether each inner row carries a match bit that the join reads
+    /// once the outer side is done, to emit the inner rows without a match
+    /// (right, full, right anti) or with one (right semi).
+    pub fn marks_inner(self) -> bool {
+        self.keeps_unmatched_inner() || self == JoinKind::RightSemi
     }
 
     /// Whether outer rows without a match are emitted (left, full, anti, mark).
@@ -508,9 +554,17 @@ impl JoinKind {
         )
     }
 
-    /// Whether inner rows without a match are emitted (right, full).
+    /// Whether inner rows without a match are emitted (right, full, right
+    /// anti).
     pub fn keeps_unmatched_inner(self) -> bool {
-        matches!(self, JoinKind::Right | JoinKind::Full)
+        matches!(self, JoinKind::Right | JoinKind::Full | JoinKind::RightAnti)
+    }
+
+    /// Whether what becomes of an outer row depends on whether it found a
+    /// match (left, full, semi, anti, mark), so that a join keeps a state
+    /// per outer row until its matches are all found.
+    pub fn decides_outer_rows(self) -> bool {
+        self.keeps_unmatched_outer() || self.first_match_only()
     }
 
     /// Whether an outer row needs only its first match (semi, anti, mark).
@@ -540,9 +594,10 @@ impl JoinKind {
     }
 
     /// Whether a Parallel Hash Join of this kind is supported. Every kind
-    /// is: outer rows are probed by one participant each, a right or full
-    /// join marks matched inner rows in bits all participants share and the
-    /// last participant to finish probing emits the unmatched ones, and a
+    /// is: outer rows are probed by one participant each, a right, full,
+    /// right semi or right anti join marks matched inner rows in bits all
+    /// participants share and the last participant to finish probing emits
+    /// the unmatched (or matched) ones, and a
     /// null-aware mark join shares its inner rows with NULL keys.
     pub fn parallel_safe(self) -> bool {
         true
@@ -560,6 +615,8 @@ impl JoinKind {
             JoinKind::Full => "Full",
             JoinKind::Semi | JoinKind::Mark { .. } => "Semi",
             JoinKind::Anti => "Anti",
+            JoinKind::RightSemi => "Right Semi",
+            JoinKind::RightAnti => "Right Anti",
         }
     }
 }
@@ -1050,6 +1107,14 @@ mod tests {
         );
         assert_eq!(name(hash(JoinKind::Full, false)), "Hash Full Join");
         assert_eq!(name(hash(JoinKind::Semi, false)), "Hash Semi Join");
+        assert_eq!(
+            name(hash(JoinKind::RightSemi, false)),
+            "Hash Right Semi Join"
+        );
+        assert_eq!(
+            name(hash(JoinKind::RightAnti, true)),
+            "Parallel Hash Right Anti Join"
+        );
         assert_eq!(name(hash(JoinKind::Anti, false)), "Hash Anti Join");
         let mark = hash(JoinKind::Mark { null_aware: true }, false);
         assert_eq!(name(mark.clone()), "Hash Semi Join");

@@ -25,7 +25,11 @@
 //! joins without a join filter stop walking a chain at its first match.
 //! Right and full joins set a match bit per build row; once the probe side
 //! is done the rows whose bit is clear are emitted NULL-extended (see
-//! `unmatched`).
+//! `unmatched`). Right semi and right anti joins (`EXISTS` / `NOT EXISTS`
+//! with the preserved side built, where the planner chooses it) emit no pairs
+//! at all: probing only sets the bits of every matching build row — all of
+//! a probe row's matches, not the first — and at the end the build rows
+//! whose bit is set (right semi) or clear (right anti) are emitted, alone.
 //!
 //! Rows whose key is NULL never enter the table or the partition files:
 //! build rows with a NULL key go to a side store (emitted as unmatched by
@@ -63,8 +67,9 @@
 //! within the limit plus one input batch (at most 2048 rows read before the
 //! check) and one output batch, plus what kinds other than inner add: the
 //! side stores of NULL-key rows (each keeps at most limit/16 in memory, then
-//! spills), right and full joins' match bits (one per build row, counted in
-//! the table), and in a chunked partition two bits per probe row.
+//! spills), the match bits of right, full, right semi and right anti joins
+//! (one per build row, counted in the table), and in a chunked partition
+//! two bits per probe row.
 //!
 //! When the build side outgrows its budget (the limit minus room for the spill
 //! buffers), the join becomes a *recursive hash partitioning* join:
@@ -106,11 +111,11 @@
 //! partition files and the participants then join the partitions one at a
 //! time with the code above (see [`SharedBuild`]). Every kind runs in
 //! parallel (`JoinKind::parallel_safe`): each probe row is probed by one
-//! participant against the whole table; a right or full join sets match
-//! bits in the shared table, and the last participant to finish probing
-//! emits the unmatched build rows (no participant waits for the others
-//! after it has sent rows); the side stores of a null-aware mark join are
-//! shared by all participants.
+//! participant against the whole table; a right, full, right semi or right
+//! anti join sets match bits in the shared table, and the last participant
+//! to finish probing emits the unmatched (right semi: matched) build rows
+//! (no participant waits for the others after it has sent rows); the side
+//! stores of a null-aware mark join are shared by all participants.
 //!
 //! ### Why not slices with overflow files
 //!
@@ -344,11 +349,11 @@ impl HashJoin {
             &plan.children[0].output,
             &hash.children[0].output,
         )?;
-        if !*parallel && ctx.parallel.is_some() && kind.keeps_unmatched_inner() {
+        if !*parallel && ctx.parallel.is_some() && kind.marks_inner() {
             // Every participant would build the whole table and emit its
-            // unmatched rows.
+            // unmatched (or matched) rows.
             return Err(ExecError::new(
-                "a right or full hash join below a Gather must be a Parallel Hash Join",
+                "a right, full, right semi or right anti hash join below a Gather must be a Parallel Hash Join",
             ));
         }
         let shared = if *parallel {
@@ -589,7 +594,7 @@ impl HashJoin {
             self.inner_nonempty = self.report.inner_rows > 0;
             let rows = self.finish_null_inner()?;
             self.null_inner.extend(rows);
-            let t = builder.finish(self.ctx.prefetch, self.kind().keeps_unmatched_inner());
+            let t = builder.finish(self.ctx.prefetch, self.kind().marks_inner());
             self.set_table(t);
             if let Some(Table::Local(t)) = &self.table {
                 self.all_inner = AllInner::local(self, t.clone());
@@ -772,10 +777,10 @@ impl HashJoin {
         }
         oi.truncate(k);
         ii.truncate(k);
-        if kind.keeps_unmatched_inner() {
+        if kind.marks_inner() {
             table.set_matched(ii);
         }
-        if !kind.emits_inner_columns() || oi.is_empty() {
+        if !kind.emits_pairs() || oi.is_empty() {
             return Ok(None);
         }
         let cols = table.gather(inner_types, &self.out.inner_out, ii);
@@ -785,14 +790,16 @@ impl HashJoin {
 
 /// Whether a hash join reads its probe side (`outer`) before building the
 /// table from `hash`, PostgreSQL's rule in ExecHashJoinImpl: never when
-/// unmatched build rows are kept (right, full: the build is needed
-/// anyway); always when unmatched probe rows are kept (left, anti, mark:
-/// an empty build side could not end the join early); otherwise (inner,
+/// build rows are kept by their match bits (right, full, right semi, right
+/// anti: the build is needed anyway, and an empty build side ends a right
+/// semi or anti join before its probe side runs); always when unmatched
+/// probe rows are kept (left, anti, mark: an empty build side could not
+/// end the join early); otherwise (inner,
 /// semi) only when the probe side's startup cost is below the Hash node's
 /// total cost, else the table is built first and an empty build side ends
 /// the join without reading the probe side at all.
 fn peeks_outer_first(kind: JoinKind, outer: &Plan, hash: &Plan) -> bool {
-    if kind.keeps_unmatched_inner() {
+    if kind.marks_inner() {
         return false;
     }
     kind.keeps_unmatched_outer() || outer.est.startup_cost < hash.est.total_cost

@@ -7,7 +7,9 @@
 //! full joins the unmatched rows with NULL inner columns, semi joins the
 //! matched rows, anti joins the unmatched rows, mark joins every row with
 //! its mark (the NULL rules of a null-aware mark are in `nullaware`). Inner
-//! and right joins emit nothing here (their pairs went out as found).
+//! and right joins emit nothing here (their pairs went out as found), nor
+//! do right semi and right anti joins (they emit build rows, see
+//! `unmatched`).
 //!
 //! A chunked partition (see the module doc) streams its probe partition once
 //! per chunk of build rows, so a row's state is only known after the last
@@ -20,7 +22,8 @@
 //! aside instead of partitioning them, in a side store, and a null-aware
 //! mark join whose NULL rules need every build row sets its NULL-key rows
 //! aside too; [`HashJoin::finish_step`] emits the side stores at the end:
-//! the right and full joins' NULL-key build rows, NULL-extended, then the
+//! the right, full and right anti joins' NULL-key build rows (NULL-extended
+//! where there are outer columns), then the
 //! probe rows set aside.
 
 use super::{HashJoin, Phase};
@@ -98,7 +101,8 @@ impl ChunkStates {
 
 /// Where the end of the join stands (see [`HashJoin::finish_step`]).
 pub(super) enum Finish {
-    /// Right and full joins: the NULL-key build rows of side store `store`.
+    /// Right, full and right anti joins: the NULL-key build rows of side
+    /// store `store`.
     NullInner { store: usize, cursor: RowCursor },
     /// The probe rows set aside.
     NullOuter {
@@ -113,7 +117,7 @@ impl HashJoin {
     /// before the last).
     pub(super) fn finish_probe_batch(&mut self) -> Result<()> {
         let kind = self.kind();
-        if matches!(kind, JoinKind::Inner | JoinKind::Right) {
+        if !kind.decides_outer_rows() {
             return Ok(());
         }
         if let Some(cs) = &mut self.chunk_states {
@@ -152,7 +156,7 @@ impl HashJoin {
                 .collect()
         };
         match kind {
-            JoinKind::Inner | JoinKind::Right => {}
+            JoinKind::Inner | JoinKind::Right | JoinKind::RightSemi | JoinKind::RightAnti => {}
             JoinKind::Left | JoinKind::Full => {
                 for rows in pick(&|s| s != MATCHED).chunks(BATCH_SIZE) {
                     self.ready.push_back(self.out.outer_unmatched(batch, rows));

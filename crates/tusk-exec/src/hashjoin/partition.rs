@@ -134,15 +134,16 @@ impl HashJoin {
             let kv = eval_all(&self.inner_keys, &b)?;
             builder.add(&b, &kv);
         }
-        let t = builder.finish(self.ctx.prefetch, self.kind().keeps_unmatched_inner());
+        let t = builder.finish(self.ctx.prefetch, self.kind().marks_inner());
         self.set_table(t);
         Ok(src.pending.is_some() || !src.reader.at_end())
     }
 
     /// Starts joining the next pair of partitions (or repartitions it).
     pub(super) fn start_task(&mut self, task: Task) -> Result<()> {
-        // A partition with no probe rows only matters to a right or full
-        // join (its build rows are unmatched), one with no build rows only
+        // A partition with no probe rows only matters to a right, full or
+        // right anti join (its build rows are unmatched), one with no build
+        // rows only
         // to a kind that keeps unmatched probe rows.
         let kind = self.kind();
         let (inner_rows, outer_rows) = (rows_of(&task.inner), rows_of(&task.outer));
@@ -174,9 +175,8 @@ impl HashJoin {
                 self.report.chunked += 1;
             }
             // Chunks: the probe rows' states must outlive each pass.
-            self.chunk_states = (more
-                && !matches!(kind, super::JoinKind::Inner | super::JoinKind::Right))
-            .then(|| super::ChunkStates::new(outer_rows as usize));
+            self.chunk_states = (more && kind.decides_outer_rows())
+                .then(|| super::ChunkStates::new(outer_rows as usize));
             self.probe_partition(task, more.then_some(src));
             self.phase = Phase::Probe;
             return Ok(());

@@ -286,7 +286,7 @@ impl HashJoin {
                 self.null_inner.push(rows);
             }
         }
-        let match_bits = self.kind().keeps_unmatched_inner();
+        let match_bits = self.kind().marks_inner();
         if shared.phaser.wait()? {
             // Last to finish loading: does the whole table fit?
             let rows = shared.rows.load(Relaxed);

@@ -98,7 +98,8 @@ pub(crate) struct MemoryReport {
 
 struct Published {
     /// One bit per possible ref (`chunks << offset_bits`): set when the
-    /// tuple matched a probe row (right and full joins); empty otherwise.
+    /// tuple matched a probe row (the kinds whose `JoinKind::marks_inner`
+    /// says so); empty otherwise.
     matched: *const std::sync::atomic::AtomicU64,
     matched_words: usize,
     /// Where the slot array lives in the area (for attaching processes).
@@ -281,7 +282,7 @@ impl SharedTable {
         self.published.get().expect("table used before publish")
     }
 
-    /// Bytes of the match bits a right or full join needs: one bit per
+    /// Bytes of the match bits a join that marks build rows needs: one bit per
     /// possible ref of the chunks taken so far.
     pub fn match_bit_bytes(&self) -> usize {
         let chunks = (self.next_chunk.load(Relaxed) as usize).min(self.capacity);

@@ -219,7 +219,7 @@ impl TableBuilder {
 
     /// The table with every entry in place but nothing in the slots yet.
     /// The table, linked; with one match bit per row when `match_bits`
-    /// (right and full joins).
+    /// (right, full, right semi and right anti joins).
     pub(super) fn finish(self, prefetch: bool, match_bits: bool) -> JoinTable {
         let nslots = self.slot_count();
         let words = if match_bits {
@@ -250,7 +250,8 @@ pub(super) struct JoinTable {
     /// Rows with a non-NULL key (inserted into the slots).
     pub(super) linked: usize,
     pub(super) memory: usize,
-    /// One bit per build row, set when it matched (right and full joins).
+    /// One bit per build row, set when it matched (the kinds whose
+    /// `JoinKind::marks_inner` says so).
     pub(super) matched: Vec<StdAtomicU64>,
 }
 

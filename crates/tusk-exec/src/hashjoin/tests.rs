@@ -2,7 +2,9 @@
 //! nested loop (`join_reference`), in memory, spilling and in parallel.
 
 use crate::expr::{CmpOp, Expr};
-use crate::join_reference::{canonical, int_case, rows, run, scan, table, JoinCase, Row, KINDS};
+use crate::join_reference::{
+    canonical, hash_kinds, int_case_of, outer_out_of, rows, run, scan, table, JoinCase, Row,
+};
 use crate::numeric::Numeric;
 use crate::operator::ExecContext;
 use crate::plan::{JoinKind, NodeKind};
@@ -35,7 +37,7 @@ proptest! {
     /// one or two keys and a filter that may be NULL, equals the reference,
     /// in memory and spilling.
     #[test]
-    fn every_kind_matches_the_reference(case in int_case(), per_batch in 1usize..50) {
+    fn every_kind_matches_the_reference(case in int_case_of(&hash_kinds()), per_batch in 1usize..50) {
         let db = TestDb::new();
         check(&case, &db.ctx(4 << 20, 8), per_batch);
         check(&case, &db.ctx(TINY, 8), per_batch);
@@ -63,7 +65,7 @@ pub(super) fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: boo
                 ty: DataType::Int4,
             }),
         }),
-        outer_out: vec![0, 1],
+        outer_out: outer_out_of(kind),
         inner_out: if kind.emits_inner_columns() {
             vec![1]
         } else {
@@ -78,7 +80,7 @@ pub(super) fn case(kind: JoinKind, outer: Vec<Row>, inner: Vec<Row>, filter: boo
 #[test]
 fn spilling_recursive_and_chunked_partitions() {
     let db = TestDb::new();
-    for kind in KINDS {
+    for kind in hash_kinds() {
         for (outer, inner) in [
             (rows(700, 300, 0), rows(900, 250, 5)),
             // One key for most build rows: a partition that cannot split.
@@ -98,7 +100,7 @@ fn spilling_recursive_and_chunked_partitions() {
 #[test]
 fn empty_inputs() {
     let db = TestDb::new();
-    for kind in KINDS {
+    for kind in hash_kinds() {
         for (o, i) in [(0, 50), (50, 0), (0, 0)] {
             let c = case(kind, rows(o, 10, 0), rows(i, 10, 0), false);
             check(&c, &db.ctx(4 << 20, 8), 16);
@@ -222,7 +224,7 @@ fn text_and_numeric_keys() {
             ]
         })
         .collect();
-    for kind in KINDS {
+    for kind in hash_kinds() {
         for keys in [vec![0], vec![1], vec![0, 1]] {
             let c = JoinCase {
                 kind,
@@ -233,7 +235,11 @@ fn text_and_numeric_keys() {
                 outer_keys: keys.clone(),
                 inner_keys: keys,
                 filter: None,
-                outer_out: vec![1, 0],
+                outer_out: if kind.emits_outer_columns() {
+                    vec![1, 0]
+                } else {
+                    vec![]
+                },
                 inner_out: if kind.emits_inner_columns() {
                     vec![0, 1]
                 } else {
@@ -250,7 +256,7 @@ fn text_and_numeric_keys() {
 #[test]
 fn zero_keys_is_an_error() {
     let db = TestDb::new();
-    for kind in KINDS {
+    for kind in hash_kinds() {
         let mut c = case(kind, rows(3, 3, 0), rows(3, 3, 0), false);
         c.outer_keys.clear();
         c.inner_keys.clear();
@@ -274,7 +280,7 @@ fn parallel_hash_join_every_kind() {
     outer_rows.extend((0..5000).map(|i| vec![Value::Null, Value::Int4(i % 3)]));
     let (o, ot) = table(&db, "o", &outer_rows);
     let (i, it) = table(&db, "i", &inner_rows);
-    for kind in KINDS {
+    for kind in hash_kinds() {
         for filter in [false, true] {
             for two_keys in [false, true] {
                 let mut c = case(kind, vec![], vec![], filter);
@@ -316,7 +322,7 @@ fn serial_scans_match_the_reference() {
     let inner_rows = rows(300, 60, 17);
     let (o, ot) = table(&db, "o", &outer_rows);
     let (i, it) = table(&db, "i", &inner_rows);
-    for kind in KINDS {
+    for kind in hash_kinds() {
         let mut c = case(kind, outer_rows.clone(), inner_rows.clone(), true);
         let p = c.hash_plan(scan(o, "o", &ot, false), scan(i, "i", &it, false), false);
         assert_eq!(
@@ -337,7 +343,9 @@ fn serial_scans_match_the_reference() {
 /// join before the build side runs — for every kind that keeps unmatched
 /// probe rows, for inner joins whose probe side starts cheaper than the
 /// Hash node costs, and in a Parallel Hash Join only once every
-/// participant's share was empty. Right and full joins always build.
+/// participant's share was empty. Right, full, right semi and right anti
+/// joins always build (and an empty build side ends the last two before
+/// their probe side runs).
 #[test]
 fn empty_probe_side_skips_the_build() {
     let db = TestDb::new();
@@ -352,6 +360,8 @@ fn empty_probe_side_skips_the_build() {
         (JoinKind::Inner, 0.0, false),
         (JoinKind::Right, 10.0, false),
         (JoinKind::Full, 10.0, false),
+        (JoinKind::RightSemi, 10.0, false),
+        (JoinKind::RightAnti, 10.0, false),
     ];
     for (kind, hash_cost, skipped) in shapes {
         for parallel in [false, true] {

@@ -1,11 +1,15 @@
-//! Right and full joins: the build rows no probe row matched.
+//! Right, full and right anti joins: the build rows no probe row matched;
+//! right semi joins: the build rows some probe row matched.
 //!
 //! Probing sets a match bit per build row (`Table::set_matched`: a bit per
 //! row of the serial table; a bit per tuple ref of the shared table, in its
 //! DSA area). When the probe source of a table is done, the join scans the
-//! table and emits the rows whose bit is clear, with NULL outer columns —
-//! for each partition (and each chunk of a chunked partition) of a spilling
-//! join, whose tables are each a participant's own.
+//! table and emits the rows whose bit is clear (or, for a right semi join,
+//! set), with NULL outer columns where the kind has any — for each
+//! partition (and each chunk of a chunked partition) of a spilling join,
+//! whose tables are each a participant's own. A build row lives in exactly
+//! one partition and one chunk, and the whole probe partition streams
+//! through every chunk, so its bit is complete when its table is scanned.
 //!
 //! The shared table of a Parallel Hash Join is probed by every participant,
 //! so its bits are complete only when all have finished. Each participant
@@ -16,8 +20,9 @@
 //! The counter's acquire-release increments order every participant's bits
 //! before the last one's scan.
 //!
-//! Build rows with a NULL key are not in the table; they are emitted from
-//! their side store at the end (see `outer`).
+//! Build rows with a NULL key are not in the table; they match nothing, so
+//! the kinds that keep unmatched build rows emit them from their side
+//! store at the end (see `outer`) and a right semi join drops them.
 
 use super::shared_table::SharedTable;
 use super::table::{JoinTable, Table};
@@ -25,6 +30,7 @@ use super::HashJoin;
 use super::Phase;
 use crate::error::Result;
 use crate::join::row_range;
+use crate::plan::JoinKind;
 use crate::vector::{Batch, BATCH_SIZE};
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Arc;
@@ -46,9 +52,10 @@ pub(super) enum UnmatchedScan {
 
 impl HashJoin {
     /// The probe source of the current table is done: scans it for
-    /// unmatched build rows (right and full joins), then goes on.
+    /// unmatched build rows (right, full and right anti joins) or matched
+    /// ones (right semi), then goes on.
     pub(super) fn probe_source_done(&mut self) -> Result<()> {
-        if self.kind().keeps_unmatched_inner() && self.unmatched.is_none() {
+        if self.kind().marks_inner() && self.unmatched.is_none() {
             if let Some(t) = &self.table {
                 self.unmatched = Some(match t {
                     Table::Local(t) => UnmatchedScan::Local {
@@ -76,17 +83,18 @@ impl HashJoin {
         self.after_probe_source()
     }
 
-    /// The next batch of unmatched build rows of the current table; `None`
-    /// (having moved on) when there are no more.
+    /// The next batch of unmatched (right semi: matched) build rows of the
+    /// current table; `None` (having moved on) when there are no more.
     pub(super) fn unmatched_step(&mut self) -> Result<Option<Batch>> {
         let types = &self.out.inner_types;
+        let want = u64::from(self.kind() == JoinKind::RightSemi);
         let batch = match self.unmatched.as_mut().expect("an unmatched scan") {
             UnmatchedScan::Local { table, next } => {
                 let mut rows = Vec::new();
                 while *next < table.payload.len && rows.len() < BATCH_SIZE {
                     let end = (*next + BATCH_SIZE).min(table.payload.len);
                     rows.extend(row_range(*next, end).into_iter().filter(|&r| {
-                        table.matched[r as usize / 64].load(Relaxed) >> (r % 64) & 1 == 0
+                        table.matched[r as usize / 64].load(Relaxed) >> (r % 64) & 1 == want
                     }));
                     *next = end;
                 }
@@ -109,7 +117,7 @@ impl HashJoin {
                 let mut refs = Vec::new();
                 while *next < extents.len() && refs.len() < BATCH_SIZE {
                     table.for_each_tuple(&extents[*next..*next + 1], |entry, _| {
-                        if !view.is_matched(entry) {
+                        if view.is_matched(entry) == (want == 1) {
                             refs.push(entry - 1);
                         }
                         Ok(())

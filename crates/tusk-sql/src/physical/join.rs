@@ -14,9 +14,13 @@
 //! present: equalities between the two sides become hash keys, the rest a
 //! join filter. A join with hash keys is a Hash Join that builds the
 //! smaller side (for outer joins the side to build decides between Left
-//! and Right; semi, anti and mark joins always build their right side, the
-//! subquery). A join without keys is a Nested Loop with the smaller side as
-//! its materialised inner input. Where an index of a side's table serves
+//! and Right; semi and anti joins build the subquery, their right side,
+//! unless its table would spill and the preserved left side is cheaper to
+//! build: then they run as a Hash Right Semi / Right Anti Join, which
+//! marks the build rows the probe side matches and emits the marked /
+//! unmarked ones at the end; mark joins always build the subquery). A
+//! join without keys is a Nested Loop with the smaller side as its
+//! materialised inner input. Where an index of a side's table serves
 //! the keys, an index nested loop probing that side (`index_join`) is
 //! costed too, and replaces the hash join when it is cheaper.
 
@@ -338,27 +342,51 @@ impl Planner<'_> {
             // Of two equal costs the one that starts sooner, building the
             // side that costs less to read, as PostgreSQL's add_path keeps
             // the path with the better startup cost (fuzzer seed 20261305).
+            // A semi or anti join builds its left (preserved) side as a
+            // right semi / right anti join when the subquery's table would
+            // spill and the left side is the cheaper one to build
+            // (`subquery_table_spills`, `right_semi_anti_cost`).
             let build_left = self.hash_sides_cost((&left, &lkeys), (&right, &rkeys));
             let build_right = self.hash_sides_cost((&right, &rkeys), (&left, &lkeys));
-            matches!(
-                kind,
-                JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right
-            ) && (build_left < build_right
+            let cheaper_left = build_left < build_right
                 || (build_left == build_right
-                    && left.plan.est.total_cost < right.plan.est.total_cost))
+                    && left.plan.est.total_cost < right.plan.est.total_cost);
+            match kind {
+                JoinKind::Inner | JoinKind::Full | JoinKind::Left | JoinKind::Right => cheaper_left,
+                JoinKind::Semi | JoinKind::Anti => {
+                    self.subquery_table_spills((&right, &rkeys), &left)
+                        && self.right_semi_anti_cost(
+                            &left,
+                            &right,
+                            &lkeys,
+                            &rkeys,
+                            !residual.is_empty(),
+                        ) < build_right
+                }
+                _ => false,
+            }
         };
         let (outer, inner, okeys, ikeys, kind) = match (kind, swap) {
             (JoinKind::Left, true) => (right, left, rkeys, lkeys, JoinKind::Right),
             (JoinKind::Right, true) => (right, left, rkeys, lkeys, JoinKind::Left),
+            (JoinKind::Semi | JoinKind::Anti, true) if !lkeys.is_empty() => {
+                let right_kind = kind.swapped_semi_or_anti().expect("semi or anti");
+                (right, left, rkeys, lkeys, right_kind)
+            }
             (_, true) => (right, left, rkeys, lkeys, kind),
             (_, false) => (left, right, lkeys, rkeys, kind),
         };
-        let outer_out: Vec<usize> = (0..outer.cols.len()).collect();
-        let inner_out: Vec<usize> = match kind {
-            JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. } => vec![],
-            _ => (0..inner.cols.len()).collect(),
+        let outer_out: Vec<usize> = if kind.emits_outer_columns() {
+            (0..outer.cols.len()).collect()
+        } else {
+            vec![]
         };
-        let mut cols: Vec<ColumnId> = outer.cols.clone();
+        let inner_out: Vec<usize> = if kind.emits_inner_columns() {
+            (0..inner.cols.len()).collect()
+        } else {
+            vec![]
+        };
+        let mut cols: Vec<ColumnId> = outer_out.iter().map(|&i| outer.cols[i]).collect();
         cols.extend(inner_out.iter().map(|&i| inner.cols[i]));
         if let JoinKind::Mark { .. } = kind {
             cols.push(mark.expect("a mark join has a mark column"));
@@ -371,7 +399,15 @@ impl Planner<'_> {
         let (o, i) = (outer.plan.est, inner.plan.est);
         let key_pairs: Vec<(Expr, Expr)> =
             okeys.iter().cloned().zip(ikeys.iter().cloned()).collect();
-        let rows = self.join_rows(kind, o.rows, i.rows, &key_pairs, &residual_for_estimate);
+        let rows = match kind.swapped_semi_or_anti() {
+            // Estimated as the semi or anti join it is, sides as written.
+            Some(written) if kind.is_right_semi_or_anti() => {
+                let pairs: Vec<(Expr, Expr)> =
+                    ikeys.iter().cloned().zip(okeys.iter().cloned()).collect();
+                self.join_rows(written, i.rows, o.rows, &pairs, &residual_for_estimate)
+            }
+            _ => self.join_rows(kind, o.rows, i.rows, &key_pairs, &residual_for_estimate),
+        };
         if let (JoinKind::Mark { .. }, Some(m), false) = (kind, mark, key_pairs.is_empty()) {
             // A filter on the mark keeps the rows a semi join would.
             let semi = self.join_rows(
@@ -444,6 +480,12 @@ impl Planner<'_> {
         let total = startup
             + o.total_cost
             + hash_join_cost(0.0, o.rows, outer_keys.len(), rows, HashMemory::NONE);
+        // A right semi or anti join emits its rows once the probe side is done.
+        let startup = if kind.is_right_semi_or_anti() {
+            total
+        } else {
+            startup
+        };
         if let Some(p) = index_loops.filter(|p| p.plan.est.total_cost < total) {
             return Ok(p);
         }
@@ -505,6 +547,50 @@ impl Planner<'_> {
         );
         hash_join_cost(b.rows, p.rows, build.1.len(), 0.0, memory)
             + self.bucket_cost(b.rows, p.rows, build.1)
+    }
+
+    /// Whether a hash table of `subquery` (a side and its keys), probed by
+    /// `preserved`, would outgrow its memory and spill. Only then does a
+    /// semi or anti join consider building the preserved side instead
+    /// (`right_semi_anti_cost`): PostgreSQL 15 has no right semi or right
+    /// anti join, and its Hash Semi / Anti Join reads a row of the
+    /// preserved side, then the whole subquery, before the rest of the
+    /// preserved side — an order that decides which of the two sides'
+    /// errors (a division by zero in a filter, say) a query raises when
+    /// the other side is empty. A join whose subquery fits keeps that
+    /// order; one whose subquery spills gains most from the other.
+    fn subquery_table_spills(&self, subquery: (&Phys, &[Expr]), preserved: &Phys) -> bool {
+        let (s, p) = (&subquery.0.plan.est, &preserved.plan.est);
+        let memory = HashMemory::new(
+            (s.rows, f64::from(s.width), &key_types(subquery.1)),
+            (p.rows, f64::from(p.width)),
+            self.settings.hash_mem,
+        );
+        memory.table > memory.budget
+    }
+
+    /// The cost of a semi or anti join of `left` and `right` on keys
+    /// `lkeys = rkeys` run as a right semi / right anti hash join: `left`
+    /// built and probed by `right` (`hash_sides_cost`). A probe row cannot
+    /// stop at its first match — it must mark every matching build row — so
+    /// with a join filter (`filtered`) each probe row is tested against its
+    /// whole bucket, not half of it: the bucket comparisons count twice.
+    /// The semi or anti join as written costs `hash_sides_cost` with the
+    /// sides the other way; the planner takes the cheaper of the two.
+    fn right_semi_anti_cost(
+        &self,
+        left: &Phys,
+        right: &Phys,
+        lkeys: &[Expr],
+        rkeys: &[Expr],
+        filtered: bool,
+    ) -> f64 {
+        let whole_buckets = if filtered {
+            self.bucket_cost(left.plan.est.rows, right.plan.est.rows, lkeys)
+        } else {
+            0.0
+        };
+        self.hash_sides_cost((left, lkeys), (right, rkeys)) + whole_buckets
     }
 
     /// The cheapest index nested loop for a join of `left` and `right` on

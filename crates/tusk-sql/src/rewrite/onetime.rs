@@ -86,7 +86,9 @@ fn split_children(plan: &mut Logical) -> (Vec<&mut Logical>, Vec<&mut Logical>) 
             kind, left, right, ..
         } => match kind {
             JoinKind::Inner => (vec![left, right], vec![]),
-            JoinKind::Right => (vec![right], vec![left]),
+            JoinKind::Right | JoinKind::RightSemi | JoinKind::RightAnti => {
+                (vec![right], vec![left])
+            }
             JoinKind::Full => (vec![], vec![left, right]),
             JoinKind::Left | JoinKind::Semi | JoinKind::Anti | JoinKind::Mark { .. } => {
                 (vec![left], vec![right])
