@@ -77,6 +77,15 @@ impl AggFunc {
         }
     }
 
+    /// Whether it is an ordered-set aggregate (`percentile_cont`,
+    /// `percentile_disc`, `mode`: see `aggregate::ordered_set`).
+    pub fn is_ordered_set(self) -> bool {
+        matches!(
+            self,
+            AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode
+        )
+    }
+
     /// PostgreSQL's result type over an argument of type `arg` (`None` for
     /// `count(*)`); see `aggregate::funcs`.
     pub fn result_type(self, arg: Option<DataType>) -> DataType {

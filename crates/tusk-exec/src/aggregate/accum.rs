@@ -449,7 +449,7 @@ impl Acc {
                 bytes: 0,
                 set: None,
             },
-            AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => Acc::ArrayAgg {
+            f if f.is_ordered_set() => Acc::ArrayAgg {
                 val: vec![],
                 ty,
                 bytes: 0,

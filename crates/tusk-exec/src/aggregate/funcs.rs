@@ -116,14 +116,8 @@ pub fn partial_types(call: &AggCall) -> Vec<DataType> {
 pub fn supports_partial(call: &AggCall) -> bool {
     !call.distinct
         && call.order_by.is_empty()
-        && !matches!(
-            call.func,
-            AggFunc::StringAgg
-                | AggFunc::ArrayAgg
-                | AggFunc::PercentileCont
-                | AggFunc::PercentileDisc
-                | AggFunc::Mode
-        )
+        && !matches!(call.func, AggFunc::StringAgg | AggFunc::ArrayAgg)
+        && !call.func.is_ordered_set()
 }
 
 /// How many leading arguments make a row skip when NULL: all of them for
@@ -132,7 +126,7 @@ pub fn supports_partial(call: &AggCall) -> bool {
 /// values (its direct argument is read once per group, at the end).
 pub fn strict_args(call: &AggCall) -> usize {
     match call.func {
-        AggFunc::StringAgg | AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => 1,
+        f if f == AggFunc::StringAgg || f.is_ordered_set() => 1,
         AggFunc::ArrayAgg => 0,
         _ => call.args.len(),
     }

@@ -327,26 +327,26 @@ pub fn resolve(name: &str, args: &[ArgType]) -> Result<Resolved> {
     })
 }
 
+/// PostgreSQL's error for a binary operator with no match for its operand
+/// types (type names as PostgreSQL prints them; a row is `record`).
+pub fn no_operator(left: &str, op: &str, right: &str) -> ExecError {
+    ExecError::coded(
+        sqlstate::UNDEFINED_FUNCTION,
+        format!("operator does not exist: {left} {op} {right}"),
+    )
+    .with_hint(
+        "No operator matches the given name and argument types. \
+         You might need to add explicit type casts.",
+    )
+}
+
 /// Resolves the binary operator `op` (`+`, `=`, `||`, ...). The argument
 /// types in the result are those to cast both operands to: for cross-type
 /// operators (`int4 + int8`), both become the wider type, which gives
 /// PostgreSQL's result.
 pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resolved> {
     let args = [left, right];
-    let not_found = || {
-        ExecError::coded(
-            sqlstate::UNDEFINED_FUNCTION,
-            format!(
-                "operator does not exist: {} {op} {}",
-                left.name(),
-                right.name()
-            ),
-        )
-        .with_hint(
-            "No operator matches the given name and argument types. \
-             You might need to add explicit type casts.",
-        )
-    };
+    let not_found = || no_operator(left.name(), op, right.name());
     if let Some(r) = array_operator(op, left, right) {
         return r.ok_or_else(not_found);
     }

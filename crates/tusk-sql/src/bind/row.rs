@@ -86,14 +86,7 @@ fn is_subquery(e: &A::Expr) -> bool {
 /// PostgreSQL's error for an operator between a row and a non-row (both
 /// names are type names; a row is `record`).
 fn record_operator_error(left: &str, op: &str, right: &str) -> SqlError {
-    SqlError::coded(
-        sqlstate::UNDEFINED_FUNCTION,
-        format!("operator does not exist: {left} {op} {right}"),
-    )
-    .with_hint(
-        "No operator matches the given name and argument types. \
-         You might need to add explicit type casts.",
-    )
+    tusk_exec::func::resolve::no_operator(left, op, right).into()
 }
 
 /// The left side of a row IN list.
