@@ -17,9 +17,9 @@ use crate::operator::{instrument, ExecContext, Operator};
 use crate::parallel::{Gather, ParallelState};
 use crate::plan::{NodeKind, Plan, Statement};
 use crate::{
-    aggregate, append, columnar_scan, cte, filter, hashjoin, index_nestloop, indexscan, lateral,
-    limit, nestloop, project, recursive, result, scan, series, setop, sort, subplan, unique,
-    window,
+    aggregate, append, columnar_scan, cte, filter, function_scan, hashjoin, index_nestloop,
+    indexscan, lateral, limit, nestloop, project, recursive, result, scan, setop, sort, subplan,
+    unique, window,
 };
 
 /// Builds the operator tree of a statement: each CTE plan is built and
@@ -52,7 +52,7 @@ fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         } => Box::new(columnar_scan::ColumnarScan::new(plan, ctx)?),
         NodeKind::SeqScan { .. } => Box::new(scan::SeqScan::new(plan, ctx)?),
         NodeKind::IndexScan { .. } => Box::new(indexscan::IndexScan::new(plan, ctx)?),
-        NodeKind::FunctionScan { .. } => Box::new(series::FunctionScan::new(plan, ctx)?),
+        NodeKind::FunctionScan { .. } => Box::new(function_scan::FunctionScan::new(plan, ctx)?),
         NodeKind::SystemScan { .. } => Box::new(crate::systemscan::SystemScan::new(plan, ctx)),
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.to_vec()))

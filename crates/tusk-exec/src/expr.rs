@@ -53,7 +53,7 @@ mod arith;
 mod arrays;
 mod compare;
 mod cond;
-mod datetime_arith;
+pub(crate) mod datetime_arith;
 mod fold;
 mod inlist;
 mod logic;

@@ -262,11 +262,12 @@ pub enum NodeKind {
         /// (a cached plan runs many).
         deform: LayoutCache,
     },
-    /// `generate_series(start, stop [, step])`.
+    /// The rows of set-returning calls side by side (see
+    /// `function_scan`); with `ordinality`, a last column numbers them.
     FunctionScan {
         alias: String,
-        args: Vec<Expr>,
-        ty: DataType,
+        calls: Vec<crate::srf::SetCall>,
+        ordinality: bool,
         filter: Option<Expr>,
     },
     /// The rows of system relation `relation` (`pg_class`), every column
@@ -899,8 +900,11 @@ impl Plan {
                 index_keys.iter_mut().for_each(|k| f(&mut k.value));
                 filter.iter_mut().for_each(&mut *f);
             }
-            NodeKind::FunctionScan { args, filter, .. } => {
-                args.iter_mut().for_each(&mut *f);
+            NodeKind::FunctionScan { calls, filter, .. } => {
+                calls
+                    .iter_mut()
+                    .flat_map(|c| c.args.iter_mut())
+                    .for_each(&mut *f);
                 filter.iter_mut().for_each(&mut *f);
             }
             NodeKind::Values { rows } => rows.iter_mut().flatten().for_each(&mut *f),

@@ -131,11 +131,15 @@ pub fn series(start: i64, stop: i64) -> Plan {
     node(
         NodeKind::FunctionScan {
             alias: "g".into(),
-            args: vec![
-                lit(Value::Int8(start), DataType::Int8),
-                lit(Value::Int8(stop), DataType::Int8),
-            ],
-            ty: DataType::Int8,
+            calls: vec![crate::srf::SetCall {
+                func: crate::func::Func::GenerateSeries,
+                args: vec![
+                    lit(Value::Int8(start), DataType::Int8),
+                    lit(Value::Int8(stop), DataType::Int8),
+                ],
+                ty: DataType::Int8,
+            }],
+            ordinality: false,
             filter: None,
         },
         vec![],

@@ -268,6 +268,18 @@ pub static PROCS: &[Proc] = &[
         D::Bool,
         Func::RegexpLike,
     ),
+    p(
+        "regexp_match",
+        &[TEXT, TEXT],
+        tusk_storage::TEXT_ARRAY,
+        Func::RegexpMatch,
+    ),
+    p(
+        "regexp_match",
+        &[TEXT, TEXT, TEXT],
+        tusk_storage::TEXT_ARRAY,
+        Func::RegexpMatch,
+    ),
     p("regexp_count", &[TEXT, TEXT], D::Int4, Func::RegexpCount),
     p(
         "regexp_count",
@@ -396,13 +408,14 @@ pub static PROCS: &[Proc] = &[
     p("timezone", &[IV, TSTZ], D::Timestamp, Func::Timezone),
 ];
 
-/// Every overload: this table's, then the array and system functions' of
-/// their own modules.
+/// Every overload: this table's, then the array, system and
+/// set-returning functions' of their own modules.
 pub fn all_procs() -> impl Iterator<Item = &'static Proc> {
     PROCS
         .iter()
         .chain(super::arrays::ARRAY_PROCS)
         .chain(super::system::SYSTEM_PROCS)
+        .chain(crate::srf::SET_PROCS)
 }
 
 /// The overloads named `name`.

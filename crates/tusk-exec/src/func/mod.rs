@@ -67,7 +67,7 @@ pub mod system;
 pub mod types;
 
 pub use catalog::Proc;
-pub use resolve::{common_type, resolve, resolve_operator, ArgType, Resolved};
+pub use resolve::{common_type, is_set_returning, resolve, resolve_operator, ArgType, Resolved};
 
 use crate::error::Result;
 use crate::expr::{any_null, live};
@@ -163,6 +163,7 @@ funcs! {
     RegexpReplace => "regexp_replace",
     RegexpLike => "regexp_like",
     RegexpCount => "regexp_count",
+    RegexpMatch => "regexp_match",
     LikeEscape => "like_escape",
     SimilarToEscape => "similar_to_escape",
     Now => "now",
@@ -240,9 +241,28 @@ funcs! {
     PgTableSize => "pg_table_size",
     PgIndexesSize => "pg_indexes_size",
     PgTotalRelationSize => "pg_total_relation_size",
+    GenerateSeries => "generate_series",
+    GenerateSubscripts => "generate_subscripts",
+    Unnest => "unnest",
+    RegexpMatches => "regexp_matches",
+    RegexpSplitToTable => "regexp_split_to_table",
 }
 
 impl Func {
+    /// Whether the function returns a set of rows (PostgreSQL's
+    /// `proretset`): it runs in a FunctionScan (see [`crate::srf`]), never
+    /// as a scalar call.
+    pub fn set_returning(self) -> bool {
+        matches!(
+            self,
+            Func::GenerateSeries
+                | Func::GenerateSubscripts
+                | Func::Unnest
+                | Func::RegexpMatches
+                | Func::RegexpSplitToTable
+        )
+    }
+
     /// Whether a NULL argument makes the result NULL without a call.
     pub fn strict(self) -> bool {
         !matches!(
@@ -397,6 +417,7 @@ impl Func {
             | Func::RegexpReplace
             | Func::RegexpLike
             | Func::RegexpCount
+            | Func::RegexpMatch
             | Func::LikeEscape
             | Func::SimilarToEscape => regexp::eval(self, &call),
             Func::Now
@@ -442,6 +463,10 @@ impl Func {
                 system::eval(self, &call)
             }
             f if f.session() => crate::session::eval(f, &call),
+            f if f.set_returning() => Err(crate::error::ExecError::coded(
+                crate::error::sqlstate::FEATURE_NOT_SUPPORTED,
+                "set-valued function called in context that cannot accept a set",
+            )),
             _ => math::eval(self, &call),
         }
     }

@@ -1,19 +1,29 @@
 //! The SQL functions over patterns: `regexp_replace`, `regexp_like`,
-//! `regexp_count`, `substring(s FROM pattern)` and `substring(s SIMILAR p
+//! `regexp_count`, `regexp_match`, `substring(s FROM pattern)` and `substring(s SIMILAR p
 //! ESCAPE e)`, and the pattern translators PostgreSQL's grammar calls:
 //! `similar_to_escape` (SIMILAR TO into a regular expression) and
 //! `like_escape` (LIKE ... ESCAPE into the default `\\` escape). Patterns
 //! compile through [`super::regex`], which translates PostgreSQL's syntax
 //! and caches; consecutive rows with the same pattern reuse one compiled
 //! regex without a cache lookup.
+//!
+//! [`pg_matches`] finds matches as PostgreSQL's `setup_regexp_matches` does
+//! for `regexp_match`, and for the set-returning `regexp_matches` and
+//! `regexp_split_to_table` (in `crate::srf`): after a zero-length match the
+//! search resumes one character later, and the split functions ignore
+//! "degenerate" matches, zero-length ones at either end of the string or
+//! right after the previous match. [`groups_array`] is a match as those
+//! functions return it: a `text[]` of its capture groups.
 
 use super::math::bad_args;
 use super::regex::{compile, parse_flags, ReFlags};
 use super::string::{int_arg, text_arg, text_result};
 use super::{Call, Func};
+use crate::array::ArrayValue;
 use crate::error::{sqlstate, ExecError, Result};
+use crate::value::Value;
 use crate::vector::{Data, Strings, Vector};
-use regex::Regex;
+use regex::{Captures, Regex};
 use std::sync::Arc;
 
 /// PostgreSQL's `similar_to_escape`: a SIMILAR TO pattern as a regular
@@ -175,6 +185,54 @@ fn expand(rep: &str, caps: &regex::Captures, out: &mut String) {
     }
 }
 
+/// The matches of `re` in `s`, all of them with `global`, else the first.
+/// With `ignore_degenerate`, zero-length matches at the start or end of
+/// `s`, or where the previous match ended, are skipped (the split
+/// functions). The search after a zero-length match starts one character
+/// later; the pattern still sees the text before the search position (for
+/// `^`, `\b` and the like), as PostgreSQL's `RE_wchar_execute` does.
+pub(crate) fn pg_matches<'s>(
+    re: &Regex,
+    s: &'s str,
+    global: bool,
+    ignore_degenerate: bool,
+) -> Vec<Captures<'s>> {
+    let mut out = Vec::new();
+    let (mut from, mut prev_end) = (0, 0);
+    while let Some(caps) = re.captures_at(s, from) {
+        let m = caps.get(0).expect("group 0 is the match");
+        let (start, end) = (m.start(), m.end());
+        if !ignore_degenerate || (start < s.len() && end > prev_end) {
+            out.push(caps);
+        }
+        prev_end = end;
+        if !global {
+            break;
+        }
+        from = end;
+        if start == end {
+            match s[end..].chars().next() {
+                Some(c) => from += c.len_utf8(),
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// A match as `regexp_match(es)` return it: its capture groups as a
+/// `text[]` (NULL for a group that took no part), or the whole match when
+/// the pattern has no groups.
+pub(crate) fn groups_array(caps: &Captures) -> ArrayValue {
+    let text = |m: Option<regex::Match>| m.map_or(Value::Null, |m| Value::Text(m.as_str().into()));
+    let items = if caps.len() > 1 {
+        (1..caps.len()).map(|g| text(caps.get(g))).collect()
+    } else {
+        vec![text(caps.get(0))]
+    };
+    ArrayValue::new(tusk_storage::TEXT_ARRAY, items)
+}
+
 /// Flags of a `regexp_*` call from its text argument `k`, if present.
 fn call_flags(
     c: &Call,
@@ -183,16 +241,34 @@ fn call_flags(
     global: Option<&mut bool>,
     func: &str,
 ) -> Result<ReFlags> {
-    let mut flags = ReFlags::default();
     if c.args.len() > k {
-        let letters = text_arg(c, k, i);
-        if global.is_none() && letters.contains('g') {
-            return Err(ExecError::coded(
+        flags_of(text_arg(c, k, i), global, func)
+    } else {
+        Ok(ReFlags::default())
+    }
+}
+
+/// Flag letters of function `func`; `global` receives `g` where the
+/// function takes it, else `g` is PostgreSQL's error (after the letters
+/// are checked, as PostgreSQL checks them).
+pub(crate) fn flags_of(letters: &str, global: Option<&mut bool>, func: &str) -> Result<ReFlags> {
+    let mut flags = ReFlags::default();
+    let mut g = false;
+    parse_flags(letters, &mut flags, Some(&mut g))?;
+    match global {
+        Some(out) => *out = g,
+        None if g => {
+            let e = ExecError::coded(
                 sqlstate::INVALID_PARAMETER_VALUE,
                 format!("{func}() does not support the \"global\" option"),
-            ));
+            );
+            return Err(if func == "regexp_match" {
+                e.with_hint("Use the regexp_matches function instead.")
+            } else {
+                e
+            });
         }
-        parse_flags(letters, &mut flags, global)?;
+        None => {}
     }
     Ok(flags)
 }
@@ -255,6 +331,23 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
                 });
             }
             Ok(Vector::new(Data::Bool(out), c.nulls.clone()))
+        }
+        Func::RegexpMatch => {
+            let mut out = Vector::with_capacity(c.ty, c.n);
+            for i in 0..c.n {
+                if !c.computes(i) {
+                    out.push_value(&Value::Null);
+                    continue;
+                }
+                let flags = call_flags(c, 2, i, None, "regexp_match")?;
+                let re = row_regex(c, i, flags, &mut last)?;
+                let found = pg_matches(&re, text_arg(c, 0, i), false, false);
+                out.push_value(&match found.first() {
+                    Some(caps) => Value::Array(Box::new(groups_array(caps))),
+                    None => Value::Null,
+                });
+            }
+            Ok(out)
         }
         Func::RegexpCount => {
             let mut out = Vec::with_capacity(c.n);

@@ -268,6 +268,11 @@ fn arg_list(args: &[ArgType]) -> String {
 
 /// Resolves a call of the built-in function `name` (lower case, as the
 /// parser folds it) on arguments of types `args`.
+/// Whether `name` is a set-returning function (see [`crate::srf`]).
+pub fn is_set_returning(name: &str) -> bool {
+    procs_named(name).any(|p| p.func.set_returning())
+}
+
 pub fn resolve(name: &str, args: &[ArgType]) -> Result<Resolved> {
     let cands: Vec<Cand> = procs_named(name)
         .filter_map(|p| {

@@ -394,7 +394,11 @@ impl Binder<'_> {
     }
 
     /// Pushes one relation into the scope, checking that its name is new.
-    fn push_rel(&mut self, alias: &str, cols: Vec<ScopeCol>) -> Result<std::ops::Range<usize>> {
+    pub(super) fn push_rel(
+        &mut self,
+        alias: &str,
+        cols: Vec<ScopeCol>,
+    ) -> Result<std::ops::Range<usize>> {
         let scope = self.scope();
         if scope.rels.iter().any(|r| r.alias.as_deref() == Some(alias)) {
             return err(
@@ -426,11 +430,16 @@ impl Binder<'_> {
     fn factor(&mut self, tf: &A::TableFactor) -> Result<FromItem> {
         match tf {
             A::TableFactor::Table {
-                name, alias, args, ..
+                name,
+                alias,
+                args,
+                with_ordinality,
+                ..
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
                 if let Some(fargs) = args {
-                    return self.table_function(name, &fargs.args, alias_name, alias_cols);
+                    let calls = super::table_func::calls_of(name, &fargs.args)?;
+                    return self.table_functions(calls, alias_name, alias_cols, *with_ordinality);
                 }
                 let q = object_name(name)?;
                 if q.schema.is_none() {
@@ -443,10 +452,29 @@ impl Binder<'_> {
                 self.table(name, alias_name, alias_cols)
             }
             A::TableFactor::Function {
-                name, args, alias, ..
+                name,
+                args,
+                alias,
+                with_ordinality,
+                ..
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
-                self.table_function(name, args, alias_name, alias_cols)
+                let calls = super::table_func::calls_of(name, args)?;
+                self.table_functions(calls, alias_name, alias_cols, *with_ordinality)
+            }
+            A::TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_offset: false,
+                with_ordinality,
+                ..
+            } => {
+                let (alias_name, alias_cols) = self.alias_parts(alias)?;
+                let call = super::table_func::TableCall {
+                    name: "unnest".into(),
+                    args: array_exprs.iter().collect(),
+                };
+                self.table_functions(vec![call], alias_name, alias_cols, *with_ordinality)
             }
             A::TableFactor::Derived {
                 subquery,
@@ -512,7 +540,12 @@ impl Binder<'_> {
     }
 
     /// Column names after an alias list (`AS t(a, b)`) renames the first ones.
-    fn rename(&self, alias: &str, names: &[String], alias_cols: &[String]) -> Result<Vec<String>> {
+    pub(super) fn rename(
+        &self,
+        alias: &str,
+        names: &[String],
+        alias_cols: &[String],
+    ) -> Result<Vec<String>> {
         if alias_cols.len() > names.len() {
             return err(
                 sqlstate::INVALID_COLUMN_REFERENCE,
@@ -701,99 +734,6 @@ impl Binder<'_> {
             rels,
             star: out,
         })
-    }
-
-    fn table_function(
-        &mut self,
-        name: &A::ObjectName,
-        args: &[A::FunctionArg],
-        alias: Option<String>,
-        alias_cols: Vec<String>,
-    ) -> Result<FromItem> {
-        let fname = object_name(name)?.name;
-        let mut ctx = ExprCtx::new("functions in FROM");
-        let mut bound = Vec::new();
-        for a in args {
-            let A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) = a else {
-                return err(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "named function arguments are not supported",
-                );
-            };
-            bound.push(self.expr(x, &mut ctx)?);
-        }
-        if !ctx.applies.is_empty() {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "subqueries in function arguments in FROM are not supported",
-            );
-        }
-        if fname != "generate_series" {
-            let types: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
-            return err(
-                sqlstate::UNDEFINED_FUNCTION,
-                format!("function {fname}({}) does not exist", types.join(", ")),
-            );
-        }
-        let (exprs, ty) = self.series_args(bound)?;
-        let alias = alias.unwrap_or_else(|| fname.clone());
-        let names = self.rename(&alias, std::slice::from_ref(&alias), &alias_cols)?;
-        let id = self.column(&names[0], SqlType::of(ty), Some(&alias));
-        let rels = self.push_rel(
-            &alias,
-            vec![ScopeCol {
-                name: names[0].clone(),
-                id,
-                hidden: false,
-            }],
-        )?;
-        Ok(FromItem {
-            plan: Logical::TableFunc {
-                func: TableFunction::GenerateSeries,
-                args: exprs,
-                alias,
-                cols: vec![id],
-            },
-            rels,
-            star: vec![id],
-        })
-    }
-
-    /// `generate_series`'s arguments brought to one type: integer, bigint
-    /// or numeric, as PostgreSQL's overloads resolve them.
-    pub(crate) fn series_args(
-        &self,
-        bound: Vec<super::B>,
-    ) -> Result<(Vec<tusk_exec::Expr>, DataType)> {
-        let names: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
-        let none = || {
-            SqlError::coded(
-                sqlstate::UNDEFINED_FUNCTION,
-                format!("function generate_series({}) does not exist", names.join(", ")),
-            )
-            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
-        };
-        if !(2..=3).contains(&bound.len()) {
-            return Err(none());
-        }
-        let mut ty = DataType::Int4;
-        for b in bound.iter().filter(|b| !b.unknown) {
-            let r = super::operators::numeric_rank(b.ty()).ok_or_else(none)?;
-            if r > 3 {
-                return Err(none());
-            }
-            if r > super::operators::numeric_rank(ty).unwrap() {
-                ty = b.ty();
-            }
-        }
-        if ty == DataType::Int2 {
-            ty = DataType::Int4;
-        }
-        let exprs = bound
-            .into_iter()
-            .map(|b| self.coerce(b, ty, |_| none()))
-            .collect::<Result<Vec<_>>>()?;
-        Ok((exprs, ty))
     }
 }
 

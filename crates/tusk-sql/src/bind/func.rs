@@ -224,6 +224,9 @@ impl Binder<'_> {
                 _ => return err(sqlstate::SYNTAX_ERROR, "syntax error at or near \"*\""),
             }
         }
+        if func::is_set_returning(&name) {
+            return Err(srf_not_allowed(ctx.clause));
+        }
         self.scalar_function(&name, args)
     }
 
@@ -232,12 +235,6 @@ impl Binder<'_> {
     /// overload PostgreSQL's resolution rules pick.
     pub(crate) fn scalar_function(&mut self, name: &str, args: Vec<B>) -> Result<B> {
         match name {
-            "generate_series" => {
-                return err(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "set-returning functions are only supported in FROM",
-                )
-            }
             "coalesce" | "greatest" | "least" if !args.is_empty() => {
                 let context = name.to_ascii_uppercase();
                 let (es, _) = self.unify_all(args, &context)?;
@@ -796,6 +793,17 @@ pub(crate) fn aggregate_allowed(ctx: &ExprCtx) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// PostgreSQL's refusal of a set-returning call in `clause` (the select
+/// list's calls never get here: see `srf`, which moves them into FROM).
+fn srf_not_allowed(clause: &str) -> SqlError {
+    let msg = match clause {
+        "functions in FROM" => "set-returning functions must appear at top level of FROM".into(),
+        "SELECT" => "set-returning functions are not supported here".into(),
+        _ => format!("set-returning functions are not allowed in {clause}"),
+    };
+    SqlError::coded(sqlstate::FEATURE_NOT_SUPPORTED, msg)
 }
 
 pub(crate) fn no_function_err(name: &str, args: &[&str]) -> SqlError {

@@ -56,9 +56,11 @@ mod row;
 mod select;
 mod srf;
 mod stored;
+mod table_func;
 
 pub use datetime::interval_value;
 pub(crate) use expr::literal_value;
+pub(crate) use srf::SELECT_LIST_SRF_ALIAS;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};

@@ -46,7 +46,7 @@ impl Binder<'_> {
         let mut projection = s.projection.clone();
         super::named_windows::resolve(&s.named_window, &mut projection)?;
         let mut from = s.from.clone();
-        super::srf::move_srf_to_from(&mut projection, &mut from)?;
+        let moved_srfs = super::srf::move_srf_to_from(&mut projection, &mut from)?;
         // FROM, then the select list, then WHERE: PostgreSQL's order, which
         // decides which error a query with several reports.
         let mut plan = self.bind_from_list(&from)?;
@@ -114,6 +114,12 @@ impl Binder<'_> {
             || having.is_some()
             || sets.is_some()
             || !ctx.groupings.is_empty();
+        if moved_srfs && (grouped || !ctx.windows.is_empty()) {
+            return err(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "set-returning functions in the select list of a grouped or windowed query are not supported",
+            );
+        }
         let mut grouping = None;
         if grouped {
             let input = pre_agg(&mut ctx, plan);

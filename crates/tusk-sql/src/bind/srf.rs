@@ -1,46 +1,50 @@
 //! Set-returning functions in the select list.
 //!
-//! `SELECT generate_series(a, b) + 1 [, ...] [FROM ...]`: the set-returning
-//! call moves into FROM as a function scan joined to the FROM rows
-//! (implicitly lateral, so its arguments may read them), and the select
-//! list reads the function's column where the call was. For one such call
-//! this is PostgreSQL's ProjectSet: each input row is repeated once per
-//! value of its series, and a row whose series is empty disappears.
+//! `SELECT generate_series(a, b) + 1, unnest(x) [FROM ...]`: the
+//! set-returning calls move into FROM as one function scan of all of them
+//! side by side (`ROWS FROM`, see `table_func`), joined to the FROM rows
+//! (implicitly lateral, so the calls' arguments may read them), and the
+//! select list reads the scan's columns where the calls were. That is
+//! PostgreSQL's ProjectSet: each input row is repeated once per row of
+//! the longest of its sets, the shorter ones padded with NULLs, and a row
+//! whose sets are all empty disappears.
 //!
-//! The call may sit under operators, casts, null tests and scalar function
+//! A call may sit under operators, casts, null tests and scalar function
 //! calls (`abs(generate_series(-1, 1))`), as PostgreSQL allows; under CASE,
 //! COALESCE or an aggregate it is refused with PostgreSQL's errors, since
-//! there it would be evaluated conditionally or per group.
+//! there it would be evaluated conditionally or per group. A call nested
+//! in another call's arguments is left there, for the FROM binding to
+//! refuse.
 //!
-//! Several calls run in lockstep in PostgreSQL (the longest sets the row
-//! count, the others are padded with NULLs): that is not a join of function
-//! scans, so they are refused (0A000) rather than answered wrongly.
+//! PostgreSQL computes the select list's sets after grouping and window
+//! functions; moved into FROM they would be computed before, so the
+//! binder refuses them in a grouped or windowed query (see `select`).
 
 use super::func::aggregate_func;
 use super::select::figure_colname;
-use super::{err, Result};
+use super::table_func::ROWS_FROM;
+use super::Result;
 use crate::error::{sqlstate, SqlError};
 use sqlparser::ast as A;
 
+/// The relation name of the scan the select list's calls move into.
+pub(crate) const SELECT_LIST_SRF_ALIAS: &str = "*SELECT* sets";
+
 fn is_srf(e: &A::Expr) -> bool {
-    matches!(e, A::Expr::Function(f) if f.over.is_none() && f.name.to_string().eq_ignore_ascii_case("generate_series"))
+    matches!(e, A::Expr::Function(f) if f.over.is_none()
+        && tusk_exec::func::is_set_returning(&f.name.to_string().to_ascii_lowercase()))
 }
 
-/// `SELECT generate_series(a, b) [, ...] [FROM ...]`: moves the set-returning
-/// call into FROM as a cross-joined function scan (PostgreSQL's ProjectSet
-/// for one SRF with arguments that do not depend on the FROM rows), and
-/// replaces it in the select list by the function's column, keeping the
-/// item's name.
-///
-/// Several such calls run in lockstep in PostgreSQL (the longest sets the
-/// row count, the others are padded with NULLs): that is not a cross join
-/// of function scans, so they are refused rather than answered wrongly.
+/// Moves the select list's set-returning calls into FROM (see the module
+/// doc), replacing each by the scan's column and keeping each item's
+/// name. Returns whether there were any.
 pub(super) fn move_srf_to_from(
     projection: &mut [A::SelectItem],
     from: &mut Vec<A::TableWithJoins>,
-) -> Result<()> {
-    let mut moved = false;
-    for (n, item) in projection.iter_mut().enumerate() {
+) -> Result<bool> {
+    let mut calls: Vec<A::FunctionArg> = Vec::new();
+    let mut columns = Vec::new();
+    for item in projection.iter_mut() {
         let alias_name = match item {
             A::SelectItem::UnnamedExpr(e) => figure_colname(e),
             A::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
@@ -50,56 +54,25 @@ pub(super) fn move_srf_to_from(
         else {
             continue;
         };
-        let mut calls = Vec::new();
-        collect_srfs(e, &mut calls)?;
-        if calls.len() > 1 || (moved && !calls.is_empty()) {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "more than one set-returning function in the select list is not supported",
-            );
+        let mut found = Vec::new();
+        collect_srfs(e, &mut found)?;
+        if found.is_empty() {
+            continue;
         }
-        let Some(call) = calls.pop() else {
-            continue;
-        };
-        if moved {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "more than one set-returning function in the select list is not supported",
-            );
+        for call in found {
+            let column = format!("v{}", columns.len());
+            let reference = A::Expr::CompoundIdentifier(vec![
+                A::Ident::with_quote('"', SELECT_LIST_SRF_ALIAS),
+                A::Ident::with_quote('"', column.clone()),
+            ]);
+            calls.push(A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(
+                std::mem::replace(call, reference),
+            )));
+            columns.push(A::TableAliasColumnDef {
+                name: A::Ident::with_quote('"', column),
+                data_type: None,
+            });
         }
-        moved = true;
-        let A::Expr::Function(f) = call.clone() else {
-            continue;
-        };
-        let A::FunctionArguments::List(list) = &f.args else {
-            continue;
-        };
-        let rel = format!("tusk_srf_{n}");
-        from.push(A::TableWithJoins {
-            relation: A::TableFactor::Table {
-                name: f.name.clone(),
-                alias: Some(A::TableAlias {
-                    explicit: true,
-                    name: A::Ident::with_quote('"', rel.clone()),
-                    columns: vec![A::TableAliasColumnDef::from_name("v")],
-                    at: None,
-                }),
-                args: Some(A::TableFunctionArgs {
-                    args: list.args.clone(),
-                    settings: None,
-                }),
-                with_hints: vec![],
-                version: None,
-                with_ordinality: false,
-                partitions: vec![],
-                json_path: None,
-                sample: None,
-                index_hints: vec![],
-            },
-            joins: vec![],
-        });
-        *call =
-            A::Expr::CompoundIdentifier(vec![A::Ident::with_quote('"', rel), A::Ident::new("v")]);
         if let A::SelectItem::UnnamedExpr(e) = item {
             *item = A::SelectItem::ExprWithAlias {
                 expr: e.clone(),
@@ -107,7 +80,25 @@ pub(super) fn move_srf_to_from(
             };
         }
     }
-    Ok(())
+    if calls.is_empty() {
+        return Ok(false);
+    }
+    from.push(A::TableWithJoins {
+        relation: A::TableFactor::Function {
+            lateral: true,
+            name: A::ObjectName::from(vec![A::Ident::with_quote('"', ROWS_FROM)]),
+            args: calls,
+            with_ordinality: false,
+            alias: Some(A::TableAlias {
+                explicit: true,
+                name: A::Ident::with_quote('"', SELECT_LIST_SRF_ALIAS),
+                columns,
+                at: None,
+            }),
+        },
+        joins: vec![],
+    });
+    Ok(true)
 }
 
 /// PostgreSQL's refusal of a set-returning call in `context`.

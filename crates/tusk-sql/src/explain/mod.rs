@@ -711,15 +711,24 @@ impl Renderer<'_> {
                 }
                 (format!("Index Scan using {index} on {name}"), d)
             }
-            NodeKind::FunctionScan { alias, filter, .. } => {
+            NodeKind::FunctionScan {
+                alias,
+                calls,
+                filter,
+                ..
+            } => {
                 let mut d = vec![];
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
-                let name = if alias.is_empty() || alias == "generate_series" {
-                    "generate_series".to_string()
+                let func = calls.first().map_or("", |c| c.func.name());
+                let name = if alias.is_empty()
+                    || alias == func
+                    || alias.starts_with(crate::bind::SELECT_LIST_SRF_ALIAS)
+                {
+                    func.to_string()
                 } else {
-                    format!("generate_series {alias}")
+                    format!("{func} {alias}")
                 };
                 (format!("Function Scan on {name}"), d)
             }

@@ -124,11 +124,25 @@ impl Columns {
 /// Set-returning functions usable in FROM.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TableFunction {
-    /// `generate_series(start, stop [, step])` over integers or numerics.
-    GenerateSeries,
+    /// Set-returning calls read side by side (`ROWS FROM (f(...), g(...))`,
+    /// or one call): the TableFunc's `args` are the calls' arguments in
+    /// order, `SetFuncCall::nargs` of them each, and its `cols` one column
+    /// per call, then the row number with `ordinality`.
+    Calls {
+        calls: Vec<SetFuncCall>,
+        ordinality: bool,
+    },
     /// A system relation (`pg_class`), whose rows are computed (see
     /// `catalog`); no arguments.
     System(&'static crate::catalog::RelationDef),
+}
+
+/// One call of a [`TableFunction::Calls`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetFuncCall {
+    pub func: tusk_exec::func::Func,
+    /// How many of the TableFunc's `args` are this call's.
+    pub nargs: usize,
 }
 
 /// What a subquery in an expression computes for each outer row.

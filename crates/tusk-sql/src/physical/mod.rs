@@ -1097,17 +1097,32 @@ impl<'a> Planner<'a> {
                 flat(rows, rows * CPU_TUPLE_COST, 0),
             ));
         }
-        let args = args
+        let TableFunction::Calls {
+            calls: logical_calls,
+            ordinality,
+        } = func
+        else {
+            unreachable!("system relations are handled above")
+        };
+        let mut args = args
             .iter()
             .map(|a| self.remap(a, &[]))
-            .collect::<Result<Vec<_>>>()?;
-        let rows = scan::series_rows(&args).unwrap_or(1000.0);
-        let ty = self.cols.ty(cols[0]);
+            .collect::<Result<Vec<_>>>()?
+            .into_iter();
+        let mut calls = Vec::with_capacity(logical_calls.len());
+        for (c, &col) in logical_calls.iter().zip(cols) {
+            calls.push(tusk_exec::srf::SetCall {
+                func: c.func,
+                args: args.by_ref().take(c.nargs).collect(),
+                ty: self.cols.ty(col),
+            });
+        }
+        let rows = calls.iter().map(scan::function_rows).fold(1.0, f64::max);
         Ok(self.node(
             NodeKind::FunctionScan {
                 alias: alias.clone(),
-                args,
-                ty,
+                calls,
+                ordinality: *ordinality,
                 filter,
             },
             vec![],

@@ -469,8 +469,21 @@ pub(super) fn known_at_start(e: &Expr, outer: &impl Fn(ColumnId) -> bool) -> boo
     ok
 }
 
-/// Rows `generate_series(start, stop[, step])` yields, for constant integers.
-pub(crate) fn series_rows(args: &[Expr]) -> Option<f64> {
+/// The rows a set-returning call is expected to give: PostgreSQL's
+/// `prorows` (1000, 100 for `unnest`, 10 for `regexp_matches`), or the
+/// count of a `generate_series` over integer constants.
+pub(crate) fn function_rows(call: &tusk_exec::srf::SetCall) -> f64 {
+    use tusk_exec::func::Func;
+    match call.func {
+        Func::GenerateSeries => series_rows(&call.args).unwrap_or(1000.0),
+        Func::Unnest => 100.0,
+        Func::RegexpMatches => 10.0,
+        _ => 1000.0,
+    }
+}
+
+/// `generate_series`'s row count when its arguments are integer constants.
+fn series_rows(args: &[Expr]) -> Option<f64> {
     let v = |e: &Expr| match e {
         Expr::Const {
             value: Value::Int4(x),
