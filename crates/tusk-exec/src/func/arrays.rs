@@ -208,7 +208,7 @@ fn combine(f: Func, args: &[Value], ty: D) -> Result<Value> {
 
 /// `string_to_array(s, sep [, null])`: a NULL separator splits into
 /// characters, an empty one gives the whole string.
-fn split(args: &[Value], ty: D) -> Result<Value> {
+pub(crate) fn split(args: &[Value], ty: D) -> Result<Value> {
     let Some(s) = text(&args[0]) else {
         return Ok(Value::Null);
     };

@@ -282,6 +282,11 @@ fn float1(f: Func, x: f64) -> Result<f64> {
             }
         }
         Func::Atan => x.atan(),
+        // The C library's, as PostgreSQL's: an overflowing sinh or cosh
+        // is infinite, not an error.
+        Func::Sinh => x.sinh(),
+        Func::Cosh => x.cosh(),
+        Func::Tanh => x.tanh(),
         _ => return Err(bad_args(f)),
     };
     Ok(r)

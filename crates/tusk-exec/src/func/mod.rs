@@ -58,6 +58,7 @@ mod md5;
 mod numeric_fns;
 pub(crate) mod random;
 mod sleep;
+mod width_bucket;
 pub use random::{put_generator, take_generator, GeneratorState};
 pub mod regex;
 pub mod regexp;
@@ -122,6 +123,16 @@ funcs! {
     Acos => "acos",
     Atan => "atan",
     Atan2 => "atan2",
+    Sinh => "sinh",
+    Cosh => "cosh",
+    Tanh => "tanh",
+    WidthBucket => "width_bucket",
+    Factorial => "factorial",
+    Scale => "scale",
+    MinScale => "min_scale",
+    TrimScale => "trim_scale",
+    NumNulls => "num_nulls",
+    NumNonnulls => "num_nonnulls",
     Gcd => "gcd",
     Lcm => "lcm",
     Random => "random",
@@ -205,6 +216,7 @@ funcs! {
     ArrayCat => "array_cat",
     ArrayRemove => "array_remove",
     StringToArray => "string_to_array",
+    StringToTable => "string_to_table",
     FormatType => "format_type",
     PgSizePretty => "pg_size_pretty",
     PgEncodingToChar => "pg_encoding_to_char",
@@ -260,6 +272,7 @@ impl Func {
                 | Func::Unnest
                 | Func::RegexpMatches
                 | Func::RegexpSplitToTable
+                | Func::StringToTable
         )
     }
 
@@ -279,6 +292,9 @@ impl Func {
                 | Func::ArrayCat
                 | Func::ArrayRemove
                 | Func::StringToArray
+                | Func::StringToTable
+                | Func::NumNulls
+                | Func::NumNonnulls
                 | Func::FormatType
                 | Func::PgTypeof
                 | Func::SetConfig
@@ -385,6 +401,9 @@ impl Func {
                 format::eval(self, &call)
             }
             Func::Random | Func::SetSeed => random::eval(self, &call),
+            Func::WidthBucket => width_bucket::eval(self, &call),
+            Func::Factorial => numeric_fns::factorial(&call),
+            Func::NumNulls | Func::NumNonnulls => Ok(count_nulls(self, &call)),
             Func::PgSleep => sleep::eval(&call),
             Func::Length
             | Func::OctetLength
@@ -470,6 +489,22 @@ impl Func {
             _ => math::eval(self, &call),
         }
     }
+}
+
+/// `num_nulls(...)` and `num_nonnulls(...)`: how many arguments of each
+/// row are (not) NULL.
+fn count_nulls(f: Func, c: &Call) -> Vector {
+    let out = (0..c.n)
+        .map(|i| {
+            let nulls = c.args.iter().filter(|a| a.is_null(i)).count() as i32;
+            if f == Func::NumNulls {
+                nulls
+            } else {
+                c.args.len() as i32 - nulls
+            }
+        })
+        .collect();
+    Vector::new(crate::vector::Data::Int4(out), None)
 }
 
 /// One evaluation of a function over a batch: the arguments and which rows

@@ -3,7 +3,7 @@
 //! A set-returning function (PostgreSQL's `proretset`) gives any number of
 //! rows for one set of arguments. tusk has `generate_series` (integers,
 //! numerics, timestamps), `unnest`, `generate_subscripts`,
-//! `regexp_matches` and `regexp_split_to_table`. They are [`Func`]s like
+//! `regexp_matches`, `regexp_split_to_table` and `string_to_table`. They are [`Func`]s like
 //! the scalar functions, so the binder resolves their overloads with the
 //! same catalog and rules; [`Func::set_returning`] tells them apart, and
 //! the binder lets them appear only where PostgreSQL does (in FROM, and in
@@ -22,8 +22,9 @@
 //! A scalar function in FROM (`SELECT * FROM upper('a')`) is a call too:
 //! it gives one row, its value.
 //!
-//! Every set-returning function here is strict: a NULL argument gives no
-//! rows. Argument
+//! Every set-returning function here but `string_to_table` (whose
+//! delimiter and null string may be NULL, as in `string_to_array`) is
+//! strict: a NULL argument gives no rows. Argument
 //! errors (a zero step, a bad flag) are raised by [`start`], so they are
 //! raised whether or not a row is ever pulled, as PostgreSQL raises them on
 //! the first call.
@@ -126,6 +127,18 @@ pub static SET_PROCS: &[Proc] = &[
         D::Text,
         Func::RegexpSplitToTable,
     ),
+    p(
+        "string_to_table",
+        &[TEXT, TEXT],
+        D::Text,
+        Func::StringToTable,
+    ),
+    p(
+        "string_to_table",
+        &[TEXT, TEXT, TEXT],
+        D::Text,
+        Func::StringToTable,
+    ),
 ];
 
 /// One set-returning call of a FunctionScan.
@@ -195,13 +208,19 @@ pub fn start(call: &SetCall, args: Vec<Value>) -> Result<Box<dyn SetRows>> {
             call.ty,
         )));
     }
-    if args.iter().any(Value::is_null) {
+    if call.func.strict() && args.iter().any(Value::is_null) {
         return Ok(Box::new(NoRows(call.ty)));
     }
     match call.func {
         Func::GenerateSeries => series::start(call.ty, args),
         Func::Unnest | Func::GenerateSubscripts => elements::start(call.func, call.ty, args),
         Func::RegexpMatches | Func::RegexpSplitToTable => regexp::start(call.func, args),
+        Func::StringToTable => {
+            match crate::func::arrays::split(&args, D::Text.array_of().unwrap())? {
+                Value::Array(a) => Ok(Box::new(Listed::new(a.items, D::Text))),
+                _ => Ok(Box::new(NoRows(D::Text))),
+            }
+        }
         f => Err(ExecError::new(format!(
             "set-returning function {} has no implementation",
             f.name()
