@@ -43,6 +43,14 @@ select id, x from sr left join lateral unnest(string_to_array(sr.s, ',')) x on t
 select id, x, o from sr, unnest(string_to_array(s, ',')) with ordinality as u(x, o) order by 1, 3;
 -- expect: error
 select * from unnest(1);
+-- Subqueries in the arguments, uncorrelated and lateral.
+select * from unnest((select array_agg(id order by id) from sr)) u;
+select * from unnest(array(select s from sr order by id desc)) with ordinality u;
+select a.id, x from sr a, unnest(array(select b.id from sr b where b.id < a.id)) x order by 1, 2;
+select * from generate_series(1, (select max(n) from sr));
+select * from generate_series(1, (select n from sr where false));
+-- expect: error
+select * from generate_series(1, (select n from sr));
 -- generate_subscripts
 select * from generate_subscripts(array[5, 6, 7], 1);
 select * from generate_subscripts(array[5, 6, 7], 1, true);
@@ -90,6 +98,22 @@ select unnest(array[1, 2]) x, 'k' order by x desc;
 select count(*), count(g), count(u) from (select generate_series(1, n) g, unnest(array[1, 2, 3]) u from sr) q;
 select generate_series(1, 3) where false;
 select generate_subscripts(array['a', 'b'], 1) i, unnest(array['a', 'b']) v;
+select *, generate_series(1, 2) g from sr order by id, g;
+select sr.*, unnest(array[1, 2]) from sr where id < 3 order by 1, 4;
+-- After grouping, HAVING and window functions (PostgreSQL's ProjectSet
+-- sits above them).
+select generate_series(1, 2), count(*) from sr;
+select id, generate_series(1, count(*)::int) from sr group by id order by 1, 2;
+select n, generate_series(1, n), count(*) from sr group by n order by 1, 2;
+select unnest(array[min(id), max(id)]) from sr;
+select sum(id), generate_series(1, 2) from sr having sum(id) > 100;
+select id, generate_series(1, 2) g, row_number() over (order by id, n) from sr order by 3, 2;
+select generate_series(1, 3) g, sum(count(*)) over () from sr order by g;
+select distinct id, generate_series(1, 2) from sr order by 1, 2;
+select generate_series(1, 2) from sr group by id order by 1;
+select regexp_split_to_table(string_agg(s, ',' order by id), ',') x from sr order by x;
+-- expect: error
+select id, generate_series(1, n) from sr group by id;
 -- Errors: placement.
 -- expect: error
 select 1 where generate_series(1, 2) > 1;

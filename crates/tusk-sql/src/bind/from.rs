@@ -112,7 +112,7 @@ fn place_on_subqueries(
 /// RIGHT join whose left side reads the right one's (an ON subquery) is
 /// the LEFT dependent join the other way round, its columns put back in
 /// order by a projection (`cols` gives their expressions).
-fn join_node(
+pub(super) fn join_node(
     kind: JoinKind,
     left: Logical,
     right: Logical,
@@ -438,8 +438,13 @@ impl Binder<'_> {
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
                 if let Some(fargs) = args {
-                    let calls = super::table_func::calls_of(name, &fargs.args)?;
-                    return self.table_functions(calls, alias_name, alias_cols, *with_ordinality);
+                    let call = super::table_func::TableCall::of(name, &fargs.args)?;
+                    return self.table_functions(
+                        vec![call],
+                        alias_name,
+                        alias_cols,
+                        *with_ordinality,
+                    );
                 }
                 let q = object_name(name)?;
                 if q.schema.is_none() {
@@ -459,8 +464,8 @@ impl Binder<'_> {
                 ..
             } => {
                 let (alias_name, alias_cols) = self.alias_parts(alias)?;
-                let calls = super::table_func::calls_of(name, args)?;
-                self.table_functions(calls, alias_name, alias_cols, *with_ordinality)
+                let call = super::table_func::TableCall::of(name, args)?;
+                self.table_functions(vec![call], alias_name, alias_cols, *with_ordinality)
             }
             A::TableFactor::UNNEST {
                 alias,

@@ -12,7 +12,7 @@
 use super::grouping::{regroup, Grouping};
 use super::{err, Binder, ExprCtx, Result, B};
 use crate::error::sqlstate;
-use crate::logical::{ColumnId, Logical};
+use crate::logical::{ColumnId, JoinKind, Logical};
 use crate::names::ident;
 use crate::types::sql_type;
 use sqlparser::ast::{self as A, Spanned};
@@ -45,14 +45,18 @@ impl Binder<'_> {
         }
         let mut projection = s.projection.clone();
         super::named_windows::resolve(&s.named_window, &mut projection)?;
-        let mut from = s.from.clone();
-        let moved_srfs = super::srf::move_srf_to_from(&mut projection, &mut from)?;
+        let srf_calls = super::srf::take_select_list_srfs(&mut projection)?;
         // FROM, then the select list, then WHERE: PostgreSQL's order, which
         // decides which error a query with several reports.
-        let mut plan = self.bind_from_list(&from)?;
+        let mut plan = self.bind_from_list(&s.from)?;
         let mut ctx = ExprCtx::new("SELECT");
         ctx.allow_aggs = true;
         ctx.allow_windows = true;
+        let srf_sets = if srf_calls.is_empty() {
+            None
+        } else {
+            Some(self.select_list_sets(&srf_calls, &mut ctx)?)
+        };
         let items = self.select_items(&projection, &mut ctx)?;
         if let Some(w) = &s.selection {
             let mut ctx = ExprCtx::new("WHERE");
@@ -114,12 +118,6 @@ impl Binder<'_> {
             || having.is_some()
             || sets.is_some()
             || !ctx.groupings.is_empty();
-        if moved_srfs && (grouped || !ctx.windows.is_empty()) {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "set-returning functions in the select list of a grouped or windowed query are not supported",
-            );
-        }
         let mut grouping = None;
         if grouped {
             let input = pre_agg(&mut ctx, plan);
@@ -181,6 +179,15 @@ impl Binder<'_> {
             };
         }
         plan = ctx.apply_to(plan);
+        // The select list's set-returning calls (ProjectSet), over the rows
+        // the select list sees.
+        if let Some(mut srf_sets) = srf_sets {
+            for a in &mut srf_sets.args {
+                *a = fix(self, a.clone())?;
+            }
+            let scan = srf_sets.scan();
+            plan = super::from::join_node(JoinKind::Inner, plan, scan, vec![], &self.cols);
+        }
         // The projection: one new column per item, plus hidden sort columns.
         let mut exprs: Vec<(ColumnId, Expr)> = Vec::new();
         let mut out = Vec::new();
@@ -628,10 +635,13 @@ impl Binder<'_> {
             }
             grouping_args.push(pos);
         }
+        // The select list's set-returning calls run after aggregation (see
+        // `srf`): their columns are not FROM columns.
         let from_cols: std::collections::HashSet<ColumnId> = self
             .scope()
             .rels
             .iter()
+            .filter(|r| r.alias.as_deref() != Some(super::srf::SELECT_LIST_SRF_ALIAS))
             .flat_map(|r| r.cols.iter().map(|c| c.id))
             .collect();
         let mut agg_ids: std::collections::HashSet<ColumnId> =

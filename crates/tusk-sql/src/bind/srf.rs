@@ -1,28 +1,30 @@
 //! Set-returning functions in the select list.
 //!
-//! `SELECT generate_series(a, b) + 1, unnest(x) [FROM ...]`: the
-//! set-returning calls move into FROM as one function scan of all of them
-//! side by side (`ROWS FROM`, see `table_func`), joined to the FROM rows
-//! (implicitly lateral, so the calls' arguments may read them), and the
-//! select list reads the scan's columns where the calls were. That is
-//! PostgreSQL's ProjectSet: each input row is repeated once per row of
-//! the longest of its sets, the shorter ones padded with NULLs, and a row
+//! `SELECT generate_series(a, b) + 1, unnest(x) [FROM ...]` is PostgreSQL's
+//! ProjectSet: each row that reaches the select list (after WHERE,
+//! grouping, HAVING and window functions) is repeated once per row of the
+//! longest of its sets, the shorter ones padded with NULLs, and a row
 //! whose sets are all empty disappears.
+//!
+//! The binder builds it in two steps. Here, before anything is bound, each
+//! set-returning call is taken out of its item and replaced by a reference
+//! to column `vK` of a relation named [`SELECT_LIST_SRF_ALIAS`]; the item
+//! keeps its name. `select` then binds the calls' arguments like the rest
+//! of the select list (so they may read grouped columns, aggregates and
+//! window results), and adds the calls after the window functions as one
+//! function scan of all of them side by side (`ROWS FROM`, see
+//! `table_func`), joined laterally to the rows; the select list reads its
+//! columns where the calls were.
 //!
 //! A call may sit under operators, casts, null tests and scalar function
 //! calls (`abs(generate_series(-1, 1))`), as PostgreSQL allows; under CASE,
 //! COALESCE or an aggregate it is refused with PostgreSQL's errors, since
 //! there it would be evaluated conditionally or per group. A call nested
-//! in another call's arguments is left there, for the FROM binding to
-//! refuse.
-//!
-//! PostgreSQL computes the select list's sets after grouping and window
-//! functions; moved into FROM they would be computed before, so the
-//! binder refuses them in a grouped or windowed query (see `select`).
+//! in another call's arguments is left there, for the binder to refuse
+//! (PostgreSQL runs it in a ProjectSet of its own).
 
 use super::func::aggregate_func;
 use super::select::figure_colname;
-use super::table_func::ROWS_FROM;
 use super::Result;
 use crate::error::{sqlstate, SqlError};
 use sqlparser::ast as A;
@@ -35,15 +37,12 @@ fn is_srf(e: &A::Expr) -> bool {
         && tusk_exec::func::is_set_returning(&f.name.to_string().to_ascii_lowercase()))
 }
 
-/// Moves the select list's set-returning calls into FROM (see the module
-/// doc), replacing each by the scan's column and keeping each item's
-/// name. Returns whether there were any.
-pub(super) fn move_srf_to_from(
-    projection: &mut [A::SelectItem],
-    from: &mut Vec<A::TableWithJoins>,
-) -> Result<bool> {
-    let mut calls: Vec<A::FunctionArg> = Vec::new();
-    let mut columns = Vec::new();
+/// Takes the select list's set-returning calls out of their items (see
+/// the module doc), replacing each by a reference to the scan's column
+/// `vK` (`K` its position in the returned list) and keeping each item's
+/// name.
+pub(super) fn take_select_list_srfs(projection: &mut [A::SelectItem]) -> Result<Vec<A::Expr>> {
+    let mut calls = Vec::new();
     for item in projection.iter_mut() {
         let alias_name = match item {
             A::SelectItem::UnnamedExpr(e) => figure_colname(e),
@@ -60,18 +59,11 @@ pub(super) fn move_srf_to_from(
             continue;
         }
         for call in found {
-            let column = format!("v{}", columns.len());
             let reference = A::Expr::CompoundIdentifier(vec![
                 A::Ident::with_quote('"', SELECT_LIST_SRF_ALIAS),
-                A::Ident::with_quote('"', column.clone()),
+                A::Ident::with_quote('"', format!("v{}", calls.len())),
             ]);
-            calls.push(A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(
-                std::mem::replace(call, reference),
-            )));
-            columns.push(A::TableAliasColumnDef {
-                name: A::Ident::with_quote('"', column),
-                data_type: None,
-            });
+            calls.push(std::mem::replace(call, reference));
         }
         if let A::SelectItem::UnnamedExpr(e) = item {
             *item = A::SelectItem::ExprWithAlias {
@@ -80,25 +72,7 @@ pub(super) fn move_srf_to_from(
             };
         }
     }
-    if calls.is_empty() {
-        return Ok(false);
-    }
-    from.push(A::TableWithJoins {
-        relation: A::TableFactor::Function {
-            lateral: true,
-            name: A::ObjectName::from(vec![A::Ident::with_quote('"', ROWS_FROM)]),
-            args: calls,
-            with_ordinality: false,
-            alias: Some(A::TableAlias {
-                explicit: true,
-                name: A::Ident::with_quote('"', SELECT_LIST_SRF_ALIAS),
-                columns,
-                at: None,
-            }),
-        },
-        joins: vec![],
-    });
-    Ok(true)
+    Ok(calls)
 }
 
 /// PostgreSQL's refusal of a set-returning call in `context`.

@@ -1,13 +1,15 @@
-//! Set-returning functions in FROM: `f(...)`, `unnest(a, b)` and the
-//! side-by-side form `ROWS FROM (f(...), g(...))`, each optionally `WITH
-//! ORDINALITY`.
+//! Function scans: set-returning (and scalar) functions in FROM, `f(...)`
+//! and `unnest(a, b)`, optionally `WITH ORDINALITY`, and the select list's
+//! set-returning calls (see `srf`), which become a scan of all of them
+//! side by side, PostgreSQL's `ROWS FROM (f(...), g(...))`.
 //!
 //! Every call is resolved like a scalar call (the same overload rules and
-//! argument casts, see `func`); a scalar function gives one row. The FROM item is one [`TableFunction::Calls`] scan with one
-//! column per call (see `tusk_exec::function_scan` for how the calls run
-//! side by side), then `ordinality`.
+//! argument casts, see `func`); a scalar function gives one row. The scan
+//! is one [`TableFunction::Calls`] with one column per call (see
+//! `tusk_exec::function_scan` for how calls run side by side), then
+//! `ordinality`.
 //!
-//! Names follow PostgreSQL's `addRangeTableEntryForFunction`:
+//! Names in FROM follow PostgreSQL's `addRangeTableEntryForFunction`:
 //! - the relation is called by its alias, else after the (first) function;
 //! - a single call's column is called by the relation alias when one is
 //!   given, else after the function; with several calls each column is
@@ -16,83 +18,140 @@
 //! - a column alias list renames them in order.
 //!
 //! `unnest(a, b)` with several arguments is `ROWS FROM (unnest(a),
-//! unnest(b))`, as in PostgreSQL. Arguments may read earlier FROM items
-//! (the call is implicitly lateral); a subquery in an argument is not
-//! supported yet.
-//!
-//! sqlparser has no `ROWS FROM` syntax; the select list's set-returning
-//! calls (see `srf`) reach this module as a lateral function item named
-//! [`ROWS_FROM`] whose arguments are the calls.
+//! unnest(b))`, as in PostgreSQL. Arguments in FROM may read earlier FROM
+//! items (the call is implicitly lateral) and hold subqueries, which run
+//! on a row of their own that the scan then reads (laterally).
 
-use super::from::FromItem;
 use super::func::no_function_err;
+use super::srf::SELECT_LIST_SRF_ALIAS;
 use super::{err, Binder, ExprCtx, Result, ScopeCol};
 use crate::error::sqlstate;
-use crate::logical::{Logical, SetFuncCall, TableFunction};
+use crate::logical::{ColumnId, JoinKind, Logical, SetFuncCall, TableFunction};
 use crate::names::object_name;
 use sqlparser::ast as A;
 use tusk_exec::func::{self, ArgType};
+use tusk_exec::Expr;
 use tusk_storage::{DataType, SqlType};
 
-/// The function name that stands for `ROWS FROM (...)` (see the module
-/// doc).
-pub(crate) const ROWS_FROM: &str = "rows from";
-
-/// One call of a function item: its name and argument expressions.
+/// One call of a function scan: its name and argument expressions.
 pub(crate) struct TableCall<'a> {
     pub name: String,
     pub args: Vec<&'a A::Expr>,
 }
 
-/// The calls of `f(args)` written in FROM: `ROWS FROM`'s calls, or one.
-pub(crate) fn calls_of<'a>(
-    name: &A::ObjectName,
-    args: &'a [A::FunctionArg],
-) -> Result<Vec<TableCall<'a>>> {
-    let fname = object_name(name)?.name;
-    let mut exprs = Vec::with_capacity(args.len());
-    for a in args {
-        let A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) = a else {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "named function arguments are not supported",
-            );
-        };
-        exprs.push(x);
-    }
-    if fname != ROWS_FROM {
-        return Ok(vec![TableCall {
-            name: fname,
+impl<'a> TableCall<'a> {
+    /// The call `name(args)` as written.
+    pub(crate) fn of(name: &A::ObjectName, args: &'a [A::FunctionArg]) -> Result<TableCall<'a>> {
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in args {
+            let A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) = a else {
+                return err(
+                    sqlstate::FEATURE_NOT_SUPPORTED,
+                    "named function arguments are not supported",
+                );
+            };
+            exprs.push(x);
+        }
+        Ok(TableCall {
+            name: object_name(name)?.name,
             args: exprs,
-        }]);
-    }
-    exprs
-        .into_iter()
-        .map(|x| match x {
-            A::Expr::Function(f) => {
-                let A::FunctionArguments::List(list) = &f.args else {
-                    return Ok(TableCall {
-                        name: object_name(&f.name)?.name,
-                        args: vec![],
-                    });
-                };
-                let one = calls_of(&f.name, &list.args)?;
-                Ok(one.into_iter().next().expect("one call"))
-            }
-            _ => err(sqlstate::SYNTAX_ERROR, "ROWS FROM takes function calls"),
         })
-        .collect()
+    }
+}
+
+/// Bound calls: what a [`Logical::TableFunc`] takes, and each call's type.
+struct BoundCalls {
+    calls: Vec<SetFuncCall>,
+    args: Vec<Expr>,
+    types: Vec<DataType>,
+}
+
+/// The select list's set-returning calls, bound: their columns are in
+/// scope (as relation [`SELECT_LIST_SRF_ALIAS`]) for the select list to
+/// read; [`SelectListSets::scan`] makes the scan once the arguments are
+/// rewritten over the rows they run on.
+pub(crate) struct SelectListSets {
+    calls: Vec<SetFuncCall>,
+    pub args: Vec<Expr>,
+    cols: Vec<ColumnId>,
+}
+
+impl SelectListSets {
+    /// The function scan of the calls.
+    pub(crate) fn scan(self) -> Logical {
+        Logical::TableFunc {
+            func: TableFunction::Calls {
+                calls: self.calls,
+                ordinality: false,
+            },
+            args: self.args,
+            alias: SELECT_LIST_SRF_ALIAS.to_string(),
+            cols: self.cols,
+        }
+    }
 }
 
 impl Binder<'_> {
-    /// A FROM item of set-returning `calls`.
+    /// Binds and resolves `calls`, their arguments in `ctx`.
+    fn bind_calls(&mut self, calls: &[TableCall<'_>], ctx: &mut ExprCtx) -> Result<BoundCalls> {
+        let mut out = BoundCalls {
+            calls: Vec::with_capacity(calls.len()),
+            args: Vec::new(),
+            types: Vec::with_capacity(calls.len()),
+        };
+        for call in calls {
+            let mut bound = Vec::with_capacity(call.args.len());
+            for x in &call.args {
+                bound.push(self.expr(x, ctx)?);
+            }
+            let arg_types: Vec<ArgType> = bound.iter().map(|b| b.arg_type()).collect();
+            let res = func::resolve(&call.name, &arg_types)?;
+            let Some(f) = res.func else {
+                let names: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
+                return Err(no_function_err(&call.name, &names));
+            };
+            for (b, &t) in bound.into_iter().zip(&res.arg_types) {
+                out.args.push(self.to_type(b, t)?);
+            }
+            out.calls.push(SetFuncCall {
+                func: f,
+                nargs: call.args.len(),
+            });
+            out.types.push(res.ret);
+        }
+        Ok(out)
+    }
+
+    /// Columns named `names` of types `types`, in scope as relation `alias`.
+    fn scan_columns(
+        &mut self,
+        alias: &str,
+        names: Vec<String>,
+        types: Vec<DataType>,
+    ) -> Result<(Vec<ColumnId>, std::ops::Range<usize>)> {
+        let mut scope_cols = Vec::with_capacity(names.len());
+        let mut ids = Vec::with_capacity(names.len());
+        for (name, ty) in names.into_iter().zip(types) {
+            let id = self.column(&name, SqlType::of(ty), Some(alias));
+            ids.push(id);
+            scope_cols.push(ScopeCol {
+                name,
+                id,
+                hidden: false,
+            });
+        }
+        let rels = self.push_rel(alias, scope_cols)?;
+        Ok((ids, rels))
+    }
+
+    /// A FROM item of the function calls `calls`.
     pub(super) fn table_functions(
         &mut self,
         mut calls: Vec<TableCall<'_>>,
         alias: Option<String>,
         alias_cols: Vec<String>,
         ordinality: bool,
-    ) -> Result<FromItem> {
+    ) -> Result<super::from::FromItem> {
         if calls.len() == 1 && calls[0].name == "unnest" && calls[0].args.len() > 1 {
             let args = std::mem::take(&mut calls[0].args);
             calls = args
@@ -104,35 +163,7 @@ impl Binder<'_> {
                 .collect();
         }
         let mut ctx = ExprCtx::new("functions in FROM");
-        let mut args = Vec::new();
-        let mut logical_calls = Vec::with_capacity(calls.len());
-        let mut types = Vec::with_capacity(calls.len());
-        for call in &calls {
-            let mut bound = Vec::with_capacity(call.args.len());
-            for x in &call.args {
-                bound.push(self.expr(x, &mut ctx)?);
-            }
-            let arg_types: Vec<ArgType> = bound.iter().map(|b| b.arg_type()).collect();
-            let res = func::resolve(&call.name, &arg_types)?;
-            let Some(f) = res.func else {
-                let names: Vec<&str> = bound.iter().map(|b| b.type_name()).collect();
-                return Err(no_function_err(&call.name, &names));
-            };
-            for (b, &t) in bound.into_iter().zip(&res.arg_types) {
-                args.push(self.to_type(b, t)?);
-            }
-            logical_calls.push(SetFuncCall {
-                func: f,
-                nargs: call.args.len(),
-            });
-            types.push(res.ret);
-        }
-        if !ctx.applies.is_empty() {
-            return err(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "subqueries in function arguments in FROM are not supported",
-            );
-        }
+        let mut bound = self.bind_calls(&calls, &mut ctx)?;
         let alias = alias.unwrap_or_else(|| calls[0].name.clone());
         let mut names: Vec<String> = if calls.len() == 1 {
             vec![alias.clone()]
@@ -141,33 +172,58 @@ impl Binder<'_> {
         };
         if ordinality {
             names.push("ordinality".into());
-            types.push(DataType::Int8);
+            bound.types.push(DataType::Int8);
         }
         let names = self.rename(&alias, &names, &alias_cols)?;
-        let mut scope_cols = Vec::with_capacity(names.len());
-        let mut ids = Vec::with_capacity(names.len());
-        for (name, ty) in names.into_iter().zip(types) {
-            let id = self.column(&name, SqlType::of(ty), Some(&alias));
-            ids.push(id);
-            scope_cols.push(ScopeCol {
-                name,
-                id,
-                hidden: false,
-            });
-        }
-        let rels = self.push_rel(&alias, scope_cols)?;
-        Ok(FromItem {
-            plan: Logical::TableFunc {
-                func: TableFunction::Calls {
-                    calls: logical_calls,
-                    ordinality,
-                },
-                args,
-                alias,
-                cols: ids.clone(),
+        let (ids, rels) = self.scan_columns(&alias, names, bound.types)?;
+        let mut plan = Logical::TableFunc {
+            func: TableFunction::Calls {
+                calls: bound.calls,
+                ordinality,
             },
+            args: bound.args,
+            alias,
+            cols: ids.clone(),
+        };
+        if !ctx.applies.is_empty() {
+            // Subqueries in the arguments (`unnest(array(select ...))`) run
+            // once per scan, on a row of their own, which the scan reads.
+            let values = ctx.apply_to(Logical::unit());
+            plan = super::from::join_node(JoinKind::Inner, values, plan, vec![], &self.cols);
+        }
+        Ok(super::from::FromItem {
+            plan,
             rels,
             star: ids,
+        })
+    }
+
+    /// Binds the select list's set-returning `calls` (see `srf`), their
+    /// arguments in the select list's `ctx`, and puts their columns `v0`,
+    /// `v1`, ... in scope.
+    pub(super) fn select_list_sets(
+        &mut self,
+        calls: &[A::Expr],
+        ctx: &mut ExprCtx,
+    ) -> Result<SelectListSets> {
+        let mut table_calls = Vec::with_capacity(calls.len());
+        for c in calls {
+            let A::Expr::Function(f) = c else {
+                return err(sqlstate::SYNTAX_ERROR, "a set-returning call expected");
+            };
+            let args: &[A::FunctionArg] = match &f.args {
+                A::FunctionArguments::List(list) => &list.args,
+                _ => &[],
+            };
+            table_calls.push(TableCall::of(&f.name, args)?);
+        }
+        let bound = self.bind_calls(&table_calls, ctx)?;
+        let names = (0..calls.len()).map(|k| format!("v{k}")).collect();
+        let (cols, _) = self.scan_columns(SELECT_LIST_SRF_ALIAS, names, bound.types)?;
+        Ok(SelectListSets {
+            calls: bound.calls,
+            args: bound.args,
+            cols,
         })
     }
 }
