@@ -114,6 +114,13 @@ select generate_series(1, 2) from sr group by id order by 1;
 select regexp_split_to_table(string_agg(s, ',' order by id), ',') x from sr order by x;
 -- expect: error
 select id, generate_series(1, n) from sr group by id;
+-- Nested calls: one level of side-by-side calls per nesting depth.
+select generate_series(1, generate_series(1, 3));
+select generate_series(1, generate_series(1, 3)), generate_series(5, 6);
+select generate_series(1, generate_series(1, 2)) + unnest(array[10, 20, 30]) order by 1;
+select id, unnest(string_to_array(regexp_split_to_table(s, ';'), ',')) from (values (1, 'a,b;c'), (2, ';x,')) v(id, s) order by 1, 2;
+select generate_series(1, generate_series(1, count(*)::int)) from sr;
+select abs(generate_series(-1, generate_series(0, 1))) order by 1;
 -- Errors: placement.
 -- expect: error
 select 1 where generate_series(1, 2) > 1;

@@ -52,11 +52,10 @@ impl Binder<'_> {
         let mut ctx = ExprCtx::new("SELECT");
         ctx.allow_aggs = true;
         ctx.allow_windows = true;
-        let srf_sets = if srf_calls.is_empty() {
-            None
-        } else {
-            Some(self.select_list_sets(&srf_calls, &mut ctx)?)
-        };
+        let mut srf_sets = Vec::with_capacity(srf_calls.len());
+        for (level, calls) in srf_calls.iter().enumerate() {
+            srf_sets.push(self.select_list_sets(calls, level, &mut ctx)?);
+        }
         let items = self.select_items(&projection, &mut ctx)?;
         if let Some(w) = &s.selection {
             let mut ctx = ExprCtx::new("WHERE");
@@ -181,11 +180,11 @@ impl Binder<'_> {
         plan = ctx.apply_to(plan);
         // The select list's set-returning calls (ProjectSet), over the rows
         // the select list sees.
-        if let Some(mut srf_sets) = srf_sets {
-            for a in &mut srf_sets.args {
+        for mut level in srf_sets {
+            for a in &mut level.args {
                 *a = fix(self, a.clone())?;
             }
-            let scan = srf_sets.scan();
+            let scan = level.scan();
             plan = super::from::join_node(JoinKind::Inner, plan, scan, vec![], &self.cols);
         }
         // The projection: one new column per item, plus hidden sort columns.
@@ -641,7 +640,7 @@ impl Binder<'_> {
             .scope()
             .rels
             .iter()
-            .filter(|r| r.alias.as_deref() != Some(super::srf::SELECT_LIST_SRF_ALIAS))
+            .filter(|r| !r.alias.as_deref().is_some_and(super::srf::is_sets_alias))
             .flat_map(|r| r.cols.iter().map(|c| c.id))
             .collect();
         let mut agg_ids: std::collections::HashSet<ColumnId> =

@@ -14,14 +14,14 @@
 //! window results), and adds the calls after the window functions as one
 //! function scan of all of them side by side (`ROWS FROM`, see
 //! `table_func`), joined laterally to the rows; the select list reads its
-//! columns where the calls were.
+//! columns where the calls were. Calls nested in another call's arguments
+//! make levels, one scan each, as PostgreSQL's stacked ProjectSets: the
+//! calls of a level run side by side for each row of the level below.
 //!
 //! A call may sit under operators, casts, null tests and scalar function
 //! calls (`abs(generate_series(-1, 1))`), as PostgreSQL allows; under CASE,
 //! COALESCE or an aggregate it is refused with PostgreSQL's errors, since
-//! there it would be evaluated conditionally or per group. A call nested
-//! in another call's arguments is left there, for the binder to refuse
-//! (PostgreSQL runs it in a ProjectSet of its own).
+//! there it would be evaluated conditionally or per group.
 
 use super::func::aggregate_func;
 use super::select::figure_colname;
@@ -37,12 +37,34 @@ fn is_srf(e: &A::Expr) -> bool {
         && tusk_exec::func::is_set_returning(&f.name.to_string().to_ascii_lowercase()))
 }
 
+/// The select list's set-returning calls by nesting level, each with the
+/// `K` of its column `vK`: `levels[0]` holds the calls with no
+/// set-returning call in their arguments, and `levels[k]` those whose
+/// arguments read level `k - 1`'s results, as
+/// PostgreSQL stacks one ProjectSet per level (`srf1(srf2(x))`: `srf2`
+/// runs first, then `srf1` for each of its rows).
+pub(crate) type SrfLevels = Vec<Vec<(usize, A::Expr)>>;
+
+/// The relation name of the scan of nesting level `level` (from 0).
+pub(crate) fn level_alias(level: usize) -> String {
+    if level == 0 {
+        SELECT_LIST_SRF_ALIAS.to_string()
+    } else {
+        format!("{SELECT_LIST_SRF_ALIAS} {}", level + 1)
+    }
+}
+
+/// Whether `alias` names one of the select list's scans.
+pub(crate) fn is_sets_alias(alias: &str) -> bool {
+    alias.starts_with(SELECT_LIST_SRF_ALIAS)
+}
+
 /// Takes the select list's set-returning calls out of their items (see
-/// the module doc), replacing each by a reference to the scan's column
-/// `vK` (`K` its position in the returned list) and keeping each item's
-/// name.
-pub(super) fn take_select_list_srfs(projection: &mut [A::SelectItem]) -> Result<Vec<A::Expr>> {
-    let mut calls = Vec::new();
+/// the module doc), replacing each by a reference to column `vK` of its
+/// level's scan (`K` counts every call) and keeping each item's name.
+pub(super) fn take_select_list_srfs(projection: &mut [A::SelectItem]) -> Result<SrfLevels> {
+    let mut levels = SrfLevels::new();
+    let mut count = 0;
     for item in projection.iter_mut() {
         let alias_name = match item {
             A::SelectItem::UnnamedExpr(e) => figure_colname(e),
@@ -53,17 +75,8 @@ pub(super) fn take_select_list_srfs(projection: &mut [A::SelectItem]) -> Result<
         else {
             continue;
         };
-        let mut found = Vec::new();
-        collect_srfs(e, &mut found)?;
-        if found.is_empty() {
+        if take_calls(e, &mut levels, &mut count)?.is_none() {
             continue;
-        }
-        for call in found {
-            let reference = A::Expr::CompoundIdentifier(vec![
-                A::Ident::with_quote('"', SELECT_LIST_SRF_ALIAS),
-                A::Ident::with_quote('"', format!("v{}", calls.len())),
-            ]);
-            calls.push(std::mem::replace(call, reference));
         }
         if let A::SelectItem::UnnamedExpr(e) = item {
             *item = A::SelectItem::ExprWithAlias {
@@ -72,7 +85,35 @@ pub(super) fn take_select_list_srfs(projection: &mut [A::SelectItem]) -> Result<
             };
         }
     }
-    Ok(calls)
+    Ok(levels)
+}
+
+/// Takes the set-returning calls out of `e`, each after the ones in its
+/// own arguments; returns the highest level taken (`None`: no call).
+fn take_calls(e: &mut A::Expr, levels: &mut SrfLevels, count: &mut usize) -> Result<Option<usize>> {
+    let mut found = Vec::new();
+    collect_srfs(e, &mut found)?;
+    let mut top = None;
+    for call in found {
+        let mut inner = None;
+        if let A::Expr::Function(f) = call {
+            for arg in call_args(f) {
+                inner = inner.max(take_calls(arg, levels, count)?);
+            }
+        }
+        let level = inner.map_or(0, |l| l + 1);
+        let reference = A::Expr::CompoundIdentifier(vec![
+            A::Ident::with_quote('"', level_alias(level)),
+            A::Ident::with_quote('"', format!("v{count}")),
+        ]);
+        if levels.len() <= level {
+            levels.resize_with(level + 1, Vec::new);
+        }
+        levels[level].push((*count, std::mem::replace(call, reference)));
+        *count += 1;
+        top = top.max(Some(level));
+    }
+    Ok(top)
 }
 
 /// PostgreSQL's refusal of a set-returning call in `context`.

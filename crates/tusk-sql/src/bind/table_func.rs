@@ -23,7 +23,6 @@
 //! on a row of their own that the scan then reads (laterally).
 
 use super::func::no_function_err;
-use super::srf::SELECT_LIST_SRF_ALIAS;
 use super::{err, Binder, ExprCtx, Result, ScopeCol};
 use crate::error::sqlstate;
 use crate::logical::{ColumnId, JoinKind, Logical, SetFuncCall, TableFunction};
@@ -66,13 +65,14 @@ struct BoundCalls {
     types: Vec<DataType>,
 }
 
-/// The select list's set-returning calls, bound: their columns are in
-/// scope (as relation [`SELECT_LIST_SRF_ALIAS`]) for the select list to
-/// read; [`SelectListSets::scan`] makes the scan once the arguments are
+/// The select list's set-returning calls of one level, bound: their
+/// columns are in scope (as a relation named after
+/// `srf::SELECT_LIST_SRF_ALIAS`) for the select list to read; [`SelectListSets::scan`] makes the scan once the arguments are
 /// rewritten over the rows they run on.
 pub(crate) struct SelectListSets {
     calls: Vec<SetFuncCall>,
     pub args: Vec<Expr>,
+    alias: String,
     cols: Vec<ColumnId>,
 }
 
@@ -85,7 +85,7 @@ impl SelectListSets {
                 ordinality: false,
             },
             args: self.args,
-            alias: SELECT_LIST_SRF_ALIAS.to_string(),
+            alias: self.alias,
             cols: self.cols,
         }
     }
@@ -198,16 +198,17 @@ impl Binder<'_> {
         })
     }
 
-    /// Binds the select list's set-returning `calls` (see `srf`), their
-    /// arguments in the select list's `ctx`, and puts their columns `v0`,
-    /// `v1`, ... in scope.
+    /// Binds the select list's set-returning calls of one nesting level
+    /// (see `srf`), their arguments in the select list's `ctx`, and puts
+    /// their columns `vK` in scope as the level's relation.
     pub(super) fn select_list_sets(
         &mut self,
-        calls: &[A::Expr],
+        calls: &[(usize, A::Expr)],
+        level: usize,
         ctx: &mut ExprCtx,
     ) -> Result<SelectListSets> {
         let mut table_calls = Vec::with_capacity(calls.len());
-        for c in calls {
+        for (_, c) in calls {
             let A::Expr::Function(f) = c else {
                 return err(sqlstate::SYNTAX_ERROR, "a set-returning call expected");
             };
@@ -218,11 +219,13 @@ impl Binder<'_> {
             table_calls.push(TableCall::of(&f.name, args)?);
         }
         let bound = self.bind_calls(&table_calls, ctx)?;
-        let names = (0..calls.len()).map(|k| format!("v{k}")).collect();
-        let (cols, _) = self.scan_columns(SELECT_LIST_SRF_ALIAS, names, bound.types)?;
+        let names = calls.iter().map(|(k, _)| format!("v{k}")).collect();
+        let alias = super::srf::level_alias(level);
+        let (cols, _) = self.scan_columns(&alias, names, bound.types)?;
         Ok(SelectListSets {
             calls: bound.calls,
             args: bound.args,
+            alias,
             cols,
         })
     }
