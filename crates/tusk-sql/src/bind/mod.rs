@@ -60,7 +60,7 @@ mod table_func;
 
 pub use datetime::interval_value;
 pub(crate) use expr::literal_value;
-pub(crate) use srf::SELECT_LIST_SRF_ALIAS;
+pub(crate) use srf::is_sets_alias;
 pub use stored::parse_expr;
 
 use crate::error::{sqlstate, SqlError};

@@ -184,8 +184,14 @@ impl Binder<'_> {
             for a in &mut level.args {
                 *a = fix(self, a.clone())?;
             }
-            let scan = level.scan();
-            plan = super::from::join_node(JoinKind::Inner, plan, scan, vec![], &self.cols);
+            // Always run per row, in row order (never reordered as a cross
+            // join could be), as a ProjectSet runs.
+            plan = Logical::DependentJoin {
+                kind: JoinKind::Inner,
+                left: Box::new(plan),
+                right: Box::new(level.scan()),
+                on: vec![],
+            };
         }
         // The projection: one new column per item, plus hidden sort columns.
         let mut exprs: Vec<(ColumnId, Expr)> = Vec::new();

@@ -271,6 +271,20 @@ fn visible(p: &Plan) -> &Plan {
 
 /// PostgreSQL prints the average rows per loop (a parallel node runs once
 /// per participant).
+/// Whether `p` runs the select list's set-returning calls (see
+/// `bind::srf`): a lateral loop over their function scan, shown as
+/// PostgreSQL's ProjectSet over the loop's input.
+fn is_project_set(p: &Plan) -> bool {
+    matches!(
+        p.kind,
+        NodeKind::LateralLoop {
+            join_filter: None,
+            ..
+        }
+    ) && matches!(&visible(&p.children[1]).kind,
+            NodeKind::FunctionScan { alias, .. } if crate::bind::is_sets_alias(alias))
+}
+
 fn rows_per_loop(s: &NodeStats) -> u64 {
     (s.rows as f64 / s.loops.max(1) as f64).round() as u64
 }
@@ -722,9 +736,7 @@ impl Renderer<'_> {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
                 let func = calls.first().map_or("", |c| c.func.name());
-                let name = if alias.is_empty()
-                    || alias == func
-                    || alias.starts_with(crate::bind::SELECT_LIST_SRF_ALIAS)
+                let name = if alias.is_empty() || alias == func || crate::bind::is_sets_alias(alias)
                 {
                     func.to_string()
                 } else {
@@ -788,6 +800,7 @@ impl Renderer<'_> {
                 d.extend(p.kind.explain_notes());
                 (p.kind.explain_name().unwrap_or_default(), d)
             }
+            _ if is_project_set(p) => ("ProjectSet".into(), vec![]),
             NodeKind::NestedLoop { join_filter, .. }
             | NodeKind::LateralLoop { join_filter, .. }
             | NodeKind::IndexNestLoop { join_filter, .. } => {
@@ -1014,6 +1027,7 @@ impl Renderer<'_> {
                 Some(_) => 1,
                 None => 0,
             },
+            _ if is_project_set(p) => 1,
             _ => p.children.len(),
         };
         for (i, c) in p.children.iter().take(shown).enumerate() {
