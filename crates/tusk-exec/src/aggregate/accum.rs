@@ -30,6 +30,7 @@
 //! do. Exact sums too large for `numeric`'s fast form travel as decimal text.
 
 use super::exact::{numeric_stats, Big, Dec};
+use super::fixed::Lane;
 use super::funcs::{is_statistic, strict_args};
 use super::ordered_set::OrderedSet;
 use crate::error::{float_overflow, int8_out_of_range, sqlstate, ExecError, Result};
@@ -579,6 +580,25 @@ impl Acc {
         self.update_rows(call, args, &rows, groups)
     }
 
+    /// Adds the non-NULL rows `rows` of a fixed-point lane (the argument
+    /// of a `sum` or `avg` over numeric, see [`super::fixed`]), each to its
+    /// group in `groups`; false (nothing added) for any other state.
+    pub fn update_lane(&mut self, lane: &Lane, rows: &[u32], groups: &[u32]) -> Result<bool> {
+        let Acc::Num { sum, n, .. } = self else {
+            return Ok(false);
+        };
+        for &i in rows {
+            let i = i as usize;
+            if lane.is_null(i) {
+                continue;
+            }
+            let k = groups[i] as usize;
+            sum[k].checked_add_assign(&lane.numeric(i))?;
+            n[k] += 1;
+        }
+        Ok(true)
+    }
+
     /// Adds rows `rows` of `args` (a selection; rows with a NULL in a strict
     /// argument are skipped), each to its group in `groups` (indexed by row;
     /// all in group 0 when `None`).
@@ -636,7 +656,7 @@ impl Acc {
                 };
                 for &i in rows {
                     let k = g(i as usize);
-                    sum[k] = sum[k].checked_add(&d[i as usize])?;
+                    sum[k].checked_add_assign(&d[i as usize])?;
                     n[k] += 1;
                 }
             }
