@@ -353,10 +353,10 @@ mod tests {
         let Data::Numeric(g) = &general.data else {
             panic!("numeric")
         };
-        for i in 0..b.len {
+        for (i, want) in g.iter().enumerate() {
             assert_eq!(lane.is_null(i), general.is_null(i), "row {i}");
             if !lane.is_null(i) {
-                assert_eq!(lane.numeric(i).to_string(), g[i].to_string(), "row {i}");
+                assert_eq!(lane.numeric(i).to_string(), want.to_string(), "row {i}");
             }
         }
         true

@@ -178,7 +178,7 @@ impl GroupTable {
                         *budget -= cost;
                         true
                     };
-                    let (gid, h) = match int_key(&keys[0], row) {
+                    let (gid, h) = match int_key(keys[0], row) {
                         Some(k) => {
                             let h = hash_i64(k);
                             let gid = match map.get(&k) {
