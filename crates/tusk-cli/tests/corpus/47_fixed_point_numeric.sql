@@ -100,3 +100,10 @@ select flag, sum(big), avg(big), sum(big * big), sum(big * q) from fxc group by 
 select g % 997 as k, sum(p * (1 - d) * (1 + t)), avg(p), count(*)
 from fxc group by g % 997 order by k limit 20;
 select sum(q), avg(q), count(*) from fxc where g > 100000;
+
+-- Values that fit 128 bits whose sums per group do not: the exact wide form.
+create table wide (k int, v numeric(38, 0), s numeric(38, 2));
+insert into wide select g % 2, 99999999999999999999999999999999999999 * (1 - 2 * (g % 3 / 2)),
+    999999999999999999999999999999999999.99 from generate_series(1, 12) g;
+select k, sum(v), avg(v), sum(s), avg(s), sum(v + 0), count(*) from wide group by k order by k;
+select sum(v), sum(s), avg(s), sum(s * 1), sum(-s) from wide;

@@ -587,6 +587,39 @@ impl Acc {
         let Acc::Num { sum, n, .. } = self else {
             return Ok(false);
         };
+        // Few groups (Q1 has four): the batch's rows are summed per group in
+        // plain 128-bit integers first and each group's state takes one
+        // addition. Integer sums are exact in any order, and a state's
+        // scale is the largest scale added to it either way; if a batch
+        // sum overflows, nothing has been added yet and the rows go one by
+        // one below (through the exact wide form).
+        const FEW: usize = 64;
+        if sum.len() <= FEW {
+            let (mut part, mut count) = ([0i128; FEW], [0i64; FEW]);
+            let mut fits = true;
+            for &i in rows {
+                let i = i as usize;
+                if lane.is_null(i) {
+                    continue;
+                }
+                let k = groups[i] as usize;
+                match part[k].checked_add(lane.values[i]) {
+                    Some(v) => part[k] = v,
+                    None => {
+                        fits = false;
+                        break;
+                    }
+                }
+                count[k] += 1;
+            }
+            if fits {
+                for k in (0..sum.len()).filter(|&k| count[k] > 0) {
+                    sum[k].checked_add_assign(&Numeric::from_parts(part[k], lane.scale))?;
+                    n[k] += count[k];
+                }
+                return Ok(true);
+            }
+        }
         for &i in rows {
             let i = i as usize;
             if lane.is_null(i) {
