@@ -34,10 +34,10 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
 }
 
 /// Whether a key list can use the single-integer fast path.
-pub fn is_int_key(keys: &[Vector]) -> bool {
+pub fn is_int_key<V: std::borrow::Borrow<Vector>>(keys: &[V]) -> bool {
     keys.len() == 1
         && matches!(
-            keys[0].data,
+            keys[0].borrow().data,
             Data::Int2(_) | Data::Int4(_) | Data::Int8(_) | Data::Bool(_)
         )
 }

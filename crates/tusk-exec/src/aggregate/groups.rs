@@ -9,8 +9,15 @@
 //! `character(n)` values that differ only in trailing blanks; NULLs group
 //! together. The table keeps each group's key values for output.
 //!
-//! Each row also gets a 64-bit hash of its key, which a spilling operator
-//! uses to choose the row's partition.
+//! While a table of encoded keys has at most [`LINEAR_GROUPS`] groups (as
+//! GROUP BY over a few flags or status columns has), a row's key is found
+//! by comparing it with each group's in turn, without hashing: the keys
+//! sit in one small array, and a row starts at the previous row's group.
+//! The table that grows past that moves its keys into the hash map, once.
+//!
+//! A row that gets no group (the budget ran out) also gets a 64-bit hash
+//! of its key, which a spilling operator uses to choose the row's
+//! partition; rows that found or made a group may get 0 instead.
 
 use crate::hashkey::{hash_bytes, hash_i64, int_key, is_int_key};
 use crate::memory::vector_bytes;
@@ -38,6 +45,9 @@ impl Hasher for PassHasher {
 
 type Map<K> = HashMap<K, u32, BuildHasherDefault<PassHasher>>;
 
+/// Most groups of encoded keys found by comparison rather than hashing.
+pub const LINEAR_GROUPS: usize = 8;
+
 /// The hash of a NULL single integer key.
 const NULL_HASH: u64 = 0x5bd1_e995_5bd1_e995;
 
@@ -47,6 +57,13 @@ enum Index {
     Int {
         map: Map<i64>,
         null: Option<u32>,
+    },
+    /// Encoded keys, group `g` at position `g`, while they are few; keys of
+    /// up to 15 bytes are compared as one integer ([`packed`]).
+    Linear {
+        keys: Vec<Box<[u8]>>,
+        packed: Vec<Option<u128>>,
+        heap: usize,
     },
     Bytes {
         map: Map<Box<[u8]>>,
@@ -90,6 +107,7 @@ impl GroupTable {
         let index = match &self.index {
             None | Some(Index::Single) => 0,
             Some(Index::Int { map, .. }) => map.capacity() * 17,
+            Some(Index::Linear { keys, heap, .. }) => keys.capacity() * 32 + heap,
             Some(Index::Bytes { map, heap }) => map.capacity() * 25 + heap,
         };
         index + self.keys.iter().map(vector_bytes).sum::<usize>()
@@ -99,7 +117,7 @@ impl GroupTable {
     /// that grows with each group's key).
     pub fn key_bytes(&self) -> usize {
         let heap = match &self.index {
-            Some(Index::Bytes { heap, .. }) => *heap,
+            Some(Index::Linear { heap, .. } | Index::Bytes { heap, .. }) => *heap,
             _ => 0,
         };
         heap + self.keys.iter().map(vector_bytes).sum::<usize>()
@@ -111,7 +129,7 @@ impl GroupTable {
     /// `None`. `hashes` receives each row's key hash.
     pub fn lookup(
         &mut self,
-        keys: &[Vector],
+        keys: &[&Vector],
         n: usize,
         budget: &mut isize,
         per_group: usize,
@@ -127,8 +145,9 @@ impl GroupTable {
                     null: None,
                 }
             } else {
-                Index::Bytes {
-                    map: Map::default(),
+                Index::Linear {
+                    keys: Vec::with_capacity(LINEAR_GROUPS),
+                    packed: Vec::with_capacity(LINEAR_GROUPS),
                     heap: 0,
                 }
             }
@@ -159,7 +178,7 @@ impl GroupTable {
                         *budget -= cost;
                         true
                     };
-                    let (gid, h) = match int_key(&keys[0], row) {
+                    let (gid, h) = match int_key(keys[0], row) {
                         Some(k) => {
                             let h = hash_i64(k);
                             let gid = match map.get(&k) {
@@ -190,28 +209,74 @@ impl GroupTable {
                     hashes.push(h);
                 }
             }
-            Index::Bytes { map, heap } => {
+            Index::Linear { .. } | Index::Bytes { .. } => {
                 let mut buf = Vec::new();
                 let mut scratch = String::new();
+                let mut last = 0usize;
                 for row in 0..n {
-                    let full = map.len() == map.capacity();
-                    let cost =
-                        (per_group + if full { map.capacity().max(3) * 25 } else { 0 }) as isize;
-                    let mut may_insert = |_row: usize| {
-                        if *budget < cost {
-                            return false;
-                        }
-                        *budget -= cost;
-                        true
-                    };
                     buf.clear();
                     for (k, &t) in keys.iter().zip(&self.key_types) {
                         encode_value(k, row, KeyOrder::asc(t), &mut buf, &mut scratch);
                     }
-                    hashes.push(hash_bytes(&buf));
+                    if let Index::Linear {
+                        keys: known,
+                        packed: known_packed,
+                        heap,
+                    } = index
+                    {
+                        let p = packed(&buf);
+                        let same = |g: usize| match p {
+                            Some(p) => known_packed[g] == Some(p),
+                            None => *known[g] == *buf,
+                        };
+                        // The previous row's group first, then the rest.
+                        let found = (last < known.len() && same(last))
+                            .then_some(last)
+                            .or_else(|| (0..known.len()).find(|&g| same(g)));
+                        if let Some(g) = found {
+                            last = g;
+                            out.push(Some(g as u32));
+                            hashes.push(0);
+                            continue;
+                        }
+                        if known.len() < LINEAR_GROUPS {
+                            let cost = (per_group + 16) as isize;
+                            if *budget < cost {
+                                out.push(None);
+                                hashes.push(hash_bytes(&buf));
+                                continue;
+                            }
+                            *budget -= cost;
+                            let g = add_group(row);
+                            *heap += buf.len() + 16;
+                            known.push(buf.clone().into_boxed_slice());
+                            known_packed.push(p);
+                            last = g as usize;
+                            out.push(Some(g));
+                            hashes.push(0);
+                            continue;
+                        }
+                        // A group past the linear limit: hash the keys.
+                        let heap = *heap;
+                        let map: Map<Box<[u8]>> = std::mem::take(known)
+                            .into_iter()
+                            .enumerate()
+                            .map(|(g, k)| (k, g as u32))
+                            .collect();
+                        *index = Index::Bytes { map, heap };
+                    }
+                    let Index::Bytes { map, heap } = index else {
+                        unreachable!("the linear index moved to the map above")
+                    };
+                    let full = map.len() == map.capacity();
+                    let cost =
+                        (per_group + if full { map.capacity().max(3) * 25 } else { 0 }) as isize;
+                    let h = hash_bytes(&buf);
+                    hashes.push(h);
                     let gid = match map.get(buf.as_slice()) {
                         Some(&g) => Some(g),
-                        None if may_insert(row) => {
+                        None if *budget >= cost => {
+                            *budget -= cost;
                             let g = add_group(row);
                             *heap += buf.len() + 16;
                             map.insert(buf.clone().into_boxed_slice(), g);
@@ -223,5 +288,86 @@ impl GroupTable {
                 }
             }
         }
+    }
+}
+
+/// An encoded key of at most 15 bytes as one integer: the bytes and, in
+/// the top byte, the length, so keys of different lengths differ.
+#[inline]
+fn packed(key: &[u8]) -> Option<u128> {
+    if key.len() > 15 {
+        return None;
+    }
+    let mut b = [0u8; 16];
+    b[..key.len()].copy_from_slice(key);
+    b[15] = key.len() as u8;
+    Some(u128::from_le_bytes(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn text_keys(vals: &[Option<&str>]) -> Vector {
+        let mut v = Vector::with_capacity(DataType::Bpchar, vals.len());
+        for x in vals {
+            v.push_value(&x.map_or(Value::Null, |s| Value::Text(s.into())));
+        }
+        v
+    }
+
+    fn lookup(t: &mut GroupTable, keys: &[&Vector], budget: isize) -> (Vec<Option<u32>>, Vec<u64>) {
+        let (mut out, mut hashes) = (Vec::new(), Vec::new());
+        let mut budget = budget;
+        t.lookup(keys, keys[0].len(), &mut budget, 10, &mut out, &mut hashes);
+        (out, hashes)
+    }
+
+    #[test]
+    fn few_groups_by_comparison_then_hashed_with_the_same_numbers() {
+        let mut t = GroupTable::new(&[DataType::Bpchar, DataType::Bpchar]);
+        let a = text_keys(&[Some("A"), Some("N"), Some("A "), None, Some("N"), None]);
+        let b = text_keys(&[Some("F"), Some("O"), Some("F"), None, Some("O"), Some("x")]);
+        let (g, _) = lookup(&mut t, &[&a, &b], isize::MAX);
+        // Trailing blanks of char(n) do not count; NULL keys group together.
+        assert_eq!(g, [Some(0), Some(1), Some(0), Some(2), Some(1), Some(3)]);
+        assert!(matches!(t.index, Some(Index::Linear { .. })));
+        // Twelve more keys: past LINEAR_GROUPS the table hashes, and the
+        // groups it had keep their numbers.
+        let names: Vec<String> = (0..12).map(|i| format!("k{i}")).collect();
+        let mut a_vals: Vec<Option<&str>> = names.iter().map(|s| Some(s.as_str())).collect();
+        a_vals.extend([Some("A"), Some("N"), None]);
+        let mut b_vals = vec![Some("z"); 12];
+        b_vals.extend([Some("F"), Some("O"), Some("x")]);
+        let (g, _) = lookup(
+            &mut t,
+            &[&text_keys(&a_vals), &text_keys(&b_vals)],
+            isize::MAX,
+        );
+        let want: Vec<Option<u32>> = (4..16)
+            .map(Some)
+            .chain([Some(0), Some(1), Some(3)])
+            .collect();
+        assert_eq!(g, want);
+        assert!(matches!(t.index, Some(Index::Bytes { .. })));
+        assert_eq!(t.len(), 16);
+        assert_eq!(t.keys[0].len(), 16);
+    }
+
+    #[test]
+    fn a_row_without_a_group_gets_its_hash() {
+        let mut t = GroupTable::new(&[DataType::Bpchar]);
+        let (g, h) = lookup(
+            &mut t,
+            &[&text_keys(&[Some("a"), Some("b"), Some("a")])],
+            30,
+        );
+        // The budget pays for one group (10 + 16 bytes), not for two.
+        assert_eq!(g, [Some(0), None, Some(0)]);
+        let (g2, h2) = lookup(&mut t, &[&text_keys(&[Some("b")])], 0);
+        assert_eq!(g2, [None]);
+        assert_ne!(h[1], 0);
+        assert_eq!(h[1], h2[0], "one key, one hash");
     }
 }

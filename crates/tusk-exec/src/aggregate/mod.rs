@@ -7,7 +7,10 @@
 //! A *pass* reads its input to the end. For each batch it evaluates the
 //! group keys, finds every row's group in the [`groups::GroupTable`], and
 //! adds the rows to each call's [`accum::Acc`] in one loop per call (FILTER
-//! narrows the rows first). Calls with DISTINCT or ORDER BY inputs keep
+//! narrows the rows first). A `sum` or `avg` over numeric whose argument
+//! is numeric columns and constants under `+ - *` runs as a fixed-point
+//! kernel over 128-bit lanes ([`fixed`]) when the batch allows it, and
+//! otherwise as any call does. Calls with DISTINCT or ORDER BY inputs keep
 //! their rows in a sorter instead ([`ordered`]) and fold them in when the
 //! pass ends. Then the pass emits one row per group: the key values and
 //! each call's result (or, in a Partial aggregate, its partial state).
@@ -42,6 +45,7 @@
 
 pub mod accum;
 pub mod exact;
+pub mod fixed;
 pub mod funcs;
 pub mod groups;
 pub mod ordered;
@@ -52,13 +56,15 @@ use crate::expr::Expr;
 use crate::hashkey::rehash;
 use crate::memory::{MemUse, WorkMem};
 use crate::operator::{ExecContext, Operator};
-use crate::plan::{AggCall, AggMode, NodeKind, Plan};
+use crate::plan::{AggCall, AggFunc, AggMode, NodeKind, Plan};
 use crate::spill::{SpillFile, SpillReader, SpillWriter};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector, BATCH_SIZE};
 use accum::Acc;
+use fixed::{FixedArg, Lanes};
 use groups::GroupTable;
 use ordered::OrderedInput;
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tusk_storage::DataType;
@@ -71,6 +77,9 @@ struct Config {
     group: Vec<Expr>,
     key_types: Vec<DataType>,
     aggs: Vec<AggCall>,
+    /// Each call's fixed-point kernel, for a `sum` or `avg` over numeric
+    /// without DISTINCT, ORDER BY or FILTER whose argument compiles.
+    fixed: Vec<Option<FixedArg>>,
     mode: AggMode,
     /// Types of the input rows (what spills).
     input_types: Vec<DataType>,
@@ -157,11 +166,8 @@ impl Pass {
 
     fn consume(&mut self, b: &Batch, cfg: &Config) -> Result<()> {
         let n = b.len;
-        let keys = cfg
-            .group
-            .iter()
-            .map(|e| e.eval(b))
-            .collect::<Result<Vec<Vector>>>()?;
+        let keys = eval_refs(&cfg.group, b)?;
+        let keys: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
         let mut gids = Vec::with_capacity(n);
         let mut hashes = Vec::with_capacity(n);
         // New groups may be created while their estimated cost fits what is
@@ -199,6 +205,8 @@ impl Pass {
         }
         let has_gid: Vec<bool> = gids.iter().map(|g| g.is_some()).collect();
         let dense: Vec<u32> = gids.iter().map(|g| g.unwrap_or(0)).collect();
+        // The rows every call without a FILTER adds: those with a group.
+        let grouped: Vec<u32> = (0..n as u32).filter(|&r| has_gid[r as usize]).collect();
         match cfg.mode {
             AggMode::Finalize => {
                 for (row, g) in gids.iter().enumerate() {
@@ -215,15 +223,16 @@ impl Pass {
                 }
             }
             AggMode::Simple | AggMode::Partial => {
+                let mut lanes = Lanes::new(b);
                 for (i, call) in cfg.aggs.iter().enumerate() {
-                    let take = filter_mask(call, b, &has_gid)?;
-                    let args = call
-                        .args
-                        .iter()
-                        .map(|e| e.eval(b))
-                        .collect::<Result<Vec<Vector>>>()?;
                     match &mut self.ordered[i] {
                         Some(o) => {
+                            let take = filter_mask(call, b, &has_gid)?;
+                            let args = call
+                                .args
+                                .iter()
+                                .map(|e| e.eval(b))
+                                .collect::<Result<Vec<Vector>>>()?;
                             let order = call
                                 .order_by
                                 .iter()
@@ -232,8 +241,20 @@ impl Pass {
                             o.push(call, args, order, &take, &dense)?;
                         }
                         None => {
-                            let args: Vec<&Vector> = args.iter().collect();
-                            self.accs[i].update(call, &args, n, Some(&take), Some(&dense))?;
+                            let fixed = cfg.fixed[i].as_ref();
+                            if let Some(lane) = fixed.and_then(|f| f.lane(&mut lanes)) {
+                                if self.accs[i].update_lane(&lane, &grouped, &dense)? {
+                                    continue;
+                                }
+                            }
+                            let args = eval_refs(&call.args, b)?;
+                            let args: Vec<&Vector> = args.iter().map(|a| &**a).collect();
+                            if call.filter.is_some() {
+                                let take = filter_mask(call, b, &has_gid)?;
+                                self.accs[i].update(call, &args, n, Some(&take), Some(&dense))?;
+                            } else {
+                                self.accs[i].update_rows(call, &args, &grouped, Some(&dense))?;
+                            }
                         }
                     }
                 }
@@ -306,6 +327,11 @@ impl Pass {
         }
         Ok(Batch::new(cols, idx.len()))
     }
+}
+
+/// `exprs` over `b`; a column reference is the batch's own vector.
+fn eval_refs<'b>(exprs: &[Expr], b: &'b Batch) -> Result<Vec<Cow<'b, Vector>>> {
+    exprs.iter().map(|e| e.eval_ref(b, None)).collect()
 }
 
 /// Rows of `b` a call aggregates: those with a group that pass its FILTER.
@@ -391,6 +417,16 @@ impl Aggregate {
             cfg: Config {
                 key_types: group.iter().map(|g| g.data_type()).collect(),
                 group: group.clone(),
+                fixed: aggs
+                    .iter()
+                    .map(|c| {
+                        let plain = c.filter.is_none() && !c.distinct && c.order_by.is_empty();
+                        match (c.func, &c.args[..]) {
+                            (AggFunc::Sum | AggFunc::Avg, [arg]) if plain => FixedArg::compile(arg),
+                            _ => None,
+                        }
+                    })
+                    .collect(),
                 aggs: aggs.clone(),
                 mode: *mode,
                 input_types: plan.children[0].output.to_vec(),

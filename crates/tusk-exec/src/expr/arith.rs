@@ -97,7 +97,25 @@ fn numeric_with_constant(
         return Ok(None);
     };
     let mut out = Vec::with_capacity(a.len());
+    let mut shifted = ShiftedConst::new(c);
     for (i, x) in a.iter().enumerate() {
+        // `+` and `-` with the constant already at the values' scale: one
+        // checked 128-bit add per row (`1 - l_discount`).
+        if matches!(op, ArithOp::Add | ArithOp::Sub) {
+            if let Some((xu, xs)) = x.as_small() {
+                if let Some(cu) = shifted.at(xs) {
+                    let r = match (op, const_left) {
+                        (ArithOp::Add, _) => xu.checked_add(cu),
+                        (_, true) => cu.checked_sub(xu),
+                        (_, false) => xu.checked_sub(cu),
+                    };
+                    if let Some(r) = r {
+                        out.push(Numeric::from_parts(r, xs));
+                        continue;
+                    }
+                }
+            }
+        }
         let (l, r) = if const_left { (c, x) } else { (x, c) };
         let res = match op {
             ArithOp::Add => l.checked_add(r),
@@ -115,6 +133,42 @@ fn numeric_with_constant(
         }
     }
     Ok(Some(Vector::new(Data::Numeric(out), v.nulls.clone())))
+}
+
+/// A small numeric constant rescaled to the scale of the values it meets,
+/// computed once per scale (a column's values share one): `c · 10^(s - sc)`
+/// for values of scale `s >= sc`, so adding it keeps the value's scale, as
+/// PostgreSQL's result scale (the larger one) requires.
+struct ShiftedConst {
+    c: Option<(i128, u16)>,
+    last: Option<(u16, Option<i128>)>,
+}
+
+impl ShiftedConst {
+    fn new(c: &Numeric) -> ShiftedConst {
+        ShiftedConst {
+            c: c.as_small(),
+            last: None,
+        }
+    }
+
+    /// The constant at scale `s`; `None` when `s` is below the constant's
+    /// scale or the rescaled constant does not fit 128 bits.
+    #[inline]
+    fn at(&mut self, s: u16) -> Option<i128> {
+        match self.last {
+            Some((ls, v)) if ls == s => v,
+            _ => {
+                let (cu, cs) = self.c?;
+                let v = s
+                    .checked_sub(cs)
+                    .and_then(|d| 10i128.checked_pow(d as u32))
+                    .and_then(|p| cu.checked_mul(p));
+                self.last = Some((s, v));
+                v
+            }
+        }
+    }
 }
 
 /// Integer arithmetic with PostgreSQL's overflow and division rules.

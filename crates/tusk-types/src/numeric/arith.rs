@@ -26,15 +26,94 @@ fn aligned(a: i128, sa: u16, b: i128, sb: u16) -> Option<(i128, i128, u16)> {
     Some((x, y, s))
 }
 
+/// The exact product of two small unscaled values, if it fits 128 bits.
+/// Two values that fit 64 bits (every `numeric(p, s)` with p <= 18, and
+/// most products of two such) multiply in one widening multiply that
+/// cannot overflow; only wider operands need the checked 128-bit multiply.
+#[inline]
+pub fn unscaled_product(a: i128, b: i128) -> Option<i128> {
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(x), Ok(y)) => Some(x as i128 * y as i128),
+        _ => a.checked_mul(b),
+    }
+}
+
+// The operators below are split in two: an inlined fast path for two
+// small values whose result fits 128 bits (what a vector loop over
+// `numeric(p, s)` columns runs on every row), and an out-of-line rest for
+// everything else (special values, rescaling overflow, the big form), so
+// the loops stay small and no `Result` of the slow path is built per row.
 impl Numeric {
+    /// `self ± o` when both are small and the result fits 128 bits.
+    #[inline]
+    fn small_add_sub(&self, o: &Numeric, sub: bool) -> Option<Numeric> {
+        let (
+            Repr::Small {
+                unscaled: a,
+                scale: sa,
+            },
+            Repr::Small {
+                unscaled: b,
+                scale: sb,
+            },
+        ) = (&self.0, &o.0)
+        else {
+            return None;
+        };
+        let (x, y, s) = aligned(*a, *sa, *b, *sb)?;
+        let r = if sub {
+            x.checked_sub(y)
+        } else {
+            x.checked_add(y)
+        }?;
+        Some(Numeric::from_parts(r, s))
+    }
+
+    #[inline]
     pub fn checked_add(&self, o: &Numeric) -> Result<Numeric> {
-        if let (Some((a, sa)), Some((b, sb))) = (self.as_small(), o.as_small()) {
-            if let Some((x, y, s)) = aligned(a, sa, b, sb) {
-                if let Some(r) = x.checked_add(y) {
-                    return Ok(Numeric::from_parts(r, s));
+        match self.small_add_sub(o, false) {
+            Some(r) => Ok(r),
+            None => self.add_slow(o),
+        }
+    }
+
+    /// `self += o`, in place when both are small with one scale (a
+    /// running sum of a `numeric(p, s)` column); on error `self` is kept.
+    #[inline]
+    pub fn checked_add_assign(&mut self, o: &Numeric) -> Result<()> {
+        if let (
+            Repr::Small {
+                unscaled: a,
+                scale: sa,
+            },
+            Repr::Small {
+                unscaled: b,
+                scale: sb,
+            },
+        ) = (&mut self.0, &o.0)
+        {
+            if *sa == *sb {
+                if let Some(r) = a.checked_add(*b) {
+                    *a = r;
+                    return Ok(());
                 }
             }
         }
+        *self = self.add_unaligned(o)?;
+        Ok(())
+    }
+
+    /// [`Numeric::checked_add`] out of line, for the in-place sum's rare
+    /// case of two scales.
+    #[cold]
+    #[inline(never)]
+    fn add_unaligned(&self, o: &Numeric) -> Result<Numeric> {
+        self.checked_add(o)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add_slow(&self, o: &Numeric) -> Result<Numeric> {
         match (&self.0, &o.0) {
             (Repr::NaN, _) | (_, Repr::NaN) => Ok(Numeric::nan()),
             (Repr::PosInf, Repr::NegInf) | (Repr::NegInf, Repr::PosInf) => Ok(Numeric::nan()),
@@ -44,19 +123,46 @@ impl Numeric {
         }
     }
 
+    #[inline]
     pub fn checked_sub(&self, o: &Numeric) -> Result<Numeric> {
-        self.checked_add(&o.negated())
+        match self.small_add_sub(o, true) {
+            Some(r) => Ok(r),
+            None => self.sub_slow(o),
+        }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn sub_slow(&self, o: &Numeric) -> Result<Numeric> {
+        self.add_slow(&o.negated())
+    }
+
+    #[inline]
     pub fn checked_mul(&self, o: &Numeric) -> Result<Numeric> {
-        if let (Some((a, sa)), Some((b, sb))) = (self.as_small(), o.as_small()) {
-            let s = sa as u32 + sb as u32;
+        if let (
+            Repr::Small {
+                unscaled: a,
+                scale: sa,
+            },
+            Repr::Small {
+                unscaled: b,
+                scale: sb,
+            },
+        ) = (&self.0, &o.0)
+        {
+            let s = *sa as u32 + *sb as u32;
             if s <= MAX_SCALE {
-                if let Some(r) = a.checked_mul(b) {
+                if let Some(r) = unscaled_product(*a, *b) {
                     return Ok(Numeric::from_parts(r, s as u16));
                 }
             }
         }
+        self.mul_slow(o)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mul_slow(&self, o: &Numeric) -> Result<Numeric> {
         match (&self.0, &o.0) {
             (Repr::NaN, _) | (_, Repr::NaN) => Ok(Numeric::nan()),
             (Repr::PosInf | Repr::NegInf, _) | (_, Repr::PosInf | Repr::NegInf) => {

@@ -52,6 +52,7 @@ use dec::Dec;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
+pub use arith::unscaled_product;
 pub use convert::{typmod_error, NumericTypmod};
 
 /// Most digits before the decimal point (PostgreSQL's `NUMERIC_WEIGHT_MAX`

@@ -171,3 +171,65 @@ fn comparison_and_hashing_are_consistent_across_forms() {
     let mut sorted = vals.clone();
     sorted.sort();
 }
+
+#[test]
+fn products_of_64_bit_operands_and_past_them() {
+    // Operands that fit 64 bits take the widening multiply; the rest the
+    // checked 128-bit one or the exact form. Expected values: PostgreSQL 15.
+    let cases = [
+        (
+            "-9223372036854775808",
+            "-9223372036854775808",
+            "85070591730234615865843651857942052864",
+        ),
+        (
+            "9223372036854775807",
+            "-9223372036854775808",
+            "-85070591730234615856620279821087277056",
+        ),
+        (
+            "9999999999999999.99",
+            "9999999999999999.99",
+            "99999999999999999800000000000000.0001",
+        ),
+        (
+            "9223372036854775808",
+            "9223372036854775808",
+            "85070591730234615865843651857942052864",
+        ),
+        (
+            "99999999999999999999999999999",
+            "99999999999999999999999999999",
+            "9999999999999999999999999999800000000000000000000000000001",
+        ),
+        ("-0.01", "0.00", "0.0000"),
+    ];
+    for (a, b, want) in cases {
+        assert_eq!(show(n(a).checked_mul(&n(b))), want, "{a} * {b}");
+    }
+}
+
+#[test]
+fn in_place_sum_matches_checked_add() {
+    let vals = [
+        "170141183460469231731687303715884105727",
+        "1",
+        "-0.01",
+        "12.5",
+        "NaN",
+        "-Infinity",
+        "99999999999999999999999999999999999999999",
+    ];
+    for a in vals {
+        for b in vals {
+            let mut s = n(a);
+            let r = s.checked_add_assign(&n(b)).map(|_| s.clone());
+            assert_eq!(show(r), show(n(a).checked_add(&n(b))), "{a} + {b}");
+            assert_eq!(
+                show(n(a).checked_sub(&n(b))),
+                show(n(a).checked_add(&n(b).negated())),
+                "{a} - {b}"
+            );
+        }
+    }
+}
