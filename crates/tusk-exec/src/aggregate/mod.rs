@@ -166,7 +166,7 @@ impl Pass {
 
     fn consume(&mut self, b: &Batch, cfg: &Config) -> Result<()> {
         let n = b.len;
-        let keys = eval_refs(&cfg.group, b)?;
+        let keys = eval_refs(&cfg.group, b, None)?;
         let keys: Vec<&Vector> = keys.iter().map(|k| &**k).collect();
         let mut gids = Vec::with_capacity(n);
         let mut hashes = Vec::with_capacity(n);
@@ -227,16 +227,19 @@ impl Pass {
                 for (i, call) in cfg.aggs.iter().enumerate() {
                     match &mut self.ordered[i] {
                         Some(o) => {
+                            // Arguments are computed only for the rows the
+                            // FILTER keeps, as PostgreSQL computes them.
                             let take = filter_mask(call, b, &has_gid)?;
+                            let active = call.filter.as_ref().map(|_| &take[..]);
                             let args = call
                                 .args
                                 .iter()
-                                .map(|e| e.eval(b))
+                                .map(|e| e.eval_active(b, active))
                                 .collect::<Result<Vec<Vector>>>()?;
                             let order = call
                                 .order_by
                                 .iter()
-                                .map(|k| k.expr.eval(b))
+                                .map(|k| k.expr.eval_active(b, active))
                                 .collect::<Result<Vec<Vector>>>()?;
                             o.push(call, args, order, &take, &dense)?;
                         }
@@ -247,12 +250,14 @@ impl Pass {
                                     continue;
                                 }
                             }
-                            let args = eval_refs(&call.args, b)?;
-                            let args: Vec<&Vector> = args.iter().map(|a| &**a).collect();
                             if call.filter.is_some() {
                                 let take = filter_mask(call, b, &has_gid)?;
+                                let args = eval_refs(&call.args, b, Some(&take))?;
+                                let args: Vec<&Vector> = args.iter().map(|a| &**a).collect();
                                 self.accs[i].update(call, &args, n, Some(&take), Some(&dense))?;
                             } else {
+                                let args = eval_refs(&call.args, b, None)?;
+                                let args: Vec<&Vector> = args.iter().map(|a| &**a).collect();
                                 self.accs[i].update_rows(call, &args, &grouped, Some(&dense))?;
                             }
                         }
@@ -330,8 +335,12 @@ impl Pass {
 }
 
 /// `exprs` over `b`; a column reference is the batch's own vector.
-fn eval_refs<'b>(exprs: &[Expr], b: &'b Batch) -> Result<Vec<Cow<'b, Vector>>> {
-    exprs.iter().map(|e| e.eval_ref(b, None)).collect()
+fn eval_refs<'b>(
+    exprs: &[Expr],
+    b: &'b Batch,
+    active: Option<&[bool]>,
+) -> Result<Vec<Cow<'b, Vector>>> {
+    exprs.iter().map(|e| e.eval_ref(b, active)).collect()
 }
 
 /// Rows of `b` a call aggregates: those with a group that pass its FILTER.

@@ -201,15 +201,22 @@ impl WindowAgg {
             cols.push(keys[0].clone());
         }
         for f in &self.funcs {
+            // The FILTER first: arguments are computed only for the rows it
+            // keeps, as PostgreSQL computes them.
+            let take = match &f.filter {
+                Some(e) => {
+                    let v = e.eval(&b)?;
+                    let Data::Bool(t) = &v.data else {
+                        return Err(ExecError::new("argument of FILTER must be type boolean"));
+                    };
+                    Some((0..n).map(|i| t[i] && !v.is_null(i)).collect::<Vec<bool>>())
+                }
+                None => None,
+            };
             for e in &f.args {
-                cols.push(e.eval(&b)?);
+                cols.push(e.eval_active(&b, take.as_deref())?);
             }
-            if let Some(e) = &f.filter {
-                let v = e.eval(&b)?;
-                let Data::Bool(t) = &v.data else {
-                    return Err(ExecError::new("argument of FILTER must be type boolean"));
-                };
-                let take: Vec<bool> = (0..n).map(|i| t[i] && !v.is_null(i)).collect();
+            if let Some(take) = take {
                 cols.push(Vector::new(Data::Bool(take), None));
             }
         }
