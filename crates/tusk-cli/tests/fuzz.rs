@@ -22,7 +22,8 @@
 //! each bug found becomes a case in `tests/corpus/`. `TUSK_FUZZ_TRACE=1`
 //! prints each statement before tusk runs it (to find one that hangs);
 //! `TUSK_FUZZ_ONLY=text` runs only the queries that contain `text` (to
-//! find the round of a known shape fast: rounds generate the same queries).
+//! find the round of a known shape fast: rounds generate the same queries);
+//! `TUSK_FUZZ_REPORT=n` prints the first `n` mismatches (default 15).
 
 mod common;
 
@@ -35,7 +36,6 @@ use std::time::{Duration, Instant};
 
 const QUERIES_PER_ROUND: usize = 150;
 const TABLES_PER_ROUND: usize = 3;
-const REPORT_LIMIT: usize = 15;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -152,6 +152,7 @@ fn differential_fuzz() {
         .map(Duration::from_secs);
     let trace = env_num("TUSK_FUZZ_TRACE", 0) != 0;
     let only = std::env::var("TUSK_FUZZ_ONLY").ok();
+    let report_limit = env_num("TUSK_FUZZ_REPORT", 15) as usize;
     let root = tempfile::Builder::new()
         .prefix("tusk-fuzz-")
         .tempdir()
@@ -253,7 +254,7 @@ fn differential_fuzz() {
                     continue;
                 }
                 mismatches += 1;
-                if mismatches <= REPORT_LIMIT {
+                if mismatches <= report_limit {
                     let _ = writeln!(
                         report,
                         "--- round {round} (seed {round_seed}), query {k}, {label}"

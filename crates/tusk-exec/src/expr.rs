@@ -143,6 +143,19 @@ pub enum Expr {
         arg: Box<Expr>,
         negated: bool,
     },
+    /// `ROW(f₁, f₂, ...) IS [NOT] NULL` as the binder builds it: true when
+    /// every field is NULL (with `negated`, when no field is); `ROW() IS
+    /// NULL` is true. Constant folding always replaces it by the AND of the
+    /// fields' own tests, after folding every field, as PostgreSQL's
+    /// `eval_const_expressions` splits a row's `NullTest`: so a constant
+    /// field that fails raises its error even when another field decides
+    /// the test (`(6, 1 % 0) IS NULL`), which the AND's own folding, stopping
+    /// at its first false term, would not. Evaluated unfolded, it computes
+    /// every field.
+    RowIsNull {
+        fields: Vec<Expr>,
+        negated: bool,
+    },
     /// `arg IS [NOT] TRUE | FALSE | UNKNOWN`; never NULL.
     BoolTest {
         arg: Box<Expr>,
@@ -413,6 +426,7 @@ impl Expr {
                 | Expr::Or(..)
                 | Expr::Not(_)
                 | Expr::IsNull { .. }
+                | Expr::RowIsNull { .. }
                 | Expr::BoolTest { .. }
                 | Expr::Like { .. }
                 | Expr::Regex { .. }
@@ -462,6 +476,7 @@ impl Expr {
             | Expr::Coalesce(v)
             | Expr::MinMax { args: v, .. }
             | Expr::Call { args: v, .. }
+            | Expr::RowIsNull { fields: v, .. }
             | Expr::Array { elems: v, .. } => v.iter().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
@@ -537,6 +552,7 @@ impl Expr {
             | Expr::Coalesce(v)
             | Expr::MinMax { args: v, .. }
             | Expr::Call { args: v, .. }
+            | Expr::RowIsNull { fields: v, .. }
             | Expr::Array { elems: v, .. } => v.iter_mut().for_each(f),
             Expr::Neg { arg, .. }
             | Expr::Not(arg)
@@ -759,6 +775,16 @@ impl Expr {
             Expr::IsNull { arg, negated } => {
                 let v = arg.eval_ref(batch, active)?;
                 let out = (0..n).map(|i| v.is_null(i) != *negated).collect();
+                Ok(Vector::new(Data::Bool(out), None))
+            }
+            Expr::RowIsNull { fields, negated } => {
+                let mut out = vec![true; n];
+                for f in fields {
+                    let v = f.eval_ref(batch, active)?;
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o &= v.is_null(i) != *negated;
+                    }
+                }
                 Ok(Vector::new(Data::Bool(out), None))
             }
             Expr::BoolTest { arg, test } => {

@@ -15,6 +15,12 @@
 //! | ANY (`test`) | true if `test` is true for some row, else NULL if it was NULL for some, else false | until a true |
 //! | ALL (`test`) | false if `test` is false for some row, else NULL if it was NULL for some, else true | until a false |
 //!
+//! The parameters are evaluated for a batch of outer rows before the
+//! subplan runs, except for an uncorrelated ANY/ALL whose rows are
+//! computed first: over no rows its answer needs no left side, which
+//! PostgreSQL then never evaluates (`(1 / x, y) IN (SELECT ...)` raises
+//! nothing).
+//!
 //! A row whose parameter values equal the previous row's reuses its answer.
 //!
 //! **Uncorrelated subplans** (the plan reads none of the parameters) run
@@ -240,6 +246,28 @@ impl Runner {
         }
     }
 
+    /// The answer of an uncorrelated ANY/ALL whose subquery returns no
+    /// rows: false (ANY) or true (ALL) for every outer row, with the left
+    /// side never evaluated, as in PostgreSQL, which evaluates it only
+    /// against a row of the subquery (or, hashed, not at all when the
+    /// table is empty). `None` for any other subplan; the rows are
+    /// computed here on first use.
+    fn answer_for_no_rows(&mut self, ctx: &ExecContext, build: BuildFn) -> Result<Option<Value>> {
+        let any = match self.spec.kind {
+            SubPlanKind::Any { .. } => true,
+            SubPlanKind::All { .. } => false,
+            _ => return Ok(None),
+        };
+        if self.correlated {
+            return Ok(None);
+        }
+        if self.rows.is_none() {
+            self.rows = Some(self.materialize(ctx, build)?);
+        }
+        let empty = self.rows.as_ref().is_some_and(|m| m.rows.is_empty());
+        Ok(empty.then_some(Value::Bool(!any)))
+    }
+
     /// ANY/ALL of an uncorrelated subplan: rows computed once.
     fn against_rows(&mut self, vals: &[Value], ctx: &ExecContext, build: BuildFn) -> Result<Value> {
         if self.rows.is_none() {
@@ -351,6 +379,13 @@ impl Operator for SubPlans {
             return Ok(None);
         };
         for r in &mut self.runners {
+            if b.len > 0 {
+                if let Some(v) = r.answer_for_no_rows(&self.ctx, self.build)? {
+                    b.columns
+                        .push(Vector::constant(&v, r.spec.result_type(), b.len));
+                    continue;
+                }
+            }
             let params = r
                 .spec
                 .params
@@ -616,5 +651,51 @@ mod tests {
         // The uncorrelated count's input (node 2: SubPlans 0, Values 1,
         // then the subplan Aggregate 2 and its Values 3) ran once: 5 rows.
         assert_eq!(ctx.stats.as_ref().unwrap().borrow()[3].rows, 5);
+    }
+
+    /// `(x / 0) IN (SELECT y FROM u WHERE false)` and `<> ALL`: false and
+    /// true for every row, without evaluating the left side, as in
+    /// PostgreSQL; over rows the division is evaluated and fails.
+    #[test]
+    fn an_empty_uncorrelated_any_never_evaluates_its_left_side() {
+        let failing = || {
+            vec![Expr::arith(
+                crate::expr::ArithOp::Div,
+                col(0, Int8),
+                lit(Value::Int8(0), Int8),
+                Int8,
+            )]
+        };
+        let with_left = |plan: Plan, kind: SubPlanKind, number: usize| SubPlanSpec {
+            params: failing(),
+            ..spec(plan, kind, number)
+        };
+        let got = run(vec![
+            with_left(
+                values(&[]),
+                SubPlanKind::Any {
+                    test: cmp(CmpOp::Eq, param(X), col(0, Int8)),
+                },
+                1,
+            ),
+            with_left(
+                values(&[]),
+                SubPlanKind::All {
+                    test: cmp(CmpOp::Ne, param(X), col(0, Int8)),
+                },
+                2,
+            ),
+        ])
+        .unwrap();
+        assert_eq!(got, ["1|f|t", "2|f|t", "3|f|t", "NULL|f|t", "5|f|t"]);
+        let e = run(vec![with_left(
+            u(),
+            SubPlanKind::Any {
+                test: cmp(CmpOp::Eq, param(X), col(0, Int8)),
+            },
+            1,
+        )])
+        .unwrap_err();
+        assert_eq!(e.message, "division by zero");
     }
 }

@@ -419,3 +419,19 @@ explain (costs off) select count(*) from fio1 a left join fio0 b on a.c0 = b.c1 
 explain (costs off) select * from fio0 where c1 > 5 and c1 < 5.5 and c1 <> -5;
 reset max_parallel_workers_per_gather;
 drop table fio0, fio1, fio2;
+-- A join with an empty side that it needs is empty without running the
+-- other side (PostgreSQL's dummy relations), so a filter pushed into that
+-- side raises nothing; the preserved side of an outer join still runs.
+create table fid0 (id int, a int);
+insert into fid0 values (1, 1), (2, 0), (3, null);
+create table fid1 (x int);
+insert into fid1 values (1), (1);
+select fid0.id from fid0 join (select * from fid1 where false) s on true where 1 / (fid0.a - fid0.a) > 0;
+select fid0.id from fid0 where fid0.a in (select x from fid1 where false) and 1 / (fid0.a - fid0.a) > 0;
+-- expect: error
+select fid0.id from fid0 left join (select * from fid1 where false) s on true where 1 / (fid0.a - fid0.a) > 0;
+-- A subquery whose value constant folding left unread never runs (here
+-- it would return two rows).
+select id, (select x from fid1 where fid1.x = fid0.a) is null or true from fid0 order by id;
+select id, coalesce(7, (select x from fid1 where fid1.x = fid0.a)) from fid0 order by id;
+drop table fid0, fid1;

@@ -21,6 +21,9 @@
 //!   the CASE, its result becoming the ELSE; results of the arms kept are
 //!   folded even if no row will take them (PostgreSQL's documented
 //!   behaviour for `CASE WHEN x > 0 THEN 1/0 END`);
+//! - a row's `IS [NOT] NULL` folds every field, then becomes the AND of
+//!   the tests of the fields that are not constants (false if a constant
+//!   field has the other nullness);
 //! - COALESCE drops NULL constants and stops at the first non-NULL constant;
 //! - an arithmetic or `||` chain folds its constant prefix (the chain is
 //!   left-deep, so that is what PostgreSQL's tree folds).
@@ -222,6 +225,7 @@ impl Expr {
                     Ok(e)
                 }
             }
+            Expr::RowIsNull { fields, negated } => fold_row_is_null(fields, negated),
             Expr::BoolTest { arg, test } => {
                 let arg = fold_box(arg)?;
                 let c = is_const(&arg);
@@ -454,6 +458,29 @@ fn fold_chain(first: Expr, rest: Vec<(super::ArithOp, Expr)>, ty: DataType) -> R
         rest: steps,
         ty,
     })
+}
+
+/// `ROW(fields) IS [NOT] NULL`: every field folded first (errors
+/// included), then one test per field that is not a constant, ANDed; a
+/// constant field of the other nullness makes the test false, one of the
+/// tested nullness drops out (PostgreSQL's `eval_const_expressions` for a
+/// row's `NullTest`).
+fn fold_row_is_null(fields: Vec<Expr>, negated: bool) -> Result<Expr> {
+    let fields = fold_all(fields)?;
+    let mut tests = Vec::with_capacity(fields.len());
+    for f in fields {
+        if let Expr::Const { value, .. } = &f {
+            if value.is_null() == negated {
+                return Ok(boolean(false));
+            }
+            continue;
+        }
+        tests.push(Expr::IsNull {
+            arg: Box::new(f),
+            negated,
+        });
+    }
+    Ok(Expr::and_all(tests).unwrap_or_else(|| boolean(true)))
 }
 
 /// AND (`is_and`) or OR: PostgreSQL's `simplify_and_arguments` /

@@ -46,6 +46,7 @@ fn node_cannot_raise(e: &Expr) -> bool {
         | Expr::Or(_)
         | Expr::Not(_)
         | Expr::IsNull { .. }
+        | Expr::RowIsNull { .. }
         | Expr::BoolTest { .. }
         | Expr::BpcharToText(_)
         | Expr::Case { .. }

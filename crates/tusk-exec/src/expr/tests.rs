@@ -663,6 +663,41 @@ fn folding_raises_and_skips_errors_as_postgres_plans() {
 }
 
 #[test]
+fn folding_a_row_null_test_folds_every_field_first() {
+    let row = |fields: Vec<Expr>, negated: bool| Expr::RowIsNull { fields, negated };
+    let null = || Expr::constant(Value::Null, DataType::Int4);
+    let is_null = |e: Expr, negated: bool| Expr::IsNull {
+        arg: Box::new(e),
+        negated,
+    };
+    // (6, 1 / 0) IS NULL: the 6 decides, but the division is folded.
+    let e = row(vec![c4(6), one_div_zero()], false);
+    assert_eq!(e.fold().unwrap_err().code, "22012");
+    // (x, 6) IS NULL: false; (x, NULL, x / 0) IS NULL: the tests of x and x / 0.
+    assert_eq!(
+        row(vec![x4(), c4(6)], false).fold().unwrap(),
+        Expr::constant(Value::Bool(false), DataType::Bool)
+    );
+    assert_eq!(
+        row(vec![x4(), null(), div0()], false).fold().unwrap(),
+        Expr::and(is_null(x4(), false), is_null(div0(), false))
+    );
+    // (x, 6) IS NOT NULL: x IS NOT NULL; (6, 7) IS NOT NULL: true.
+    assert_eq!(
+        row(vec![x4(), c4(6)], true).fold().unwrap(),
+        is_null(x4(), true)
+    );
+    assert_eq!(
+        row(vec![c4(6), c4(7)], true).fold().unwrap(),
+        Expr::constant(Value::Bool(true), DataType::Bool)
+    );
+    // Unfolded, it tests every field: (x, NULL) over x = 1, NULL.
+    let batch = Batch::new(vec![col(vec![1, 0], Some(vec![false, true]))], 2);
+    let v = row(vec![x4(), null()], false).eval(&batch).unwrap();
+    assert_eq!(v.data, Data::Bool(vec![false, true]));
+}
+
+#[test]
 fn folding_case_and_coalesce() {
     // case when false then 1/0 else 1 end: 1.
     let e = Expr::Case {

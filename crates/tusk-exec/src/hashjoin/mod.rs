@@ -669,7 +669,18 @@ impl HashJoin {
         let Some(b) = self.next_probe_batch()? else {
             return Ok(false);
         };
-        let kv = eval_all(&self.outer_keys, &b)?;
+        let kv = if nullaware::is_null_aware(self.kind()) && !self.inner_nonempty {
+            // A null-aware mark join is PostgreSQL's hashed SubPlan, which
+            // answers false over an empty subquery without evaluating its
+            // left side: the keys are computed for no row.
+            let idle = vec![false; b.len];
+            self.outer_keys
+                .iter()
+                .map(|e| e.eval_active(&b, Some(&idle)))
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            eval_all(&self.outer_keys, &b)?
+        };
         let keys = ProbeKeys::of(&kv, b.len);
         let table = self.table.as_ref().expect("a table to probe");
         let prefetch = self.ctx.prefetch;

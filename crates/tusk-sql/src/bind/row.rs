@@ -15,7 +15,9 @@
 //!   operator);
 //! - `x IN (r1, r2)` is the OR of `x = rᵢ` (row comparisons when both are
 //!   rows), `NOT IN` the AND of `x <> rᵢ`;
-//! - `IS NULL` holds when every field is NULL, `IS NOT NULL` when none is;
+//! - `IS NULL` holds when every field is NULL, `IS NOT NULL` when none is
+//!   (one [`Expr::RowIsNull`], which constant folding splits into the
+//!   fields' tests, so that binding errors come before folding errors);
 //! - `IS DISTINCT FROM` is the OR of the pairs' `IS DISTINCT FROM`.
 //!
 //! Every pair resolves its operator as a lone operator would (so a pair
@@ -224,7 +226,9 @@ impl Binder<'_> {
         .with_hint("Row comparison operators must be associated with btree operator families."))
     }
 
-    /// `row IS [NOT] NULL`: every field NULL, or every field not NULL.
+    /// `row IS [NOT] NULL`: every field NULL, or every field not NULL. The
+    /// constant-folding pass splits it into the fields' tests
+    /// ([`Expr::RowIsNull`]), after binding has raised its own errors.
     pub(crate) fn row_is_null(
         &mut self,
         items: &[&A::Expr],
@@ -232,28 +236,10 @@ impl Binder<'_> {
         ctx: &mut ExprCtx,
     ) -> Result<B> {
         let fields = self.row_fields(items, ctx)?;
-        // PostgreSQL folds every field before it splits the test into an
-        // AND of the fields' tests (eval_const_expressions), so a constant
-        // field that fails fails even when an earlier field decides the
-        // test: `(6, 1 % 0) IS NULL` is a division by zero. The AND's own
-        // folding would stop at the first false test, so the constant
-        // fields are folded here.
-        let mut tests = Vec::with_capacity(fields.len());
-        for b in fields {
-            let arg = if b.e.is_constant() {
-                b.e.fold().map_err(SqlError::from)?
-            } else {
-                b.e
-            };
-            tests.push(Expr::IsNull {
-                arg: Box::new(arg),
-                negated,
-            });
-        }
-        Ok(B::known(Expr::and_all(tests).unwrap_or(Expr::Const {
-            value: Value::Bool(true),
-            ty: DataType::Bool,
-        })))
+        Ok(B::known(Expr::RowIsNull {
+            fields: fields.into_iter().map(|b| b.e).collect(),
+            negated,
+        }))
     }
 
     /// `ROW(l) IS [NOT] DISTINCT FROM ROW(r)`: the OR of the pairs'

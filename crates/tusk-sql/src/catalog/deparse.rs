@@ -67,7 +67,10 @@ fn node_of(e: &Expr) -> Node {
         Expr::And(_) => Node::And,
         Expr::Or(_) => Node::Or,
         Expr::Not(_) => Node::Not,
-        Expr::IsNull { .. } | Expr::BoolTest { .. } | Expr::IsDistinct { .. } => Node::Test,
+        Expr::IsNull { .. }
+        | Expr::RowIsNull { .. }
+        | Expr::BoolTest { .. }
+        | Expr::IsDistinct { .. } => Node::Test,
         Expr::InList { .. } | Expr::AnyArray { .. } => Node::AnyArray,
         Expr::Cast { .. } | Expr::Typmod { .. } | Expr::BpcharToText(_) => Node::Cast,
         _ => Node::Simple,
@@ -268,6 +271,12 @@ impl Deparser<'_> {
             Expr::IsNull { arg, negated } => self.wrap(format!(
                 "{} IS {}NULL",
                 self.operand(arg, Node::Test, true),
+                if *negated { "NOT " } else { "" }
+            )),
+            // ruleutils prints the row constructor, then the test.
+            Expr::RowIsNull { fields, negated } => self.wrap(format!(
+                "ROW({}) IS {}NULL",
+                self.list(fields),
                 if *negated { "NOT " } else { "" }
             )),
             Expr::BoolTest { arg, test } => self.wrap(format!(

@@ -114,6 +114,11 @@ pub fn deparse(e: &Expr, names: &[String]) -> String {
                 if *negated { "NOT " } else { "" }
             )
         }
+        Expr::RowIsNull { fields, negated } => format!(
+            "(ROW({}) IS {}NULL)",
+            deparse_list(fields, names),
+            if *negated { "NOT " } else { "" }
+        ),
         Expr::Cast { arg, to } => format!("({})::{}", deparse(arg, names), type_name(*to)),
         Expr::Typmod { arg, ty, .. } => format!("({})::{}", deparse(arg, names), ty.display_name()),
         Expr::BpcharToText(arg) => format!("({})::text", deparse(arg, names)),

@@ -114,7 +114,9 @@ pub fn eval_cost(e: &Expr) -> f64 {
         Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
             1.0 + eval_cost(arg) + eval_cost(pattern)
         }
-        Expr::And(xs) | Expr::Or(xs) | Expr::Coalesce(xs) => sum(xs),
+        Expr::And(xs) | Expr::Or(xs) | Expr::Coalesce(xs) | Expr::RowIsNull { fields: xs, .. } => {
+            sum(xs)
+        }
         Expr::Not(arg) | Expr::IsNull { arg, .. } | Expr::BoolTest { arg, .. } => eval_cost(arg),
         Expr::Concat(parts) => (parts.len().saturating_sub(1)) as f64 + sum(parts),
         Expr::Case {

@@ -15,7 +15,9 @@
 //! go down into `b`.
 //!
 //! A filter that folded to `false` or NULL replaces its input by an empty
-//! relation with the same columns.
+//! relation with the same columns, and so does a join with an empty side
+//! that it needs (either side of an inner or semi join, the preserved side
+//! of an outer one), as PostgreSQL's dummy relations do.
 //!
 //! A subquery the logical plan evaluates apart from the conjuncts (an
 //! InitPlan's Apply, or a mark join made of `IN`/`NOT IN`) is a SubPlan in
@@ -255,6 +257,20 @@ fn empty_like(plan: &Logical) -> Logical {
     Logical::Values {
         rows: vec![],
         cols: plan.output(),
+    }
+}
+
+/// Whether `plan` is an empty relation that push-down made, under nodes
+/// that produce no row from none.
+fn is_empty(plan: &Logical) -> bool {
+    match plan {
+        Logical::Values { rows, .. } => rows.is_empty(),
+        Logical::Project { input, .. }
+        | Logical::Filter { input, .. }
+        | Logical::Sort { input, .. }
+        | Logical::Limit { input, .. }
+        | Logical::Distinct { input, .. } => is_empty(input),
+        _ => false,
     }
 }
 
@@ -578,7 +594,30 @@ fn join(
     }
     let left = push_conjuncts(left, to_left);
     let right = push_conjuncts(right, to_right);
-    if kind == JoinKind::Inner && new_on.iter().any(is_false_or_null) {
+    // PostgreSQL's dummy relations: a join that cannot produce a row
+    // because a side it needs is empty is empty itself, and neither side
+    // runs (so a conjunct pushed into the other side raises nothing).
+    let needs_left = matches!(
+        kind,
+        JoinKind::Inner
+            | JoinKind::Left
+            | JoinKind::Semi
+            | JoinKind::Anti
+            | JoinKind::Mark { .. }
+            | JoinKind::RightSemi
+    );
+    let needs_right = matches!(
+        kind,
+        JoinKind::Inner
+            | JoinKind::Right
+            | JoinKind::Semi
+            | JoinKind::RightSemi
+            | JoinKind::RightAnti
+    );
+    if (needs_left && is_empty(&left))
+        || (needs_right && is_empty(&right))
+        || (kind == JoinKind::Inner && new_on.iter().any(is_false_or_null))
+    {
         let node = Logical::Join {
             kind,
             left: Box::new(left),
