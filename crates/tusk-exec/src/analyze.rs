@@ -405,7 +405,7 @@ fn correlation(keys: &[(Vec<u8>, u32)]) -> f64 {
 /// Bytes a value takes in storage (strings: their bytes plus the length).
 fn value_width(v: &Vector, row: usize, ty: DataType) -> f64 {
     match &v.data {
-        Data::Text(s) => (s.get(row).len() + 2) as f64,
+        Data::Text(s) | Data::Bytea(s) => (s.get(row).len() + 2) as f64,
         _ => ty.fixed_width().unwrap_or(8) as f64,
     }
 }

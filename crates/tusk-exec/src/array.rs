@@ -134,6 +134,8 @@ pub fn cmp_values(a: &Value, b: &Value, bpchar: bool) -> Ordering {
             crate::expr::strip_blanks(x.as_bytes()).cmp(crate::expr::strip_blanks(y.as_bytes()))
         }
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
+        (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Oid { oid: x, .. }, Value::Oid { oid: y, .. }) => x.cmp(y),
         (Value::Array(x), Value::Array(y)) => x.cmp(y),
         // Values of one type never differ in kind.

@@ -111,7 +111,7 @@ pub fn type_category(ty: DataType) -> char {
         Text | Varchar | Bpchar | Name => 'S',
         Date | Time | Timestamp | TimestampTz => 'D',
         Interval => 'T',
-        Xid => 'U',
+        Xid | Bytea | Uuid => 'U',
         Char | NodeTree => 'Z',
         _ => 'A',
     }
@@ -246,6 +246,8 @@ pub fn output(v: &Value, s: &Settings) -> Option<String> {
         Value::Timestamp(t) => dtf::format_timestamp_in(*t, s),
         Value::TimestampTz(t) => dtf::format_timestamptz_in(*t, s),
         Value::Interval(iv) => format_interval_style(*iv, s.interval_style),
+        Value::Bytea(b) => tusk_types::bytea::format_bytea(b),
+        Value::Uuid(u) => tusk_types::uuid::format_uuid(*u),
         Value::Oid { ty, oid } if *ty == DataType::Oid || *ty == DataType::Xid => oid.to_string(),
         Value::Oid { ty, oid } => crate::session::reg_output(*ty, *oid),
         Value::Array(a) => crate::array::format_array(a, &mut |v| output(v, s).unwrap_or_default()),
@@ -307,6 +309,8 @@ pub fn from_text(t: &str, to: DataType, env: &CastEnv) -> Result<Value> {
         T::Interval => {
             Value::Interval(tusk_types::interval::parse_interval(t, Default::default())?)
         }
+        T::Bytea => Value::Bytea(tusk_types::bytea::parse_bytea(t)?),
+        T::Uuid => Value::Uuid(tusk_types::uuid::parse_uuid(t)?),
         T::Oid | T::Xid => Value::Oid {
             ty: to,
             oid: parse_oid(t)?,
@@ -473,6 +477,8 @@ pub fn cast_value_in(v: &Value, from: DataType, to: DataType, env: &CastEnv) -> 
         (V::Time(t), T::Time) => Ok(V::Time(*t)),
         (V::Time(t), T::Interval) => Ok(V::Interval(Interval::new(0, 0, *t))),
         (V::Interval(iv), T::Interval) => Ok(V::Interval(*iv)),
+        (V::Bytea(b), T::Bytea) => Ok(V::Bytea(b.clone())),
+        (V::Uuid(u), T::Uuid) => Ok(V::Uuid(*u)),
         (V::Interval(iv), T::Time) => {
             let day = tusk_types::datetime::USECS_PER_DAY;
             Ok(V::Time(iv.micros.rem_euclid(day)))

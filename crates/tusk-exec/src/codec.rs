@@ -32,7 +32,7 @@ macro_rules! le_codec {
         }
     )*};
 }
-le_codec!(i16, i32, i64, f32, f64);
+le_codec!(i16, i32, i64, f32, f64, u128);
 
 impl FixedCodec for bool {
     const WIDTH: usize = 1;

@@ -195,7 +195,7 @@ impl Deformer {
             self.error.borrow_mut().get_or_insert(e);
         }
         match &mut v.data {
-            Data::Text(d) => d.push(&buf),
+            Data::Text(d) | Data::Bytea(d) => d.push(&buf),
             d => d.push_default(),
         }
         v.push_null_flag(before, false);
@@ -292,7 +292,7 @@ impl Deformer {
         for (j, &(ty, o)) in self.layout.taken.iter().enumerate() {
             let v = &mut cols[o];
             let at = |i: usize| offsets[i * k + j];
-            if matches!(v.data, Data::Text(_)) {
+            if matches!(v.data, Data::Text(_) | Data::Bytea(_)) {
                 for (i, it) in items.iter().enumerate() {
                     let t = it.tuple(page);
                     let a = match at(i) {
@@ -428,7 +428,8 @@ fn push_attr_data(d: &mut Data, a: Attr<'_>) {
         (Data::Int4(d), Attr::Int4(x)) => d.push(x),
         (Data::Int8(d), Attr::Int8(x)) => d.push(x),
         (Data::Bool(d), Attr::Bool(x)) => d.push(x),
-        (Data::Text(d), Attr::Text(x)) => d.push(x),
+        (Data::Text(d) | Data::Bytea(d), Attr::Text(x)) => d.push(x),
+        (Data::Uuid(d), Attr::Uuid(x)) => d.push(x),
         (Data::Int2(d), Attr::Int2(x)) => d.push(x),
         (Data::Float4(d), Attr::Float4(x)) => d.push(x),
         (Data::Float8(d), Attr::Float8(x)) => d.push(x),

@@ -138,6 +138,8 @@ impl<'a> RowWriter<'a> {
                 Data::Float4(d) => tb.push_f32(d[row]),
                 Data::Float8(d) => tb.push_f64(d[row]),
                 Data::Interval(d) => tb.push_interval(d[row].micros, d[row].days, d[row].months),
+                Data::Uuid(d) => tb.push_uuid(d[row]),
+                Data::Bytea(d) => tb.push_text(d.get(row)),
                 // The binder refuses array columns (`DataType::is_storable`).
                 Data::Array(_) => {
                     return Err(ExecError::coded(

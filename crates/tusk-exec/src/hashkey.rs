@@ -73,7 +73,8 @@ pub fn encode_row(keys: &[Vector], i: usize, out: &mut Vec<u8>) -> bool {
             Data::Float8(d) => out.extend_from_slice(&canonical_float(d[i]).to_le_bytes()),
             Data::Interval(d) => out.extend_from_slice(&d[i].cmp_key().to_le_bytes()),
             Data::Numeric(d) => d[i].write_key(out),
-            Data::Text(d) => {
+            Data::Uuid(d) => out.extend_from_slice(&d[i].to_le_bytes()),
+            Data::Text(d) | Data::Bytea(d) => {
                 let s = d.get(i);
                 out.extend_from_slice(&(s.len() as u32).to_le_bytes());
                 out.extend_from_slice(s);

@@ -445,6 +445,8 @@ fn to_key<'a>(ty: KeyType, v: &'a Value, digits: &'a [u8]) -> Result<KeyValue<'a
         (KeyType::Interval, Value::Interval(iv)) => {
             KeyValue::Value(Datum::Interval(iv.micros, iv.days, iv.months))
         }
+        (KeyType::Bytea, Value::Bytea(b)) => KeyValue::Value(Datum::Text(b)),
+        (KeyType::Uuid, Value::Uuid(u)) => KeyValue::Value(Datum::Uuid(*u)),
         (ty, v) => {
             return Err(ExecError::new(format!(
                 "an index key of type {ty:?} cannot be compared with {v:?}"

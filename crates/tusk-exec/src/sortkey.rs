@@ -145,7 +145,8 @@ pub fn encode_value(v: &Vector, row: usize, o: KeyOrder, out: &mut Vec<u8>, scra
             out.extend_from_slice(&((d[row].cmp_key() as u128) ^ (1 << 127)).to_be_bytes())
         }
         Data::Numeric(d) => numeric_key(&d[row], out, scratch),
-        Data::Text(s) => {
+        Data::Uuid(d) => out.extend_from_slice(&d[row].to_be_bytes()),
+        Data::Text(s) | Data::Bytea(s) => {
             let mut b = s.get(row);
             if o.ty == DataType::Bpchar {
                 let end = b.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1);

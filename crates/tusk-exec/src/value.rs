@@ -25,6 +25,10 @@ pub enum Value {
     /// Microseconds since 2000-01-01 00:00 UTC.
     TimestampTz(i64),
     Interval(Interval),
+    /// A `bytea` value.
+    Bytea(Vec<u8>),
+    /// A `uuid` (see `DataType::Uuid`).
+    Uuid(u128),
     /// An `oid`, reg type (`regclass`, ...) or `xid` value: `ty` says which.
     Oid {
         ty: DataType,
@@ -57,6 +61,8 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp,
             Value::TimestampTz(_) => DataType::TimestampTz,
             Value::Interval(_) => DataType::Interval,
+            Value::Bytea(_) => DataType::Bytea,
+            Value::Uuid(_) => DataType::Uuid,
             Value::Oid { ty, .. } => *ty,
             Value::Array(a) => a.ty,
         })
@@ -81,6 +87,8 @@ impl Value {
             Value::Timestamp(t) => datetime::format_timestamp(*t, None),
             Value::TimestampTz(t) => datetime::format_timestamp(*t, Some(0)),
             Value::Interval(iv) => interval::format_interval(*iv),
+            Value::Bytea(b) => tusk_types::bytea::format_bytea(b),
+            Value::Uuid(u) => tusk_types::uuid::format_uuid(*u),
             Value::Oid { oid, .. } => oid.to_string(),
             Value::Array(a) => {
                 crate::array::format_array(a, &mut |v| v.to_text().unwrap_or_default())

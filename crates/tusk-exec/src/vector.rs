@@ -93,7 +93,11 @@ pub enum Data {
     Float8(Vec<f64>),
     Numeric(Vec<Numeric>),
     Interval(Vec<Interval>),
+    /// `uuid`s (see `DataType::Uuid`).
+    Uuid(Vec<u128>),
     Text(Strings),
+    /// `bytea`: byte strings, which (unlike `Text`'s) need not be UTF-8.
+    Bytea(Strings),
     /// Arrays (and `int2vector` / `oidvector`), one value per row.
     Array(Vec<ArrayValue>),
 }
@@ -118,7 +122,8 @@ macro_rules! with_fixed {
             Data::Numeric($n) => $num,
             Data::Array($n) => $num,
             Data::Interval($v) => $body,
-            Data::Text($s) => $text,
+            Data::Uuid($v) => $body,
+            Data::Text($s) | Data::Bytea($s) => $text,
         }
     };
 }
@@ -142,7 +147,9 @@ macro_rules! map_fixed {
             Data::Numeric($n) => Data::Numeric($num),
             Data::Array($n) => Data::Array($num),
             Data::Interval($v) => Data::Interval($make),
+            Data::Uuid($v) => Data::Uuid($make),
             Data::Text($s) => Data::Text($text),
+            Data::Bytea($s) => Data::Bytea($text),
         }
     };
 }
@@ -158,7 +165,9 @@ pub enum Physical {
     Float8,
     Numeric,
     Interval,
+    Uuid,
     Text,
+    Bytea,
     Array,
 }
 
@@ -175,6 +184,8 @@ pub fn physical(ty: DataType) -> Physical {
         DataType::Float8 => Physical::Float8,
         DataType::Numeric => Physical::Numeric,
         DataType::Interval => Physical::Interval,
+        DataType::Uuid => Physical::Uuid,
+        DataType::Bytea => Physical::Bytea,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType
@@ -203,7 +214,9 @@ impl Data {
             Physical::Float8 => Data::Float8(Vec::with_capacity(n)),
             Physical::Numeric => Data::Numeric(Vec::with_capacity(n)),
             Physical::Interval => Data::Interval(Vec::with_capacity(n)),
+            Physical::Uuid => Data::Uuid(Vec::with_capacity(n)),
             Physical::Text => Data::Text(Strings::with_capacity(n, n * 8)),
+            Physical::Bytea => Data::Bytea(Strings::with_capacity(n, n * 8)),
             Physical::Array => Data::Array(Vec::with_capacity(n)),
         }
     }
@@ -219,12 +232,17 @@ impl Data {
             Physical::Float8 => Data::Float8(vec![0.0; n]),
             Physical::Numeric => Data::Numeric(vec![Numeric::from_i64(0); n]),
             Physical::Interval => Data::Interval(vec![Interval::default(); n]),
-            Physical::Text => {
+            Physical::Uuid => Data::Uuid(vec![0; n]),
+            Physical::Text | Physical::Bytea => {
                 let mut s = Strings::with_capacity(n, 0);
                 for _ in 0..n {
                     s.push(b"");
                 }
-                Data::Text(s)
+                if p == Physical::Text {
+                    Data::Text(s)
+                } else {
+                    Data::Bytea(s)
+                }
             }
             Physical::Array => Data::Array(vec![VarCodec::placeholder(); n]),
         }
@@ -240,7 +258,9 @@ impl Data {
             Data::Float8(_) => Physical::Float8,
             Data::Numeric(_) => Physical::Numeric,
             Data::Interval(_) => Physical::Interval,
+            Data::Uuid(_) => Physical::Uuid,
             Data::Text(_) => Physical::Text,
+            Data::Bytea(_) => Physical::Bytea,
             Data::Array(_) => Physical::Array,
         }
     }
@@ -270,7 +290,8 @@ impl Data {
             Data::Float8(d) => d.push(0.0),
             Data::Numeric(d) => d.push(Numeric::from_i64(0)),
             Data::Interval(d) => d.push(Interval::default()),
-            Data::Text(d) => d.push(b""),
+            Data::Uuid(d) => d.push(0),
+            Data::Text(d) | Data::Bytea(d) => d.push(b""),
             Data::Array(d) => d.push(VarCodec::placeholder()),
         }
     }
@@ -330,6 +351,12 @@ impl Vector {
             }
             return out;
         }
+        if let (Data::Bytea(st), Value::Bytea(b)) = (&mut out.data, v) {
+            for _ in 0..n {
+                st.push(b);
+            }
+            return out;
+        }
         out.push_value(v);
         let one = out.data;
         let data = map_fixed!(one, d => vec![d.into_iter().next().expect("one value"); n], s => s);
@@ -367,7 +394,9 @@ impl Vector {
             (Data::Float8(v), _) => Value::Float8(v[i]),
             (Data::Numeric(v), _) => Value::Numeric(v[i].clone()),
             (Data::Interval(v), _) => Value::Interval(v[i]),
+            (Data::Uuid(v), _) => Value::Uuid(v[i]),
             (Data::Text(v), _) => Value::Text(v.get_str(i).to_string()),
+            (Data::Bytea(v), _) => Value::Bytea(v.get(i).to_vec()),
             (Data::Array(v), _) => Value::Array(Box::new(v[i].clone())),
         }
     }
@@ -398,7 +427,9 @@ impl Vector {
             (Data::Float8(d), Value::Float8(x)) => d.push(*x),
             (Data::Numeric(d), Value::Numeric(x)) => d.push(x.clone()),
             (Data::Interval(d), Value::Interval(x)) => d.push(*x),
+            (Data::Uuid(d), Value::Uuid(x)) => d.push(*x),
             (Data::Text(d), Value::Text(x)) => d.push(x.as_bytes()),
+            (Data::Bytea(d), Value::Bytea(x)) => d.push(x),
             (Data::Int8(d), Value::Oid { oid, .. }) => d.push(*oid as i64),
             (Data::Array(d), Value::Array(x)) => d.push((**x).clone()),
             (d, _) => {
@@ -437,7 +468,8 @@ impl Vector {
             (Data::Float8(d), Data::Float8(s)) => d.push(s[i]),
             (Data::Numeric(d), Data::Numeric(s)) => d.push(s[i].clone()),
             (Data::Interval(d), Data::Interval(s)) => d.push(s[i]),
-            (Data::Text(d), Data::Text(s)) => d.push(s.get(i)),
+            (Data::Uuid(d), Data::Uuid(s)) => d.push(s[i]),
+            (Data::Text(d), Data::Text(s)) | (Data::Bytea(d), Data::Bytea(s)) => d.push(s.get(i)),
             (Data::Array(d), Data::Array(s)) => d.push(s[i].clone()),
             _ => panic!("push_from between vectors of different types"),
         }
@@ -475,8 +507,9 @@ impl Vector {
             (Data::Float8(d), Data::Float8(s)) => d.extend_from_slice(s),
             (Data::Numeric(d), Data::Numeric(s)) => d.extend_from_slice(s),
             (Data::Interval(d), Data::Interval(s)) => d.extend_from_slice(s),
+            (Data::Uuid(d), Data::Uuid(s)) => d.extend_from_slice(s),
             (Data::Array(d), Data::Array(s)) => d.extend_from_slice(s),
-            (Data::Text(d), Data::Text(s)) => {
+            (Data::Text(d), Data::Text(s)) | (Data::Bytea(d), Data::Bytea(s)) => {
                 for x in s.iter() {
                     d.push(x);
                 }

@@ -117,6 +117,8 @@ fn binary_value(ty: DataType, b: &[u8]) -> Option<Value> {
             ty: t,
             oid: u32::from_be_bytes(be(b)?),
         },
+        DataType::Bytea => Value::Bytea(b.to_vec()),
+        DataType::Uuid => Value::Uuid(u128::from_be_bytes(be(b)?)),
         DataType::Name | DataType::Char | DataType::NodeTree => {
             Value::Text(std::str::from_utf8(b).ok()?.to_string())
         }
@@ -348,6 +350,8 @@ fn put_value(
         (Data::Float4(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
         (Data::Float8(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
         (Data::Numeric(d), true) => numeric_to_binary(&d[row].to_string(), out),
+        (Data::Bytea(d), true) => out.extend_from_slice(d.get(row)),
+        (Data::Uuid(d), true) => out.extend_from_slice(&d[row].to_be_bytes()),
         (Data::Interval(d), true) => {
             let iv = d[row];
             out.extend_from_slice(&iv.micros.to_be_bytes());

@@ -126,6 +126,8 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
             precision: p,
         } => interval(fields.as_ref(), *p)?,
         D::Regclass => SqlType::Plain(DataType::RegClass),
+        D::Bytea => SqlType::Plain(DataType::Bytea),
+        D::Uuid => SqlType::Plain(DataType::Uuid),
         // `t[]`, `t[n]`, `t ARRAY`: one-dimensional arrays of `t` (the
         // size is not enforced, as in PostgreSQL).
         D::Array(

@@ -50,6 +50,11 @@ pub enum DataType {
     Timestamp,
     TimestampTz,
     Interval,
+    /// `bytea`: a string of bytes.
+    Bytea,
+    /// `uuid`: a 128-bit identifier; held as a `u128` read big-endian, so
+    /// that integer order is PostgreSQL's byte-wise order.
+    Uuid,
     /// `oid`: an object identifier.
     Oid,
     /// `regclass`: a relation's oid, read and printed as its name.
@@ -129,6 +134,8 @@ array_types! {
     Char "\"char\"[]" "_char" 1002,
     Int2Vector "int2vector[]" "_int2vector" 1006,
     OidVector "oidvector[]" "_oidvector" 1013,
+    Bytea "bytea[]" "_bytea" 1001,
+    Uuid "uuid[]" "_uuid" 2951,
 }
 
 /// Array types built-in functions return (`ElementType`'s index follows
@@ -175,8 +182,9 @@ pub enum SqlType {
     TimestampTz(Option<u8>),
     /// `interval [fields] [(p)]`.
     Interval(Option<IntervalMod>),
-    /// A type without a modifier outside the ones above: the catalog types
-    /// and arrays (never a stored column's type).
+    /// A type without a modifier outside the ones above: `bytea` and `uuid`
+    /// (which columns may have), the catalog types and arrays (which they
+    /// may not).
     Plain(DataType),
 }
 
@@ -395,7 +403,7 @@ impl SqlType {
 }
 
 /// The types a table column may have (tuples store them; see `tuple`).
-pub const STORABLE_TYPES: [DataType; 15] = [
+pub const STORABLE_TYPES: [DataType; 17] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -411,11 +419,13 @@ pub const STORABLE_TYPES: [DataType; 15] = [
     DataType::Timestamp,
     DataType::TimestampTz,
     DataType::Interval,
+    DataType::Bytea,
+    DataType::Uuid,
 ];
 
 /// Every scalar type (all but arrays), for tables that map names and
 /// numbers onto them.
-pub const SCALAR_TYPES: [DataType; 27] = [
+pub const SCALAR_TYPES: [DataType; 29] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -431,6 +441,8 @@ pub const SCALAR_TYPES: [DataType; 27] = [
     DataType::Timestamp,
     DataType::TimestampTz,
     DataType::Interval,
+    DataType::Bytea,
+    DataType::Uuid,
     DataType::Oid,
     DataType::RegClass,
     DataType::RegType,
@@ -488,6 +500,8 @@ impl DataType {
             DataType::Timestamp => "timestamp",
             DataType::TimestampTz => "timestamptz",
             DataType::Interval => "interval",
+            DataType::Bytea => "bytea",
+            DataType::Uuid => "uuid",
             DataType::Oid => "oid",
             DataType::RegClass => "regclass",
             DataType::RegType => "regtype",
@@ -535,6 +549,8 @@ impl DataType {
             DataType::Timestamp => 1114,
             DataType::TimestampTz => 1184,
             DataType::Interval => 1186,
+            DataType::Bytea => 17,
+            DataType::Uuid => 2950,
             DataType::Oid => 26,
             DataType::RegClass => 2205,
             DataType::RegType => 2206,
@@ -619,7 +635,7 @@ impl DataType {
             | DataType::Time
             | DataType::Timestamp
             | DataType::TimestampTz => 8,
-            DataType::Interval => 16,
+            DataType::Interval | DataType::Uuid => 16,
             DataType::Numeric => 18,
             _ => return None,
         })
@@ -638,7 +654,7 @@ impl DataType {
             | DataType::Time
             | DataType::Timestamp
             | DataType::TimestampTz => 8,
-            DataType::Interval => 16,
+            DataType::Interval | DataType::Uuid => 16,
             DataType::Name => 64,
             _ => -1,
         }

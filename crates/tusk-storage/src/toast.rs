@@ -397,6 +397,7 @@ fn pg_fixed(ty: DataType) -> Option<PgSize> {
         | DataType::Timestamp
         | DataType::TimestampTz => (8, 8),
         DataType::Interval => (16, 8),
+        DataType::Uuid => (16, 1),
         // Varlenas (sized by their value), and the catalog types, which
         // tables never store.
         _ => return None,

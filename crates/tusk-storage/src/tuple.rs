@@ -16,8 +16,8 @@
 //! The null bitmap (one bit per attribute, set = NULL) is present only when
 //! `infomask & HAS_NULLS`. NULL attributes take no bytes. Attribute encodings, all
 //! little endian and unaligned: `boolean` 1 byte, `integer` 4, `bigint` 8,
-//! `numeric` 16-byte unscaled value + 2-byte scale, text types a 2-byte
-//! header and their bytes.
+//! `numeric` 16-byte unscaled value + 2-byte scale, `uuid` its 16 bytes in
+//! order, text types and `bytea` a 2-byte header and their bytes.
 //!
 //! ## Text values of any size
 //!
@@ -276,6 +276,11 @@ impl TupleBuilder {
         self.data.extend_from_slice(&days.to_le_bytes());
         self.data.extend_from_slice(&months.to_le_bytes());
     }
+    /// A `uuid`, its 16 bytes in PostgreSQL's (big-endian) order.
+    pub fn push_uuid(&mut self, v: u128) {
+        self.next_att(false);
+        self.data.extend_from_slice(&v.to_be_bytes());
+    }
     pub fn push_i32(&mut self, v: i32) {
         self.next_att(false);
         self.data.extend_from_slice(&v.to_le_bytes());
@@ -409,6 +414,9 @@ pub enum Attr<'a> {
     Numeric(i128, u16),
     /// Microseconds, days, months.
     Interval(i64, i32, i32),
+    /// A `uuid` (see `DataType::Uuid`).
+    Uuid(u128),
+    /// The bytes of a string or `bytea` value.
     Text(&'a [u8]),
     /// A toasted text value: its form, from the kind byte on (see `toast`).
     Toasted(&'a [u8]),
@@ -433,7 +441,8 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
             i128::from_le_bytes(b[0..16].try_into().unwrap()),
             u16::from_le_bytes([b[16], b[17]]),
         ),
-        DataType::Text | DataType::Varchar | DataType::Bpchar => text_attr(b).0,
+        DataType::Uuid => Attr::Uuid(u128::from_be_bytes(b[0..16].try_into().unwrap())),
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Bytea => text_attr(b).0,
         other => unreachable!("tuples store no values of type {other:?}"),
     }
 }

@@ -32,8 +32,11 @@
 //! | [`datetime::funcs`] | `extract`, `date_part`, `date_trunc` | `extract`, `date_part` (over `funcs::Source`), `date_trunc_timestamp`, `date_trunc_timestamptz`, `date_trunc_interval`, `iso_week` |
 //! | [`datetime::to_char`] | template formatting | `to_char`, `to_date`, `to_timestamp`, `to_timestamp_epoch` |
 //! | [`interval`] | `interval`: months, days, microseconds | [`Interval`] (`Ord`/`Hash` on the 30-day-month key, `checked_add/sub/neg`, `mul_f64`, `div_f64`, `justify_hours/days/interval`), `parse_interval`, `IntervalTypmod` (`from_qualifier`, `apply`), `format::format_interval_style` |
+//! | [`bytea`] | `bytea` text forms and `encode`/`decode` formats | `parse_bytea`, `format_bytea`, `encode_hex`/`decode_hex`, `encode_base64`/`decode_base64`, `encode_escape`/`decode_escape` |
+//! | [`uuid`] | `uuid` text forms | `parse_uuid`, `format_uuid`, `random_v4` |
 //! | [`error`] | errors with SQLSTATEs | [`TypeError`], `error::sqlstate` |
 
+pub mod bytea;
 pub mod datetime;
 pub mod error;
 pub mod float;
@@ -41,6 +44,7 @@ pub mod interval;
 pub mod numeric;
 pub mod scalar;
 pub mod settings;
+pub mod uuid;
 
 pub use error::TypeError;
 pub use interval::Interval;

@@ -150,6 +150,8 @@ pub enum Acc {
     StringAgg {
         val: Vec<Option<(Vec<u8>, usize)>>,
         bytes: usize,
+        /// `string_agg(bytea, bytea)`: the result is `bytea`, not text.
+        bytea: bool,
     },
     Bits {
         val: Vec<Option<i64>>,
@@ -438,6 +440,7 @@ impl Acc {
             AggFunc::StringAgg => Acc::StringAgg {
                 val: vec![],
                 bytes: 0,
+                bytea: ty == T::Bytea,
             },
             AggFunc::BitAnd | AggFunc::BitOr => Acc::Bits {
                 val: vec![],
@@ -834,11 +837,13 @@ impl Acc {
                     });
                 }
             }
-            Acc::StringAgg { val, bytes } => {
-                let (Data::Text(v), Some(&delim)) = (&a.unwrap().data, args.get(1)) else {
+            Acc::StringAgg { val, bytes, .. } => {
+                let (Data::Text(v) | Data::Bytea(v), Some(&delim)) =
+                    (&a.unwrap().data, args.get(1))
+                else {
                     return Err(ExecError::new("string_agg expects text arguments"));
                 };
-                let Data::Text(dl) = &delim.data else {
+                let (Data::Text(dl) | Data::Bytea(dl)) = &delim.data else {
                     return Err(ExecError::new("string_agg expects text arguments"));
                 };
                 for &i in rows {
@@ -929,8 +934,9 @@ impl Acc {
             },
             Acc::MinMaxKeyed { val, .. } => val[k].as_ref().map_or(Value::Null, |(_, v)| v.clone()),
             Acc::Bool { val, .. } => val[k].map_or(Value::Null, Value::Bool),
-            Acc::StringAgg { val, .. } => match &val[k] {
+            Acc::StringAgg { val, bytea, .. } => match &val[k] {
                 None => Value::Null,
+                Some((buf, first)) if *bytea => Value::Bytea(buf[*first..].to_vec()),
                 Some((buf, first)) => {
                     Value::Text(String::from_utf8_lossy(&buf[*first..]).into_owned())
                 }

@@ -57,6 +57,7 @@ pub fn result_type(func: AggFunc, arg: Option<DataType>) -> DataType {
             T::Float4 | T::Float8 => T::Float8,
             _ => T::Numeric,
         },
+        AggFunc::StringAgg if arg == T::Bytea => T::Bytea,
         AggFunc::StringAgg => T::Text,
         AggFunc::BitAnd | AggFunc::BitOr => arg,
         AggFunc::ArrayAgg => arg.array_of().unwrap_or(T::Text),

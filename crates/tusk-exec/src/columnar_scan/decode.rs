@@ -28,10 +28,13 @@ pub(super) fn decode(dec: &mut ColumnDecoder, n: usize, ty: DataType) -> Vector 
         Data::Interval(d) => dec.next_interval(n, |us, days, months| {
             d.push(Interval::new(months, days, us))
         }),
-        Data::Text(d) => {
+        Data::Text(d) | Data::Bytea(d) => {
             let mut s = Strings::with_capacity(n, n * 8);
             dec.next_strings(n, |b| s.push(b));
             *d = s;
+        }
+        Data::Uuid(d) => {
+            dec.next_strings(n, |b| d.push(b.try_into().map_or(0, u128::from_be_bytes)))
         }
         // Tables store only tusk_storage's STORABLE_TYPES, never arrays.
         Data::Array(_) => unreachable!("a table column of type {ty:?}"),

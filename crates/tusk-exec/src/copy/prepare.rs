@@ -299,7 +299,7 @@ pub fn layout_tuples(
     for (v, ty) in vectors.iter().zip(types) {
         let null = |r: usize| v.nulls.as_ref().is_some_and(|m| m[r]);
         match (&v.data, ty.fixed_width()) {
-            (Data::Text(s), _) => {
+            (Data::Text(s) | Data::Bytea(s), _) => {
                 for (r, sz) in size.iter_mut().enumerate() {
                     if !null(r) {
                         *sz += text_size(s.get(r).len());
@@ -316,7 +316,7 @@ pub fn layout_tuples(
                     }
                 }
             },
-            (_, None) => unreachable!("strings are Text vectors"),
+            (_, None) => unreachable!("strings are Text or Bytea vectors"),
         }
     }
     offsets.clear();
@@ -369,6 +369,7 @@ pub fn layout_tuples(
             Data::Int8(d) => fixed!(d, |x| x.to_le_bytes()),
             Data::Float4(d) => fixed!(d, |x| x.to_le_bytes()),
             Data::Float8(d) => fixed!(d, |x| x.to_le_bytes()),
+            Data::Uuid(d) => fixed!(d, |x| x.to_be_bytes()),
             Data::Interval(d) => fixed!(d, |x| {
                 let mut b = [0u8; 16];
                 b[0..8].copy_from_slice(&x.micros.to_le_bytes());
@@ -383,7 +384,7 @@ pub fn layout_tuples(
                 b[16..18].copy_from_slice(&scale.to_le_bytes());
                 b
             }),
-            Data::Text(s) => {
+            Data::Text(s) | Data::Bytea(s) => {
                 for r in 0..n {
                     if m.is_some_and(|m| m[r]) {
                         continue;

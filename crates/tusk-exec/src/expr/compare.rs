@@ -157,6 +157,10 @@ fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vecto
             let x = x.as_bytes();
             (0..a.len()).map(|i| op.test(a.get(i).cmp(x))).collect()
         }
+        (Data::Bytea(a), Value::Bytea(x)) => {
+            (0..a.len()).map(|i| op.test(a.get(i).cmp(x))).collect()
+        }
+        (Data::Uuid(a), Value::Uuid(x)) => against(op, a, *x),
         _ => return None,
     };
     Some(Vector::new(Data::Bool(out), l.nulls.clone()))
@@ -260,9 +264,10 @@ pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result
         (Data::Text(a), Data::Text(b)) if bpchar => (0..a.len())
             .map(|i| op.test(strip_blanks(a.get(i)).cmp(strip_blanks(b.get(i)))))
             .collect(),
-        (Data::Text(a), Data::Text(b)) => (0..a.len())
+        (Data::Text(a), Data::Text(b)) | (Data::Bytea(a), Data::Bytea(b)) => (0..a.len())
             .map(|i| op.test(a.get(i).cmp(b.get(i))))
             .collect(),
+        (Data::Uuid(a), Data::Uuid(b)) => cmp_slices(op, a, b),
         (Data::Array(a), Data::Array(b)) => cmp_slices(op, a, b),
         _ => return Err(mismatch()),
     };
@@ -288,7 +293,8 @@ pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool)
         (Data::Text(x), Data::Text(y)) if bpchar => {
             strip_blanks(x.get(i)).cmp(strip_blanks(y.get(j)))
         }
-        (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Text(x), Data::Text(y)) | (Data::Bytea(x), Data::Bytea(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Uuid(x), Data::Uuid(y)) => x[i].cmp(&y[j]),
         (Data::Array(x), Data::Array(y)) => x[i].cmp(&y[j]),
         _ => panic!("cmp_rows over vectors of different representations"),
     }

@@ -2,7 +2,7 @@
 //! `pg_proc` (name, parameter types, variadic, result type), plus the
 //! [`Func`] that computes it. [`super::resolve()`] searches this table; it is
 //! the one place that says which signatures exist. Rows follow PostgreSQL 15's
-//! catalog for the types tusk has (no `bytea`, `bit`, arrays or geometry,
+//! catalog for the types tusk has (no `bit`, `json` or geometry,
 //! so a call PostgreSQL finds ambiguous among those may resolve here).
 //!
 //! `"any"` parameters (`concat`, `format`, `quote_literal(anyelement)`)
@@ -75,6 +75,8 @@ const TIME: Param = Param::T(D::Time);
 const TS: Param = Param::T(D::Timestamp);
 const TSTZ: Param = Param::T(D::TimestampTz);
 const IV: Param = Param::T(D::Interval);
+const BYTEA: Param = Param::T(D::Bytea);
+const NAME: Param = Param::T(D::Name);
 
 pub(crate) const fn p(
     name: &'static str,
@@ -220,6 +222,24 @@ pub static PROCS: &[Proc] = &[
     p("octet_length", &[TEXT], D::Int4, Func::OctetLength),
     p("octet_length", &[BPCHAR], D::Int4, Func::OctetLength),
     p("bit_length", &[TEXT], D::Int4, Func::BitLength),
+    // Binary string functions (tables 9.11 and 9.12) and `uuid`'s.
+    p("length", &[BYTEA], D::Int4, Func::ByteaLength),
+    p("octet_length", &[BYTEA], D::Int4, Func::OctetLength),
+    p("bit_length", &[BYTEA], D::Int4, Func::BitLength),
+    p("byteacat", &[BYTEA, BYTEA], D::Bytea, Func::ByteaCat),
+    p("substr", &[BYTEA, I4, I4], D::Bytea, Func::ByteaSubstr),
+    p("substr", &[BYTEA, I4], D::Bytea, Func::ByteaSubstr),
+    p("substring", &[BYTEA, I4, I4], D::Bytea, Func::ByteaSubstr),
+    p("substring", &[BYTEA, I4], D::Bytea, Func::ByteaSubstr),
+    p("position", &[BYTEA, BYTEA], D::Int4, Func::BytePosition),
+    p("get_byte", &[BYTEA, I4], D::Int4, Func::GetByte),
+    p("set_byte", &[BYTEA, I4, I4], D::Bytea, Func::SetByte),
+    p("encode", &[BYTEA, TEXT], D::Text, Func::Encode),
+    p("decode", &[TEXT, TEXT], D::Bytea, Func::Decode),
+    p("convert_to", &[TEXT, NAME], D::Bytea, Func::ConvertTo),
+    p("convert_from", &[BYTEA, NAME], D::Text, Func::ConvertFrom),
+    p("md5", &[BYTEA], D::Text, Func::Md5),
+    p("gen_random_uuid", &[], D::Uuid, Func::GenRandomUuid),
     p("upper", &[TEXT], D::Text, Func::Upper),
     p("lower", &[TEXT], D::Text, Func::Lower),
     p("initcap", &[TEXT], D::Text, Func::Initcap),
@@ -506,6 +526,8 @@ macro_rules! cmp_ops {
             Oper { name: $name, left: D::Oid, right: D::Oid, ret: D::Bool },
             Oper { name: $name, left: D::Name, right: D::Name, ret: D::Bool },
             Oper { name: $name, left: D::Char, right: D::Char, ret: D::Bool },
+            Oper { name: $name, left: D::Bytea, right: D::Bytea, ret: D::Bool },
+            Oper { name: $name, left: D::Uuid, right: D::Uuid, ret: D::Bool },
         )*]
     };
 }

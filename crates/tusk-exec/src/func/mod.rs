@@ -41,7 +41,8 @@
 //!   `x BETWEEN a AND b` is `x >= a AND x <= b`, and `BETWEEN SYMMETRIC` is
 //!   `(x >= a AND x <= b) OR (x >= b AND x <= a)`.
 //!
-//! Families: [`math`] (numbers), [`string`] (text), [`regex`] (regular
+//! Families: [`math`] (numbers), [`string`] (text), `bytea` (`bytea`
+//! and `uuid`), [`regex`] (regular
 //! expression syntax), [`regexp`] (the functions over patterns, `SIMILAR
 //! TO`, LIKE's escape), [`format`](mod@format) (`format`,
 //! `quote_*`), `numeric_fns` (the numeric versions: the seam to the
@@ -49,6 +50,7 @@
 //! `date_trunc`, `to_char` and the other date/time functions).
 
 pub mod arrays;
+mod bytea;
 pub mod catalog;
 pub mod datetime;
 pub mod format;
@@ -163,6 +165,17 @@ funcs! {
     ConcatWs => "concat_ws",
     StartsWith => "starts_with",
     Md5 => "md5",
+    ByteaLength => "length",
+    ByteaCat => "byteacat",
+    ByteaSubstr => "substr",
+    BytePosition => "position",
+    GetByte => "get_byte",
+    SetByte => "set_byte",
+    Encode => "encode",
+    Decode => "decode",
+    ConvertTo => "convert_to",
+    ConvertFrom => "convert_from",
+    GenRandomUuid => "gen_random_uuid",
     Chr => "chr",
     Ascii => "ascii",
     Translate => "translate",
@@ -307,6 +320,7 @@ impl Func {
         matches!(
             self,
             Func::Random
+                | Func::GenRandomUuid
                 | Func::SetSeed
                 | Func::PgSleep
                 | Func::ClockTimestamp
@@ -431,6 +445,17 @@ impl Func {
             | Func::Translate
             | Func::ToHex => string::eval(self, &call),
             Func::QuoteIdent | Func::QuoteLiteral => format::eval(self, &call),
+            Func::ByteaLength
+            | Func::ByteaCat
+            | Func::ByteaSubstr
+            | Func::BytePosition
+            | Func::GetByte
+            | Func::SetByte
+            | Func::Encode
+            | Func::Decode
+            | Func::ConvertTo
+            | Func::ConvertFrom
+            | Func::GenRandomUuid => bytea::eval(self, &call),
             Func::SubstringRegex
             | Func::SubstringSimilar
             | Func::RegexpReplace

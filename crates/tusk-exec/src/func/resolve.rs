@@ -356,6 +356,18 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
         return r.ok_or_else(not_found);
     }
     if op == "||" {
+        // byteacat: bytea on one side, bytea or an untyped literal on the
+        // other.
+        let bytea_or_unknown =
+            |a: ArgType| matches!(a, ArgType::Unknown | ArgType::Known(DataType::Bytea));
+        let bytea = ArgType::Known(DataType::Bytea);
+        if (left == bytea || right == bytea) && bytea_or_unknown(left) && bytea_or_unknown(right) {
+            return Ok(Resolved {
+                func: Some(crate::func::Func::ByteaCat),
+                arg_types: vec![DataType::Bytea, DataType::Bytea],
+                ret: DataType::Bytea,
+            });
+        }
         // textcat, anytextcat, textanycat: one side must be a string.
         let stringy = |a: ArgType| {
             matches!(a, ArgType::Unknown) || matches!(a, ArgType::Known(t) if t.is_string())

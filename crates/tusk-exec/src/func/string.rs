@@ -38,6 +38,15 @@ pub(super) fn text_arg<'a>(c: &'a Call, k: usize, i: usize) -> &'a str {
     }
 }
 
+/// Argument `k` of row `i` as bytes: a string's or a `bytea`'s.
+#[inline]
+pub(super) fn bytes_arg<'a>(c: &'a Call, k: usize, i: usize) -> &'a [u8] {
+    match &c.args[k].data {
+        Data::Text(s) | Data::Bytea(s) => s.get(i),
+        _ => b"",
+    }
+}
+
 /// Argument `k` of row `i` as an integer.
 #[inline]
 pub(super) fn int_arg(c: &Call, k: usize, i: usize) -> i64 {
@@ -66,7 +75,7 @@ pub(super) fn text_result(
     Ok(Vector::new(Data::Text(out), c.nulls.clone()))
 }
 
-fn int_result(c: &Call, f: impl Fn(usize) -> Result<i32>) -> Result<Vector> {
+pub(super) fn int_result(c: &Call, f: impl Fn(usize) -> Result<i32>) -> Result<Vector> {
     let mut out = Vec::with_capacity(c.n);
     for i in 0..c.n {
         out.push(if c.computes(i) { f(i)? } else { 0 });
@@ -90,8 +99,13 @@ fn skip_chars(s: &str, n: usize) -> &str {
     }
 }
 
-/// SQL `substring(s FROM start [FOR count])`.
-fn substr(s: &str, start: i64, count: Option<i64>) -> Result<&str> {
+/// Which 0-based positions `substring(... FROM start [FOR count])` takes,
+/// in characters for text and bytes for `bytea`: from `.0` on, and at
+/// most `.1` of them; `None` when nothing.
+pub(super) fn substring_span(
+    start: i64,
+    count: Option<i64>,
+) -> Result<Option<(usize, Option<usize>)>> {
     let end = match count {
         Some(c) if c < 0 => {
             return Err(ExecError::coded(
@@ -104,12 +118,20 @@ fn substr(s: &str, start: i64, count: Option<i64>) -> Result<&str> {
     };
     let from = start.max(1);
     if end.is_some_and(|e| e <= from) {
-        return Ok("");
+        return Ok(None);
     }
-    let rest = skip_chars(s, (from - 1) as usize);
-    Ok(match end {
-        Some(e) => prefix_chars(rest, (e - from) as usize),
-        None => rest,
+    Ok(Some((
+        (from - 1) as usize,
+        end.map(|e| (e - from) as usize),
+    )))
+}
+
+/// SQL `substring(s FROM start [FOR count])`.
+fn substr(s: &str, start: i64, count: Option<i64>) -> Result<&str> {
+    Ok(match substring_span(start, count)? {
+        None => "",
+        Some((skip, None)) => skip_chars(s, skip),
+        Some((skip, Some(take))) => prefix_chars(skip_chars(s, skip), take),
     })
 }
 
@@ -239,8 +261,9 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
             };
             Ok(s.chars().count() as i32)
         }),
-        Func::OctetLength => int_result(c, |i| Ok(t(0, i).len() as i32)),
-        Func::BitLength => int_result(c, |i| Ok(t(0, i).len() as i32 * 8)),
+        // Bytes, of text and `bytea` alike.
+        Func::OctetLength => int_result(c, |i| Ok(bytes_arg(c, 0, i).len() as i32)),
+        Func::BitLength => int_result(c, |i| Ok(bytes_arg(c, 0, i).len() as i32 * 8)),
         Func::Strpos => int_result(c, |i| {
             let (s, sub) = (t(0, i), t(1, i));
             Ok(match s.find(sub) {
@@ -334,7 +357,7 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
             Ok(())
         }),
         Func::Md5 => text_result(c, |i, o| {
-            hex_digest(t(0, i).as_bytes(), o);
+            hex_digest(bytes_arg(c, 0, i), o);
             Ok(())
         }),
         Func::Chr => text_result(c, |i, o| chr(int(0, i), o)),

@@ -75,8 +75,8 @@ pub fn estimated_table_bytes(rows: f64, payload_width: f64, key_types: &[DataTyp
             .iter()
             .map(|k| match k.data {
                 Data::Numeric(_) => 19.0,
-                Data::Interval(_) => 16.0,
-                Data::Text(_) | Data::Array(_) => VARIABLE_KEY_BYTES,
+                Data::Interval(_) | Data::Uuid(_) => 16.0,
+                Data::Text(_) | Data::Bytea(_) | Data::Array(_) => VARIABLE_KEY_BYTES,
                 _ => 8.0,
             })
             .sum();

@@ -9,6 +9,7 @@ passes; an assertion error otherwise.
 import sys
 import threading
 import time
+import uuid
 from decimal import Decimal
 
 import psycopg
@@ -50,6 +51,21 @@ with psycopg.connect(conninfo, autocommit=True) as conn:
     bcur = conn.cursor(binary=True)
     bcur.execute("select id, name, amount, id > 50 from pc where id in (3, 77) order by id")
     assert bcur.fetchall() == [(3, "n3", Decimal("0.75"), False), (77, "n77", Decimal("19.25"), True)]
+
+    # bytea and uuid: Python bytes and UUID as parameters (psycopg sends
+    # bytes in binary), in text and binary results, through a table.
+    blob = bytes(range(256)) + b"\x00\\x"
+    ident = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+    cur.execute("drop table if exists pcb")
+    cur.execute("create table pcb (id uuid primary key, data bytea)")
+    cur.execute("insert into pcb values (%s, %s), (gen_random_uuid(), %s)", (ident, blob, b""))
+    for c in (cur, bcur):
+        c.execute("select id, data, length(data) from pcb where id = %s", (ident,))
+        assert c.fetchone() == (ident, blob, len(blob)), c
+        c.execute("select data, pg_typeof(id)::text from pcb where data = %s", (b"",))
+        assert c.fetchone() == (b"", "uuid"), c
+    cur.execute("select %s::bytea || '\\x01'::bytea, %s::uuid::text", (b"\xff", str(ident)))
+    assert cur.fetchone() == (b"\xff\x01", str(ident))
 
     # Parameters reach every kind of plan node: aggregate filters, window
     # frames, CTEs (recursive too), subqueries, outer joins, set operations.

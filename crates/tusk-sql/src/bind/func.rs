@@ -50,14 +50,14 @@ pub fn agg_result_type(f: AggFunc, arg: Option<DataType>) -> Option<DataType> {
     let exists = match (f, arg) {
         (F::CountStar | F::Count, _) => true,
         (F::Sum | F::Avg, Some(Int2 | Int4 | Int8 | Numeric | Float4 | Float8 | Interval)) => true,
-        (F::Min | F::Max, Some(Bool)) => false,
+        (F::Min | F::Max, Some(Bool | Bytea | Uuid)) => false,
         (F::Min | F::Max, Some(_)) => true,
         (F::BoolAnd | F::BoolOr | F::Every, Some(Bool)) => true,
         (
             F::Stddev | F::StddevSamp | F::StddevPop | F::Variance | F::VarSamp | F::VarPop,
             Some(Int2 | Int4 | Int8 | Numeric | Float4 | Float8),
         ) => true,
-        (F::StringAgg, Some(Text | Varchar | Bpchar)) => true,
+        (F::StringAgg, Some(Text | Varchar | Bpchar | Bytea)) => true,
         (F::BitAnd | F::BitOr, Some(Int2 | Int4 | Int8)) => true,
         // array_agg(anyarray) builds multidimensional arrays, which tusk lacks.
         (F::ArrayAgg, Some(t)) => t.array_of().is_some(),
@@ -320,17 +320,23 @@ impl Binder<'_> {
                 let v = it.next().unwrap();
                 let d = it.next().unwrap();
                 let vt = agg_arg_type(name, func, &v)?;
-                if !vt.is_string() {
-                    return no_aggregate(name, &[v.type_name(), d.type_name()]);
-                }
-                let v = self.coerce(v, DataType::Text, |_| SqlError::new("unreachable"))?;
-                let d = self.coerce(d, DataType::Text, |t| {
+                // string_agg(text, text) or string_agg(bytea, bytea).
+                let t = match vt {
+                    DataType::Bytea => DataType::Bytea,
+                    t if t.is_string() => DataType::Text,
+                    _ => return no_aggregate(name, &[v.type_name(), d.type_name()]),
+                };
+                let v = self.coerce(v, t, |_| SqlError::new("unreachable"))?;
+                let d = self.coerce(d, t, |dt| {
                     SqlError::coded(
                         sqlstate::UNDEFINED_FUNCTION,
-                        format!("function string_agg(text, {t}) does not exist"),
+                        format!(
+                            "function string_agg({}, {dt}) does not exist",
+                            t.display_name()
+                        ),
                     )
                 })?;
-                (func, vec![v, d], DataType::Text)
+                (func, vec![v, d], t)
             }
             (_, 1) => {
                 let b = args.into_iter().next().unwrap();

@@ -105,6 +105,8 @@ pub(crate) fn btree_opclass(ty: DataType) -> u32 {
         DataType::TimestampTz => 3127,
         DataType::Interval => 10022,
         DataType::Numeric => 3125,
+        DataType::Bytea => 10006,
+        DataType::Uuid => 10065,
         _ => 10000,
     }
 }
@@ -130,6 +132,8 @@ pub(crate) const BTREE_OPCLASSES: &[(u32, &str, u32, DataType)] = &[
     (3127, "timestamptz_ops", 434, DataType::TimestampTz),
     (10022, "interval_ops", 1982, DataType::Interval),
     (3125, "numeric_ops", 1988, DataType::Numeric),
+    (10006, "bytea_ops", 428, DataType::Bytea),
+    (10065, "uuid_ops", 2968, DataType::Uuid),
 ];
 
 /// `pg_type`'s storage facts of `ty`: (typbyval, typalign, typstorage).
@@ -137,6 +141,7 @@ pub(crate) fn type_storage(ty: DataType) -> (bool, char, char) {
     use DataType as T;
     match ty {
         T::Bool | T::Char => (true, 'c', 'p'),
+        T::Uuid => (false, 'c', 'p'),
         T::Name => (false, 'c', 'p'),
         T::Int2 => (true, 's', 'p'),
         T::Int4 | T::Float4 | T::Date | T::Xid => (true, 'i', 'p'),
@@ -171,6 +176,7 @@ pub(crate) fn type_functions(ty: DataType) -> [String; 4] {
         | DataType::Timestamp
         | DataType::TimestampTz
         | DataType::Interval
+        | DataType::Uuid
         | DataType::NodeTree => "_",
         _ => "",
     };

@@ -130,6 +130,8 @@ fn mergeable(t: DataType) -> bool {
             | DataType::Timestamp
             | DataType::TimestampTz
             | DataType::Interval
+            | DataType::Bytea
+            | DataType::Uuid
     )
 }
 

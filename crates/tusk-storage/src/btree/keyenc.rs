@@ -86,6 +86,9 @@ pub enum KeyType {
     Timestamp,
     TimestampTz,
     Interval,
+    /// `bytea`: bytes in order, a shorter prefix first.
+    Bytea,
+    Uuid,
 }
 
 impl KeyType {
@@ -107,6 +110,8 @@ impl KeyType {
             SqlType::Timestamp(_) => KeyType::Timestamp,
             SqlType::TimestampTz(_) => KeyType::TimestampTz,
             SqlType::Interval(_) => KeyType::Interval,
+            SqlType::Plain(crate::catalog::DataType::Bytea) => KeyType::Bytea,
+            SqlType::Plain(crate::catalog::DataType::Uuid) => KeyType::Uuid,
             SqlType::Plain(t) => unreachable!("indexes are built on stored types, not {t:?}"),
         }
     }
@@ -124,7 +129,8 @@ impl KeyType {
             | KeyType::Timestamp
             | KeyType::TimestampTz => (8, 8),
             KeyType::Interval => (16, 8),
-            KeyType::Numeric | KeyType::Text | KeyType::Bpchar => (-1, 4),
+            KeyType::Uuid => (16, 1),
+            KeyType::Numeric | KeyType::Text | KeyType::Bpchar | KeyType::Bytea => (-1, 4),
         }
     }
 }
@@ -188,6 +194,7 @@ pub enum Datum<'a> {
     Text(&'a [u8]),
     /// Microseconds, days, months.
     Interval(i64, i32, i32),
+    Uuid(u128),
 }
 
 impl<'a> Datum<'a> {
@@ -210,6 +217,7 @@ impl<'a> Datum<'a> {
             Attr::Numeric(u, s) => Datum::Numeric(u, s),
             Attr::Interval(us, d, m) => Datum::Interval(us, d, m),
             Attr::Text(t) => Datum::Text(t),
+            Attr::Uuid(u) => Datum::Uuid(u),
             Attr::Toasted(_) => return None,
         })
     }
@@ -384,7 +392,8 @@ fn encode_column(
             );
         }
         (KeyType::Numeric, Datum::Decimal(d)) => encode_decimal(out, *d),
-        (KeyType::Text, Datum::Text(t)) => encode_text(out, t),
+        (KeyType::Text | KeyType::Bytea, Datum::Text(t)) => encode_text(out, t),
+        (KeyType::Uuid, Datum::Uuid(u)) => out.extend_from_slice(&u.to_be_bytes()),
         (KeyType::Bpchar, Datum::Text(t)) => encode_text(out, bpchar_trim(t)),
         _ => return Err(()),
     }

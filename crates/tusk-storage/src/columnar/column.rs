@@ -24,7 +24,7 @@
 //! | `real`, `double precision` | the values' bit patterns |
 //! | `numeric` | the scales, then repr 0 and the unscaled values when all fit 64 bits, else repr 1 and 16 bytes each |
 //! | `interval` | microseconds, days, months |
-//! | strings | repr 0: the lengths, then the bytes; repr 1 (dictionary): the entry count u32, the entries' lengths and bytes, then each row's code |
+//! | strings, `bytea`, `uuid` (16 bytes) | repr 0: the lengths, then the bytes; repr 1 (dictionary): the entry count u32, the entries' lengths and bytes, then each row's code |
 //!
 //! A string column gets a dictionary when it has at most 4096 distinct
 //! values and the dictionary form is smaller.
@@ -107,9 +107,7 @@ impl ColumnBuffer {
             DataType::Float8 => Values::Float8(Vec::new()),
             DataType::Numeric => Values::Numeric(Vec::new(), Vec::new()),
             DataType::Interval => Values::Interval(Vec::new(), Vec::new(), Vec::new()),
-            DataType::Text | DataType::Varchar | DataType::Bpchar => {
-                Values::Text(Vec::new(), Vec::new())
-            }
+            t if held_as_bytes(t) => Values::Text(Vec::new(), Vec::new()),
             _ => Values::Int(Vec::new()),
         };
         ColumnBuffer {
@@ -154,6 +152,10 @@ impl ColumnBuffer {
             }
             (Values::Text(o, b), Attr::Text(x)) => {
                 b.extend_from_slice(x);
+                o.push(b.len() as u32);
+            }
+            (Values::Text(o, b), Attr::Uuid(x)) => {
+                b.extend_from_slice(&x.to_be_bytes());
                 o.push(b.len() as u32);
             }
             // NULL (or a value of another type, which a writer never
@@ -237,7 +239,7 @@ impl ColumnBuffer {
             Values::Interval(us, d, m) => tb.push_interval(us[row], d[row], m[row]),
             Values::Text(o, b) => {
                 let start = if row == 0 { 0 } else { o[row - 1] as usize };
-                tb.push_text(&b[start..o[row] as usize]);
+                push_bytes_to_tuple(self.ty, &b[start..o[row] as usize], tb);
             }
         }
     }
@@ -337,6 +339,24 @@ impl Values {
             // An empty string: no bytes to repeat.
             Values::Text(o, b) => o.push(b.len() as u32),
         }
+    }
+}
+
+/// Whether a column of type `ty` is held as strings of bytes: the string
+/// types, `bytea`, and `uuid` (its 16 bytes, big-endian, so that byte
+/// order is the type's order and the string bounds apply).
+pub fn held_as_bytes(ty: DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Bytea | DataType::Uuid
+    )
+}
+
+/// Adds a value held as bytes (see [`held_as_bytes`]) to a tuple.
+fn push_bytes_to_tuple(ty: DataType, b: &[u8], tb: &mut TupleBuilder) {
+    match ty {
+        DataType::Uuid => tb.push_uuid(b.try_into().map_or(0, u128::from_be_bytes)),
+        _ => tb.push_text(b),
     }
 }
 
@@ -578,7 +598,7 @@ impl ColumnDecoder {
                 days: IntDecoder::new(&mut r, n)?,
                 months: IntDecoder::new(&mut r, n)?,
             },
-            DataType::Text | DataType::Varchar | DataType::Bpchar => match r.u8()? {
+            t if held_as_bytes(t) => match r.u8()? {
                 0 => {
                     let total = string_total(&r, n)?;
                     let lengths = IntDecoder::new(&mut r, n)?;
@@ -783,9 +803,7 @@ impl ColumnDecoder {
             }
             DataType::Numeric => self.next_numeric(1, |u, s| tb.push_numeric(u, s)),
             DataType::Interval => self.next_interval(1, |a, b, c| tb.push_interval(a, b, c)),
-            DataType::Text | DataType::Varchar | DataType::Bpchar => {
-                self.next_strings(1, |s| tb.push_text(s))
-            }
+            t if held_as_bytes(t) => self.next_strings(1, |s| push_bytes_to_tuple(t, s, tb)),
             _ => {
                 let mut v: Vec<i64> = Vec::new();
                 self.next_ints(1, &mut v);
