@@ -695,6 +695,9 @@ pub enum SubPlanKind {
     /// `test` is true for every row (also for no rows); else false if it
     /// was false for some row; else NULL.
     All { test: Expr },
+    /// `test` over the only row (`(a, b) = (SELECT x, y ...)`): NULL for
+    /// no row, error 21000 for more than one.
+    RowCompare { test: Expr },
 }
 
 /// A subquery the executor runs per outer row: `params[i]`, evaluated on
@@ -970,7 +973,10 @@ impl Plan {
             NodeKind::SubPlans { subplans } => {
                 for s in subplans {
                     s.params.iter_mut().for_each(&mut *f);
-                    if let SubPlanKind::Any { test } | SubPlanKind::All { test } = &mut s.kind {
+                    if let SubPlanKind::Any { test }
+                    | SubPlanKind::All { test }
+                    | SubPlanKind::RowCompare { test } = &mut s.kind
+                    {
                         f(test);
                     }
                     s.plan.for_each_expr_mut(f);

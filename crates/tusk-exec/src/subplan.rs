@@ -14,6 +14,7 @@
 //! | scalar | the first column of the only row; NULL for none; error 21000 for two | two rows |
 //! | ANY (`test`) | true if `test` is true for some row, else NULL if it was NULL for some, else false | until a true |
 //! | ALL (`test`) | false if `test` is false for some row, else NULL if it was NULL for some, else true | until a false |
+//! | row comparison (`test`) | `test` over the only row; NULL for none; error 21000 for two | two rows |
 //!
 //! The parameters are evaluated for a batch of outer rows before the
 //! subplan runs, except for an uncorrelated ANY/ALL whose rows are
@@ -90,6 +91,22 @@ fn more_than_one_row() -> ExecError {
     )
 }
 
+/// The only row a subplan returns (`None` for no row; error 21000 when
+/// there is a second), as a batch of one row.
+fn only_row(op: &mut dyn Operator) -> Result<Option<Batch>> {
+    let mut found: Option<Batch> = None;
+    while let Some(b) = op.next()? {
+        if b.len == 0 {
+            continue;
+        }
+        if found.is_some() || b.len > 1 {
+            return Err(more_than_one_row());
+        }
+        found = Some(b);
+    }
+    Ok(found)
+}
+
 /// The rows of an uncorrelated ANY/ALL subplan.
 struct Materialized {
     rows: TupleStore,
@@ -143,6 +160,8 @@ struct Runner {
     once: Option<Value>,
     /// Uncorrelated ANY / ALL: the rows.
     rows: Option<Materialized>,
+    /// Uncorrelated row comparison: the subquery's only row, if any.
+    once_row: Option<Option<Batch>>,
     /// The previous row's parameter values and answer.
     last: Option<(Vec<Value>, Value)>,
 }
@@ -157,6 +176,7 @@ impl Runner {
             correlated,
             once: None,
             rows: None,
+            once_row: None,
             last: None,
         }
     }
@@ -174,12 +194,23 @@ impl Runner {
         let (test, any) = match &self.spec.kind {
             SubPlanKind::Any { test } => (test, true),
             SubPlanKind::All { test } => (test, false),
+            SubPlanKind::RowCompare { test } => (test, false),
             _ => return None,
         };
         let mut t = test.clone();
         let ids = &self.spec.param_ids;
         t.substitute_params(&|i| ids.iter().position(|&x| x == i).map(|k| vals[k].clone()));
         Some((t, any))
+    }
+
+    /// A row comparison's answer: `test` over the subquery's only row
+    /// (`None`: it returned none, and the answer is NULL).
+    fn compare_row(&self, row: Option<&Batch>, vals: &[Value]) -> Result<Value> {
+        let Some(row) = row else {
+            return Ok(Value::Null);
+        };
+        let (test, _) = self.test_for(vals).expect("a row comparison has a test");
+        Ok(test.eval(row)?.value_as(0, DataType::Bool))
     }
 
     /// The answer for one outer row with parameter values `vals`.
@@ -201,6 +232,14 @@ impl Runner {
                         self.once = Some(self.run(op.as_mut(), vals)?);
                     }
                     self.once.clone().unwrap()
+                }
+                SubPlanKind::RowCompare { .. } => {
+                    if self.once_row.is_none() {
+                        let mut op = build(&self.spec.plan, ctx)?;
+                        self.once_row = Some(only_row(op.as_mut())?);
+                    }
+                    let row = self.once_row.as_ref().unwrap().as_ref();
+                    self.compare_row(row, vals)?
                 }
                 _ => self.against_rows(vals, ctx, build)?,
             }
@@ -232,6 +271,10 @@ impl Runner {
                     }
                 }
                 Ok(found.unwrap_or(Value::Null))
+            }
+            SubPlanKind::RowCompare { .. } => {
+                let row = only_row(op)?;
+                self.compare_row(row.as_ref(), vals)
             }
             _ => {
                 let (test, any) = self.test_for(vals).expect("ANY/ALL has a test");

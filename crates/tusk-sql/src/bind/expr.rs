@@ -27,6 +27,27 @@ fn is_chain_op(op: &A::BinaryOperator) -> bool {
     )
 }
 
+/// How a subquery compared with a left side is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sublink {
+    /// `op ANY` / `IN`: true if some row satisfies the comparison.
+    Any,
+    /// `op ALL`: true if every row does.
+    All,
+    /// `(a, b) op (SELECT x, y ...)`: the comparison with the only row.
+    Row,
+}
+
+impl Sublink {
+    fn of(any: bool) -> Sublink {
+        if any {
+            Sublink::Any
+        } else {
+            Sublink::All
+        }
+    }
+}
+
 impl Binder<'_> {
     /// Binds an expression in clause context `ctx`.
     pub(crate) fn expr(&mut self, mut e: &A::Expr, ctx: &mut ExprCtx) -> Result<B> {
@@ -197,7 +218,7 @@ impl Binder<'_> {
                 subquery,
                 negated,
             } => {
-                let b = self.any_all(expr, subquery, CmpOp::Eq, true, ctx)?;
+                let b = self.sublink(expr, subquery, CmpOp::Eq, Sublink::Any, ctx)?;
                 Ok(B::known(if *negated {
                     Expr::Not(Box::new(b.e))
                 } else {
@@ -223,12 +244,12 @@ impl Binder<'_> {
                 })?;
                 let any = matches!(e, A::Expr::AnyOp { .. });
                 match right.as_ref() {
-                    A::Expr::Subquery(q) => self.any_all(left, q, op, any, ctx),
+                    A::Expr::Subquery(q) => self.sublink(left, q, op, Sublink::of(any), ctx),
                     A::Expr::Nested(inner) if matches!(inner.as_ref(), A::Expr::Subquery(_)) => {
                         let A::Expr::Subquery(q) = inner.as_ref() else {
                             unreachable!()
                         };
-                        self.any_all(left, q, op, any, ctx)
+                        self.sublink(left, q, op, Sublink::of(any), ctx)
                     }
                     array => self.any_array(left, op, array, !any, ctx),
                 }
@@ -635,13 +656,14 @@ impl Binder<'_> {
         Ok(B::known(Expr::in_list(arg, es, negated)))
     }
 
-    /// `lhs op ANY|ALL (subquery)` and `lhs IN (subquery)`.
-    fn any_all(
+    /// `lhs op ANY|ALL (subquery)`, `lhs IN (subquery)`, and `(a, b) op
+    /// (subquery)` (see [`Sublink`]).
+    pub(super) fn sublink(
         &mut self,
         lhs: &A::Expr,
         q: &A::Query,
         op: CmpOp,
-        any: bool,
+        form: Sublink,
         ctx: &mut ExprCtx,
     ) -> Result<B> {
         let lhs_items = row_items(lhs).unwrap_or_else(|| vec![lhs]);
@@ -669,16 +691,12 @@ impl Binder<'_> {
             .map(|&c| B::known(self.col_expr(c)))
             .collect();
         let test = self.row_comparison(op, lb, rb)?;
-        let out = self.column(
-            if any { "any" } else { "all" },
-            tusk_storage::SqlType::Bool,
-            None,
-        );
-        let kind = if any {
-            SubqueryKind::Any { test }
-        } else {
-            SubqueryKind::All { test }
+        let (name, kind) = match form {
+            Sublink::Any => ("any", SubqueryKind::Any { test }),
+            Sublink::All => ("all", SubqueryKind::All { test }),
+            Sublink::Row => ("row", SubqueryKind::RowCompare { test }),
         };
+        let out = self.column(name, tusk_storage::SqlType::Bool, None);
         ctx.target_applies().push(PendingApply {
             subquery: sub.plan,
             kind,

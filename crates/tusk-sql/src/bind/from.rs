@@ -43,7 +43,10 @@ fn place_on_subqueries(
     let mut above = Vec::new();
     for a in applies {
         let mut refs = a.subquery.free_columns();
-        if let SubqueryKind::Any { test } | SubqueryKind::All { test } = &a.kind {
+        if let SubqueryKind::Any { test }
+        | SubqueryKind::All { test }
+        | SubqueryKind::RowCompare { test } = &a.kind
+        {
             let inner = a.subquery.output();
             refs.extend(
                 crate::logical::expr_columns(test)

@@ -55,7 +55,10 @@ pub(crate) fn regroup_apply(binder: &Binder, p: &mut PendingApply, g: &Grouping)
     if !map.is_empty() {
         p.subquery.replace_columns(&|c| map.get(&c).cloned());
     }
-    if let SubqueryKind::Any { test } | SubqueryKind::All { test } = &mut p.kind {
+    if let SubqueryKind::Any { test }
+    | SubqueryKind::All { test }
+    | SubqueryKind::RowCompare { test } = &mut p.kind
+    {
         *test = regroup(binder, test.clone(), g)?;
     }
     Ok(())

@@ -26,9 +26,13 @@
 //! expressions` (42601); a row against a non-row fails as PostgreSQL's
 //! `record` type does (`operator does not exist: record = integer`).
 //!
-//! Not supported: a row compared with a row-valued subquery (`(a, b) =
-//! (SELECT x, y ...)`, PostgreSQL's ROWCOMPARE sublink), refused with
-//! 0A000, and row values as results (`SELECT (a, b)`).
+//! A row compared with a row-valued subquery (`(a, b) = (SELECT x, y
+//! ...)`, PostgreSQL's ROWCOMPARE sublink) is a subquery whose test is the
+//! row comparison with its only row (`SubqueryKind::RowCompare`): NULL when
+//! it returns no row, error 21000 when it returns more than one.
+//!
+//! Not supported: row values as results (`SELECT (a, b)`), and operators
+//! other than comparisons between a row and a subquery (0A000).
 
 use super::{err, Binder, ExprCtx, Result, B};
 use crate::error::{sqlstate, SqlError};
@@ -78,11 +82,19 @@ pub(crate) fn row_items(e: &A::Expr) -> Option<Vec<&A::Expr>> {
 
 /// Whether `e` is a parenthesised subquery.
 fn is_subquery(e: &A::Expr) -> bool {
+    subquery_of(e).is_some()
+}
+
+/// The query of a parenthesised subquery.
+fn subquery_of(e: &A::Expr) -> Option<&A::Query> {
     let mut e = e;
     while let A::Expr::Nested(inner) = e {
         e = inner;
     }
-    matches!(e, A::Expr::Subquery(_))
+    match e {
+        A::Expr::Subquery(q) => Some(q),
+        _ => None,
+    }
 }
 
 /// PostgreSQL's error for an operator between a row and a non-row (both
@@ -141,13 +153,19 @@ impl Binder<'_> {
         let symbol = op.to_string();
         let (l, r) = match (lrow, rrow) {
             (Some(l), Some(r)) => (self.row_fields(&l, ctx)?, self.row_fields(&r, ctx)?),
-            (Some(_), None) if is_subquery(right) => {
-                return err(
-                    sqlstate::FEATURE_NOT_SUPPORTED,
-                    "comparing a row constructor with a subquery is not supported",
-                );
-            }
-            (Some(l), None) => {
+            (Some(_), None) => {
+                if let (Some(q), Some(cmp)) = (subquery_of(right), super::expr::cmp_op(op)) {
+                    return self
+                        .sublink(left, q, cmp, super::expr::Sublink::Row, ctx)
+                        .map(Some);
+                }
+                if is_subquery(right) {
+                    return err(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "comparing a row constructor with a subquery is not supported",
+                    );
+                }
+                let l = row_items(left).expect("a row");
                 self.row_fields(&l, ctx)?;
                 let r = self.expr(right, ctx)?;
                 return Err(record_operator_error("record", &symbol, r.type_name()));

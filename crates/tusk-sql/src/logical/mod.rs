@@ -160,6 +160,9 @@ pub enum SubqueryKind {
     /// `lhs op ALL (...)`: false if some row fails, else NULL if some
     /// comparison was NULL, else true (also for no rows).
     All { test: Expr },
+    /// `(a, b) op (SELECT x, y ...)` (PostgreSQL's ROWCOMPARE sublink):
+    /// `test` over the only row; NULL for no row, error 21000 for more.
+    RowCompare { test: Expr },
 }
 
 /// A common table expression, planned once per statement.
@@ -445,7 +448,9 @@ impl Logical {
             Logical::Project { exprs, .. } => exprs.iter().for_each(|(_, e)| f(e)),
             Logical::Join { on, .. } | Logical::DependentJoin { on, .. } => on.iter().for_each(f),
             Logical::Apply { kind, .. } => match kind {
-                SubqueryKind::Any { test } | SubqueryKind::All { test } => f(test),
+                SubqueryKind::Any { test }
+                | SubqueryKind::All { test }
+                | SubqueryKind::RowCompare { test } => f(test),
                 _ => {}
             },
             Logical::Aggregate { group, aggs, .. } => {
@@ -490,7 +495,9 @@ impl Logical {
                 on.iter_mut().for_each(f)
             }
             Logical::Apply { kind, .. } => match kind {
-                SubqueryKind::Any { test } | SubqueryKind::All { test } => f(test),
+                SubqueryKind::Any { test }
+                | SubqueryKind::All { test }
+                | SubqueryKind::RowCompare { test } => f(test),
                 _ => {}
             },
             Logical::Aggregate { group, aggs, .. } => {

@@ -640,7 +640,10 @@ impl<'a> Planner<'a> {
         // The subquery's outer references become parameters, and so do the
         // outer columns an ANY/ALL test compares with.
         let mut free = subquery.free_columns();
-        if let SubqueryKind::Any { test } | SubqueryKind::All { test } = kind {
+        if let SubqueryKind::Any { test }
+        | SubqueryKind::All { test }
+        | SubqueryKind::RowCompare { test } = kind
+        {
             let inner = subquery.output();
             free.extend(
                 crate::logical::expr_columns(test)
@@ -674,6 +677,9 @@ impl<'a> Planner<'a> {
             SubqueryKind::All { test } => self
                 .remap(test, &sub.cols)
                 .map(|t| SubPlanKind::All { test: t }),
+            SubqueryKind::RowCompare { test } => self
+                .remap(test, &sub.cols)
+                .map(|t| SubPlanKind::RowCompare { test: t }),
         };
         self.params.pop();
         let spec_kind = spec_kind?;

@@ -95,7 +95,9 @@ fn rewrite_apply(
                 None => keep(input, subquery, SubqueryKind::Scalar),
             }
         }
-        k @ SubqueryKind::All { .. } => keep(input, subquery, k),
+        k @ (SubqueryKind::All { .. } | SubqueryKind::RowCompare { .. }) => {
+            keep(input, subquery, k)
+        }
     }
 }
 

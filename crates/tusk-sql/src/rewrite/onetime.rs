@@ -113,7 +113,9 @@ fn uncorrelated_apply(plan: &Logical) -> Option<ColumnId> {
         return None;
     };
     let uncorrelated = match kind {
-        SubqueryKind::Any { test } | SubqueryKind::All { test } => {
+        SubqueryKind::Any { test }
+        | SubqueryKind::All { test }
+        | SubqueryKind::RowCompare { test } => {
             super::decorrelate::reads_no_outer_column(subquery, test)
         }
         SubqueryKind::Scalar | SubqueryKind::Exists => subquery.free_columns().is_empty(),
