@@ -55,6 +55,11 @@ select length(encode(decode(repeat('ab', 57), 'hex'), 'base64')), length(encode(
 select encode(decode(repeat('00', 120), 'hex'), 'base64');
 select convert_to('héllo', 'UTF8'), convert_from('\x68c3a96c6c6f', 'utf-8'), convert_from(convert_to('ü', 'UTF8'), 'UTF8');
 select length('abc'::bytea), md5('abc'::bytea), md5('abc'), byteacat('\x01', '\x02');
+select id, sha224(b), sha256(b) from bu order by id;
+select id, sha384(b), sha512(b) from bu order by id;
+select sha256(decode(repeat('61', n), 'hex')) from generate_series(54, 66) n;
+select sha512(decode(repeat('61', n), 'hex')) from generate_series(108, 132, 4) n;
+select sha256('abc'), sha224(''), encode(sha256(convert_to('héllo', 'UTF8')), 'hex');
 select string_agg(b, '\x00'::bytea) from bu;
 select string_agg(b, null) from bu where id > 8;
 select string_agg(b, '\x7c') from bu where false;
@@ -160,6 +165,8 @@ select max(u) from bu;
 select min(b) from bu;
 -- expect: error
 select sum(b) from bu;
+-- expect: error
+select sha256('abc'::text);
 -- expect: error
 select 1::bytea;
 -- expect: error

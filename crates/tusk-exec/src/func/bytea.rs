@@ -13,6 +13,7 @@
 //! - `convert_to(text, encoding)` and `convert_from(bytea, encoding)` for
 //!   UTF-8, the only encoding tusk stores text in (a byte sequence that is
 //!   not UTF-8 is rejected as PostgreSQL rejects it);
+//! - `sha224`, `sha256`, `sha384`, `sha512` (the `sha2` module);
 //! - `gen_random_uuid()`: a version 4 uuid from the kernel's random source.
 
 use super::string::{bytes_arg, int_arg, int_result, substring_span, text_arg, text_result};
@@ -80,6 +81,18 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
             o.push_str(valid_utf8(b(0, i))?);
             Ok(())
         }),
+        Func::Sha224 | Func::Sha256 | Func::Sha384 | Func::Sha512 => {
+            let bits = match f {
+                Func::Sha224 => 224,
+                Func::Sha256 => 256,
+                Func::Sha384 => 384,
+                _ => 512,
+            };
+            bytea_result(c, |i, o| {
+                o.extend(super::sha2::digest(bits, b(0, i)));
+                Ok(())
+            })
+        }
         Func::GenRandomUuid => {
             let mut out = Vec::with_capacity(c.n);
             let mut bits = [0u8; 16];

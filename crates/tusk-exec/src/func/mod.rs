@@ -59,6 +59,7 @@ pub mod math;
 mod md5;
 mod numeric_fns;
 pub(crate) mod random;
+mod sha2;
 mod sleep;
 mod width_bucket;
 pub use random::{put_generator, take_generator, GeneratorState};
@@ -176,6 +177,10 @@ funcs! {
     ConvertTo => "convert_to",
     ConvertFrom => "convert_from",
     GenRandomUuid => "gen_random_uuid",
+    Sha224 => "sha224",
+    Sha256 => "sha256",
+    Sha384 => "sha384",
+    Sha512 => "sha512",
     Chr => "chr",
     Ascii => "ascii",
     Translate => "translate",
@@ -455,7 +460,11 @@ impl Func {
             | Func::Decode
             | Func::ConvertTo
             | Func::ConvertFrom
-            | Func::GenRandomUuid => bytea::eval(self, &call),
+            | Func::GenRandomUuid
+            | Func::Sha224
+            | Func::Sha256
+            | Func::Sha384
+            | Func::Sha512 => bytea::eval(self, &call),
             Func::SubstringRegex
             | Func::SubstringSimilar
             | Func::RegexpReplace
