@@ -246,6 +246,7 @@ pub fn output(v: &Value, s: &Settings) -> Option<String> {
         Value::Timestamp(t) => dtf::format_timestamp_in(*t, s),
         Value::TimestampTz(t) => dtf::format_timestamptz_in(*t, s),
         Value::Interval(iv) => format_interval_style(*iv, s.interval_style),
+        Value::Bytea(b) if s.bytea_escape => tusk_types::bytea::format_bytea_escape(b),
         Value::Bytea(b) => tusk_types::bytea::format_bytea(b),
         Value::Uuid(u) => tusk_types::uuid::format_uuid(*u),
         Value::Oid { ty, oid } if *ty == DataType::Oid || *ty == DataType::Xid => oid.to_string(),

@@ -266,6 +266,7 @@ impl Session {
             .set_interval_style(&value("IntervalStyle"))
             .map_err(fail)?;
         settings.extra_float_digits = value("extra_float_digits").parse().unwrap_or(1);
+        settings.bytea_escape = value("bytea_output") == "escape";
         self.info.set_settings(&self.gucs);
         let info: Arc<dyn tusk_exec::session::SessionState> = self.info.clone();
         self.env = Arc::new(SessionEnv {

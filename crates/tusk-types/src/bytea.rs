@@ -12,7 +12,8 @@
 //! ## Text output (`byteaout`)
 //!
 //! `bytea_output = hex`, PostgreSQL's default: `\x` and two lowercase hex
-//! digits per byte. (The older escape form is [`encode_escape`].)
+//! digits per byte. `bytea_output = escape` ([`format_bytea_escape`]):
+//! printable ASCII as it is, a backslash doubled, every other byte `\ooo`.
 //!
 //! ## `encode` / `decode` formats
 //!
@@ -39,6 +40,29 @@ pub fn format_bytea(b: &[u8]) -> String {
     out.push_str("\\x");
     push_hex(b, &mut out);
     out
+}
+
+/// PostgreSQL's `byteaout` in the escape format.
+pub fn format_bytea_escape(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for &x in b {
+        if x == b'\\' {
+            out.push_str("\\\\");
+        } else if !(0x20..=0x7e).contains(&x) {
+            push_octal(x, &mut out);
+        } else {
+            out.push(x as char);
+        }
+    }
+    out
+}
+
+/// `\ooo`: a byte as a backslash and three octal digits.
+fn push_octal(x: u8, out: &mut String) {
+    out.push('\\');
+    out.push((b'0' + (x >> 6)) as char);
+    out.push((b'0' + ((x >> 3) & 7)) as char);
+    out.push((b'0' + (x & 7)) as char);
 }
 
 fn push_hex(b: &[u8], out: &mut String) {
@@ -137,10 +161,7 @@ pub fn encode_escape(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len());
     for &x in b {
         if x == 0 || x >= 0x80 {
-            out.push('\\');
-            out.push((b'0' + (x >> 6)) as char);
-            out.push((b'0' + ((x >> 3) & 7)) as char);
-            out.push((b'0' + (x & 7)) as char);
+            push_octal(x, &mut out);
         } else if x == b'\\' {
             out.push_str("\\\\");
         } else {
@@ -263,6 +284,7 @@ mod tests {
         // The first octal digit is at most 3.
         assert!(parse_bytea("\\400").is_err());
         assert_eq!(format_bytea(&[0, 1, 0xab]), "\\x0001ab");
+        assert_eq!(format_bytea_escape(b"a\\\n~\x7f"), "a\\\\\\012~\\177");
     }
 
     #[test]

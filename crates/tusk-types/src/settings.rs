@@ -48,6 +48,8 @@ pub struct Settings {
     pub interval_style: IntervalStyle,
     /// -15..=3; 1 and above prints floats shortest-exact.
     pub extra_float_digits: i32,
+    /// `bytea_output = escape` (else `hex`, the default).
+    pub bytea_escape: bool,
 }
 
 impl Default for Settings {
@@ -58,6 +60,7 @@ impl Default for Settings {
             date_order: DateOrder::Mdy,
             interval_style: IntervalStyle::Postgres,
             extra_float_digits: 1,
+            bytea_escape: false,
         }
     }
 }

@@ -66,6 +66,17 @@ select string_agg(b, '\x7c') from bu where false;
 select '\x41'::bytea = '\x41', '\x41'::bytea < '\x4100'::bytea, '\x41'::bytea > '\x40ff'::bytea, ''::bytea < '\x00'::bytea;
 select 'x'::text || '\x41'::bytea, '\x41'::bytea || 'B';
 
+-- bytea_output = escape: printable bytes as they are, others in octal.
+set bytea_output = escape;
+show bytea_output;
+select id, b, b::text from bu order by id;
+select '\x5c00ff7e7f1f20'::bytea, ''::bytea, encode('\x5c00ff'::bytea, 'escape');
+select array_agg(b order by id) from bu where id < 7;
+reset bytea_output;
+show bytea_output;
+-- expect: error
+set bytea_output = 'base64';
+
 -- Casts and text forms.
 select u::text, b::text, upper(u::text) from bu order by id;
 select 'abc'::text::bytea, '\x4142'::text::bytea, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::text::uuid;

@@ -427,6 +427,13 @@ const DEFS: &[Def] = &[
         description: "display format for interval values",
     },
     Def {
+        name: "bytea_output",
+        default: "hex",
+        kind: Kind::Enum(&["escape", "hex"]),
+        read_only: false,
+        description: "the output format for bytea",
+    },
+    Def {
         name: "extra_float_digits",
         default: "1",
         kind: Kind::Int { min: -15, max: 3 },
@@ -643,7 +650,8 @@ fn category(name: &str) -> &'static str {
         | "lock_timeout"
         | "default_transaction_isolation"
         | "search_path"
-        | "default_transaction_read_only" => "Client Connection Defaults / Statement Behavior",
+        | "default_transaction_read_only"
+        | "bytea_output" => "Client Connection Defaults / Statement Behavior",
         "TimeZone" | "DateStyle" | "IntervalStyle" | "extra_float_digits" | "client_encoding" => {
             "Client Connection Defaults / Locale and Formatting"
         }
