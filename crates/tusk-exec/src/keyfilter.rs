@@ -22,8 +22,10 @@
 //! key, two bits give about 1.5% false positives; a build side larger than
 //! the planner expected fills the filter further, which costs only
 //! selectivity. The hash is the one the join's table uses
-//! (`hashjoin::key_hashes`), so equal keys of the two sides, with their
-//! types as the join compares them, set and test the same bits.
+//! (`hashjoin::key_hashes`), except that several integer keys combine
+//! their values' hashes without encoding rows (see `key_hashes`); equal
+//! keys of the two sides, with their types as the join compares them, set
+//! and test the same bits.
 //!
 //! ## Who builds, who reads
 //!
@@ -53,6 +55,7 @@
 //! passed, it stops testing (the join would have matched nearly all of them
 //! anyway).
 
+use crate::hashkey::{hash_i64, int_key, is_int_key};
 use crate::vector::Vector;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -120,7 +123,7 @@ impl KeyFilter {
     }
 
     /// Sets the bits of each non-NULL key of `hashes`.
-    pub fn insert(&self, hashes: &[Option<u64>]) {
+    fn insert(&self, hashes: &[Option<u64>]) {
         for h in hashes.iter().flatten() {
             let (w, bits) = self.place(*h);
             self.words[w].fetch_or(bits, Ordering::Relaxed);
@@ -148,7 +151,7 @@ impl KeyFilter {
 
     /// Per row of the key vectors `kv` (`n` rows), whether it may match.
     pub fn test(&self, kv: &[Vector], n: usize) -> Vec<bool> {
-        crate::hashjoin::key_hashes(kv, n)
+        key_hashes(kv, n)
             .into_iter()
             .map(|h| self.may_contain(h))
             .collect()
@@ -156,8 +159,30 @@ impl KeyFilter {
 
     /// Sets the bits of the rows of key vectors `kv` (`n` rows).
     pub fn insert_keys(&self, kv: &[Vector], n: usize) {
-        self.insert(&crate::hashjoin::key_hashes(kv, n));
+        self.insert(&key_hashes(kv, n));
     }
+}
+
+/// The filter's hash of each of the `n` rows of key vectors `kv` (`None`:
+/// a NULL key). Several integer keys (`integer`, `bigint`, `smallint`,
+/// `date`, ...) combine their values' hashes, column by column, without
+/// encoding rows; other keys take the join table's hash
+/// (`hashjoin::key_hashes`). Both sides of a join have keys of the same
+/// types, so equal keys get equal hashes.
+fn key_hashes(kv: &[Vector], n: usize) -> Vec<Option<u64>> {
+    if kv.len() < 2 || !kv.iter().all(|k| is_int_key(std::slice::from_ref(k))) {
+        return crate::hashjoin::key_hashes(kv, n);
+    }
+    let mut out = vec![Some(0u64); n];
+    for k in kv {
+        for (i, h) in out.iter_mut().enumerate() {
+            *h = match (*h, int_key(k, i)) {
+                (Some(h), Some(v)) => Some(h.rotate_left(29) ^ hash_i64(v)),
+                _ => None,
+            };
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -197,6 +222,41 @@ mod tests {
         // A bigint probe key finds an integer build key, as the join does.
         let wide = vec![Vector::new(Data::Int8(vec![6]), None)];
         assert_eq!(f.test(&wide, 1), vec![true]);
+    }
+
+    #[test]
+    fn several_keys_pass_only_together() {
+        let f = KeyFilter::for_rows(100.0, 1 << 20);
+        let build = |a: Vec<i32>, b: Vec<i64>| {
+            vec![
+                Vector::new(Data::Int4(a), None),
+                Vector::new(Data::Int8(b), None),
+            ]
+        };
+        f.insert_keys(&build(vec![1, 2], vec![10, 20]), 2);
+        f.publish();
+        assert_eq!(
+            f.test(&build(vec![1, 2, 1, 2], vec![10, 20, 20, 10]), 4)[..2],
+            [true, true]
+        );
+        // Text keys beside integers take the row encoding's hash.
+        let mixed = |a: Vec<i32>, t: &[&str]| {
+            let mut s = crate::vector::Strings::with_capacity(t.len(), 8);
+            t.iter().for_each(|x| s.push(x.as_bytes()));
+            vec![
+                Vector::new(Data::Int4(a), None),
+                Vector::new(Data::Text(s), None),
+            ]
+        };
+        let g = KeyFilter::for_rows(100.0, 1 << 20);
+        g.insert_keys(&mixed(vec![1], &["x"]), 1);
+        g.publish();
+        assert_eq!(g.test(&mixed(vec![1], &["x"]), 1), [true]);
+        let nulls = vec![
+            Vector::new(Data::Int4(vec![1]), Some(vec![true])),
+            Vector::new(Data::Int8(vec![10]), None),
+        ];
+        assert_eq!(f.test(&nulls, 1), [false]);
     }
 
     #[test]

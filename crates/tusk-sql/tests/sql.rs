@@ -461,7 +461,7 @@ fn a_small_build_side_that_is_not_parallel_safe_is_built_by_every_participant() 
     let gather = shape.iter().position(|l| l.ends_with("Gather")).unwrap();
     let join = shape
         .iter()
-        .position(|l| l.ends_with("> Hash Join"))
+        .position(|l| *l == "->  Hash Join")
         .unwrap_or_else(|| panic!("{plan:#?}"));
     assert!(gather < join, "{plan:#?}");
     assert_eq!(shape[join + 1], "Hash Cond: (f.a = n1.id)", "{plan:#?}");
@@ -472,7 +472,10 @@ fn a_small_build_side_that_is_not_parallel_safe_is_built_by_every_participant() 
         shape.contains(&"->  Seq Scan on nat n1") && shape.contains(&"->  Seq Scan on nat n2"),
         "{plan:#?}"
     );
-    assert!(shape.contains(&"->  Parallel Seq Scan on cust"), "{plan:#?}");
+    assert!(
+        shape.contains(&"->  Parallel Seq Scan on cust"),
+        "{plan:#?}"
+    );
 }
 
 #[test]

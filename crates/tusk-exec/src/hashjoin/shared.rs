@@ -221,7 +221,7 @@ impl HashJoin {
             }
             let keys = ProbeKeys::of(&kv, b.len);
             if let Some(f) = &self.key_filter {
-                f.insert(&(0..b.len).map(|i| keys.hash(i)).collect::<Vec<_>>());
+                f.insert_keys(&kv, b.len);
             }
             let mut from = 0;
             if parts.is_none() && shape.key_only.is_some() {
