@@ -50,7 +50,7 @@ pub fn sample_columnar(
             with_tid: false,
             filter: None,
             parallel: false,
-            columnar: Some(Box::new(ColumnarSpec { skip: vec![] })),
+            columnar: Some(Box::new(ColumnarSpec::default())),
         },
         vec![],
         types.clone(),
@@ -71,6 +71,7 @@ pub fn sample_columnar(
         interrupt: crate::interrupt::Interrupt::new(),
         env: Default::default(),
         ctes: Default::default(),
+        key_filters: Default::default(),
         params: Default::default(),
     };
     let mut scan = crate::columnar_scan::ColumnarScan::new(&plan, &ctx)?;

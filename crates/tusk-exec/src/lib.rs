@@ -50,6 +50,7 @@ pub mod interrupt;
 pub mod join;
 #[cfg(test)]
 mod join_reference;
+pub mod keyfilter;
 pub mod lateral;
 pub mod limit;
 pub mod memory;

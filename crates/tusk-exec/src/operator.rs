@@ -89,6 +89,9 @@ pub struct ExecContext {
     /// The query's CTEs and recursive working tables (see `cte`); empty in
     /// parallel workers.
     pub ctes: Rc<crate::cte::Registry>,
+    /// The key filters of this participant's serial hash joins, by the
+    /// plan id of the scan each filters (see `keyfilter`).
+    pub key_filters: crate::keyfilter::LocalFilters,
     /// The statement's `$n` values that index scans read for their keys
     /// when they open (`$n` is `params[n - 1]`). A plan whose only
     /// parameters are index keys runs this way, without a copy of the plan

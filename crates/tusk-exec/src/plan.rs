@@ -193,6 +193,11 @@ pub struct ColumnarSpec {
     /// Conjuncts of the scan's filter that row group statistics can rule
     /// out: a row group none of whose rows can pass one of them is not read.
     pub skip: Vec<SkipKey>,
+    /// The probe keys of the hash join whose probe side this scan is
+    /// (over the scan's output), when that join drops probe rows without a
+    /// match: the join fills a filter of its build keys, and the scan drops
+    /// rows whose keys are not in it (see `keyfilter`). Empty otherwise.
+    pub join_keys: Vec<Expr>,
 }
 
 /// A condition `column op values` on one column of a columnar scan's
@@ -659,9 +664,15 @@ impl NodeKind {
 
     /// Lines tusk adds below PostgreSQL's for this node in EXPLAIN: a mark
     /// join, which PostgreSQL does not have, says what it is
-    /// (`tusk: mark join` or `tusk: mark join, null-aware`).
+    /// (`tusk: mark join` or `tusk: mark join, null-aware`); a columnar scan
+    /// the hash join above filters by its build keys says so (`tusk: join
+    /// key filter`, see `keyfilter`).
     pub fn explain_notes(&self) -> Vec<String> {
         match self {
+            NodeKind::SeqScan {
+                columnar: Some(spec),
+                ..
+            } if !spec.join_keys.is_empty() => vec!["tusk: join key filter".into()],
             NodeKind::HashJoin {
                 kind: JoinKind::Mark { null_aware },
                 ..

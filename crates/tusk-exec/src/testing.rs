@@ -52,6 +52,7 @@ impl TestDb {
             interrupt: crate::interrupt::Interrupt::new(),
             env: Default::default(),
             ctes: Default::default(),
+            key_filters: Default::default(),
             params: Default::default(),
         }
     }

@@ -726,6 +726,7 @@ pub(crate) fn exec_context(
         interrupt: interrupt.clone(),
         env: env.clone(),
         ctes: Default::default(),
+        key_filters: Default::default(),
         params: Arc::default(),
     }
 }

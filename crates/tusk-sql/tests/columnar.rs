@@ -1,7 +1,7 @@
 //! Columnar tables where tusk's behaviour has no PostgreSQL counterpart to
 //! compare with (the differential corpus `24_columnar.sql` covers the
 //! rest): the access method setting, what is refused, EXPLAIN's row group
-//! counts, COPY FROM, VACUUM's rewrite under an old snapshot, and rows
+//! counts and join key filters, COPY FROM, VACUUM's rewrite under an old snapshot, and rows
 //! surviving a restart.
 
 mod common;
@@ -132,6 +132,74 @@ fn explain_analyze_counts_row_groups_read_and_skipped() {
     // Without ANALYZE nothing tusk-specific is shown.
     let plan = run(&mut s, "explain (costs off) select * from c where a = 1").join("\n");
     assert!(!plan.contains("Columnar"), "{plan}");
+}
+
+/// The number after `label` on the line of `plan` that holds it.
+fn figure_after(plan: &str, label: &str) -> u64 {
+    let line = plan
+        .lines()
+        .find(|l| l.contains(label))
+        .unwrap_or_else(|| panic!("no `{label}` in\n{plan}"));
+    line[line.find(label).unwrap() + label.len()..]
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("no figure after `{label}` in {line}"))
+}
+
+#[test]
+fn join_key_filters_reach_the_columnar_probe_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path(), "");
+    rows(&mut s, "create table fact (k int, v int) using columnar");
+    rows(
+        &mut s,
+        "insert into fact select g % 10000, g from generate_series(1, 200000) g",
+    );
+    rows(&mut s, "create table dim (k int, name text) using columnar");
+    rows(
+        &mut s,
+        "insert into dim select g * 100, 'd' || g from generate_series(1, 20) g",
+    );
+    rows(&mut s, "analyze");
+    let join = "select count(*), sum(f.v) from fact f join dim d on f.k = d.k";
+    // 20 keys, each in 20 rows of fact.
+    let expected = ["400|38420000"];
+    // The probe side's scan carries the join's keys; the build side's not.
+    let plan = run(&mut s, &format!("explain (costs off) {join}")).join("\n");
+    let shape: Vec<&str> = plan.lines().map(str::trim).collect();
+    let fact = shape
+        .iter()
+        .position(|l| l.ends_with("Seq Scan on fact f"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert!(
+        shape[fact - 1].starts_with("Hash Cond: (f.k = d.k)"),
+        "{plan}"
+    );
+    assert_eq!(shape[fact + 1], "tusk: join key filter", "{plan}");
+    assert_eq!(plan.matches("join key filter").count(), 1, "{plan}");
+    // Under ANALYZE the scan says how many rows the filter dropped: all
+    // but the 20 keys' rows (and the first batch, read before the build).
+    for conf in [
+        "set min_parallel_table_scan_size = 1000000",
+        "set min_parallel_table_scan_size = 0",
+    ] {
+        rows(&mut s, conf);
+        let plan = run(
+            &mut s,
+            &format!("explain (analyze, costs off, timing off) {join}"),
+        )
+        .join("\n");
+        let removed = figure_after(&plan, "tusk: rows removed by join key filter:");
+        assert!(removed > 150_000 && removed < 200_000, "{plan}");
+        assert_eq!(rows(&mut s, join), expected, "{conf}");
+    }
+    // A left join keeps unmatched probe rows: no filter.
+    let plan = run(
+        &mut s,
+        "explain (costs off) select count(*) from fact f left join dim d on f.k = d.k",
+    )
+    .join("\n");
+    assert!(!plan.contains("join key filter"), "{plan}");
 }
 
 /// The estimated rows of the top node of `sql`'s plan.

@@ -429,6 +429,56 @@ fn parallel_plans_give_the_serial_answers() {
 }
 
 #[test]
+fn a_small_build_side_that_is_not_parallel_safe_is_built_by_every_participant() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = session(dir.path());
+    rows(&mut s, "create table f as select g as id, g % 25 as a, g % 5000 as c, g % 1000 as v from generate_series(1, 300000) g");
+    rows(
+        &mut s,
+        "create table cust as select g as id, (g / 25) % 25 as nat from generate_series(0, 4999) g",
+    );
+    rows(
+        &mut s,
+        "create table nat as select g as id, 'n' || g as name from generate_series(0, 24) g",
+    );
+    rows(&mut s, "analyze");
+    // TPC-H Q7's shape: the two nation scans meet only in an OR, so they
+    // are joined by a nested loop, which is not parallel-safe.
+    let q = "select n1.name, n2.name, count(*), sum(f.v) from f, cust, nat n1, nat n2 \
+             where f.a = n1.id and f.c = cust.id and cust.nat = n2.id \
+             and ((n1.name = 'n1' and n2.name = 'n2') or (n1.name = 'n2' and n2.name = 'n1')) \
+             group by 1, 2 order by 1, 2";
+    rows(&mut s, "set max_parallel_workers_per_gather = 0");
+    let serial = rows(&mut s, q);
+    assert_eq!(serial.len(), 2, "{serial:?}");
+    rows(&mut s, "set max_parallel_workers_per_gather = 2");
+    assert_eq!(rows(&mut s, q), serial);
+    let plan = rows(&mut s, &format!("explain (costs off) {q}"));
+    let shape: Vec<&str> = plan.iter().map(|l| l.trim()).collect();
+    // The whole join runs below the Gather; the join whose build side is
+    // the nested loop is a Hash Join (each participant builds the whole
+    // table) over a share of f, and the nested loop's scans read all rows.
+    let gather = shape.iter().position(|l| l.ends_with("Gather")).unwrap();
+    let join = shape
+        .iter()
+        .position(|l| *l == "->  Hash Join")
+        .unwrap_or_else(|| panic!("{plan:#?}"));
+    assert!(gather < join, "{plan:#?}");
+    assert_eq!(shape[join + 1], "Hash Cond: (f.a = n1.id)", "{plan:#?}");
+    assert_eq!(shape[join + 2], "->  Parallel Seq Scan on f", "{plan:#?}");
+    assert_eq!(shape[join + 3], "->  Hash", "{plan:#?}");
+    assert_eq!(shape[join + 4], "->  Nested Loop", "{plan:#?}");
+    assert!(
+        shape.contains(&"->  Seq Scan on nat n1") && shape.contains(&"->  Seq Scan on nat n2"),
+        "{plan:#?}"
+    );
+    assert!(
+        shape.contains(&"->  Parallel Seq Scan on cust"),
+        "{plan:#?}"
+    );
+}
+
+#[test]
 fn parallel_hash_join_spills_within_the_limit_of_all_participants() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = session(dir.path());

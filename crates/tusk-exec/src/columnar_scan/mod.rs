@@ -10,20 +10,32 @@
 //! 2. **Skip.** A row group's header holds each segment's NULL count and
 //!    bounds; a group that cannot hold a row passing one of the plan's
 //!    [`SkipKey`](crate::plan::SkipKey)s is not read further (see `skip`).
-//! 3. **Dictionary keys.** A skip key `=` / `IN` on a `text` or `varchar`
-//!    column whose segment is dictionary-encoded is tested once per
+//! 3. **Dictionary keys.** A skip key `=` / `IN` on a `text`, `varchar` or
+//!    `char(n)` column whose segment is dictionary-encoded is tested once per
 //!    dictionary entry; rows whose code fails drop out before anything else
 //!    is decoded (they would fail the filter, of which the key is a
 //!    conjunct), and the column's strings are made only for the rows that
-//!    are left.
+//!    are left. The entry is compared as `=` compares: for `char(n)` with
+//!    `char(n)` values, without trailing blanks; otherwise bytewise.
 //! 4. **Filter first.** A batch of rows is decoded column by column, and
 //!    only the columns the filter reads are decoded before it runs —
 //!    straight into vectors (`decode`), without the deleted rows, which
 //!    never reach the filter as invisible heap rows never do. The other
 //!    columns are decoded only for a batch where some row passed (and a
-//!    batch where none did skips them). Segments are fetched from their
-//!    pages when a column is first needed in a group: columns the query
-//!    does not read are never touched.
+//!    batch where none did skips them), and only for the rows that passed
+//!    when those are few (`decode::decode_rows`). Segments are fetched
+//!    from their pages when a column is first needed in a group: columns
+//!    the query does not read are never touched.
+//! 5. **Join key filter.** A scan that is the probe side of a hash join
+//!    that drops unmatched probe rows gets the join's keys; once the join
+//!    has read its build side, the keys of the rows the filter kept are
+//!    tested against the join's filter of build keys, and rows that cannot
+//!    match drop out before the other columns are decoded. When the
+//!    filter cannot raise an error (`Expr::cannot_raise`), the key test
+//!    comes first and the filter is evaluated only on the rows it kept: no
+//!    error can be missed, and the rows that pass both are the same (see
+//!    `crate::keyfilter`; EXPLAIN ANALYZE: `tusk: rows removed by join key
+//!    filter`).
 //!
 //! With a TID column (UPDATE, DELETE) each row of a group carries its
 //! [`RowId`] as a TID, which `Transaction::delete` / `update` route back
@@ -44,7 +56,8 @@ mod decode;
 mod skip;
 
 use crate::error::Result;
-use crate::expr::Expr;
+use crate::expr::{eval_all, strip_blanks, Expr};
+use crate::keyfilter::{KeyFilter, ADAPT_ROWS, KEEP_RATE_LIMIT};
 use crate::operator::{ExecContext, Operator};
 use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
@@ -52,12 +65,16 @@ use crate::scan::{ScanShared, SeqScan};
 use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
 use skip::Skip;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tusk_storage::columnar::{
     ColumnDecoder, Directory, GroupEntry, GroupReader, RowGroupHeader, RowId,
 };
 use tusk_storage::heap::Visibility;
 use tusk_storage::{DataType, Database, Snapshot};
+
+/// A selection of fewer than 1/SPARSE_FRACTION of a batch's rows is
+/// decoded row run by row run (see [`decode::decode_rows`]).
+const SPARSE_FRACTION: usize = 8;
 
 /// What the participants of a parallel columnar scan share.
 pub struct ColumnarShared {
@@ -69,15 +86,61 @@ pub struct ColumnarShared {
     finished: AtomicUsize,
     groups: AtomicU64,
     skipped: AtomicU64,
+    /// Rows the join key filter removed, all participants'.
+    key_removed: AtomicU64,
+    /// The key filter of the Parallel Hash Join above (see `keyfilter`),
+    /// made by the first participant's join.
+    key_filter: OnceLock<Arc<KeyFilter>>,
 }
 
 impl NodeShared for ColumnarShared {}
+
+impl ColumnarShared {
+    /// The key filter the participants' Parallel Hash Join fills for
+    /// this scan, made by the first to ask (sized for `rows` build rows,
+    /// at most `max_bytes`).
+    pub fn key_filter(&self, rows: f64, max_bytes: usize) -> Arc<KeyFilter> {
+        self.key_filter
+            .get_or_init(|| Arc::new(KeyFilter::for_rows(rows, max_bytes)))
+            .clone()
+    }
+}
+
+/// The join key filter's side of the scan: the join's probe keys over the
+/// columns they read, and the filter once the join has made it.
+struct KeyProbe {
+    /// Output positions of the columns the keys read.
+    columns: Vec<usize>,
+    /// The keys, with column references renumbered to `columns`.
+    keys: Vec<Expr>,
+    /// Looked up when the first batch is read (the join exists by then).
+    filter: Option<Arc<KeyFilter>>,
+    looked_up: bool,
+    tested: u64,
+    kept: u64,
+    /// Stopped testing: the filter kept nearly every row.
+    off: bool,
+    /// Test before the scan's filter: the filter cannot raise an error, so
+    /// sparing it the rows the key filter drops changes no outcome.
+    first: bool,
+}
 
 /// The filter over the columns it reads: those columns' output positions,
 /// and the filter with its column references renumbered to them.
 struct EarlyFilter {
     columns: Vec<usize>,
     expr: Expr,
+}
+
+/// A skip key `=` / `IN` on a string column, as the dictionary test reads
+/// it.
+struct DictKey {
+    /// Output position of the column.
+    column: usize,
+    /// The values' bytes (without trailing blanks when `bpchar`).
+    values: Vec<Vec<u8>>,
+    /// The comparison is `bpchar`'s: trailing blanks do not count.
+    bpchar: bool,
 }
 
 /// A column's rows of the batch being read: decoded (all of them, or the
@@ -119,9 +182,12 @@ pub struct ColumnarScan {
     with_tid: bool,
     early: Option<EarlyFilter>,
     skip: Vec<Skip>,
-    /// Skip keys `=` / `IN` on string columns: (output column, the
-    /// values' bytes), tested on a dictionary segment's entries.
-    dict_keys: Vec<(usize, Vec<Vec<u8>>)>,
+    /// Skip keys `=` / `IN` on string columns, tested on a dictionary
+    /// segment's entries.
+    dict_keys: Vec<DictKey>,
+    key_probe: Option<KeyProbe>,
+    /// Rows the join key filter removed.
+    key_removed: u64,
     snapshot: Snapshot,
     ctx: ExecContext,
     id: usize,
@@ -148,6 +214,8 @@ impl ColumnarScan {
             finished: AtomicUsize::new(0),
             groups: AtomicU64::new(0),
             skipped: AtomicU64::new(0),
+            key_removed: AtomicU64::new(0),
+            key_filter: OnceLock::new(),
         })
     }
 
@@ -172,31 +240,60 @@ impl ColumnarScan {
         };
         let delta = SeqScan::with_shared(plan, ctx, shared.as_ref().map(|s| s.delta.clone()))?;
         let early = filter.as_ref().map(|f| {
-            let mut used = Vec::new();
-            f.columns(&mut used);
-            used.sort_unstable();
-            used.dedup();
-            let mut expr = f.clone();
-            expr.remap_columns(&|c| used.binary_search(&c).expect("a filter column"));
+            let (columns, mut exprs) = over_read_columns(std::slice::from_ref(f));
             EarlyFilter {
-                columns: used,
-                expr,
+                columns,
+                expr: exprs.pop().expect("one filter"),
             }
         });
+        let key_probe = columnar
+            .as_ref()
+            .filter(|spec| !spec.join_keys.is_empty())
+            .map(|spec| {
+                let (columns, keys) = over_read_columns(&spec.join_keys);
+                KeyProbe {
+                    columns,
+                    keys,
+                    filter: None,
+                    looked_up: false,
+                    tested: 0,
+                    kept: 0,
+                    off: false,
+                    first: filter.as_ref().is_none_or(Expr::cannot_raise),
+                }
+            });
         let skip = match columnar {
             Some(spec) => skip::prepare(&spec.skip)?,
             None => Vec::new(),
         };
         let types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        let specs = columnar.as_ref().map_or(&[][..], |s| &s.skip[..]);
         let dict_keys = skip
             .iter()
-            .filter_map(|k| {
-                let text = matches!(
-                    types.get(k.column),
-                    Some(DataType::Text | DataType::Varchar)
-                );
-                let values = k.string_values()?;
-                text.then_some((k.column, values))
+            .zip(specs)
+            .filter_map(|(k, spec)| {
+                let bpchar = match types.get(k.column)? {
+                    DataType::Text | DataType::Varchar => false,
+                    // `=` compares as `bpchar` (trailing blanks ignored)
+                    // only when the values are `bpchar` too, as in
+                    // `compare::is_bpchar`; otherwise bytewise.
+                    DataType::Bpchar => spec
+                        .values
+                        .iter()
+                        .all(|v| v.data_type() == DataType::Bpchar),
+                    _ => return None,
+                };
+                let mut values = k.string_values()?;
+                if bpchar {
+                    for v in &mut values {
+                        v.truncate(strip_blanks(v).len());
+                    }
+                }
+                Some(DictKey {
+                    column: k.column,
+                    values,
+                    bpchar,
+                })
             })
             .collect();
         Ok(ColumnarScan {
@@ -208,6 +305,8 @@ impl ColumnarScan {
             early,
             skip,
             dict_keys,
+            key_probe,
+            key_removed: 0,
             snapshot: ctx.snapshot.clone(),
             ctx: ctx.clone(),
             id: plan.id,
@@ -348,14 +447,19 @@ impl ColumnarScan {
             if sel.as_ref().is_some_and(Vec::is_empty) {
                 break;
             }
-            let (col, ref wanted) = self.dict_keys[k];
+            let key = &self.dict_keys[k];
+            let (col, bpchar) = (key.column, key.bpchar);
             let dec = self.decoder(g, col)?;
             let Some(dict) = dec.dictionary() else {
                 continue;
             };
+            let wanted = &self.dict_keys[k].values;
             let pass: Vec<bool> = dict
                 .iter()
-                .map(|e| wanted.iter().any(|w| w.as_slice() == *e))
+                .map(|&e| {
+                    let e = if bpchar { strip_blanks(e) } else { e };
+                    wanted.iter().any(|w| w.as_slice() == e)
+                })
                 .collect();
             let (mut codes, mut nulls) = (Vec::with_capacity(n), Vec::with_capacity(n));
             dec.next_nulls(n, &mut nulls);
@@ -368,52 +472,20 @@ impl ColumnarScan {
             raws[col] = Some(Raw::Codes { codes, nulls });
         }
         let mut removed = visible_count - sel.as_ref().map_or(n, Vec::len);
-        if let Some(early) = &self.early {
-            if sel.as_ref().is_none_or(|v| !v.is_empty()) {
-                let rows = sel.as_ref().map_or(n, Vec::len);
-                let mut cols = Vec::with_capacity(early.columns.len());
-                for &c in &early.columns {
-                    cols.push(if c < self.attrs.len() {
-                        self.decode_raw(g, &mut raws, c, n)?;
-                        let raw = raws[c].take().expect("decoded above");
-                        self.materialize(g, raw, sel.as_deref(), c)
-                    } else {
-                        // A filter on the TID column (none are planned).
-                        self.tids(g, start, sel.as_deref(), n)
-                    });
-                }
-                let b = Batch::new(cols, rows);
-                let ok = early.expr.eval_qual(&b)?;
-                for (&c, v) in early.columns.iter().zip(b.columns) {
-                    if c < self.attrs.len() {
-                        raws[c] = Some(Raw::Selected(v));
-                    }
-                }
-                if ok.iter().any(|&b| !b) {
-                    // Narrow the selection, and the vectors that follow it.
-                    let positions: Vec<u32> =
-                        (0..rows as u32).filter(|&i| ok[i as usize]).collect();
-                    removed += rows - positions.len();
-                    for raw in raws.iter_mut().flatten() {
-                        if let Raw::Selected(v) = raw {
-                            *v = v.gather(&positions);
-                        }
-                    }
-                    sel = Some(match sel {
-                        Some(v) => positions.iter().map(|&p| v[p as usize]).collect(),
-                        None => positions,
-                    });
-                }
-            }
+        let key_first = self.key_probe.as_ref().is_some_and(|k| k.first);
+        if key_first {
+            self.key_step(g, &mut raws, &mut sel, n, start)?;
         }
+        removed += self.filter_step(g, &mut raws, &mut sel, n, start)?;
         self.ctx.add_removed(self.id, removed as u64);
+        if !key_first {
+            self.key_step(g, &mut raws, &mut sel, n, start)?;
+        }
         let out_rows = sel.as_ref().map_or(n, Vec::len);
         let mut columns = Vec::with_capacity(self.attrs.len() + usize::from(self.with_tid));
         if out_rows > 0 {
             for c in 0..self.attrs.len() {
-                self.decode_raw(g, &mut raws, c, n)?;
-                let raw = raws[c].take().expect("decoded above");
-                columns.push(self.materialize(g, raw, sel.as_deref(), c));
+                columns.push(self.column(g, &mut raws, c, n, sel.as_deref())?);
                 // Decoded, so not to be skipped below.
                 raws[c] = Some(Raw::Used);
             }
@@ -429,6 +501,144 @@ impl ColumnarScan {
         }
         g.pos += n;
         Ok((out_rows > 0).then(|| Batch::new(columns, out_rows)))
+    }
+
+    /// The filter over the selected rows: narrows the selection to the
+    /// rows it keeps and returns how many it removed.
+    fn filter_step(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        sel: &mut Option<Vec<u32>>,
+        n: usize,
+        start: usize,
+    ) -> Result<usize> {
+        let Some(early) = &self.early else {
+            return Ok(0);
+        };
+        if sel.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(0);
+        }
+        let rows = sel.as_ref().map_or(n, Vec::len);
+        let cols = self.selected(g, raws, sel.as_deref(), n, start, &early.columns)?;
+        let b = Batch::new(cols, rows);
+        let ok = early.expr.eval_qual(&b)?;
+        self.keep_selected(raws, &early.columns, b.columns);
+        Ok(narrow(raws, sel, &ok))
+    }
+
+    /// The join key filter over the selected rows, once the join has
+    /// published it: narrows the selection to the rows whose keys may
+    /// match.
+    fn key_step(
+        &mut self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        sel: &mut Option<Vec<u32>>,
+        n: usize,
+        start: usize,
+    ) -> Result<()> {
+        if sel.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(());
+        }
+        let Some(filter) = self.ready_key_filter() else {
+            return Ok(());
+        };
+        let kp = self.key_probe.as_ref().expect("a key probe");
+        let rows = sel.as_ref().map_or(n, Vec::len);
+        let cols = self.selected(g, raws, sel.as_deref(), n, start, &kp.columns)?;
+        let b = Batch::new(cols, rows);
+        let kv = eval_all(&kp.keys, &b)?;
+        let ok = filter.test(&kv, rows);
+        let columns = kp.columns.clone();
+        self.keep_selected(raws, &columns, b.columns);
+        let dropped = narrow(raws, sel, &ok);
+        self.key_removed += dropped as u64;
+        let kp = self.key_probe.as_mut().expect("a key probe");
+        kp.tested += rows as u64;
+        kp.kept += (rows - dropped) as u64;
+        if kp.tested >= ADAPT_ROWS && kp.kept as f64 > kp.tested as f64 * KEEP_RATE_LIMIT {
+            kp.off = true;
+        }
+        Ok(())
+    }
+
+    /// Column `col`'s rows `sel` (all `n` without) of the batch, taken out
+    /// of `raws`. A column not decoded yet is decoded for those rows only
+    /// when they are fewer than an eighth of the batch (`decode_rows`: the
+    /// gaps cost little to pass over), else for all rows and gathered.
+    fn column(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        col: usize,
+        n: usize,
+        sel: Option<&[u32]>,
+    ) -> Result<Vector> {
+        if raws[col].is_none() {
+            if let Some(rows) = sel.filter(|s| s.len() * SPARSE_FRACTION < n) {
+                let ty = self.types[col];
+                let dec = self.decoder(g, col)?;
+                return Ok(decode::decode_rows(dec, n, ty, rows));
+            }
+        }
+        self.decode_raw(g, raws, col, n)?;
+        let raw = raws[col].take().expect("decoded above");
+        Ok(self.materialize(g, raw, sel, col))
+    }
+
+    /// Columns `cols` (output positions; past the table's columns, the
+    /// TID column) of the batch's rows `sel` (all `n` without), decoded
+    /// when not yet. The table's columns are taken out of `raws`: give
+    /// them back with [`ColumnarScan::keep_selected`].
+    fn selected(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        sel: Option<&[u32]>,
+        n: usize,
+        start: usize,
+        cols: &[usize],
+    ) -> Result<Vec<Vector>> {
+        let mut out = Vec::with_capacity(cols.len());
+        for &c in cols {
+            out.push(if c < self.attrs.len() {
+                self.column(g, raws, c, n, sel)?
+            } else {
+                // A filter on the TID column (none are planned).
+                self.tids(g, start, sel, n)
+            });
+        }
+        Ok(out)
+    }
+
+    /// Puts the vectors [`ColumnarScan::selected`] made back as the
+    /// columns' rows selected so far.
+    fn keep_selected(&self, raws: &mut [Option<Raw>], cols: &[usize], vectors: Vec<Vector>) {
+        for (&c, v) in cols.iter().zip(vectors) {
+            if c < self.attrs.len() {
+                raws[c] = Some(Raw::Selected(v));
+            }
+        }
+    }
+
+    /// The join key filter, when the join above has published it and it
+    /// still pays (see `keyfilter`).
+    fn ready_key_filter(&mut self) -> Option<Arc<KeyFilter>> {
+        let kp = self.key_probe.as_mut()?;
+        if kp.off {
+            return None;
+        }
+        if !kp.looked_up {
+            kp.looked_up = true;
+            let local = self.ctx.key_filters.borrow().get(&self.id).cloned();
+            kp.filter = local.or_else(|| {
+                self.shared
+                    .as_ref()
+                    .and_then(|s| s.key_filter.get().cloned())
+            });
+        }
+        kp.filter.as_ref().filter(|f| f.is_ready()).cloned()
     }
 
     /// Column `col` (of `raw`) for the rows `sel` (all without).
@@ -485,25 +695,74 @@ impl ColumnarScan {
             return;
         }
         self.done = true;
-        let (groups, skipped) = match &self.shared {
+        let (groups, skipped, key_removed) = match &self.shared {
             Some(s) => {
                 s.groups.fetch_add(self.groups, Ordering::Relaxed);
                 s.skipped.fetch_add(self.skipped, Ordering::Relaxed);
+                s.key_removed.fetch_add(self.key_removed, Ordering::Relaxed);
                 if s.finished.fetch_add(1, Ordering::AcqRel) + 1 != s.participants {
                     return;
                 }
                 (
                     s.groups.load(Ordering::Relaxed),
                     s.skipped.load(Ordering::Relaxed),
+                    s.key_removed.load(Ordering::Relaxed),
                 )
             }
-            None => (self.groups, self.skipped),
+            None => (self.groups, self.skipped, self.key_removed),
         };
         self.ctx.note(
             self.id,
             format!("Columnar: row groups {groups}, skipped {skipped}"),
         );
+        if self.key_probe.is_some() {
+            self.ctx.note(
+                self.id,
+                format!("tusk: rows removed by join key filter: {key_removed}"),
+            );
+        }
     }
+}
+
+/// The renumbering of `exprs` to the columns they read: those columns'
+/// output positions, ascending, and the expressions over them.
+fn over_read_columns(exprs: &[Expr]) -> (Vec<usize>, Vec<Expr>) {
+    let mut used = Vec::new();
+    for e in exprs {
+        e.columns(&mut used);
+    }
+    used.sort_unstable();
+    used.dedup();
+    let exprs = exprs
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e.remap_columns(&|c| used.binary_search(&c).expect("a column read"));
+            e
+        })
+        .collect();
+    (used, exprs)
+}
+
+/// Narrows the selection `sel` (and the columns' vectors of the rows
+/// selected so far) to the rows `ok` keeps, `ok` being one flag per row
+/// selected; returns the number of rows dropped.
+fn narrow(raws: &mut [Option<Raw>], sel: &mut Option<Vec<u32>>, ok: &[bool]) -> usize {
+    if ok.iter().all(|&b| b) {
+        return 0;
+    }
+    let positions: Vec<u32> = (0..ok.len() as u32).filter(|&i| ok[i as usize]).collect();
+    for raw in raws.iter_mut().flatten() {
+        if let Raw::Selected(v) = raw {
+            *v = v.gather(&positions);
+        }
+    }
+    let dropped = ok.len() - positions.len();
+    *sel = Some(match sel.take() {
+        Some(v) => positions.iter().map(|&p| v[p as usize]).collect(),
+        None => positions,
+    });
+    dropped
 }
 
 impl Operator for ColumnarScan {

@@ -145,9 +145,17 @@ mod unmatched;
 pub use shared::SharedBuild;
 pub use table::estimated_table_bytes;
 
+/// The hash of each of the `n` rows of key vectors `kv`, as the join's
+/// tables hash them (`None`: a NULL key); see `keyfilter`.
+pub(crate) fn key_hashes(kv: &[Vector], n: usize) -> Vec<Option<u64>> {
+    let keys = ProbeKeys::of(kv, n);
+    (0..n).map(|i| keys.hash(i)).collect()
+}
+
 use crate::error::{ExecError, Result};
 use crate::expr::{eval_all, Expr};
 use crate::join::{JoinOutput, PairFilter};
+use crate::keyfilter::KeyFilter;
 use crate::operator::{ExecContext, Operator};
 use crate::plan::{JoinKind, NodeKind, Plan};
 use crate::rowstore::{RowStore, StoredRows};
@@ -305,6 +313,9 @@ pub struct HashJoin {
     /// `errors_in_row_order`), so that an error from its first batch came
     /// before any row that passes.
     row_order_errors: bool,
+    /// The filter of build keys this join fills for the columnar scan
+    /// below it (see `keyfilter`).
+    key_filter: Option<Arc<KeyFilter>>,
 }
 
 impl HashJoin {
@@ -366,6 +377,7 @@ impl HashJoin {
         let key_types: Vec<DataType> = inner_keys.iter().map(Expr::data_type).collect();
         let expected = estimated_table_bytes(hash.est.rows, f64::from(hash.est.width), &key_types);
         let peek_outer = peeks_outer_first(*kind, &plan.children[0], hash);
+        let key_filter = key_filter_for(plan, ctx, *kind, *parallel, limit);
         Ok(HashJoin {
             outer,
             inner: Some(inner),
@@ -412,7 +424,22 @@ impl HashJoin {
             deferred_outer_error: None,
             may_hold_outer_error: holds_probe_errors(&plan.children[0]),
             row_order_errors: errors_in_row_order(&plan.children[0]),
+            key_filter,
         })
+    }
+
+    /// Sets the key filter's bits for build keys `kv` (`n` rows).
+    fn filter_build_keys(&self, kv: &[Vector], n: usize) {
+        if let Some(f) = &self.key_filter {
+            f.insert_keys(kv, n);
+        }
+    }
+
+    /// Every build key of this (serial) join is in the key filter.
+    fn publish_key_filter(&self) {
+        if let Some(f) = &self.key_filter {
+            f.publish();
+        }
     }
 
     fn kind(&self) -> JoinKind {
@@ -583,6 +610,7 @@ impl HashJoin {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            self.filter_build_keys(&kv, b.len);
             if builder.memory_after(&b) > budget {
                 overflow = Some((b, kv));
                 break;
@@ -591,6 +619,7 @@ impl HashJoin {
             self.report.peak = self.report.peak.max(builder.memory());
         }
         let Some((first_unbuilt, first_kv)) = overflow else {
+            self.publish_key_filter();
             self.inner_nonempty = self.report.inner_rows > 0;
             let rows = self.finish_null_inner()?;
             self.null_inner.extend(rows);
@@ -628,8 +657,11 @@ impl HashJoin {
             self.report.inner_rows += b.len as u64;
             let kv = eval_all(&self.inner_keys, &b)?;
             let (b, kv) = self.set_aside_null_inner(b, kv)?;
+            self.filter_build_keys(&kv, b.len);
             parts.write_batch(&b, &ProbeKeys::of(&kv, b.len), 0)?;
         }
+        // The probe side, read next, is filtered from here on.
+        self.publish_key_filter();
         self.inner_nonempty = self.report.inner_rows > 0;
         let rows = self.finish_null_inner()?;
         self.null_inner.extend(rows);
@@ -797,6 +829,48 @@ impl HashJoin {
         let cols = table.gather(inner_types, &self.out.inner_out, ii);
         Ok(Some(self.out.pairs(&st.batch, oi, cols)))
     }
+}
+
+/// The key filter join `plan` (of `kind`, memory limit `limit`) fills,
+/// when the planner gave the columnar scan that is its probe side (or a
+/// Project's input there) the join's keys (see `keyfilter`): a fresh one in this participant's
+/// registry for a serial join, the one in the parallel scan's shared state
+/// for a Parallel Hash Join.
+fn key_filter_for(
+    plan: &Plan,
+    ctx: &ExecContext,
+    kind: JoinKind,
+    parallel: bool,
+    limit: usize,
+) -> Option<Arc<KeyFilter>> {
+    let mut scan = &plan.children[0];
+    if let (NodeKind::Project { .. }, Some(input)) = (&scan.kind, scan.children.first()) {
+        scan = input;
+    }
+    let NodeKind::SeqScan {
+        columnar: Some(spec),
+        ..
+    } = &scan.kind
+    else {
+        return None;
+    };
+    if spec.join_keys.is_empty() || kind.keeps_unmatched_outer() {
+        return None;
+    }
+    let rows = plan.children[1].est.rows;
+    let max_bytes = limit / 8;
+    if parallel {
+        // The participants' filter lives in the parallel scan's shared
+        // state; a scan without one (not parallel) gets no filter.
+        let shared = ctx
+            .parallel
+            .as_ref()
+            .and_then(|p| p.node::<crate::columnar_scan::ColumnarShared>(scan.id));
+        return shared.map(|s| s.key_filter(rows, max_bytes));
+    }
+    let f = Arc::new(KeyFilter::for_rows(rows, max_bytes));
+    ctx.key_filters.borrow_mut().insert(scan.id, f.clone());
+    Some(f)
 }
 
 /// Whether a hash join reads its probe side (`outer`) before building the

@@ -220,6 +220,9 @@ impl HashJoin {
                 continue;
             }
             let keys = ProbeKeys::of(&kv, b.len);
+            if let Some(f) = &self.key_filter {
+                f.insert_keys(&kv, b.len);
+            }
             let mut from = 0;
             if parts.is_none() && shape.key_only.is_some() {
                 let ProbeKeys::Int(k) = &keys else {
@@ -288,7 +291,13 @@ impl HashJoin {
         }
         let match_bits = self.kind().marks_inner();
         if shared.phaser.wait()? {
-            // Last to finish loading: does the whole table fit?
+            // Last to finish loading: every participant's build keys are
+            // in the key filter (the barrier orders their bits before
+            // this), and the probe sides may use it.
+            if let Some(f) = &self.key_filter {
+                f.publish();
+            }
+            // Does the whole table fit?
             let rows = shared.rows.load(Relaxed);
             let need = table.chunk_bytes()
                 + SharedTable::slot_bytes(rows)

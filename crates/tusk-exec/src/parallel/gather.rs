@@ -139,6 +139,7 @@ impl Gather {
                         interrupt,
                         env,
                         ctes: Default::default(),
+                        key_filters: Default::default(),
                         params,
                     };
                     let run = || -> Result<()> {

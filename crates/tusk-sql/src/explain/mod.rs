@@ -708,6 +708,7 @@ impl Renderer<'_> {
                 if let Some(f) = filter {
                     d.push(format!("Filter: {}", deparse(f, &unqualified(&p.names))));
                 }
+                d.extend(p.kind.explain_notes());
                 let kind = if *parallel {
                     "Parallel Seq Scan"
                 } else {

@@ -65,7 +65,10 @@ impl Planner<'_> {
                 with_tid,
                 filter,
                 parallel: false,
-                columnar: Some(Box::new(ColumnarSpec { skip })),
+                columnar: Some(Box::new(ColumnarSpec {
+                    skip,
+                    join_keys: Vec::new(),
+                })),
             },
             vec![],
             out,

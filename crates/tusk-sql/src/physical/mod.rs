@@ -20,6 +20,7 @@ mod estimate;
 mod index_join;
 mod join;
 mod join_order;
+mod key_filter;
 mod merge_join;
 mod narrow;
 mod numbering;
@@ -193,6 +194,8 @@ impl<'a> Planner<'a> {
             })
             .collect();
         let mut stmt = Statement { root, ctes };
+        key_filter::add_key_filters(&mut stmt.root);
+        stmt.ctes.iter_mut().for_each(key_filter::add_key_filters);
         numbering::renumber_init_plans(&mut stmt, &self.init_plans);
         stmt.assign_ids();
         Ok(stmt)

@@ -2,7 +2,11 @@
 //!
 //! A subtree is parallel-safe when it consists of sequential scans, hash
 //! joins of any kind (whose build side is itself parallel-safe: all participants
-//! build one shared table), filters and projections. When its biggest scan
+//! build one shared table), filters and projections; a hash join whose
+//! build side is not parallel-safe but small, stable and made of scans and
+//! joins (`replicated_build`: two nation scans under a nested loop, say)
+//! is parallel-safe too, as a Hash Join whose every participant builds the
+//! whole table for its share of the probe side. When its biggest scan
 //! is estimated at `min_parallel_table_scan_size` or more, its scans become
 //! Parallel Seq Scans sharing the table's blocks, its joins Parallel Hash
 //! Joins, and a Gather with `max_parallel_workers_per_gather` workers
@@ -28,23 +32,84 @@ fn safe(p: &Plan) -> Option<f64> {
         NodeKind::Filter { .. } | NodeKind::Project { .. } => safe(&p.children[0]),
         NodeKind::HashJoin { kind, .. } if kind.parallel_safe() => {
             let a = safe(&p.children[0])?;
-            let b = safe(&p.children[1].children[0])?;
-            Some(a.max(b))
+            let build = &p.children[1].children[0];
+            match safe(build) {
+                Some(b) => Some(a.max(b)),
+                None if replicated_build(p) => Some(a),
+                None => None,
+            }
         }
         _ => None,
     }
 }
 
-/// Marks every scan and join of a parallel-safe tree as parallel.
-fn make_parallel(p: &mut Plan) {
-    match &mut p.kind {
-        NodeKind::SeqScan { parallel, .. } | NodeKind::HashJoin { parallel, .. } => {
-            *parallel = true
+/// Whether hash join `p`, whose build side is not parallel-safe, may run
+/// in every participant of a Gather with its build side whole in each (a
+/// private table per participant, PostgreSQL's Hash Join below a Gather
+/// that is not parallel-aware) and its probe side partial: the kind keeps
+/// no build rows by their match bits (those need the one shared table of
+/// a Parallel Hash Join), the build side is [`replicable`], and building
+/// it in every participant costs less than the probe side's scan.
+fn replicated_build(p: &Plan) -> bool {
+    let NodeKind::HashJoin { kind, .. } = &p.kind else {
+        return false;
+    };
+    let build = &p.children[1].children[0];
+    !kind.marks_inner()
+        && replicable(build)
+        && build.est.total_cost * REPLICAS_PER_PROBE < p.children[0].est.total_cost
+}
+
+/// A build side replicated in every participant must cost less than
+/// 1/REPLICAS_PER_PROBE of the probe side (participants are at most a few).
+const REPLICAS_PER_PROBE: f64 = 4.0;
+
+/// Whether `p` may run whole in every participant and give each the same
+/// rows: scans, filters, projections, VALUES, and hash joins and nested
+/// loops of those (of kinds that need no shared match bits), with nothing
+/// volatile in them (a volatile call would give each participant other
+/// rows).
+fn replicable(p: &Plan) -> bool {
+    let node = match &p.kind {
+        NodeKind::SeqScan {
+            with_tid: false, ..
         }
+        | NodeKind::Filter { .. }
+        | NodeKind::Project { .. }
+        | NodeKind::Values { .. }
+        | NodeKind::Hash => true,
+        NodeKind::HashJoin { kind, .. } | NodeKind::NestedLoop { kind, .. } => !kind.marks_inner(),
+        _ => false,
+    };
+    if !node || !p.children.iter().all(replicable) {
+        return false;
+    }
+    let mut stable = true;
+    p.clone().for_each_expr_mut(&mut |e| {
+        e.visit(|n| {
+            if let Expr::Call { func, .. } = n {
+                stable &= !func.volatile();
+            }
+        })
+    });
+    stable
+}
+
+/// Marks every scan and join of a parallel-safe tree as parallel, except
+/// the build sides that every participant builds whole
+/// ([`replicated_build`]), which stay as they are.
+fn make_parallel(p: &mut Plan) {
+    let replicated =
+        matches!(p.kind, NodeKind::HashJoin { .. }) && safe(&p.children[1].children[0]).is_none();
+    match &mut p.kind {
+        NodeKind::SeqScan { parallel, .. } => *parallel = true,
+        NodeKind::HashJoin { parallel, .. } => *parallel = !replicated,
         _ => {}
     }
-    for c in &mut p.children {
-        make_parallel(c);
+    for (i, c) in p.children.iter_mut().enumerate() {
+        if i == 0 || !replicated {
+            make_parallel(c);
+        }
     }
 }
 
