@@ -325,7 +325,7 @@ impl NestedLoop {
                     }
                 };
                 match test(oi, ii) {
-                    Err(e) if first_only && oi.len() > 1 && is_data_error(&e.code) => {
+                    Err(e) if first_only && oi.len() > 1 && e.is_data_error() => {
                         pair_by_pair(oi, ii, &block.state, test)?
                     }
                     r => r?,
@@ -487,12 +487,6 @@ impl Operator for NestedLoop {
             }
         }
     }
-}
-
-/// Whether an error is about the values a condition met (a data exception
-/// or a subquery's cardinality), which a row not tested would not raise.
-fn is_data_error(code: &str) -> bool {
-    code.starts_with("22") || code.starts_with("21")
 }
 
 /// The condition's results for pairs `(oi[k], ii[k])` tested one at a time,

@@ -83,6 +83,27 @@ fn fold(any: bool, acc: &mut Truth, v: &Vector) -> bool {
     false
 }
 
+/// Folds the test's results over the rows of `b` into the running answer;
+/// returns true when the answer can no longer change. The test is evaluated
+/// over the whole batch at once; when that fails, again row by row, in
+/// order, up to the decisive row, as PostgreSQL tests a SubPlan's rows one
+/// at a time and stops there: only an error of a row before it is raised
+/// (`(a, 10 / b) >= ALL (...)` never divides for the rows after a false).
+fn fold_batch(any: bool, acc: &mut Truth, test: &Expr, b: &Batch) -> Result<bool> {
+    match test.eval(b) {
+        Ok(v) => Ok(fold(any, acc, &v)),
+        Err(e) if b.len > 1 && e.is_data_error() => {
+            for i in 0..b.len {
+                if fold(any, acc, &test.eval(&b.gather(&[i as u32]))?) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 fn answer(acc: Truth) -> Value {
     match acc {
         Truth::True => Value::Bool(true),
@@ -245,7 +266,7 @@ impl Runner {
                 let (test, any) = self.test_for(vals).expect("ANY/ALL has a test");
                 let mut acc = if any { Truth::False } else { Truth::True };
                 while let Some(b) = op.next()? {
-                    if b.len > 0 && fold(any, &mut acc, &test.eval(&b)?) {
+                    if b.len > 0 && fold_batch(any, &mut acc, &test, &b)? {
                         break;
                     }
                 }
@@ -305,7 +326,7 @@ impl Runner {
         let mut acc = if any { Truth::False } else { Truth::True };
         let mut cursor = Cursor::default();
         while let Some(b) = cursor.next(&mut m.rows)? {
-            if fold(any, &mut acc, &test.eval(&b)?) {
+            if fold_batch(any, &mut acc, &test, &b)? {
                 break;
             }
         }
@@ -811,5 +832,30 @@ mod tests {
         );
         let got = run_over(|p| filter(p, predicate), vec![y_equal_to_x(), second]).unwrap();
         assert_eq!(got, ["5|5|5"]);
+    }
+
+    /// `(x, 10 / (y - 2)) < ANY (rows)`: the rows are tested in order and
+    /// the test stops at the first true one, so the division by zero of
+    /// y = 2 is raised only when no earlier row decided.
+    #[test]
+    fn any_stops_testing_rows_at_the_decisive_one() {
+        let y = || col(0, Int8);
+        let ten_over = Expr::arith(
+            crate::expr::ArithOp::Div,
+            lit(Value::Int8(10), Int8),
+            Expr::arith(crate::expr::ArithOp::Sub, y(), two(), Int8),
+            Int8,
+        );
+        let test = Expr::RowCompare {
+            op: CmpOp::Lt,
+            left: vec![param(X), ten_over],
+            right: vec![y(), lit(Value::Int8(0), Int8)],
+        };
+        let any =
+            |rows: &[Option<i64>]| spec(values(rows), SubPlanKind::Any { test: test.clone() }, 1);
+        let got = run(vec![any(&[Some(9), Some(2)])]).unwrap();
+        assert_eq!(got, ["1|t", "2|t", "3|t", "NULL|NULL", "5|t"]);
+        let e = run(vec![any(&[Some(2), Some(9)])]).unwrap_err();
+        assert_eq!(e.message, "division by zero");
     }
 }
