@@ -57,10 +57,33 @@ fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         NodeKind::Values { rows } => {
             Box::new(scan::ValuesScan::new(rows.clone(), plan.output.to_vec()))
         }
+        // A Filter, Project or Aggregate computes the subplans of a
+        // SubPlans chain directly below it on demand (see
+        // `subplan::deferred`).
+        NodeKind::Project { exprs } if below_subplans(plan) => {
+            let (input, subplans) =
+                subplan::DeferredSubPlans::chain(&plan.children[0], ctx, build)?;
+            Box::new(project::Project::over_subplans(
+                input,
+                subplans,
+                exprs.clone(),
+            ))
+        }
         NodeKind::Project { exprs } => Box::new(project::Project::new(
             build_unguarded(&plan.children[0], ctx)?,
             exprs.clone(),
         )),
+        NodeKind::Filter { predicate } if below_subplans(plan) => {
+            let (input, subplans) =
+                subplan::DeferredSubPlans::chain(&plan.children[0], ctx, build)?;
+            Box::new(filter::Filter::over_subplans(
+                input,
+                subplans,
+                predicate.clone(),
+                ctx,
+                plan.id,
+            ))
+        }
         NodeKind::Filter { predicate } => Box::new(filter::Filter::new(
             child(0)?,
             predicate.clone(),
@@ -77,6 +100,12 @@ fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
             Box::new(hashjoin::HashJoin::new(plan, ctx, child(0)?, inner)?)
         }
         NodeKind::Hash => return Err(ExecError::new("Hash node outside a hash join")),
+        NodeKind::Aggregate { .. } if below_subplans(plan) => {
+            match subplan::aggregate_input(plan, ctx, build)? {
+                Some((p, input)) => Box::new(aggregate::Aggregate::new(&p, ctx, input)?),
+                None => Box::new(aggregate::Aggregate::new(plan, ctx, child(0)?)?),
+            }
+        }
         NodeKind::Aggregate { .. } => Box::new(aggregate::Aggregate::new(plan, ctx, child(0)?)?),
         NodeKind::Gather { .. } => Box::new(Gather::new(plan, ctx, build, init_shared)?),
         NodeKind::Sort { keys, limit } => Box::new(sort::Sort::new(
@@ -142,6 +171,11 @@ fn build_node(plan: &Plan, ctx: &ExecContext) -> Result<Box<dyn Operator>> {
         }
     };
     Ok(op)
+}
+
+/// Whether `plan`'s only child is a SubPlans node.
+fn below_subplans(plan: &Plan) -> bool {
+    matches!(&plan.children[..], [c] if matches!(c.kind, NodeKind::SubPlans { .. }))
 }
 
 /// Creates the shared state of every parallel-aware node of `plan` (down

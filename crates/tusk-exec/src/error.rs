@@ -125,6 +125,15 @@ impl ExecError {
         self.hint = Some(hint.into());
         self
     }
+
+    /// Whether the error is about the values an expression met (a data
+    /// exception, or a scalar subquery's second row), so that a row the
+    /// expression was not evaluated for would not have raised it: what the
+    /// operators that evaluate many rows at once, where PostgreSQL stops at
+    /// one, retry row by row.
+    pub fn is_data_error(&self) -> bool {
+        self.code.starts_with("22") || self.code == sqlstate::CARDINALITY_VIOLATION
+    }
 }
 
 impl fmt::Display for ExecError {

@@ -20,6 +20,10 @@
 //!   a THEN result only for the rows its WHEN took (ELSE: the rest);
 //! - `COALESCE` evaluates an argument only for rows still NULL.
 //!
+//! A column reference past the end of the batch is a deferred column (a
+//! subquery's value, see `deferred`): it is computed for the active rows
+//! only, so a subquery runs only where the expression reaches it.
+//!
 //! Everything else evaluates its arguments for all active rows, as
 //! PostgreSQL evaluates all arguments of a function before calling it.
 //!
@@ -54,6 +58,7 @@ mod arrays;
 mod compare;
 mod cond;
 pub(crate) mod datetime_arith;
+pub mod deferred;
 mod fold;
 mod inlist;
 mod logic;
@@ -209,7 +214,9 @@ pub enum Expr {
     },
     /// `COALESCE(a, b, ...)`, all of one type.
     Coalesce(Vec<Expr>),
-    /// `NULLIF(left, right)`, both of one type.
+    /// `NULLIF(left, right)`, of `left`'s type: both of one type, or
+    /// `left` a narrower integer (float) type than `right`, compared in
+    /// `right`'s type (PostgreSQL's cross-type `=`, as `int4 = int8`).
     NullIf {
         left: Box<Expr>,
         right: Box<Expr>,
@@ -734,7 +741,10 @@ impl Expr {
         active: Option<&[bool]>,
     ) -> Result<Cow<'b, Vector>> {
         match self {
-            Expr::Column { index, .. } => Ok(Cow::Borrowed(&batch.columns[*index])),
+            Expr::Column { index, .. } => match batch.columns.get(*index) {
+                Some(v) => Ok(Cow::Borrowed(v)),
+                None => deferred::compute(*index, batch, active).map(Cow::Owned),
+            },
             _ => stack::guarded(|| self.eval_node(batch, active)).map(Cow::Owned),
         }
     }
@@ -742,7 +752,10 @@ impl Expr {
     fn eval_node(&self, batch: &Batch, active: Option<&[bool]>) -> Result<Vector> {
         let n = batch.len;
         match self {
-            Expr::Column { index, .. } => Ok(batch.columns[*index].clone()),
+            Expr::Column { index, .. } => match batch.columns.get(*index) {
+                Some(v) => Ok(v.clone()),
+                None => deferred::compute(*index, batch, active),
+            },
             Expr::Const { value, ty } => Ok(Vector::constant(value, *ty, n)),
             Expr::Param { index, .. } => Err(ExecError::new(format!(
                 "there is no parameter ${}",

@@ -23,6 +23,13 @@
 //! mark joins stop forming pairs for a row once it has matched. Right and
 //! full joins keep one bit per inner row, set when the row matches.
 //!
+//! Evaluated together, the pairs of a semi, anti or mark join include pairs
+//! after an outer row's first match, which PostgreSQL never tests. When
+//! the filter fails on a set of pairs, that set is tested again pair by
+//! pair in order, skipping an outer row's pairs after its match
+//! (`pair_by_pair`): only an error PostgreSQL meets is raised. Only the
+//! failing path pays for it.
+//!
 //! ## Output
 //!
 //! Inner, left, right and full joins emit matching pairs as they are found.
@@ -303,17 +310,25 @@ impl NestedLoop {
         let results = match &self.filter {
             None => vec![Some(true); oi.len()],
             Some(f) => {
-                let inner_cols = f
-                    .inner_cols
-                    .iter()
-                    .map(|&c| ib.columns[c].gather(ii))
-                    .collect();
-                // A null-aware mark needs the condition's NULLs; any
-                // other join tests it as PostgreSQL's qual list.
-                if matches!(kind, JoinKind::Mark { null_aware: true }) {
-                    f.eval(&block.rows, oi, inner_cols)?
-                } else {
-                    f.eval_quals(&block.rows, oi, inner_cols)?
+                let test = |oi: &[u32], ii: &[u32]| {
+                    let inner_cols = f
+                        .inner_cols
+                        .iter()
+                        .map(|&c| ib.columns[c].gather(ii))
+                        .collect();
+                    // A null-aware mark needs the condition's NULLs; any
+                    // other join tests it as PostgreSQL's qual list.
+                    if matches!(kind, JoinKind::Mark { null_aware: true }) {
+                        f.eval(&block.rows, oi, inner_cols)
+                    } else {
+                        f.eval_quals(&block.rows, oi, inner_cols)
+                    }
+                };
+                match test(oi, ii) {
+                    Err(e) if first_only && oi.len() > 1 && e.is_data_error() => {
+                        pair_by_pair(oi, ii, &block.state, test)?
+                    }
+                    r => r?,
                 }
             }
         };
@@ -474,6 +489,35 @@ impl Operator for NestedLoop {
     }
 }
 
+/// The condition's results for pairs `(oi[k], ii[k])` tested one at a time,
+/// in order, as PostgreSQL's nested loop tests them when an outer row
+/// stops at its first match (semi, anti, mark): a pair after its outer
+/// row's match is not tested (false here), so only an error of a pair
+/// tested before that is raised. For a set of pairs whose test together
+/// failed, which may have failed on a pair PostgreSQL never tests.
+fn pair_by_pair(
+    oi: &[u32],
+    ii: &[u32],
+    state: &[u8],
+    test: impl Fn(&[u32], &[u32]) -> Result<Vec<Option<bool>>>,
+) -> Result<Vec<Option<bool>>> {
+    let mut matched = vec![false; state.len()];
+    let mut out = Vec::with_capacity(oi.len());
+    for k in 0..oi.len() {
+        let o = oi[k];
+        if state[o as usize] == MATCHED || matched[o as usize] {
+            out.push(Some(false));
+            continue;
+        }
+        let r = test(&oi[k..k + 1], &ii[k..k + 1])?[0];
+        if r == Some(true) {
+            matched[o as usize] = true;
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::build::build;
@@ -559,6 +603,67 @@ mod tests {
                     (JoinKind::RightSemi | JoinKind::RightAnti, _) => unreachable!("not in KINDS"),
                 };
                 assert_eq!(got.len(), expected, "{kind:?} {filter:?}");
+            }
+        }
+    }
+
+    /// A semi or anti join tests an outer row's inner rows in order and
+    /// stops at its first match: `ROW(a, 1 / (b - a)) < ROW(b, 0)` over
+    /// a in 1..3, b in 4, 1..3 matches every a on b = 4 first, before the
+    /// pair a = b whose division fails. With the matching row last, the
+    /// division is reached and fails.
+    #[test]
+    fn semi_and_anti_joins_stop_testing_a_row_at_its_match() {
+        use crate::expr::ArithOp;
+        let db = TestDb::new();
+        let int = |index| Expr::Column {
+            index,
+            ty: DataType::Int8,
+        };
+        let one_over = Expr::arith(
+            ArithOp::Div,
+            lit(Value::Int8(1), DataType::Int8),
+            Expr::arith(ArithOp::Sub, int(1), int(0), DataType::Int8),
+            DataType::Int8,
+        );
+        let filter = Expr::RowCompare {
+            op: CmpOp::Lt,
+            left: vec![int(0), one_over],
+            right: vec![int(1), lit(Value::Int8(0), DataType::Int8)],
+        };
+        let values = |xs: &[i64]| {
+            node(
+                NodeKind::Values {
+                    rows: xs
+                        .iter()
+                        .map(|&x| vec![lit(Value::Int8(x), DataType::Int8)])
+                        .collect(),
+                },
+                vec![],
+                vec![DataType::Int8],
+            )
+        };
+        for (kind, inner, rows) in [
+            (JoinKind::Semi, [4, 1, 2, 3], Some(3)),
+            (JoinKind::Anti, [4, 1, 2, 3], Some(0)),
+            (JoinKind::Semi, [1, 2, 3, 4], None),
+        ] {
+            let mut p = node(
+                NodeKind::NestedLoop {
+                    kind,
+                    join_filter: Some(filter.clone()),
+                    outer_out: vec![0],
+                    inner_out: vec![],
+                },
+                vec![values(&[1, 2, 3]), values(&inner)],
+                vec![DataType::Int8],
+            );
+            let n = p.assign_ids();
+            let mut op = build(&p, &db.ctx(4 << 20, n)).unwrap();
+            match (rows_of(op.as_mut(), &[DataType::Int8]), rows) {
+                (Ok(got), Some(rows)) => assert_eq!(got.len(), rows, "{kind:?} {inner:?}"),
+                (Err(e), None) => assert_eq!(e.message, "division by zero"),
+                (got, _) => panic!("{kind:?} {inner:?}: {got:?}"),
             }
         }
     }

@@ -726,6 +726,11 @@ pub struct SubPlanSpec {
     pub param_ids: Vec<usize>,
     /// Statement-wide number for EXPLAIN (`SubPlan 1`).
     pub number: usize,
+    /// Whether the plan reads the column above the node that consumes it.
+    /// A Filter directly above the SubPlans node computes the column only
+    /// where its predicate reaches it (see `subplan::deferred`), and passes
+    /// it on computed for its passing rows when this is set, NULL when not.
+    pub needed_above: bool,
 }
 
 impl SubPlanSpec {

@@ -130,10 +130,20 @@ pub(super) fn eval_nullif(
     batch: &Batch,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
-    let bp = is_bpchar(left.data_type(), right.data_type());
+    let (lt, rt) = (left.data_type(), right.data_type());
+    let bp = is_bpchar(lt, rt);
     let l = left.eval_active(batch, active)?;
     let r = right.eval_active(batch, active)?;
-    let eq = compare(CmpOp::Eq, &l, &r, bp)?;
+    // A narrower integer or float `left` is compared in `right`'s type
+    // (PostgreSQL's cross-type `=`); the result keeps `left`'s.
+    let eq = if lt != rt && !bp {
+        let widened = crate::env::with(|env| {
+            crate::cast::cast_vector(&l, lt, tusk_storage::SqlType::of(rt), true, env, active)
+        })?;
+        compare(CmpOp::Eq, &widened, &r, bp)?
+    } else {
+        compare(CmpOp::Eq, &l, &r, bp)?
+    };
     let (b, nulls) = bools(&eq)?;
     let null: Vec<bool> = (0..batch.len)
         .map(|i| l.is_null(i) || (b[i] && !nulls.is_some_and(|m| m[i])))

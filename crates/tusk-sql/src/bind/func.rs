@@ -247,10 +247,24 @@ impl Binder<'_> {
                 }));
             }
             "nullif" if args.len() == 2 => {
-                // NULLIF(a, b): NULL where `a = b`, with `=` resolved as usual.
+                // NULLIF(a, b): NULL where `a = b`, with `=` resolved as
+                // usual, and of the type of the operator's left operand.
+                // PostgreSQL has cross-type `=` between integer types and
+                // between float types (`int4 = int8`), which leave `a` at
+                // its own type: there only `b` is brought to the wider
+                // type, and the comparison widens `a` (see `Expr::NullIf`).
                 let mut it = args.into_iter();
                 let (a, b) = (it.next().unwrap(), it.next().unwrap());
-                let (l, r, _) = self.operator("=", a, b)?;
+                let (l, r) = match (a.arg_type(), b.arg_type()) {
+                    (ArgType::Known(x), ArgType::Known(y)) if cross_type_equality(x, y) => {
+                        let wider = if rank(y) > rank(x) { y } else { x };
+                        (self.to_type(a, x)?, self.to_type(b, wider)?)
+                    }
+                    _ => {
+                        let (l, r, _) = self.operator("=", a, b)?;
+                        (l, r)
+                    }
+                };
                 return Ok(B::known(Expr::NullIf {
                     left: Box::new(l),
                     right: Box::new(r),
@@ -832,4 +846,23 @@ fn no_aggregate<T>(name: &str, args: &[&str]) -> Result<T> {
 #[allow(dead_code)]
 pub(crate) fn plain_name(i: &A::Ident) -> Result<String> {
     ident(i)
+}
+
+/// Whether PostgreSQL has an `=` operator taking `x` and `y` as they are,
+/// without coercing either: two different integer types, or two different
+/// float types.
+fn cross_type_equality(x: DataType, y: DataType) -> bool {
+    use DataType::{Float4, Float8, Int2, Int4, Int8};
+    x != y
+        && (matches!((x, y), (Int2 | Int4 | Int8, Int2 | Int4 | Int8))
+            || matches!((x, y), (Float4 | Float8, Float4 | Float8)))
+}
+
+/// The width order within the integer types and within the float types.
+fn rank(t: DataType) -> u8 {
+    match t {
+        DataType::Int2 | DataType::Float4 => 0,
+        DataType::Int4 | DataType::Float8 => 1,
+        _ => 2,
+    }
 }

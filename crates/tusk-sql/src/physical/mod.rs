@@ -315,8 +315,15 @@ impl<'a> Planner<'a> {
                     crate::logical::conjuncts(predicate.clone(), &mut cs);
                     return self.scan(input, cs);
                 }
+                let above = matches!(input.as_ref(), Logical::Apply { .. })
+                    .then(|| self.needed_above(l))
+                    .flatten();
                 let child = self.plan(input)?;
-                self.filter(child, predicate)
+                let mut filtered = self.filter(child, predicate)?;
+                if let Some(above) = above {
+                    mark_subplans_read_above(&mut filtered, &above);
+                }
+                Ok(filtered)
             }
             Logical::Values { rows, cols } => {
                 let rows = rows
@@ -636,6 +643,12 @@ impl<'a> Planner<'a> {
         kind: &SubqueryKind,
         out: ColumnId,
     ) -> Result<Phys> {
+        // A subquery whose value nothing reads (constant folding decided
+        // the expression without it) is never computed, as PostgreSQL
+        // never plans it.
+        if !self.used.contains(&out) {
+            return self.plan(input);
+        }
         // The subquery is planned before its input so that subqueries are
         // numbered top-down as PostgreSQL numbers them: the select list's
         // before the WHERE clause's.
@@ -706,6 +719,7 @@ impl<'a> Planner<'a> {
             params: param_exprs,
             param_ids,
             number,
+            needed_above: true,
         };
         let mut cols = child.cols.clone();
         cols.push(out);
@@ -1138,5 +1152,23 @@ impl<'a> Planner<'a> {
             cols.clone(),
             flat(rows, rows * CPU_TUPLE_COST, 0),
         ))
+    }
+}
+
+/// Marks the subplans of the SubPlans chain below Filter `filtered` whose
+/// columns nothing above the Filter reads (`above`: the columns read
+/// there): the Filter, which computes them on demand, then passes NULL for
+/// them instead of computing them for its passing rows.
+fn mark_subplans_read_above(filtered: &mut Phys, above: &std::collections::HashSet<ColumnId>) {
+    let cols = &filtered.cols;
+    let Some(mut node) = filtered.plan.children.first_mut() else {
+        return;
+    };
+    while let NodeKind::SubPlans { subplans } = &mut node.kind {
+        let width = node.children[0].output.len();
+        for (k, spec) in subplans.iter_mut().enumerate() {
+            spec.needed_above = cols.get(width + k).is_none_or(|c| above.contains(c));
+        }
+        node = &mut node.children[0];
     }
 }

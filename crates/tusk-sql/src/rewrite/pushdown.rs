@@ -17,7 +17,9 @@
 //! A filter that folded to `false` or NULL replaces its input by an empty
 //! relation with the same columns, and so does a join with an empty side
 //! that it needs (either side of an inner or semi join, the preserved side
-//! of an outer one), as PostgreSQL's dummy relations do.
+//! of an outer one), as PostgreSQL's dummy relations do; so does an inner
+//! or semi join whose condition has a `false` or NULL conjunct (PostgreSQL
+//! gates the join with it: `(x, NULL) IN (SELECT ...)` evaluates nothing).
 //!
 //! A subquery the logical plan evaluates apart from the conjuncts (an
 //! InitPlan's Apply, or a mark join made of `IN`/`NOT IN`) is a SubPlan in
@@ -616,7 +618,8 @@ fn join(
     );
     if (needs_left && is_empty(&left))
         || (needs_right && is_empty(&right))
-        || (kind == JoinKind::Inner && new_on.iter().any(is_false_or_null))
+        || (matches!(kind, JoinKind::Inner | JoinKind::Semi | JoinKind::RightSemi)
+            && new_on.iter().any(is_false_or_null))
     {
         let node = Logical::Join {
             kind,

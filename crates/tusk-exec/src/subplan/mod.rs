@@ -24,6 +24,11 @@
 //!
 //! A row whose parameter values equal the previous row's reuses its answer.
 //!
+//! Directly below a Filter, Project or Aggregate, a chain of SubPlans nodes
+//! is not an operator of its own: the node above computes each subplan
+//! only for the rows where its expression reaches it (`deferred`), with
+//! the same [`Runner`]s.
+//!
 //! **Uncorrelated subplans** (the plan reads none of the parameters) run
 //! once. EXISTS and scalar keep their one value (an InitPlan). ANY/ALL keep
 //! the rows in a [`TupleStore`] (spilling past `work_mem`) and evaluate the
@@ -44,6 +49,9 @@ use crate::tuplestore::{Cursor, TupleStore};
 use crate::value::Value;
 use crate::vector::{Batch, Data, Vector};
 use std::collections::HashSet;
+
+mod deferred;
+pub use deferred::{aggregate_input, DeferredSubPlans};
 use tusk_storage::DataType;
 
 /// A ANY/ALL accumulation over the test's values.
@@ -74,6 +82,27 @@ fn fold(any: bool, acc: &mut Truth, v: &Vector) -> bool {
         }
     }
     false
+}
+
+/// Folds the test's results over the rows of `b` into the running answer;
+/// returns true when the answer can no longer change. The test is evaluated
+/// over the whole batch at once; when that fails, again row by row, in
+/// order, up to the decisive row, as PostgreSQL tests a SubPlan's rows one
+/// at a time and stops there: only an error of a row before it is raised
+/// (`(a, 10 / b) >= ALL (...)` never divides for the rows after a false).
+fn fold_batch(any: bool, acc: &mut Truth, test: &Expr, b: &Batch) -> Result<bool> {
+    match test.eval(b) {
+        Ok(v) => Ok(fold(any, acc, &v)),
+        Err(e) if b.len > 1 && e.is_data_error() => {
+            for i in 0..b.len {
+                if fold(any, acc, &test.eval(&b.gather(&[i as u32]))?) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn answer(acc: Truth) -> Value {
@@ -280,7 +309,7 @@ impl Runner {
                 let (test, any) = self.test_for(vals).expect("ANY/ALL has a test");
                 let mut acc = if any { Truth::False } else { Truth::True };
                 while let Some(b) = op.next()? {
-                    if b.len > 0 && fold(any, &mut acc, &test.eval(&b)?) {
+                    if b.len > 0 && fold_batch(any, &mut acc, &test, &b)? {
                         break;
                     }
                 }
@@ -340,11 +369,51 @@ impl Runner {
         let mut acc = if any { Truth::False } else { Truth::True };
         let mut cursor = Cursor::default();
         while let Some(b) = cursor.next(&mut m.rows)? {
-            if fold(any, &mut acc, &test.eval(&b)?) {
+            if fold_batch(any, &mut acc, &test, &b)? {
                 break;
             }
         }
         Ok(answer(acc))
+    }
+
+    /// The subplan's column over `batch`: its answer for each row `active`
+    /// marks (all rows when `None`), NULL elsewhere. The parameters are
+    /// evaluated for those rows only.
+    fn column(
+        &mut self,
+        batch: &Batch,
+        active: Option<&[bool]>,
+        ctx: &ExecContext,
+        build: BuildFn,
+    ) -> Result<Vector> {
+        let ty = self.spec.result_type();
+        let any_active = (0..batch.len).any(|i| crate::expr::live(active, i));
+        if !any_active {
+            return Ok(Vector::nulls(ty, batch.len));
+        }
+        if let Some(v) = self.answer_for_no_rows(ctx, build)? {
+            return Ok(Vector::constant(&v, ty, batch.len));
+        }
+        let params = self
+            .spec
+            .params
+            .iter()
+            .map(|e| e.eval_active(batch, active))
+            .collect::<Result<Vec<Vector>>>()?;
+        let mut out = Vector::with_capacity(ty, batch.len);
+        for row in 0..batch.len {
+            if !crate::expr::live(active, row) {
+                out.push_value(&Value::Null);
+                continue;
+            }
+            let vals: Vec<Value> = params
+                .iter()
+                .zip(&self.param_types)
+                .map(|(v, &t)| v.value_as(row, t))
+                .collect();
+            out.push_value(&self.value(&vals, ctx, build)?);
+        }
+        Ok(out)
     }
 
     fn materialize(&self, ctx: &ExecContext, build: BuildFn) -> Result<Materialized> {
@@ -422,29 +491,8 @@ impl Operator for SubPlans {
             return Ok(None);
         };
         for r in &mut self.runners {
-            if b.len > 0 {
-                if let Some(v) = r.answer_for_no_rows(&self.ctx, self.build)? {
-                    b.columns
-                        .push(Vector::constant(&v, r.spec.result_type(), b.len));
-                    continue;
-                }
-            }
-            let params = r
-                .spec
-                .params
-                .iter()
-                .map(|e| e.eval(&b))
-                .collect::<Result<Vec<Vector>>>()?;
-            let mut out = Vector::with_capacity(r.spec.result_type(), b.len);
-            for row in 0..b.len {
-                let vals: Vec<Value> = params
-                    .iter()
-                    .zip(&r.param_types)
-                    .map(|(v, &t)| v.value_as(row, t))
-                    .collect();
-                out.push_value(&r.value(&vals, &self.ctx, self.build)?);
-            }
-            b.columns.push(out);
+            let v = r.column(&b, None, &self.ctx, self.build)?;
+            b.columns.push(v);
         }
         Ok(Some(b))
     }
@@ -500,23 +548,13 @@ mod tests {
             params: vec![col(0, Int8)],
             param_ids: vec![X],
             number,
+            needed_above: true,
         }
     }
 
     /// Runs SubPlans over outer rows x = 1, 2, 3, NULL, 5.
     fn run(specs: Vec<SubPlanSpec>) -> Result<Vec<String>> {
-        let db = TestDb::new();
-        let mut out = vec![Int8];
-        out.extend(specs.iter().map(|s| s.result_type()));
-        let mut p = node(
-            NodeKind::SubPlans { subplans: specs },
-            vec![values(&[Some(1), Some(2), Some(3), None, Some(5)])],
-            out.clone(),
-        );
-        let n = p.assign_ids();
-        let ctx = db.ctx(64 << 10, n);
-        let mut op = build(&p, &ctx)?;
-        Ok(text_rows(&rows_of(op.as_mut(), &out)?))
+        run_over(|p| p, specs)
     }
 
     /// Each column checked against PostgreSQL 15:
@@ -645,6 +683,7 @@ mod tests {
             params: vec![],
             param_ids: vec![],
             number: 1,
+            needed_above: true,
         };
         // exists (select 1 from u where y = x and exists (select 1 from u u2 where u2.y = $x + 3))
         // The innermost subplan reads its own parameter X + 1, which the
@@ -739,6 +778,127 @@ mod tests {
             1,
         )])
         .unwrap_err();
+        assert_eq!(e.message, "division by zero");
+    }
+
+    /// A Filter or Project over SubPlans `specs` over outer rows x = 1, 2,
+    /// 3, NULL, 5.
+    fn run_over(top: impl FnOnce(Plan) -> Plan, specs: Vec<SubPlanSpec>) -> Result<Vec<String>> {
+        let db = TestDb::new();
+        let mut out = vec![Int8];
+        out.extend(specs.iter().map(|s| s.result_type()));
+        let sub = node(
+            NodeKind::SubPlans { subplans: specs },
+            vec![values(&[Some(1), Some(2), Some(3), None, Some(5)])],
+            out,
+        );
+        let mut p = top(sub);
+        let types = p.output.to_vec();
+        let n = p.assign_ids();
+        let ctx = db.ctx(64 << 10, n);
+        let mut op = build(&p, &ctx)?;
+        Ok(text_rows(&rows_of(op.as_mut(), &types)?))
+    }
+
+    /// `(SELECT y FROM u WHERE y = x)`: two rows for x = 2, an error there.
+    fn y_equal_to_x() -> SubPlanSpec {
+        spec(
+            filter(u(), cmp(CmpOp::Eq, col(0, Int8), param(X))),
+            SubPlanKind::Scalar,
+            1,
+        )
+    }
+
+    fn two() -> Expr {
+        lit(Value::Int8(2), Int8)
+    }
+
+    /// The subquery is computed only where the expression above reaches
+    /// it: after an AND term that is not false, in the CASE branch taken.
+    #[test]
+    fn a_subplan_below_a_filter_or_projection_runs_only_where_reached() {
+        let not_null = Expr::IsNull {
+            arg: Box::new(col(1, Int8)),
+            negated: true,
+        };
+        let predicate = Expr::and(cmp(CmpOp::Ne, col(0, Int8), two()), not_null);
+        let got = run_over(|p| filter(p, predicate.clone()), vec![y_equal_to_x()]).unwrap();
+        assert_eq!(got, ["1|1", "5|5"]);
+        // Read by nothing above the filter: NULL in its place.
+        let unread = SubPlanSpec {
+            needed_above: false,
+            ..y_equal_to_x()
+        };
+        let got = run_over(|p| filter(p, predicate.clone()), vec![unread]).unwrap();
+        assert_eq!(got, ["1|NULL", "5|NULL"]);
+        // CASE WHEN x = 2 THEN -1 ELSE (subquery) END.
+        let case = Expr::Case {
+            operand: None,
+            whens: vec![(
+                cmp(CmpOp::Eq, col(0, Int8), two()),
+                lit(Value::Int8(-1), Int8),
+            )],
+            otherwise: Some(Box::new(col(1, Int8))),
+            ty: Int8,
+        };
+        let project = |p: Plan| node(NodeKind::Project { exprs: vec![case] }, vec![p], vec![Int8]);
+        let got = run_over(project, vec![y_equal_to_x()]).unwrap();
+        assert_eq!(got, ["1", "-1", "NULL", "NULL", "5"]);
+        // Reached for x = 2: the error.
+        let bare = |p: Plan| {
+            node(
+                NodeKind::Project {
+                    exprs: vec![col(1, Int8)],
+                },
+                vec![p],
+                vec![Int8],
+            )
+        };
+        let e = run_over(bare, vec![y_equal_to_x()]).unwrap_err();
+        assert_eq!(e.code, "21000");
+    }
+
+    /// A subplan whose parameter is an earlier subplan's value, both on
+    /// demand: `x <> 2 AND (SELECT y FROM u WHERE y = (subquery 1)) = 5`.
+    #[test]
+    fn a_deferred_subplan_may_read_an_earlier_one() {
+        let mut second = spec(
+            filter(u(), cmp(CmpOp::Eq, col(0, Int8), param(X + 1))),
+            SubPlanKind::Scalar,
+            2,
+        );
+        second.params = vec![col(1, Int8)];
+        second.param_ids = vec![X + 1];
+        let predicate = Expr::and(
+            cmp(CmpOp::Ne, col(0, Int8), two()),
+            cmp(CmpOp::Eq, col(2, Int8), lit(Value::Int8(5), Int8)),
+        );
+        let got = run_over(|p| filter(p, predicate), vec![y_equal_to_x(), second]).unwrap();
+        assert_eq!(got, ["5|5|5"]);
+    }
+
+    /// `(x, 10 / (y - 2)) < ANY (rows)`: the rows are tested in order and
+    /// the test stops at the first true one, so the division by zero of
+    /// y = 2 is raised only when no earlier row decided.
+    #[test]
+    fn any_stops_testing_rows_at_the_decisive_one() {
+        let y = || col(0, Int8);
+        let ten_over = Expr::arith(
+            crate::expr::ArithOp::Div,
+            lit(Value::Int8(10), Int8),
+            Expr::arith(crate::expr::ArithOp::Sub, y(), two(), Int8),
+            Int8,
+        );
+        let test = Expr::RowCompare {
+            op: CmpOp::Lt,
+            left: vec![param(X), ten_over],
+            right: vec![y(), lit(Value::Int8(0), Int8)],
+        };
+        let any =
+            |rows: &[Option<i64>]| spec(values(rows), SubPlanKind::Any { test: test.clone() }, 1);
+        let got = run(vec![any(&[Some(9), Some(2)])]).unwrap();
+        assert_eq!(got, ["1|t", "2|t", "3|t", "NULL|NULL", "5|t"]);
+        let e = run(vec![any(&[Some(2), Some(9)])]).unwrap_err();
         assert_eq!(e.message, "division by zero");
     }
 }
