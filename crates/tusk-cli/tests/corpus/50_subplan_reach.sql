@@ -104,3 +104,15 @@ select a, b from sn where row((a % 100), (10 / b)) >= all (select a, a from sn s
 select a, b from sn where not (((a % 100), (10 / b)) < any (select a, b from sn s2));
 -- expect: error
 select a, b from sn where ((a % 100), (10 / b)) <= any (select a, b from sn s2 where a = 3);
+
+-- A qual list whose later term reads an uncorrelated subquery's value, the
+-- rows gathered after the first term (fuzz seed 20261404, round 340: a
+-- panic before).
+create table qg0 (c0 int, c1 text);
+insert into qg0 values (NULL, 'x%'), (5, 'A'), (4, 'a'), (0, 'ab'), (3, 'b '), (-5, 'x%');
+create table qg1 (c0 text, c2 int);
+insert into qg1 values ('a', 2), ('', 5), ('', -5), ('x%', 4), ('', -3), ('x%', 2), ('', -1), ('10', -1);
+create table qg2 (c0 date);
+insert into qg2 values (DATE '1999-12-31'), (DATE '2000-01-02');
+select (coalesce(10, 9))::int, ((b.c2 * b.c2))::text from qg2 a, qg1 b where ((select min(s.c0) from qg0 s) between b.c2 and (b.c2 % b.c2));
+select b.c2 from qg1 b where b.c2 > -5 and (select max(s.c0) from qg0 s where s.c0 < b.c2) is not null and b.c0 <> 'a' order by 1;

@@ -168,15 +168,26 @@ pub(super) fn eval_qual_list(terms: &[Expr], batch: &Batch) -> Result<Vec<bool>>
 }
 
 /// The rows `idx` of the columns of `batch` that `terms` read; the other
-/// columns are left empty (nothing reads them).
+/// columns are left empty (nothing reads them), unless a term reads a
+/// deferred column.
 fn gather_read(terms: &[Expr], batch: &Batch, idx: &[u32]) -> Batch {
     let mut read = Vec::new();
     for t in terms {
         t.columns(&mut read);
     }
     let mut wanted = vec![false; batch.columns.len()];
+    let mut deferred = false;
     for c in read {
-        wanted[c] = true;
+        match wanted.get_mut(c) {
+            Some(w) => *w = true,
+            None => deferred = true,
+        }
+    }
+    // A column past the end is a deferred one (see `deferred`), computed
+    // from whichever of the batch's columns its subquery's parameters
+    // read: then every column is gathered.
+    if deferred {
+        wanted.fill(true);
     }
     let columns = batch
         .columns
