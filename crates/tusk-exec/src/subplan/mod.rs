@@ -290,16 +290,7 @@ impl Runner {
             }
             SubPlanKind::Scalar => {
                 let ty = self.spec.result_type();
-                let mut found: Option<Value> = None;
-                while let Some(b) = op.next()? {
-                    for r in 0..b.len {
-                        if found.is_some() {
-                            return Err(more_than_one_row());
-                        }
-                        found = Some(b.columns[0].value_as(r, ty));
-                    }
-                }
-                Ok(found.unwrap_or(Value::Null))
+                Ok(only_row(op)?.map_or(Value::Null, |b| b.columns[0].value_as(0, ty)))
             }
             SubPlanKind::RowCompare { .. } => {
                 let row = only_row(op)?;
