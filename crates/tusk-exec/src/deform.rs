@@ -437,7 +437,15 @@ fn push_attr_data(d: &mut Data, a: Attr<'_>) {
             d.push(tusk_types::Interval::new(months, days, us))
         }
         (Data::Numeric(d), Attr::Numeric(u, s)) => d.push(Numeric::from_storage_parts(u, s)),
-        (data, _) => data.push_default(),
+        (data, a) => {
+            // Only a NULL reaches here: the catalog's column type chose the
+            // vector, and the tuple was formed from the same type.
+            debug_assert!(
+                matches!(a, Attr::Null),
+                "stored attribute {a:?} does not match its column's vector"
+            );
+            data.push_default()
+        }
     }
 }
 

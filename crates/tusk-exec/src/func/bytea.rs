@@ -16,10 +16,12 @@
 //! - `sha224`, `sha256`, `sha384`, `sha512` (the `sha2` module);
 //! - `gen_random_uuid()`: a version 4 uuid from the kernel's random source.
 
-use super::string::{bytes_arg, int_arg, int_result, substring_span, text_arg, text_result};
+use super::string::{
+    bytes_arg, int_arg, int_result, strings_result, substring_span, text_arg, text_result,
+};
 use super::{Call, Func};
 use crate::error::{sqlstate, ExecError, Result};
-use crate::vector::{Data, Strings, Vector};
+use crate::vector::{Data, Vector};
 use tusk_types::bytea as fmt;
 
 pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
@@ -213,17 +215,8 @@ fn fill_random(buf: &mut [u8]) -> Result<()> {
 }
 
 /// Builds a `bytea` result: `f` writes row `i`'s bytes into the buffer.
-fn bytea_result(c: &Call, mut f: impl FnMut(usize, &mut Vec<u8>) -> Result<()>) -> Result<Vector> {
-    let mut out = Strings::with_capacity(c.n, c.n * 8);
-    let mut buf = Vec::new();
-    for i in 0..c.n {
-        buf.clear();
-        if c.computes(i) {
-            f(i, &mut buf)?;
-        }
-        out.push(&buf);
-    }
-    Ok(Vector::new(Data::Bytea(out), c.nulls.clone()))
+fn bytea_result(c: &Call, f: impl FnMut(usize, &mut Vec<u8>) -> Result<()>) -> Result<Vector> {
+    strings_result(c, Data::Bytea, f)
 }
 
 #[cfg(test)]

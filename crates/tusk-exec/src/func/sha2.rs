@@ -141,111 +141,144 @@ fn padded(data: &[u8], block: usize, len_bytes: usize) -> Vec<u8> {
     m
 }
 
-fn sha256_words(data: &[u8], iv: [u32; 8]) -> [u32; 8] {
-    let mut h = iv;
-    for block in padded(data, 64, 8).chunks(64) {
-        let mut w = [0u32; 64];
-        for (i, c) in block.chunks(4).enumerate() {
-            w[i] = u32::from_be_bytes(c.try_into().expect("4 bytes"));
+/// What the compression function needs from its word type: SHA-256's
+/// 32-bit words and SHA-512's 64-bit words differ only in these.
+trait Word: Copy {
+    /// Bytes per word; a block is 16 words.
+    const BYTES: usize;
+    /// Rounds per block (and words in the message schedule).
+    const ROUNDS: usize;
+    /// Rotations and shift of the schedule's σ0 and σ1.
+    const SMALL_SIGMA: [(u32, u32, u32); 2];
+    /// Rotations of the rounds' Σ0 and Σ1.
+    const BIG_SIGMA: [(u32, u32, u32); 2];
+    fn zero() -> Self;
+    /// Round constant `i`, taken from `K`.
+    fn k(i: usize) -> Self;
+    fn from_be(bytes: &[u8]) -> Self;
+    fn put_be(self, out: &mut Vec<u8>);
+    fn add(self, other: Self) -> Self;
+    fn rotr(self, n: u32) -> Self;
+    fn shr(self, n: u32) -> Self;
+    fn xor(self, other: Self) -> Self;
+    fn and(self, other: Self) -> Self;
+    fn not(self) -> Self;
+}
+
+macro_rules! word {
+    ($t:ty, $rounds:expr, $small:expr, $big:expr, $k:expr) => {
+        impl Word for $t {
+            const BYTES: usize = std::mem::size_of::<$t>();
+            const ROUNDS: usize = $rounds;
+            const SMALL_SIGMA: [(u32, u32, u32); 2] = $small;
+            const BIG_SIGMA: [(u32, u32, u32); 2] = $big;
+            fn zero() -> Self {
+                0
+            }
+            fn k(i: usize) -> Self {
+                $k(K[i])
+            }
+            fn from_be(bytes: &[u8]) -> Self {
+                <$t>::from_be_bytes(bytes.try_into().expect("one word"))
+            }
+            fn put_be(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_be_bytes());
+            }
+            fn add(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            fn rotr(self, n: u32) -> Self {
+                self.rotate_right(n)
+            }
+            fn shr(self, n: u32) -> Self {
+                self >> n
+            }
+            fn xor(self, other: Self) -> Self {
+                self ^ other
+            }
+            fn and(self, other: Self) -> Self {
+                self & other
+            }
+            fn not(self) -> Self {
+                !self
+            }
         }
-        for i in 16..64 {
-            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
-            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
+    };
+}
+
+word!(
+    u32,
+    64,
+    [(7, 18, 3), (17, 19, 10)],
+    [(2, 13, 22), (6, 11, 25)],
+    |k: u64| (k >> 32) as u32
+);
+word!(
+    u64,
+    80,
+    [(1, 8, 7), (19, 61, 6)],
+    [(28, 34, 39), (14, 18, 41)],
+    |k: u64| k
+);
+
+/// σ (with a shift) or Σ (with a third rotation) of `x`.
+fn sigma<W: Word>(x: W, (r1, r2, r3): (u32, u32, u32), shift: bool) -> W {
+    let third = if shift { x.shr(r3) } else { x.rotr(r3) };
+    x.rotr(r1).xor(x.rotr(r2)).xor(third)
+}
+
+/// The hash of `data` from the initial value `iv`: the padded message's
+/// blocks run through the compression function one after another.
+fn hash_words<W: Word>(data: &[u8], iv: [W; 8]) -> [W; 8] {
+    let block_bytes = 16 * W::BYTES;
+    let mut h = iv;
+    let mut w = vec![W::zero(); W::ROUNDS];
+    for block in padded(data, block_bytes, 2 * W::BYTES).chunks(block_bytes) {
+        for (i, c) in block.chunks(W::BYTES).enumerate() {
+            w[i] = W::from_be(c);
+        }
+        for i in 16..W::ROUNDS {
+            let s0 = sigma(w[i - 15], W::SMALL_SIGMA[0], true);
+            let s1 = sigma(w[i - 2], W::SMALL_SIGMA[1], true);
+            w[i] = w[i - 16].add(s0).add(w[i - 7]).add(s1);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
-        for i in 0..64 {
-            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-            let ch = (e & f) ^ (!e & g);
+        for (i, &wi) in w.iter().enumerate() {
+            let ch = e.and(f).xor(e.not().and(g));
             let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add((K[i] >> 32) as u32)
-                .wrapping_add(w[i]);
-            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            (hh, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
+                .add(sigma(e, W::BIG_SIGMA[1], false))
+                .add(ch)
+                .add(W::k(i))
+                .add(wi);
+            let maj = a.and(b).xor(a.and(c)).xor(b.and(c));
+            let t2 = sigma(a, W::BIG_SIGMA[0], false).add(maj);
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d.add(t1), c, b, a, t1.add(t2));
         }
         for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
-            *x = x.wrapping_add(y);
+            *x = x.add(y);
         }
     }
     h
 }
 
-fn sha512_words(data: &[u8], iv: [u64; 8]) -> [u64; 8] {
-    let mut h = iv;
-    for block in padded(data, 128, 16).chunks(128) {
-        let mut w = [0u64; 80];
-        for (i, c) in block.chunks(8).enumerate() {
-            w[i] = u64::from_be_bytes(c.try_into().expect("8 bytes"));
-        }
-        for i in 16..80 {
-            let s0 = w[i - 15].rotate_right(1) ^ w[i - 15].rotate_right(8) ^ (w[i - 15] >> 7);
-            let s1 = w[i - 2].rotate_right(19) ^ w[i - 2].rotate_right(61) ^ (w[i - 2] >> 6);
-            w[i] = w[i - 16]
-                .wrapping_add(s0)
-                .wrapping_add(w[i - 7])
-                .wrapping_add(s1);
-        }
-        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
-        for i in 0..80 {
-            let s1 = e.rotate_right(14) ^ e.rotate_right(18) ^ e.rotate_right(41);
-            let ch = (e & f) ^ (!e & g);
-            let t1 = hh
-                .wrapping_add(s1)
-                .wrapping_add(ch)
-                .wrapping_add(K[i])
-                .wrapping_add(w[i]);
-            let s0 = a.rotate_right(28) ^ a.rotate_right(34) ^ a.rotate_right(39);
-            let maj = (a & b) ^ (a & c) ^ (b & c);
-            let t2 = s0.wrapping_add(maj);
-            (hh, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
-            *x = x.wrapping_add(y);
-        }
+/// The first `len` bytes of the big-endian words of the hash.
+fn cut<W: Word>(words: [W; 8], len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 * W::BYTES);
+    for w in words {
+        w.put_be(&mut out);
     }
-    h
+    out.truncate(len);
+    out
 }
 
 /// The digest of `data` with `bits` of output (224, 256, 384 or 512).
 pub fn digest(bits: u32, data: &[u8]) -> Vec<u8> {
-    let (words, len): (Vec<u8>, usize) = match bits {
-        224 => (
-            sha256_words(data, iv_224())
-                .iter()
-                .flat_map(|w| w.to_be_bytes())
-                .collect(),
-            28,
-        ),
-        256 => (
-            sha256_words(data, iv_256())
-                .iter()
-                .flat_map(|w| w.to_be_bytes())
-                .collect(),
-            32,
-        ),
-        384 => (
-            sha512_words(data, IV_384)
-                .iter()
-                .flat_map(|w| w.to_be_bytes())
-                .collect(),
-            48,
-        ),
-        _ => (
-            sha512_words(data, IV_512)
-                .iter()
-                .flat_map(|w| w.to_be_bytes())
-                .collect(),
-            64,
-        ),
-    };
-    words[..len].to_vec()
+    match bits {
+        224 => cut(hash_words(data, iv_224()), 28),
+        256 => cut(hash_words(data, iv_256()), 32),
+        384 => cut(hash_words(data, IV_384), 48),
+        _ => cut(hash_words(data, IV_512), 64),
+    }
 }
 
 #[cfg(test)]

@@ -59,20 +59,49 @@ pub(super) fn int_arg(c: &Call, k: usize, i: usize) -> i64 {
 }
 
 /// Builds a text result: `f` writes row `i`'s value into the buffer.
-pub(super) fn text_result(
+/// A reused per-row buffer of a string-valued kernel: `String` for text
+/// results, `Vec<u8>` for bytea.
+pub(super) trait RowBuffer: Default + AsRef<[u8]> {
+    fn clear(&mut self);
+}
+
+impl RowBuffer for String {
+    fn clear(&mut self) {
+        String::clear(self)
+    }
+}
+
+impl RowBuffer for Vec<u8> {
+    fn clear(&mut self) {
+        Vec::clear(self)
+    }
+}
+
+/// The result of a string-valued kernel: `f` writes row `i`'s value into
+/// one reused buffer (rows that are NULL or not selected stay empty), and
+/// `wrap` names the vector type the arena becomes.
+pub(super) fn strings_result<B: RowBuffer>(
     c: &Call,
-    mut f: impl FnMut(usize, &mut String) -> Result<()>,
+    wrap: fn(Strings) -> Data,
+    mut f: impl FnMut(usize, &mut B) -> Result<()>,
 ) -> Result<Vector> {
     let mut out = Strings::with_capacity(c.n, c.n * 8);
-    let mut buf = String::new();
+    let mut buf = B::default();
     for i in 0..c.n {
         buf.clear();
         if c.computes(i) {
             f(i, &mut buf)?;
         }
-        out.push(buf.as_bytes());
+        out.push(buf.as_ref());
     }
-    Ok(Vector::new(Data::Text(out), c.nulls.clone()))
+    Ok(Vector::new(wrap(out), c.nulls.clone()))
+}
+
+pub(super) fn text_result(
+    c: &Call,
+    f: impl FnMut(usize, &mut String) -> Result<()>,
+) -> Result<Vector> {
+    strings_result(c, Data::Text, f)
 }
 
 pub(super) fn int_result(c: &Call, f: impl Fn(usize) -> Result<i32>) -> Result<Vector> {

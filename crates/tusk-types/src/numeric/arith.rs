@@ -47,20 +47,10 @@ impl Numeric {
     /// `self ± o` when both are small and the result fits 128 bits.
     #[inline]
     fn small_add_sub(&self, o: &Numeric, sub: bool) -> Option<Numeric> {
-        let (
-            Repr::Small {
-                unscaled: a,
-                scale: sa,
-            },
-            Repr::Small {
-                unscaled: b,
-                scale: sb,
-            },
-        ) = (&self.0, &o.0)
-        else {
+        let (Some((a, sa)), Some((b, sb))) = (self.as_small(), o.as_small()) else {
             return None;
         };
-        let (x, y, s) = aligned(*a, *sa, *b, *sb)?;
+        let (x, y, s) = aligned(a, sa, b, sb)?;
         let r = if sub {
             x.checked_sub(y)
         } else {
@@ -139,20 +129,10 @@ impl Numeric {
 
     #[inline]
     pub fn checked_mul(&self, o: &Numeric) -> Result<Numeric> {
-        if let (
-            Repr::Small {
-                unscaled: a,
-                scale: sa,
-            },
-            Repr::Small {
-                unscaled: b,
-                scale: sb,
-            },
-        ) = (&self.0, &o.0)
-        {
-            let s = *sa as u32 + *sb as u32;
+        if let (Some((a, sa)), Some((b, sb))) = (self.as_small(), o.as_small()) {
+            let s = sa as u32 + sb as u32;
             if s <= MAX_SCALE {
-                if let Some(r) = unscaled_product(*a, *b) {
+                if let Some(r) = unscaled_product(a, b) {
                     return Ok(Numeric::from_parts(r, s as u16));
                 }
             }

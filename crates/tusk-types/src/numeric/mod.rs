@@ -272,24 +272,7 @@ impl Numeric {
     /// Appends bytes that are equal exactly for equal values (`1.0` and
     /// `1.00` alike): the key hash tables hash and compare.
     pub fn write_key(&self, out: &mut Vec<u8>) {
-        match &self.normalized().0 {
-            Repr::Small { unscaled, scale } => {
-                out.push(0);
-                out.extend_from_slice(&unscaled.to_le_bytes());
-                out.extend_from_slice(&scale.to_le_bytes());
-            }
-            Repr::Big(b) => {
-                out.push(if b.neg { 2 } else { 1 });
-                out.extend_from_slice(&b.scale.to_le_bytes());
-                out.extend_from_slice(&(b.mag.len() as u32).to_le_bytes());
-                for l in &b.mag {
-                    out.extend_from_slice(&l.to_le_bytes());
-                }
-            }
-            Repr::NaN => out.push(3),
-            Repr::PosInf => out.push(4),
-            Repr::NegInf => out.push(5),
-        }
+        self.normalized().encode(out)
     }
 
     /// The fixed 18-byte form tusk's heap tuples store, `(unscaled,
