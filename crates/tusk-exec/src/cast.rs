@@ -70,6 +70,10 @@ pub fn cast_context(from: DataType, to: DataType) -> Option<CastContext> {
     if to.is_string() {
         return Some(Assignment);
     }
+    // `text_regclass`: `nextval('s'::text)` finds the relation by name.
+    if matches!(from, Text | Varchar) && to == RegClass {
+        return Some(Implicit);
+    }
     if from.is_string() {
         return Some(Explicit);
     }

@@ -387,7 +387,13 @@ impl Session {
             return Err(e);
         }
         if commit {
-            txn.set_synchronous_commit(Some(self.gucs.synchronous_commit()));
+            let synchronous = self.gucs.synchronous_commit();
+            if synchronous {
+                // Sequence values this transaction used, as its commit
+                // record would make them durable (see `sequence_calls`).
+                self.info.flush_sequence_wal()?;
+            }
+            txn.set_synchronous_commit(Some(synchronous));
             txn.commit()?;
         } else {
             txn.rollback();

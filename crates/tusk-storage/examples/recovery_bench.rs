@@ -130,6 +130,7 @@ fn main() {
         checks: Vec::new(),
         view: None,
         access_method: Default::default(),
+        sequence: None,
     };
     let target_blocks = (sb_mb * factor * 1024 / 8) as u32;
     let t0 = Instant::now();

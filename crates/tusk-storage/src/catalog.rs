@@ -52,6 +52,7 @@
 //! PostgreSQL's relations do; dropping a table drops its indexes.
 
 pub use crate::datatype::{DataType, ElementType, IntervalMod, SqlType, STORABLE_TYPES};
+use crate::sequence::SequenceDef;
 use crate::StorageError;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -132,6 +133,9 @@ pub struct TableDef {
     pub view: Option<String>,
     /// How the rows are stored.
     pub access_method: AccessMethod,
+    /// A sequence's parameters: the relation is a sequence (one page of
+    /// state, see `sequence`), with no columns of its own.
+    pub sequence: Option<SequenceDef>,
 }
 
 impl TableDef {
@@ -144,11 +148,21 @@ impl TableDef {
             checks: Vec::new(),
             view: None,
             access_method: AccessMethod::Heap,
+            sequence: None,
         }
     }
 
     pub fn is_view(&self) -> bool {
         self.view.is_some()
+    }
+
+    pub fn is_sequence(&self) -> bool {
+        self.sequence.is_some()
+    }
+
+    /// A table proper: rows in a file, neither a view nor a sequence.
+    pub fn is_plain_table(&self) -> bool {
+        !self.is_view() && !self.is_sequence()
     }
 
     /// Whether the table is stored column by column (see `columnar`).
@@ -458,6 +472,11 @@ fn parse(
                 let t = current.as_mut().ok_or_else(|| corrupt(line))?;
                 t.view = Some(unescape(text).ok_or_else(|| corrupt(line))?);
             }
+            Some("sequence") => {
+                let text = &line["sequence ".len().min(line.len())..];
+                let t = current.as_mut().ok_or_else(|| corrupt(line))?;
+                t.sequence = Some(SequenceDef::decode(text).ok_or_else(|| corrupt(line))?);
+            }
             Some("index") => {
                 let rest: Vec<&str> = line.splitn(6, ' ').collect();
                 let num = |i: usize| rest.get(i).and_then(|n| n.parse::<u32>().ok());
@@ -523,6 +542,9 @@ pub fn encode_table(t: &TableDef) -> String {
     }
     if let Some(v) = &t.view {
         text.push_str(&format!("view {}\n", escape(v)));
+    }
+    if let Some(s) = &t.sequence {
+        text.push_str(&format!("sequence {}\n", s.encode()));
     }
     text
 }
@@ -862,6 +884,7 @@ mod tests {
             checks: Vec::new(),
             view: None,
             access_method: AccessMethod::Columnar,
+            sequence: None,
         })
         .unwrap();
         let c2 = Catalog::open(&p).unwrap();

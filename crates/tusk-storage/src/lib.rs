@@ -87,6 +87,7 @@ pub mod procarray;
 pub mod prune;
 pub mod recovery;
 pub mod rowlock;
+pub mod sequence;
 pub mod smgr;
 pub mod snapshot;
 pub mod statistics;

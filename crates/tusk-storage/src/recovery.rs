@@ -946,6 +946,8 @@ impl Replayer<'_> {
                 self.saw(rec.xid);
                 self.redo_page(rec)
             }
+            // Not transactional: no xid to settle.
+            RecordType::Sequence => self.redo_page(rec),
         }
     }
 
@@ -971,6 +973,11 @@ impl Replayer<'_> {
         }
         if !rec.will_init() && page::lsn(p) >= rec.lsn {
             return Ok(false);
+        }
+        if rec.kind == RecordType::Sequence {
+            crate::sequence::redo(p, &rec.payload).map_err(|e| corrupt(rec, e))?;
+            page::set_lsn(p, rec.lsn);
+            return Ok(true);
         }
         if matches!(rec.kind, RecordType::BtreeInsert | RecordType::BtreeDelete) {
             crate::btree::redo(rec.kind, p, &rec.payload).map_err(|e| corrupt(rec, e))?;

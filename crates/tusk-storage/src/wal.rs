@@ -192,6 +192,10 @@ pub enum RecordType {
     /// INDEX ... RENAME and constraint renames. Takes effect if the xid
     /// commits.
     AlterIndex = 31,
+    /// Payload: a sequence's state (see `sequence`), block 0 of the
+    /// sequence's relation. Not transactional (xid 0); redo rewrites the
+    /// page whatever its LSN.
+    Sequence = 32,
 }
 
 impl RecordType {
@@ -217,6 +221,7 @@ impl RecordType {
             27 => RecordType::ColumnarPage,
             30 => RecordType::AlterTable,
             31 => RecordType::AlterIndex,
+            32 => RecordType::Sequence,
             _ => return None,
         })
     }
@@ -246,7 +251,7 @@ pub struct Record {
 impl Record {
     /// Whether redo rebuilds the page without looking at its old contents.
     pub fn will_init(&self) -> bool {
-        self.fpi || self.kind == RecordType::HeapInsertInit
+        self.fpi || matches!(self.kind, RecordType::HeapInsertInit | RecordType::Sequence)
     }
 
     /// The xids in the payload of a commit or abort record (its

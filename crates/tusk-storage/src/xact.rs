@@ -601,6 +601,9 @@ impl Transaction {
             self.db.pool.set_unlogged(oid, true);
             self.levels.last_mut().expect("level 0").created.push(oid);
             crate::columnar::create_files(&self.db.smgr, &def, false)?;
+            if def.is_sequence() {
+                crate::sequence::init_relation(&self.db.pool, &def)?;
+            }
         }
         self.add_ddl(DdlChange::CreateTable(def.clone()));
         Ok(def)

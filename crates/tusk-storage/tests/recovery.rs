@@ -33,6 +33,7 @@ fn create_filled(db: &Database, rows: i64) -> u32 {
         checks: Vec::new(),
         view: None,
         access_method: Default::default(),
+        sequence: None,
     };
     let txn = db.txn.begin_write().unwrap();
     db.log_create_table(&txn, &table).unwrap();

@@ -265,6 +265,10 @@ funcs! {
     PgGetViewdef => "pg_get_viewdef",
     PgGetStatisticsobjdefColumns => "pg_get_statisticsobjdef_columns",
     PgGetSerialSequence => "pg_get_serial_sequence",
+    NextVal => "nextval",
+    CurrVal => "currval",
+    SetVal => "setval",
+    LastVal => "lastval",
     PgRelationIsPublishable => "pg_relation_is_publishable",
     ObjDescription => "obj_description",
     PgRelationSize => "pg_relation_size",
@@ -331,6 +335,10 @@ impl Func {
                 | Func::ClockTimestamp
                 | Func::SetConfig
                 | Func::TxidCurrent
+                | Func::NextVal
+                | Func::CurrVal
+                | Func::SetVal
+                | Func::LastVal
         )
     }
 
@@ -367,6 +375,10 @@ impl Func {
                 | PgGetViewdef
                 | PgGetStatisticsobjdefColumns
                 | PgGetSerialSequence
+                | NextVal
+                | CurrVal
+                | SetVal
+                | LastVal
                 | PgRelationIsPublishable
                 | ObjDescription
                 | PgRelationSize

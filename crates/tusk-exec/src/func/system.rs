@@ -46,6 +46,12 @@ pub static SYSTEM_PROCS: &[Proc] = &[
     ),
     p("pg_is_in_recovery", &[], D::Bool, Func::PgIsInRecovery),
     p("txid_current", &[], D::Int8, Func::TxidCurrent),
+    // Sequence manipulation (table 9.52).
+    p("nextval", &[REGCLASS], D::Int8, Func::NextVal),
+    p("currval", &[REGCLASS], D::Int8, Func::CurrVal),
+    p("setval", &[REGCLASS, I8], D::Int8, Func::SetVal),
+    p("setval", &[REGCLASS, I8, BOOL], D::Int8, Func::SetVal),
+    p("lastval", &[], D::Int8, Func::LastVal),
     // Configuration settings (table 9.85).
     p("current_setting", &[TEXT], D::Text, Func::CurrentSetting),
     p(

@@ -610,6 +610,14 @@ impl Binder<'_> {
         };
         let aliased = alias.is_some();
         let alias = alias.unwrap_or_else(|| relname.clone());
+        if table.is_sequence() {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                format!("reading sequence \"{relname}\" as a table is not supported"),
+            )
+            .with_hint("Use currval(), nextval() or the pg_sequences view.")
+            .at_span(name.span()));
+        }
         if let Some(sql) = &table.view {
             let renamed = alias_cols.len();
             let item = self.view(&table, sql, alias, alias_cols)?;

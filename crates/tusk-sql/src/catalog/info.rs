@@ -101,6 +101,8 @@ pub struct SessionInfo {
     prepared: Mutex<Vec<PreparedRow>>,
     pending: Mutex<Vec<SettingChange>>,
     backend_start: i64,
+    /// `currval` / `lastval` memory (see `sequence_calls`).
+    sequences: Mutex<super::sequence_calls::SessionSequences>,
 }
 
 impl std::fmt::Debug for SessionInfo {
@@ -138,7 +140,14 @@ impl SessionInfo {
             prepared: Mutex::new(Vec::new()),
             pending: Mutex::new(Vec::new()),
             backend_start: tusk_exec::func::datetime::clock_now(),
+            sequences: Mutex::default(),
         }
+    }
+
+    pub(super) fn sequence_memory(
+        &self,
+    ) -> std::sync::MutexGuard<'_, super::sequence_calls::SessionSequences> {
+        lock(&self.sequences)
     }
 
     /// The session info of the running statement, if any.
@@ -192,7 +201,7 @@ impl SessionInfo {
         }
     }
 
-    fn catalog(&self) -> Arc<Catalog> {
+    pub(super) fn catalog(&self) -> Arc<Catalog> {
         lock(&self.catalog).clone()
     }
 
@@ -665,18 +674,33 @@ impl SessionState for SessionInfo {
                 }
             }
             Func::PgGetStatisticsobjdefColumns => Value::Null,
+            Func::NextVal | Func::CurrVal | Func::SetVal | Func::LastVal => {
+                return self.sequence_call(func, args)
+            }
             Func::PgGetSerialSequence => {
                 let table = arg_text(&args[0]).unwrap_or_default();
                 let column = arg_text(&args[1]).unwrap_or_default();
                 let oid = self.relation_oid(&catalog, table)?;
-                let t = catalog.table_by_oid(oid);
-                if !t.is_some_and(|t| t.columns.iter().any(|c| c.name == column)) {
+                let attno = catalog
+                    .table_by_oid(oid)
+                    .and_then(|t| t.columns.iter().position(|c| c.name == column));
+                let Some(attno) = attno else {
                     return Err(ExecError::coded(
                         sqlstate::UNDEFINED_COLUMN,
                         format!("column \"{column}\" of relation \"{table}\" does not exist"),
                     ));
-                }
-                Value::Null
+                };
+                // The sequence owned by the column (a serial's).
+                catalog
+                    .tables()
+                    .find(|t| {
+                        t.sequence
+                            .as_ref()
+                            .is_some_and(|s| s.owned_by == Some((oid, attno)))
+                    })
+                    .map_or(Value::Null, |t| {
+                        text(format!("public.{}", crate::names::quote_ident(&t.name)))
+                    })
             }
             Func::PgRelationIsPublishable => Value::Bool(
                 arg_oid(&args[0])

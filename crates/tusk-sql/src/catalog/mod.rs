@@ -47,6 +47,7 @@ mod info;
 mod oids;
 mod procs;
 mod relations;
+mod sequence_calls;
 mod session_rows;
 mod values;
 

@@ -29,7 +29,7 @@ pub(super) struct Class<'c> {
     pub oid: u32,
     pub name: String,
     pub namespace: u32,
-    /// `r` table, `v` view, `i` index.
+    /// `r` table, `v` view, `i` index, `S` sequence.
     pub kind: char,
     pub am: u32,
     pub attributes: Vec<Attribute>,
@@ -44,9 +44,15 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
             oid: t.oid,
             name: t.name.clone(),
             namespace: PUBLIC_NAMESPACE,
-            kind: if t.is_view() { 'v' } else { 'r' },
+            kind: if t.is_view() {
+                'v'
+            } else if t.is_sequence() {
+                'S'
+            } else {
+                'r'
+            },
             am: match t.access_method {
-                _ if t.is_view() => 0,
+                _ if t.is_view() || t.is_sequence() => 0,
                 AccessMethod::Heap => HEAP_AM,
                 AccessMethod::Columnar => COLUMNAR_AM,
             },
@@ -457,7 +463,7 @@ pub(super) fn rows(
         .collect(),
         "pg_tables" => catalog
             .tables()
-            .filter(|t| !t.is_view())
+            .filter(|t| t.is_plain_table())
             .map(|t| {
                 vec![
                     name("public"),
@@ -468,6 +474,48 @@ pub(super) fn rows(
                     boolean(false),
                     boolean(false),
                     boolean(false),
+                ]
+            })
+            .collect(),
+        "pg_sequence" => catalog
+            .tables()
+            .filter_map(|t| Some((t, t.sequence.as_ref()?)))
+            .map(|(t, s)| {
+                vec![
+                    oid(t.oid),
+                    oid(s.ty.oid()),
+                    i8(s.start),
+                    i8(s.increment),
+                    i8(s.max),
+                    i8(s.min),
+                    i8(s.cache),
+                    boolean(s.cycle),
+                ]
+            })
+            .collect(),
+        "pg_sequences" => catalog
+            .tables()
+            .filter_map(|t| Some((t, t.sequence.as_ref()?)))
+            .map(|(t, s)| {
+                // NULL until the first nextval, as in PostgreSQL.
+                let last = info
+                    .and_then(|i| {
+                        tusk_storage::sequence::read_state(&i.database().pool, t.oid).ok()
+                    })
+                    .filter(|st| st.is_called)
+                    .map_or(Value::Null, |st| i8(st.last_value));
+                vec![
+                    name("public"),
+                    name(&t.name),
+                    name(BOOTSTRAP_SUPERUSER_NAME),
+                    reg(DataType::RegType, s.ty.oid()),
+                    i8(s.start),
+                    i8(s.min),
+                    i8(s.max),
+                    i8(s.increment),
+                    boolean(s.cycle),
+                    i8(s.cache),
+                    last,
                 ]
             })
             .collect(),

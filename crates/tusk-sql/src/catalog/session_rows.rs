@@ -258,7 +258,7 @@ pub(super) fn rows(
         }),
         "pg_stat_user_tables" => catalog
             .tables()
-            .filter(|t| !t.is_view())
+            .filter(|t| t.is_plain_table())
             .map(|t| {
                 let s = info
                     .map(|i| i.database().stats.table(t.oid))

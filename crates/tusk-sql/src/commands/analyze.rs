@@ -110,7 +110,7 @@ impl Session {
             work.extend(
                 catalog
                     .tables()
-                    .filter(|t| !t.is_view())
+                    .filter(|t| t.is_plain_table())
                     .map(|t| (t.clone(), None)),
             );
         }
@@ -121,7 +121,7 @@ impl Session {
                     format!("relation \"{name}\" does not exist"),
                 )
             })?;
-            if t.is_view() {
+            if !t.is_plain_table() {
                 sink(QueryResult::Notice(Notice {
                     level: "WARNING",
                     message: format!(

@@ -173,6 +173,7 @@ impl Session {
                 format!("relation \"{name}\" already exists"),
             ));
         }
+        let mut serial_sequences = Vec::new();
         let (columns, checks, constraints, query) = match &ct.query {
             Some(q) => {
                 if !ct.constraints.is_empty() {
@@ -203,8 +204,10 @@ impl Session {
                 (cols, Vec::new(), Vec::new(), Some(pq))
             }
             None => {
+                let (columns, serials) = self.expand_serial_columns(&name, &ct.columns)?;
+                serial_sequences = serials;
                 let (cols, checks, constraints) =
-                    self.table_elements(&name, &ct.columns, &ct.constraints)?;
+                    self.table_elements(&name, &columns, &ct.constraints)?;
                 (cols, checks, constraints, None)
             }
         };
@@ -226,6 +229,7 @@ impl Session {
         // Visible to this transaction only until it commits; a failure
         // below rolls the creation back with the statement.
         let table = self.txn()?.create_relation(def)?;
+        self.own_serial_sequences(table.oid, &serial_sequences)?;
         self.constraint_indexes(&table, &constraints)?;
         match &query {
             Some(pq) => {
@@ -352,6 +356,7 @@ impl Session {
             A::ObjectType::Table => ("table", "DROP TABLE"),
             A::ObjectType::Index => ("index", "DROP INDEX"),
             A::ObjectType::View => ("view", "DROP VIEW"),
+            A::ObjectType::Sequence => ("sequence", "DROP SEQUENCE"),
             other => {
                 return Err(SqlError::coded(
                     sqlstate::FEATURE_NOT_SUPPORTED,
@@ -366,10 +371,14 @@ impl Session {
             for n in names {
                 let name = user_relation_name(n)?;
                 let found = match object_type {
-                    A::ObjectType::Table => {
-                        cat.table(&name).filter(|t| !t.is_view()).map(|t| t.oid)
-                    }
+                    A::ObjectType::Table => cat
+                        .table(&name)
+                        .filter(|t| !t.is_view() && !t.is_sequence())
+                        .map(|t| t.oid),
                     A::ObjectType::View => cat.table(&name).filter(|t| t.is_view()).map(|t| t.oid),
+                    A::ObjectType::Sequence => {
+                        cat.table(&name).filter(|t| t.is_sequence()).map(|t| t.oid)
+                    }
                     _ => cat.index(&name).map(|i| i.oid),
                 };
                 let view = cat.table(&name).is_some_and(|t| t.is_view());
@@ -391,6 +400,30 @@ impl Session {
                         victims.push((i.oid, name))
                     }
                     Some(oid) => victims.push((oid, name)),
+                    None if cat.table(&name).is_some_and(|t| t.is_sequence())
+                        && object_type != A::ObjectType::Index =>
+                    {
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a {what}"),
+                        )
+                        .with_hint("Use DROP SEQUENCE to remove a sequence."))
+                    }
+                    None if object_type == A::ObjectType::Sequence
+                        && cat.table(&name).is_some() =>
+                    {
+                        let t = cat.table(&name).expect("checked");
+                        let (kind, tag) = if t.is_view() {
+                            ("view", "VIEW")
+                        } else {
+                            ("table", "TABLE")
+                        };
+                        return Err(SqlError::coded(
+                            sqlstate::WRONG_OBJECT_TYPE,
+                            format!("\"{name}\" is not a sequence"),
+                        )
+                        .with_hint(format!("Use DROP {tag} to remove a {kind}.")));
+                    }
                     None if object_type == A::ObjectType::Table && view => {
                         return Err(SqlError::coded(
                             sqlstate::WRONG_OBJECT_TYPE,
@@ -433,10 +466,27 @@ impl Session {
                 }
             }
         }
+        if object_type == A::ObjectType::Sequence {
+            self.drop_sequence_defaults(&victims, cascade, sink)?;
+        }
         if object_type != A::ObjectType::Index {
             let dependents = self.views_depending_on(what, &victims, cascade, sink)?;
             victims.extend(dependents);
         }
+        // Sequences owned by a dropped table's columns go with it.
+        let owned: Vec<(u32, String)> = {
+            let cat = self.catalog()?;
+            cat.tables()
+                .filter(|t| {
+                    t.sequence.as_ref().is_some_and(|s| {
+                        s.owned_by
+                            .is_some_and(|(owner, _)| victims.iter().any(|(v, _)| *v == owner))
+                    }) && !victims.iter().any(|(v, _)| *v == t.oid)
+                })
+                .map(|t| (t.oid, t.name.clone()))
+                .collect()
+        };
+        victims.extend(owned);
         // All locked before any goes: a relation dropped by someone else
         // meanwhile makes the statement start over with nothing done.
         for (oid, name) in &victims {
@@ -491,7 +541,7 @@ impl Session {
                 .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
             }
         }
-        let dropped: Vec<&str> = lines.iter().map(|(v, _)| v.as_str()).collect();
+        let dropped: Vec<String> = lines.iter().map(|(v, _)| format!("view {v}")).collect();
         if let Some(n) = cascade_notice(&dropped) {
             sink(QueryResult::Notice(n));
         }
@@ -499,17 +549,18 @@ impl Session {
     }
 }
 
-/// PostgreSQL's NOTICE for the views a `DROP ... CASCADE` drops beside
-/// the object named: the one view, or a count with every view in DETAIL.
-pub(crate) fn cascade_notice(views: &[&str]) -> Option<Notice> {
-    let (message, detail) = match views {
+/// PostgreSQL's NOTICE for the objects a `DROP ... CASCADE` drops beside
+/// the object named (each described as `view v`, `default value for column
+/// c of table t`): the one object, or a count with every one in DETAIL.
+pub(crate) fn cascade_notice(objects: &[String]) -> Option<Notice> {
+    let (message, detail) = match objects {
         [] => return None,
-        [v] => (format!("drop cascades to view {v}"), None),
+        [o] => (format!("drop cascades to {o}"), None),
         many => (
             format!("drop cascades to {} other objects", many.len()),
             Some(
                 many.iter()
-                    .map(|v| format!("drop cascades to view {v}"))
+                    .map(|o| format!("drop cascades to {o}"))
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),

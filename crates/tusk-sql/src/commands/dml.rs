@@ -105,6 +105,12 @@ impl Session {
             )
             .at_span(name.span())
         })?;
+        if t.is_sequence() {
+            return Err(SqlError::coded(
+                sqlstate::WRONG_OBJECT_TYPE,
+                format!("cannot change sequence \"{n}\""),
+            ));
+        }
         if t.is_view() {
             return Err(SqlError::coded(
                 sqlstate::FEATURE_NOT_SUPPORTED,
@@ -161,14 +167,17 @@ impl Session {
                 "INSERT into a table function is not supported",
             ));
         };
-        let Some(source) = &ins.source else {
-            return Err(SqlError::coded(
-                sqlstate::FEATURE_NOT_SUPPORTED,
-                "INSERT ... DEFAULT VALUES is not supported yet",
-            ));
-        };
         self.check_writable("INSERT")?;
         let table = self.target_table(tname)?;
+        // `DEFAULT VALUES` is one row of DEFAULT in every column.
+        let all_defaults;
+        let source = match &ins.source {
+            Some(source) => source,
+            None => {
+                all_defaults = default_values(table.columns.len())?;
+                &all_defaults
+            }
+        };
         // Target columns in the order the statement names them.
         let targets: Vec<usize> = if ins.columns.is_empty() {
             (0..table.columns.len()).collect()
@@ -522,5 +531,21 @@ impl Session {
             _ => None,
         };
         Ok((tag, returned))
+    }
+}
+
+/// `VALUES (DEFAULT, ...)` with `n` columns: what `INSERT ... DEFAULT
+/// VALUES` inserts.
+fn default_values(n: usize) -> Result<Box<A::Query>> {
+    let sql = format!("VALUES ({})", vec!["DEFAULT"; n].join(", "));
+    let mut statements =
+        sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &sql)
+            .map_err(|e| SqlError::coded(sqlstate::INTERNAL_ERROR, e.to_string()))?;
+    match statements.pop() {
+        Some(A::Statement::Query(q)) => Ok(q),
+        _ => Err(SqlError::coded(
+            sqlstate::INTERNAL_ERROR,
+            "DEFAULT VALUES did not parse as a query",
+        )),
     }
 }

@@ -174,7 +174,7 @@ fn name_addition(columns: &[&str]) -> String {
 
 /// PostgreSQL's `ChooseRelationName`: the first of `label`, `label1`,
 /// `label2`, ... whose name `taken` does not know.
-fn choose_name(
+pub(super) fn choose_name(
     taken: impl Fn(&str) -> bool,
     name1: &str,
     name2: Option<&str>,
@@ -308,12 +308,17 @@ impl Session {
                 format!("relation \"{tname}\" does not exist"),
             )
         })?;
-        if table.is_view() {
+        if table.is_view() || table.is_sequence() {
+            let kind = if table.is_view() {
+                "views"
+            } else {
+                "sequences"
+            };
             return Err(SqlError::coded(
                 sqlstate::WRONG_OBJECT_TYPE,
                 format!("cannot create index on relation \"{tname}\""),
             )
-            .with_detail("This operation is not supported for views."));
+            .with_detail(format!("This operation is not supported for {kind}.")));
         }
         let columns = index_columns(&table, &ci.columns)?;
         let kind = if ci.unique {

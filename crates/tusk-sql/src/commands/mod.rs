@@ -21,6 +21,7 @@ mod recheck;
 mod reloptions;
 pub mod role;
 mod rowlock;
+mod sequence;
 mod transaction;
 mod truncate;
 mod utility;
@@ -70,6 +71,22 @@ impl Session {
             A::Statement::CreateTable(ct) => self.create_table(ct)?,
             A::Statement::CreateIndex(ci) => self.create_index(ci, sink)?,
             A::Statement::CreateView(cv) => self.create_view(cv)?,
+            A::Statement::CreateSequence {
+                temporary,
+                if_not_exists,
+                name,
+                data_type,
+                sequence_options,
+                owned_by,
+            } => self.create_sequence(
+                *temporary,
+                *if_not_exists,
+                name,
+                data_type.as_ref(),
+                sequence_options,
+                owned_by.as_ref(),
+                sink,
+            )?,
             A::Statement::AlterTable(at) => self.alter_table(at, sink)?,
             A::Statement::AlterIndex { name, operation } => self.alter_index(name, operation)?,
             A::Statement::Drop {

@@ -63,7 +63,7 @@ impl Session {
                     };
                     return Err(SqlError::coded(sqlstate::UNDEFINED_TABLE, message));
                 };
-                if table.is_view() {
+                if table.is_view() || table.is_sequence() {
                     return Err(not_a_table(&name));
                 }
                 if !victims.iter().any(|v| v.oid == table.oid) {

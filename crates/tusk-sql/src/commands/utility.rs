@@ -315,7 +315,10 @@ impl Session {
         let tables: Vec<TableDef> = {
             let cat = self.db.catalog_snapshot();
             if names.is_empty() {
-                cat.tables().filter(|t| !t.is_view()).cloned().collect()
+                cat.tables()
+                    .filter(|t| t.is_plain_table())
+                    .cloned()
+                    .collect()
             } else {
                 let mut found: Vec<TableDef> = Vec::new();
                 for name in &names {

@@ -392,7 +392,10 @@ impl Session {
             .with_detail(detail.join("\n"))
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
-        let names: Vec<&str> = dependents.iter().map(|(v, _)| v.name.as_str()).collect();
+        let names: Vec<String> = dependents
+            .iter()
+            .map(|(v, _)| format!("view {}", v.name))
+            .collect();
         if let Some(n) = super::ddl::cascade_notice(&names) {
             sink(QueryResult::Notice(n));
         }

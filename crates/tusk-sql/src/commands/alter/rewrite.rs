@@ -103,6 +103,7 @@ impl Session {
                 self.build_index(&def, &index.name, columns, index.kind)?;
             }
         }
+        self.move_owned_sequences(old.oid, def.oid, &moved)?;
         let not_null: Vec<usize> = (0..def.columns.len())
             .filter(|&i| def.columns[i].not_null)
             .collect();

@@ -365,6 +365,14 @@ impl Session {
                 format!("relation \"{n}\" does not exist"),
             )
         })?;
+        if table.is_sequence() {
+            let message = if to {
+                format!("cannot copy from sequence \"{n}\"")
+            } else {
+                format!("cannot copy to sequence \"{n}\"")
+            };
+            return Err(SqlError::coded(sqlstate::WRONG_OBJECT_TYPE, message));
+        }
         if table.is_view() {
             let (message, hint) = if to {
                 (

@@ -1,0 +1,562 @@
+//! `CREATE SEQUENCE` and the sequences behind `serial` columns
+//! (PostgreSQL 15's `sequence.c` `init_params` and `parse_utilcmd.c`'s
+//! serial handling).
+//!
+//! A sequence's parameters default from its type and the sign of its
+//! increment: ascending sequences run from 1 to the type's maximum,
+//! descending ones from -1 down to the type's minimum, and start at the
+//! bound they move away from. The checks and their messages are
+//! PostgreSQL's (all 22023).
+//!
+//! A `serial` column (`smallserial`, `serial`, `bigserial` and their
+//! `serial2/4/8` spellings) is rewritten before the table is bound, as
+//! PostgreSQL does: a sequence `table_column_seq` of the column's integer
+//! type is created, the column becomes that integer type, `NOT NULL`,
+//! with `DEFAULT nextval('table_column_seq'::regclass)`, and once the
+//! table exists the sequence is marked `OWNED BY` the column, so dropping
+//! the table drops it.
+
+use crate::error::{sqlstate, SqlError};
+use crate::names::{ident, user_relation_name};
+use crate::session::{Notice, QueryResult, Result, Session};
+use crate::types::sql_type;
+use sqlparser::ast as A;
+use tusk_storage::sequence::SequenceDef;
+use tusk_storage::{DataType, TableDef};
+
+/// A sequence CREATE TABLE made for a serial column: its oid and the
+/// column's number.
+pub(super) type SerialSequence = (u32, usize);
+
+fn invalid(message: String) -> SqlError {
+    SqlError::coded(sqlstate::INVALID_PARAMETER_VALUE, message)
+}
+
+/// The bounds of a sequence type.
+fn type_range(ty: DataType) -> (i64, i64) {
+    match ty {
+        DataType::Int2 => (i16::MIN.into(), i16::MAX.into()),
+        DataType::Int4 => (i32::MIN.into(), i32::MAX.into()),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+fn type_sql_name(ty: DataType) -> &'static str {
+    match ty {
+        DataType::Int2 => "smallint",
+        DataType::Int4 => "integer",
+        _ => "bigint",
+    }
+}
+
+/// The integer value of an option (`INCREMENT BY -2`, `START 10`).
+fn option_value(what: &str, e: &A::Expr) -> Result<i64> {
+    let (negative, e) = match e {
+        A::Expr::UnaryOp {
+            op: A::UnaryOperator::Minus,
+            expr,
+        } => (true, expr.as_ref()),
+        A::Expr::UnaryOp {
+            op: A::UnaryOperator::Plus,
+            expr,
+        } => (false, expr.as_ref()),
+        e => (false, e),
+    };
+    let text = match e {
+        A::Expr::Value(v) => match &v.value {
+            A::Value::Number(n, _) => n.clone(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    let text = if negative { format!("-{text}") } else { text };
+    text.parse::<i64>().map_err(|_| {
+        SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("{what} requires an integer value"),
+        )
+    })
+}
+
+/// The sequence type of `AS type` (bigint without one).
+fn sequence_type(ty: Option<&A::DataType>) -> Result<DataType> {
+    let Some(ty) = ty else {
+        return Ok(DataType::Int8);
+    };
+    match sql_type(ty)?.data_type() {
+        t @ (DataType::Int2 | DataType::Int4 | DataType::Int8) => Ok(t),
+        _ => Err(invalid(
+            "sequence type must be smallint, integer, or bigint".into(),
+        )),
+    }
+}
+
+/// A sequence definition from CREATE SEQUENCE's type and options, checked
+/// as PostgreSQL's `init_params` checks it.
+pub(super) fn sequence_def(
+    ty: Option<&A::DataType>,
+    options: &[A::SequenceOptions],
+) -> Result<SequenceDef> {
+    let ty = sequence_type(ty)?;
+    let (mut increment, mut min, mut max, mut start, mut cache, mut cycle) =
+        (None, None, None, None, None, None);
+    let conflicting =
+        || SqlError::coded(sqlstate::SYNTAX_ERROR, "conflicting or redundant options");
+    fn set<T>(slot: &mut Option<T>, v: T, err: impl Fn() -> SqlError) -> Result<()> {
+        if slot.replace(v).is_some() {
+            return Err(err());
+        }
+        Ok(())
+    }
+    for o in options {
+        match o {
+            A::SequenceOptions::IncrementBy(e, _) => {
+                set(&mut increment, option_value("INCREMENT", e)?, conflicting)?
+            }
+            A::SequenceOptions::MinValue(e) => set(
+                &mut min,
+                e.as_ref()
+                    .map(|e| option_value("MINVALUE", e))
+                    .transpose()?,
+                conflicting,
+            )?,
+            A::SequenceOptions::MaxValue(e) => set(
+                &mut max,
+                e.as_ref()
+                    .map(|e| option_value("MAXVALUE", e))
+                    .transpose()?,
+                conflicting,
+            )?,
+            A::SequenceOptions::StartWith(e, _) => {
+                set(&mut start, option_value("START", e)?, conflicting)?
+            }
+            A::SequenceOptions::Cache(e) => {
+                set(&mut cache, option_value("CACHE", e)?, conflicting)?
+            }
+            A::SequenceOptions::Cycle(no) => set(&mut cycle, !no, conflicting)?,
+        }
+    }
+    let increment = increment.unwrap_or(1);
+    if increment == 0 {
+        return Err(invalid("INCREMENT must not be zero".into()));
+    }
+    let (lo, hi) = type_range(ty);
+    let max = max.flatten().unwrap_or(if increment > 0 { hi } else { -1 });
+    let min = min.flatten().unwrap_or(if increment > 0 { 1 } else { lo });
+    let name = type_sql_name(ty);
+    if !(lo..=hi).contains(&max) {
+        return Err(invalid(format!(
+            "MAXVALUE ({max}) is out of range for sequence data type {name}"
+        )));
+    }
+    if !(lo..=hi).contains(&min) {
+        return Err(invalid(format!(
+            "MINVALUE ({min}) is out of range for sequence data type {name}"
+        )));
+    }
+    if min >= max {
+        return Err(invalid(format!(
+            "MINVALUE ({min}) must be less than MAXVALUE ({max})"
+        )));
+    }
+    let start = start.unwrap_or(if increment > 0 { min } else { max });
+    if start < min {
+        return Err(invalid(format!(
+            "START value ({start}) cannot be less than MINVALUE ({min})"
+        )));
+    }
+    if start > max {
+        return Err(invalid(format!(
+            "START value ({start}) cannot be greater than MAXVALUE ({max})"
+        )));
+    }
+    let cache = cache.unwrap_or(1);
+    if cache <= 0 {
+        return Err(invalid(format!(
+            "CACHE ({cache}) must be greater than zero"
+        )));
+    }
+    Ok(SequenceDef {
+        ty,
+        start,
+        increment,
+        min,
+        max,
+        cache,
+        cycle: cycle.unwrap_or(false),
+        owned_by: None,
+    })
+}
+
+/// The integer type of a `serial` type name, if it is one.
+pub(super) fn serial_type(ty: &A::DataType) -> Option<A::DataType> {
+    let A::DataType::Custom(name, mods) = ty else {
+        return None;
+    };
+    if !mods.is_empty() || name.0.len() != 1 {
+        return None;
+    }
+    let n = name.0[0].as_ident()?.value.to_ascii_lowercase();
+    Some(match n.as_str() {
+        "smallserial" | "serial2" => A::DataType::SmallInt(None),
+        "serial" | "serial4" => A::DataType::Integer(None),
+        "bigserial" | "serial8" => A::DataType::BigInt(None),
+        _ => return None,
+    })
+}
+
+impl Session {
+    /// `CREATE SEQUENCE [IF NOT EXISTS] name [AS type] [options] [OWNED BY
+    /// table.column | NONE]`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create_sequence(
+        &mut self,
+        temporary: bool,
+        if_not_exists: bool,
+        name: &A::ObjectName,
+        data_type: Option<&A::DataType>,
+        options: &[A::SequenceOptions],
+        owned_by: Option<&A::ObjectName>,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        if temporary {
+            return Err(SqlError::coded(
+                sqlstate::FEATURE_NOT_SUPPORTED,
+                "only permanent sequences are supported",
+            ));
+        }
+        self.check_writable("CREATE SEQUENCE")?;
+        let name = user_relation_name(name)?;
+        super::ddl::check_name(&name, "sequence")?;
+        let mut seq = sequence_def(data_type, options)?;
+        if self.catalog()?.relation_exists(&name) {
+            if if_not_exists {
+                sink(QueryResult::Notice(Notice {
+                    level: "NOTICE",
+                    message: format!("relation \"{name}\" already exists, skipping"),
+                    detail: None,
+                }));
+                return Ok(command("CREATE SEQUENCE"));
+            }
+            return Err(SqlError::coded(
+                sqlstate::DUPLICATE_TABLE,
+                format!("relation \"{name}\" already exists"),
+            ));
+        }
+        if let Some(owner) = owned_by {
+            seq.owned_by = self.sequence_owner(owner)?;
+        }
+        let mut def = TableDef::new(0, name, Vec::new());
+        def.sequence = Some(seq);
+        self.txn()?.create_relation(def)?;
+        Ok(command("CREATE SEQUENCE"))
+    }
+
+    /// The column `OWNED BY table.column` names (`None` for `OWNED BY
+    /// NONE`).
+    fn sequence_owner(&mut self, owner: &A::ObjectName) -> Result<Option<(u32, usize)>> {
+        let parts: Vec<String> = owner
+            .0
+            .iter()
+            .map(|p| p.as_ident().map(ident).unwrap_or_else(|| Ok(p.to_string())))
+            .collect::<Result<_>>()?;
+        if parts.len() == 1 && parts[0] == "none" {
+            return Ok(None);
+        }
+        let [table, column] = parts.as_slice() else {
+            return Err(SqlError::coded(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                "invalid OWNED BY option",
+            )
+            .with_hint("Specify OWNED BY table.column or OWNED BY NONE."));
+        };
+        let catalog = self.catalog()?;
+        let Some(t) = catalog.table(table).filter(|t| !t.is_sequence()) else {
+            return Err(SqlError::coded(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{table}\" does not exist"),
+            ));
+        };
+        match t.columns.iter().position(|c| &c.name == column) {
+            Some(attno) => Ok(Some((t.oid, attno))),
+            None => Err(SqlError::coded(
+                sqlstate::UNDEFINED_COLUMN,
+                format!("column \"{column}\" of relation \"{table}\" does not exist"),
+            )),
+        }
+    }
+
+    /// CREATE TABLE's serial columns: creates each one's sequence and
+    /// rewrites the column (see the module doc). Returns the columns and,
+    /// for each sequence made, its oid and the column's number.
+    pub(super) fn expand_serial_columns(
+        &mut self,
+        table: &str,
+        columns: &[A::ColumnDef],
+    ) -> Result<(Vec<A::ColumnDef>, Vec<SerialSequence>)> {
+        let mut out = columns.to_vec();
+        let mut made = Vec::new();
+        for (attno, c) in out.iter_mut().enumerate() {
+            let Some(int_type) = serial_type(&c.data_type) else {
+                continue;
+            };
+            let column = ident(&c.name)?;
+            if c.options
+                .iter()
+                .any(|o| matches!(o.option, A::ColumnOption::Default(_)))
+            {
+                return Err(SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    format!(
+                        "multiple default values specified for column \"{column}\" of table \"{table}\""
+                    ),
+                ));
+            }
+            let catalog = self.catalog()?;
+            let seq_name = super::index::choose_name(
+                |n| catalog.relation_exists(n),
+                table,
+                Some(&column),
+                "seq",
+            );
+            let mut seq = sequence_def(Some(&int_type), &[])?;
+            seq.owned_by = None;
+            let mut def = TableDef::new(0, seq_name.clone(), Vec::new());
+            def.sequence = Some(seq);
+            let created = self.txn()?.create_relation(def)?;
+            made.push((created.oid, attno));
+            let default = format!("nextval('{}'::regclass)", seq_name.replace('\'', "''"));
+            let expr = crate::bind::parse_expr(&default)?;
+            c.data_type = int_type;
+            c.options.push(A::ColumnOptionDef {
+                name: None,
+                option: A::ColumnOption::NotNull,
+            });
+            c.options.push(A::ColumnOptionDef {
+                name: None,
+                option: A::ColumnOption::Default(expr),
+            });
+        }
+        Ok((out, made))
+    }
+
+    /// Marks the sequences [`expand_serial_columns`](Self::expand_serial_columns)
+    /// made as owned by their columns of `table`.
+    pub(super) fn own_serial_sequences(
+        &mut self,
+        table: u32,
+        made: &[SerialSequence],
+    ) -> Result<()> {
+        for &(oid, attno) in made {
+            let catalog = self.catalog()?;
+            let mut def = catalog
+                .table_by_oid(oid)
+                .cloned()
+                .expect("the sequence made above");
+            if let Some(s) = def.sequence.as_mut() {
+                s.owned_by = Some((table, attno));
+            }
+            self.txn()?.alter_relation(def)?;
+        }
+        Ok(())
+    }
+
+    /// After a table rewrite gave table `old` the oid `new` and moved its
+    /// column `a` to `moved[a]`: the sequences its columns owned follow
+    /// their columns, and those of dropped columns are dropped.
+    pub(super) fn move_owned_sequences(
+        &mut self,
+        old: u32,
+        new: u32,
+        moved: &[Option<usize>],
+    ) -> Result<()> {
+        let owned: Vec<TableDef> = self
+            .catalog()?
+            .tables()
+            .filter(|t| {
+                t.sequence
+                    .as_ref()
+                    .is_some_and(|s| s.owned_by.is_some_and(|(o, _)| o == old))
+            })
+            .cloned()
+            .collect();
+        for mut def in owned {
+            let seq = def.sequence.as_mut().expect("filtered");
+            let (_, attno) = seq.owned_by.expect("filtered");
+            match moved.get(attno).copied().flatten() {
+                Some(to) => {
+                    seq.owned_by = Some((new, to));
+                    self.txn()?.alter_relation(def)?;
+                }
+                None => self.txn()?.drop_relation(def.oid, &def.name)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// DROP SEQUENCE: the column defaults that use a sequence among
+    /// `victims` depend on it (2BP01), or with CASCADE are dropped.
+    pub(super) fn drop_sequence_defaults(
+        &mut self,
+        victims: &[(u32, String)],
+        cascade: bool,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<()> {
+        let mut dropped = Vec::new();
+        for (_, name) in victims {
+            let users = self.defaults_using_sequence(name)?;
+            let lines: Vec<String> = users
+                .iter()
+                .map(|(t, c)| {
+                    format!(
+                        "default value for column {} of table {}",
+                        t.columns[*c].name, t.name
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                continue;
+            }
+            if !cascade {
+                let detail: Vec<String> = lines
+                    .iter()
+                    .map(|l| format!("{l} depends on sequence {name}"))
+                    .collect();
+                return Err(SqlError::coded(
+                    sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                    format!("cannot drop sequence {name} because other objects depend on it"),
+                )
+                .with_detail(detail.join("\n"))
+                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            }
+            for (t, c) in users {
+                let mut def = self
+                    .catalog()?
+                    .table_by_oid(t.oid)
+                    .cloned()
+                    .expect("listed");
+                def.columns[c].default = None;
+                self.txn()?.alter_relation(def)?;
+            }
+            dropped.extend(lines);
+        }
+        if let Some(n) = super::ddl::cascade_notice(&dropped) {
+            sink(QueryResult::Notice(n));
+        }
+        Ok(())
+    }
+
+    /// The columns whose DEFAULT calls a sequence function on sequence
+    /// `name` (PostgreSQL records that dependency for the `regclass`
+    /// constant): `(table, column)` pairs.
+    fn defaults_using_sequence(&mut self, name: &str) -> Result<Vec<(TableDef, usize)>> {
+        let catalog = self.catalog()?;
+        let mut out = Vec::new();
+        for t in catalog.tables() {
+            for (i, c) in t.columns.iter().enumerate() {
+                let Some(text) = &c.default else { continue };
+                let Ok(e) = crate::bind::parse_expr(text) else {
+                    continue;
+                };
+                if names_sequence(&e, name) {
+                    out.push((t.clone(), i));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Whether `e` calls `nextval`, `currval` or `setval` with the literal
+/// name `name` (possibly cast to regclass).
+fn names_sequence(e: &A::Expr, name: &str) -> bool {
+    use std::ops::ControlFlow;
+    let found = sqlparser::ast::visit_expressions(e, |x| {
+        let A::Expr::Function(f) = x else {
+            return ControlFlow::Continue(());
+        };
+        let fname = f.name.to_string().to_ascii_lowercase();
+        if !matches!(fname.as_str(), "nextval" | "currval" | "setval") {
+            return ControlFlow::Continue(());
+        }
+        let A::FunctionArguments::List(list) = &f.args else {
+            return ControlFlow::Continue(());
+        };
+        let first = list.args.first().and_then(|a| match a {
+            A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => Some(e),
+            _ => None,
+        });
+        let literal = match first {
+            Some(A::Expr::Cast { expr, .. }) => expr.as_ref(),
+            Some(e) => e,
+            None => return ControlFlow::Continue(()),
+        };
+        match literal {
+            A::Expr::Value(v) => match &v.value {
+                A::Value::SingleQuotedString(s) if s == name => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            },
+            _ => ControlFlow::Continue(()),
+        }
+    });
+    found.is_break()
+}
+
+fn command(tag: &str) -> QueryResult {
+    QueryResult::Command { tag: tag.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(sql: &str) -> Result<SequenceDef> {
+        let stmts = sqlparser::parser::Parser::parse_sql(
+            &sqlparser::dialect::PostgreSqlDialect {},
+            &format!("CREATE SEQUENCE s {sql}"),
+        )
+        .unwrap();
+        let A::Statement::CreateSequence {
+            data_type,
+            sequence_options,
+            ..
+        } = &stmts[0]
+        else {
+            panic!("not a sequence")
+        };
+        sequence_def(data_type.as_ref(), sequence_options)
+    }
+
+    #[test]
+    fn defaults_follow_the_type_and_direction() {
+        let s = options("").unwrap();
+        assert_eq!((s.min, s.max, s.start, s.increment), (1, i64::MAX, 1, 1));
+        let s = options("AS integer INCREMENT BY -2").unwrap();
+        assert_eq!((s.min, s.max, s.start), (i32::MIN.into(), -1, -1));
+        let s = options("AS smallint START 5 CYCLE").unwrap();
+        assert_eq!((s.max, s.start, s.cycle), (32767, 5, true));
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_with_postgres_messages() {
+        let err = |sql: &str| options(sql).unwrap_err().to_string();
+        assert_eq!(err("INCREMENT 0"), "INCREMENT must not be zero");
+        assert_eq!(
+            err("AS smallint MAXVALUE 40000"),
+            "MAXVALUE (40000) is out of range for sequence data type smallint"
+        );
+        assert_eq!(
+            err("MINVALUE 10 MAXVALUE 5"),
+            "MINVALUE (10) must be less than MAXVALUE (5)"
+        );
+        assert_eq!(
+            err("START 0"),
+            "START value (0) cannot be less than MINVALUE (1)"
+        );
+        assert_eq!(err("CACHE 0"), "CACHE (0) must be greater than zero");
+        assert_eq!(
+            err("AS text"),
+            "sequence type must be smallint, integer, or bigint"
+        );
+    }
+}
