@@ -349,21 +349,6 @@ pub fn set_value(
     log_state(pool, rel, p, &state)
 }
 
-/// `ALTER SEQUENCE ... RESTART [WITH value]`: as `setval(value, false)`
-/// without the bound check's message (the caller checked).
-pub fn restart(pool: &BufferPool, rel: u32, value: i64) -> Result<Lsn, StorageError> {
-    let buf = pool.read_buffer(rel, 0)?;
-    let mut g = buf.lock_exclusive();
-    let p = g.page_mut();
-    let state = SequenceState {
-        last_value: value,
-        log_cnt: 0,
-        is_called: false,
-    };
-    state.write(p);
-    log_state(pool, rel, p, &state)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
