@@ -11,6 +11,7 @@ use tusk_storage::RowLockMode;
 
 mod between;
 mod reserved;
+mod sequence_options;
 mod table_am;
 pub(crate) use between::symmetric_low;
 pub use table_am::access_method;
@@ -99,6 +100,7 @@ fn statements(
         return Ok(());
     }
     between::mark_symmetric(&mut tokens);
+    sequence_options::reorder(&mut tokens)?;
     let strengths = row_lock_strengths(&mut tokens);
     let access_methods = table_am::take_clauses(&mut tokens);
     let mut stmts = Parser::new(&PostgreSqlDialect {})

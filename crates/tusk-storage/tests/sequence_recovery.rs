@@ -26,6 +26,7 @@ fn create_sequence(db: &Arc<Database>, increment: i64) -> (u32, SequenceDef) {
         cache: 1,
         cycle: false,
         owned_by: None,
+        identity: None,
     };
     let mut def = TableDef::new(0, "s", Vec::new());
     def.sequence = Some(seq.clone());

@@ -13,6 +13,7 @@ use super::oids::*;
 use super::values::*;
 use super::{deparse, Kind, RelationDef, Schema, SessionInfo};
 use tusk_exec::{Result, Value};
+use tusk_storage::sequence::{Identity, SequenceDef};
 use tusk_storage::{AccessMethod, Catalog, DataType, IndexDef, IndexKind, SqlType, TableDef};
 
 /// One attribute of a relation.
@@ -20,8 +21,19 @@ pub(super) struct Attribute {
     pub name: String,
     pub ty: SqlType,
     pub not_null: bool,
-    /// The DEFAULT expression's SQL text.
+    /// The DEFAULT expression's SQL text (none for an identity column,
+    /// whose sequence is implicit, as in PostgreSQL).
     pub default: Option<String>,
+    /// An identity column's sequence (`GENERATED ... AS IDENTITY`).
+    pub identity: Option<SequenceDef>,
+}
+
+/// The sequence of identity column `attno` of table `table`, if it is one.
+fn identity_of(catalog: &Catalog, table: u32, attno: usize) -> Option<SequenceDef> {
+    catalog.tables().find_map(|t| {
+        let s = t.sequence.as_ref()?;
+        (s.identity.is_some() && s.owned_by == Some((table, attno))).then(|| s.clone())
+    })
 }
 
 /// A relation as `pg_class` lists it.
@@ -59,11 +71,16 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
             attributes: t
                 .columns
                 .iter()
-                .map(|c| Attribute {
-                    name: c.name.clone(),
-                    ty: c.ty,
-                    not_null: c.not_null,
-                    default: c.default.clone(),
+                .enumerate()
+                .map(|(i, c)| {
+                    let identity = identity_of(catalog, t.oid, i);
+                    Attribute {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                        not_null: c.not_null,
+                        default: c.default.clone().filter(|_| identity.is_none()),
+                        identity,
+                    }
                 })
                 .collect(),
             table: Some(t),
@@ -85,6 +102,7 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
                             ty: c.ty,
                             not_null: false,
                             default: None,
+                            identity: None,
                         }
                     })
                     .collect(),
@@ -107,6 +125,7 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
                     ty: *t,
                     not_null: false,
                     default: None,
+                    identity: None,
                 })
                 .collect(),
             table: None,
@@ -245,7 +264,10 @@ pub(super) fn rows(
                         boolean(a.not_null),
                         boolean(a.default.is_some()),
                         boolean(false),
-                        text(""),
+                        a.identity
+                            .as_ref()
+                            .and_then(|s| s.identity)
+                            .map_or(text(""), |k| ch(k.code())),
                         text(""),
                         boolean(false),
                         boolean(true),
@@ -264,7 +286,8 @@ pub(super) fn rows(
             let mut out = Vec::new();
             for t in catalog.tables() {
                 for (i, c) in t.columns.iter().enumerate() {
-                    if let Some(d) = &c.default {
+                    let Some(d) = &c.default else { continue };
+                    if identity_of(catalog, t.oid, i).is_none() {
                         out.push(vec![
                             oid(attrdef_oid(t.oid, i + 1)),
                             oid(t.oid),
@@ -986,15 +1009,27 @@ fn column_row(
         Value::Null,
         name(&(i + 1).to_string()),
         yes_no(false),
-        yes_no(false),
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        Value::Null,
-        yes_no(false),
+        yes_no(a.identity.is_some()),
+        identity_text(a, |s| {
+            match s.identity {
+                Some(Identity::Always) => "ALWAYS",
+                _ => "BY DEFAULT",
+            }
+            .to_string()
+        }),
+        identity_text(a, |s| s.start.to_string()),
+        identity_text(a, |s| s.increment.to_string()),
+        identity_text(a, |s| s.max.to_string()),
+        identity_text(a, |s| s.min.to_string()),
+        yes_no(a.identity.as_ref().is_some_and(|s| s.cycle)),
         text("NEVER"),
         Value::Null,
         yes_no(c.kind == 'r' && c.namespace == PUBLIC_NAMESPACE),
     ]
+}
+
+/// An identity column's parameter for `information_schema.columns`
+/// (NULL for other columns).
+fn identity_text(a: &Attribute, f: impl Fn(&SequenceDef) -> String) -> Value {
+    a.identity.as_ref().map_or(Value::Null, |s| text(&f(s)))
 }

@@ -210,6 +210,7 @@ impl Session {
             v
         };
         let catalog = self.catalog()?;
+        super::sequence::check_identity_insert(&catalog, &table, &targets, source)?;
         let mut binder = Binder::new(&catalog, settings);
         let defaults: Vec<Expr> = table
             .columns
@@ -416,6 +417,7 @@ impl Session {
         self.check_writable("UPDATE")?;
         let table = self.target_table(name)?;
         let catalog = self.catalog()?;
+        super::sequence::check_identity_update(&catalog, &table, &u.assignments)?;
         let mut binder = Binder::new(&catalog, settings);
         let change = binder.bind_update(u, &table)?;
         let returning = change.returning.clone();

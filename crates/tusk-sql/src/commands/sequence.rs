@@ -21,8 +21,11 @@ use crate::names::{ident, user_relation_name};
 use crate::session::{Notice, QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
-use tusk_storage::sequence::SequenceDef;
-use tusk_storage::{DataType, TableDef};
+use tusk_storage::sequence::{Identity, SequenceDef};
+use tusk_storage::{Catalog, DataType, TableDef};
+
+/// SQLSTATE 428C9 (`generated_always`).
+const GENERATED_ALWAYS: &str = "428C9";
 
 /// A sequence CREATE TABLE made for a serial column: its oid and the
 /// column's number.
@@ -185,6 +188,7 @@ pub(super) fn sequence_def(
         cache,
         cycle: cycle.unwrap_or(false),
         owned_by: None,
+        identity: None,
     })
 }
 
@@ -203,6 +207,52 @@ pub(super) fn serial_type(ty: &A::DataType) -> Option<A::DataType> {
         "bigserial" | "serial8" => A::DataType::BigInt(None),
         _ => return None,
     })
+}
+
+/// A column's `GENERATED { ALWAYS | BY DEFAULT } AS IDENTITY [(options)]`,
+/// checked: its kind and sequence options.
+fn identity_option(
+    c: &A::ColumnDef,
+    table: &str,
+    column: &str,
+) -> Result<Option<(Identity, Vec<A::SequenceOptions>)>> {
+    let mut found = None;
+    for o in &c.options {
+        let A::ColumnOption::Generated {
+            generated_as,
+            sequence_options,
+            generation_expr: None,
+            ..
+        } = &o.option
+        else {
+            continue;
+        };
+        let identity = match generated_as {
+            A::GeneratedAs::Always => Identity::Always,
+            A::GeneratedAs::ByDefault => Identity::ByDefault,
+            A::GeneratedAs::ExpStored => continue,
+        };
+        if found.is_some() {
+            return Err(SqlError::coded(
+                sqlstate::SYNTAX_ERROR,
+                format!(
+                    "multiple identity specifications for column \"{column}\" of table \"{table}\""
+                ),
+            ));
+        }
+        found = Some((identity, sequence_options.clone().unwrap_or_default()));
+    }
+    if found.is_some()
+        && !matches!(
+            sql_type(&c.data_type)?.data_type(),
+            DataType::Int2 | DataType::Int4 | DataType::Int8
+        )
+    {
+        return Err(invalid(
+            "identity column type must be smallint, integer, or bigint".into(),
+        ));
+    }
+    Ok(found)
 }
 
 impl Session {
@@ -286,9 +336,10 @@ impl Session {
         }
     }
 
-    /// CREATE TABLE's serial columns: creates each one's sequence and
-    /// rewrites the column (see the module doc). Returns the columns and,
-    /// for each sequence made, its oid and the column's number.
+    /// CREATE TABLE's serial and identity columns: creates each one's
+    /// sequence and rewrites the column (see the module doc). Returns the
+    /// columns and, for each sequence made, its oid and the column's
+    /// number.
     pub(super) fn expand_serial_columns(
         &mut self,
         table: &str,
@@ -297,21 +348,31 @@ impl Session {
         let mut out = columns.to_vec();
         let mut made = Vec::new();
         for (attno, c) in out.iter_mut().enumerate() {
-            let Some(int_type) = serial_type(&c.data_type) else {
-                continue;
-            };
             let column = ident(&c.name)?;
-            if c.options
+            let (int_type, identity, options) = match serial_type(&c.data_type) {
+                Some(int_type) => (int_type, None, Vec::new()),
+                None => match identity_option(c, table, &column)? {
+                    Some((identity, options)) => (c.data_type.clone(), Some(identity), options),
+                    None => continue,
+                },
+            };
+            let has_default = c
+                .options
                 .iter()
-                .any(|o| matches!(o.option, A::ColumnOption::Default(_)))
-            {
-                return Err(SqlError::coded(
-                    sqlstate::SYNTAX_ERROR,
-                    format!(
+                .any(|o| matches!(o.option, A::ColumnOption::Default(_)));
+            if has_default {
+                let message = match identity {
+                    None => format!(
                         "multiple default values specified for column \"{column}\" of table \"{table}\""
                     ),
-                ));
+                    Some(_) => format!(
+                        "both default and identity specified for column \"{column}\" of table \"{table}\""
+                    ),
+                };
+                return Err(SqlError::coded(sqlstate::SYNTAX_ERROR, message));
             }
+            let mut seq = sequence_def(Some(&int_type), &options)?;
+            seq.identity = identity;
             let catalog = self.catalog()?;
             let seq_name = super::index::choose_name(
                 |n| catalog.relation_exists(n),
@@ -319,8 +380,6 @@ impl Session {
                 Some(&column),
                 "seq",
             );
-            let mut seq = sequence_def(Some(&int_type), &[])?;
-            seq.owned_by = None;
             let mut def = TableDef::new(0, seq_name.clone(), Vec::new());
             def.sequence = Some(seq);
             let created = self.txn()?.create_relation(def)?;
@@ -328,6 +387,8 @@ impl Session {
             let default = format!("nextval('{}'::regclass)", seq_name.replace('\'', "''"));
             let expr = crate::bind::parse_expr(&default)?;
             c.data_type = int_type;
+            c.options
+                .retain(|o| !matches!(o.option, A::ColumnOption::Generated { .. }));
             c.options.push(A::ColumnOptionDef {
                 name: None,
                 option: A::ColumnOption::NotNull,
@@ -403,7 +464,28 @@ impl Session {
         sink: &mut dyn FnMut(QueryResult),
     ) -> Result<()> {
         let mut dropped = Vec::new();
-        for (_, name) in victims {
+        for (oid, name) in victims {
+            let catalog = self.catalog()?;
+            let identity_of = catalog
+                .table_by_oid(*oid)
+                .and_then(|t| t.sequence.as_ref())
+                .filter(|s| s.identity.is_some())
+                .and_then(|s| s.owned_by)
+                .and_then(|(t, c)| Some((catalog.table_by_oid(t)?, c)));
+            if let Some((t, c)) = identity_of {
+                let column = &t.columns[c].name;
+                return Err(SqlError::coded(
+                    sqlstate::DEPENDENT_OBJECTS_STILL_EXIST,
+                    format!(
+                        "cannot drop sequence {name} because column {column} of table {} requires it",
+                        t.name
+                    ),
+                )
+                .with_hint(format!(
+                    "You can drop column {column} of table {} instead.",
+                    t.name
+                )));
+            }
             let users = self.defaults_using_sequence(name)?;
             let lines: Vec<String> = users
                 .iter()
@@ -500,6 +582,103 @@ fn names_sequence(e: &A::Expr, name: &str) -> bool {
         }
     });
     found.is_break()
+}
+
+/// The columns of `table` that are `GENERATED ALWAYS AS IDENTITY`.
+fn always_identity_columns(catalog: &Catalog, table: &TableDef) -> Vec<usize> {
+    catalog
+        .tables()
+        .filter_map(|t| {
+            let s = t.sequence.as_ref()?;
+            match (s.identity, s.owned_by) {
+                (Some(Identity::Always), Some((owner, attno))) if owner == table.oid => Some(attno),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+fn generated_always(message: String, column: &str) -> SqlError {
+    SqlError::coded(GENERATED_ALWAYS, message).with_detail(format!(
+        "Column \"{column}\" is an identity column defined as GENERATED ALWAYS."
+    ))
+}
+
+fn is_default_keyword(e: &A::Expr) -> bool {
+    matches!(e, A::Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
+}
+
+/// INSERT into `targets` of `table` from `source`: a GENERATED ALWAYS
+/// identity column takes no value but DEFAULT (428C9; tusk has no
+/// `OVERRIDING SYSTEM VALUE` yet).
+pub(super) fn check_identity_insert(
+    catalog: &Catalog,
+    table: &TableDef,
+    targets: &[usize],
+    source: &A::Query,
+) -> Result<()> {
+    let always = always_identity_columns(catalog, table);
+    for (pos, &attno) in targets.iter().enumerate() {
+        if !always.contains(&attno) {
+            continue;
+        }
+        let all_default = match source.body.as_ref() {
+            A::SetExpr::Values(v) => v
+                .rows
+                .iter()
+                .all(|r| r.get(pos).is_none_or(is_default_keyword)),
+            _ => false,
+        };
+        if !all_default {
+            let column = &table.columns[attno].name;
+            return Err(generated_always(
+                format!("cannot insert a non-DEFAULT value into column \"{column}\""),
+                column,
+            )
+            .with_hint("Use OVERRIDING SYSTEM VALUE to override."));
+        }
+    }
+    Ok(())
+}
+
+/// UPDATE's SET list: a GENERATED ALWAYS identity column may only be set
+/// to DEFAULT (428C9).
+pub(super) fn check_identity_update(
+    catalog: &Catalog,
+    table: &TableDef,
+    assignments: &[A::Assignment],
+) -> Result<()> {
+    let always = always_identity_columns(catalog, table);
+    if always.is_empty() {
+        return Ok(());
+    }
+    for a in assignments {
+        let names: Vec<&A::ObjectName> = match &a.target {
+            A::AssignmentTarget::ColumnName(n) => vec![n],
+            A::AssignmentTarget::Tuple(ns) => ns.iter().collect(),
+        };
+        let values: Vec<&A::Expr> = match (&a.value, names.len()) {
+            (A::Expr::Tuple(vs), n) if n > 1 => vs.iter().collect(),
+            (v, _) => vec![v; names.len()],
+        };
+        for (n, v) in names.iter().zip(values) {
+            let Ok(q) = crate::names::object_name(n) else {
+                continue;
+            };
+            let hit = table
+                .columns
+                .iter()
+                .position(|c| c.name == q.name)
+                .is_some_and(|i| always.contains(&i));
+            if hit && !is_default_keyword(v) {
+                return Err(generated_always(
+                    format!("column \"{}\" can only be updated to DEFAULT", q.name),
+                    &q.name,
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn command(tag: &str) -> QueryResult {
