@@ -14,6 +14,7 @@ mod reserved;
 mod sequence_options;
 mod table_am;
 pub(crate) use between::symmetric_low;
+pub use sequence_options::{AlterSequence, AlterSequenceAction};
 pub use table_am::access_method;
 
 /// Nesting sqlparser may follow (parentheses, subqueries, operators of
@@ -53,6 +54,8 @@ pub enum Parsed {
     /// `FETCH` or `MOVE`, read with PostgreSQL's grammar
     /// (`commands::cursor::grammar`).
     Fetch(crate::commands::cursor::FetchStatement),
+    /// `ALTER SEQUENCE`, read here (`parse::sequence_options`).
+    AlterSequence(Box<AlterSequence>),
 }
 
 /// Parses one or more statements separated by `;`.
@@ -97,6 +100,10 @@ fn statements(
         return Ok(());
     }
     if body.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
+        return Ok(());
+    }
+    if let Some(a) = sequence_options::alter_sequence(sql, &body) {
+        out.push(Parsed::AlterSequence(Box::new(a?)));
         return Ok(());
     }
     between::mark_symmetric(&mut tokens);

@@ -454,6 +454,11 @@ impl Session {
             Parsed::Analyze { verbose, tables } => {
                 self.transactional(true, &mut |s| s.analyze(*verbose, tables, sink))
             }
+            Parsed::AlterSequence(a) => self.transactional(true, &mut |s| {
+                let r = s.alter_sequence(a, sink)?;
+                sink(r);
+                Ok(())
+            }),
             Parsed::Checkpoint => self.transactional(false, &mut |s| {
                 s.db.checkpoint()?;
                 sink(QueryResult::Command {

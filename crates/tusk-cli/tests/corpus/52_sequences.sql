@@ -215,3 +215,38 @@ insert into small_identity (v) values (3);
 select * from small_identity order by id;
 drop table ia;
 select sequencename from pg_sequences where sequencename like 'i%' order by 1;
+
+-- ALTER SEQUENCE: RESTART, options (a bound at the old type's limit follows a
+-- new AS type), RENAME, OWNED BY, and its errors
+create sequence alt_s;
+select nextval('alt_s');
+alter sequence alt_s restart with 10;
+select nextval('alt_s');
+alter sequence alt_s restart;
+select nextval('alt_s');
+alter sequence alt_s increment by 5 maxvalue 100;
+select nextval('alt_s'), nextval('alt_s');
+-- expect: error
+alter sequence alt_s maxvalue 3;
+alter sequence alt_s as smallint;
+select sequencename, data_type, min_value, max_value, increment_by from pg_sequences where sequencename like 'alt%' order by 1;
+alter sequence alt_s rename to alt_s2;
+select nextval('alt_s2');
+alter sequence if exists alt_nope restart;
+-- expect: error
+alter sequence alt_nope restart;
+create table alt_t (a int);
+-- expect: error
+alter sequence alt_t restart;
+alter sequence alt_s2 owned by alt_t.a;
+drop table alt_t;
+select count(*) from pg_sequences where sequencename like 'alt%';
+create sequence alt_d as integer;
+alter sequence alt_d as smallint;
+select max_value from pg_sequences where sequencename = 'alt_d';
+-- expect: error
+alter sequence alt_d restart with 0;
+alter sequence alt_d start 5 restart;
+select nextval('alt_d');
+-- expect: error
+alter sequence alt_d no cycle cycle;

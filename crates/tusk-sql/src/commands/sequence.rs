@@ -18,11 +18,12 @@
 
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
+use crate::parse::{AlterSequence, AlterSequenceAction};
 use crate::session::{Notice, QueryResult, Result, Session};
 use crate::types::sql_type;
 use sqlparser::ast as A;
 use tusk_storage::sequence::{Identity, SequenceDef};
-use tusk_storage::{Catalog, DataType, TableDef};
+use tusk_storage::{Catalog, DataType, LockMode, TableDef};
 
 /// SQLSTATE 428C9 (`generated_always`).
 const GENERATED_ALWAYS: &str = "428C9";
@@ -100,7 +101,22 @@ pub(super) fn sequence_def(
     ty: Option<&A::DataType>,
     options: &[A::SequenceOptions],
 ) -> Result<SequenceDef> {
-    let ty = sequence_type(ty)?;
+    apply_options(None, ty, options)
+}
+
+/// The options of CREATE SEQUENCE (`base` None: every option not given
+/// takes its default) or ALTER SEQUENCE (`base`: the definition they
+/// change; a bound at the old type's limit follows a new `AS` type), checked.
+fn apply_options(
+    base: Option<&SequenceDef>,
+    ty: Option<&A::DataType>,
+    options: &[A::SequenceOptions],
+) -> Result<SequenceDef> {
+    let old_ty = base.map(|b| b.ty);
+    let ty = match (ty, old_ty) {
+        (None, Some(t)) => t,
+        (ty, _) => sequence_type(ty)?,
+    };
     let (mut increment, mut min, mut max, mut start, mut cache, mut cycle) =
         (None, None, None, None, None, None);
     let conflicting =
@@ -139,13 +155,29 @@ pub(super) fn sequence_def(
             A::SequenceOptions::Cycle(no) => set(&mut cycle, !no, conflicting)?,
         }
     }
-    let increment = increment.unwrap_or(1);
+    let increment = increment.or(base.map(|b| b.increment)).unwrap_or(1);
     if increment == 0 {
         return Err(invalid("INCREMENT must not be zero".into()));
     }
     let (lo, hi) = type_range(ty);
-    let max = max.flatten().unwrap_or(if increment > 0 { hi } else { -1 });
-    let min = min.flatten().unwrap_or(if increment > 0 { 1 } else { lo });
+    // A bound left at the old type's limit moves with the type.
+    let (old_lo, old_hi) = old_ty.map_or((lo, hi), type_range);
+    let max = match max {
+        Some(Some(m)) => m,
+        Some(None) => default_max(increment, hi),
+        None => match base {
+            Some(b) if b.max != old_hi => b.max,
+            _ => default_max(increment, hi),
+        },
+    };
+    let min = match min {
+        Some(Some(m)) => m,
+        Some(None) => default_min(increment, lo),
+        None => match base {
+            Some(b) if b.min != old_lo => b.min,
+            _ => default_min(increment, lo),
+        },
+    };
     let name = type_sql_name(ty);
     if !(lo..=hi).contains(&max) {
         return Err(invalid(format!(
@@ -162,7 +194,9 @@ pub(super) fn sequence_def(
             "MINVALUE ({min}) must be less than MAXVALUE ({max})"
         )));
     }
-    let start = start.unwrap_or(if increment > 0 { min } else { max });
+    let start = start
+        .or(base.map(|b| b.start))
+        .unwrap_or(if increment > 0 { min } else { max });
     if start < min {
         return Err(invalid(format!(
             "START value ({start}) cannot be less than MINVALUE ({min})"
@@ -173,7 +207,7 @@ pub(super) fn sequence_def(
             "START value ({start}) cannot be greater than MAXVALUE ({max})"
         )));
     }
-    let cache = cache.unwrap_or(1);
+    let cache = cache.or(base.map(|b| b.cache)).unwrap_or(1);
     if cache <= 0 {
         return Err(invalid(format!(
             "CACHE ({cache}) must be greater than zero"
@@ -186,10 +220,26 @@ pub(super) fn sequence_def(
         min,
         max,
         cache,
-        cycle: cycle.unwrap_or(false),
-        owned_by: None,
-        identity: None,
+        cycle: cycle.or(base.map(|b| b.cycle)).unwrap_or(false),
+        owned_by: base.and_then(|b| b.owned_by),
+        identity: base.and_then(|b| b.identity),
     })
+}
+
+fn default_max(increment: i64, type_max: i64) -> i64 {
+    if increment > 0 {
+        type_max
+    } else {
+        -1
+    }
+}
+
+fn default_min(increment: i64, type_min: i64) -> i64 {
+    if increment > 0 {
+        1
+    } else {
+        type_min
+    }
 }
 
 /// The integer type of a `serial` type name, if it is one.
@@ -300,6 +350,100 @@ impl Session {
         def.sequence = Some(seq);
         self.txn()?.create_relation(def)?;
         Ok(command("CREATE SEQUENCE"))
+    }
+
+    /// `ALTER SEQUENCE [IF EXISTS] s RENAME TO new | options [RESTART
+    /// [[WITH] n]] [OWNED BY t.c | NONE]`. The definition changes with the
+    /// transaction; a RESTART takes effect at once (PostgreSQL 15 makes it
+    /// transactional too).
+    pub(crate) fn alter_sequence(
+        &mut self,
+        a: &AlterSequence,
+        sink: &mut dyn FnMut(QueryResult),
+    ) -> Result<QueryResult> {
+        self.check_writable("ALTER SEQUENCE")?;
+        let name = user_relation_name(&a.name)?;
+        let Some(table) = self.catalog()?.table(&name).cloned() else {
+            if a.if_exists {
+                sink(QueryResult::Notice(Notice {
+                    level: "NOTICE",
+                    message: format!("relation \"{name}\" does not exist, skipping"),
+                    detail: None,
+                }));
+                return Ok(command("ALTER SEQUENCE"));
+            }
+            return Err(SqlError::coded(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{name}\" does not exist"),
+            ));
+        };
+        let Some(seq) = table.sequence.clone() else {
+            return Err(SqlError::coded(
+                sqlstate::WRONG_OBJECT_TYPE,
+                format!("\"{name}\" is not a sequence"),
+            ));
+        };
+        self.lock_relation(table.oid, LockMode::AccessExclusive, &name)?;
+        let mut def = table.clone();
+        match &a.action {
+            AlterSequenceAction::Rename(new) => {
+                let new = ident(new)?;
+                super::ddl::check_name(&new, "sequence")?;
+                if self.catalog()?.relation_exists(&new) {
+                    return Err(SqlError::coded(
+                        sqlstate::DUPLICATE_TABLE,
+                        format!("relation \"{new}\" already exists"),
+                    ));
+                }
+                def.name = new;
+                self.txn()?.alter_relation(def)?;
+            }
+            AlterSequenceAction::Options {
+                data_type,
+                options,
+                restart,
+                owned_by,
+            } => {
+                let mut new = apply_options(Some(&seq), data_type.as_ref(), options)?;
+                if let Some(owner) = owned_by {
+                    new.owned_by = self.sequence_owner(owner)?;
+                }
+                // The value the sequence goes on from must fit the bounds.
+                let state = tusk_storage::sequence::read_state(&self.db.pool, table.oid)?;
+                let value = match restart {
+                    Some(v) => v.unwrap_or(new.start),
+                    None => state.last_value,
+                };
+                if value < new.min {
+                    return Err(invalid(format!(
+                        "RESTART value ({value}) cannot be less than MINVALUE ({})",
+                        new.min
+                    )));
+                }
+                if value > new.max {
+                    return Err(invalid(format!(
+                        "RESTART value ({value}) cannot be greater than MAXVALUE ({})",
+                        new.max
+                    )));
+                }
+                if new != seq {
+                    def.sequence = Some(new.clone());
+                    self.txn()?.alter_relation(def)?;
+                }
+                if restart.is_some() {
+                    let lsn = tusk_storage::sequence::set_value(
+                        &self.db.pool,
+                        table.oid,
+                        &name,
+                        &new,
+                        value,
+                        false,
+                    )?;
+                    self.db.wal.flush(lsn)?;
+                }
+            }
+        }
+        Ok(command("ALTER SEQUENCE"))
     }
 
     /// The column `OWNED BY table.column` names (`None` for `OWNED BY

@@ -163,6 +163,171 @@ pub(super) fn reorder(tokens: &mut Vec<TokenWithSpan>) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// `ALTER SEQUENCE [IF EXISTS] name ...`, which sqlparser does not know.
+#[derive(Debug, Clone)]
+pub struct AlterSequence {
+    pub if_exists: bool,
+    pub name: sqlparser::ast::ObjectName,
+    pub action: AlterSequenceAction,
+}
+
+#[derive(Debug, Clone)]
+pub enum AlterSequenceAction {
+    /// `RENAME TO new`.
+    Rename(sqlparser::ast::Ident),
+    /// Options, as CREATE SEQUENCE takes them, plus `RESTART [[WITH] n]`
+    /// (`Some(None)`: restart at the start value) and `OWNED BY`.
+    Options {
+        data_type: Option<sqlparser::ast::DataType>,
+        options: Vec<sqlparser::ast::SequenceOptions>,
+        restart: Option<Option<i64>>,
+        owned_by: Option<sqlparser::ast::ObjectName>,
+    },
+}
+
+/// Reads `tokens` (one statement's, without its semicolon) as ALTER
+/// SEQUENCE; `None` when it is another statement.
+pub(super) fn alter_sequence(
+    sql: &str,
+    tokens: &[TokenWithSpan],
+) -> Option<Result<AlterSequence, SqlError>> {
+    let sig: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let kw = |n: usize, k: Keyword| sig.get(n).is_some_and(|t| is_word(&t.token, k));
+    if !(kw(0, Keyword::ALTER) && kw(1, Keyword::SEQUENCE)) {
+        return None;
+    }
+    Some(read_alter(sql, &sig))
+}
+
+fn read_alter(sql: &str, sig: &[&TokenWithSpan]) -> Result<AlterSequence, SqlError> {
+    use sqlparser::ast as A;
+    let syntax = |at: Option<&&TokenWithSpan>| {
+        let near = at.map_or("end of input".to_string(), |t| format!("\"{}\"", t.token));
+        SqlError::coded(
+            sqlstate::SYNTAX_ERROR,
+            format!("syntax error at or near {near}"),
+        )
+    };
+    let kw = |n: usize, k: Keyword| sig.get(n).is_some_and(|t| is_word(&t.token, k));
+    let mut n = 2;
+    let if_exists = kw(n, Keyword::IF) && kw(n + 1, Keyword::EXISTS);
+    if if_exists {
+        n += 2;
+    }
+    // The name and the rest, read again by sqlparser.
+    let text = |from: usize| -> String {
+        sig[from.min(sig.len())..]
+            .iter()
+            .map(|t| t.token.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut p = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .try_with_sql(&text(n))
+        .map_err(|e| super::syntax_error(sql, &e))?;
+    let name = p
+        .parse_object_name(false)
+        .map_err(|e| super::syntax_error(sql, &e))?;
+    n += 2 * name.0.len() - 1;
+    if kw(n, Keyword::RENAME) {
+        if !kw(n + 1, Keyword::TO) {
+            return Err(syntax(sig.get(n + 1)));
+        }
+        let Some(Token::Word(w)) = sig.get(n + 2).map(|t| &t.token) else {
+            return Err(syntax(sig.get(n + 2)));
+        };
+        if sig.len() > n + 3 {
+            return Err(syntax(sig.get(n + 3)));
+        }
+        return Ok(AlterSequence {
+            if_exists,
+            name,
+            action: AlterSequenceAction::Rename(w.to_ident(sig[n + 2].span)),
+        });
+    }
+    // RESTART [[WITH] n] and OWNED BY come out; the rest are CREATE
+    // SEQUENCE's options.
+    let mut rest: Vec<&TokenWithSpan> = Vec::new();
+    let (mut restart, mut owned_by) = (None, None);
+    let mut i = n;
+    while i < sig.len() {
+        if is_word(&sig[i].token, Keyword::RESTART) {
+            if restart.is_some() {
+                return Err(SqlError::coded(
+                    sqlstate::SYNTAX_ERROR,
+                    "conflicting or redundant options",
+                ));
+            }
+            i += 1;
+            if kw(i, Keyword::WITH) {
+                i += 1;
+            }
+            let negative = sig.get(i).is_some_and(|t| t.token == Token::Minus);
+            let at = if negative { i + 1 } else { i };
+            match sig.get(at).map(|t| &t.token) {
+                Some(Token::Number(v, _)) => {
+                    let v: i64 = v.parse().map_err(|_| syntax(sig.get(at)))?;
+                    restart = Some(Some(if negative { -v } else { v }));
+                    i = at + 1;
+                }
+                _ => restart = Some(None),
+            }
+            continue;
+        }
+        if is_word(&sig[i].token, Keyword::OWNED) && kw(i + 1, Keyword::BY) {
+            let mut p = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+                .try_with_sql(&text(i + 2))
+                .map_err(|e| super::syntax_error(sql, &e))?;
+            let owner = p
+                .parse_object_name(false)
+                .map_err(|e| super::syntax_error(sql, &e))?;
+            i += 2 + 2 * owner.0.len() - 1;
+            owned_by = Some(owner);
+            continue;
+        }
+        rest.push(sig[i]);
+        i += 1;
+    }
+    let create = format!(
+        "CREATE SEQUENCE alter_target {}",
+        rest.iter()
+            .map(|t| t.token.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let mut tokens =
+        sqlparser::tokenizer::Tokenizer::new(&sqlparser::dialect::PostgreSqlDialect {}, &create)
+            .tokenize_with_location()
+            .map_err(|e| SqlError::coded(sqlstate::SYNTAX_ERROR, e.to_string()))?;
+    reorder(&mut tokens)?;
+    let statement = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+        .with_tokens_with_locations(tokens)
+        .parse_statement()
+        .map_err(|e| super::syntax_error(&create, &e))?;
+    let A::Statement::CreateSequence {
+        data_type,
+        sequence_options,
+        owned_by: None,
+        ..
+    } = statement
+    else {
+        return Err(syntax(rest.first()));
+    };
+    Ok(AlterSequence {
+        if_exists,
+        name,
+        action: AlterSequenceAction::Options {
+            data_type,
+            options: sequence_options,
+            restart,
+            owned_by,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
