@@ -66,3 +66,42 @@ select count(*) from fa left join fb on ((10 / fa.c1) = fb.c0 and null) or fa.c0
 select c2 from fa where ((10 / c1), c0) in ((1, 7), (2, 1));
 -- expect: error
 select c2 from fa where (((-2147483647 - 1) - c1), c0) in ((-3, 1), (2, 4));
+
+-- Estimates that decide which side of a join runs first, and so whether a
+-- qual that fails is reached, as in PostgreSQL: `x = x` keeps the
+-- non-NULL rows (an IS NOT NULL), a row `<` whose first pair has a NULL
+-- keeps none, a LIKE with a fixed prefix and no statistics keeps 0.5%,
+-- and `x = false` is `NOT x` (half the rows).
+create table ga (c0 bigint);
+insert into ga values (1), (-6), (5), (0), (-3), (null);
+create table gb (c0 date);
+create table gc (c0 numeric);
+insert into gc values (null), (0.5), (3), (0.00);
+create table gd (c0 text, c1 int);
+insert into gd values ('A', 1), ('x%', 2);
+create table ge (c0 boolean, c1 int);
+select max(0.5), count(*) from ga a right join gb b on (b.c0 = b.c0) where ((a.c0 % a.c0) < a.c0);
+select count(*) from ga a join gb b on b.c0 = b.c0;
+-- expect: error
+select count(*) from gc a join gb b on true where (((a.c0 / a.c0), (a.c0 = -1.25), 3) < (null, true, 10));
+select count(*) from gc a where ((a.c0, 1) < (null, 2)) is null;
+-- expect: error
+select a.c0 from ga a right join gd b on (b.c0 like 'a%') where ((a.c0 - 9223372036854775807) in (5, -1));
+select count(*) from gd where c0 like 'x%';
+select count(*) from gd where c0 ilike 'X%';
+select count(*) from gd where c0 like '%';
+select count(*) from gd where c0 like 'x\%';
+select avg(-3), count(*) from ge a, gc b where (((2 between 3 and null), (b.c0 / b.c0), a.c0) in ((false, -1.25, false), (false, 3, false)));
+
+-- A boolean `=` or `<>` with a constant side is that side or its negation.
+insert into ge values (true, 1), (false, 2), (null, 3);
+select c1 from ge where c0 = true order by 1;
+select c1 from ge where c0 = false order by 1;
+select c1 from ge where true = c0 order by 1;
+select c1 from ge where false <> c0 order by 1;
+select c1 from ge where c0 <> true order by 1;
+select c1 from ge where (c0 = false) is null order by 1;
+select c1 from ge where c0 = null::boolean order by 1;
+select c1, c0 = true, c0 <> false, false = c0 from ge order by 1;
+select c1 from ge where (c1 > 1) = true order by 1;
+select c1 from ge where (c1 > 1) = false order by 1;
