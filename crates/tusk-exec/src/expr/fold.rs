@@ -28,7 +28,7 @@
 //! - an arithmetic or `||` chain folds its constant prefix (the chain is
 //!   left-deep, so that is what PostgreSQL's tree folds).
 
-use super::{Expr, InSet};
+use super::{CmpOp, Expr, InSet};
 use crate::error::Result;
 use crate::stack;
 use crate::value::Value;
@@ -105,7 +105,6 @@ fn strict_node(e: Expr, args_const: bool, any_null: bool) -> Result<Expr> {
 /// per-row conversion and can use the date column's statistics and
 /// indexes. Equality and the other forms are left as they are.
 fn date_against_timestamp(e: Expr) -> Expr {
-    use crate::expr::CmpOp;
     use tusk_types::datetime::{timestamp_is_finite, USECS_PER_DAY};
     let Expr::Cmp { op, left, right } = e else {
         return e;
@@ -154,6 +153,38 @@ fn date_against_timestamp(e: Expr) -> Expr {
             value: Value::Date(day),
             ty: DataType::Date,
         }),
+    }
+}
+
+/// PostgreSQL's `simplify_boolean_equality`: a boolean `=` or `<>` with a
+/// non-NULL constant side is the other side or its negation (`x = true`
+/// is `x`, `x = false` and `x <> true` are `NOT x`), which also changes
+/// the estimate (`NOT x` keeps half the rows, `x = false` one in 200).
+fn boolean_equality(e: Expr) -> Expr {
+    let Expr::Cmp {
+        op: op @ (CmpOp::Eq | CmpOp::Ne),
+        left,
+        right,
+    } = e
+    else {
+        return e;
+    };
+    let constant = |x: &Expr| match x {
+        Expr::Const {
+            value: Value::Bool(b),
+            ..
+        } => Some(*b),
+        _ => None,
+    };
+    let (value, other) = match (constant(&left), constant(&right)) {
+        (Some(b), None) if right.data_type() == DataType::Bool => (b, right),
+        (None, Some(b)) if left.data_type() == DataType::Bool => (b, left),
+        _ => return Expr::Cmp { op, left, right },
+    };
+    if value == (op == CmpOp::Eq) {
+        *other
+    } else {
+        Expr::Not(other)
     }
 }
 
@@ -240,11 +271,11 @@ impl Expr {
                 let (left, right) = (fold_box(left)?, fold_box(right)?);
                 let c = is_const(&left) && is_const(&right);
                 let n = is_null_const(&left) || is_null_const(&right);
-                Ok(date_against_timestamp(strict_node(
+                Ok(boolean_equality(date_against_timestamp(strict_node(
                     Expr::Cmp { op, left, right },
                     c,
                     n,
-                )?))
+                )?)))
             }
             Expr::Like {
                 arg,

@@ -155,6 +155,24 @@ pub fn eval_cost(e: &Expr) -> f64 {
     }
 }
 
+/// What one evaluation of a correlated SubPlan of `kind` over a plan
+/// estimated `plan` costs, as PostgreSQL's `cost_subplan` charges it per
+/// outer row: the plan's startup every time, and of its run cost the part
+/// the answer needs (one row for EXISTS, half the rows with a comparison
+/// each for ANY/ALL, every row otherwise).
+pub fn correlated_subplan_cost(kind: &tusk_exec::plan::SubPlanKind, plan: &Estimate) -> f64 {
+    use tusk_exec::plan::SubPlanKind;
+    let run = plan.total_cost - plan.startup_cost;
+    let fetched = match kind {
+        SubPlanKind::Exists => run / plan.rows.max(1.0),
+        SubPlanKind::Any { .. } | SubPlanKind::All { .. } => {
+            0.5 * run + 0.5 * plan.rows * CPU_OPERATOR_COST
+        }
+        _ => run,
+    };
+    plan.startup_cost + fetched
+}
+
 /// Conjuncts in the order a filter evaluates them: cheapest first, ties in
 /// their written order (PostgreSQL's `order_qual_clauses`). Besides speed,
 /// this decides which rows reach an expression that can fail: in

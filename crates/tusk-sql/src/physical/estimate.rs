@@ -259,6 +259,27 @@ impl Planner<'_> {
                 self.mark_fractions[index]
             }
             Expr::Cmp { op, left, right } => self.cmp_selectivity(*op, left, right),
+            // PostgreSQL expands a row `=` into an AND of the pairs and a
+            // row `<>` into an OR; an ordering comparison is a
+            // RowCompareExpr, estimated by its first pair (`rowcomparesel`),
+            // so `(x, y) < (NULL, 1)` keeps no row.
+            Expr::RowCompare { op, left, right } => {
+                let pairs = left.iter().zip(right);
+                match op {
+                    CmpOp::Eq => pairs
+                        .map(|(l, r)| self.cmp_selectivity(*op, l, r))
+                        .product(),
+                    CmpOp::Ne => {
+                        1.0 - pairs
+                            .map(|(l, r)| 1.0 - self.cmp_selectivity(*op, l, r))
+                            .product::<f64>()
+                    }
+                    _ => match (left.first(), right.first()) {
+                        (Some(l), Some(r)) => self.cmp_selectivity(*op, l, r),
+                        _ => default_selectivity(e),
+                    },
+                }
+            }
             Expr::InList {
                 arg, list, negated, ..
             } => {
@@ -402,6 +423,14 @@ impl Planner<'_> {
     /// strict (`var_eq_const` and `scalarineqsel` return zero for it). So a
     /// `NOT IN` list holding a NULL keeps none either.
     fn cmp_selectivity(&self, op: CmpOp, left: &Expr, right: &Expr) -> f64 {
+        // `x = x` only rejects NULLs: PostgreSQL's equivalence classes
+        // turn it into `x IS NOT NULL` and estimate that.
+        if op == CmpOp::Eq && left == right && !crate::logical::expr_columns(left).is_empty() {
+            return self.selectivity(&Expr::IsNull {
+                arg: Box::new(left.clone()),
+                negated: true,
+            });
+        }
         if as_const(left)
             .or(as_const(right))
             .is_some_and(Value::is_null)
@@ -535,9 +564,9 @@ impl Planner<'_> {
             if rest < 1.0e-9 {
                 return mcv_sel;
             }
-            return mcv_sel + rest * pattern_guess(p);
+            return mcv_sel + rest * pattern_guess(p, ci);
         }
-        pattern_guess(p)
+        pattern_guess(p, ci)
     }
 
     /// The fraction of the pairs of two relations (of `lrows` and `rrows`
@@ -799,27 +828,60 @@ fn mcv_join(a: &ColumnStatistics, b: &ColumnStatistics, nd1: f64, nd2: f64) -> f
     sel.min(sel2)
 }
 
-/// A LIKE pattern's selectivity without usable statistics, at PostgreSQL's
-/// per-character guesses (`like_selectivity`): each fixed character keeps
-/// a fifth, each `_` nine tenths, `%` everything.
-fn pattern_guess(p: &str) -> f64 {
+/// A LIKE pattern's selectivity without usable statistics, as
+/// PostgreSQL's `patternsel` guesses it. A pattern without wildcards is an
+/// equality. Otherwise its fixed prefix (the characters before the first
+/// wildcard; for ILIKE also before the first letter, whose case varies)
+/// keeps `DEFAULT_MATCH_SEL` of the rows when there is one (what
+/// `prefix_selectivity` answers without a histogram), and the rest, after
+/// its leading wildcards, a fifth per fixed character and nine tenths per
+/// `_` (`like_selectivity`).
+fn pattern_guess(p: &str, case_insensitive: bool) -> f64 {
+    let chars: Vec<char> = p.chars().collect();
+    let mut i = 0;
+    let mut prefix = 0;
+    while i < chars.len() {
+        if chars[i] == '%' || chars[i] == '_' {
+            break;
+        }
+        if chars[i] == '\\' {
+            i += 1;
+            if i >= chars.len() {
+                break;
+            }
+        }
+        if case_insensitive && chars[i].is_alphabetic() {
+            break;
+        }
+        prefix += 1;
+        i += 1;
+    }
+    if i >= chars.len() {
+        // No wildcard run: an equality in effect.
+        return DEFAULT_EQ_SEL;
+    }
+    let rest = &chars[i..];
+    let first = rest
+        .iter()
+        .position(|&c| c != '%' && c != '_')
+        .unwrap_or(rest.len());
     let mut sel = 1.0;
-    let mut chars = p.chars();
-    let mut any = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '%' => any = true,
+    let mut j = first;
+    while j < rest.len() {
+        match rest[j] {
+            '%' => {}
             '_' => sel *= ANY_CHAR_SEL,
             '\\' => {
-                chars.next();
+                j += 1;
+                if j >= rest.len() {
+                    break;
+                }
                 sel *= FIXED_CHAR_SEL;
             }
             _ => sel *= FIXED_CHAR_SEL,
         }
+        j += 1;
     }
-    if !any {
-        // No wildcard run: an equality in effect.
-        sel = sel.min(DEFAULT_EQ_SEL);
-    }
-    sel.clamp(1.0e-7, 1.0)
+    let prefix_sel = if prefix > 0 { DEFAULT_MATCH_SEL } else { 1.0 };
+    (prefix_sel * f64::min(sel, 1.0)).clamp(1.0e-7, 1.0)
 }

@@ -713,6 +713,15 @@ impl<'a> Planner<'a> {
             param_exprs.push(self.remap(&self.cols.expr(*c), &child.cols)?);
             param_ids.push(*k);
         }
+        // A correlated subquery runs again for each input row: its cost
+        // counts as PostgreSQL's `cost_subplan` counts it, per row, so that
+        // the join search sees a relation with such a qual as as dear as
+        // PostgreSQL does (and builds a hash table on the other side).
+        let per_row = if params.is_empty() {
+            0.0
+        } else {
+            cost::correlated_subplan_cost(&spec_kind, &sub.plan.est)
+        };
         let spec = SubPlanSpec {
             plan: sub.plan,
             kind: spec_kind,
@@ -723,7 +732,8 @@ impl<'a> Planner<'a> {
         };
         let mut cols = child.cols.clone();
         cols.push(out);
-        let est = child.plan.est;
+        let mut est = child.plan.est;
+        est.total_cost += est.rows * per_row;
         Ok(self.node(
             NodeKind::SubPlans {
                 subplans: vec![spec],

@@ -34,12 +34,55 @@ use tusk_exec::{Expr, Value};
 
 /// Decorrelates every Apply of the tree, bottom up.
 pub fn decorrelate(plan: Logical, cols: &mut Columns) -> Logical {
+    decorrelate_under(plan, cols, &HashSet::new())
+}
+
+/// [`decorrelate`] for a node whose values in `failing` are read by a
+/// filter conjunct right above it (through other Applies) that can raise
+/// an error. A scalar subquery whose value such a conjunct reads stays a
+/// SubPlan: PostgreSQL tests the conjunct on every row of its relation,
+/// with NULL (or the aggregate of no rows) where no inner row matches,
+/// while the left join it would become is made inner by that conjunct
+/// (it rejects NULLs), which drops those rows before the conjunct runs
+/// (`(SELECT min(s.x) ... WHERE s.k = a.k) <= a.y / a.y` fails for the
+/// row of `a` with `y = 0` and no match only in PostgreSQL).
+fn decorrelate_under(plan: Logical, cols: &mut Columns, failing: &HashSet<ColumnId>) -> Logical {
     let mut plan = plan;
-    for c in plan.children_mut() {
+    let below: HashSet<ColumnId> = match &plan {
+        Logical::Filter { predicate, .. } => {
+            let mut cs = Vec::new();
+            conjuncts(predicate.clone(), &mut cs);
+            cs.iter()
+                .filter(|c| !c.cannot_raise())
+                .flat_map(expr_columns)
+                .collect()
+        }
+        Logical::Apply { .. } => failing.clone(),
+        _ => HashSet::new(),
+    };
+    let is_apply = matches!(plan, Logical::Apply { .. });
+    for (i, c) in plan.children_mut().into_iter().enumerate() {
         let taken = std::mem::replace(c, Logical::unit());
-        *c = decorrelate(taken, cols);
+        // An Apply's input continues the chain; its subquery does not.
+        let through = if !is_apply || i == 0 {
+            &below
+        } else {
+            &HashSet::new()
+        };
+        *c = decorrelate_under(taken, cols, through);
     }
     let plan = match plan {
+        Logical::Apply {
+            input,
+            subquery,
+            kind: SubqueryKind::Scalar,
+            out,
+        } if failing.contains(&out) => Logical::Apply {
+            input,
+            subquery,
+            kind: SubqueryKind::Scalar,
+            out,
+        },
         Logical::Apply {
             input,
             subquery,

@@ -11,6 +11,9 @@
 //! (`A OR (A AND B)` is `A`) drops the OR altogether, again as PostgreSQL
 //! does.
 //!
+//! Constants resolve as PostgreSQL's `find_duplicate_ors` resolves them
+//! in a qual, where NULL and `false` both reject the row: see [`factor`].
+//!
 //! Conjuncts are compared structurally (`Expr`'s equality). The pass runs
 //! over filter predicates and join conditions, the places PostgreSQL
 //! canonicalizes, at every depth of their AND/OR trees.
@@ -49,11 +52,64 @@ pub(super) fn true_const() -> Expr {
     }
 }
 
-/// `e` with the common conjuncts of each of its ORs factored out.
+/// A boolean constant of a qual's AND/OR tree: `Some(true)` for `true`,
+/// `Some(false)` for `false` or NULL (a qual drops a row for either).
+fn qual_constant(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Const {
+            value: tusk_exec::Value::Bool(b),
+            ..
+        } => Some(*b),
+        Expr::Const {
+            value: tusk_exec::Value::Null,
+            ..
+        } => Some(false),
+        _ => None,
+    }
+}
+
+fn bool_const(b: bool) -> Expr {
+    Expr::Const {
+        value: tusk_exec::Value::Bool(b),
+        ty: tusk_storage::DataType::Bool,
+    }
+}
+
+/// `e` with the common conjuncts of each of its ORs factored out, and its
+/// constants resolved as in a qual, where NULL rejects a row as `false`
+/// does (PostgreSQL's `find_duplicate_ors`, for WHERE and ON): an AND with
+/// a `false` or NULL term is `false`, an OR drops such arms, `true` terms
+/// go from an AND and make an OR `true`. So `((x + 1, y) IN ((2, NULL),
+/// (3, 4))` tests only `x + 1 = 3 AND y = 4`, and its first arm's `x + 1`
+/// is never computed.
 fn factor(e: Expr) -> Expr {
     match e {
-        Expr::And(terms) => Expr::and_all(terms.into_iter().map(factor)).expect("AND has terms"),
-        Expr::Or(arms) => factor_or(arms.into_iter().map(factor).collect()),
+        Expr::And(terms) => {
+            let mut kept = Vec::new();
+            for t in terms.into_iter().map(factor) {
+                match qual_constant(&t) {
+                    Some(true) => {}
+                    Some(false) => return bool_const(false),
+                    None => kept.push(t),
+                }
+            }
+            Expr::and_all(kept).unwrap_or_else(|| bool_const(true))
+        }
+        Expr::Or(arms) => {
+            let mut kept = Vec::new();
+            for a in arms.into_iter().map(factor) {
+                match qual_constant(&a) {
+                    Some(true) => return bool_const(true),
+                    Some(false) => {}
+                    None => kept.push(a),
+                }
+            }
+            match kept.len() {
+                0 => bool_const(false),
+                1 => kept.pop().expect("one arm"),
+                _ => factor_or(kept),
+            }
+        }
         other => other,
     }
 }
@@ -132,6 +188,27 @@ mod tests {
             Expr::And(vec![col(3), col(4)]),
         ]);
         assert_eq!(factor(e.clone()), e);
+    }
+
+    fn constant(value: tusk_exec::Value) -> Expr {
+        Expr::Const {
+            value,
+            ty: DataType::Bool,
+        }
+    }
+
+    #[test]
+    fn a_null_term_rejects_its_arm_as_false_does() {
+        let null = constant(tusk_exec::Value::Null);
+        let e = Expr::Or(vec![
+            Expr::And(vec![col(1), null.clone()]),
+            Expr::And(vec![col(2), col(3)]),
+        ]);
+        assert_eq!(factor(e), Expr::And(vec![col(2), col(3)]));
+        let all_null = Expr::Or(vec![Expr::And(vec![col(1), null.clone()]), null]);
+        assert_eq!(factor(all_null), bool_const(false));
+        let always = Expr::Or(vec![col(1), constant(tusk_exec::Value::Bool(true))]);
+        assert_eq!(factor(always), bool_const(true));
     }
 
     #[test]

@@ -27,12 +27,13 @@
 //! conjuncts it would test after it stay above it (`split_at_subplan`,
 //! `split_at_mark`), so that their errors are not raised for rows it
 //! rejects; a mark join over an inner join first goes down into the side
-//! it reads (`mark_join_side`), where PostgreSQL tests it. An InitPlan's
-//! Apply goes down into the relation its conjuncts read (`init_plan`), as
-//! PostgreSQL tests a qual over an InitPlan's parameter and one relation
-//! in that relation's scan.
+//! it reads (`mark_join_side`), where PostgreSQL tests it. A subquery's
+//! Apply goes down into the relation it and its conjuncts read
+//! (`sink_apply`), as PostgreSQL tests a qual over an InitPlan's parameter
+//! and one relation, or over a SubPlan correlated on that relation, in that
+//! relation's scan.
 
-mod init_plan;
+mod sink_apply;
 
 use crate::logical::{and_all, conjuncts, expr_columns, ColumnId, JoinKind, Logical};
 use std::collections::{BTreeSet, HashSet};
@@ -382,17 +383,15 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             kind,
             out,
         } => {
-            let init_plan = init_plan::is_init_plan(&kind, &subquery);
-            if init_plan {
-                let reads = init_plan::columns_beside(&cs, out);
-                if init_plan::can_sink(&input, &reads, &cs) {
-                    let apply = init_plan::InitApply {
-                        subquery,
-                        kind,
-                        out,
-                    };
-                    return push_conjuncts(init_plan::sink(*input, apply, &reads, &cs), cs);
-                }
+            let init_plan = sink_apply::is_init_plan(&kind, &subquery);
+            let reads = sink_apply::apply_reads(&input, &subquery, &kind, out, &cs);
+            if sink_apply::can_sink(&input, &reads, &cs) {
+                let apply = sink_apply::SinkingApply {
+                    subquery,
+                    kind,
+                    out,
+                };
+                return push_conjuncts(sink_apply::sink(*input, apply, &reads, &cs), cs);
             }
             let (stay, down) = if init_plan {
                 // An InitPlan's value is a parameter, of cost 0.

@@ -1,22 +1,29 @@
-//! Sinking an InitPlan's Apply toward the relation its conjuncts read.
+//! Sinking a subquery's Apply toward the relation its conjuncts read.
 //!
-//! An uncorrelated scalar or EXISTS subquery is an InitPlan in PostgreSQL:
-//! its value is a parameter, computed once, that any qual of its query
-//! level may read. A parameter is no relation, so PostgreSQL places a qual
-//! that reads it by the relations it reads besides: `$0 <= a.x / a.x` is a
-//! restriction of `a`, tested in `a`'s scan, where it fails for a row of
-//! `a` that a join filter above would never have met.
+//! A subquery in a qual is a SubPlan in PostgreSQL, and a qual is tested
+//! at the lowest join level that holds every relation it reads. An
+//! uncorrelated scalar or EXISTS subquery is an InitPlan: its value is a
+//! parameter, computed once, that any qual of its query level may read. A
+//! parameter is no relation, so PostgreSQL places a qual that reads it by
+//! the relations it reads besides: `$0 <= a.x / a.x` is a restriction of
+//! `a`, tested in `a`'s scan, where it fails for a row of `a` that a join
+//! filter above would never have met. A correlated subquery reads, besides,
+//! the outer columns it is correlated on: `a.y < (SELECT ... WHERE s.k =
+//! a.k)` is a restriction of `a` too, run for every row of `a`'s scan
+//! (raising `more than one row` for rows a join above would drop).
 //!
 //! In the logical plan the subquery's value is the `out` column of an
 //! Apply, and a conjunct reading it can only go where that column is. So
-//! the Apply itself moves down: through the other InitPlans' Applies (they
-//! are independent, and commute) and filters, and into the side of a join
-//! that holds every other column its conjuncts read, where the join lets
-//! conjuncts from above go down (never into a side an outer join
-//! NULL-extends, unless the conjuncts make the join inner). The Apply's
-//! output keeps `out`, which every node above passes up, so references
-//! above it are still met. Push-down then carries the conjuncts after it,
-//! and meets the Apply again one level lower.
+//! the Apply itself moves down: through other Applies whose value it does
+//! not read (they are independent, and commute) and filters, and into the
+//! side of a join that holds every other column it and its conjuncts read,
+//! where the join lets conjuncts from above go down (never into a side an
+//! outer join NULL-extends, unless the conjuncts make the join inner). An
+//! Apply that no conjunct reads (a subquery of the select list) stays where
+//! it is, above the joins, as PostgreSQL evaluates the target list there.
+//! The Apply's output keeps `out`, which every node above passes up, so
+//! references above it are still met. Push-down then carries the conjuncts
+//! after it, and meets the Apply again one level lower.
 
 use crate::logical::{expr_columns, ColumnId, JoinKind, Logical, SubqueryKind};
 use std::collections::HashSet;
@@ -71,20 +78,43 @@ fn join_side(
     }
 }
 
-/// Whether an InitPlan's Apply whose conjuncts read `reads` (besides its
-/// value) can go below the top of `plan`, under conjuncts `cs`.
+/// The columns of its input that an Apply's placement depends on, when
+/// conjuncts `cs` are above it: those its conjuncts read besides its value
+/// `out`, and for a correlated subquery the input columns the subquery and
+/// its comparison (`test`) read. Empty when no conjunct reads `out`: then
+/// the Apply does not move.
+pub(super) fn apply_reads(
+    input: &Logical,
+    subquery: &Logical,
+    kind: &SubqueryKind,
+    out: ColumnId,
+    cs: &[Expr],
+) -> HashSet<ColumnId> {
+    if !cs.iter().any(|c| expr_columns(c).contains(&out)) {
+        return HashSet::new();
+    }
+    let mut reads = columns_beside(cs, out);
+    let mut own: Vec<ColumnId> = subquery.free_columns().into_iter().collect();
+    if let SubqueryKind::Any { test }
+    | SubqueryKind::All { test }
+    | SubqueryKind::RowCompare { test } = kind
+    {
+        own.extend(expr_columns(test));
+    }
+    let input_cols: HashSet<ColumnId> = input.output().into_iter().collect();
+    reads.extend(own.into_iter().filter(|c| input_cols.contains(c)));
+    reads
+}
+
+/// Whether an Apply whose placement depends on `reads` ([`apply_reads`])
+/// can go below the top of `plan`, under conjuncts `cs`.
 pub(super) fn can_sink(plan: &Logical, reads: &HashSet<ColumnId>, cs: &[Expr]) -> bool {
     if reads.is_empty() {
         return false;
     }
     match plan {
         Logical::Filter { input, .. } => can_sink(input, reads, cs),
-        Logical::Apply {
-            input,
-            subquery,
-            kind,
-            out,
-        } => is_init_plan(kind, subquery) && !reads.contains(out) && can_sink(input, reads, cs),
+        Logical::Apply { input, out, .. } => !reads.contains(out) && can_sink(input, reads, cs),
         Logical::Join {
             kind, left, right, ..
         } => join_side(*kind, left, right, reads, cs).is_some(),
@@ -92,14 +122,14 @@ pub(super) fn can_sink(plan: &Logical, reads: &HashSet<ColumnId>, cs: &[Expr]) -
     }
 }
 
-/// The parts of an InitPlan's Apply node, without its input.
-pub(super) struct InitApply {
+/// The parts of an Apply node, without its input.
+pub(super) struct SinkingApply {
     pub subquery: Box<Logical>,
     pub kind: SubqueryKind,
     pub out: ColumnId,
 }
 
-impl InitApply {
+impl SinkingApply {
     fn over(self, input: Logical) -> Logical {
         Logical::Apply {
             input: Box::new(input),
@@ -115,7 +145,7 @@ impl InitApply {
 /// side of the join below.
 pub(super) fn sink(
     plan: Logical,
-    apply: InitApply,
+    apply: SinkingApply,
     reads: &HashSet<ColumnId>,
     cs: &[Expr],
 ) -> Logical {
@@ -295,5 +325,34 @@ mod tests {
             panic!("the filter stays above")
         };
         assert!(matches!(*input, Logical::Apply { .. }));
+    }
+
+    /// A correlated subquery's Apply goes into the side it is correlated
+    /// on, with its conjunct over that side, as PostgreSQL tests such a
+    /// qual in that relation's scan; one that no conjunct reads (a
+    /// select-list subquery) stays above the join.
+    #[test]
+    fn a_correlated_subquery_goes_to_the_relation_it_reads() {
+        let (cols, [a, b, s, out]) = columns(["a", "b", "s", "out"]);
+        let correlated = || {
+            values(s).filter(Expr::Cmp {
+                op: CmpOp::Eq,
+                left: Box::new(cols.expr(s)),
+                right: Box::new(cols.expr(a)),
+            })
+        };
+        let apply = |input: Logical| Logical::Apply {
+            input: Box::new(input),
+            subquery: Box::new(correlated()),
+            kind: SubqueryKind::Scalar,
+            out,
+        };
+        let plan = apply(join(JoinKind::Inner, a, b)).filter(over(&cols, CmpOp::Lt, out, a));
+        let Logical::Join { left, .. } = push_down(plan) else {
+            panic!("the join at the top, its filter gone down")
+        };
+        assert_eq!(filtered_apply(&left), Some(out));
+        let unread = apply(join(JoinKind::Inner, a, b));
+        assert!(matches!(push_down(unread), Logical::Apply { .. }));
     }
 }
