@@ -43,18 +43,23 @@
 //! the states ([`accum::Acc::combine`]). A Finalize pass spills like any
 //! pass, partial-state rows.
 //!
-//! A Partial pass whose table is full does not spill: the Finalize merges
+//! A Partial pass whose table is full need not spill: the Finalize merges
 //! every state of a group wherever it comes from, so two partial rows of one
-//! group are as good as one. It *flushes* instead: the rows of the batch
-//! that found their group are added, the pass ends and emits its groups, and
-//! a new pass starts with the batch's other rows and goes on with the input
-//! (`tusk: partial groups flushed: N` under EXPLAIN ANALYZE). Writing input
-//! rows to partition files and reading them back costs more than the extra
-//! state rows, and it costs nothing when the input comes clustered by its
-//! keys (as lineitem by `l_orderkey`). Partial calls with DISTINCT or ORDER
-//! BY inputs, which fold their rows in only when the pass ends, do not
-//! flush; nor does a pass whose table cannot take even one group, which
-//! spills as before.
+//! group are as good as one. When the input comes clustered by its keys (as
+//! lineitem by `l_orderkey`) the groups in the table are done with, and the
+//! pass *flushes* instead: the rows of the batch that found their group are
+//! added, the pass ends and emits its groups, and a new pass starts with the
+//! batch's other rows and goes on with the input (`tusk: partial groups
+//! flushed: N` under EXPLAIN ANALYZE). No input row is written to a
+//! partition file and read back. The test of clustering is the batch that
+//! found the table full: if fewer than half of its rows found a group made
+//! before it, the table is no use to the rows to come and is flushed;
+//! otherwise (keys scattered over the input, as a join's output grouped by
+//! the build side's key) the Finalize, which runs in one process, would get
+//! nearly one state row per input row, and the pass spills as any pass
+//! does. Partial calls with DISTINCT or ORDER BY inputs, which fold their
+//! rows in only when the pass ends, do not flush; nor does a pass whose
+//! table cannot take even one group.
 
 pub mod accum;
 pub mod exact;
@@ -205,6 +210,7 @@ impl Pass {
             isize::MAX
         };
         let mut budget = room;
+        let known = self.table.len() as u32;
         self.table
             .lookup(&keys, n, &mut budget, per_group, &mut gids, &mut hashes);
         let groups = self.table.len();
@@ -212,12 +218,17 @@ impl Pass {
             a.grow(groups);
         }
         let mut rest = None;
-        if cfg.flush && self.spill.is_none() && groups > 0 && gids.iter().any(|g| g.is_none()) {
+        let full = gids.iter().any(|g| g.is_none());
+        // Flush only when the table is no use to the rows to come: when
+        // fewer than half of this batch's rows found a group made before
+        // the batch (clustered input); otherwise spill as any pass does.
+        let useful = || gids.iter().filter(|g| g.is_some_and(|g| g < known)).count() * 2 >= n;
+        if cfg.flush && self.spill.is_none() && groups > 0 && full && !useful() {
             let left: Vec<u32> = (0..n as u32)
                 .filter(|&r| gids[r as usize].is_none())
                 .collect();
             rest = Some(b.gather(&left));
-        } else if self.spill.is_none() && gids.iter().any(|g| g.is_none()) {
+        } else if self.spill.is_none() && full {
             let writers = (0..cfg.partitions)
                 .map(|_| SpillWriter::new(&cfg.wm.dir, cfg.wm.buffer(), cfg.wm.spill.clone()))
                 .collect::<Result<Vec<_>>>()?;
