@@ -15,6 +15,14 @@
 //! sit in one small array, and a row starts at the previous row's group.
 //! The table that grows past that moves its keys into the hash map, once.
 //!
+//! Input often comes clustered by its key (a table loaded in key order, a
+//! join's output of one build row's matches, a few status values in long
+//! runs), so a row whose key is the previous row's, by its stored bytes,
+//! takes that row's group and hash without a lookup or an encoding
+//! ([`same_as_previous`]). Equal bytes mean equal keys under grouping's
+//! equality; keys that are equal only after normalisation (`1.0` and
+//! `1.00`) go the usual way and still meet in one group.
+//!
 //! A row that gets no group (the budget ran out) also gets a 64-bit hash
 //! of its key, which a spilling operator uses to choose the row's
 //! partition; rows that found or made a group may get 0 instead.
@@ -22,7 +30,7 @@
 use crate::hashkey::{hash_bytes, hash_i64, int_key, is_int_key};
 use crate::memory::vector_bytes;
 use crate::sortkey::{encode_value, KeyOrder};
-use crate::vector::Vector;
+use crate::vector::{Data, Vector};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use tusk_storage::DataType;
@@ -167,7 +175,15 @@ impl GroupTable {
                 hashes.resize(n, 0);
             }
             Index::Int { map, null } => {
+                let mut prev: Option<(i64, Option<u32>)> = None;
                 for row in 0..n {
+                    if let (Some(k), Some((p, g))) = (int_key(keys[0], row), prev) {
+                        if k == p && g.is_some() {
+                            out.push(g);
+                            hashes.push(hash_i64(k));
+                            continue;
+                        }
+                    }
                     let full = map.len() == map.capacity();
                     let cost =
                         (per_group + if full { map.capacity().max(3) * 17 } else { 0 }) as isize;
@@ -190,6 +206,7 @@ impl GroupTable {
                                 }
                                 None => None,
                             };
+                            prev = Some((k, gid));
                             (gid, h)
                         }
                         None => {
@@ -214,6 +231,11 @@ impl GroupTable {
                 let mut scratch = String::new();
                 let mut last = 0usize;
                 for row in 0..n {
+                    if row > 0 && out[row - 1].is_some() && same_as_previous(keys, row) {
+                        out.push(out[row - 1]);
+                        hashes.push(hashes[row - 1]);
+                        continue;
+                    }
                     buf.clear();
                     for (k, &t) in keys.iter().zip(&self.key_types) {
                         encode_value(k, row, KeyOrder::asc(t), &mut buf, &mut scratch);
@@ -289,6 +311,35 @@ impl GroupTable {
             }
         }
     }
+}
+
+/// Whether every key of row `row` has the stored bytes of row `row - 1`
+/// (both NULL counts as equal: NULLs group together). Only
+/// representations whose equal bytes are equal values are compared;
+/// floats, numerics, intervals and arrays answer false.
+#[inline]
+fn same_as_previous(keys: &[&Vector], row: usize) -> bool {
+    keys.iter().all(|k| {
+        let (a, b) = (row - 1, row);
+        if let Some(m) = &k.nulls {
+            if m[a] || m[b] {
+                return m[a] && m[b];
+            }
+        }
+        match &k.data {
+            Data::Text(s) | Data::Bytea(s) => s.get(a) == s.get(b),
+            Data::Int4(d) => d[a] == d[b],
+            Data::Int8(d) => d[a] == d[b],
+            Data::Int2(d) => d[a] == d[b],
+            Data::Bool(d) => d[a] == d[b],
+            Data::Uuid(d) => d[a] == d[b],
+            Data::Float4(_)
+            | Data::Float8(_)
+            | Data::Numeric(_)
+            | Data::Interval(_)
+            | Data::Array(_) => false,
+        }
+    })
 }
 
 /// An encoded key of at most 15 bytes as one integer: the bytes and, in
@@ -369,5 +420,67 @@ mod tests {
         assert_eq!(g2, [None]);
         assert_ne!(h[1], 0);
         assert_eq!(h[1], h2[0], "one key, one hash");
+    }
+
+    /// Runs of one key (clustered input) take the previous row's group
+    /// without a lookup: the groups are the ones row-by-row lookups give,
+    /// NULL runs and rows that found no group included.
+    #[test]
+    fn runs_of_a_key_get_the_groups_single_rows_get() {
+        let ints: Vec<Option<i64>> = [1, 1, 1, 2, 2, -1, -1, 1, 3, 3, 4, 4]
+            .iter()
+            .map(|&x| (x >= 0).then_some(x))
+            .collect();
+        let mut v = Vector::with_capacity(DataType::Int8, ints.len());
+        for x in &ints {
+            v.push_value(&x.map_or(Value::Null, Value::Int8));
+        }
+        let texts = text_keys(&[
+            Some("a"),
+            Some("a"),
+            Some("a "),
+            None,
+            None,
+            Some("b"),
+            Some("b"),
+            Some("a"),
+            Some("c"),
+            Some("c"),
+            Some("d"),
+            Some("d"),
+        ]);
+        for keys in [vec![&v], vec![&texts], vec![&v, &texts]] {
+            let types: Vec<DataType> = keys
+                .iter()
+                .map(|k| match k.data {
+                    Data::Int8(_) => DataType::Int8,
+                    _ => DataType::Bpchar,
+                })
+                .collect();
+            // A budget for four groups (10 bytes each, plus map growth
+            // of up to 4 × 25 bytes): later keys find no group.
+            for budget in [isize::MAX, 140] {
+                let mut whole = GroupTable::new(&types);
+                let (g, h) = lookup(&mut whole, &keys, budget);
+                let mut single = GroupTable::new(&types);
+                let mut left = budget;
+                let (mut g1, mut h1) = (Vec::new(), Vec::new());
+                for row in 0..keys[0].len() {
+                    let one: Vec<Vector> = keys.iter().map(|k| k.gather(&[row as u32])).collect();
+                    let one: Vec<&Vector> = one.iter().collect();
+                    let (mut o, mut hs) = (Vec::new(), Vec::new());
+                    single.lookup(&one, 1, &mut left, 10, &mut o, &mut hs);
+                    g1.extend(o);
+                    h1.extend(hs);
+                }
+                assert_eq!(g, g1, "{types:?} budget {budget}");
+                for (row, gid) in g.iter().enumerate() {
+                    if gid.is_none() {
+                        assert_eq!(h[row], h1[row], "row {row} without a group keeps its hash");
+                    }
+                }
+                assert_eq!(whole.len(), single.len());
+            }
+        }
     }
 }

@@ -417,6 +417,76 @@ fn hash_aggregation_spills_within_work_mem() {
     assert_eq!(a, b);
 }
 
+/// A Partial aggregate whose table fills flushes its groups instead of
+/// spilling: it writes no partition file, stays within its limit, and the
+/// Finalize over its rows (some groups in several of them) gives what one
+/// Simple aggregate gives; with clustered keys and with scattered ones,
+/// NULL keys and NULL arguments included.
+#[test]
+fn partial_aggregation_flushes_instead_of_spilling() {
+    let db = TestDb::new();
+    let types = [T::Int8, T::Int4, T::Numeric];
+    for clustered in [true, false] {
+        let rows: Vec<Vec<V>> = (0..40_000i64)
+            .map(|i| {
+                let k = if clustered { i / 3 } else { i * 7919 % 9_001 };
+                vec![
+                    if k % 500 == 7 { V::Null } else { V::Int8(k) },
+                    if i % 9 == 0 {
+                        V::Null
+                    } else {
+                        V::Int4((i % 1000) as i32)
+                    },
+                    V::Numeric(Numeric::parse(&format!("{}.{:02}", i % 77, i % 100)).unwrap()),
+                ]
+            })
+            .collect();
+        let c = |f: F, a: usize| AggCall::new(f, vec![col(a, types[a])]);
+        let aggs = vec![
+            AggCall::new(F::CountStar, vec![]),
+            c(F::Sum, 1),
+            c(F::Avg, 2),
+            c(F::Max, 1),
+        ];
+        let group = vec![col(0, T::Int8)];
+        let (partial, rep) = run_agg(
+            &db,
+            64 << 10,
+            &types,
+            batches(&types, &rows, 1000),
+            group.clone(),
+            aggs.clone(),
+            AggMode::Partial,
+        );
+        assert!(rep.flushes > 0, "{rep:?}");
+        assert_eq!(rep.batches, 1, "{rep:?}");
+        assert_eq!(rep.disk, 0);
+        assert!(rep.mem.peak <= 128 << 10, "{rep:?}");
+        let mut partial_types = vec![T::Int8];
+        partial_types.extend(aggs.iter().flat_map(|a| a.partial_types()));
+        let (finished, _) = run_agg(
+            &db,
+            64 << 20,
+            &partial_types,
+            batches(&partial_types, &partial, 1000),
+            group.clone(),
+            aggs.clone(),
+            AggMode::Finalize,
+        );
+        let (want, _) = run_agg(
+            &db,
+            64 << 20,
+            &types,
+            batches(&types, &rows, 1000),
+            group.clone(),
+            aggs.clone(),
+            AggMode::Simple,
+        );
+        assert!(partial.len() > want.len(), "some groups are flushed twice");
+        assert_eq!(sorted_text(&finished), sorted_text(&want));
+    }
+}
+
 /// SELECT DISTINCT is a hash aggregation without calls; NULL is one group.
 #[test]
 fn distinct_is_grouping_without_calls() {

@@ -255,6 +255,9 @@ pub struct HashJoin {
     /// The serial join's first fan-out, from the planner's estimate of
     /// the table ([`first_fanout`]).
     first_fanout: usize,
+    /// The planner's estimate of the table's bytes
+    /// ([`estimated_table_bytes`]).
+    expected_table: f64,
     phase: Phase,
     table: Option<Table>,
     probe: Option<ProbeState>,
@@ -391,6 +394,7 @@ impl HashJoin {
             buf,
             fanout,
             first_fanout: first_fanout(limit, expected),
+            expected_table: expected,
             phase: Phase::Build,
             table: None,
             probe: None,

@@ -39,7 +39,9 @@ pub(super) type Partitions = Vec<Arc<SpillFile>>;
 /// would not), the spill flag is raised. Every participant then writes the
 /// tuples of its chunks, and the rest of its share of the build input, to
 /// its own `F` partition files (hash bits of level 0, as the serial join),
-/// then its share of the probe input to `F` more. After a phaser the table's
+/// then its share of the probe input to `F` more. `F` is decided once, by
+/// the first participant to spill ([`SharedBuild::spill_fanout`]), so that
+/// every participant's partition *p* holds the same keys. After a phaser the table's
 /// DSA area is dropped, and participants take partitions one at a time from
 /// a shared counter: partition *p* is the *p*-th file of every participant,
 /// joined by the serial join's partition code (`start_task`), which may
@@ -54,6 +56,9 @@ pub struct SharedBuild {
     pub(super) spill: AtomicBool,
     /// Spill buffers all participants hold during the build.
     pub(super) buffers: AtomicUsize,
+    /// The fan-out of the level-0 partitions, 0 until some participant
+    /// spills (see [`SharedBuild::spill_fanout`]).
+    fanout: AtomicUsize,
     /// Peak of chunks + slots + directory + spill buffers.
     pub(super) peak: AtomicUsize,
     /// (inner, outer) partition files of each participant that spilled.
@@ -98,6 +103,7 @@ impl SharedBuild {
             rows: AtomicUsize::new(0),
             spill: AtomicBool::new(false),
             buffers: AtomicUsize::new(0),
+            fanout: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             files: Mutex::new(Vec::new()),
             next_partition: AtomicUsize::new(0),
@@ -148,6 +154,28 @@ impl SharedBuild {
         )?);
         *t = Some(table.clone());
         Ok(table)
+    }
+
+    /// The fan-out every participant partitions with, decided by the first
+    /// to ask: `wanted` unless another participant decided before.
+    ///
+    /// The reserve kept free for spill buffers assumes the widest fan-out
+    /// (`spill_geometry`'s, 512 at the default limit), sized for a build
+    /// side of hundreds of times the limit. Most builds that spill are a
+    /// few times the limit, and a fan-out of 512 per participant then
+    /// means thousands of small files, whose creation costs more than the
+    /// rows they hold. So a participant asks for the fan-out the larger of
+    /// two guesses of the build side needs (`first_fanout`): the planner's
+    /// estimate, and four times what the table held when it spilled (the
+    /// table filled with some share of the input; a quarter is the guess).
+    /// A partition that still does not fit one participant's limit is split
+    /// again by its real size when it is joined (`start_task`), at the cost
+    /// of one more pass over that partition's rows.
+    pub(super) fn spill_fanout(&self, wanted: usize) -> usize {
+        match self.fanout.compare_exchange(0, wanted, Relaxed, Relaxed) {
+            Ok(_) => wanted,
+            Err(decided) => decided,
+        }
     }
 
     pub(super) fn note_peak(&self, bytes: usize) {
@@ -352,9 +380,12 @@ impl HashJoin {
         table: &SharedTable,
         writer: &ChunkWriter,
     ) -> Result<Partitioner> {
-        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
-        let held =
-            shared.buffers.fetch_add(self.fanout * self.buf, Relaxed) + self.fanout * self.buf;
+        let held_bytes = table.chunk_bytes() as f64;
+        let wanted = super::first_fanout(self.limit, self.expected_table.max(4.0 * held_bytes))
+            .min(self.fanout);
+        let fanout = shared.spill_fanout(wanted);
+        let mut parts = Partitioner::new(fanout, 0, &self.ctx, self.buf)?;
+        let held = shared.buffers.fetch_add(fanout * self.buf, Relaxed) + fanout * self.buf;
         shared.note_peak(
             table.chunk_bytes()
                 + SharedTable::slot_bytes(shared.rows.load(Relaxed))
@@ -377,8 +408,9 @@ impl HashJoin {
         shared: &SharedBuild,
         parts: Partitioner,
     ) -> Result<()> {
+        let fanout = parts.writers.len();
         let inner_files = parts.finish()?;
-        let mut parts = Partitioner::new(self.fanout, 0, &self.ctx, self.buf)?;
+        let mut parts = Partitioner::new(fanout, 0, &self.ctx, self.buf)?;
         while let Some(b) = self.next_outer()? {
             let kv = eval_all(&self.outer_keys, &b)?;
             let (b, kv) = self.set_aside_null_outer(b, kv)?;
@@ -398,7 +430,7 @@ impl HashJoin {
             self.all_inner = Some(AllInner::Files(files));
         }
         self.report.levels = 1;
-        self.report.fanout = self.fanout;
+        self.report.fanout = fanout;
         self.report.batches = 0;
         self.report.peak = 0;
         self.phase = Phase::NextPartition;
