@@ -105,3 +105,18 @@ select c1 from ge where c0 = null::boolean order by 1;
 select c1, c0 = true, c0 <> false, false = c0 from ge order by 1;
 select c1 from ge where (c1 > 1) = true order by 1;
 select c1 from ge where (c1 > 1) = false order by 1;
+
+-- A condition that reads a correlated subquery's value stays above it, but
+-- still rejects the NULL-extended rows of the outer join below: the join
+-- becomes inner first, so the subquery (which would return two rows) never
+-- runs over an empty side (fuzz seed 20261502, round 238).
+create table oj_empty (c0 text);
+create table oj_bools (c0 boolean);
+insert into oj_bools values (true), (false), (false), (true), (true);
+select (b.c0 is false) from oj_empty a right join oj_bools b on true where ((select cs.c0 from oj_bools cs where cs.c0 = b.c0 and cs.c0) = (a.c0 like '%'));
+select b.c0 from oj_bools b left join oj_empty a on true where (select count(*) from oj_bools cs where cs.c0 = b.c0) > length(a.c0);
+select b.c0, a.c0 from oj_bools b left join oj_empty a on true where (select count(*) from oj_bools cs where cs.c0 = b.c0) > 0 or a.c0 is null order by 1;
+insert into oj_empty values ('x'), (null);
+-- expect: error
+select (b.c0 is false) from oj_empty a right join oj_bools b on true where ((select cs.c0 from oj_bools cs where cs.c0 = b.c0 and cs.c0) = (a.c0 like '%'));
+select b.c0, a.c0 from oj_bools b left join oj_empty a on true where (select count(*) from oj_bools cs where cs.c0 = b.c0) > length(a.c0) order by 1, 2;

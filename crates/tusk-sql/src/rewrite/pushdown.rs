@@ -399,8 +399,32 @@ fn push_conjuncts(plan: Logical, cs: Vec<Expr>) -> Logical {
             } else {
                 cs.into_iter().partition(|c| expr_columns(c).contains(&out))
             };
+            // The conditions that stay above the subquery still reject
+            // the NULL-extended rows of an outer join right below it, as
+            // PostgreSQL's reduce_outer_joins sees them: the join is
+            // simplified first, so the subquery never runs for such rows.
+            let input = match *input {
+                Logical::Join {
+                    kind,
+                    left,
+                    right,
+                    on,
+                    mark,
+                } => {
+                    let lcols: HashSet<ColumnId> = left.output().into_iter().collect();
+                    let rcols: HashSet<ColumnId> = right.output().into_iter().collect();
+                    Logical::Join {
+                        kind: simplified_kind(kind, &lcols, &rcols, &stay),
+                        left,
+                        right,
+                        on,
+                        mark,
+                    }
+                }
+                other => other,
+            };
             let node = Logical::Apply {
-                input: Box::new(push_conjuncts(*input, down)),
+                input: Box::new(push_conjuncts(input, down)),
                 subquery: Box::new(push_down(*subquery)),
                 kind,
                 out,
