@@ -346,6 +346,7 @@ impl Binder<'_> {
     }
 }
 
-fn is_default_keyword(e: &A::Expr) -> bool {
+/// Whether `e` is the key word DEFAULT (in VALUES or a SET list).
+pub(crate) fn is_default_keyword(e: &A::Expr) -> bool {
     matches!(e, A::Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
 }

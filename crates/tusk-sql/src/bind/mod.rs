@@ -69,6 +69,7 @@ use tusk_exec::{Expr, Value};
 use tusk_storage::{Catalog, DataType, SqlType};
 
 pub(crate) use cast as cast_expr;
+pub(crate) use dml::is_default_keyword;
 pub use dml::{BoundChange, Returning};
 pub use query::BoundQuery;
 pub use references::{ColumnRef, References, RelationRef, StarRef};

@@ -47,6 +47,7 @@ mod info;
 mod oids;
 mod procs;
 mod relations;
+pub(crate) use relations::identity_columns;
 mod sequence_calls;
 mod session_rows;
 mod values;

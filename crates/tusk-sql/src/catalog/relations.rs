@@ -12,6 +12,7 @@ use super::defs;
 use super::oids::*;
 use super::values::*;
 use super::{deparse, Kind, RelationDef, Schema, SessionInfo};
+use std::collections::HashMap;
 use tusk_exec::{Result, Value};
 use tusk_storage::sequence::{Identity, SequenceDef};
 use tusk_storage::{AccessMethod, Catalog, DataType, IndexDef, IndexKind, SqlType, TableDef};
@@ -28,12 +29,16 @@ pub(super) struct Attribute {
     pub identity: Option<SequenceDef>,
 }
 
-/// The sequence of identity column `attno` of table `table`, if it is one.
-fn identity_of(catalog: &Catalog, table: u32, attno: usize) -> Option<SequenceDef> {
-    catalog.tables().find_map(|t| {
-        let s = t.sequence.as_ref()?;
-        (s.identity.is_some() && s.owned_by == Some((table, attno))).then(|| s.clone())
-    })
+/// Every identity column's sequence, by (table oid, column number), from
+/// one pass over the catalog.
+pub(crate) fn identity_columns(catalog: &Catalog) -> HashMap<(u32, usize), &SequenceDef> {
+    catalog
+        .tables()
+        .filter_map(|t| {
+            let s = t.sequence.as_ref()?;
+            Some((s.owned_by?, s)).filter(|_| s.identity.is_some())
+        })
+        .collect()
 }
 
 /// A relation as `pg_class` lists it.
@@ -51,6 +56,7 @@ pub(super) struct Class<'c> {
 /// Every relation of `catalog`, then the system relations.
 pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
     let mut out = Vec::new();
+    let identities = identity_columns(catalog);
     for t in catalog.tables() {
         out.push(Class {
             oid: t.oid,
@@ -73,7 +79,7 @@ pub(super) fn classes(catalog: &Catalog) -> Vec<Class<'_>> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let identity = identity_of(catalog, t.oid, i);
+                    let identity = identities.get(&(t.oid, i)).map(|s| (*s).clone());
                     Attribute {
                         name: c.name.clone(),
                         ty: c.ty,
@@ -284,10 +290,11 @@ pub(super) fn rows(
         }
         "pg_attrdef" => {
             let mut out = Vec::new();
+            let identities = identity_columns(catalog);
             for t in catalog.tables() {
                 for (i, c) in t.columns.iter().enumerate() {
                     let Some(d) = &c.default else { continue };
-                    if identity_of(catalog, t.oid, i).is_none() {
+                    if !identities.contains_key(&(t.oid, i)) {
                         out.push(vec![
                             oid(attrdef_oid(t.oid, i + 1)),
                             oid(t.oid),

@@ -16,6 +16,7 @@
 //! table exists the sequence is marked `OWNED BY` the column, so dropping
 //! the table drops it.
 
+use crate::bind::is_default_keyword;
 use crate::error::{sqlstate, SqlError};
 use crate::names::{ident, user_relation_name};
 use crate::parse::{AlterSequence, AlterSequenceAction};
@@ -730,15 +731,10 @@ fn names_sequence(e: &A::Expr, name: &str) -> bool {
 
 /// The columns of `table` that are `GENERATED ALWAYS AS IDENTITY`.
 fn always_identity_columns(catalog: &Catalog, table: &TableDef) -> Vec<usize> {
-    catalog
-        .tables()
-        .filter_map(|t| {
-            let s = t.sequence.as_ref()?;
-            match (s.identity, s.owned_by) {
-                (Some(Identity::Always), Some((owner, attno))) if owner == table.oid => Some(attno),
-                _ => None,
-            }
-        })
+    crate::catalog::identity_columns(catalog)
+        .into_iter()
+        .filter(|((owner, _), s)| *owner == table.oid && s.identity == Some(Identity::Always))
+        .map(|((_, attno), _)| attno)
         .collect()
 }
 
@@ -746,10 +742,6 @@ fn generated_always(message: String, column: &str) -> SqlError {
     SqlError::coded(GENERATED_ALWAYS, message).with_detail(format!(
         "Column \"{column}\" is an identity column defined as GENERATED ALWAYS."
     ))
-}
-
-fn is_default_keyword(e: &A::Expr) -> bool {
-    matches!(e, A::Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"))
 }
 
 /// INSERT into `targets` of `table` from `source`: a GENERATED ALWAYS
