@@ -85,13 +85,13 @@ impl PartialOrd for ArrayValue {
 
 impl Ord for ArrayValue {
     fn cmp(&self, other: &Self) -> Ordering {
-        let bpchar = self.element() == DataType::Bpchar;
+        let order = crate::expr::TextOrder::of(self.element());
         for (a, b) in self.items.iter().zip(&other.items) {
             let o = match (a.is_null(), b.is_null()) {
                 (true, true) => Ordering::Equal,
                 (true, false) => Ordering::Greater,
                 (false, true) => Ordering::Less,
-                (false, false) => cmp_values(a, b, bpchar),
+                (false, false) => cmp_values(a, b, order),
             };
             if o != Ordering::Equal {
                 return o;
@@ -114,9 +114,8 @@ pub fn element_vector(a: &ArrayValue) -> crate::vector::Vector {
 }
 
 /// Orders two non-NULL values of one type as PostgreSQL's btree operator
-/// class does (floats with NaN above everything, text bytewise, `bpchar`
-/// without trailing blanks when `bpchar`).
-pub fn cmp_values(a: &Value, b: &Value, bpchar: bool) -> Ordering {
+/// class does (floats with NaN above everything, strings in `order`).
+pub fn cmp_values(a: &Value, b: &Value, order: crate::expr::TextOrder) -> Ordering {
     use tusk_types::float::float_cmp;
     match (a, b) {
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
@@ -130,10 +129,7 @@ pub fn cmp_values(a: &Value, b: &Value, bpchar: bool) -> Ordering {
         (Value::Float8(x), Value::Float8(y)) => float_cmp(*x, *y),
         (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
         (Value::Interval(x), Value::Interval(y)) => x.cmp(y),
-        (Value::Text(x), Value::Text(y)) if bpchar => {
-            crate::expr::strip_blanks(x.as_bytes()).cmp(crate::expr::strip_blanks(y.as_bytes()))
-        }
-        (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::Text(x), Value::Text(y)) => order.cmp(x.as_bytes(), y.as_bytes()),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Oid { oid: x, .. }, Value::Oid { oid: y, .. }) => x.cmp(y),

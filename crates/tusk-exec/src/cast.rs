@@ -78,6 +78,8 @@ pub fn cast_context(from: DataType, to: DataType) -> Option<CastContext> {
         return Some(Explicit);
     }
     Some(match (from, to) {
+        (Json, Jsonb) | (Jsonb, Json) => Assignment,
+        (Jsonb, Bool | Int2 | Int4 | Int8 | Float4 | Float8 | Numeric) => Explicit,
         (Int2, Int4 | Int8 | Float4 | Float8 | Numeric) => Implicit,
         (Int4, Int8 | Float4 | Float8 | Numeric) => Implicit,
         (Int8, Float4 | Float8 | Numeric) => Implicit,
@@ -115,7 +117,7 @@ pub fn type_category(ty: DataType) -> char {
         Text | Varchar | Bpchar | Name => 'S',
         Date | Time | Timestamp | TimestampTz => 'D',
         Interval => 'T',
-        Xid | Bytea | Uuid => 'U',
+        Xid | Bytea | Uuid | Json | Jsonb => 'U',
         Char | NodeTree => 'Z',
         _ => 'A',
     }
@@ -316,6 +318,11 @@ pub fn from_text(t: &str, to: DataType, env: &CastEnv) -> Result<Value> {
         }
         T::Bytea => Value::Bytea(tusk_types::bytea::parse_bytea(t)?),
         T::Uuid => Value::Uuid(tusk_types::uuid::parse_uuid(t)?),
+        T::Json => {
+            tusk_types::json::lex::validate(t)?;
+            Value::Text(t.to_string())
+        }
+        T::Jsonb => Value::Text(tusk_types::json::Jsonb::parse(t)?.to_string()),
         T::Oid | T::Xid => Value::Oid {
             ty: to,
             oid: parse_oid(t)?,
@@ -379,6 +386,9 @@ pub fn cast_value_in(v: &Value, from: DataType, to: DataType, env: &CastEnv) -> 
         }));
     }
     if let V::Text(t) = v {
+        if from == T::Jsonb && to != T::Json {
+            return crate::func::json::jsonb_to_scalar(t, to);
+        }
         if from == T::Char && to == T::Int4 {
             return Ok(V::Int4(t.bytes().next().map_or(0, |b| b as i8 as i32)));
         }
@@ -650,6 +660,12 @@ fn kernel(
     let i32r = |x: i64| i32::try_from(x).map_err(|_| out_of_range("integer"));
     Ok(Some(match (&v.data, from, to) {
         (_, f, t) if f == t => v.data.clone(),
+        // A `jsonb` text is valid `json`, and either is its own text form.
+        (Data::Text(_), T::Json | T::Jsonb, t)
+            if (t.is_string() && !matches!(t, T::Char | T::Name)) || t == T::Json =>
+        {
+            v.data.clone()
+        }
         (Data::Text(_), f, t)
             if f.is_string()
                 && t.is_string()

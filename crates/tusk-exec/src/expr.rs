@@ -70,6 +70,7 @@ mod tests;
 pub use arith::ArithOp;
 pub(crate) use compare::strip_blanks;
 pub use compare::CmpOp;
+pub use compare::TextOrder;
 pub use inlist::InSet;
 pub use logic::BoolTest;
 pub use pattern::LikePattern;

@@ -25,6 +25,7 @@
 //! | interval | the 128-bit span of `interval_cmp_value` (30-day months, 24-hour days), big endian, sign bit flipped |
 //! | text, varchar | the bytes (C collation), `0x00` escaped as `0x00 0xFF`, terminated by `0x00 0x00` |
 //! | character(n) | as text, without trailing spaces (`bpcharcmp`) |
+//! | jsonb | the document in `jsonb`'s order (see `func::json::write_sort_key`) |
 //!
 //! Variable-length encodings are *prefix free* (no encoding is a proper prefix
 //! of another), so the keys of a list can be concatenated and a DESC key is
@@ -146,6 +147,9 @@ pub fn encode_value(v: &Vector, row: usize, o: KeyOrder, out: &mut Vec<u8>, scra
         }
         Data::Numeric(d) => numeric_key(&d[row], out, scratch),
         Data::Uuid(d) => out.extend_from_slice(&d[row].to_be_bytes()),
+        Data::Text(s) if o.ty == DataType::Jsonb => {
+            crate::func::json::write_sort_key(s.get(row), out, scratch)
+        }
         Data::Text(s) | Data::Bytea(s) => {
             let mut b = s.get(row);
             if o.ty == DataType::Bpchar {
@@ -203,7 +207,7 @@ pub fn float_key(v: f64) -> u64 {
 }
 
 /// Appends the order-preserving encoding of a numeric (see the module doc).
-fn numeric_key(n: &Numeric, out: &mut Vec<u8>, scratch: &mut String) {
+pub(crate) fn numeric_key(n: &Numeric, out: &mut Vec<u8>, scratch: &mut String) {
     scratch.clear();
     let _ = write!(scratch, "{n}");
     let text = scratch.as_str();

@@ -196,6 +196,8 @@ pub fn physical(ty: DataType) -> Physical {
         DataType::Text
         | DataType::Varchar
         | DataType::Bpchar
+        | DataType::Json
+        | DataType::Jsonb
         | DataType::Name
         | DataType::Char
         | DataType::NodeTree => Physical::Text,

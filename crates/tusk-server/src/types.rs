@@ -119,6 +119,21 @@ fn binary_value(ty: DataType, b: &[u8]) -> Option<Value> {
         },
         DataType::Bytea => Value::Bytea(b.to_vec()),
         DataType::Uuid => Value::Uuid(u128::from_be_bytes(be(b)?)),
+        // `json_recv` takes the text; `jsonb_recv` a version byte (1) and
+        // the text. Both are checked as their input functions check.
+        DataType::Json => {
+            let t = std::str::from_utf8(b).ok()?;
+            tusk_types::json::lex::validate(t).ok()?;
+            Value::Text(t.to_string())
+        }
+        DataType::Jsonb => match b.split_first() {
+            Some((1, rest)) => Value::Text(
+                tusk_types::json::Jsonb::parse(std::str::from_utf8(rest).ok()?)
+                    .ok()?
+                    .to_string(),
+            ),
+            _ => return None,
+        },
         DataType::Name | DataType::Char | DataType::NodeTree => {
             Value::Text(std::str::from_utf8(b).ok()?.to_string())
         }
@@ -336,6 +351,11 @@ fn put_value(
         (Data::Int8(d), false) if ty == DataType::Int8 => put_int(out, d[row]),
         (Data::Int2(d), false) => put_int(out, d[row] as i64),
         (Data::Bool(d), false) => out.push(if d[row] { b't' } else { b'f' }),
+        // `jsonb_send`: a version byte, then the text.
+        (Data::Text(d), true) if ty == DataType::Jsonb => {
+            out.push(1);
+            out.extend_from_slice(d.get(row));
+        }
         (Data::Text(d), _) => out.extend_from_slice(d.get(row)),
         (Data::Bool(d), true) => out.push(d[row] as u8),
         // oid, the reg types and xid are 4 bytes on the wire.

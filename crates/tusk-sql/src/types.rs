@@ -128,6 +128,8 @@ pub fn sql_type(t: &A::DataType) -> Result<SqlType> {
         D::Regclass => SqlType::Plain(DataType::RegClass),
         D::Bytea => SqlType::Plain(DataType::Bytea),
         D::Uuid => SqlType::Plain(DataType::Uuid),
+        D::JSON => SqlType::Plain(DataType::Json),
+        D::JSONB => SqlType::Plain(DataType::Jsonb),
         // `t[]`, `t[n]`, `t ARRAY`: one-dimensional arrays of `t` (the
         // size is not enforced, as in PostgreSQL).
         D::Array(

@@ -79,6 +79,11 @@ pub enum DataType {
     Int2Vector,
     /// `oidvector`: a zero-based array of `oid`, printed space-separated.
     OidVector,
+    /// `json`: a JSON document kept as its input text.
+    Json,
+    /// `jsonb`: a JSON document in PostgreSQL's normal form; held as that
+    /// form's text (tusk-types' `json::Jsonb` reads and writes it).
+    Jsonb,
     /// A one-dimensional array of the element type.
     Array(ElementType),
 }
@@ -136,6 +141,8 @@ array_types! {
     OidVector "oidvector[]" "_oidvector" 1013,
     Bytea "bytea[]" "_bytea" 1001,
     Uuid "uuid[]" "_uuid" 2951,
+    Json "json[]" "_json" 199,
+    Jsonb "jsonb[]" "_jsonb" 3807,
 }
 
 /// Array types built-in functions return (`ElementType`'s index follows
@@ -403,7 +410,7 @@ impl SqlType {
 }
 
 /// The types a table column may have (tuples store them; see `tuple`).
-pub const STORABLE_TYPES: [DataType; 17] = [
+pub const STORABLE_TYPES: [DataType; 19] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -421,11 +428,13 @@ pub const STORABLE_TYPES: [DataType; 17] = [
     DataType::Interval,
     DataType::Bytea,
     DataType::Uuid,
+    DataType::Json,
+    DataType::Jsonb,
 ];
 
 /// Every scalar type (all but arrays), for tables that map names and
 /// numbers onto them.
-pub const SCALAR_TYPES: [DataType; 29] = [
+pub const SCALAR_TYPES: [DataType; 31] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -443,6 +452,8 @@ pub const SCALAR_TYPES: [DataType; 29] = [
     DataType::Interval,
     DataType::Bytea,
     DataType::Uuid,
+    DataType::Json,
+    DataType::Jsonb,
     DataType::Oid,
     DataType::RegClass,
     DataType::RegType,
@@ -502,6 +513,8 @@ impl DataType {
             DataType::Interval => "interval",
             DataType::Bytea => "bytea",
             DataType::Uuid => "uuid",
+            DataType::Json => "json",
+            DataType::Jsonb => "jsonb",
             DataType::Oid => "oid",
             DataType::RegClass => "regclass",
             DataType::RegType => "regtype",
@@ -551,6 +564,8 @@ impl DataType {
             DataType::Interval => 1186,
             DataType::Bytea => 17,
             DataType::Uuid => 2950,
+            DataType::Json => 114,
+            DataType::Jsonb => 3802,
             DataType::Oid => 26,
             DataType::RegClass => 2205,
             DataType::RegType => 2206,

@@ -442,7 +442,12 @@ pub fn fixed_attr(b: &[u8], ty: DataType) -> Attr<'_> {
             u16::from_le_bytes([b[16], b[17]]),
         ),
         DataType::Uuid => Attr::Uuid(u128::from_be_bytes(b[0..16].try_into().unwrap())),
-        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Bytea => text_attr(b).0,
+        DataType::Text
+        | DataType::Varchar
+        | DataType::Bpchar
+        | DataType::Bytea
+        | DataType::Json
+        | DataType::Jsonb => text_attr(b).0,
         other => unreachable!("tuples store no values of type {other:?}"),
     }
 }

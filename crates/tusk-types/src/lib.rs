@@ -33,6 +33,7 @@
 //! | [`datetime::to_char`] | template formatting | `to_char`, `to_date`, `to_timestamp`, `to_timestamp_epoch` |
 //! | [`interval`] | `interval`: months, days, microseconds | [`Interval`] (`Ord`/`Hash` on the 30-day-month key, `checked_add/sub/neg`, `mul_f64`, `div_f64`, `justify_hours/days/interval`), `parse_interval`, `IntervalTypmod` (`from_qualifier`, `apply`), `format::format_interval_style` |
 //! | [`bytea`] | `bytea` text forms and `encode`/`decode` formats | `parse_bytea`, `format_bytea`, `encode_hex`/`decode_hex`, `encode_base64`/`decode_base64`, `encode_escape`/`decode_escape` |
+//! | [`json`] | `json` and `jsonb` | [`json::Jsonb`] (`parse`, `Display`, `cmp_documents`, `field`, `element`, `path`, `contains`, `has_key`, `concat`, `delete_key`, `delete_index`, `strip_nulls`, `pretty`), `json::lex::validate`, `json::children`, `json::field`, `json::element`, `json::path`, `json::value_text`, `json::type_name` |
 //! | [`uuid`] | `uuid` text forms | `parse_uuid`, `format_uuid`, `random_v4` |
 //! | [`error`] | errors with SQLSTATEs | [`TypeError`], `error::sqlstate` |
 
@@ -41,6 +42,7 @@ pub mod datetime;
 pub mod error;
 pub mod float;
 pub mod interval;
+pub mod json;
 pub mod numeric;
 pub mod scalar;
 pub mod settings;

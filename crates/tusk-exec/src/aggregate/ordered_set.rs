@@ -118,13 +118,13 @@ impl OrderedSet {
 
     /// The most frequent of the sorted `values`, the first of equals.
     fn mode(&self, values: &[Value]) -> Value {
-        let bpchar = self.elem == DataType::Bpchar;
+        let order = crate::expr::TextOrder::of(self.elem);
         let mut best: Option<(&Value, usize)> = None;
         let mut i = 0;
         while i < values.len() {
             let run = values[i..]
                 .iter()
-                .take_while(|v| cmp_values(v, &values[i], bpchar) == Ordering::Equal)
+                .take_while(|v| cmp_values(v, &values[i], order) == Ordering::Equal)
                 .count();
             if best.is_none_or(|(_, freq)| run > freq) {
                 best = Some((&values[i], run));

@@ -87,7 +87,7 @@ pub(super) fn eval_any(
         return Err(ExecError::new("ANY/ALL over a value that is not an array"));
     };
     let xty = arg.data_type();
-    let bpchar = xty == DataType::Bpchar;
+    let order = super::TextOrder::of(xty);
     let n = batch.len;
     let mut out = vec![false; n];
     let mut nulls = vec![false; n];
@@ -114,7 +114,7 @@ pub(super) fn eval_any(
                 unknown = true;
                 continue;
             }
-            if op.test(cmp_values(&xv, e, bpchar)) != all {
+            if op.test(cmp_values(&xv, e, order)) != all {
                 decided = true;
                 break;
             }

@@ -74,9 +74,44 @@ pub(crate) fn strip_blanks(s: &[u8]) -> &[u8] {
     &s[..end]
 }
 
-/// Whether values of these operand types compare as `bpchar`.
-pub(crate) fn is_bpchar(a: DataType, b: DataType) -> bool {
-    a == DataType::Bpchar && b == DataType::Bpchar
+/// How two strings of one type compare: bytewise (text, bytea), without
+/// trailing blanks (`bpchar`), or as `jsonb` documents (whose text form is
+/// parsed and compared in `jsonb`'s order, so `1.0` equals `1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextOrder {
+    Bytes,
+    Bpchar,
+    Jsonb,
+}
+
+impl TextOrder {
+    /// The order of values of type `ty`.
+    pub fn of(ty: DataType) -> TextOrder {
+        match ty {
+            DataType::Bpchar => TextOrder::Bpchar,
+            DataType::Jsonb => TextOrder::Jsonb,
+            _ => TextOrder::Bytes,
+        }
+    }
+
+    /// The order of a comparison between operands of types `a` and `b`.
+    pub fn between(a: DataType, b: DataType) -> TextOrder {
+        if a == b {
+            TextOrder::of(a)
+        } else {
+            TextOrder::Bytes
+        }
+    }
+
+    /// Compares two strings.
+    #[inline]
+    pub fn cmp(self, x: &[u8], y: &[u8]) -> Ordering {
+        match self {
+            TextOrder::Bytes => x.cmp(y),
+            TextOrder::Bpchar => strip_blanks(x).cmp(strip_blanks(y)),
+            TextOrder::Jsonb => crate::func::json::cmp_jsonb_text(x, y),
+        }
+    }
 }
 
 pub(super) fn eval_cmp(
@@ -86,7 +121,7 @@ pub(super) fn eval_cmp(
     batch: &Batch,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
-    let bp = is_bpchar(left.data_type(), right.data_type());
+    let bp = TextOrder::between(left.data_type(), right.data_type());
     let l = left.eval_ref(batch, active)?;
     if let Expr::Const { value, .. } = right {
         if let Some(v) = compare_const(op, &l, value, bp) {
@@ -99,7 +134,7 @@ pub(super) fn eval_cmp(
 
 /// `l op c` for a constant `c` of type `ty`, without making a vector of
 /// copies of it; `None` for the representations this does not cover.
-fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vector> {
+fn compare_const(op: CmpOp, l: &Vector, c: &Value, order: TextOrder) -> Option<Vector> {
     fn against<T: Ord + Copy>(op: CmpOp, a: &[T], c: T) -> Vec<bool> {
         match op {
             CmpOp::Eq => a.iter().map(|x| *x == c).collect(),
@@ -147,10 +182,10 @@ fn compare_const(op: CmpOp, l: &Vector, c: &Value, bpchar: bool) -> Option<Vecto
             }
             None => a.iter().map(|v| op.test(v.cmp(x))).collect(),
         },
-        (Data::Text(a), Value::Text(x)) if bpchar => {
-            let x = strip_blanks(x.as_bytes());
+        (Data::Text(a), Value::Text(x)) if order != TextOrder::Bytes => {
+            let x = x.as_bytes();
             (0..a.len())
-                .map(|i| op.test(strip_blanks(a.get(i)).cmp(x)))
+                .map(|i| op.test(order.cmp(a.get(i), x)))
                 .collect()
         }
         (Data::Text(a), Value::Text(x)) => {
@@ -185,7 +220,7 @@ pub(super) fn eval_row_compare(
         if !open.contains(&true) {
             break;
         }
-        let bp = is_bpchar(l.data_type(), r.data_type());
+        let bp = TextOrder::between(l.data_type(), r.data_type());
         let lv = l.eval_ref(batch, Some(&open))?;
         let rv = r.eval_ref(batch, Some(&open))?;
         check_same(&lv, &rv)?;
@@ -215,7 +250,7 @@ pub(super) fn eval_distinct(
     batch: &Batch,
     active: Option<&[bool]>,
 ) -> Result<Vector> {
-    let bp = is_bpchar(left.data_type(), right.data_type());
+    let bp = TextOrder::between(left.data_type(), right.data_type());
     let l = left.eval_ref(batch, active)?;
     let r = right.eval_ref(batch, active)?;
     let eq = compare(CmpOp::Eq, &l, &r, bp)?;
@@ -236,7 +271,7 @@ pub(super) fn eval_distinct(
 }
 
 /// `l op r` row by row; NULL where either side is.
-pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result<Vector> {
+pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, order: TextOrder) -> Result<Vector> {
     fn cmp_slices<T: Ord>(op: CmpOp, a: &[T], b: &[T]) -> Vec<bool> {
         a.iter().zip(b).map(|(x, y)| op.test(x.cmp(y))).collect()
     }
@@ -261,8 +296,8 @@ pub(crate) fn compare(op: CmpOp, l: &Vector, r: &Vector, bpchar: bool) -> Result
             .collect(),
         (Data::Interval(a), Data::Interval(b)) => cmp_slices(op, a, b),
         (Data::Numeric(a), Data::Numeric(b)) => cmp_slices(op, a, b),
-        (Data::Text(a), Data::Text(b)) if bpchar => (0..a.len())
-            .map(|i| op.test(strip_blanks(a.get(i)).cmp(strip_blanks(b.get(i)))))
+        (Data::Text(a), Data::Text(b)) if order != TextOrder::Bytes => (0..a.len())
+            .map(|i| op.test(order.cmp(a.get(i), b.get(i))))
             .collect(),
         (Data::Text(a), Data::Text(b)) | (Data::Bytea(a), Data::Bytea(b)) => (0..a.len())
             .map(|i| op.test(a.get(i).cmp(b.get(i))))
@@ -280,7 +315,7 @@ fn mismatch() -> ExecError {
 
 /// Compares row `i` of `a` with row `j` of `b` (non-NULL rows of one
 /// representation).
-pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool) -> Ordering {
+pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, order: TextOrder) -> Ordering {
     match (&a.data, &b.data) {
         (Data::Bool(x), Data::Bool(y)) => x[i].cmp(&y[j]),
         (Data::Int2(x), Data::Int2(y)) => x[i].cmp(&y[j]),
@@ -290,10 +325,8 @@ pub(crate) fn cmp_rows(a: &Vector, i: usize, b: &Vector, j: usize, bpchar: bool)
         (Data::Float8(x), Data::Float8(y)) => float_cmp(x[i], y[j]),
         (Data::Numeric(x), Data::Numeric(y)) => x[i].cmp(&y[j]),
         (Data::Interval(x), Data::Interval(y)) => x[i].cmp(&y[j]),
-        (Data::Text(x), Data::Text(y)) if bpchar => {
-            strip_blanks(x.get(i)).cmp(strip_blanks(y.get(j)))
-        }
-        (Data::Text(x), Data::Text(y)) | (Data::Bytea(x), Data::Bytea(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Text(x), Data::Text(y)) => order.cmp(x.get(i), y.get(j)),
+        (Data::Bytea(x), Data::Bytea(y)) => x.get(i).cmp(y.get(j)),
         (Data::Uuid(x), Data::Uuid(y)) => x[i].cmp(&y[j]),
         (Data::Array(x), Data::Array(y)) => x[i].cmp(&y[j]),
         _ => panic!("cmp_rows over vectors of different representations"),

@@ -8,7 +8,7 @@
 //! NULLIF, GREATEST and LEAST evaluate all their arguments, as PostgreSQL
 //! does.
 
-use super::compare::{check_same, cmp_rows, compare, is_bpchar, CmpOp};
+use super::compare::{check_same, cmp_rows, compare, CmpOp, TextOrder};
 use super::{bools, live, Expr};
 use crate::error::{ExecError, Result};
 use crate::value::Value;
@@ -66,7 +66,7 @@ pub(super) fn eval_case(
         }
         let wv = w.eval_active(batch, Some(&remaining))?;
         let cond = match &subject {
-            Some((s, sty)) => compare(CmpOp::Eq, s, &wv, is_bpchar(*sty, w.data_type()))?,
+            Some((s, sty)) => compare(CmpOp::Eq, s, &wv, TextOrder::between(*sty, w.data_type()))?,
             None => wv,
         };
         let (b, nulls) = bools(&cond)?;
@@ -131,12 +131,12 @@ pub(super) fn eval_nullif(
     active: Option<&[bool]>,
 ) -> Result<Vector> {
     let (lt, rt) = (left.data_type(), right.data_type());
-    let bp = is_bpchar(lt, rt);
+    let bp = TextOrder::between(lt, rt);
     let l = left.eval_active(batch, active)?;
     let r = right.eval_active(batch, active)?;
     // A narrower integer or float `left` is compared in `right`'s type
     // (PostgreSQL's cross-type `=`); the result keeps `left`'s.
-    let eq = if lt != rt && !bp {
+    let eq = if lt != rt {
         let widened = crate::env::with(|env| {
             crate::cast::cast_vector(&l, lt, tusk_storage::SqlType::of(rt), true, env, active)
         })?;
@@ -159,7 +159,11 @@ pub(super) fn eval_minmax(
 ) -> Result<Vector> {
     let n = batch.len;
     let ty = args[0].data_type();
-    let bp = args.iter().all(|a| a.data_type() == DataType::Bpchar);
+    let bp = if args.iter().all(|a| a.data_type() == ty) {
+        TextOrder::of(ty)
+    } else {
+        TextOrder::Bytes
+    };
     let vs = args
         .iter()
         .map(|a| a.eval_active(batch, active))

@@ -11,7 +11,7 @@
 //! Short or non-constant lists compare `x` with every item; all items are
 //! evaluated for every active row, as PostgreSQL builds the whole array.
 
-use super::compare::{cmp_rows, compare, is_bpchar, CmpOp};
+use super::compare::{cmp_rows, compare, CmpOp, TextOrder};
 use super::{bools, live, Expr};
 use crate::error::Result;
 use crate::vector::{physical, Batch, Data, Physical, Vector};
@@ -31,7 +31,7 @@ pub struct InSet {
     sorted: Vector,
     /// Whether the list holds a NULL.
     has_null: bool,
-    bpchar: bool,
+    order: TextOrder,
 }
 
 impl InSet {
@@ -54,7 +54,7 @@ impl InSet {
                 Some(_) => return None,
             }
         }
-        let bpchar = ty == DataType::Bpchar;
+        let order = TextOrder::of(ty);
         let ints = match &values.data {
             Data::Int2(v) => Some(v.iter().map(|&x| x as i64).collect()),
             Data::Int4(v) => Some(v.iter().map(|&x| x as i64).collect()),
@@ -65,9 +65,9 @@ impl InSet {
             Vector::empty(ty)
         } else {
             let mut idx: Vec<u32> = (0..values.len() as u32).collect();
-            idx.sort_by(|&a, &b| cmp_rows(&values, a as usize, &values, b as usize, bpchar));
+            idx.sort_by(|&a, &b| cmp_rows(&values, a as usize, &values, b as usize, order));
             idx.dedup_by(|a, b| {
-                cmp_rows(&values, *a as usize, &values, *b as usize, bpchar) == Ordering::Equal
+                cmp_rows(&values, *a as usize, &values, *b as usize, order) == Ordering::Equal
             });
             values.gather(&idx)
         };
@@ -75,7 +75,7 @@ impl InSet {
             ints,
             sorted,
             has_null,
-            bpchar,
+            order,
         })
     }
 
@@ -96,7 +96,7 @@ impl InSet {
         let (mut lo, mut hi) = (0, self.sorted.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match cmp_rows(&self.sorted, mid, v, i, self.bpchar) {
+            match cmp_rows(&self.sorted, mid, v, i, self.order) {
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
                 Ordering::Equal => return true,
@@ -140,7 +140,12 @@ pub(super) fn eval_in(
             let aty = arg.data_type();
             for item in list {
                 let iv = item.eval_active(batch, active)?;
-                let eq = compare(CmpOp::Eq, &v, &iv, is_bpchar(aty, item.data_type()))?;
+                let eq = compare(
+                    CmpOp::Eq,
+                    &v,
+                    &iv,
+                    TextOrder::between(aty, item.data_type()),
+                )?;
                 let (b, nulls) = bools(&eq)?;
                 for i in 0..n {
                     if nulls.is_some_and(|m| m[i]) {

@@ -140,11 +140,11 @@ pub(super) fn eval(f: Func, c: &Call) -> Result<Vector> {
                     return Ok(Value::Null);
                 }
                 let a = array(&args[0]);
-                let bpchar = a.element() == D::Bpchar;
+                let order = crate::expr::TextOrder::of(a.element());
                 let found = a.items.iter().position(|e| match (e, &args[1]) {
                     (Value::Null, Value::Null) => true,
                     (Value::Null, _) | (_, Value::Null) => false,
-                    (e, x) => cmp_values(e, x, bpchar) == Ordering::Equal,
+                    (e, x) => cmp_values(e, x, order) == Ordering::Equal,
                 });
                 match found {
                     Some(i) => Value::Int4(a.lower + i as i32),
@@ -181,11 +181,11 @@ fn combine(f: Func, args: &[Value], ty: D) -> Result<Value> {
         }
         Func::ArrayRemove => {
             let mut a = arr(&args[0]);
-            let bpchar = a.element() == D::Bpchar;
+            let order = crate::expr::TextOrder::of(a.element());
             a.items.retain(|e| match (e, &args[1]) {
                 (Value::Null, Value::Null) => false,
                 (Value::Null, _) | (_, Value::Null) => true,
-                (e, x) => cmp_values(e, x, bpchar) != Ordering::Equal,
+                (e, x) => cmp_values(e, x, order) != Ordering::Equal,
             });
             a.lower = 1;
             a

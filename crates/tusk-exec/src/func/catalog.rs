@@ -2,7 +2,7 @@
 //! `pg_proc` (name, parameter types, variadic, result type), plus the
 //! [`Func`] that computes it. [`super::resolve()`] searches this table; it is
 //! the one place that says which signatures exist. Rows follow PostgreSQL 15's
-//! catalog for the types tusk has (no `bit`, `json` or geometry,
+//! catalog for the types tusk has (no `bit` or geometry,
 //! so a call PostgreSQL finds ambiguous among those may resolve here).
 //!
 //! `"any"` parameters (`concat`, `format`, `quote_literal(anyelement)`)
@@ -77,6 +77,8 @@ const TSTZ: Param = Param::T(D::TimestampTz);
 const IV: Param = Param::T(D::Interval);
 const BYTEA: Param = Param::T(D::Bytea);
 const NAME: Param = Param::T(D::Name);
+const JSON: Param = Param::T(D::Json);
+const JSONB: Param = Param::T(D::Jsonb);
 
 pub(crate) const fn p(
     name: &'static str,
@@ -293,6 +295,132 @@ pub static PROCS: &[Proc] = &[
     p("quote_nullable", &[Any], D::Text, Func::QuoteNullable),
     p("to_hex", &[I4], D::Text, Func::ToHex),
     p("to_hex", &[I8], D::Text, Func::ToHex),
+    // JSON functions (section 9.16): the operators' functions callable by
+    // name, builders and inspectors.
+    p("to_json", &[Param::AnyElement], D::Json, Func::ToJson),
+    p("to_jsonb", &[Param::AnyElement], D::Jsonb, Func::ToJsonb),
+    p("json_build_object", &[], D::Json, Func::JsonBuildObject),
+    variadic("json_build_object", &[Any], D::Json, Func::JsonBuildObject),
+    p("jsonb_build_object", &[], D::Jsonb, Func::JsonbBuildObject),
+    variadic(
+        "jsonb_build_object",
+        &[Any],
+        D::Jsonb,
+        Func::JsonbBuildObject,
+    ),
+    p("json_build_array", &[], D::Json, Func::JsonBuildArray),
+    variadic("json_build_array", &[Any], D::Json, Func::JsonBuildArray),
+    p("jsonb_build_array", &[], D::Jsonb, Func::JsonbBuildArray),
+    variadic("jsonb_build_array", &[Any], D::Jsonb, Func::JsonbBuildArray),
+    p("jsonb_typeof", &[JSONB], D::Text, Func::JsonbTypeof),
+    p("json_typeof", &[JSON], D::Text, Func::JsonTypeof),
+    p(
+        "jsonb_array_length",
+        &[JSONB],
+        D::Int4,
+        Func::JsonbArrayLength,
+    ),
+    p("json_array_length", &[JSON], D::Int4, Func::JsonArrayLength),
+    p(
+        "jsonb_strip_nulls",
+        &[JSONB],
+        D::Jsonb,
+        Func::JsonbStripNulls,
+    ),
+    p("jsonb_pretty", &[JSONB], D::Text, Func::JsonbPretty),
+    p(
+        "jsonb_object_field",
+        &[JSONB, TEXT],
+        D::Jsonb,
+        Func::JsonbObjectField,
+    ),
+    p(
+        "jsonb_object_field_text",
+        &[JSONB, TEXT],
+        D::Text,
+        Func::JsonbObjectFieldText,
+    ),
+    p(
+        "jsonb_array_element",
+        &[JSONB, I4],
+        D::Jsonb,
+        Func::JsonbArrayElement,
+    ),
+    p(
+        "jsonb_array_element_text",
+        &[JSONB, I4],
+        D::Text,
+        Func::JsonbArrayElementText,
+    ),
+    variadic(
+        "jsonb_extract_path",
+        &[JSONB, TEXT],
+        D::Jsonb,
+        Func::JsonbExtractPath,
+    ),
+    variadic(
+        "jsonb_extract_path_text",
+        &[JSONB, TEXT],
+        D::Text,
+        Func::JsonbExtractPathText,
+    ),
+    p(
+        "json_object_field",
+        &[JSON, TEXT],
+        D::Json,
+        Func::JsonObjectField,
+    ),
+    p(
+        "json_object_field_text",
+        &[JSON, TEXT],
+        D::Text,
+        Func::JsonObjectFieldText,
+    ),
+    p(
+        "json_array_element",
+        &[JSON, I4],
+        D::Json,
+        Func::JsonArrayElement,
+    ),
+    p(
+        "json_array_element_text",
+        &[JSON, I4],
+        D::Text,
+        Func::JsonArrayElementText,
+    ),
+    variadic(
+        "json_extract_path",
+        &[JSON, TEXT],
+        D::Json,
+        Func::JsonExtractPath,
+    ),
+    variadic(
+        "json_extract_path_text",
+        &[JSON, TEXT],
+        D::Text,
+        Func::JsonExtractPathText,
+    ),
+    p(
+        "jsonb_contains",
+        &[JSONB, JSONB],
+        D::Bool,
+        Func::JsonbContains,
+    ),
+    p(
+        "jsonb_contained",
+        &[JSONB, JSONB],
+        D::Bool,
+        Func::JsonbContained,
+    ),
+    p("jsonb_exists", &[JSONB, TEXT], D::Bool, Func::JsonbExists),
+    p("jsonb_concat", &[JSONB, JSONB], D::Jsonb, Func::JsonbConcat),
+    p("jsonb_delete", &[JSONB, TEXT], D::Jsonb, Func::JsonbDelete),
+    p(
+        "jsonb_delete",
+        &[JSONB, I4],
+        D::Jsonb,
+        Func::JsonbDeleteIndex,
+    ),
     // Regular expressions and pattern helpers (section 9.7).
     p(
         "regexp_replace",
@@ -532,6 +660,7 @@ macro_rules! cmp_ops {
             Oper { name: $name, left: D::Char, right: D::Char, ret: D::Bool },
             Oper { name: $name, left: D::Bytea, right: D::Bytea, ret: D::Bool },
             Oper { name: $name, left: D::Uuid, right: D::Uuid, ret: D::Bool },
+            Oper { name: $name, left: D::Jsonb, right: D::Jsonb, ret: D::Bool },
         )*]
     };
 }

@@ -54,6 +54,7 @@ mod bytea;
 pub mod catalog;
 pub mod datetime;
 pub mod format;
+pub mod json;
 mod libm;
 pub mod math;
 mod md5;
@@ -275,6 +276,38 @@ funcs! {
     PgTableSize => "pg_table_size",
     PgIndexesSize => "pg_indexes_size",
     PgTotalRelationSize => "pg_total_relation_size",
+    JsonbTypeof => "jsonb_typeof",
+    JsonTypeof => "json_typeof",
+    JsonbArrayLength => "jsonb_array_length",
+    JsonArrayLength => "json_array_length",
+    ToJson => "to_json",
+    ToJsonb => "to_jsonb",
+    JsonBuildObject => "json_build_object",
+    JsonbBuildObject => "jsonb_build_object",
+    JsonBuildArray => "json_build_array",
+    JsonbBuildArray => "jsonb_build_array",
+    JsonbStripNulls => "jsonb_strip_nulls",
+    JsonbPretty => "jsonb_pretty",
+    JsonbObjectField => "jsonb_object_field",
+    JsonbObjectFieldText => "jsonb_object_field_text",
+    JsonbArrayElement => "jsonb_array_element",
+    JsonbArrayElementText => "jsonb_array_element_text",
+    JsonbExtractPath => "jsonb_extract_path",
+    JsonbExtractPathText => "jsonb_extract_path_text",
+    JsonObjectField => "json_object_field",
+    JsonObjectFieldText => "json_object_field_text",
+    JsonArrayElement => "json_array_element",
+    JsonArrayElementText => "json_array_element_text",
+    JsonExtractPath => "json_extract_path",
+    JsonExtractPathText => "json_extract_path_text",
+    JsonbContains => "jsonb_contains",
+    JsonbContained => "jsonb_contained",
+    JsonbExists => "jsonb_exists",
+    JsonbExistsAny => "jsonb_exists_any",
+    JsonbExistsAll => "jsonb_exists_all",
+    JsonbConcat => "jsonb_concat",
+    JsonbDelete => "jsonb_delete",
+    JsonbDeleteIndex => "jsonb_delete",
     GenerateSeries => "generate_series",
     GenerateSubscripts => "generate_subscripts",
     Unnest => "unnest",
@@ -320,6 +353,10 @@ impl Func {
                 | Func::FormatType
                 | Func::PgTypeof
                 | Func::SetConfig
+                | Func::JsonBuildObject
+                | Func::JsonbBuildObject
+                | Func::JsonBuildArray
+                | Func::JsonbBuildArray
         )
     }
 
@@ -524,6 +561,40 @@ impl Func {
             | Func::ArrayCat
             | Func::ArrayRemove
             | Func::StringToArray => arrays::eval(self, &call),
+            Func::JsonbTypeof
+            | Func::JsonTypeof
+            | Func::JsonbArrayLength
+            | Func::JsonArrayLength
+            | Func::ToJson
+            | Func::ToJsonb
+            | Func::JsonBuildObject
+            | Func::JsonbBuildObject
+            | Func::JsonBuildArray
+            | Func::JsonbBuildArray
+            | Func::JsonbStripNulls
+            | Func::JsonbPretty
+            | Func::JsonbObjectField
+            | Func::JsonbObjectFieldText
+            | Func::JsonbArrayElement
+            | Func::JsonbArrayElementText
+            | Func::JsonbExtractPath
+            | Func::JsonbExtractPathText
+            | Func::JsonObjectField
+            | Func::JsonObjectFieldText
+            | Func::JsonArrayElement
+            | Func::JsonArrayElementText
+            | Func::JsonExtractPath
+            | Func::JsonExtractPathText
+            | Func::JsonbContains
+            | Func::JsonbContained
+            | Func::JsonbExists
+            | Func::JsonbExistsAny
+            | Func::JsonbExistsAll
+            | Func::JsonbConcat
+            | Func::JsonbDelete
+            | Func::JsonbDeleteIndex => {
+                crate::env::with(|env| json::eval(self, &call, env.settings))
+            }
             Func::FormatType | Func::PgSizePretty | Func::PgEncodingToChar | Func::PgTypeof => {
                 system::eval(self, &call)
             }

@@ -352,6 +352,9 @@ pub fn no_operator(left: &str, op: &str, right: &str) -> ExecError {
 pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resolved> {
     let args = [left, right];
     let not_found = || no_operator(left.name(), op, right.name());
+    if let Some(r) = json_operator(op, left, right) {
+        return r.ok_or_else(not_found);
+    }
     if let Some(r) = array_operator(op, left, right) {
         return r.ok_or_else(not_found);
     }
@@ -446,6 +449,43 @@ pub fn resolve_operator(op: &str, left: ArgType, right: ArgType) -> Result<Resol
         },
         ret: chosen.ret,
     })
+}
+
+/// The `json`/`jsonb` operators (see `json::OPERATORS`): `None` when
+/// neither operand is `json` or `jsonb` (or, for the operators other
+/// types share, `||` and `-`, when the operands are not both `jsonb` or
+/// `jsonb` and an untyped literal); `Some(None)` when no row fits.
+fn json_operator(op: &str, left: ArgType, right: ArgType) -> Option<Option<Resolved>> {
+    use crate::func::json::OPERATORS;
+    let is_json = |a: ArgType| matches!(a, ArgType::Known(DataType::Json | DataType::Jsonb));
+    if !is_json(left) && !is_json(right) {
+        return None;
+    }
+    let rows = || OPERATORS.iter().filter(|o| o.name == op);
+    rows().next()?;
+    if matches!(op, "||" | "-") {
+        let jsonb_or_unknown =
+            |a: ArgType| matches!(a, ArgType::Unknown | ArgType::Known(DataType::Jsonb));
+        if !(jsonb_or_unknown(left) && (op == "-" || jsonb_or_unknown(right))) {
+            return None;
+        }
+    }
+    let fits = |a: ArgType, t: DataType| match a {
+        ArgType::Unknown => true,
+        ArgType::Known(k) => k == t || implicit_cast(k, t),
+    };
+    // An exact match first (`-> 1` is a position), then the first row the
+    // operands reach (an untyped `-> 'a'` is a key).
+    let exact = rows().find(|o| {
+        let same = |a: ArgType, t: DataType| a == ArgType::Known(t);
+        same(left, o.left) && same(right, o.right)
+    });
+    let chosen = exact.or_else(|| rows().find(|o| fits(left, o.left) && fits(right, o.right)));
+    Some(chosen.map(|o| Resolved {
+        func: Some(o.func),
+        arg_types: vec![o.left, o.right],
+        ret: o.ret,
+    }))
 }
 
 /// The array operators (`anyarray`): comparisons between arrays of one

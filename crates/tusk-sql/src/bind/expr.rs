@@ -500,6 +500,9 @@ impl Binder<'_> {
 
     pub(crate) fn binary(&mut self, l: B, op: &A::BinaryOperator, r: B) -> Result<B> {
         use A::BinaryOperator as O;
+        if let Some(b) = self.json_operator(&l, op, &r)? {
+            return Ok(b);
+        }
         let a_op = match op {
             O::Plus => Some((ArithOp::Add, "+")),
             O::Minus => Some((ArithOp::Sub, "-")),
@@ -598,6 +601,40 @@ impl Binder<'_> {
                 ),
             ),
         }
+    }
+
+    /// The `json`/`jsonb` operators (`->`, `@>`, `?`, ... and `jsonb`'s
+    /// `||` and `-`): a call of the function PostgreSQL implements each
+    /// with. `None` for an operator that has no `json` form or operands
+    /// that are not `json`.
+    fn json_operator(&self, l: &B, op: &A::BinaryOperator, r: &B) -> Result<Option<B>> {
+        use A::BinaryOperator as O;
+        let sym = match op {
+            O::Arrow => "->",
+            O::LongArrow => "->>",
+            O::HashArrow => "#>",
+            O::HashLongArrow => "#>>",
+            O::AtArrow => "@>",
+            O::ArrowAt => "<@",
+            O::Question => "?",
+            O::QuestionAnd => "?&",
+            O::QuestionPipe => "?|",
+            O::StringConcat => "||",
+            O::Minus => "-",
+            _ => return Ok(None),
+        };
+        let json_only = !matches!(op, O::StringConcat | O::Minus);
+        let is_json = |b: &B| !b.unknown && matches!(b.ty(), DataType::Json | DataType::Jsonb);
+        if !json_only && !is_json(l) && !is_json(r) {
+            return Ok(None);
+        }
+        let res = tusk_exec::func::resolve_operator(sym, l.arg_type(), r.arg_type())?;
+        let Some(f) = res.func else {
+            return Ok(None);
+        };
+        let le = self.to_type(l.clone(), res.arg_types[0])?;
+        let re = self.to_type(r.clone(), res.arg_types[1])?;
+        Ok(Some(B::known(Expr::call(f, vec![le, re], res.ret))))
     }
 
     /// `x [NOT] IN (a, b, ...)`: the left side and the items brought to one

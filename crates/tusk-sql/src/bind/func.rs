@@ -50,7 +50,7 @@ pub fn agg_result_type(f: AggFunc, arg: Option<DataType>) -> Option<DataType> {
     let exists = match (f, arg) {
         (F::CountStar | F::Count, _) => true,
         (F::Sum | F::Avg, Some(Int2 | Int4 | Int8 | Numeric | Float4 | Float8 | Interval)) => true,
-        (F::Min | F::Max, Some(Bool | Bytea | Uuid)) => false,
+        (F::Min | F::Max, Some(Bool | Bytea | Uuid | Json | Jsonb)) => false,
         (F::Min | F::Max, Some(_)) => true,
         (F::BoolAnd | F::BoolOr | F::Every, Some(Bool)) => true,
         (
@@ -630,6 +630,12 @@ impl Binder<'_> {
 /// An ORDER BY item over a bound expression.
 pub(crate) fn sort_key(binder: &Binder, b: B, o: &A::OrderByExpr) -> Result<SortKey> {
     let expr = binder.resolve_unknown_text(b)?;
+    if expr.data_type() == DataType::Json {
+        return err(
+            sqlstate::UNDEFINED_FUNCTION,
+            "could not identify an ordering operator for type json",
+        );
+    }
     let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
     if let Some(A::OrderBySort::Using(op)) = &o.options.sort {
         return err(

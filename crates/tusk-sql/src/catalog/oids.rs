@@ -177,6 +177,8 @@ pub(crate) fn type_functions(ty: DataType) -> [String; 4] {
         | DataType::TimestampTz
         | DataType::Interval
         | DataType::Uuid
+        | DataType::Json
+        | DataType::Jsonb
         | DataType::NodeTree => "_",
         _ => "",
     };

@@ -27,7 +27,7 @@ use crate::names::{ident, user_relation_name, MAX_IDENTIFIER_BYTES};
 use crate::session::{Notice, QueryResult, Result, Session};
 use sqlparser::ast as A;
 use tusk_storage::btree::{BuildOutcome, Index};
-use tusk_storage::{IndexColumn, IndexDef, IndexKind, LockMode, TableDef};
+use tusk_storage::{DataType, IndexColumn, IndexDef, IndexKind, LockMode, TableDef};
 
 /// A PRIMARY KEY or UNIQUE constraint of CREATE TABLE, before its index
 /// exists.
@@ -371,6 +371,26 @@ impl Session {
     ) -> Result<IndexDef> {
         if table.is_columnar() {
             return Err(super::ddl::columnar_indexes_refused());
+        }
+        for c in &columns {
+            match table.columns[c.attno].ty.data_type() {
+                DataType::Json => {
+                    return Err(SqlError::coded(
+                        sqlstate::UNDEFINED_OBJECT,
+                        "data type json has no default operator class for access method \"btree\"",
+                    )
+                    .with_hint(
+                        "You must specify an operator class for the index or define a default operator class for the data type.",
+                    ))
+                }
+                DataType::Jsonb => {
+                    return Err(SqlError::coded(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        "indexes on jsonb columns are not supported",
+                    ))
+                }
+                _ => {}
+            }
         }
         let index = self.txn()?.create_index(table, name, columns, kind)?;
         let snapshot = self.snapshot()?;

@@ -6,11 +6,14 @@ use tusk_storage::DataType;
 /// The two sides of an equality `left = right`, if `e` is one.
 pub fn equality_sides(e: &Expr) -> Option<(&Expr, &Expr)> {
     match e {
+        // `jsonb` equality is not equality of the stored text (`1.0` equals
+        // `1`), which hash and merge joins compare: such a condition stays
+        // a filter.
         Expr::Cmp {
             op: tusk_exec::expr::CmpOp::Eq,
             left,
             right,
-        } => Some((left, right)),
+        } if left.data_type() != DataType::Jsonb => Some((left, right)),
         _ => None,
     }
 }

@@ -306,7 +306,9 @@ impl ColumnBuffer {
             }
             Values::Text(o, b) => {
                 encode_strings(o, b, out);
-                if self.ty != DataType::Bpchar {
+                // Bytewise bounds are no bounds for `character(n)` (trailing
+                // blanks), `json` (no order) or `jsonb` (its own order).
+                if !matches!(self.ty, DataType::Bpchar | DataType::Json | DataType::Jsonb) {
                     string_bounds(
                         (0..o.len())
                             .filter(|&i| live(i))
@@ -348,7 +350,13 @@ impl Values {
 pub fn held_as_bytes(ty: DataType) -> bool {
     matches!(
         ty,
-        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Bytea | DataType::Uuid
+        DataType::Text
+            | DataType::Varchar
+            | DataType::Bpchar
+            | DataType::Bytea
+            | DataType::Uuid
+            | DataType::Json
+            | DataType::Jsonb
     )
 }
 
