@@ -42,6 +42,12 @@ pub enum AggFunc {
     BitOr,
     /// `array_agg(value)`: every value (NULLs too) in input order.
     ArrayAgg,
+    /// `json_agg(value)`, `jsonb_agg(value)`, `json_object_agg(key,
+    /// value)`, `jsonb_object_agg(key, value)` (see `aggregate::json_agg`).
+    JsonAgg,
+    JsonbAgg,
+    JsonObjectAgg,
+    JsonbObjectAgg,
     /// The ordered-set aggregates, `f(direct) WITHIN GROUP (ORDER BY value)`:
     /// `args` are `[value, direct]` (`[value]` for `mode`) and `order_by`
     /// sorts the values (see `aggregate::ordered_set`).
@@ -71,6 +77,10 @@ impl AggFunc {
             AggFunc::BitAnd => "bit_and",
             AggFunc::BitOr => "bit_or",
             AggFunc::ArrayAgg => "array_agg",
+            AggFunc::JsonAgg => "json_agg",
+            AggFunc::JsonbAgg => "jsonb_agg",
+            AggFunc::JsonObjectAgg => "json_object_agg",
+            AggFunc::JsonbObjectAgg => "jsonb_object_agg",
             AggFunc::PercentileCont => "percentile_cont",
             AggFunc::PercentileDisc => "percentile_disc",
             AggFunc::Mode => "mode",

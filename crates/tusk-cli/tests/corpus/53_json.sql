@@ -152,3 +152,25 @@ select id from jc where d = '{}' or d > '{"z": 1, "zz": 2, "zzz": 3, "zzzz": 4, 
 create index on j (t);
 -- a json column in COPY
 copy (select id, d, t from j where id <= 2 order by id) to stdout;
+-- aggregates
+create table ja (g int, k text, v int, d jsonb);
+insert into ja values (1, 'a', 1, '{"x": 1}'), (1, 'b', null, '[1, 2]'), (1, 'a', 3, null), (2, 'c', 4, '"s"'), (3, null, 5, '1.50');
+select g, json_agg(v), jsonb_agg(v), json_agg(d), jsonb_agg(d), json_agg(k) from ja group by g;
+select g, json_agg(v order by v desc nulls last), jsonb_agg(k order by k) from ja group by g;
+select json_object_agg(k, v), jsonb_object_agg(k, v) from ja where k is not null;
+select g, json_object_agg(k, d), jsonb_object_agg(k, d) from ja where k is not null group by g;
+select json_agg(x), jsonb_agg(x) from generate_series(1, 0) x;
+select json_agg(distinct v), jsonb_agg(v) filter (where v > 1) from ja;
+-- expect: error
+select json_object_agg(k, v) from ja;
+-- expect: error
+select jsonb_object_agg(k, v) from ja;
+-- expect: error
+select json_agg('x');
+select json_object_agg('k', 1), jsonb_object_agg(1, 'x');
+select g, jsonb_agg(row_number) from (select g, row_number() over (partition by g order by v) from ja) s group by g;
+select jsonb_agg(d) -> 0, jsonb_agg(d) @> '[[1, 2]]' from ja;
+set work_mem = '64kB';
+select count(*), max(length(j::text)) from (select x % 100 as g, jsonb_agg(x) as j from generate_series(1, 20000) x group by x % 100) s;
+select count(*), sum(jsonb_array_length(j)) from (select x % 5000 as g, jsonb_agg(x) as j from generate_series(1, 20000) x group by x % 5000) s;
+reset work_mem;

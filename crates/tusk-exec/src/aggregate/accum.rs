@@ -22,6 +22,7 @@
 //! | `StringAgg` | string_agg | the bytes so far and the length of the first delimiter | — |
 //! | `Bits` | bit_and/bit_or | `Option<i64>` | value |
 //! | `ArrayAgg` | array_agg | the values so far (NULLs too) | — |
+//! | `Json` | json_agg, jsonb_agg, json[b]_object_agg | the members' JSON text so far | — |
 //! | `ArrayAgg` | percentile_cont, percentile_disc, mode | the sorted values (not NULLs; see `ordered_set`) | — |
 //!
 //! Partial states travel between a Partial and a Finalize aggregate as
@@ -166,6 +167,15 @@ pub enum Acc {
         /// For an ordered-set aggregate, its final step (the values are
         /// its sorted input).
         set: Option<Box<OrderedSet>>,
+    },
+    /// The JSON aggregates: each group's members as JSON text (see
+    /// `json_agg`).
+    Json {
+        val: Vec<Option<String>>,
+        func: AggFunc,
+        /// The arguments' types.
+        types: Vec<DataType>,
+        bytes: usize,
     },
 }
 
@@ -453,6 +463,12 @@ impl Acc {
                 bytes: 0,
                 set: None,
             },
+            f if super::json_agg::is_json_agg(f) => Acc::Json {
+                val: vec![],
+                func: f,
+                types: call.args.iter().map(|a| a.data_type()).collect(),
+                bytes: 0,
+            },
             f if f.is_ordered_set() => Acc::ArrayAgg {
                 val: vec![],
                 ty,
@@ -501,6 +517,7 @@ impl Acc {
             Acc::StringAgg { val, .. } => val.resize(groups, None),
             Acc::Bits { val, .. } => val.resize(groups, None),
             Acc::ArrayAgg { val, .. } => val.resize(groups, None),
+            Acc::Json { val, .. } => val.resize(groups, None),
         }
     }
 
@@ -510,7 +527,8 @@ impl Acc {
         self.grow(0);
         if let Acc::MinMaxKeyed { bytes, .. }
         | Acc::StringAgg { bytes, .. }
-        | Acc::ArrayAgg { bytes, .. } = self
+        | Acc::ArrayAgg { bytes, .. }
+        | Acc::Json { bytes, .. } = self
         {
             *bytes = 0;
         }
@@ -532,6 +550,7 @@ impl Acc {
             Acc::StringAgg { val, .. } => val.len(),
             Acc::Bits { val, .. } => val.len(),
             Acc::ArrayAgg { val, .. } => val.len(),
+            Acc::Json { val, .. } => val.len(),
         }
     }
 
@@ -552,6 +571,7 @@ impl Acc {
             Acc::Bool { .. } => 1,
             Acc::StringAgg { .. } => std::mem::size_of::<Option<(Vec<u8>, usize)>>(),
             Acc::ArrayAgg { .. } => std::mem::size_of::<Option<Vec<Value>>>(),
+            Acc::Json { .. } => std::mem::size_of::<Option<String>>(),
         }
     }
 
@@ -560,7 +580,8 @@ impl Acc {
         match self {
             Acc::MinMaxKeyed { bytes, .. }
             | Acc::StringAgg { bytes, .. }
-            | Acc::ArrayAgg { bytes, .. } => *bytes,
+            | Acc::ArrayAgg { bytes, .. }
+            | Acc::Json { bytes, .. } => *bytes,
             _ => 0,
         }
     }
@@ -872,6 +893,27 @@ impl Acc {
                     val[k].get_or_insert_with(Vec::new).push(v);
                 }
             }
+            Acc::Json {
+                val,
+                func,
+                types,
+                bytes,
+            } => crate::env::with(|env| -> Result<()> {
+                for &i in rows {
+                    let k = g(i as usize);
+                    let before = val[k].as_ref().map_or(0, String::len);
+                    super::json_agg::push_row(
+                        *func,
+                        &mut val[k],
+                        args,
+                        types,
+                        i as usize,
+                        env.settings,
+                    )?;
+                    *bytes += val[k].as_ref().map_or(0, String::len) - before;
+                }
+                Ok(())
+            })?,
             Acc::Bits { val, and, .. } => {
                 let a = a.unwrap();
                 for &i in rows {
@@ -953,6 +995,7 @@ impl Acc {
                     Value::Array(Box::new(crate::array::ArrayValue::new(ty, items.clone())))
                 }
             },
+            Acc::Json { val, func, .. } => super::json_agg::finish(*func, val[k].as_ref())?,
         })
     }
 
@@ -982,9 +1025,9 @@ impl Acc {
                 Value::Text(sxx[k].to_text()),
             ],
             Acc::Interval { sum, n, .. } => vec![Value::Int8(n[k]), Value::Interval(sum[k])],
-            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } => {
+            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } | Acc::Json { .. } => {
                 return Err(ExecError::new(
-                    "string_agg and array_agg have no partial form",
+                    "string_agg, array_agg and the JSON aggregates have no partial form",
                 ));
             }
         })
@@ -1082,9 +1125,9 @@ impl Acc {
                 let groups = [k as u32];
                 self.update_rows(&call, &[&v], &[0], Some(&groups))?;
             }
-            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } => {
+            Acc::StringAgg { .. } | Acc::ArrayAgg { .. } | Acc::Json { .. } => {
                 return Err(ExecError::new(
-                    "string_agg and array_agg have no partial form",
+                    "string_agg, array_agg and the JSON aggregates have no partial form",
                 ));
             }
         }

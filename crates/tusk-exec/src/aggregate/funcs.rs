@@ -61,6 +61,8 @@ pub fn result_type(func: AggFunc, arg: Option<DataType>) -> DataType {
         AggFunc::StringAgg => T::Text,
         AggFunc::BitAnd | AggFunc::BitOr => arg,
         AggFunc::ArrayAgg => arg.array_of().unwrap_or(T::Text),
+        AggFunc::JsonAgg | AggFunc::JsonObjectAgg => T::Json,
+        AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => T::Jsonb,
         // (The array forms' result is set by the binder.)
         AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => arg,
     }
@@ -118,6 +120,7 @@ pub fn supports_partial(call: &AggCall) -> bool {
     !call.distinct
         && call.order_by.is_empty()
         && !matches!(call.func, AggFunc::StringAgg | AggFunc::ArrayAgg)
+        && !super::json_agg::is_json_agg(call.func)
         && !call.func.is_ordered_set()
 }
 
@@ -129,6 +132,7 @@ pub fn strict_args(call: &AggCall) -> usize {
     match call.func {
         f if f == AggFunc::StringAgg || f.is_ordered_set() => 1,
         AggFunc::ArrayAgg => 0,
+        f if super::json_agg::is_json_agg(f) => 0,
         _ => call.args.len(),
     }
 }

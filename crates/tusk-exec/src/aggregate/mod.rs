@@ -66,6 +66,7 @@ pub mod exact;
 pub mod fixed;
 pub mod funcs;
 pub mod groups;
+pub mod json_agg;
 pub mod ordered;
 pub mod ordered_set;
 

@@ -38,6 +38,10 @@ pub fn aggregate_func(name: &str) -> Option<AggFunc> {
         "bit_and" => AggFunc::BitAnd,
         "bit_or" => AggFunc::BitOr,
         "array_agg" => AggFunc::ArrayAgg,
+        "json_agg" => AggFunc::JsonAgg,
+        "jsonb_agg" => AggFunc::JsonbAgg,
+        "json_object_agg" => AggFunc::JsonObjectAgg,
+        "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
         _ => return None,
     })
 }
@@ -61,6 +65,7 @@ pub fn agg_result_type(f: AggFunc, arg: Option<DataType>) -> Option<DataType> {
         (F::BitAnd | F::BitOr, Some(Int2 | Int4 | Int8)) => true,
         // array_agg(anyarray) builds multidimensional arrays, which tusk lacks.
         (F::ArrayAgg, Some(t)) => t.array_of().is_some(),
+        (F::JsonAgg | F::JsonbAgg, Some(_)) => true,
         _ => false,
     };
     exists.then(|| tusk_exec::aggregate::funcs::result_type(f, arg))
@@ -86,7 +91,13 @@ fn agg_arg_type(name: &str, f: AggFunc, b: &B) -> Result<DataType> {
                 Ok(DataType::Float8)
             }
             F::CountStar | F::Count | F::Min | F::Max | F::StringAgg => Ok(DataType::Text),
-            F::ArrayAgg | F::PercentileCont | F::PercentileDisc | F::Mode => Err(SqlError::coded(
+            F::JsonObjectAgg | F::JsonbObjectAgg => Ok(DataType::Text),
+            F::ArrayAgg
+            | F::JsonAgg
+            | F::JsonbAgg
+            | F::PercentileCont
+            | F::PercentileDisc
+            | F::Mode => Err(SqlError::coded(
                 sqlstate::DATATYPE_MISMATCH,
                 "could not determine polymorphic type because input has type unknown",
             )),
@@ -351,6 +362,16 @@ impl Binder<'_> {
                     )
                 })?;
                 (func, vec![v, d], t)
+            }
+            (AggFunc::JsonObjectAgg | AggFunc::JsonbObjectAgg, 2) => {
+                // `"any", "any"`: each argument keeps its type.
+                let mut es = Vec::with_capacity(2);
+                for b in args {
+                    let t = agg_arg_type(name, func, &b)?;
+                    es.push(self.coerce(b, t, |_| SqlError::new("unreachable"))?);
+                }
+                let result = tusk_exec::aggregate::funcs::result_type(func, None);
+                (func, es, result)
             }
             (_, 1) => {
                 let b = args.into_iter().next().unwrap();

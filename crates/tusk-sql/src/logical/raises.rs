@@ -77,7 +77,11 @@ fn aggregate_cannot_raise(a: &AggCall) -> bool {
         | AggFunc::BitAnd
         | AggFunc::BitOr
         | AggFunc::ArrayAgg
+        | AggFunc::JsonAgg
+        | AggFunc::JsonbAgg
         | AggFunc::Mode => true,
+        // A NULL key raises.
+        AggFunc::JsonObjectAgg | AggFunc::JsonbObjectAgg => false,
         // A percentile out of range raises; so can interpolating.
         AggFunc::PercentileCont | AggFunc::PercentileDisc => false,
         AggFunc::Sum
