@@ -174,3 +174,31 @@ set work_mem = '64kB';
 select count(*), max(length(j::text)) from (select x % 100 as g, jsonb_agg(x) as j from generate_series(1, 20000) x group by x % 100) s;
 select count(*), sum(jsonb_array_length(j)) from (select x % 5000 as g, jsonb_agg(x) as j from generate_series(1, 20000) x group by x % 5000) s;
 reset work_mem;
+-- set-returning functions
+select * from jsonb_array_elements('[1, "x", null, {"a": [1]}, []]');
+select * from jsonb_array_elements_text('[1, "x", null, {"a": [1]}, "\n"]');
+select jsonb_array_elements('[1, 2]'), jsonb_array_elements_text('["a", "b"]');
+select * from json_array_elements('[1, {"a" : 2},"x", null, [ 1 ,2 ] ]');
+select * from json_array_elements_text('[1, {"a" : 2},"x", null]');
+select * from jsonb_object_keys('{"b":1,"a":2,"b":3, "aa": 4}');
+select * from json_object_keys('{"b":1,"a":2,"b":3, "aa": 4}');
+select id, e from j, jsonb_array_elements(d -> 'tags') e;
+select id, k from j, jsonb_object_keys(d) k where jsonb_typeof(d) = 'object';
+select id, count(*) from j left join lateral jsonb_array_elements(case when jsonb_typeof(d) = 'array' then d end) e on true group by id;
+select * from jsonb_array_elements(null);
+select * from jsonb_array_elements('[]');
+-- expect: error
+select * from jsonb_array_elements('1');
+-- expect: error
+select * from jsonb_array_elements('{}');
+-- expect: error
+select * from jsonb_object_keys('[]');
+-- expect: error
+select * from jsonb_object_keys('"x"');
+-- expect: error
+select * from json_array_elements('1');
+-- expect: error
+select * from json_array_elements_text('{}');
+-- expect: error
+select * from json_object_keys('[]');
+select sum(e::int) from jsonb_array_elements_text('[1, 2, 3]') e;

@@ -308,6 +308,12 @@ funcs! {
     JsonbConcat => "jsonb_concat",
     JsonbDelete => "jsonb_delete",
     JsonbDeleteIndex => "jsonb_delete",
+    JsonbArrayElements => "jsonb_array_elements",
+    JsonbArrayElementsText => "jsonb_array_elements_text",
+    JsonbObjectKeys => "jsonb_object_keys",
+    JsonArrayElements => "json_array_elements",
+    JsonArrayElementsText => "json_array_elements_text",
+    JsonObjectKeys => "json_object_keys",
     GenerateSeries => "generate_series",
     GenerateSubscripts => "generate_subscripts",
     Unnest => "unnest",
@@ -328,6 +334,12 @@ impl Func {
                 | Func::RegexpMatches
                 | Func::RegexpSplitToTable
                 | Func::StringToTable
+                | Func::JsonbArrayElements
+                | Func::JsonbArrayElementsText
+                | Func::JsonbObjectKeys
+                | Func::JsonArrayElements
+                | Func::JsonArrayElementsText
+                | Func::JsonObjectKeys
         )
     }
 

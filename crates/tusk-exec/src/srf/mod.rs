@@ -3,7 +3,8 @@
 //! A set-returning function (PostgreSQL's `proretset`) gives any number of
 //! rows for one set of arguments. tusk has `generate_series` (integers,
 //! numerics, timestamps), `unnest`, `generate_subscripts`,
-//! `regexp_matches`, `regexp_split_to_table` and `string_to_table`. They are [`Func`]s like
+//! `regexp_matches`, `regexp_split_to_table`, `string_to_table` and the
+//! JSON element and key functions (`jsonb_array_elements` ...). They are [`Func`]s like
 //! the scalar functions, so the binder resolves their overloads with the
 //! same catalog and rules; [`Func::set_returning`] tells them apart, and
 //! the binder lets them appear only where PostgreSQL does (in FROM, and in
@@ -30,6 +31,7 @@
 //! the first call.
 
 mod elements;
+mod json;
 mod regexp;
 mod series;
 
@@ -48,6 +50,8 @@ const TEXT: Param = Param::T(D::Text);
 const TS: Param = Param::T(D::Timestamp);
 const TSTZ: Param = Param::T(D::TimestampTz);
 const IV: Param = Param::T(D::Interval);
+const JSON: Param = Param::T(D::Json);
+const JSONB: Param = Param::T(D::Jsonb);
 
 /// The set-returning functions' overloads (PostgreSQL 15's `pg_proc` rows
 /// with `proretset`, for the types tusk has).
@@ -139,6 +143,37 @@ pub static SET_PROCS: &[Proc] = &[
         D::Text,
         Func::StringToTable,
     ),
+    p(
+        "jsonb_array_elements",
+        &[JSONB],
+        D::Jsonb,
+        Func::JsonbArrayElements,
+    ),
+    p(
+        "jsonb_array_elements_text",
+        &[JSONB],
+        D::Text,
+        Func::JsonbArrayElementsText,
+    ),
+    p(
+        "jsonb_object_keys",
+        &[JSONB],
+        D::Text,
+        Func::JsonbObjectKeys,
+    ),
+    p(
+        "json_array_elements",
+        &[JSON],
+        D::Json,
+        Func::JsonArrayElements,
+    ),
+    p(
+        "json_array_elements_text",
+        &[JSON],
+        D::Text,
+        Func::JsonArrayElementsText,
+    ),
+    p("json_object_keys", &[JSON], D::Text, Func::JsonObjectKeys),
 ];
 
 /// One set-returning call of a FunctionScan.
@@ -215,6 +250,12 @@ pub fn start(call: &SetCall, args: Vec<Value>) -> Result<Box<dyn SetRows>> {
         Func::GenerateSeries => series::start(call.ty, args),
         Func::Unnest | Func::GenerateSubscripts => elements::start(call.func, call.ty, args),
         Func::RegexpMatches | Func::RegexpSplitToTable => regexp::start(call.func, args),
+        Func::JsonbArrayElements
+        | Func::JsonbArrayElementsText
+        | Func::JsonbObjectKeys
+        | Func::JsonArrayElements
+        | Func::JsonArrayElementsText
+        | Func::JsonObjectKeys => json::start(call.func, call.ty, args),
         Func::StringToTable => {
             match crate::func::arrays::split(&args, D::Text.array_of().unwrap())? {
                 Value::Array(a) => Ok(Box::new(Listed::new(a.items, D::Text))),
