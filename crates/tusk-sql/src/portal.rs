@@ -552,9 +552,18 @@ impl Session {
             ));
         }
         for (i, (v, &ty)) in values.iter().zip(p.param_types.iter()).enumerate() {
-            // Values of the string types are all `Value::Text`.
-            let string =
-                |t: DataType| matches!(t, DataType::Text | DataType::Varchar | DataType::Bpchar);
+            // Values of the string types (and of `json` and `jsonb`, held
+            // as text) are all `Value::Text`.
+            let string = |t: DataType| {
+                matches!(
+                    t,
+                    DataType::Text
+                        | DataType::Varchar
+                        | DataType::Bpchar
+                        | DataType::Json
+                        | DataType::Jsonb
+                )
+            };
             if v.data_type()
                 .is_some_and(|t| t != ty && !(string(t) && string(ty)))
             {

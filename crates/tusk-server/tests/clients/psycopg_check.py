@@ -205,6 +205,29 @@ with psycopg.connect(conninfo) as conn:
             raise AssertionError("a NO SCROLL cursor went back")
     conn.rollback()
 
+# json and jsonb: results become Python values, parameters go as text
+# and as binary (jsonb's version byte).
+from psycopg.types.json import Json, Jsonb
+
+with psycopg.connect(conninfo, autocommit=True) as conn:
+    conn.execute("drop table if exists docs")
+    conn.execute("create table docs (id int, d jsonb, j json)")
+    doc = {"name": "tusk", "tags": ["db", "rust"], "n": 1.5, "ok": True, "none": None}
+    conn.execute("insert into docs values (%s, %b, %t)", (1, Jsonb(doc), Json([1, "x"])))
+    conn.execute("insert into docs values (%s, %t, %b)", (2, Jsonb({"a": 1}), Json({"k": None})))
+    rows = conn.execute("select id, d, j from docs order by id").fetchall()
+    assert rows == [(1, doc, [1, "x"]), (2, {"a": 1}, {"k": None})], rows
+    got = conn.execute(
+        "select d ->> 'name', d -> 'tags' -> 1, d @> %s from docs where id = 1",
+        (Jsonb({"ok": True}),),
+    ).fetchone()
+    assert got == ("tusk", "rust", True), got
+    with conn.cursor(binary=True) as cur:
+        cur.execute("select d from docs where d ? 'tags'")
+        assert cur.fetchone() == (doc,)
+    assert conn.execute("select jsonb_agg(id order by id) from docs").fetchone() == ([1, 2],)
+    conn.execute("drop table docs")
+
 # Settings from the connection string.
 with psycopg.connect(conninfo, autocommit=True, options="-c statement_timeout=100") as conn:
     try:
