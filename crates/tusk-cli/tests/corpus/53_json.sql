@@ -202,3 +202,12 @@ select * from json_array_elements_text('{}');
 -- expect: error
 select * from json_object_keys('[]');
 select sum(e::int) from jsonb_array_elements_text('[1, 2, 3]') e;
+-- json has no equality: no grouping, DISTINCT or ordering by it
+-- expect: error
+select t, count(*) from j group by t;
+-- expect: error
+select distinct t from j;
+-- expect: error
+select distinct id, t from j;
+select distinct t::text from j;
+select t::jsonb, count(*) from j group by t::jsonb;

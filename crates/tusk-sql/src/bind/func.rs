@@ -648,6 +648,18 @@ impl Binder<'_> {
     }
 }
 
+/// Refuses grouping or DISTINCT over a type without an equality operator
+/// (`json`), as PostgreSQL does.
+pub(crate) fn check_equality(ty: DataType) -> Result<()> {
+    if ty == DataType::Json {
+        return err(
+            sqlstate::UNDEFINED_FUNCTION,
+            "could not identify an equality operator for type json",
+        );
+    }
+    Ok(())
+}
+
 /// An ORDER BY item over a bound expression.
 pub(crate) fn sort_key(binder: &Binder, b: B, o: &A::OrderByExpr) -> Result<SortKey> {
     let expr = binder.resolve_unknown_text(b)?;

@@ -80,6 +80,9 @@ impl Binder<'_> {
         let names: Vec<String> = items.iter().map(|i| i.name.clone()).collect();
         let agg_ids: Vec<ColumnId> = ctx.aggs.iter().map(|(id, _)| *id).collect();
         let (group, sets) = self.group_by(&group_items, &names, &items, &agg_ids)?;
+        for g in &group {
+            super::func::check_equality(g.data_type())?;
+        }
         let having = match &s.having {
             Some(h) => {
                 ctx.clause = "HAVING";
@@ -250,6 +253,9 @@ impl Binder<'_> {
                         sqlstate::INVALID_COLUMN_REFERENCE,
                         "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
                     );
+                }
+                for e in &exprs {
+                    super::func::check_equality(e.1.data_type())?;
                 }
                 plan = Logical::Distinct {
                     input: Box::new(plan),
