@@ -211,3 +211,28 @@ select distinct t from j;
 select distinct id, t from j;
 select distinct t::text from j;
 select t::jsonb, count(*) from j group by t::jsonb;
+-- editing paths: jsonb_set, jsonb_insert, #-, - text[]
+select jsonb_set('[1,2]', '{5}', '3'), jsonb_set('[1,2]', '{-5}', '3'), jsonb_set('[1,2]', '{-5}', '3', false), jsonb_set('[1,2]', '{-1}', '9');
+select jsonb_set('[]', '{0}', '3'), jsonb_set('[]', '{-1}', '3'), jsonb_set('[1, [2, 3]]', '{1, 0}', '"x"');
+select jsonb_set('{"a":{"b":1}}', '{a,c}', '3'), jsonb_set('{"a":{"b":1}}', '{x,c}', '3'), jsonb_set('{"a":1}', '{a,c}', '3');
+select jsonb_set('{"a":1}', '{a}', 'null'), jsonb_set('{"a":1}', '{a}', null), jsonb_set('{"a":1}', '{}', '2'), jsonb_set('{"a":1}', '{b}', '2', false);
+select jsonb_set(d, '{a}', '"changed"') from j where jsonb_typeof(d) = 'object';
+-- expect: error
+select jsonb_set('[1,2]', '{x}', '3');
+-- expect: error
+select jsonb_set('1', '{a}', '3');
+-- expect: error
+select jsonb_set('{"a":1}', '{NULL}', '2');
+select jsonb_insert('[1,2]', '{1}', '9'), jsonb_insert('[1,2]', '{1}', '9', true), jsonb_insert('[1,2]', '{-1}', '9', true), jsonb_insert('[1,2]', '{9}', '9');
+select jsonb_insert('{"a":1}', '{b}', '9'), jsonb_insert('{"a": [0, 1]}', '{a, 0}', '"new"'), jsonb_insert('[]', '{0}', '1');
+-- expect: error
+select jsonb_insert('{"a":1}', '{a}', '9');
+select '[1,2,3]'::jsonb #- '{1}', '{"a":{"b":1,"c":2}}'::jsonb #- '{a,b}', '{"a":1}'::jsonb #- '{x}', '{"a":[1,2]}'::jsonb #- '{a,-1}', '[1]'::jsonb #- '{}';
+-- expect: error
+select '1'::jsonb #- '{0}';
+-- expect: error
+select '[1,2]'::jsonb #- '{x}';
+select '[1,2]'::jsonb - '{1}'::text[], '{"a":1,"b":2,"c":3}'::jsonb - '{a,b}'::text[], '["a","b"]'::jsonb - array['a'];
+select jsonb_delete_path('{"a": [1, {"b": 2}]}', '{a,1,b}'), jsonb_delete('{"a":1}', 'a');
+update j set d = jsonb_set(d, '{n,k,0}', '99') where d ? 'n';
+select id, d -> 'n' from j where d ? 'n';

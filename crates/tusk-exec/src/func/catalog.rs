@@ -79,6 +79,8 @@ const BYTEA: Param = Param::T(D::Bytea);
 const NAME: Param = Param::T(D::Name);
 const JSON: Param = Param::T(D::Json);
 const JSONB: Param = Param::T(D::Jsonb);
+const TEXTS: Param = Param::T(tusk_storage::TEXT_ARRAY);
+const BOOL: Param = Param::T(D::Bool);
 
 pub(crate) const fn p(
     name: &'static str,
@@ -420,6 +422,42 @@ pub static PROCS: &[Proc] = &[
         &[JSONB, I4],
         D::Jsonb,
         Func::JsonbDeleteIndex,
+    ),
+    p(
+        "jsonb_delete",
+        &[JSONB, TEXTS],
+        D::Jsonb,
+        Func::JsonbDeleteKeys,
+    ),
+    p(
+        "jsonb_delete_path",
+        &[JSONB, TEXTS],
+        D::Jsonb,
+        Func::JsonbDeletePath,
+    ),
+    p(
+        "jsonb_set",
+        &[JSONB, TEXTS, JSONB],
+        D::Jsonb,
+        Func::JsonbSet,
+    ),
+    p(
+        "jsonb_set",
+        &[JSONB, TEXTS, JSONB, BOOL],
+        D::Jsonb,
+        Func::JsonbSet,
+    ),
+    p(
+        "jsonb_insert",
+        &[JSONB, TEXTS, JSONB],
+        D::Jsonb,
+        Func::JsonbInsert,
+    ),
+    p(
+        "jsonb_insert",
+        &[JSONB, TEXTS, JSONB, BOOL],
+        D::Jsonb,
+        Func::JsonbInsert,
     ),
     // Regular expressions and pattern helpers (section 9.7).
     p(

@@ -20,6 +20,7 @@ use crate::error::{ExecError, Result};
 use crate::value::Value;
 use std::cmp::Ordering;
 use tusk_storage::DataType;
+use tusk_types::json::jsonb::PathEdit;
 use tusk_types::json::{self, lex::write_string, Jsonb};
 use tusk_types::Settings;
 
@@ -72,6 +73,8 @@ pub static OPERATORS: &[JsonOper] = json_opers![
     "||" Jsonb Jsonb Jsonb JsonbConcat,
     "-" Jsonb Text Jsonb JsonbDelete,
     "-" Jsonb Int4 Jsonb JsonbDeleteIndex,
+    "-" Jsonb TextArray Jsonb JsonbDeleteKeys,
+    "#-" Jsonb TextArray Jsonb JsonbDeletePath,
 ];
 
 /// Compares two `jsonb` texts in `jsonb`'s order.
@@ -399,6 +402,43 @@ pub(super) fn eval(f: Func, c: &Call, s: &Settings) -> Result<crate::vector::Vec
                     return Err(ExecError::new("array position is not an integer"));
                 };
                 jsonb_value(&jsonb_of(&a[0])?.delete_index(i64::from(i))?)
+            }
+            Func::JsonbDeleteKeys => {
+                let mut j = jsonb_of(&a[0])?;
+                for k in texts_of(&a[1]) {
+                    j = j.delete_key(&k)?;
+                }
+                jsonb_value(&j)
+            }
+            Func::JsonbSet | Func::JsonbInsert | Func::JsonbDeletePath => {
+                let j = jsonb_of(&a[0])?;
+                let steps: Vec<Option<String>> = match &a[1] {
+                    Value::Array(p) => p
+                        .items
+                        .iter()
+                        .map(|x| match x {
+                            Value::Text(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let path: Vec<Option<&str>> = steps.iter().map(|s| s.as_deref()).collect();
+                let flag = matches!(a.get(3), Some(Value::Bool(true)));
+                let value = match a.get(2) {
+                    Some(v) => Some(jsonb_of(v)?),
+                    None => None,
+                };
+                let edit = match (f, &value) {
+                    (Func::JsonbSet, Some(value)) => PathEdit::Set {
+                        value,
+                        // create_if_missing defaults to true.
+                        create: a.len() < 4 || flag,
+                    },
+                    (Func::JsonbInsert, Some(value)) => PathEdit::Insert { value, after: flag },
+                    _ => PathEdit::Delete,
+                };
+                jsonb_value(&j.edit_path(&path, edit)?)
             }
             _ => return Err(super::math::bad_args(f)),
         })

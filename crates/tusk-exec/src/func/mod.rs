@@ -308,6 +308,10 @@ funcs! {
     JsonbConcat => "jsonb_concat",
     JsonbDelete => "jsonb_delete",
     JsonbDeleteIndex => "jsonb_delete",
+    JsonbDeleteKeys => "jsonb_delete",
+    JsonbDeletePath => "jsonb_delete_path",
+    JsonbSet => "jsonb_set",
+    JsonbInsert => "jsonb_insert",
     JsonbArrayElements => "jsonb_array_elements",
     JsonbArrayElementsText => "jsonb_array_elements_text",
     JsonbObjectKeys => "jsonb_object_keys",
@@ -604,9 +608,11 @@ impl Func {
             | Func::JsonbExistsAll
             | Func::JsonbConcat
             | Func::JsonbDelete
-            | Func::JsonbDeleteIndex => {
-                crate::env::with(|env| json::eval(self, &call, env.settings))
-            }
+            | Func::JsonbDeleteIndex
+            | Func::JsonbDeleteKeys
+            | Func::JsonbDeletePath
+            | Func::JsonbSet
+            | Func::JsonbInsert => crate::env::with(|env| json::eval(self, &call, env.settings)),
             Func::FormatType | Func::PgSizePretty | Func::PgEncodingToChar | Func::PgTypeof => {
                 system::eval(self, &call)
             }

@@ -619,6 +619,7 @@ impl Binder<'_> {
             O::Question => "?",
             O::QuestionAnd => "?&",
             O::QuestionPipe => "?|",
+            O::HashMinus => "#-",
             O::StringConcat => "||",
             O::Minus => "-",
             _ => return Ok(None),

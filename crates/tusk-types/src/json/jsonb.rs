@@ -490,6 +490,155 @@ impl Jsonb {
     }
 }
 
+/// What [`Jsonb::edit_path`] does at the end of its path.
+#[derive(Debug, Clone, Copy)]
+pub enum PathEdit<'a> {
+    /// `jsonb_set`: replace the value there, or add it where the last step
+    /// is missing when `create`.
+    Set { value: &'a Jsonb, create: bool },
+    /// `jsonb_insert`: insert before (or `after`) an array position, or
+    /// add a missing object key (an existing one is an error).
+    Insert { value: &'a Jsonb, after: bool },
+    /// `#-` (`jsonb_delete_path`): remove the value there.
+    Delete,
+}
+
+impl PathEdit<'_> {
+    /// Whether a missing last step is added (`JB_PATH_CREATE_OR_INSERT`).
+    fn creates(self) -> bool {
+        matches!(
+            self,
+            PathEdit::Set { create: true, .. } | PathEdit::Insert { .. }
+        )
+    }
+}
+
+impl Jsonb {
+    /// `jsonb_set`, `jsonb_insert` and `#-` (PostgreSQL's `setPath`): the
+    /// document with `edit` applied at `path` (`None` steps are SQL
+    /// NULLs). A path through a missing key or position, or through a
+    /// scalar, leaves the document as it is; an empty path too.
+    pub fn edit_path(&self, path: &[Option<&str>], edit: PathEdit<'_>) -> Result<Jsonb> {
+        if !self.is_container() {
+            return Err(TypeError::new(
+                "22023",
+                match edit {
+                    PathEdit::Delete => "cannot delete path in scalar",
+                    _ => "cannot set path in scalar",
+                },
+            ));
+        }
+        if path.is_empty() {
+            return Ok(self.clone());
+        }
+        self.edit_at(path, 0, edit)
+    }
+
+    fn edit_at(&self, path: &[Option<&str>], level: usize, edit: PathEdit<'_>) -> Result<Jsonb> {
+        if !self.is_container() {
+            return Ok(self.clone());
+        }
+        let Some(step) = path[level] else {
+            return Err(TypeError::new(
+                "22004",
+                format!("path element at position {} is null", level + 1),
+            ));
+        };
+        let last = level + 1 == path.len();
+        grow(|| match self {
+            Jsonb::Object(pairs) => {
+                let mut out = Vec::with_capacity(pairs.len() + 1);
+                let mut found = false;
+                for (k, v) in pairs {
+                    if k != step {
+                        out.push((k.clone(), v.clone()));
+                        continue;
+                    }
+                    found = true;
+                    if !last {
+                        out.push((k.clone(), v.edit_at(path, level + 1, edit)?));
+                        continue;
+                    }
+                    match edit {
+                        PathEdit::Insert { .. } => {
+                            return Err(TypeError::new("22023", "cannot replace existing key")
+                                .with_hint(
+                                    "Try using the function jsonb_set to replace key value.",
+                                ))
+                        }
+                        PathEdit::Set { value, .. } => out.push((k.clone(), value.clone())),
+                        PathEdit::Delete => {}
+                    }
+                }
+                if !found && last && edit.creates() {
+                    if let PathEdit::Set { value, .. } | PathEdit::Insert { value, .. } = edit {
+                        out.push((step.to_string(), value.clone()));
+                    }
+                }
+                Ok(Jsonb::Object(normalize_pairs(out)))
+            }
+            Jsonb::Array(items) => {
+                let n = items.len() as i64;
+                let mut at = parse_index(step).ok_or_else(|| {
+                    TypeError::new(
+                        "22P02",
+                        format!(
+                            "path element at position {} is not an integer: \"{step}\"",
+                            level + 1
+                        ),
+                    )
+                })?;
+                if at < 0 {
+                    at = if -at > n { i64::MIN } else { n + at };
+                }
+                at = at.min(n);
+                let value = match edit {
+                    PathEdit::Set { value, .. } | PathEdit::Insert { value, .. } => Some(value),
+                    PathEdit::Delete => None,
+                };
+                let mut out = Vec::with_capacity(items.len() + 1);
+                let mut done = false;
+                if (at == i64::MIN || n == 0) && last && edit.creates() {
+                    out.extend(value.cloned());
+                    done = true;
+                }
+                for (i, v) in items.iter().enumerate() {
+                    if i as i64 == at {
+                        if !last {
+                            out.push(v.edit_at(path, level + 1, edit)?);
+                        } else {
+                            match edit {
+                                PathEdit::Insert {
+                                    value,
+                                    after: false,
+                                } => {
+                                    out.push(value.clone());
+                                    out.push(v.clone());
+                                }
+                                PathEdit::Insert { value, after: true } => {
+                                    out.push(v.clone());
+                                    out.push(value.clone());
+                                }
+                                PathEdit::Set { value, .. } => out.push(value.clone()),
+                                PathEdit::Delete => {}
+                            }
+                            done = true;
+                        }
+                    } else {
+                        out.push(v.clone());
+                    }
+                    if edit.creates() && !done && last && i as i64 == n - 1 {
+                        out.extend(value.cloned());
+                        done = true;
+                    }
+                }
+                Ok(Jsonb::Array(out))
+            }
+            _ => Ok(self.clone()),
+        })
+    }
+}
+
 fn cannot_delete_from_scalar() -> TypeError {
     TypeError::new("22023", "cannot delete from scalar")
 }
