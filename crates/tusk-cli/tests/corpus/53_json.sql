@@ -236,3 +236,24 @@ select '[1,2]'::jsonb - '{1}'::text[], '{"a":1,"b":2,"c":3}'::jsonb - '{a,b}'::t
 select jsonb_delete_path('{"a": [1, {"b": 2}]}', '{a,1,b}'), jsonb_delete('{"a":1}', 'a');
 update j set d = jsonb_set(d, '{n,k,0}', '99') where d ? 'n';
 select id, d -> 'n' from j where d ? 'n';
+-- json[b]_each[_text]: two columns, key and value
+select * from jsonb_each('{"b": 1, "a": [1, 2], "c": null, "d": "x"}');
+select * from jsonb_each_text('{"b": 1, "a": [1, 2], "c": null, "d": "x"}');
+select * from json_each('{"a":1,"b":"x","a":null, "c" : { "n" : 1 }}');
+select * from json_each_text('{"a":1,"b":"x","a":null}');
+select key, value from jsonb_each('{"k": true}');
+select t.key, t.value from jsonb_each('{"k": true}') t;
+select k, v from jsonb_each('{"x": 1, "y": 2}') as t(k, v) where v::int > 1;
+select id, e.key, e.value from j, jsonb_each(d) e where jsonb_typeof(d) = 'object' order by id, e.key;
+select id, count(e.key) from j left join lateral jsonb_each(case when jsonb_typeof(d) = 'object' then d end) e on true group by id;
+select * from jsonb_each('{}');
+select * from jsonb_each(null);
+select * from jsonb_each('{"a": 1}') with ordinality;
+-- expect: error
+select * from jsonb_each('[]');
+-- expect: error
+select * from jsonb_each_text('1');
+-- expect: error
+select * from json_each('[]');
+-- expect: error
+select * from json_each_text('"x"');

@@ -312,6 +312,12 @@ funcs! {
     JsonbDeletePath => "jsonb_delete_path",
     JsonbSet => "jsonb_set",
     JsonbInsert => "jsonb_insert",
+    JsonbEachKey => "jsonb_each",
+    JsonbEachValue => "jsonb_each",
+    JsonbEachTextValue => "jsonb_each_text",
+    JsonEachKey => "json_each",
+    JsonEachValue => "json_each",
+    JsonEachTextValue => "json_each_text",
     JsonbArrayElements => "jsonb_array_elements",
     JsonbArrayElementsText => "jsonb_array_elements_text",
     JsonbObjectKeys => "jsonb_object_keys",
@@ -344,6 +350,12 @@ impl Func {
                 | Func::JsonArrayElements
                 | Func::JsonArrayElementsText
                 | Func::JsonObjectKeys
+                | Func::JsonbEachKey
+                | Func::JsonbEachValue
+                | Func::JsonbEachTextValue
+                | Func::JsonEachKey
+                | Func::JsonEachValue
+                | Func::JsonEachTextValue
         )
     }
 

@@ -255,7 +255,13 @@ pub fn start(call: &SetCall, args: Vec<Value>) -> Result<Box<dyn SetRows>> {
         | Func::JsonbObjectKeys
         | Func::JsonArrayElements
         | Func::JsonArrayElementsText
-        | Func::JsonObjectKeys => json::start(call.func, call.ty, args),
+        | Func::JsonObjectKeys
+        | Func::JsonbEachKey
+        | Func::JsonbEachValue
+        | Func::JsonbEachTextValue
+        | Func::JsonEachKey
+        | Func::JsonEachValue
+        | Func::JsonEachTextValue => json::start(call.func, call.ty, args),
         Func::StringToTable => {
             match crate::func::arrays::split(&args, D::Text.array_of().unwrap())? {
                 Value::Array(a) => Ok(Box::new(Listed::new(a.items, D::Text))),

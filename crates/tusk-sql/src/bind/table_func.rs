@@ -18,7 +18,9 @@
 //! - a column alias list renames them in order.
 //!
 //! `unnest(a, b)` with several arguments is `ROWS FROM (unnest(a),
-//! unnest(b))`, as in PostgreSQL. Arguments in FROM may read earlier FROM
+//! unnest(b))`, as in PostgreSQL. `json[b]_each[_text](doc)`, whose rows
+//! have two columns (`key`, `value`), is two calls side by side over the
+//! same document, one per column (`each_calls`). Arguments in FROM may read earlier FROM
 //! items (the call is implicitly lateral) and hold subqueries, which run
 //! on a row of their own that the scan then reads (laterally).
 
@@ -122,6 +124,40 @@ impl Binder<'_> {
         Ok(out)
     }
 
+    /// `json[b]_each[_text](doc)`: the document cast as `json[b]_object_keys`
+    /// takes it, then two calls over it, keys and values (see
+    /// `tusk_exec::srf` for the pair).
+    fn bind_each(
+        &mut self,
+        call: &TableCall<'_>,
+        (key, value, value_ty): (func::Func, func::Func, DataType),
+        ctx: &mut ExprCtx,
+    ) -> Result<BoundCalls> {
+        let b = self.expr(call.args[0], ctx)?;
+        let keys_of = if key == func::Func::JsonbEachKey {
+            "jsonb_object_keys"
+        } else {
+            "json_object_keys"
+        };
+        let res = func::resolve(keys_of, &[b.arg_type()])
+            .map_err(|_| no_function_err(&call.name, &[b.type_name()]))?;
+        let arg = self.to_type(b, res.arg_types[0])?;
+        Ok(BoundCalls {
+            calls: vec![
+                SetFuncCall {
+                    func: key,
+                    nargs: 1,
+                },
+                SetFuncCall {
+                    func: value,
+                    nargs: 1,
+                },
+            ],
+            args: vec![arg.clone(), arg],
+            types: vec![DataType::Text, value_ty],
+        })
+    }
+
     /// Columns named `names` of types `types`, in scope as relation `alias`.
     fn scan_columns(
         &mut self,
@@ -163,9 +199,18 @@ impl Binder<'_> {
                 .collect();
         }
         let mut ctx = ExprCtx::new("functions in FROM");
-        let mut bound = self.bind_calls(&calls, &mut ctx)?;
+        let each = match calls.as_slice() {
+            [c] if c.args.len() == 1 => each_calls(&c.name),
+            _ => None,
+        };
+        let mut bound = match each {
+            Some(pair) => self.bind_each(&calls[0], pair, &mut ctx)?,
+            None => self.bind_calls(&calls, &mut ctx)?,
+        };
         let alias = alias.unwrap_or_else(|| calls[0].name.clone());
-        let mut names: Vec<String> = if calls.len() == 1 {
+        let mut names: Vec<String> = if each.is_some() {
+            vec!["key".into(), "value".into()]
+        } else if calls.len() == 1 {
             vec![alias.clone()]
         } else {
             calls.iter().map(|c| c.name.clone()).collect()
@@ -229,4 +274,16 @@ impl Binder<'_> {
             cols,
         })
     }
+}
+
+/// The key and value calls of `json[b]_each[_text]`, and the value type.
+fn each_calls(name: &str) -> Option<(func::Func, func::Func, DataType)> {
+    use func::Func as F;
+    Some(match name {
+        "jsonb_each" => (F::JsonbEachKey, F::JsonbEachValue, DataType::Jsonb),
+        "jsonb_each_text" => (F::JsonbEachKey, F::JsonbEachTextValue, DataType::Text),
+        "json_each" => (F::JsonEachKey, F::JsonEachValue, DataType::Json),
+        "json_each_text" => (F::JsonEachKey, F::JsonEachTextValue, DataType::Text),
+        _ => return None,
+    })
 }
