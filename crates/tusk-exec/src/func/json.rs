@@ -220,39 +220,29 @@ fn odd_arguments(f: Func) -> ExecError {
     ))
 }
 
+/// The elements of a `text[]` value as optional strings (`None` for NULL
+/// elements); no elements for anything else.
+fn text_items(v: &Value) -> Vec<Option<String>> {
+    match v {
+        Value::Array(a) => a.items.iter().map(opt_string).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A text value's string (`None` for NULL).
+fn opt_string(x: &Value) -> Option<String> {
+    match x {
+        Value::Text(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
 /// The path steps of `#>` (a `text[]`) or of `json[b]_extract_path`'s
 /// variadic text arguments; `None` when a step is NULL.
 fn path_steps(args: &[Value]) -> Option<Vec<String>> {
     match args {
-        [Value::Array(a)] => a
-            .items
-            .iter()
-            .map(|x| match x {
-                Value::Text(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-        rest => rest
-            .iter()
-            .map(|x| match x {
-                Value::Text(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-    }
-}
-
-fn texts_of(v: &Value) -> Vec<String> {
-    match v {
-        Value::Array(a) => a
-            .items
-            .iter()
-            .filter_map(|x| match x {
-                Value::Text(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
+        [a @ Value::Array(_)] => text_items(a).into_iter().collect(),
+        rest => rest.iter().map(opt_string).collect(),
     }
 }
 
@@ -388,7 +378,7 @@ pub(super) fn eval(f: Func, c: &Call, s: &Settings) -> Result<crate::vector::Vec
             Func::JsonbExists => Value::Bool(jsonb_of(&a[0])?.has_key(text_of(&a[1]))),
             Func::JsonbExistsAny | Func::JsonbExistsAll => {
                 let j = jsonb_of(&a[0])?;
-                let keys = texts_of(&a[1]);
+                let keys: Vec<String> = text_items(&a[1]).into_iter().flatten().collect();
                 Value::Bool(if f == Func::JsonbExistsAny {
                     keys.iter().any(|k| j.has_key(k))
                 } else {
@@ -405,24 +395,14 @@ pub(super) fn eval(f: Func, c: &Call, s: &Settings) -> Result<crate::vector::Vec
             }
             Func::JsonbDeleteKeys => {
                 let mut j = jsonb_of(&a[0])?;
-                for k in texts_of(&a[1]) {
+                for k in text_items(&a[1]).into_iter().flatten() {
                     j = j.delete_key(&k)?;
                 }
                 jsonb_value(&j)
             }
             Func::JsonbSet | Func::JsonbInsert | Func::JsonbDeletePath => {
                 let j = jsonb_of(&a[0])?;
-                let steps: Vec<Option<String>> = match &a[1] {
-                    Value::Array(p) => p
-                        .items
-                        .iter()
-                        .map(|x| match x {
-                            Value::Text(t) => Some(t.clone()),
-                            _ => None,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
+                let steps = text_items(&a[1]);
                 let path: Vec<Option<&str>> = steps.iter().map(|s| s.as_deref()).collect();
                 let flag = matches!(a.get(3), Some(Value::Bool(true)));
                 let value = match a.get(2) {

@@ -344,7 +344,15 @@ impl Func {
                 | Func::RegexpMatches
                 | Func::RegexpSplitToTable
                 | Func::StringToTable
-                | Func::JsonbArrayElements
+        ) || self.json_set()
+    }
+
+    /// Whether it is one of the JSON set-returning functions (see
+    /// `srf::json`).
+    pub fn json_set(self) -> bool {
+        matches!(
+            self,
+            Func::JsonbArrayElements
                 | Func::JsonbArrayElementsText
                 | Func::JsonbObjectKeys
                 | Func::JsonArrayElements

@@ -250,18 +250,7 @@ pub fn start(call: &SetCall, args: Vec<Value>) -> Result<Box<dyn SetRows>> {
         Func::GenerateSeries => series::start(call.ty, args),
         Func::Unnest | Func::GenerateSubscripts => elements::start(call.func, call.ty, args),
         Func::RegexpMatches | Func::RegexpSplitToTable => regexp::start(call.func, args),
-        Func::JsonbArrayElements
-        | Func::JsonbArrayElementsText
-        | Func::JsonbObjectKeys
-        | Func::JsonArrayElements
-        | Func::JsonArrayElementsText
-        | Func::JsonObjectKeys
-        | Func::JsonbEachKey
-        | Func::JsonbEachValue
-        | Func::JsonbEachTextValue
-        | Func::JsonEachKey
-        | Func::JsonEachValue
-        | Func::JsonEachTextValue => json::start(call.func, call.ty, args),
+        f if f.json_set() => json::start(f, call.ty, args),
         Func::StringToTable => {
             match crate::func::arrays::split(&args, D::Text.array_of().unwrap())? {
                 Value::Array(a) => Ok(Box::new(Listed::new(a.items, D::Text))),
