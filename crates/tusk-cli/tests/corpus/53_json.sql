@@ -257,3 +257,13 @@ select * from jsonb_each_text('1');
 select * from json_each('[]');
 -- expect: error
 select * from json_each_text('"x"');
+-- equal documents with different text (1.0 and 1) in a columnar table
+create table jc2 (d jsonb) using columnar;
+insert into jc2 select case when x % 2 = 0 then '{"a": 1.0}'::jsonb else '{"a": 2}' end from generate_series(1, 1000) x;
+select count(*) from jc2 where d = '{"a": 1}';
+select count(*) from jc2 where d in ('{"a": 1}', '{"a": 3}');
+select count(*) from jc2 where d <> '{"a": 1}';
+select count(*) from jc2 where d < '{"a": 1.5}';
+select count(distinct d) from jc2;
+select count(*) from jc2 a join (values ('{"a": 1}'::jsonb)) v(d) on a.d = v.d;
+select count(*) from jc2 where d in (select '{"a": 1.00}'::jsonb);
