@@ -328,23 +328,24 @@ pub(super) fn eval(f: Func, c: &Call, s: &Settings) -> Result<crate::vector::Vec
             }
             Func::JsonbStripNulls => jsonb_value(&jsonb_of(&a[0])?.strip_nulls()),
             Func::JsonbPretty => Value::Text(jsonb_of(&a[0])?.pretty()),
+            // `->` and `->>` read the stored normal form as text, without
+            // building the document: its keys are unique, and a member's
+            // text is that member's own normal form.
             Func::JsonbObjectField | Func::JsonbObjectFieldText => {
-                let j = jsonb_of(&a[0])?;
-                let got = j.field(text_of(&a[1]));
-                field_result(f == Func::JsonbObjectFieldText, got)
+                let got = json::field(text_of(&a[0]), text_of(&a[1]))?;
+                json_field_result(f == Func::JsonbObjectFieldText, got)?
             }
             Func::JsonbArrayElement | Func::JsonbArrayElementText => {
-                let j = jsonb_of(&a[0])?;
+                let doc = text_of(&a[0]);
                 let Value::Int4(i) = a[1] else {
                     return Err(ExecError::new("array position is not an integer"));
                 };
                 // A top-level scalar is a one-element array here.
-                let got = if j.is_container() {
-                    j.element(i64::from(i))
-                } else {
-                    (i == 0 || i == -1).then_some(&j)
+                let got = match json::children(doc)? {
+                    json::Children::Scalar(_) => (i == 0 || i == -1).then_some(doc),
+                    _ => json::element(doc, i64::from(i))?,
                 };
-                field_result(f == Func::JsonbArrayElementText, got)
+                json_field_result(f == Func::JsonbArrayElementText, got)?
             }
             Func::JsonbExtractPath | Func::JsonbExtractPathText => {
                 let Some(steps) = path_steps(&a[1..]) else {
