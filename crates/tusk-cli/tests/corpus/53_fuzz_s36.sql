@@ -4,6 +4,10 @@
 --   (a plain WHERE conjunct, which makes its mark join a semi or anti
 --   join) and inside other conjuncts, which then read the mark as the
 --   value it has on every row the join passes;
+-- * a row comparison (`<`, `<=`, `>`, `>=`) over the nullable side of an
+--   outer join does not make the join inner (PostgreSQL's
+--   find_nonnullable_rels does not look into a RowCompareExpr), so its
+--   NULL-extended rows reach it and raise its errors;
 
 create table ma (c0 timestamp, c1 int);
 insert into ma values (null, null), ('2000-01-01', 1), ('2000-01-02', 5), ('2000-01-01', -2), ('2000-01-01', -3), ('1999-12-31 23:59:59.5', 0), ('-infinity', 1), ('-infinity', -4);
@@ -29,4 +33,26 @@ select count(*) from mb a, ma b where (((b.c0 in (select sq.c0 from ma sq)), b.c
 -- The OR reads the mark first: true for the row with c1 = 0, whose
 -- division is never computed.
 select b.c0 from ma b where (((b.c0 in (select sq.c0 from ma sq)), 10 / b.c1) not in ((false, 1), row(false, null)));
+
+create table ra (c0 bigint, c1 numeric);
+insert into ra values (9, 3), (2, -0.001), (-1, -1.25), (0, -1.25);
+create table rb (c0 bigint, c1 text);
+insert into rb values (7, 'b '), (-8, 'b '), (-2, 'A'), (-2, 'A'), (-9, 'b'), (-3, 'A');
+create table rc (c0 bigint, c1 text);
+
+-- expect: error
+select sum((null * b.c1)), count(*) from rb a right join ra b on a.c0 = b.c0 where ((a.c0, 2147483647, (-5)::text) >= row((1 / b.c0), (-2 - 4), a.c1));
+-- expect: error
+select count(*) from ra b left join rb a on a.c0 = b.c0 where (a.c0, 1) < (1 / b.c0, 2);
+-- expect: error
+select count(*) from ra b left join rc a on a.c0 = b.c0 where (a.c0, 1) > (1 / b.c0, 2);
+-- expect: error
+select count(*) from ra b where (null::bigint, 1) < (1 / b.c0, 2);
+select count(*) from ra b left join rb a on a.c0 = b.c0 where (a.c0, 1) < (1 / (b.c0 + 10), 2);
+select count(*) from ra b left join rb a on a.c0 = b.c0 + 9 where (a.c0, a.c1) > (-5, 'A');
+select b.c0, a.c1 from ra b left join rb a on a.c0 = b.c0 - 9 where (a.c0, a.c1) <= (-5, 'A') order by 1, 2;
+select b.c0, a.c1 from ra b left join rb a on a.c0 = b.c0 - 9 where (a.c0, a.c1) >= (-9, 'b') order by 1, 2;
+select b.c0, a.c1 from ra b full join rb a on a.c0 = b.c0 - 9 where (b.c0, a.c1) >= (0, 'A') order by 1, 2;
+select b.c0, a.c1 from ra b left join rb a on a.c0 = b.c0 - 9 where (a.c0, a.c1) = (-9, 'b') order by 1, 2;
+select b.c0, a.c1 from ra b left join rc a on a.c0 = b.c0 where (a.c0, a.c1) < (1, 'x') order by 1, 2;
 
