@@ -8,6 +8,11 @@
 --   outer join does not make the join inner (PostgreSQL's
 --   find_nonnullable_rels does not look into a RowCompareExpr), so its
 --   NULL-extended rows reach it and raise its errors;
+-- * an `IN` subquery whose test reads no column of the query's relations
+--   (only constants and other subqueries' values) stays a SubPlan in
+--   PostgreSQL: its test is folded as written, and a constant that
+--   overflows fails even where a constant pair of the flattened test would
+--   have been false first.
 
 create table ma (c0 timestamp, c1 int);
 insert into ma values (null, null), ('2000-01-01', 1), ('2000-01-02', 5), ('2000-01-01', -2), ('2000-01-01', -3), ('1999-12-31 23:59:59.5', 0), ('-infinity', 1), ('-infinity', -4);
@@ -56,3 +61,23 @@ select b.c0, a.c1 from ra b full join rb a on a.c0 = b.c0 - 9 where (b.c0, a.c1)
 select b.c0, a.c1 from ra b left join rb a on a.c0 = b.c0 - 9 where (a.c0, a.c1) = (-9, 'b') order by 1, 2;
 select b.c0, a.c1 from ra b left join rc a on a.c0 = b.c0 where (a.c0, a.c1) < (1, 'x') order by 1, 2;
 
+create table ia (c0 text);
+insert into ia values ('A'), ('A');
+create table ie (c0 text);
+
+-- expect: error
+select b.c0, min((- -4)), count(*) from ia a join ia b on a.c0 = b.c0 where ((date '2024-02-29', (-2 - 9223372036854775807), (select max(s.c0) from ia s)) in (select date 'infinity', 7, rq.c0 from ia rq where (date '2024-02-29' <> date 'infinity'))) group by b.c0;
+-- expect: error
+select count(*) from ia a where ((1, 3 / 0, (select max(s.c0) from ia s)) in (select 2, 7, rq.c0 from ia rq));
+-- expect: error
+select count(*) from ia a where ((1, 3 / 0, (select max(s.c0) from ie s)) in (select 2, 7, rq.c0 from ie rq));
+-- expect: error
+select count(*) from ia a where ((1, 3 / 0) in (select 2, 7 from ia rq));
+-- The test reads a column of the query: flattened, `1 = 2` is false
+-- first and the division is never folded.
+select count(*) from ia a where ((1, 3 / 0, a.c0) in (select 2, 7, rq.c0 from ia rq));
+select count(*) from ia a where ((1, -2 - 9223372036854775807, (select max(s.c0) from ia s), a.c0) in (select 2, 7, rq.c0, rq.c0 from ia rq));
+select count(*) from ia a where ((1, (select max(s.c0) from ia s)) in (select 1, rq.c0 from ia rq));
+select count(*) from ia a where ((1, (select max(s.c0) from ie s)) in (select 1, rq.c0 from ia rq));
+select count(*) from ia a where ((1, (select max(s.c0) from ia s)) in (select 2, rq.c0 from ia rq));
+select count(*) from ia a where ((1, (select max(s.c0) from ia s)) not in (select 2, rq.c0 from ia rq));
