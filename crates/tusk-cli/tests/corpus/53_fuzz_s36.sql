@@ -1,5 +1,5 @@
 -- Cases from differential fuzzing (seed 20261503, rounds 654, 334 and
--- 885), reduced, with neighbours:
+-- 885; seed 20261601, round 327), reduced, with neighbours:
 -- * a subquery inside a row NOT IN list can be left by folding both alone
 --   (a plain WHERE conjunct, which makes its mark join a semi or anti
 --   join) and inside other conjuncts, which then read the mark as the
@@ -12,7 +12,10 @@
 --   (only constants and other subqueries' values) stays a SubPlan in
 --   PostgreSQL: its test is folded as written, and a constant that
 --   overflows fails even where a constant pair of the flattened test would
---   have been false first.
+--   have been false first;
+-- * the expressions of a join's key clauses count in the cost of merging
+--   and of probing a hash bucket, so the method (and the rows whose keys
+--   are computed) is PostgreSQL's.
 
 create table ma (c0 timestamp, c1 int);
 insert into ma values (null, null), ('2000-01-01', 1), ('2000-01-02', 5), ('2000-01-01', -2), ('2000-01-01', -3), ('1999-12-31 23:59:59.5', 0), ('-infinity', 1), ('-infinity', -4);
@@ -81,3 +84,22 @@ select count(*) from ia a where ((1, (select max(s.c0) from ia s)) in (select 1,
 select count(*) from ia a where ((1, (select max(s.c0) from ie s)) in (select 1, rq.c0 from ia rq));
 select count(*) from ia a where ((1, (select max(s.c0) from ia s)) in (select 2, rq.c0 from ia rq));
 select count(*) from ia a where ((1, (select max(s.c0) from ia s)) not in (select 2, rq.c0 from ia rq));
+
+-- The join clauses' expressions count in the choice of a merge join over a
+-- hash join, as in PostgreSQL's cost_qual_eval of the merge and hash
+-- clauses: with `a.c0 % a.c1 = NULLIF(b.c0, b.c0)` the merge join wins,
+-- which sorts its outer side (computing every key: division by zero)
+-- where the hash join would skip it over an empty (all-NULL) hash table.
+create table ka (c0 numeric, c1 numeric, c2 timestamp);
+insert into ka values (null, -1.25, '1999-12-31 23:59:59.5'), (-0.001, -1.25, '2000-01-01 00:00'), (-0.001, -1.25, '2000-01-01 12:30'), (0.00, null, '2000-01-01 12:30'), (-1.25, 0.00, null), (0.00, -0.001, '-infinity');
+create table ke (c0 numeric, c1 numeric);
+-- expect: error
+select distinct nullif((100.125 * 0.00), a.c1) from ka a, ka b where ((a.c0 % a.c1) = nullif(b.c0, b.c0));
+-- expect: error
+select count(*) from ka a, ka b where (a.c0 % a.c1) = nullif(b.c0, b.c0);
+select count(*) from ka a join ka b on (a.c0 / a.c1) = (b.c0 * null);
+select count(*) from ka a, ka b where (a.c0 % nullif(a.c1, 0)) = nullif(b.c0, b.c0);
+select a.c0, b.c1 from ka a, ka b where (a.c0 + 1) = (b.c1 + 1) order by 1, 2;
+-- expect: error
+select count(*) from ka a, ke b where (a.c0 % a.c1) = nullif(b.c0, b.c0);
+select count(*) from ka a left join ka b on (a.c0 * 2) = nullif(b.c0, b.c1);
