@@ -206,14 +206,14 @@ pub fn ordered_and(quals: Vec<Expr>) -> Option<Expr> {
 
 /// `final_cost_hashjoin`'s comparisons of each of `probe_rows` probe rows
 /// with half its bucket of a hash table of `build_rows` rows whose bucket
-/// holds `bucket_fraction` of them, on `keys` keys (a key of few distinct
-/// values on the build side makes the join dearer).
+/// holds `bucket_fraction` of them, each comparison costing `compare` (a
+/// key of few distinct values on the build side makes the join dearer).
 pub(crate) fn bucket_compare_cost(
     probe_rows: f64,
     build_rows: f64,
     bucket_fraction: f64,
-    keys: f64,
+    compare: f64,
 ) -> f64 {
     let bucket_rows = (build_rows * bucket_fraction).round().max(1.0);
-    CPU_OPERATOR_COST * keys * probe_rows * bucket_rows * 0.5
+    compare * probe_rows * bucket_rows * 0.5
 }

@@ -155,7 +155,7 @@ impl Planner<'_> {
     pub(super) fn bucket_cost(&self, build_rows: f64, probe_rows: f64, build_keys: &[Expr]) -> f64 {
         let keys = build_keys.len().max(1) as f64;
         let fraction = self.hash_bucket_fraction(build_keys, build_rows);
-        super::cost::bucket_compare_cost(probe_rows, build_rows, fraction, keys)
+        super::cost::bucket_compare_cost(probe_rows, build_rows, fraction, CPU_OPERATOR_COST * keys)
     }
 
     /// The rows of leaf subset `s` (see the module doc); `cache` keeps

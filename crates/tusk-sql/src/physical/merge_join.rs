@@ -59,12 +59,27 @@ impl SideCost {
     }
 }
 
-/// What both formulas share: the keys, the rows matching on the keys alone
+/// What both formulas share: the keys, the cost of comparing one pair of
+/// rows on all of them, the rows matching on the keys alone
 /// (`approx_tuple_count`), and the other conditions' cost per row.
 pub(crate) struct JoinCostInput {
     pub keys: usize,
+    pub key_compare_cost: f64,
     pub key_rows: f64,
     pub qual_cost: f64,
+}
+
+/// What PostgreSQL's `cost_qual_eval` charges for the join clauses
+/// `outer_keys[i] = inner_keys[i]`: each `=` and the expressions on its
+/// sides (`a.x % a.y = NULLIF(b.z, b.z)` costs three operators). A merge
+/// join pays it per row merged, a hash join per row of a probed bucket;
+/// hashing a row and sorting count one operator per key whatever it is.
+pub(crate) fn key_compare_cost(outer_keys: &[Expr], inner_keys: &[Expr]) -> f64 {
+    outer_keys
+        .iter()
+        .zip(inner_keys)
+        .map(|(o, i)| (1.0 + eval_cost(o) + eval_cost(i)) * CPU_OPERATOR_COST)
+        .sum()
 }
 
 /// `cost_sort` of `n` rows read at `input` (in memory): its startup and
@@ -89,7 +104,7 @@ pub(crate) fn hash_cost(
     let total = startup
         + outer.total
         + CPU_OPERATOR_COST * keys * outer.rows
-        + bucket_compare_cost(outer.rows, inner.rows, bucket, keys)
+        + bucket_compare_cost(outer.rows, inner.rows, bucket, j.key_compare_cost)
         + (CPU_TUPLE_COST + j.qual_cost) * j.key_rows;
     (startup, total)
 }
@@ -102,7 +117,7 @@ pub(crate) fn merge_cost(outer: SideCost, inner: SideCost, j: &JoinCostInput) ->
     let (is, it) = sort_cost(inner);
     let rescanned = (j.key_rows - inner.rows).max(0.0);
     let rescan_ratio = 1.0 + rescanned / inner.rows;
-    let merge_qual = CPU_OPERATOR_COST * j.keys as f64;
+    let merge_qual = j.key_compare_cost;
     let startup = os + is;
     let run = (ot - os)
         + (it - is) * rescan_ratio
@@ -176,6 +191,7 @@ impl Planner<'_> {
         }
         let j = JoinCostInput {
             keys: c.outer_keys.len(),
+            key_compare_cost: key_compare_cost(c.outer_keys, c.inner_keys),
             key_rows: c.key_rows,
             qual_cost: c
                 .join_filter

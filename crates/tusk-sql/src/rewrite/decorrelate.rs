@@ -24,6 +24,7 @@
 //! only excludes the row). In a WHERE conjunct NULL and false both drop
 //! the row, so the difference does not matter there.
 
+use crate::logical::exprs::replace_columns;
 use crate::logical::{
     and_all, conjuncts, expr_columns, ColumnId, Columns, JoinKind, Logical, SubqueryKind,
 };
@@ -437,6 +438,13 @@ fn scalar_aggregate(
 /// Turns mark joins whose mark is a plain WHERE conjunct into semi joins
 /// (and `NOT mark`, for joins that are not null-aware, into anti joins);
 /// likewise a pullable correlated `IN` Apply used as a plain conjunct.
+///
+/// The converted join no longer produces its mark, yet other conjuncts
+/// may still read it: folding can leave the same sublink both alone and
+/// inside an OR (`(x IN (q), c) NOT IN ((false, 1), (false, NULL))` keeps
+/// `mark OR c <> 1` beside `mark`). Every row the semi join passes has
+/// the mark true (false for the anti join), so those conjuncts read that
+/// constant instead, folded again.
 fn semi_anti(plan: Logical) -> Logical {
     let Logical::Filter { input, predicate } = plan else {
         return plan;
@@ -445,6 +453,7 @@ fn semi_anti(plan: Logical) -> Logical {
     conjuncts(predicate, &mut cs);
     let mut input = *input;
     let mut rest = Vec::new();
+    let mut converted: Vec<(ColumnId, bool)> = Vec::new();
     for c in cs {
         let (mark, negated) = match &c {
             Expr::Column { index, .. } => (*index, false),
@@ -461,17 +470,48 @@ fn semi_anti(plan: Logical) -> Logical {
             }
         };
         match convert_mark(input, mark, negated) {
-            (next, true) => input = next,
+            (next, true) => {
+                input = next;
+                converted.push((mark, !negated));
+            }
             (next, false) => {
                 input = next;
                 rest.push(c);
             }
         }
     }
+    if !converted.is_empty() {
+        rest = rest
+            .into_iter()
+            .map(|c| with_converted_marks(c, &converted))
+            .collect();
+    }
     match and_all(rest) {
         Some(p) => input.filter(p),
         None => input,
     }
+}
+
+/// `c` reading each converted mark as the value it has on every row the
+/// converted join passes, folded again where that folds without error (an
+/// error stays for the rows to raise, as they would have).
+fn with_converted_marks(c: Expr, converted: &[(ColumnId, bool)]) -> Expr {
+    if !expr_columns(&c)
+        .iter()
+        .any(|col| converted.iter().any(|(m, _)| m == col))
+    {
+        return c;
+    }
+    let replaced = replace_columns(c, &|index| {
+        converted
+            .iter()
+            .find(|(m, _)| *m == index)
+            .map(|&(_, value)| Expr::Const {
+                value: Value::Bool(value),
+                ty: tusk_storage::DataType::Bool,
+            })
+    });
+    replaced.clone().fold().unwrap_or(replaced)
 }
 
 /// Finds the join or Apply producing `mark` along the input's spine of

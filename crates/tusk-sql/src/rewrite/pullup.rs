@@ -4,7 +4,8 @@
 //!
 //! PostgreSQL turns `lhs op ANY (subquery)` written as a WHERE conjunct
 //! into a semi join (`convert_ANY_sublink_to_join`) when the subquery reads
-//! no column of the query around it, the test reads some, and the test
+//! no column of the query around it, the test reads some (a Var: another
+//! subquery's value is a SubLink, which does not count), and the test
 //! calls nothing volatile. `pull_up_subqueries` then flattens the subquery
 //! into the join tree if it is simple (`is_simple_subquery`: no aggregate,
 //! window function, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT or set
@@ -27,9 +28,8 @@
 //! errors of its constant parts even where the test's folding would have
 //! stopped before them.)
 
-use super::decorrelate::reads_no_outer_column;
-use crate::logical::{ColumnId, Logical, SubqueryKind};
-use std::collections::HashMap;
+use crate::logical::{expr_columns, ColumnId, Logical, SubqueryKind};
+use std::collections::{HashMap, HashSet};
 use tusk_exec::{Expr, Value};
 
 /// Substitutes, in every WHERE-conjunct `ANY` subquery of the tree that
@@ -56,6 +56,7 @@ pub fn substitute_flattened_constants(plan: &mut Logical) {
     if marks.is_empty() || !below_where(input) {
         return;
     }
+    let sublinks = sublink_values(input);
     let mut node = input.as_mut();
     while let Logical::Apply {
         input,
@@ -65,12 +66,25 @@ pub fn substitute_flattened_constants(plan: &mut Logical) {
     } = node
     {
         if let SubqueryKind::Any { test } = kind {
-            if marks.contains(out) && converted_to_join(subquery, test) {
+            if marks.contains(out) && converted_to_join(subquery, test, &sublinks) {
                 substitute(subquery, test);
             }
         }
         node = input;
     }
+}
+
+/// The values of the WHERE clause's subqueries: the outputs of the chain
+/// of Apply nodes at `input`. In PostgreSQL these are SubLinks, not
+/// columns of the query's relations.
+fn sublink_values(input: &Logical) -> HashSet<ColumnId> {
+    let mut values = HashSet::new();
+    let mut node = input;
+    while let Logical::Apply { input, out, .. } = node {
+        values.insert(*out);
+        node = input;
+    }
+    values
 }
 
 /// Whether the chain of Apply nodes at `input` stands on a FROM clause (a
@@ -84,10 +98,16 @@ fn below_where(input: &Logical) -> bool {
 }
 
 /// PostgreSQL's conditions for making the sublink a semi join and
-/// flattening its subquery.
-fn converted_to_join(subquery: &Logical, test: &Expr) -> bool {
+/// flattening its subquery. The test must read a column of the query's
+/// relations: another subquery's value does not count (`(1 - 9223372036854775807,
+/// (SELECT max(x) FROM u)) IN (SELECT 7, y FROM v)` stays a SubPlan, so
+/// `1 - 9223372036854775807` is folded, and fails, in its test).
+fn converted_to_join(subquery: &Logical, test: &Expr, sublinks: &HashSet<ColumnId>) -> bool {
+    let inner = subquery.output();
     subquery.free_columns().is_empty()
-        && !reads_no_outer_column(subquery, test)
+        && expr_columns(test)
+            .iter()
+            .any(|c| !inner.contains(c) && !sublinks.contains(c))
         && !test.is_volatile()
         && is_simple(subquery)
 }

@@ -473,9 +473,10 @@ fn nulls_make_not_true(e: &Expr, cols: &HashSet<ColumnId>, top: bool) -> bool {
         Expr::Column { index, .. } => cols.contains(index),
         Expr::Arith { first, rest, .. } => strict(first) || rest.iter().any(|(_, x)| strict(x)),
         Expr::Cmp { left, right, .. } => strict(left) || strict(right),
-        // Only the first pair is sure to be compared (PostgreSQL's
-        // find_nonnullable_rels says the same).
-        Expr::RowCompare { left, right, .. } => strict(&left[0]) || strict(&right[0]),
+        // A row comparison proves nothing: PostgreSQL's
+        // find_nonnullable_rels does not look inside a RowCompareExpr, so
+        // `(a.x, 1) >= (1 / b.y, 2)` keeps the outer join and its
+        // NULL-extended rows reach the comparison (and its errors).
         Expr::Concat(parts) => parts.iter().any(strict),
         Expr::Like { arg, pattern, .. } | Expr::Regex { arg, pattern, .. } => {
             strict(arg) || strict(pattern)
