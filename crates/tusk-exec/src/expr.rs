@@ -724,7 +724,7 @@ impl Expr {
             Expr::And(terms) => logic::eval_qual_list(terms, batch),
             e => {
                 let v = e.eval(batch)?;
-                logic::true_rows(&v)
+                logic::true_rows(v)
             }
         })
     }
