@@ -647,6 +647,17 @@ fn map_rows<T, U: Copy>(
     Ok(out)
 }
 
+/// Whether a cast (without a typmod) from string type `from` to string
+/// type `to` leaves every string as it is: not from `bpchar` (which drops
+/// trailing blanks), not to `"char"` or `name` (which cut). `json` and
+/// `jsonb` are their own text forms, and a `jsonb` text is valid `json`.
+pub fn keeps_strings(from: DataType, to: DataType) -> bool {
+    let json = matches!(from, DataType::Json | DataType::Jsonb);
+    ((from.is_string() && from != DataType::Bpchar) || json)
+        && ((to.is_string() && !matches!(to, DataType::Char | DataType::Name))
+            || (from == DataType::Jsonb && to == DataType::Json))
+}
+
 /// The vectorised pairs; `None` sends the cast to the per-value path.
 fn kernel(
     v: &Vector,
@@ -660,20 +671,7 @@ fn kernel(
     let i32r = |x: i64| i32::try_from(x).map_err(|_| out_of_range("integer"));
     Ok(Some(match (&v.data, from, to) {
         (_, f, t) if f == t => v.data.clone(),
-        // A `jsonb` text is valid `json`, and either is its own text form.
-        (Data::Text(_), T::Json | T::Jsonb, t)
-            if (t.is_string() && !matches!(t, T::Char | T::Name)) || t == T::Json =>
-        {
-            v.data.clone()
-        }
-        (Data::Text(_), f, t)
-            if f.is_string()
-                && t.is_string()
-                && f != T::Bpchar
-                && !matches!(t, T::Char | T::Name) =>
-        {
-            v.data.clone()
-        }
+        (Data::Text(_), f, t) if keeps_strings(f, t) => v.data.clone(),
         // Binary-coercible: the same 64-bit integers.
         (Data::Int8(_), f, t) if f.is_oid() && t.is_oid() => v.data.clone(),
         (Data::Int8(_), f, T::Int8) if f.is_oid() => v.data.clone(),

@@ -61,6 +61,7 @@ pub(crate) mod datetime_arith;
 pub mod deferred;
 mod fold;
 mod inlist;
+mod like;
 mod logic;
 mod pattern;
 mod raises;
@@ -72,8 +73,8 @@ pub(crate) use compare::strip_blanks;
 pub use compare::CmpOp;
 pub use compare::TextOrder;
 pub use inlist::InSet;
+pub use like::LikePattern;
 pub use logic::BoolTest;
-pub use pattern::LikePattern;
 
 use crate::cast;
 use crate::error::{ExecError, Result};
@@ -724,7 +725,7 @@ impl Expr {
             Expr::And(terms) => logic::eval_qual_list(terms, batch),
             e => {
                 let v = e.eval(batch)?;
-                logic::true_rows(&v)
+                logic::true_rows(v)
             }
         })
     }
@@ -746,6 +747,17 @@ impl Expr {
                 Some(v) => Ok(Cow::Borrowed(v)),
                 None => deferred::compute(*index, batch, active).map(Cow::Owned),
             },
+            // `varchar` to `text` and the like change no byte: the
+            // argument's vector is the result.
+            Expr::Cast { arg, to } if cast::keeps_strings(arg.data_type(), *to) => {
+                stack::guarded(|| {
+                    let v = arg.eval_ref(batch, active)?;
+                    if matches!(v.data, Data::Text(_)) {
+                        return Ok(v);
+                    }
+                    cast_plain(&v, arg.data_type(), *to, active).map(Cow::Owned)
+                })
+            }
             _ => stack::guarded(|| self.eval_node(batch, active)).map(Cow::Owned),
         }
     }
@@ -807,11 +819,7 @@ impl Expr {
             }
             Expr::Cast { arg, to } => {
                 let v = arg.eval_ref(batch, active)?;
-                // Without a typmod, explicit or not makes no difference; the
-                // session's settings (time zone, styles) come from `env`.
-                crate::env::with(|env| {
-                    cast::cast_vector(&v, arg.data_type(), SqlType::of(*to), true, env, active)
-                })
+                cast_plain(&v, arg.data_type(), *to, active)
             }
             Expr::Typmod { arg, ty, explicit } => {
                 let v = arg.eval_ref(batch, active)?;
@@ -919,6 +927,13 @@ fn bpchar_to_text(v: &Vector) -> Result<Vector> {
         out.push(compare::strip_blanks(x));
     }
     Ok(Vector::new(Data::Text(out), v.nulls.clone()))
+}
+
+/// `v` (of type `from`) cast to `to` without a typmod, where explicit or
+/// not makes no difference; the session's settings (time zone, styles)
+/// come from `env`.
+fn cast_plain(v: &Vector, from: DataType, to: DataType, active: Option<&[bool]>) -> Result<Vector> {
+    crate::env::with(|env| cast::cast_vector(v, from, SqlType::of(to), true, env, active))
 }
 
 /// The union of two null masks.

@@ -17,7 +17,12 @@
 //!    conjunct), and the column's strings are made only for the rows that
 //!    are left. The entry is compared as `=` compares: for `char(n)` with
 //!    `char(n)` values, without trailing blanks; otherwise bytewise.
-//! 4. **Filter first.** A batch of rows is decoded column by column, and
+//! 4. **Dictionary terms.** A filter term that reads one string column
+//!    and cannot raise an error (`LIKE '%BRASS'`) is, on a row group where
+//!    that column's segment is dictionary-encoded, evaluated once per
+//!    entry and tested on the rows' codes; the rest of the filter is
+//!    evaluated without it (see `dict`).
+//! 5. **Filter first.** A batch of rows is decoded column by column, and
 //!    only the columns the filter reads are decoded before it runs —
 //!    straight into vectors (`decode`), without the deleted rows, which
 //!    never reach the filter as invisible heap rows never do. The other
@@ -26,7 +31,7 @@
 //!    when those are few (`decode::decode_rows`). Segments are fetched
 //!    from their pages when a column is first needed in a group: columns
 //!    the query does not read are never touched.
-//! 5. **Join key filter.** A scan that is the probe side of a hash join
+//! 6. **Join key filter.** A scan that is the probe side of a hash join
 //!    that drops unmatched probe rows gets the join's keys; once the join
 //!    has read its build side, the keys of the rows the filter kept are
 //!    tested against the join's filter of build keys, and rows that cannot
@@ -53,6 +58,7 @@
 //! their statistics) to the node.
 
 mod decode;
+mod dict;
 mod skip;
 
 use crate::error::Result;
@@ -63,6 +69,7 @@ use crate::parallel::NodeShared;
 use crate::plan::{NodeKind, Plan};
 use crate::scan::{ScanShared, SeqScan};
 use crate::vector::{Batch, Data, Strings, Vector, BATCH_SIZE};
+use dict::{DictTerm, GroupFilter};
 use skip::Skip;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -132,6 +139,17 @@ struct EarlyFilter {
     expr: Expr,
 }
 
+impl EarlyFilter {
+    /// `filter` (over output positions) over the columns it reads.
+    fn over_read_columns(filter: Expr) -> EarlyFilter {
+        let (columns, mut exprs) = over_read_columns(std::slice::from_ref(&filter));
+        EarlyFilter {
+            columns,
+            expr: exprs.pop().expect("one filter"),
+        }
+    }
+}
+
 /// A skip key `=` / `IN` on a string column, as the dictionary test reads
 /// it.
 struct DictKey {
@@ -170,6 +188,9 @@ struct Group {
     pos: usize,
     /// Per output column, its decoder once the column was needed.
     decoders: Vec<Option<ColumnDecoder>>,
+    /// The dictionary terms' tests and the rest of the filter for this
+    /// group, made at its first batch.
+    filter: Option<GroupFilter>,
 }
 
 /// Sequential scan of a columnar table (see the module doc).
@@ -180,7 +201,10 @@ pub struct ColumnarScan {
     attrs: Vec<usize>,
     types: Vec<DataType>,
     with_tid: bool,
-    early: Option<EarlyFilter>,
+    /// The filter, over output positions.
+    filter: Option<Expr>,
+    /// Terms of the filter that may be tested on dictionaries.
+    dict_terms: Vec<DictTerm>,
     skip: Vec<Skip>,
     /// Skip keys `=` / `IN` on string columns, tested on a dictionary
     /// segment's entries.
@@ -239,13 +263,6 @@ impl ColumnarScan {
             None
         };
         let delta = SeqScan::with_shared(plan, ctx, shared.as_ref().map(|s| s.delta.clone()))?;
-        let early = filter.as_ref().map(|f| {
-            let (columns, mut exprs) = over_read_columns(std::slice::from_ref(f));
-            EarlyFilter {
-                columns,
-                expr: exprs.pop().expect("one filter"),
-            }
-        });
         let key_probe = columnar
             .as_ref()
             .filter(|spec| !spec.join_keys.is_empty())
@@ -267,6 +284,9 @@ impl ColumnarScan {
             None => Vec::new(),
         };
         let types: Vec<DataType> = columns.iter().map(|&a| table_types[a]).collect();
+        let dict_terms = filter
+            .as_ref()
+            .map_or_else(Vec::new, |f| dict::dict_terms(f, &types));
         let specs = columnar.as_ref().map_or(&[][..], |s| &s.skip[..]);
         let dict_keys = skip
             .iter()
@@ -302,7 +322,8 @@ impl ColumnarScan {
             attrs: columns.clone(),
             types,
             with_tid: *with_tid,
-            early,
+            filter: filter.clone(),
+            dict_terms,
             skip,
             dict_keys,
             key_probe,
@@ -375,6 +396,7 @@ impl ColumnarScan {
                 deleted,
                 pos: 0,
                 decoders: (0..self.attrs.len()).map(|_| None).collect(),
+                filter: None,
             }));
         }
     }
@@ -449,10 +471,10 @@ impl ColumnarScan {
             }
             let key = &self.dict_keys[k];
             let (col, bpchar) = (key.column, key.bpchar);
-            let dec = self.decoder(g, col)?;
-            let Some(dict) = dec.dictionary() else {
+            if !self.read_codes(g, &mut raws, col, n)? {
                 continue;
-            };
+            }
+            let dict = self.decoder(g, col)?.dictionary().expect("a dictionary");
             let wanted = &self.dict_keys[k].values;
             let pass: Vec<bool> = dict
                 .iter()
@@ -461,15 +483,21 @@ impl ColumnarScan {
                     wanted.iter().any(|w| w.as_slice() == e)
                 })
                 .collect();
-            let (mut codes, mut nulls) = (Vec::with_capacity(n), Vec::with_capacity(n));
-            dec.next_nulls(n, &mut nulls);
-            dec.next_codes(n, &mut codes);
-            let ok = |i: u32| !nulls[i as usize] && pass[codes[i as usize] as usize];
-            sel = Some(match sel {
-                Some(v) => v.into_iter().filter(|&i| ok(i)).collect(),
-                None => (0..n as u32).filter(|&i| ok(i)).collect(),
-            });
-            raws[col] = Some(Raw::Codes { codes, nulls });
+            select_codes(&raws[col], &mut sel, n, &pass, false);
+        }
+        // Filter terms on dictionary segments: tested on the codes.
+        if g.filter.is_none() {
+            g.filter = Some(self.group_filter(g)?);
+        }
+        let tests = g.filter.as_ref().map_or(0, |f| f.tests.len());
+        for t in 0..tests {
+            if sel.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+            let col = g.filter.as_ref().expect("made above").tests[t].column;
+            self.read_codes(g, &mut raws, col, n)?;
+            let test = &g.filter.as_ref().expect("made above").tests[t];
+            select_codes(&raws[col], &mut sel, n, &test.pass, test.null_pass);
         }
         let mut removed = visible_count - sel.as_ref().map_or(n, Vec::len);
         let key_first = self.key_probe.as_ref().is_some_and(|k| k.first);
@@ -503,8 +531,55 @@ impl ColumnarScan {
         Ok((out_rows > 0).then(|| Batch::new(columns, out_rows)))
     }
 
-    /// The filter over the selected rows: narrows the selection to the
-    /// rows it keeps and returns how many it removed.
+    /// Column `col`'s dictionary codes for the batch's `n` rows in `raws`
+    /// (read now if the column is not there yet); false when the column's
+    /// segment is not a dictionary or its rows are decoded already.
+    fn read_codes(
+        &self,
+        g: &mut Group,
+        raws: &mut [Option<Raw>],
+        col: usize,
+        n: usize,
+    ) -> Result<bool> {
+        match &raws[col] {
+            Some(Raw::Codes { .. }) => return Ok(true),
+            Some(_) => return Ok(false),
+            None => {}
+        }
+        let dec = self.decoder(g, col)?;
+        if !dec.is_dictionary() {
+            return Ok(false);
+        }
+        let (mut codes, mut nulls) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        dec.next_nulls(n, &mut nulls);
+        dec.next_codes(n, &mut codes);
+        raws[col] = Some(Raw::Codes { codes, nulls });
+        Ok(true)
+    }
+
+    /// Group `g`'s dictionary tests (the dictionary terms whose column's
+    /// segment is a dictionary there) and the rest of the filter.
+    fn group_filter(&self, g: &mut Group) -> Result<GroupFilter> {
+        let mut tests = Vec::new();
+        let mut handled = Vec::new();
+        for term in &self.dict_terms {
+            let dec = self.decoder(g, term.column)?;
+            if let Some(entries) = dec.dictionary() {
+                tests.push(dict::test_entries(term, &entries)?);
+                handled.push(term.term());
+            }
+        }
+        let rest = match &self.filter {
+            Some(f) if !handled.is_empty() => dict::rest_of(f, &handled),
+            Some(f) => Some(EarlyFilter::over_read_columns(f.clone())),
+            None => None,
+        };
+        Ok(GroupFilter { tests, rest })
+    }
+
+    /// The filter over the selected rows (group `g`'s rest of it, see
+    /// `dict`): narrows the selection to the rows it keeps and returns how
+    /// many it removed.
     fn filter_step(
         &self,
         g: &mut Group,
@@ -513,18 +588,22 @@ impl ColumnarScan {
         n: usize,
         start: usize,
     ) -> Result<usize> {
-        let Some(early) = &self.early else {
-            return Ok(0);
-        };
         if sel.as_ref().is_some_and(Vec::is_empty) {
             return Ok(0);
         }
+        let Some(early) = g.filter.as_mut().and_then(|f| f.rest.take()) else {
+            return Ok(0);
+        };
         let rows = sel.as_ref().map_or(n, Vec::len);
-        let cols = self.selected(g, raws, sel.as_deref(), n, start, &early.columns)?;
-        let b = Batch::new(cols, rows);
-        let ok = early.expr.eval_qual(&b)?;
-        self.keep_selected(raws, &early.columns, b.columns);
-        Ok(narrow(raws, sel, &ok))
+        let cols = self.selected(g, raws, sel.as_deref(), n, start, &early.columns);
+        let outcome = cols.and_then(|cols| {
+            let b = Batch::new(cols, rows);
+            let ok = early.expr.eval_qual(&b)?;
+            self.keep_selected(raws, &early.columns, b.columns);
+            Ok(narrow(raws, sel, &ok))
+        });
+        g.filter.as_mut().expect("taken above").rest = Some(early);
+        outcome
     }
 
     /// The join key filter over the selected rows, once the join has
@@ -742,6 +821,32 @@ fn over_read_columns(exprs: &[Expr]) -> (Vec<usize>, Vec<Expr>) {
         })
         .collect();
     (used, exprs)
+}
+
+/// Narrows the selection `sel` to the rows whose dictionary code in `raw`
+/// passes (`pass` per code, `null_pass` for NULL). No column has been
+/// decoded for the selection yet (codes come first).
+fn select_codes(
+    raw: &Option<Raw>,
+    sel: &mut Option<Vec<u32>>,
+    n: usize,
+    pass: &[bool],
+    null_pass: bool,
+) {
+    let Some(Raw::Codes { codes, nulls }) = raw else {
+        unreachable!("codes read")
+    };
+    let ok = |i: u32| {
+        if nulls[i as usize] {
+            null_pass
+        } else {
+            pass[codes[i as usize] as usize]
+        }
+    };
+    *sel = Some(match sel.take() {
+        Some(v) => v.into_iter().filter(|&i| ok(i)).collect(),
+        None => (0..n as u32).filter(|&i| ok(i)).collect(),
+    });
 }
 
 /// Narrows the selection `sel` (and the columns' vectors of the rows

@@ -121,11 +121,21 @@ pub(super) fn eval_nary(
 }
 
 /// Per row, whether `v` (a boolean vector) is true: neither false nor NULL.
-pub(super) fn true_rows(v: &Vector) -> Result<Vec<bool>> {
-    let (b, nulls) = bools(v)?;
-    Ok((0..b.len())
-        .map(|i| b[i] && !nulls.is_some_and(|m| m[i]))
-        .collect())
+/// The vector's own flags are the answer when it has no NULLs.
+pub(super) fn true_rows(v: Vector) -> Result<Vec<bool>> {
+    match v {
+        Vector {
+            data: Data::Bool(b),
+            nulls: None,
+        } => Ok(b),
+        v => {
+            let (b, nulls) = bools(&v)?;
+            Ok(match nulls {
+                Some(m) => b.iter().zip(m).map(|(&t, &null)| t && !null).collect(),
+                None => b.to_vec(),
+            })
+        }
+    }
 }
 
 /// The rows for which every term is true, as PostgreSQL's ExecQual reads
@@ -157,7 +167,12 @@ pub(super) fn eval_qual_list(terms: &[Expr], batch: &Batch) -> Result<Vec<bool>>
             return Ok(keep);
         }
         let v = term.eval_active(batch, (k > 0).then_some(keep.as_slice()))?;
-        let t = true_rows(&v)?;
+        let t = true_rows(v)?;
+        if k == 0 {
+            left = t.iter().filter(|&&p| p).count();
+            keep = t;
+            continue;
+        }
         left = 0;
         for (kept, passed) in keep.iter_mut().zip(t) {
             *kept &= passed;

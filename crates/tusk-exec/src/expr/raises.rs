@@ -10,12 +10,16 @@
 //! boolean connectives and tests, COALESCE / NULLIF / GREATEST / LEAST /
 //! CASE / IN lists, text concatenation, `numeric` addition, subtraction, multiplication and
 //! negation (exact; only a result beyond `numeric`'s format could fail, as
-//! in PostgreSQL), and casts that only widen a number or print a value as
-//! text. Division, integer and float arithmetic (overflow), other casts,
-//! type modifiers, pattern matching (a bad pattern), subscripts and
-//! function calls count as able to fail.
+//! in PostgreSQL), casts that only widen a number, print a value as text or
+//! pass strings through unchanged (`varchar` to `text`), and LIKE with a
+//! constant pattern that does not end in a lone `\`. Division, integer and
+//! float arithmetic (overflow), other casts, type modifiers, other pattern
+//! matching (a bad pattern), subscripts and function calls count as able to
+//! fail.
 
-use super::{ArithOp, Expr};
+use super::{ArithOp, Expr, LikePattern};
+use crate::cast::keeps_strings;
+use crate::value::Value;
 use tusk_storage::DataType;
 
 impl Expr {
@@ -62,9 +66,24 @@ fn node_cannot_raise(e: &Expr) -> bool {
                     .all(|(op, _)| matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul))
         }
         Expr::Neg { ty, .. } => *ty == DataType::Numeric,
-        Expr::Cast { arg, to } => widening_cast(arg.data_type(), *to),
+        Expr::Cast { arg, to } => {
+            widening_cast(arg.data_type(), *to) || keeps_strings(arg.data_type(), *to)
+        }
+        Expr::Like {
+            pattern,
+            case_insensitive,
+            ..
+        } => match &**pattern {
+            Expr::Const {
+                value: Value::Null, ..
+            } => true,
+            Expr::Const {
+                value: Value::Text(p),
+                ..
+            } => LikePattern::compile(p, *case_insensitive).is_ok_and(|c| !c.can_raise()),
+            _ => false,
+        },
         Expr::Typmod { .. }
-        | Expr::Like { .. }
         | Expr::Regex { .. }
         | Expr::Call { .. }
         | Expr::Array { .. }

@@ -760,6 +760,11 @@ impl ColumnDecoder {
         }
     }
 
+    /// Whether the segment is a dictionary-encoded string segment.
+    pub fn is_dictionary(&self) -> bool {
+        matches!(self.body, Body::TextDict { .. })
+    }
+
     /// The dictionary of a dictionary-encoded string segment: its entries,
     /// by code (see [`ColumnDecoder::next_codes`]).
     pub fn dictionary(&self) -> Option<Vec<&[u8]>> {
