@@ -182,6 +182,13 @@ fn compare_const(op: CmpOp, l: &Vector, c: &Value, order: TextOrder) -> Option<V
             }
             None => a.iter().map(|v| op.test(v.cmp(x))).collect(),
         },
+        (Data::Text(a), Value::Text(x)) if order == TextOrder::Jsonb => {
+            // The constant document is parsed once, not once per row.
+            let x = tusk_types::json::Jsonb::parse(x).ok()?;
+            (0..a.len())
+                .map(|i| op.test(crate::func::json::cmp_jsonb_to(a.get(i), &x)))
+                .collect()
+        }
         (Data::Text(a), Value::Text(x)) if order != TextOrder::Bytes => {
             let x = x.as_bytes();
             (0..a.len())

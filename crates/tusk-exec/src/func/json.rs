@@ -79,15 +79,25 @@ pub static OPERATORS: &[JsonOper] = json_opers![
 
 /// Compares two `jsonb` texts in `jsonb`'s order.
 pub fn cmp_jsonb_text(x: &[u8], y: &[u8]) -> Ordering {
-    let parse = |b: &[u8]| {
-        std::str::from_utf8(b)
-            .ok()
-            .and_then(|s| Jsonb::parse(s).ok())
-    };
-    match (parse(x), parse(y)) {
-        (Some(a), Some(b)) => a.cmp_documents(&b),
+    match std::str::from_utf8(y)
+        .ok()
+        .and_then(|s| Jsonb::parse(s).ok())
+    {
+        Some(b) => cmp_jsonb_to(x, &b),
         // Stored values always parse; never panic over a damaged one.
-        _ => x.cmp(y),
+        None => x.cmp(y),
+    }
+}
+
+/// Compares a `jsonb` text with a parsed document in `jsonb`'s order.
+pub fn cmp_jsonb_to(x: &[u8], y: &Jsonb) -> Ordering {
+    match std::str::from_utf8(x)
+        .ok()
+        .and_then(|s| Jsonb::parse(s).ok())
+    {
+        Some(a) => a.cmp_documents(y),
+        // Stored values always parse; never panic over a damaged one.
+        None => x.cmp(y.to_string().as_bytes()),
     }
 }
 
@@ -343,7 +353,7 @@ pub(super) fn eval(f: Func, c: &Call, s: &Settings) -> Result<crate::vector::Vec
                 // A top-level scalar is a one-element array here.
                 let got = match json::children(doc)? {
                     json::Children::Scalar(_) => (i == 0 || i == -1).then_some(doc),
-                    _ => json::element(doc, i64::from(i))?,
+                    top => top.element(doc, i64::from(i)),
                 };
                 json_field_result(f == Func::JsonbArrayElementText, got)?
             }

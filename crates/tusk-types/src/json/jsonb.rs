@@ -175,11 +175,7 @@ impl Jsonb {
     /// Element `i` of an array, counting from the end when negative (`->`).
     pub fn element(&self, i: i64) -> Option<&Jsonb> {
         match self {
-            Jsonb::Array(items) => {
-                let n = items.len() as i64;
-                let at = if i < 0 { n + i } else { i };
-                (0..n).contains(&at).then(|| &items[at as usize])
-            }
+            Jsonb::Array(items) => array_position(items.len(), i).map(|at| &items[at]),
             _ => None,
         }
     }
@@ -450,13 +446,12 @@ impl Jsonb {
     pub fn delete_index(&self, i: i64) -> Result<Jsonb> {
         match self {
             Jsonb::Array(items) => {
-                let n = items.len() as i64;
-                let at = if i < 0 { n + i } else { i };
+                let at = array_position(items.len(), i);
                 Ok(Jsonb::Array(
                     items
                         .iter()
                         .enumerate()
-                        .filter(|(j, _)| *j as i64 != at)
+                        .filter(|(j, _)| Some(*j) != at)
                         .map(|(_, v)| v.clone())
                         .collect(),
                 ))
@@ -641,6 +636,14 @@ impl Jsonb {
 
 fn cannot_delete_from_scalar() -> TypeError {
     TypeError::new("22023", "cannot delete from scalar")
+}
+
+/// The index that array position `i` names among `len` elements,
+/// counting from the end when negative; `None` when outside the array.
+pub fn array_position(len: usize, i: i64) -> Option<usize> {
+    let n = len as i64;
+    let at = if i < 0 { n + i } else { i };
+    (0..n).contains(&at).then_some(at as usize)
 }
 
 /// A path step as an array position: an optionally signed integer.

@@ -105,16 +105,20 @@ pub fn field<'t>(text: &'t str, key: &str) -> Result<Option<&'t str>> {
 
 /// The `json` array element `i` (from the end when negative) or `None`.
 pub fn element(text: &str, i: i64) -> Result<Option<&str>> {
-    Ok(match children(text)? {
-        Children::Array(e) => {
-            let n = e.len() as i64;
-            let at = if i < 0 { n + i } else { i };
-            (0..n)
-                .contains(&at)
-                .then(|| &text[e[at as usize].0..e[at as usize].1])
+    Ok(children(text)?.element(text, i))
+}
+
+impl Children {
+    /// Element `i` of an array (from the end when negative) as text of
+    /// the document `text` these are the children of; `None` otherwise.
+    pub fn element<'t>(&self, text: &'t str, i: i64) -> Option<&'t str> {
+        match self {
+            Children::Array(e) => {
+                jsonb::array_position(e.len(), i).map(|at| &text[e[at].0..e[at].1])
+            }
+            _ => None,
         }
-        _ => None,
-    })
+    }
 }
 
 /// The `json` value at a path of keys and positions (`#>`).
